@@ -1,0 +1,143 @@
+//! The event queue: a binary heap ordered by (time, insertion sequence).
+//!
+//! Invariant: events pop in time order, and events scheduled for the same
+//! instant pop in the order they were scheduled (FIFO ties), so a run never
+//! depends on heap internals.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use super::time::SimTime;
+
+/// One scheduled event with its ordering key.
+#[derive(Clone, Copy, Debug)]
+struct Entry<E> {
+    at: SimTime,
+    seq: u64,
+    event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Entry<E> {
+    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest entry.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+/// A priority queue of events keyed by simulated time with FIFO ties.
+///
+/// Push and pop cost O(log n) in the number of pending events; `clear` keeps
+/// the allocation so a sweep reuses one queue for millions of runs.
+#[derive(Clone, Debug)]
+pub struct EventQueue<E> {
+    heap: BinaryHeap<Entry<E>>,
+    next_seq: u64,
+}
+
+impl<E> Default for EventQueue<E> {
+    fn default() -> Self {
+        EventQueue { heap: BinaryHeap::new(), next_seq: 0 }
+    }
+}
+
+impl<E> EventQueue<E> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Schedules `event` at `at`, after everything already scheduled for `at`.
+    pub fn push(&mut self, at: SimTime, event: E) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.heap.push(Entry { at, seq, event });
+    }
+
+    /// Removes and returns the earliest event.
+    pub fn pop(&mut self) -> Option<(SimTime, E)> {
+        self.heap.pop().map(|e| (e.at, e.event))
+    }
+
+    /// The time of the earliest event, without removing it.
+    pub fn peek_time(&self) -> Option<SimTime> {
+        self.heap.peek().map(|e| e.at)
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
+    /// Drops every pending event and restarts the tie counter; keeps capacity.
+    pub fn clear(&mut self) {
+        self.heap.clear();
+        self.next_seq = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn pops_earliest_first() {
+        let mut q = EventQueue::new();
+        q.push(SimTime(30), 'c');
+        q.push(SimTime(10), 'a');
+        q.push(SimTime(20), 'b');
+        let order: Vec<char> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(order, ['a', 'b', 'c']);
+    }
+
+    #[test]
+    fn simultaneous_events_pop_in_schedule_order() {
+        let mut q = EventQueue::new();
+        for name in ["first", "second", "third"] {
+            q.push(SimTime(5), name);
+        }
+        q.push(SimTime(1), "earlier");
+        let order: Vec<&str> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(order, ["earlier", "first", "second", "third"]);
+    }
+
+    #[test]
+    fn clear_forgets_events_and_tie_order() {
+        let mut q = EventQueue::new();
+        q.push(SimTime(1), 1);
+        q.clear();
+        assert!(q.is_empty());
+        q.push(SimTime(2), 2);
+        assert_eq!(q.pop(), Some((SimTime(2), 2)));
+    }
+
+    proptest! {
+        /// Pops come out sorted by time, and equal times keep insertion order.
+        #[test]
+        fn prop_pops_sorted_with_fifo_ties(times in proptest::collection::vec(0u64..20, 0..200)) {
+            let mut q = EventQueue::new();
+            for (i, &t) in times.iter().enumerate() {
+                q.push(SimTime(t), i);
+            }
+            let popped: Vec<(SimTime, usize)> = std::iter::from_fn(|| q.pop()).collect();
+            prop_assert_eq!(popped.len(), times.len());
+            for pair in popped.windows(2) {
+                let ((t0, i0), (t1, i1)) = (pair[0], pair[1]);
+                prop_assert!(t0 < t1 || (t0 == t1 && i0 < i1), "{:?} then {:?}", pair[0], pair[1]);
+            }
+        }
+    }
+}

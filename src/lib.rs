@@ -1,0 +1,4 @@
+//! podsim: a discrete-event simulator of the Kubernetes Pod lifecycle.
+pub mod engine;
+pub mod model;
+pub mod scenario;

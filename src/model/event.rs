@@ -1,0 +1,43 @@
+//! The Pod model's events: past-tense facts that happen at one instant.
+//!
+//! Invariant: every container event carries the attempt (container instance)
+//! it was scheduled for, so an event outlived by a restart or a kill is
+//! recognised as stale at pop time instead of being searched for and removed.
+
+use super::spec::ContainerId;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PodEvent {
+    /// The Pod was created on the node: the kubelet's first sync.
+    Created,
+    /// `kubectl delete` reached the kubelet: termination begins (R34).
+    DeletionRequested,
+    /// The container's CrashLoopBackOff wait elapsed: it may start again.
+    BackOffExpired { container: ContainerId, attempt: u32 },
+    /// The boot finished: an init container exited, a sidecar or app
+    /// started, or a scripted failure exited 1.
+    BootFinished { container: ContainerId, attempt: u32 },
+    /// The preStop hook returned, or the grace period cut it off (R35).
+    PreStopFinished { container: ContainerId, attempt: u32 },
+    /// A sidecar waited for its turn as long as its grace allowed (R35).
+    TurnWaitExpired { container: ContainerId, attempt: u32 },
+    /// The process finished draining after SIGTERM and exited by itself.
+    Drained { container: ContainerId, attempt: u32 },
+    /// The stop timeout elapsed: the runtime sent SIGKILL.
+    Killed { container: ContainerId, attempt: u32 },
+}
+
+impl PodEvent {
+    /// The container and attempt a container event concerns.
+    pub fn target(&self) -> Option<(ContainerId, u32)> {
+        match *self {
+            PodEvent::Created | PodEvent::DeletionRequested => None,
+            PodEvent::BackOffExpired { container, attempt }
+            | PodEvent::BootFinished { container, attempt }
+            | PodEvent::PreStopFinished { container, attempt }
+            | PodEvent::TurnWaitExpired { container, attempt }
+            | PodEvent::Drained { container, attempt }
+            | PodEvent::Killed { container, attempt } => Some((container, attempt)),
+        }
+    }
+}

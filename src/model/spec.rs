@@ -1,0 +1,242 @@
+//! The Pod as the model sees it: validated container specs and pod settings.
+//!
+//! Invariant: a `PodSpec` built by `scenario` is already valid (unique names,
+//! at least one app, no hooks on init containers); the model still never
+//! panics on an odd one, it only gives an odd answer.
+
+use crate::engine::SimDuration;
+
+/// Index of a container in `PodSpec::containers`, which is declaration order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ContainerId(pub u32);
+
+impl ContainerId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Where a container sits in the start order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ContainerKind {
+    /// A regular init container: runs to completion before the next starts.
+    Init,
+    /// A native sidecar (`initContainers` entry with `restartPolicy: Always`):
+    /// lets the next init container start once it is started, keeps running,
+    /// and stops after every app container.
+    Sidecar,
+    /// An app container (`containers` entry); all start together.
+    App,
+}
+
+impl ContainerKind {
+    pub const NAMES: [&'static str; 3] = ["init", "sidecar", "app"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ContainerKind::Init => "init",
+            ContainerKind::Sidecar => "sidecar",
+            ContainerKind::App => "app",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "init" => Some(ContainerKind::Init),
+            "sidecar" => Some(ContainerKind::Sidecar),
+            "app" => Some(ContainerKind::App),
+            _ => None,
+        }
+    }
+}
+
+/// The Pod's `spec.restartPolicy` (R9, R11); sidecars ignore it (R10).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RestartPolicy {
+    #[default]
+    Always,
+    OnFailure,
+    Never,
+}
+
+impl RestartPolicy {
+    pub const NAMES: [&'static str; 3] = ["Always", "OnFailure", "Never"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RestartPolicy::Always => "Always",
+            RestartPolicy::OnFailure => "OnFailure",
+            RestartPolicy::Never => "Never",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "Always" => Some(RestartPolicy::Always),
+            "OnFailure" => Some(RestartPolicy::OnFailure),
+            "Never" => Some(RestartPolicy::Never),
+            _ => None,
+        }
+    }
+}
+
+/// The CrashLoopBackOff curve (R14–R16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Backoff {
+    /// The first non-zero delay (kubelet: 10 s).
+    pub initial: SimDuration,
+    /// The ceiling of the doubling (kubelet: 300 s, node-configurable).
+    pub cap: SimDuration,
+    /// The kubelet restarts after the first crash at once (R15, A1); the seed
+    /// chapter waited `initial` already for the first restart.
+    pub immediate_first_restart: bool,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff {
+            initial: SimDuration::from_secs(10),
+            cap: SimDuration::from_secs(300),
+            immediate_first_restart: true,
+        }
+    }
+}
+
+/// A run of the container longer than this resets its back-off (R16).
+pub const BACKOFF_RESET_AFTER: SimDuration = SimDuration::from_secs(600);
+
+impl Backoff {
+    /// The wait before restart number `streak + 1` since the last reset.
+    pub fn delay(&self, streak: u32) -> SimDuration {
+        let doublings = if self.immediate_first_restart {
+            if streak == 0 {
+                return SimDuration::ZERO;
+            }
+            streak - 1
+        } else {
+            streak
+        };
+        let factor = 1u64.checked_shl(doublings.min(63)).unwrap_or(u64::MAX);
+        SimDuration(self.initial.0.saturating_mul(factor).min(self.cap.0))
+    }
+}
+
+/// When the Pod is deleted, if ever.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Deletion {
+    #[default]
+    Never,
+    /// At this instant after the Pod was created (`stop_at`).
+    At(SimDuration),
+    /// This long after the Pod first became Ready (`stop_after_ready`).
+    AfterReady(SimDuration),
+}
+
+/// One container's script: how long each phase of its life takes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ContainerSpec {
+    pub name: String,
+    pub kind: ContainerKind,
+    /// Init: start → exit 0. Sidecar and app: start → started.
+    pub boot: SimDuration,
+    /// SIGTERM → exit.
+    pub drain: SimDuration,
+    /// Duration of the preStop hook; zero means no hook.
+    pub pre_stop: SimDuration,
+    /// The first `fails` attempts exit 1 at the end of boot.
+    pub fails: u32,
+    /// Carries the Pod's traffic; an app alive while no proxy is alive is exposed.
+    pub proxy: bool,
+}
+
+impl ContainerSpec {
+    pub fn new(name: &str, kind: ContainerKind, boot: SimDuration) -> Self {
+        ContainerSpec {
+            name: name.to_string(),
+            kind,
+            boot,
+            drain: SimDuration::ZERO,
+            pre_stop: SimDuration::ZERO,
+            fails: 0,
+            proxy: false,
+        }
+    }
+}
+
+/// Everything the Pod model needs to run one scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PodSpec {
+    pub restart_policy: RestartPolicy,
+    /// `terminationGracePeriodSeconds`; the kubelet never uses less than 1 s (R33).
+    pub termination_grace_period: SimDuration,
+    pub deletion: Deletion,
+    pub backoff: Backoff,
+    /// Declaration order: init-list order for init and sidecar containers.
+    pub containers: Vec<ContainerSpec>,
+}
+
+impl PodSpec {
+    pub const DEFAULT_GRACE: SimDuration = SimDuration::from_secs(30);
+
+    pub fn new(containers: Vec<ContainerSpec>) -> Self {
+        PodSpec {
+            restart_policy: RestartPolicy::Always,
+            termination_grace_period: Self::DEFAULT_GRACE,
+            deletion: Deletion::Never,
+            backoff: Backoff::default(),
+            containers,
+        }
+    }
+
+    pub fn container(&self, id: ContainerId) -> &ContainerSpec {
+        &self.containers[id.index()]
+    }
+
+    pub fn find(&self, name: &str) -> Option<ContainerId> {
+        self.containers.iter().position(|c| c.name == name).map(|i| ContainerId(i as u32))
+    }
+
+    /// Exposure is measured only when the Pod declares a proxy and an app
+    /// behind it; without a proxy the app serves directly and nothing is exposed.
+    pub fn measures_exposure(&self) -> bool {
+        self.containers.iter().any(|c| c.proxy)
+            && self.containers.iter().any(|c| c.kind == ContainerKind::App && !c.proxy)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn curve(b: Backoff, n: u32) -> Vec<u64> {
+        (0..n).map(|s| b.delay(s).as_millis() / 1000).collect()
+    }
+
+    #[test]
+    fn kubelet_curve_is_0_10_20_40_capped_at_300() {
+        // R15: "0, 10, 20, 40, 80, 160, 300, 300 … s".
+        assert_eq!(curve(Backoff::default(), 9), [0, 10, 20, 40, 80, 160, 300, 300, 300]);
+    }
+
+    #[test]
+    fn seed_curve_is_1_2_4_8_capped() {
+        let seed = Backoff {
+            initial: SimDuration::from_secs(1),
+            cap: SimDuration::from_secs(8),
+            immediate_first_restart: false,
+        };
+        assert_eq!(curve(seed, 6), [1, 2, 4, 8, 8, 8]);
+    }
+
+    #[test]
+    fn a_cap_below_initial_lowers_the_initial_delay() {
+        // R18: "if it is below the initial delay, initial := max".
+        let b = Backoff { cap: SimDuration::from_secs(5), ..Backoff::default() };
+        assert_eq!(curve(b, 3), [0, 5, 5]);
+    }
+
+    #[test]
+    fn huge_streaks_do_not_overflow() {
+        assert_eq!(Backoff::default().delay(u32::MAX), SimDuration::from_secs(300));
+    }
+}

@@ -1,0 +1,380 @@
+//! Reading scenario files into a validated `PodSpec`, with errors that name
+//! the file, line, column and key, and say what would be valid.
+//!
+//! Loading has two stages: `raw` mirrors the TOML (serde, unknown keys
+//! refused), then `build` turns it into typed units and checks the rules a
+//! Pod spec must obey. Invariant: every `Scenario` this module returns passes
+//! `check_spec`, which the sweep also applies to each combination it builds.
+
+mod duration;
+pub mod raw;
+
+use std::fmt;
+use std::ops::Range;
+use std::path::Path;
+
+use toml::Spanned;
+
+pub use duration::parse_duration;
+use raw::{RawContainer, RawDuration, RawScenario};
+
+use crate::engine::SimDuration;
+use crate::model::{Backoff, ContainerKind, ContainerSpec, Deletion, PodSpec, RestartPolicy};
+
+/// A scenario ready to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// The `name` key, or the file name without its extension.
+    pub name: String,
+    /// Where it came from (a path, or a label for inline text).
+    pub origin: String,
+    pub spec: PodSpec,
+    /// Overrides the default horizon of 24 h.
+    pub horizon: Option<SimDuration>,
+}
+
+/// A problem with a scenario, positioned for a compiler-style message:
+/// `origin:line:col: message`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct ScenarioError {
+    pub origin: String,
+    /// 1-based line and column, when the problem has a place in the file.
+    pub position: Option<(usize, usize)>,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some((line, col)) => write!(f, "{}:{line}:{col}: {}", self.origin, self.message),
+            None => write!(f, "{}: {}", self.origin, self.message),
+        }
+    }
+}
+
+impl ScenarioError {
+    /// An error at byte `span` of `text`.
+    pub fn at(origin: &str, text: &str, span: Option<Range<usize>>, message: impl Into<String>) -> Self {
+        ScenarioError {
+            origin: origin.to_string(),
+            position: span.map(|s| line_col(text, s.start)),
+            message: message.into(),
+        }
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// The valid word closest to `word`, if one is close enough to be a typo.
+pub fn closest<'a>(word: &str, valid: &[&'a str]) -> Option<&'a str> {
+    valid
+        .iter()
+        .map(|&v| (strsim::damerau_levenshtein(&word.to_lowercase(), &v.to_lowercase()), v))
+        .filter(|&(d, v)| d <= 2.max(v.len() / 3))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, v)| v)
+}
+
+/// `unknown X "word"; did you mean "y"? expected one of a, b, c`.
+pub fn unknown_word(what: &str, word: &str, valid: &[&str]) -> String {
+    let hint = closest(word, valid).map(|v| format!("did you mean \"{v}\"? ")).unwrap_or_default();
+    format!("unknown {what} \"{word}\"; {hint}expected one of {}", valid.join(", "))
+}
+
+impl Scenario {
+    /// Reads and validates a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            origin: origin.clone(),
+            position: None,
+            message: format!("cannot read scenario: {e}"),
+        })?;
+        let mut scenario = Scenario::parse(&text, &origin)?;
+        if scenario.name.is_empty() {
+            scenario.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        }
+        Ok(scenario)
+    }
+
+    /// Parses and validates scenario text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
+        let raw: RawScenario = toml::from_str(text).map_err(|e| toml_error(origin, text, &e))?;
+        Builder { origin, text }.build(raw)
+    }
+}
+
+/// Turns a toml/serde error into ours, adding a suggestion for unknown keys.
+pub fn toml_error(origin: &str, text: &str, error: &toml::de::Error) -> ScenarioError {
+    let message = error.message().trim_end();
+    let message = match parse_unknown_field(message) {
+        Some((field, expected)) => unknown_word("key", &field, &expected.iter().map(String::as_str).collect::<Vec<_>>()),
+        None => message.to_string(),
+    };
+    ScenarioError::at(origin, text, error.span(), message)
+}
+
+/// Picks `boto` and `[name, kind, ...]` out of serde's
+/// "unknown field `boto`, expected one of `name`, `kind`, ..." message.
+fn parse_unknown_field(message: &str) -> Option<(String, Vec<String>)> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (field, rest) = rest.split_once('`')?;
+    let expected = rest.split('`').skip(1).step_by(2).map(str::to_string).collect();
+    Some((field.to_string(), expected))
+}
+
+struct Builder<'a> {
+    origin: &'a str,
+    text: &'a str,
+}
+
+impl Builder<'_> {
+    fn error<T>(&self, span: Range<usize>, message: impl Into<String>) -> Result<T, ScenarioError> {
+        Err(ScenarioError::at(self.origin, self.text, Some(span), message))
+    }
+
+    fn duration(&self, raw: &Spanned<RawDuration>, key: &str) -> Result<SimDuration, ScenarioError> {
+        parse_duration(&raw.get_ref().0).or_else(|e| self.error(raw.span(), format!("{key}: {e}")))
+    }
+
+    fn optional_duration(
+        &self,
+        raw: &Option<Spanned<RawDuration>>,
+        key: &str,
+        default: SimDuration,
+    ) -> Result<SimDuration, ScenarioError> {
+        raw.as_ref().map_or(Ok(default), |r| self.duration(r, key))
+    }
+
+    fn build(&self, raw: RawScenario) -> Result<Scenario, ScenarioError> {
+        let pod = &raw.pod;
+        let restart_policy = match &pod.restart_policy {
+            None => RestartPolicy::Always,
+            Some(p) => RestartPolicy::parse(p.get_ref()).map_or_else(
+                || self.error(p.span(), unknown_word("restart_policy", p.get_ref(), &RestartPolicy::NAMES)),
+                Ok,
+            )?,
+        };
+        let deletion = match (&pod.stop_at, &pod.stop_after_ready) {
+            (Some(_), Some(after)) => {
+                return self.error(
+                    after.span(),
+                    "stop_at and stop_after_ready are both set; keep one (a deletion happens once)",
+                );
+            }
+            (Some(at), None) => Deletion::At(self.duration(at, "stop_at")?),
+            (None, Some(after)) => Deletion::AfterReady(self.duration(after, "stop_after_ready")?),
+            (None, None) => Deletion::Never,
+        };
+        let defaults = Backoff::default();
+        let backoff = match &pod.backoff {
+            None => defaults,
+            Some(b) => Backoff {
+                initial: self.optional_duration(&b.initial, "backoff.initial", defaults.initial)?,
+                cap: self.optional_duration(&b.cap, "backoff.cap", defaults.cap)?,
+                immediate_first_restart: b.immediate_first_restart.unwrap_or(defaults.immediate_first_restart),
+            },
+        };
+        let mut containers = Vec::with_capacity(raw.containers.len());
+        for container in &raw.containers {
+            containers.push(self.container(container)?);
+        }
+        let spec = PodSpec {
+            restart_policy,
+            termination_grace_period: self.optional_duration(
+                &pod.termination_grace_period,
+                "termination_grace_period",
+                PodSpec::DEFAULT_GRACE,
+            )?,
+            deletion,
+            backoff,
+            containers,
+        };
+        if let Err(problem) = check_spec(&spec) {
+            let span = problem
+                .container
+                .and_then(|i| raw.containers.get(i))
+                .map(|c| locate(c, problem.key))
+                .unwrap_or(0..0);
+            return self.error(span, problem.message);
+        }
+        Ok(Scenario {
+            name: raw.name.unwrap_or_default(),
+            origin: self.origin.to_string(),
+            spec,
+            horizon: raw.horizon.as_ref().map(|h| self.duration(h, "horizon")).transpose()?,
+        })
+    }
+
+    fn container(&self, raw: &Spanned<RawContainer>) -> Result<ContainerSpec, ScenarioError> {
+        let c = raw.get_ref();
+        let name = c.name.get_ref();
+        if name.is_empty() {
+            return self.error(c.name.span(), "container name is empty");
+        }
+        let kind = ContainerKind::parse(c.kind.get_ref()).map_or_else(
+            || {
+                self.error(
+                    c.kind.span(),
+                    format!("container \"{name}\": {}", unknown_word("kind", c.kind.get_ref(), &ContainerKind::NAMES)),
+                )
+            },
+            Ok,
+        )?;
+        let key = |k: &str| format!("container \"{name}\": {k}");
+        Ok(ContainerSpec {
+            name: name.clone(),
+            kind,
+            boot: self.duration(&c.boot, &key("boot"))?,
+            drain: self.optional_duration(&c.drain, &key("drain"), SimDuration::ZERO)?,
+            pre_stop: self.optional_duration(&c.pre_stop, &key("pre_stop"), SimDuration::ZERO)?,
+            fails: c.fails.as_ref().map_or(0, |f| *f.get_ref()),
+            proxy: c.proxy.as_ref().is_some_and(|p| *p.get_ref()),
+        })
+    }
+}
+
+/// Where in a raw container a key was written (the container itself if not).
+fn locate(c: &Spanned<RawContainer>, key: &str) -> Range<usize> {
+    let r = c.get_ref();
+    match key {
+        "name" => Some(r.name.span()),
+        "kind" => Some(r.kind.span()),
+        "drain" => r.drain.as_ref().map(Spanned::span),
+        "pre_stop" => r.pre_stop.as_ref().map(Spanned::span),
+        "proxy" => r.proxy.as_ref().map(Spanned::span),
+        _ => None,
+    }
+    .unwrap_or_else(|| c.span())
+}
+
+/// A rule of the Pod spec that a scenario breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecProblem {
+    /// Index of the container concerned, if one is.
+    pub container: Option<usize>,
+    /// The key to point at.
+    pub key: &'static str,
+    pub message: String,
+}
+
+/// The rules a typed spec must obey, whatever file or grid produced it.
+pub fn check_spec(spec: &PodSpec) -> Result<(), SpecProblem> {
+    for (i, c) in spec.containers.iter().enumerate() {
+        if let Some(first) = spec.containers[..i].iter().position(|o| o.name == c.name) {
+            let _ = first;
+            return Err(SpecProblem {
+                container: Some(i),
+                key: "name",
+                message: format!("duplicate container name \"{}\"; names must be unique in a Pod", c.name),
+            });
+        }
+        if c.kind == ContainerKind::Init {
+            // R8: regular init containers may not have lifecycle hooks; they
+            // run to completion, so they neither drain nor carry traffic.
+            let misplaced = [
+                ("proxy", c.proxy),
+                ("drain", c.drain > SimDuration::ZERO),
+                ("pre_stop", c.pre_stop > SimDuration::ZERO),
+            ];
+            if let Some((key, _)) = misplaced.iter().find(|(_, set)| *set) {
+                return Err(SpecProblem {
+                    container: Some(i),
+                    key,
+                    message: format!(
+                        "container \"{}\": {key} is not allowed on an init container (it runs to completion); \
+                         make it kind = \"sidecar\" or \"app\"",
+                        c.name
+                    ),
+                });
+            }
+        }
+    }
+    if !spec.containers.iter().any(|c| c.kind == ContainerKind::App) {
+        return Err(SpecProblem {
+            container: None,
+            key: "containers",
+            message: "the Pod has no app container; add a [[containers]] entry with kind = \"app\"".into(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEED_SIDECAR: &str = r#"
+name = "seed"
+[pod]
+stop_at = "10s"
+backoff = { initial = "1s", cap = "8s", immediate_first_restart = false }
+[[containers]]
+name = "config-fetch"
+kind = "init"
+boot = "2s"
+[[containers]]
+name = "proxy"
+kind = "sidecar"
+boot = "3s"
+drain = "1s"
+proxy = true
+[[containers]]
+name = "web"
+kind = "app"
+boot = "1s"
+drain = "3s"
+"#;
+
+    fn error_of(text: &str) -> String {
+        Scenario::parse(text, "x.toml").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn parses_every_key_into_typed_units() {
+        let s = Scenario::parse(SEED_SIDECAR, "seed.toml").unwrap();
+        assert_eq!(s.name, "seed");
+        assert_eq!(s.spec.deletion, Deletion::At(SimDuration::from_secs(10)));
+        assert_eq!(s.spec.backoff.initial, SimDuration::from_secs(1));
+        assert!(!s.spec.backoff.immediate_first_restart);
+        assert_eq!(s.spec.termination_grace_period, SimDuration::from_secs(30));
+        let proxy = &s.spec.containers[1];
+        assert_eq!((proxy.kind, proxy.boot, proxy.drain, proxy.proxy), (ContainerKind::Sidecar, SimDuration::from_secs(3), SimDuration::from_secs(1), true));
+    }
+
+    #[test]
+    fn unknown_key_names_line_and_suggests() {
+        let text = SEED_SIDECAR.replace("boot = \"1s\"", "boto = \"1s\"");
+        let e = error_of(&text);
+        assert!(e.starts_with("x.toml:"), "{e}");
+        assert!(e.contains("unknown key \"boto\"; did you mean \"boot\"?"), "{e}");
+    }
+
+    #[test]
+    fn unknown_kind_points_at_the_value() {
+        let text = SEED_SIDECAR.replace("kind = \"app\"", "kind = \"ap\"");
+        assert_eq!(
+            error_of(&text),
+            "x.toml:18:8: container \"web\": unknown kind \"ap\"; did you mean \"app\"? expected one of init, sidecar, app"
+        );
+    }
+
+    #[test]
+    fn spec_rules_are_positioned_on_the_offending_key() {
+        let text = SEED_SIDECAR.replace("kind = \"sidecar\"", "kind = \"init\"");
+        let e = error_of(&text);
+        assert!(e.starts_with("x.toml:15:9: container \"proxy\": proxy is not allowed"), "{e}");
+    }
+
+    #[test]
+    fn line_col_counts_characters() {
+        assert_eq!(line_col("ab\ncdé\nx", 8), (3, 1));
+        assert_eq!(line_col("ab\ncdé", 5), (2, 3));
+    }
+}

@@ -1,0 +1,44 @@
+//! Helpers shared by the model tests: build a Pod in a few words and run it.
+
+use podsim::engine::SimDuration;
+use podsim::model::{ContainerKind, ContainerSpec, Metrics, PodSpec, RunReport, simulate};
+use podsim::scenario::Scenario;
+
+pub fn secs(s: u64) -> SimDuration {
+    SimDuration::from_secs(s)
+}
+
+pub fn ms(m: u64) -> SimDuration {
+    SimDuration::from_millis(m)
+}
+
+/// A container with boot and drain in whole seconds.
+pub fn container(name: &str, kind: ContainerKind, boot: u64, drain: u64) -> ContainerSpec {
+    ContainerSpec { drain: secs(drain), ..ContainerSpec::new(name, kind, secs(boot)) }
+}
+
+pub fn run(spec: &PodSpec) -> Metrics {
+    simulate(spec, None).metrics
+}
+
+pub fn run_text(toml: &str) -> RunReport {
+    let scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
+    simulate(&scenario.spec, scenario.horizon)
+}
+
+pub fn load(path: &str) -> Scenario {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The timeline as `(ms, container or "pod", text)` for readable assertions.
+pub fn timeline(report: &RunReport, spec: &PodSpec) -> Vec<(u64, String, String)> {
+    report
+        .trace
+        .iter()
+        .map(|e| {
+            let who = e.container.map_or("pod".to_string(), |c| spec.container(c).name.clone());
+            (e.at.as_millis(), who, e.what.to_string())
+        })
+        .collect()
+}

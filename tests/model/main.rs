@@ -1,0 +1,10 @@
+//! Behaviour of the Pod model through the public API, one file per concern:
+//!
+//! - `seed`: the seed chapter's reference figures, podsim's oldest promise;
+//! - `startup`: init order, sidecar gate, apps together (R4–R6);
+//! - `restarts`: restart policies and CrashLoopBackOff (R9–R16);
+//! - `termination`: preStop, grace budget, sidecar order, SIGKILL (R33–R41);
+//! - `agreement`: the event engine against the seed's tick loop (proptest).
+
+mod common;
+mod seed;
