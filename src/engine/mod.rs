@@ -143,7 +143,10 @@ impl<M: Model> Simulation<M> {
             }
             self.now = at;
             self.handled += 1;
-            let mut scheduler = Scheduler { now: at, queue: &mut self.queue };
+            let mut scheduler = Scheduler {
+                now: at,
+                queue: &mut self.queue,
+            };
             self.model.handle(at, event, &mut scheduler);
             return Some(at);
         }
@@ -198,7 +201,11 @@ mod tests {
 
     fn ticker(period_ms: u64) -> Simulation<Ticker> {
         Simulation::new(
-            Ticker { generation: 0, period: SimDuration(period_ms), seen: Vec::new() },
+            Ticker {
+                generation: 0,
+                period: SimDuration(period_ms),
+                seen: Vec::new(),
+            },
             SimDuration(1000),
         )
     }

@@ -91,11 +91,11 @@ impl fmt::Display for SimDuration {
         let ms = self.0;
         if ms == 0 {
             write!(f, "0s")
-        } else if ms % 3_600_000 == 0 {
+        } else if ms.is_multiple_of(3_600_000) {
             write!(f, "{}h", ms / 3_600_000)
-        } else if ms % 60_000 == 0 {
+        } else if ms.is_multiple_of(60_000) {
             write!(f, "{}m", ms / 60_000)
-        } else if ms % 1000 == 0 {
+        } else if ms.is_multiple_of(1000) {
             write!(f, "{}s", ms / 1000)
         } else if ms < 1000 {
             write!(f, "{ms}ms")
@@ -116,7 +116,10 @@ mod tests {
             .iter()
             .map(|&ms| SimDuration(ms).to_string())
             .collect();
-        assert_eq!(shown, ["0s", "250ms", "1s", "1.5s", "1.25s", "1m", "2h", "61.001s"]);
+        assert_eq!(
+            shown,
+            ["0s", "250ms", "1s", "1.5s", "1.25s", "1m", "2h", "61.001s"]
+        );
     }
 
     #[test]

@@ -63,6 +63,47 @@ pub struct Metrics {
     pub end_ms: u64,
 }
 
+/// One metric's value, typed so each output format writes it its own way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// Milliseconds, absent when the moment never came.
+    Millis(Option<u64>),
+    Count(u32),
+    Text(&'static str),
+}
+
+impl Metrics {
+    /// The metric names, in output order: CSV columns, JSON keys, table rows.
+    pub const NAMES: [&'static str; 10] = [
+        "ready_ms",
+        "exposed_startup_ms",
+        "exposed_shutdown_ms",
+        "exposed_total_ms",
+        "termination_ms",
+        "restarts",
+        "sigkilled",
+        "phase",
+        "outcome",
+        "end_ms",
+    ];
+
+    /// The values in the order of `NAMES`.
+    pub fn fields(&self) -> [Field; 10] {
+        [
+            Field::Millis(self.ready_ms),
+            Field::Millis(Some(self.exposed_startup_ms)),
+            Field::Millis(Some(self.exposed_shutdown_ms)),
+            Field::Millis(Some(self.exposed_total_ms)),
+            Field::Millis(self.termination_ms),
+            Field::Count(self.restarts),
+            Field::Count(self.sigkilled),
+            Field::Text(self.phase.name()),
+            Field::Text(self.outcome.name()),
+            Field::Millis(Some(self.end_ms)),
+        ]
+    }
+}
+
 /// Accumulates the time during which an app is alive with no proxy alive,
 /// split at the deletion request.
 #[derive(Clone, Copy, Debug, Default)]

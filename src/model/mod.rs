@@ -11,7 +11,7 @@ mod spec;
 mod trace;
 
 pub use event::PodEvent;
-pub use metrics::{ExposureMeter, Metrics, Outcome, PodPhase};
+pub use metrics::{ExposureMeter, Field, Metrics, Outcome, PodPhase};
 pub use pod::{PodModel, Status};
 pub use spec::{
     BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, PodSpec, RestartPolicy,
@@ -29,7 +29,9 @@ pub struct PodSimulator {
 impl PodSimulator {
     /// A simulator for `spec`; `record_trace` keeps the timeline of each run.
     pub fn new(spec: PodSpec, horizon: SimDuration, record_trace: bool) -> Self {
-        PodSimulator { sim: Simulation::new(PodModel::new(spec, record_trace), horizon) }
+        PodSimulator {
+            sim: Simulation::new(PodModel::new(spec, record_trace), horizon),
+        }
     }
 
     pub fn spec(&self) -> &PodSpec {
@@ -80,5 +82,8 @@ pub struct RunReport {
 pub fn simulate(spec: &PodSpec, horizon: Option<SimDuration>) -> RunReport {
     let mut simulator = PodSimulator::new(spec.clone(), horizon.unwrap_or(DEFAULT_HORIZON), true);
     let metrics = simulator.run();
-    RunReport { metrics, trace: simulator.trace().to_vec() }
+    RunReport {
+        metrics,
+        trace: simulator.trace().to_vec(),
+    }
 }

@@ -32,7 +32,7 @@ pub enum Status {
 
 /// Where a container is in the kill sequence (R35).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stop {
+enum KillStep {
     NotStopping,
     PreStop,
     AwaitingTurn { since: SimTime },
@@ -42,7 +42,7 @@ enum Stop {
 #[derive(Clone, Copy, Debug)]
 struct ContainerRun {
     status: Status,
-    stop: Stop,
+    stop: KillStep,
     /// Instances started so far; events carry it to detect staleness.
     attempt: u32,
     /// Scripted failures already spent.
@@ -59,7 +59,7 @@ struct ContainerRun {
 impl ContainerRun {
     const NEW: ContainerRun = ContainerRun {
         status: Status::Waiting,
-        stop: Stop::NotStopping,
+        stop: KillStep::NotStopping,
         attempt: 0,
         failures: 0,
         streak: 0,
@@ -154,14 +154,19 @@ impl PodModel {
     /// Back to a Pod that was never created, keeping allocations.
     pub fn reset(&mut self) {
         self.containers.clear();
-        self.containers.resize(self.spec.containers.len(), ContainerRun::NEW);
+        self.containers
+            .resize(self.spec.containers.len(), ContainerRun::NEW);
         self.initialized = false;
         self.termination = None;
         self.deleted_at = None;
         self.stopped_at = None;
         self.started = 0;
-        self.needed_for_ready =
-            self.spec.containers.iter().filter(|c| c.kind != ContainerKind::Init).count() as u32;
+        self.needed_for_ready = self
+            .spec
+            .containers
+            .iter()
+            .filter(|c| c.kind != ContainerKind::Init)
+            .count() as u32;
         self.alive_apps = 0;
         self.alive_proxies = 0;
         self.measures_exposure = self.spec.measures_exposure();
@@ -216,7 +221,11 @@ impl PodModel {
                     self.kind(id) != ContainerKind::App
                         || matches!(self.run(id).status, Status::Exited(r) if r.is_success())
                 });
-                if apps_succeeded { PodPhase::Succeeded } else { PodPhase::Failed }
+                if apps_succeeded {
+                    PodPhase::Succeeded
+                } else {
+                    PodPhase::Failed
+                }
             }
             _ if self.initialized => PodPhase::Running,
             _ => PodPhase::Pending,
@@ -282,7 +291,13 @@ impl PodModel {
             self.restarts += 1;
         }
         self.note(now, Some(id), Happening::Starting { attempt });
-        s.after(boot, PodEvent::BootFinished { container: id, attempt });
+        s.after(
+            boot,
+            PodEvent::BootFinished {
+                container: id,
+                attempt,
+            },
+        );
     }
 
     fn boot_finished(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
@@ -321,7 +336,7 @@ impl PodModel {
         let run = self.run_mut(id);
         let was_started = run.status == Status::Started;
         run.status = Status::Exited(reason);
-        run.stop = Stop::NotStopping;
+        run.stop = KillStep::NotStopping;
         self.note(now, Some(id), Happening::Exited(reason));
         if was_started {
             self.started -= 1;
@@ -381,7 +396,13 @@ impl PodModel {
         run.status = Status::BackOff;
         let attempt = run.attempt;
         self.note(now, Some(id), Happening::BackOff { delay });
-        s.after(delay, PodEvent::BackOffExpired { container: id, attempt });
+        s.after(
+            delay,
+            PodEvent::BackOffExpired {
+                container: id,
+                attempt,
+            },
+        );
     }
 
     fn update_exposure(&mut self, now: SimTime) {
@@ -392,7 +413,11 @@ impl PodModel {
     /// Kill every running container (R34): preStop hooks all start now.
     fn begin_termination(&mut self, now: SimTime, cause: Cause, s: &mut Scheduler<'_, PodEvent>) {
         let grace = self.spec.termination_grace_period.max(MIN_POD_GRACE);
-        self.termination = Some(Termination { since: now, grace, cause });
+        self.termination = Some(Termination {
+            since: now,
+            grace,
+            cause,
+        });
         for run in &mut self.containers {
             run.running_at_termination = run.is_running();
         }
@@ -402,10 +427,16 @@ impl PodModel {
             }
             let pre_stop = self.spec.containers[id.index()].pre_stop;
             if pre_stop > SimDuration::ZERO {
-                self.run_mut(id).stop = Stop::PreStop;
+                self.run_mut(id).stop = KillStep::PreStop;
                 let attempt = self.run(id).attempt;
                 self.note(now, Some(id), Happening::PreStopStarted);
-                s.after(pre_stop.min(grace), PodEvent::PreStopFinished { container: id, attempt });
+                s.after(
+                    pre_stop.min(grace),
+                    PodEvent::PreStopFinished {
+                        container: id,
+                        attempt,
+                    },
+                );
             } else {
                 self.after_pre_stop(id, now, s);
             }
@@ -419,14 +450,21 @@ impl PodModel {
     fn after_pre_stop(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         let Some(t) = self.termination else { return };
         let budget = t.grace - now.since(t.since).floor_secs();
-        let must_wait = self.kind(id) == ContainerKind::Sidecar && budget > SimDuration::ZERO && !self.turn_has_come(id);
+        let must_wait =
+            self.kind(id) == ContainerKind::Sidecar && budget > SimDuration::ZERO && !self.turn_has_come(id);
         if must_wait {
             let run = self.run_mut(id);
-            run.stop = Stop::AwaitingTurn { since: now };
+            run.stop = KillStep::AwaitingTurn { since: now };
             run.budget = budget;
             let attempt = run.attempt;
             self.note(now, Some(id), Happening::AwaitingTurn);
-            s.after(budget, PodEvent::TurnWaitExpired { container: id, attempt });
+            s.after(
+                budget,
+                PodEvent::TurnWaitExpired {
+                    container: id,
+                    attempt,
+                },
+            );
         } else {
             self.sigterm(id, now, budget, s);
         }
@@ -449,7 +487,7 @@ impl PodModel {
     fn release_waiting_sidecars(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         // Reverse order: releasing a later sidecar first is the kubelet's order.
         for id in self.ids().rev() {
-            if matches!(self.run(id).stop, Stop::AwaitingTurn { .. }) && self.turn_has_come(id) {
+            if matches!(self.run(id).stop, KillStep::AwaitingTurn { .. }) && self.turn_has_come(id) {
                 self.end_turn_wait(id, now, s);
             }
         }
@@ -457,22 +495,42 @@ impl PodModel {
 
     fn end_turn_wait(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         let run = self.run(id);
-        let Stop::AwaitingTurn { since } = run.stop else { return };
+        let KillStep::AwaitingTurn { since } = run.stop else {
+            return;
+        };
         let budget = run.budget - now.since(since).floor_secs();
         self.sigterm(id, now, budget, s);
     }
 
-    fn sigterm(&mut self, id: ContainerId, now: SimTime, budget: SimDuration, s: &mut Scheduler<'_, PodEvent>) {
+    fn sigterm(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        budget: SimDuration,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
         let timeout = budget.max(MIN_STOP_TIMEOUT);
         let drain = self.spec.containers[id.index()].drain;
         let run = self.run_mut(id);
-        run.stop = Stop::Draining;
+        run.stop = KillStep::Draining;
         let attempt = run.attempt;
         self.note(now, Some(id), Happening::Sigterm { timeout });
         if drain <= timeout {
-            s.after(drain, PodEvent::Drained { container: id, attempt });
+            s.after(
+                drain,
+                PodEvent::Drained {
+                    container: id,
+                    attempt,
+                },
+            );
         } else {
-            s.after(timeout, PodEvent::Killed { container: id, attempt });
+            s.after(
+                timeout,
+                PodEvent::Killed {
+                    container: id,
+                    attempt,
+                },
+            );
         }
     }
 }
@@ -481,15 +539,19 @@ impl Model for PodModel {
     type Event = PodEvent;
 
     fn is_current(&self, event: &PodEvent) -> bool {
-        let Some((id, attempt)) = event.target() else { return true };
-        let Some(run) = self.containers.get(id.index()) else { return false };
+        let Some((id, attempt)) = event.target() else {
+            return true;
+        };
+        let Some(run) = self.containers.get(id.index()) else {
+            return false;
+        };
         run.attempt == attempt
             && match event {
                 PodEvent::BackOffExpired { .. } => run.status == Status::BackOff,
                 PodEvent::BootFinished { .. } => run.status == Status::Booting,
-                PodEvent::PreStopFinished { .. } => run.stop == Stop::PreStop,
-                PodEvent::TurnWaitExpired { .. } => matches!(run.stop, Stop::AwaitingTurn { .. }),
-                PodEvent::Drained { .. } | PodEvent::Killed { .. } => run.stop == Stop::Draining,
+                PodEvent::PreStopFinished { .. } => run.stop == KillStep::PreStop,
+                PodEvent::TurnWaitExpired { .. } => matches!(run.stop, KillStep::AwaitingTurn { .. }),
+                PodEvent::Drained { .. } | PodEvent::Killed { .. } => run.stop == KillStep::Draining,
                 PodEvent::Created | PodEvent::DeletionRequested => true,
             }
     }
@@ -515,9 +577,9 @@ impl Model for PodModel {
             }
             PodEvent::BootFinished { container, .. } => self.boot_finished(container, now, s),
             PodEvent::PreStopFinished { container, .. } => {
-                let cut_off = self.termination.is_some_and(|t| {
-                    self.spec.containers[container.index()].pre_stop > now.since(t.since)
-                });
+                let cut_off = self
+                    .termination
+                    .is_some_and(|t| self.spec.containers[container.index()].pre_stop > now.since(t.since));
                 self.note(now, Some(container), Happening::PreStopFinished { cut_off });
                 self.after_pre_stop(container, now, s);
             }

@@ -193,14 +193,20 @@ impl PodSpec {
     }
 
     pub fn find(&self, name: &str) -> Option<ContainerId> {
-        self.containers.iter().position(|c| c.name == name).map(|i| ContainerId(i as u32))
+        self.containers
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| ContainerId(i as u32))
     }
 
     /// Exposure is measured only when the Pod declares a proxy and an app
     /// behind it; without a proxy the app serves directly and nothing is exposed.
     pub fn measures_exposure(&self) -> bool {
         self.containers.iter().any(|c| c.proxy)
-            && self.containers.iter().any(|c| c.kind == ContainerKind::App && !c.proxy)
+            && self
+                .containers
+                .iter()
+                .any(|c| c.kind == ContainerKind::App && !c.proxy)
     }
 }
 
@@ -215,7 +221,10 @@ mod tests {
     #[test]
     fn kubelet_curve_is_0_10_20_40_capped_at_300() {
         // R15: "0, 10, 20, 40, 80, 160, 300, 300 … s".
-        assert_eq!(curve(Backoff::default(), 9), [0, 10, 20, 40, 80, 160, 300, 300, 300]);
+        assert_eq!(
+            curve(Backoff::default(), 9),
+            [0, 10, 20, 40, 80, 160, 300, 300, 300]
+        );
     }
 
     #[test]
@@ -231,7 +240,10 @@ mod tests {
     #[test]
     fn a_cap_below_initial_lowers_the_initial_delay() {
         // R18: "if it is below the initial delay, initial := max".
-        let b = Backoff { cap: SimDuration::from_secs(5), ..Backoff::default() };
+        let b = Backoff {
+            cap: SimDuration::from_secs(5),
+            ..Backoff::default()
+        };
         assert_eq!(curve(b, 3), [0, 5, 5]);
     }
 

@@ -40,22 +40,32 @@ impl ExitReason {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Happening {
     /// The container's process was started (attempt 1 is the first start).
-    Starting { attempt: u32 },
+    Starting {
+        attempt: u32,
+    },
     /// Boot finished: the container counts as started (R21).
     Started,
     Exited(ExitReason),
     /// CrashLoopBackOff: the next start waits this long (R14).
-    BackOff { delay: SimDuration },
+    BackOff {
+        delay: SimDuration,
+    },
     PreStopStarted,
     /// `cut_off`: the grace period ended the hook before it returned.
-    PreStopFinished { cut_off: bool },
+    PreStopFinished {
+        cut_off: bool,
+    },
     /// A sidecar waits for the apps and later sidecars to exit (R36).
     AwaitingTurn,
     /// SIGTERM sent; SIGKILL follows after `timeout` unless it exits first.
-    Sigterm { timeout: SimDuration },
+    Sigterm {
+        timeout: SimDuration,
+    },
     Sigkill,
     PodReady,
-    DeletionRequested { grace: SimDuration },
+    DeletionRequested {
+        grace: SimDuration,
+    },
     /// A regular init container failed under `restartPolicy: Never` (R9).
     PodFailed,
     /// No app container runs or will run again (R43): sidecars are stopped.
@@ -93,7 +103,9 @@ impl fmt::Display for Happening {
             Happening::PreStopFinished { cut_off: true } => {
                 write!(f, "preStop hook cut off by the grace period")
             }
-            Happening::AwaitingTurn => write!(f, "waiting for app containers and later sidecars to exit"),
+            Happening::AwaitingTurn => {
+                write!(f, "waiting for app containers and later sidecars to exit")
+            }
             Happening::Sigterm { timeout } => write!(f, "SIGTERM (SIGKILL in {timeout})"),
             Happening::Sigkill => write!(f, "SIGKILL"),
             Happening::PodReady => write!(f, "Pod Ready"),

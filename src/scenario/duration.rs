@@ -13,7 +13,9 @@ pub fn parse_duration(text: &str) -> Result<SimDuration, String> {
         return Err("empty duration; write e.g. \"3s\" or \"250ms\"".into());
     }
     if trimmed.starts_with('-') {
-        return Err(format!("negative duration \"{text}\"; durations must be 0 or more"));
+        return Err(format!(
+            "negative duration \"{text}\"; durations must be 0 or more"
+        ));
     }
     if trimmed == "0" {
         return Ok(SimDuration::ZERO);
@@ -21,17 +23,29 @@ pub fn parse_duration(text: &str) -> Result<SimDuration, String> {
     let mut rest = trimmed;
     let mut total: u64 = 0;
     while !rest.is_empty() {
-        let number_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let number_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
         let (number, after) = rest.split_at(number_len);
-        let unit_len = after.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(after.len());
+        let unit_len = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
         let (unit, after) = after.split_at(unit_len);
         let unit_ms: u64 = match unit {
             "ms" => 1,
             "s" => 1000,
             "m" => 60_000,
             "h" => 3_600_000,
-            "" => return Err(format!("duration \"{text}\" needs a unit: ms, s, m or h (e.g. \"{number}s\")")),
-            other => return Err(format!("unknown unit \"{other}\" in duration \"{text}\"; use ms, s, m or h")),
+            "" => {
+                return Err(format!(
+                    "duration \"{text}\" needs a unit: ms, s, m or h (e.g. \"{number}s\")"
+                ));
+            }
+            other => {
+                return Err(format!(
+                    "unknown unit \"{other}\" in duration \"{text}\"; use ms, s, m or h"
+                ));
+            }
         };
         let ms = scaled(number, unit_ms).ok_or_else(|| {
             if number.is_empty() || number.matches('.').count() > 1 || number.ends_with('.') {
@@ -40,7 +54,9 @@ pub fn parse_duration(text: &str) -> Result<SimDuration, String> {
                 format!("duration \"{text}\" is not a whole number of milliseconds (or is too large)")
             }
         })?;
-        total = total.checked_add(ms).ok_or_else(|| format!("duration \"{text}\" is too large"))?;
+        total = total
+            .checked_add(ms)
+            .ok_or_else(|| format!("duration \"{text}\" is too large"))?;
         rest = after;
     }
     Ok(SimDuration::from_millis(total))
@@ -61,7 +77,7 @@ fn scaled(number: &str, unit_ms: u64) -> Option<u64> {
     let mut place = unit_ms;
     for digit in fraction.bytes() {
         let d = u64::from(digit - b'0');
-        if place % 10 != 0 {
+        if !place.is_multiple_of(10) {
             if d != 0 {
                 return None;
             }

@@ -75,7 +75,12 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 pub fn closest<'a>(word: &str, valid: &[&'a str]) -> Option<&'a str> {
     valid
         .iter()
-        .map(|&v| (strsim::damerau_levenshtein(&word.to_lowercase(), &v.to_lowercase()), v))
+        .map(|&v| {
+            (
+                strsim::damerau_levenshtein(&word.to_lowercase(), &v.to_lowercase()),
+                v,
+            )
+        })
         .filter(|&(d, v)| d <= 2.max(v.len() / 3))
         .min_by_key(|&(d, _)| d)
         .map(|(_, v)| v)
@@ -83,8 +88,13 @@ pub fn closest<'a>(word: &str, valid: &[&'a str]) -> Option<&'a str> {
 
 /// `unknown X "word"; did you mean "y"? expected one of a, b, c`.
 pub fn unknown_word(what: &str, word: &str, valid: &[&str]) -> String {
-    let hint = closest(word, valid).map(|v| format!("did you mean \"{v}\"? ")).unwrap_or_default();
-    format!("unknown {what} \"{word}\"; {hint}expected one of {}", valid.join(", "))
+    let hint = closest(word, valid)
+        .map(|v| format!("did you mean \"{v}\"? "))
+        .unwrap_or_default();
+    format!(
+        "unknown {what} \"{word}\"; {hint}expected one of {}",
+        valid.join(", ")
+    )
 }
 
 impl Scenario {
@@ -98,7 +108,10 @@ impl Scenario {
         })?;
         let mut scenario = Scenario::parse(&text, &origin)?;
         if scenario.name.is_empty() {
-            scenario.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            scenario.name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
         }
         Ok(scenario)
     }
@@ -114,7 +127,11 @@ impl Scenario {
 pub fn toml_error(origin: &str, text: &str, error: &toml::de::Error) -> ScenarioError {
     let message = error.message().trim_end();
     let message = match parse_unknown_field(message) {
-        Some((field, expected)) => unknown_word("key", &field, &expected.iter().map(String::as_str).collect::<Vec<_>>()),
+        Some((field, expected)) => unknown_word(
+            "key",
+            &field,
+            &expected.iter().map(String::as_str).collect::<Vec<_>>(),
+        ),
         None => message.to_string(),
     };
     ScenarioError::at(origin, text, error.span(), message)
@@ -157,7 +174,12 @@ impl Builder<'_> {
         let restart_policy = match &pod.restart_policy {
             None => RestartPolicy::Always,
             Some(p) => RestartPolicy::parse(p.get_ref()).map_or_else(
-                || self.error(p.span(), unknown_word("restart_policy", p.get_ref(), &RestartPolicy::NAMES)),
+                || {
+                    self.error(
+                        p.span(),
+                        unknown_word("restart_policy", p.get_ref(), &RestartPolicy::NAMES),
+                    )
+                },
                 Ok,
             )?,
         };
@@ -178,7 +200,9 @@ impl Builder<'_> {
             Some(b) => Backoff {
                 initial: self.optional_duration(&b.initial, "backoff.initial", defaults.initial)?,
                 cap: self.optional_duration(&b.cap, "backoff.cap", defaults.cap)?,
-                immediate_first_restart: b.immediate_first_restart.unwrap_or(defaults.immediate_first_restart),
+                immediate_first_restart: b
+                    .immediate_first_restart
+                    .unwrap_or(defaults.immediate_first_restart),
             },
         };
         let mut containers = Vec::with_capacity(raw.containers.len());
@@ -208,7 +232,11 @@ impl Builder<'_> {
             name: raw.name.unwrap_or_default(),
             origin: self.origin.to_string(),
             spec,
-            horizon: raw.horizon.as_ref().map(|h| self.duration(h, "horizon")).transpose()?,
+            horizon: raw
+                .horizon
+                .as_ref()
+                .map(|h| self.duration(h, "horizon"))
+                .transpose()?,
         })
     }
 
@@ -222,7 +250,10 @@ impl Builder<'_> {
             || {
                 self.error(
                     c.kind.span(),
-                    format!("container \"{name}\": {}", unknown_word("kind", c.kind.get_ref(), &ContainerKind::NAMES)),
+                    format!(
+                        "container \"{name}\": {}",
+                        unknown_word("kind", c.kind.get_ref(), &ContainerKind::NAMES)
+                    ),
                 )
             },
             Ok,
@@ -272,7 +303,10 @@ pub fn check_spec(spec: &PodSpec) -> Result<(), SpecProblem> {
             return Err(SpecProblem {
                 container: Some(i),
                 key: "name",
-                message: format!("duplicate container name \"{}\"; names must be unique in a Pod", c.name),
+                message: format!(
+                    "duplicate container name \"{}\"; names must be unique in a Pod",
+                    c.name
+                ),
             });
         }
         if c.kind == ContainerKind::Init {
@@ -345,7 +379,15 @@ drain = "3s"
         assert!(!s.spec.backoff.immediate_first_restart);
         assert_eq!(s.spec.termination_grace_period, SimDuration::from_secs(30));
         let proxy = &s.spec.containers[1];
-        assert_eq!((proxy.kind, proxy.boot, proxy.drain, proxy.proxy), (ContainerKind::Sidecar, SimDuration::from_secs(3), SimDuration::from_secs(1), true));
+        assert_eq!(
+            (proxy.kind, proxy.boot, proxy.drain, proxy.proxy),
+            (
+                ContainerKind::Sidecar,
+                SimDuration::from_secs(3),
+                SimDuration::from_secs(1),
+                true
+            )
+        );
     }
 
     #[test]
@@ -369,7 +411,10 @@ drain = "3s"
     fn spec_rules_are_positioned_on_the_offending_key() {
         let text = SEED_SIDECAR.replace("kind = \"sidecar\"", "kind = \"init\"");
         let e = error_of(&text);
-        assert!(e.starts_with("x.toml:15:9: container \"proxy\": proxy is not allowed"), "{e}");
+        assert!(
+            e.starts_with("x.toml:15:9: container \"proxy\": proxy is not allowed"),
+            "{e}"
+        );
     }
 
     #[test]

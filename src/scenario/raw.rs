@@ -9,8 +9,13 @@ use toml::Spanned;
 
 /// Keys of each table, in the order the README lists them (for suggestions).
 pub const TOP_KEYS: &[&str] = &["name", "horizon", "pod", "containers"];
-pub const POD_KEYS: &[&str] =
-    &["restart_policy", "termination_grace_period", "stop_at", "stop_after_ready", "backoff"];
+pub const POD_KEYS: &[&str] = &[
+    "restart_policy",
+    "termination_grace_period",
+    "stop_at",
+    "stop_after_ready",
+    "backoff",
+];
 pub const BACKOFF_KEYS: &[&str] = &["initial", "cap", "immediate_first_restart"];
 pub const CONTAINER_KEYS: &[&str] = &["name", "kind", "boot", "drain", "pre_stop", "fails", "proxy"];
 
@@ -71,13 +76,17 @@ impl<'de> Deserialize<'de> for RawDuration {
                 Ok(RawDuration(v.to_string()))
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<RawDuration, E> {
-                Err(E::custom(format!("a duration needs a unit and quotes: write \"{v}s\" or \"{v}ms\", not {v}")))
+                Err(E::custom(format!(
+                    "a duration needs a unit and quotes: write \"{v}s\" or \"{v}ms\", not {v}"
+                )))
             }
             fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<RawDuration, E> {
                 self.visit_i64(v as i64)
             }
             fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<RawDuration, E> {
-                Err(E::custom(format!("a duration needs a unit and quotes: write \"{v}s\", not {v}")))
+                Err(E::custom(format!(
+                    "a duration needs a unit and quotes: write \"{v}s\", not {v}"
+                )))
             }
         }
         deserializer.deserialize_any(Visitor)

@@ -14,7 +14,10 @@ pub fn ms(m: u64) -> SimDuration {
 
 /// A container with boot and drain in whole seconds.
 pub fn container(name: &str, kind: ContainerKind, boot: u64, drain: u64) -> ContainerSpec {
-    ContainerSpec { drain: secs(drain), ..ContainerSpec::new(name, kind, secs(boot)) }
+    ContainerSpec {
+        drain: secs(drain),
+        ..ContainerSpec::new(name, kind, secs(boot))
+    }
 }
 
 pub fn run(spec: &PodSpec) -> Metrics {
@@ -37,7 +40,9 @@ pub fn timeline(report: &RunReport, spec: &PodSpec) -> Vec<(u64, String, String)
         .trace
         .iter()
         .map(|e| {
-            let who = e.container.map_or("pod".to_string(), |c| spec.container(c).name.clone());
+            let who = e
+                .container
+                .map_or("pod".to_string(), |c| spec.container(c).name.clone());
             (e.at.as_millis(), who, e.what.to_string())
         })
         .collect()

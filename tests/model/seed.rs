@@ -11,7 +11,10 @@ fn seed_sidecar_is_never_exposed_and_ready_at_6s() {
     let m = run(&s.spec);
     // config-fetch 0→2, proxy 2→5 (gate), web 5→6: Ready at 6 s.
     assert_eq!(m.ready_ms, Some(6000));
-    assert_eq!((m.exposed_startup_ms, m.exposed_shutdown_ms, m.exposed_total_ms), (0, 0, 0));
+    assert_eq!(
+        (m.exposed_startup_ms, m.exposed_shutdown_ms, m.exposed_total_ms),
+        (0, 0, 0)
+    );
     // Deleted at 10 s: web drains 3 s (exits 13 s), then the proxy drains 1 s.
     assert_eq!(m.termination_ms, Some(4000));
     assert_eq!((m.restarts, m.sigkilled), (0, 0));
@@ -49,7 +52,9 @@ fn seed_sidecar_timeline_reads_like_the_chapter_demo() {
         (13_000, "web", "exited 0 (stopped by SIGTERM)"),
         (14_000, "proxy", "exited 0 (stopped by SIGTERM)"),
     ];
-    let expected: Vec<(u64, String, String)> =
-        expected.iter().map(|&(t, c, w)| (t, c.to_string(), w.to_string())).collect();
+    let expected: Vec<(u64, String, String)> = expected
+        .iter()
+        .map(|&(t, c, w)| (t, c.to_string(), w.to_string()))
+        .collect();
     assert_eq!(lines, expected);
 }

@@ -1,0 +1,44 @@
+//! The command line: clap definitions (their doc comments are the help text)
+//! and one file per subcommand that calls the library and writes output.
+//!
+//! Invariant: this module and `main.rs` are the only places that know about
+//! terminals, files to write and exit codes; the library only computes.
+
+mod run;
+
+use clap::{Parser, Subcommand};
+
+use podsim::engine::SimDuration;
+use podsim::scenario::parse_duration;
+
+pub use run::RunArgs;
+
+/// podsim: a discrete-event simulator of the Kubernetes Pod lifecycle.
+///
+/// Exit codes: 0 success; 1 an error in the input or the run; 2 a usage error.
+#[derive(Debug, Parser)]
+#[command(name = "podsim", version, about, long_about = None, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run scenarios and show what happened: timeline, bands and metrics.
+    Run(RunArgs),
+}
+
+impl Command {
+    /// Runs the subcommand, writing results to `out`.
+    pub fn execute(&self, out: &mut dyn std::io::Write) -> anyhow::Result<()> {
+        match self {
+            Command::Run(args) => run::run(args, out),
+        }
+    }
+}
+
+/// Parses `"3s"`-style durations on the command line.
+pub fn duration_arg(text: &str) -> Result<SimDuration, String> {
+    parse_duration(text)
+}

@@ -1,0 +1,89 @@
+//! `podsim run FILE...`: one scenario or several, as text or JSON.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::ValueEnum;
+
+use podsim::engine::SimDuration;
+use podsim::model::simulate;
+use podsim::report::{json, metrics_table, timeline};
+use podsim::scenario::Scenario;
+
+use super::duration_arg;
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Scenario files (TOML).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Stop runs at this simulated time (default 24h, or the scenario's `horizon`).
+    #[arg(long, value_name = "DURATION", value_parser = duration_arg)]
+    pub horizon: Option<SimDuration>,
+
+    /// Width of the band chart in cells.
+    #[arg(long, default_value_t = 60, value_name = "CELLS", value_parser = clap::value_parser!(u64).range(10..=1000))]
+    pub width: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Timeline, band chart and metrics for people.
+    Text,
+    /// One JSON document per file (an array for several files).
+    Json,
+}
+
+pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
+    let scenarios: Vec<Scenario> = args
+        .files
+        .iter()
+        .map(|f| Scenario::load(f))
+        .collect::<Result<_, _>>()?;
+    let reports: Vec<_> = scenarios
+        .iter()
+        .map(|s| simulate(&s.spec, args.horizon.or(s.horizon)))
+        .collect();
+    match args.format {
+        Format::Json => {
+            let documents: Vec<_> = scenarios
+                .iter()
+                .zip(&reports)
+                .map(|(s, r)| json::run_document(&s.name, &s.spec, r))
+                .collect();
+            let value = if documents.len() == 1 {
+                documents.into_iter().next().unwrap_or_default()
+            } else {
+                serde_json::Value::Array(documents)
+            };
+            serde_json::to_writer_pretty(&mut *out, &value)?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            for (scenario, report) in scenarios.iter().zip(&reports) {
+                writeln!(out, "== {} ({})", scenario.name, scenario.origin)?;
+                writeln!(out)?;
+                write!(out, "{}", timeline::event_lines(&scenario.spec, report))?;
+                writeln!(out)?;
+                let picture = timeline::Timeline::new(&scenario.spec, report);
+                write!(out, "{}", timeline::band_chart(&picture, args.width))?;
+                writeln!(out)?;
+                write!(out, "{}", metrics_table(&["value"], &[report.metrics]))?;
+                writeln!(out)?;
+            }
+            if scenarios.len() > 1 {
+                writeln!(out, "== side by side")?;
+                let names: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
+                let metrics: Vec<_> = reports.iter().map(|r| r.metrics).collect();
+                write!(out, "{}", metrics_table(&names, &metrics))?;
+            }
+        }
+    }
+    Ok(())
+}

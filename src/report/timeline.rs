@@ -1,0 +1,388 @@
+//! A run as people read it: the event list, per-container bands of state over
+//! time, and the "exposed" row, derived from the run's trace.
+//!
+//! Invariant: the bands and the exposed row are computed from the trace alone,
+//! and the exposed intervals add up to the run's `exposed_total_ms` (a test
+//! checks it), so the picture never disagrees with the numbers.
+
+use std::fmt::Write;
+
+use crate::engine::{SimDuration, SimTime};
+use crate::model::{ContainerKind, Happening, PodSpec, RunReport, TraceEntry};
+
+/// What a container is doing during a band.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BandState {
+    /// Not started yet (held by the init order, or never started).
+    Waiting,
+    Booting,
+    Running,
+    /// The preStop hook runs; the container still serves.
+    PreStop,
+    /// SIGTERM received; draining until it exits.
+    Draining,
+    /// Exited non-zero, waiting out CrashLoopBackOff.
+    BackOff,
+    /// Exited for good.
+    Exited,
+}
+
+impl BandState {
+    pub const ALL: [BandState; 7] = [
+        BandState::Waiting,
+        BandState::Booting,
+        BandState::Running,
+        BandState::PreStop,
+        BandState::Draining,
+        BandState::BackOff,
+        BandState::Exited,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BandState::Waiting => "waiting",
+            BandState::Booting => "booting",
+            BandState::Running => "running",
+            BandState::PreStop => "preStop",
+            BandState::Draining => "draining",
+            BandState::BackOff => "back-off",
+            BandState::Exited => "exited",
+        }
+    }
+
+    /// The glyph of the terminal band chart.
+    pub fn glyph(self) -> char {
+        match self {
+            BandState::Waiting => '·',
+            BandState::Booting => '░',
+            BandState::Running => '█',
+            BandState::PreStop => '▓',
+            BandState::Draining => '▒',
+            BandState::BackOff => 'x',
+            BandState::Exited => ' ',
+        }
+    }
+}
+
+/// One stretch of one state: `[from, to)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Band {
+    pub from: SimTime,
+    pub to: SimTime,
+    pub state: BandState,
+}
+
+/// One container's row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    pub name: String,
+    pub kind: ContainerKind,
+    pub proxy: bool,
+    pub bands: Vec<Band>,
+}
+
+/// Everything a picture of one run needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timeline {
+    pub rows: Vec<Row>,
+    /// Intervals during which an app was alive with no proxy alive.
+    pub exposed: Vec<(SimTime, SimTime)>,
+    pub ready: Option<SimTime>,
+    pub deletion: Option<SimTime>,
+    /// Deletion + grace period: when SIGKILL is due for what still runs.
+    pub kill_deadline: Option<SimTime>,
+    /// Instants of SIGKILL, per container index.
+    pub kills: Vec<(usize, SimTime)>,
+    pub end: SimTime,
+}
+
+impl Timeline {
+    /// Builds the bands of `report`, a run of `spec`.
+    pub fn new(spec: &PodSpec, report: &RunReport) -> Timeline {
+        let end = SimTime(report.metrics.end_ms);
+        let n = spec.containers.len();
+        let mut state = vec![BandState::Waiting; n];
+        let mut since = vec![SimTime::ZERO; n];
+        let mut alive = vec![false; n];
+        let mut rows: Vec<Row> = spec
+            .containers
+            .iter()
+            .map(|c| Row {
+                name: c.name.clone(),
+                kind: c.kind,
+                proxy: c.proxy,
+                bands: Vec::new(),
+            })
+            .collect();
+        let measures = spec.measures_exposure();
+        let mut exposed = Vec::new();
+        let mut exposed_since: Option<SimTime> = None;
+        let mut timeline = Timeline {
+            rows: Vec::new(),
+            exposed: Vec::new(),
+            ready: None,
+            deletion: None,
+            kill_deadline: None,
+            kills: Vec::new(),
+            end,
+        };
+        for &TraceEntry { at, container, what } in &report.trace {
+            let Some(id) = container else {
+                match what {
+                    Happening::PodReady => timeline.ready = Some(at),
+                    Happening::DeletionRequested { grace } => {
+                        timeline.deletion = Some(at);
+                        timeline.kill_deadline = Some(at + grace);
+                    }
+                    _ => {}
+                }
+                continue;
+            };
+            let i = id.index();
+            let next = match what {
+                Happening::Starting { .. } => BandState::Booting,
+                Happening::Started => {
+                    alive[i] = true;
+                    BandState::Running
+                }
+                Happening::Exited(_) => {
+                    alive[i] = false;
+                    BandState::Exited
+                }
+                Happening::BackOff { .. } => BandState::BackOff,
+                Happening::PreStopStarted => BandState::PreStop,
+                Happening::PreStopFinished { .. } | Happening::AwaitingTurn => {
+                    if alive[i] {
+                        BandState::Running
+                    } else {
+                        BandState::Booting
+                    }
+                }
+                Happening::Sigterm { .. } => BandState::Draining,
+                Happening::Sigkill => {
+                    timeline.kills.push((i, at));
+                    state[i]
+                }
+                _ => state[i],
+            };
+            if next != state[i] {
+                if at > since[i] {
+                    rows[i].bands.push(Band {
+                        from: since[i],
+                        to: at,
+                        state: state[i],
+                    });
+                }
+                state[i] = next;
+                since[i] = at;
+            }
+            let app_alive = (0..n).any(|j| {
+                alive[j] && spec.containers[j].kind == ContainerKind::App && !spec.containers[j].proxy
+            });
+            let proxy_alive = (0..n).any(|j| alive[j] && spec.containers[j].proxy);
+            match (exposed_since, measures && app_alive && !proxy_alive) {
+                (None, true) => exposed_since = Some(at),
+                (Some(from), false) => {
+                    if at > from {
+                        exposed.push((from, at));
+                    }
+                    exposed_since = None;
+                }
+                _ => {}
+            }
+        }
+        for i in 0..n {
+            if end > since[i] {
+                rows[i].bands.push(Band {
+                    from: since[i],
+                    to: end,
+                    state: state[i],
+                });
+            }
+        }
+        if let Some(from) = exposed_since.filter(|&from| end > from) {
+            exposed.push((from, end));
+        }
+        timeline.rows = rows;
+        timeline.exposed = exposed;
+        timeline
+    }
+
+    /// The state of row `i` at instant `t`.
+    pub fn state_at(&self, i: usize, t: SimTime) -> BandState {
+        self.rows[i]
+            .bands
+            .iter()
+            .find(|b| b.from <= t && t < b.to)
+            .map_or(BandState::Exited, |b| b.state)
+    }
+
+    pub fn exposed_at(&self, t: SimTime) -> bool {
+        self.exposed.iter().any(|&(from, to)| from <= t && t < to)
+    }
+
+    /// The end of the picture: the run's end, stretched to show the deletion.
+    pub fn span(&self) -> SimTime {
+        self.end
+            .max(self.deletion.unwrap_or(SimTime::ZERO))
+            .max(SimTime(1))
+    }
+}
+
+/// The event list: `t=2.000s  config-fetch  exited 0 (completed)`.
+pub fn event_lines(spec: &PodSpec, report: &RunReport) -> String {
+    let width = spec
+        .containers
+        .iter()
+        .map(|c| c.name.len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    let mut out = String::new();
+    for e in &report.trace {
+        let who = e.container.map_or("pod", |c| spec.container(c).name.as_str());
+        let _ = writeln!(out, "t={:<9} {who:<width$}  {}", e.at.to_string(), e.what);
+    }
+    out
+}
+
+/// A step that divides the span into at most `columns` cells: 1, 2 or 5 × 10^k ms.
+fn cell_width(span: SimTime, columns: u64) -> SimDuration {
+    let mut step = 1u64;
+    loop {
+        for m in [1, 2, 5] {
+            if span.as_millis().div_ceil(step * m) <= columns {
+                return SimDuration(step * m);
+            }
+        }
+        step *= 10;
+    }
+}
+
+/// The terminal band chart: one row per container plus the exposed row, each
+/// cell showing the state at the middle of its slice of time.
+pub fn band_chart(timeline: &Timeline, max_columns: u64) -> String {
+    let cell = cell_width(timeline.span(), max_columns);
+    let cells = timeline.span().as_millis().div_ceil(cell.as_millis()) as usize;
+    let label_width = timeline
+        .rows
+        .iter()
+        .map(|r| r.name.len() + r.kind.name().len() + 3)
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let mid = |c: usize| SimTime(c as u64 * cell.as_millis() + cell.as_millis() / 2);
+    let mut out = String::new();
+    for (i, row) in timeline.rows.iter().enumerate() {
+        let label = format!("{} ({})", row.name, row.kind.name());
+        let band: String = (0..cells).map(|c| timeline.state_at(i, mid(c)).glyph()).collect();
+        let _ = writeln!(out, "{label:<label_width$} |{band}|");
+    }
+    let exposed: String = (0..cells)
+        .map(|c| if timeline.exposed_at(mid(c)) { '!' } else { ' ' })
+        .collect();
+    let _ = writeln!(out, "{:<label_width$} |{exposed}|", "exposed");
+    let mut marks = vec![' '; cells];
+    let mut mark = |t: Option<SimTime>, glyph: char| {
+        if let Some(t) = t {
+            let c = (t.as_millis() / cell.as_millis()) as usize;
+            if let Some(slot) = marks.get_mut(c.min(cells.saturating_sub(1))) {
+                *slot = glyph;
+            }
+        }
+    };
+    mark(timeline.ready, 'R');
+    mark(timeline.deletion, 'D');
+    mark(timeline.kill_deadline.filter(|&k| k <= timeline.span()), 'K');
+    let marks: String = marks.into_iter().collect();
+    let _ = writeln!(out, "{:<label_width$} |{marks}|", "");
+    let _ = writeln!(
+        out,
+        "{:<label_width$}  0{:>w$}  (one cell = {cell})",
+        "",
+        timeline.span().to_string(),
+        w = cells.saturating_sub(1)
+    );
+    let legend: Vec<String> = BandState::ALL
+        .iter()
+        .filter(|s| **s != BandState::Exited)
+        .map(|s| format!("{} {}", s.glyph(), s.name()))
+        .collect();
+    let _ = writeln!(
+        out,
+        "{}  ! exposed  R Ready  D deletion  K SIGKILL deadline",
+        legend.join("  ")
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::simulate;
+    use crate::scenario::Scenario;
+
+    const SIDE_BY_SIDE: &str = include_str!("../../scenarios/seed-side-by-side.toml");
+
+    #[test]
+    fn exposed_row_adds_up_to_the_metric() {
+        let s = Scenario::parse(SIDE_BY_SIDE, "s.toml").unwrap();
+        let report = simulate(&s.spec, None);
+        let t = Timeline::new(&s.spec, &report);
+        assert_eq!(
+            t.exposed,
+            [(SimTime(3000), SimTime(5000)), (SimTime(11_000), SimTime(13_000))]
+        );
+        let total: u64 = t.exposed.iter().map(|(a, b)| b.since(*a).as_millis()).sum();
+        assert_eq!(total, report.metrics.exposed_total_ms);
+    }
+
+    #[test]
+    fn bands_follow_the_seed_side_by_side_run() {
+        let s = Scenario::parse(SIDE_BY_SIDE, "s.toml").unwrap();
+        let t = Timeline::new(&s.spec, &simulate(&s.spec, None));
+        let proxy: Vec<(u64, u64, &str)> = t.rows[1]
+            .bands
+            .iter()
+            .map(|b| (b.from.0, b.to.0, b.state.name()))
+            .collect();
+        assert_eq!(
+            proxy,
+            [
+                (0, 2000, "waiting"),
+                (2000, 5000, "booting"),
+                (5000, 10_000, "running"),
+                (10_000, 11_000, "draining"),
+                (11_000, 13_000, "exited")
+            ]
+        );
+        assert_eq!(t.deletion, Some(SimTime(10_000)));
+        assert_eq!(t.kill_deadline, Some(SimTime(40_000)));
+    }
+
+    #[test]
+    fn band_chart_draws_one_row_per_container_and_the_exposed_row() {
+        let s = Scenario::parse(SIDE_BY_SIDE, "s.toml").unwrap();
+        let t = Timeline::new(&s.spec, &simulate(&s.spec, None));
+        let chart = band_chart(&t, 60);
+        let lines: Vec<&str> = chart.lines().collect();
+        // 13 s in 500 ms cells = 26 cells; web's row: waiting 0–2, booting 2–3,
+        // running 3–10, draining 10–13.
+        let web = format!(
+            "{}{}{}{}",
+            "·".repeat(4),
+            "░".repeat(2),
+            "█".repeat(14),
+            "▒".repeat(6)
+        );
+        assert_eq!(lines[2], format!("{:<19} |{web}|", "web (app)"));
+        let exposed = format!(
+            "{}{}{}{}",
+            " ".repeat(6),
+            "!".repeat(4),
+            " ".repeat(12),
+            "!".repeat(4)
+        );
+        assert_eq!(lines[3], format!("{:<19} |{exposed}|", "exposed"));
+    }
+}
