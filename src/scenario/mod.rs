@@ -224,9 +224,8 @@ impl Builder<'_> {
             let span = problem
                 .container
                 .and_then(|i| raw.containers.get(i))
-                .map(|c| locate(c, problem.key))
-                .unwrap_or(0..0);
-            return self.error(span, problem.message);
+                .map(|c| locate(c, problem.key));
+            return Err(ScenarioError::at(self.origin, self.text, span, problem.message));
         }
         Ok(Scenario {
             name: raw.name.unwrap_or_default(),

@@ -1,23 +1,11 @@
 //! Helpers shared by the model tests: build a Pod in a few words and run it.
 
 use podsim::engine::SimDuration;
-use podsim::model::{ContainerKind, ContainerSpec, Metrics, PodSpec, RunReport, simulate};
+use podsim::model::{Metrics, PodSpec, RunReport, simulate};
 use podsim::scenario::Scenario;
 
 pub fn secs(s: u64) -> SimDuration {
     SimDuration::from_secs(s)
-}
-
-pub fn ms(m: u64) -> SimDuration {
-    SimDuration::from_millis(m)
-}
-
-/// A container with boot and drain in whole seconds.
-pub fn container(name: &str, kind: ContainerKind, boot: u64, drain: u64) -> ContainerSpec {
-    ContainerSpec {
-        drain: secs(drain),
-        ..ContainerSpec::new(name, kind, secs(boot))
-    }
 }
 
 pub fn run(spec: &PodSpec) -> Metrics {

@@ -6,5 +6,10 @@
 //! - `termination`: preStop, grace budget, sidecar order, SIGKILL (R33–R41);
 //! - `agreement`: the event engine against the seed's tick loop (proptest).
 
+mod agreement;
 mod common;
+mod properties;
+mod restarts;
 mod seed;
+mod startup;
+mod termination;

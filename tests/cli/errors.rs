@@ -1,0 +1,178 @@
+//! Bad input: a clear, positioned message on stderr and exit code 1 (2 for
+//! usage errors), never a panic. Each case checks the message itself.
+
+use crate::common::{podsim, write};
+
+const GOOD: &str = r#"[pod]
+stop_at = "10s"
+
+[[containers]]
+name = "fetch"
+kind = "init"
+boot = "2s"
+
+[[containers]]
+name = "web"
+kind = "app"
+boot = "1s"
+drain = "3s"
+"#;
+
+/// Runs `podsim run` on `text` (written to `bad.toml`) and returns stderr,
+/// asserting exit code 1 and an empty stdout.
+fn error_for(text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "bad.toml", text);
+    let out = podsim().arg("run").arg(&path).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // Paths differ per run; report them as `bad.toml`.
+    stderr.replace(&format!("{}", path.display()), "bad.toml")
+}
+
+#[test]
+fn the_good_file_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "good.toml", GOOD);
+    podsim().arg("run").arg(&path).assert().success();
+}
+
+#[test]
+fn toml_syntax_error_has_file_line_and_column() {
+    let e = error_for(&GOOD.replace("boot = \"1s\"", "boot = \"1s"));
+    assert!(
+        e.starts_with("podsim: error: bad.toml:12:11: invalid basic string"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_key_suggests_the_closest() {
+    let e = error_for(&GOOD.replace("drain = \"3s\"", "drian = \"3s\""));
+    assert!(
+        e.starts_with("podsim: error: bad.toml:13:1: unknown key \"drian\"; did you mean \"drain\"?"),
+        "{e}"
+    );
+    assert!(
+        e.contains("expected one of name, kind, boot, drain, pre_stop, fails, proxy"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_key_in_pod_table_suggests_too() {
+    let e = error_for(&GOOD.replace("stop_at", "stopat"));
+    assert!(
+        e.contains("bad.toml:2:1: unknown key \"stopat\"; did you mean \"stop_at\"?"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_kind_lists_the_valid_kinds() {
+    let e = error_for(&GOOD.replace("kind = \"app\"", "kind = \"ap\""));
+    assert_eq!(
+        e.trim_end(),
+        "podsim: error: bad.toml:11:8: container \"web\": unknown kind \"ap\"; did you mean \"app\"? \
+         expected one of init, sidecar, app"
+    );
+}
+
+#[test]
+fn malformed_and_negative_durations_are_refused() {
+    let e = error_for(&GOOD.replace("boot = \"1s\"", "boot = \"1 sec\""));
+    assert!(
+        e.contains("bad.toml:12:8: container \"web\": boot: unknown unit \" sec\""),
+        "{e}"
+    );
+    let e = error_for(&GOOD.replace("drain = \"3s\"", "drain = \"-3s\""));
+    assert!(
+        e.contains("bad.toml:13:9: container \"web\": drain: negative duration \"-3s\""),
+        "{e}"
+    );
+    let e = error_for(&GOOD.replace("boot = \"1s\"", "boot = 1"));
+    assert!(
+        e.contains("bad.toml:12:8: a duration needs a unit and quotes: write \"1s\" or \"1ms\", not 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn duplicate_container_names_are_refused() {
+    let e = error_for(&GOOD.replace("name = \"fetch\"", "name = \"web\""));
+    assert!(
+        e.contains("bad.toml:10:8: duplicate container name \"web\"; names must be unique"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_pod_without_an_app_is_refused() {
+    let e = error_for(&GOOD.replace("kind = \"app\"", "kind = \"sidecar\""));
+    assert!(
+        e.contains("bad.toml: the Pod has no app container; add a [[containers]] entry with kind = \"app\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn hooks_and_traffic_on_an_init_container_are_refused() {
+    for (key, value) in [("proxy", "true"), ("drain", "\"1s\""), ("pre_stop", "\"1s\"")] {
+        let e = error_for(&GOOD.replace("boot = \"2s\"", &format!("boot = \"2s\"\n{key} = {value}")));
+        let expected = format!(
+            "bad.toml:8:{}: container \"fetch\": {key} is not allowed on an init container",
+            key.len() + 4
+        );
+        assert!(e.contains(&expected), "{key}: {e}");
+    }
+}
+
+#[test]
+fn stop_at_and_stop_after_ready_together_are_refused() {
+    let e = error_for(&GOOD.replace(
+        "stop_at = \"10s\"",
+        "stop_at = \"10s\"\nstop_after_ready = \"5s\"",
+    ));
+    assert!(
+        e.contains("bad.toml:3:20: stop_at and stop_after_ready are both set; keep one"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_unknown_restart_policy_suggests_the_closest() {
+    let e = error_for(&GOOD.replace("[pod]", "[pod]\nrestart_policy = \"always\""));
+    assert!(
+        e.contains("unknown restart_policy \"always\"; did you mean \"Always\"?"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_missing_file_is_named() {
+    let out = podsim().args(["run", "scenarios/nope.toml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        e.starts_with("podsim: error: scenarios/nope.toml: cannot read scenario: No such file"),
+        "{e}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = podsim()
+        .args(["run", "--format", "yaml", "scenarios/seed-sidecar.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("possible values: text, json"));
+    podsim().arg("runn").assert().code(2);
+}

@@ -1,0 +1,117 @@
+//! `podsim run`: the seed scenarios print exactly the chapter's figures.
+
+use serde_json::Value;
+
+use crate::common::podsim;
+
+fn json_of(args: &[&str]) -> Value {
+    let out = podsim()
+        .args(["run", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+#[test]
+fn json_for_the_two_seed_scenarios_holds_the_chapter_figures() {
+    let v = json_of(&["scenarios/seed-sidecar.toml", "scenarios/seed-side-by-side.toml"]);
+    let runs = v.as_array().expect("an array for several files");
+    let sidecar = &runs[0]["metrics"];
+    assert_eq!(runs[0]["name"], "proxy as a native sidecar");
+    assert_eq!(sidecar["ready_ms"], 6000);
+    assert_eq!(sidecar["exposed_total_ms"], 0);
+    assert_eq!(sidecar["termination_ms"], 4000);
+    let side = &runs[1]["metrics"];
+    assert_eq!(side["ready_ms"], 5000);
+    assert_eq!(side["exposed_startup_ms"], 2000);
+    assert_eq!(side["exposed_shutdown_ms"], 2000);
+    assert_eq!(side["exposed_total_ms"], 4000);
+    assert_eq!(side["termination_ms"], 3000);
+    assert_eq!(side["restarts"], 0);
+    assert_eq!(side["sigkilled"], 0);
+    assert_eq!(side["phase"], "Succeeded");
+}
+
+#[test]
+fn json_for_one_file_is_one_document_with_events() {
+    let v = json_of(&["scenarios/seed-sidecar.toml"]);
+    let first = &v["events"][0];
+    assert_eq!(
+        (first["at_ms"].as_u64(), first["container"].as_str()),
+        (Some(0), Some("config-fetch"))
+    );
+    assert_eq!(first["event"], "starting");
+    let ready = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["event"] == "Pod Ready")
+        .unwrap();
+    assert_eq!(
+        (ready["at_ms"].as_u64(), ready["container"].is_null()),
+        (Some(6000), true)
+    );
+}
+
+#[test]
+fn absent_metrics_are_null() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = crate::common::write(
+        dir.path(),
+        "never.toml",
+        "[pod]\nrestart_policy = \"Never\"\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\nfails = 1\n",
+    );
+    let v = json_of(&[file.to_str().unwrap()]);
+    assert!(v["metrics"]["ready_ms"].is_null());
+    assert!(v["metrics"]["termination_ms"].is_null());
+    assert_eq!(v["metrics"]["phase"], "Failed");
+}
+
+#[test]
+fn text_shows_timeline_bands_and_metrics_side_by_side() {
+    let out = podsim()
+        .args([
+            "run",
+            "scenarios/seed-sidecar.toml",
+            "scenarios/seed-side-by-side.toml",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("t=2.000s    config-fetch  exited 0 (completed)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("exposed             |      !!!!            !!!!|"),
+        "{text}"
+    );
+    let table = text
+        .split("== side by side")
+        .nth(1)
+        .expect("a side-by-side table");
+    assert!(
+        table.contains("exposed_total_ms                        0.000s              4.000s"),
+        "{table}"
+    );
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    // 200 runs print far more than a pipe buffer; `head -c 1` closes the pipe
+    // after one byte, so podsim's writes fail with EPIPE: it must exit 0.
+    let files = vec!["scenarios/seed-side-by-side.toml"; 200].join(" ");
+    let script = format!(
+        "{} run {files} | head -c 1 >/dev/null; exit ${{PIPESTATUS[0]}}",
+        assert_cmd::cargo::cargo_bin("podsim").display()
+    );
+    let status = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+}

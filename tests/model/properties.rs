@@ -1,0 +1,159 @@
+//! Invariants over random Pods well beyond the seed's domain: any restart
+//! policy, preStop hooks, millisecond timings, deletion at any moment.
+
+use podsim::engine::SimDuration;
+use podsim::model::{
+    Backoff, ContainerKind, ContainerSpec, Deletion, Outcome, PodPhase, PodSimulator, PodSpec, RestartPolicy,
+    simulate,
+};
+use podsim::report::timeline::Timeline;
+use proptest::prelude::*;
+
+fn ms(v: u64) -> SimDuration {
+    SimDuration::from_millis(v)
+}
+
+fn container(kind: ContainerKind) -> impl Strategy<Value = ContainerSpec> {
+    (0u64..8000, 0u64..6000, 0u64..4000, 0u32..4, any::<bool>()).prop_map(
+        move |(boot, drain, pre_stop, fails, proxy)| {
+            let init = kind == ContainerKind::Init;
+            ContainerSpec {
+                drain: if init { ms(0) } else { ms(drain) },
+                pre_stop: if init { ms(0) } else { ms(pre_stop) },
+                fails,
+                proxy: proxy && !init,
+                ..ContainerSpec::new("", kind, ms(boot))
+            }
+        },
+    )
+}
+
+fn pod() -> impl Strategy<Value = PodSpec> {
+    let kinds = prop_oneof![
+        Just(ContainerKind::Init),
+        Just(ContainerKind::Sidecar),
+        Just(ContainerKind::App)
+    ];
+    (
+        proptest::collection::vec(kinds.prop_flat_map(container), 0..5),
+        proptest::collection::vec(container(ContainerKind::App), 1..3),
+        prop_oneof![
+            Just(RestartPolicy::Always),
+            Just(RestartPolicy::OnFailure),
+            Just(RestartPolicy::Never)
+        ],
+        0u64..40_000,
+        prop_oneof![
+            Just(Deletion::Never),
+            (0u64..30_000).prop_map(|t| Deletion::At(ms(t))),
+            (0u64..5_000).prop_map(|t| Deletion::AfterReady(ms(t)))
+        ],
+        any::<bool>(),
+    )
+        .prop_map(
+            |(mut containers, apps, restart_policy, grace, deletion, immediate)| {
+                containers.extend(apps);
+                for (i, c) in containers.iter_mut().enumerate() {
+                    c.name = format!("c{i}");
+                }
+                PodSpec {
+                    restart_policy,
+                    termination_grace_period: ms(grace),
+                    deletion,
+                    backoff: Backoff {
+                        initial: ms(1000),
+                        cap: ms(8000),
+                        immediate_first_restart: immediate,
+                    },
+                    containers,
+                }
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Same input, same output — also on a simulator reused after another run.
+    #[test]
+    fn prop_same_input_same_output(spec in pod(), other in pod()) {
+        let first = simulate(&spec, None);
+        let mut reused = PodSimulator::new(other, SimDuration::from_secs(24 * 3600), true);
+        reused.run();
+        *reused.spec_mut() = spec.clone();
+        let again = reused.run();
+        prop_assert_eq!(first.metrics, again);
+        prop_assert_eq!(&first.trace[..], reused.trace());
+    }
+
+    /// Every run ends by itself (scripted failures are finite), and a deleted
+    /// Pod always ends with every container stopped in a terminal phase.
+    #[test]
+    fn prop_every_run_terminates(spec in pod()) {
+        let m = simulate(&spec, None).metrics;
+        prop_assert_eq!(m.outcome, Outcome::Settled);
+        if m.termination_ms.is_some() {
+            prop_assert!(matches!(m.phase, PodPhase::Succeeded | PodPhase::Failed), "{:?}", m.phase);
+        }
+        if let Deletion::At(_) = spec.deletion {
+            prop_assert!(m.termination_ms.is_some());
+        }
+    }
+
+    /// The exposed row drawn from the trace adds up to the metered exposure.
+    #[test]
+    fn prop_pictures_agree_with_metrics(spec in pod()) {
+        let report = simulate(&spec, None);
+        let timeline = Timeline::new(&spec, &report);
+        let drawn: u64 = timeline.exposed.iter().map(|(a, b)| b.since(*a).as_millis()).sum();
+        prop_assert_eq!(drawn, report.metrics.exposed_total_ms);
+    }
+
+    /// A proxy declared as a native sidecar means zero exposure, as long as
+    /// the apps finish inside the grace period (beyond it, see
+    /// `sidecar_proxy_is_exposed_when_the_grace_period_runs_out`).
+    #[test]
+    fn prop_native_sidecar_proxy_means_zero_exposure(mut spec in pod()) {
+        for c in &mut spec.containers {
+            c.proxy = false;
+        }
+        spec.containers.insert(0, ContainerSpec { proxy: true, drain: ms(500), ..ContainerSpec::new("proxy", ContainerKind::Sidecar, ms(3000)) });
+        let slowest_app = spec
+            .containers
+            .iter()
+            .filter(|c| c.kind == ContainerKind::App)
+            .map(|c| c.pre_stop.as_millis() + c.drain.as_millis())
+            .max()
+            .unwrap_or(0);
+        spec.termination_grace_period = spec.termination_grace_period.max(ms(slowest_app + 1000));
+        let m = simulate(&spec, None).metrics;
+        prop_assert_eq!(m.exposed_total_ms, 0);
+    }
+}
+
+#[test]
+fn sidecar_proxy_is_exposed_when_the_grace_period_runs_out() {
+    // Real kubelet arithmetic (R35, A8): grace 30 s; web's preStop takes
+    // 1.5 s, floored to 1 s, so web gets 29 s after SIGTERM (at 1.5 s) and
+    // exits at 30.4 s; the proxy's turn-wait ends at 30 s, it gets SIGTERM
+    // and exits at once: web runs 0.4 s with no proxy.
+    let spec = PodSpec {
+        deletion: Deletion::At(ms(10_000)),
+        ..PodSpec::new(vec![
+            ContainerSpec {
+                proxy: true,
+                ..ContainerSpec::new("proxy", ContainerKind::Sidecar, ms(1000))
+            },
+            ContainerSpec {
+                pre_stop: ms(1500),
+                drain: ms(28_900),
+                ..ContainerSpec::new("web", ContainerKind::App, ms(1000))
+            },
+        ])
+    };
+    let m = simulate(&spec, None).metrics;
+    assert_eq!(
+        (m.exposed_shutdown_ms, m.sigkilled, m.termination_ms),
+        (400, 0, Some(30_400))
+    );
+}

@@ -1,0 +1,167 @@
+//! Failures and restarts (kubelet-semantics R9–R16): restart policies per
+//! container kind and the CrashLoopBackOff curve.
+
+use crate::common::*;
+use podsim::model::{Outcome, PodPhase};
+
+fn app_failing(policy: &str, fails: u32, backoff: &str) -> String {
+    format!(
+        r#"
+        [pod]
+        restart_policy = "{policy}"
+        {backoff}
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        fails = {fails}
+        "#
+    )
+}
+
+#[test]
+fn r15_kubelet_backoff_restarts_at_once_then_waits_10_then_20() {
+    // exit 1 at 1 s → restart at 1 s (0 s) → exit at 2 s → restart at 12 s
+    // (10 s) → exit at 13 s → restart at 33 s (20 s) → started at 34 s.
+    let m = run_text(&app_failing("Always", 3, "")).metrics;
+    assert_eq!((m.ready_ms, m.restarts), (Some(34_000), 3));
+}
+
+#[test]
+fn seed_backoff_waits_1_2_4_seconds_without_a_free_first_restart() {
+    // exit 1 at 1 → +1 → start 2 → exit 3 → +2 → start 5 → exit 6 → +4 →
+    // start 10 → started 11.
+    let backoff = r#"backoff = { initial = "1s", cap = "8s", immediate_first_restart = false }"#;
+    let m = run_text(&app_failing("Always", 3, backoff)).metrics;
+    assert_eq!((m.ready_ms, m.restarts), (Some(11_000), 3));
+}
+
+#[test]
+fn r11_on_failure_restarts_a_failed_app_and_never_does_not() {
+    let on_failure = run_text(&app_failing("OnFailure", 1, "")).metrics;
+    assert_eq!((on_failure.ready_ms, on_failure.restarts), (Some(2000), 1));
+    // Never: the app exits 1 at 1 s for good; no app will run again (R43)
+    // and the phase comes from the app's exit code (R44).
+    let never = run_text(&app_failing("Never", 1, "")).metrics;
+    assert_eq!(
+        (never.ready_ms, never.restarts, never.phase),
+        (None, 0, PodPhase::Failed)
+    );
+}
+
+#[test]
+fn r9_an_init_failure_under_never_fails_the_pod_and_stops_the_sidecar() {
+    let toml = r#"
+        [pod]
+        restart_policy = "Never"
+        [[containers]]
+        name = "proxy"
+        kind = "sidecar"
+        boot = "1s"
+        drain = "2s"
+        [[containers]]
+        name = "migrate"
+        kind = "init"
+        boot = "3s"
+        fails = 1
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+    "#;
+    // proxy started at 1 s; migrate 1→4 exits 1 → Pod Failed, proxy SIGTERM
+    // at 4 s, exits at 6 s; web never starts.
+    let report = run_text(toml);
+    let m = report.metrics;
+    assert_eq!(
+        (m.ready_ms, m.restarts, m.phase, m.end_ms),
+        (None, 0, PodPhase::Failed, 6000)
+    );
+    assert!(
+        report.trace.iter().all(|e| e.container.is_none_or(|c| c.0 != 2)),
+        "web must never start"
+    );
+}
+
+#[test]
+fn r9_an_init_failure_under_always_retries_only_that_init() {
+    let toml = r#"
+        [[containers]]
+        name = "first"
+        kind = "init"
+        boot = "1s"
+        [[containers]]
+        name = "second"
+        kind = "init"
+        boot = "1s"
+        fails = 2
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+    "#;
+    // first 0→1; second 1→2 exit 1, restart at 2 (0 s), exit at 3, restart
+    // at 13 (10 s), done at 14; web 14→15. `first` ran once.
+    let m = run_text(toml).metrics;
+    assert_eq!((m.ready_ms, m.restarts), (Some(15_000), 2));
+}
+
+#[test]
+fn r10_sidecars_restart_whatever_the_pod_policy() {
+    let toml = r#"
+        [pod]
+        restart_policy = "Never"
+        [[containers]]
+        name = "proxy"
+        kind = "sidecar"
+        boot = "1s"
+        fails = 2
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+    "#;
+    // proxy exits 1 at 1, restarts at 1, exits at 2, restarts at 12, started
+    // at 13; web 13→14.
+    let m = run_text(toml).metrics;
+    assert_eq!(
+        (m.ready_ms, m.restarts, m.phase),
+        (Some(14_000), 2, PodPhase::Running)
+    );
+}
+
+#[test]
+fn r16_a_run_longer_than_600s_resets_the_backoff() {
+    // Each attempt boots 700 s. exit at 700 → restart at once (streak 0) →
+    // exit at 1400: it ran 700 s > 600 s since the restart, so the back-off
+    // resets and the restart is immediate again (not 10 s) → started at 2100 s.
+    let toml = r#"
+        [[containers]]
+        name = "slow"
+        kind = "app"
+        boot = "700s"
+        fails = 2
+    "#;
+    assert_eq!(run_text(toml).metrics.ready_ms, Some(2_100_000));
+}
+
+#[test]
+fn an_endless_crash_loop_ends_at_the_horizon() {
+    let toml = r#"
+        horizon = "1h"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        fails = 1000000
+    "#;
+    // Restarts at 1, 12, 33, 74 and 155 s (delays 0, 10, 20, 40, 80 s after
+    // each 1 s boot), then at 316 + 301k s (160 s, then the 300 s cap + 1 s
+    // boot): k = 0..=10 stay within 3600 s. 5 + 11 = 16 restarts.
+    let m = run_text(toml).metrics;
+    assert_eq!(
+        (m.outcome, m.ready_ms, m.end_ms),
+        (Outcome::Horizon, None, 3_600_000)
+    );
+    assert_eq!(m.restarts, 16);
+}

@@ -1,0 +1,247 @@
+//! Termination (kubelet-semantics R33–R41): preStop hooks, the shared grace
+//! budget with its 2-second floor, sidecars stopped last in reverse order,
+//! SIGKILL at the deadline, and deletion during startup.
+
+use crate::common::*;
+use podsim::model::PodPhase;
+
+/// A Pod deleted at 10 s, with the given `[pod]` extras and containers.
+fn deleted_at_10(pod: &str, containers: &str) -> String {
+    format!("[pod]\nstop_at = \"10s\"\n{pod}\n{containers}")
+}
+
+fn at(toml: &str, container: &str, what: &str) -> Vec<u64> {
+    let report = run_text(toml);
+    let spec = podsim::scenario::Scenario::parse(toml, "t.toml").unwrap().spec;
+    timeline(&report, &spec)
+        .into_iter()
+        .filter(|(_, c, w)| c == container && w.starts_with(what))
+        .map(|(t, _, _)| t)
+        .collect()
+}
+
+const WEB_PRESTOP_5_DRAIN_2: &str = r#"
+[[containers]]
+name = "web"
+kind = "app"
+boot = "1s"
+drain = "2s"
+pre_stop = "5s"
+"#;
+
+#[test]
+fn r35_sigterm_follows_the_prestop_hook() {
+    let toml = deleted_at_10("", WEB_PRESTOP_5_DRAIN_2);
+    assert_eq!(at(&toml, "web", "SIGTERM"), [15_000]);
+    let m = run_text(&toml).metrics;
+    assert_eq!(
+        (m.termination_ms, m.sigkilled, m.phase),
+        (Some(7000), 0, PodPhase::Succeeded)
+    );
+}
+
+#[test]
+fn r35_the_grace_budget_is_shared_by_prestop_and_drain() {
+    // grace 10 s: preStop 4 s leaves 6 s; a 20 s drain is SIGKILLed at 10+10.
+    let toml = deleted_at_10(
+        "termination_grace_period = \"10s\"",
+        r#"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        drain = "20s"
+        pre_stop = "4s"
+        "#,
+    );
+    assert_eq!(at(&toml, "web", "SIGTERM (SIGKILL in 6s)"), [14_000]);
+    assert_eq!(at(&toml, "web", "SIGKILL"), [20_000]);
+    let m = run_text(&toml).metrics;
+    assert_eq!(
+        (m.termination_ms, m.sigkilled, m.phase),
+        (Some(10_000), 1, PodPhase::Failed)
+    );
+}
+
+#[test]
+fn r35_a_prestop_longer_than_the_grace_is_cut_off_then_gets_2s() {
+    // grace 5 s: the 8 s hook is cut at 15 s; 0 s left → the 2 s floor; drain
+    // 1 s fits: exit at 16 s.
+    let toml = deleted_at_10(
+        "termination_grace_period = \"5s\"",
+        r#"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        drain = "1s"
+        pre_stop = "8s"
+        "#,
+    );
+    assert_eq!(at(&toml, "web", "preStop hook cut off"), [15_000]);
+    assert_eq!(at(&toml, "web", "SIGTERM (SIGKILL in 2s)"), [15_000]);
+    assert_eq!(run_text(&toml).metrics.termination_ms, Some(6000));
+}
+
+#[test]
+fn r35_waited_time_is_floored_to_seconds_and_the_stop_timeout_to_2s() {
+    // grace 5 s. web drains 4.5 s (exits 14.5 s). The sidecar waited 4.5 s,
+    // floored to 4 s → 1 s left → the 2 s floor; its 3 s drain is SIGKILLed
+    // at 16.5 s.
+    let toml = deleted_at_10(
+        "termination_grace_period = \"5s\"",
+        r#"
+        [[containers]]
+        name = "proxy"
+        kind = "sidecar"
+        boot = "1s"
+        drain = "3s"
+        proxy = true
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        drain = "4.5s"
+        "#,
+    );
+    assert_eq!(at(&toml, "proxy", "SIGTERM (SIGKILL in 2s)"), [14_500]);
+    let m = run_text(&toml).metrics;
+    assert_eq!(
+        (m.termination_ms, m.sigkilled, m.exposed_total_ms),
+        (Some(6500), 1, 0)
+    );
+}
+
+#[test]
+fn r36_sidecars_stop_after_the_apps_in_reverse_declaration_order() {
+    let toml = deleted_at_10(
+        "",
+        r#"
+        [[containers]]
+        name = "first"
+        kind = "sidecar"
+        boot = "1s"
+        drain = "1s"
+        [[containers]]
+        name = "second"
+        kind = "sidecar"
+        boot = "1s"
+        drain = "1s"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        drain = "2s"
+        "#,
+    );
+    // web 10→12, second 12→13, first 13→14.
+    assert_eq!(at(&toml, "web", "SIGTERM"), [10_000]);
+    assert_eq!(at(&toml, "second", "SIGTERM"), [12_000]);
+    assert_eq!(at(&toml, "first", "SIGTERM"), [13_000]);
+    assert_eq!(run_text(&toml).metrics.termination_ms, Some(4000));
+}
+
+#[test]
+fn r36_a_sidecar_prestop_runs_at_once_and_its_sigterm_still_waits_for_the_apps() {
+    let toml = deleted_at_10(
+        "",
+        r#"
+        [[containers]]
+        name = "proxy"
+        kind = "sidecar"
+        boot = "1s"
+        drain = "1s"
+        pre_stop = "1s"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        drain = "3s"
+        "#,
+    );
+    // proxy preStop 10→11, then waits for web (exits 13), SIGTERM 13, exit 14.
+    assert_eq!(at(&toml, "proxy", "preStop hook started"), [10_000]);
+    assert_eq!(at(&toml, "proxy", "SIGTERM"), [13_000]);
+    assert_eq!(run_text(&toml).metrics.termination_ms, Some(4000));
+}
+
+#[test]
+fn r33_a_zero_grace_period_still_gives_one_second_then_the_2s_floor() {
+    let toml = deleted_at_10(
+        "termination_grace_period = \"0s\"",
+        r#"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        drain = "5s"
+        "#,
+    );
+    assert_eq!(at(&toml, "web", "SIGKILL"), [12_000]);
+    assert_eq!(run_text(&toml).metrics.sigkilled, 1);
+}
+
+#[test]
+fn r41_deletion_during_startup_stops_the_booting_init_and_starts_nothing_else() {
+    let toml = r#"
+        [pod]
+        stop_at = "2s"
+        [[containers]]
+        name = "fetch"
+        kind = "init"
+        boot = "5s"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+    "#;
+    let m = run_text(toml).metrics;
+    // fetch gets SIGTERM at 2 s and exits (no drain); web never starts; a
+    // deleted Pod whose app never ran ends Failed (R48).
+    assert_eq!(
+        (m.ready_ms, m.termination_ms, m.phase, m.end_ms),
+        (None, Some(0), PodPhase::Failed, 2000)
+    );
+    assert!(at(toml, "web", "starting").is_empty());
+}
+
+#[test]
+fn r40_a_container_failing_during_termination_is_not_restarted() {
+    // web boots 0→2 s and its attempt is scripted to fail; deletion at 1 s
+    // sends SIGTERM with a 3 s drain, but the boot ends first: exit 1 at 2 s,
+    // and no restart during termination.
+    let toml = r#"
+        [pod]
+        stop_at = "1s"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "2s"
+        drain = "3s"
+        fails = 1
+    "#;
+    let m = run_text(toml).metrics;
+    assert_eq!(
+        (m.restarts, m.termination_ms, m.phase),
+        (0, Some(1000), PodPhase::Failed)
+    );
+}
+
+#[test]
+fn stop_after_ready_deletes_relative_to_ready() {
+    let toml = r#"
+        [pod]
+        stop_after_ready = "2s"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "3s"
+        drain = "1s"
+    "#;
+    let report = run_text(toml);
+    assert_eq!(
+        (report.metrics.ready_ms, report.metrics.end_ms),
+        (Some(3000), 6000)
+    );
+    assert_eq!(report.metrics.termination_ms, Some(1000));
+}
