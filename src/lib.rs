@@ -1,7 +1,47 @@
 //! podsim: a discrete-event simulator of the Kubernetes Pod lifecycle.
+//!
+//! A scenario (TOML, see `scenario`) describes one Pod: its init containers,
+//! native sidecars and app containers with scripted boot, drain, preStop and
+//! failure times. The Pod model (`model`) replays the kubelet's rules on the
+//! event engine (`engine`) and measures time to Ready and "exposed" time — an
+//! app alive while no proxy is. `report` turns runs into text, JSON and
+//! pictures.
+//!
+//! ```
+//! use podsim::model::simulate;
+//! use podsim::scenario::Scenario;
+//!
+//! let scenario = Scenario::parse(
+//!     r#"
+//!     [pod]
+//!     stop_at = "10s"
+//!     [[containers]]
+//!     name = "proxy"
+//!     kind = "app"
+//!     boot = "3s"
+//!     drain = "1s"
+//!     proxy = true
+//!     [[containers]]
+//!     name = "web"
+//!     kind = "app"
+//!     boot = "1s"
+//!     drain = "3s"
+//!     "#,
+//!     "inline",
+//! )?;
+//! let metrics = simulate(&scenario.spec, None).metrics;
+//! // Side by side, web runs 1 s → 3 s before the proxy is up, and 11 s → 13 s
+//! // after the proxy has drained.
+//! assert_eq!(metrics.ready_ms, Some(3000));
+//! assert_eq!((metrics.exposed_startup_ms, metrics.exposed_shutdown_ms), (2000, 2000));
+//! # Ok::<(), podsim::scenario::ScenarioError>(())
+//! ```
+
 pub mod engine;
 pub mod model;
-#[doc(hidden)]
-pub mod reference;
 pub mod report;
 pub mod scenario;
+
+/// The seed chapter's tick loop: the yardstick for tests and benchmarks.
+#[doc(hidden)]
+pub mod reference;
