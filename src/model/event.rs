@@ -4,7 +4,7 @@
 //! it was scheduled for, so an event outlived by a restart or a kill is
 //! recognised as stale at pop time instead of being searched for and removed.
 
-use super::spec::ContainerId;
+use super::spec::{ContainerId, ProbeKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PodEvent {
@@ -17,6 +17,16 @@ pub enum PodEvent {
     /// The boot finished: an init container exited, a sidecar or app
     /// started, or a scripted failure exited 1.
     BootFinished { container: ContainerId, attempt: u32 },
+    /// A scripted crash (`crash_after`) of a running container: exit 1.
+    Crashed { container: ContainerId, attempt: u32 },
+    /// An app's `run` is over: it exits with its `exit_code`.
+    RunFinished { container: ContainerId, attempt: u32 },
+    /// A probe worker's tick (R28); `generation` drops ticks of a reset ticker.
+    ProbeDue {
+        container: ContainerId,
+        probe: ProbeKind,
+        generation: u32,
+    },
     /// The preStop hook returned, or the grace period cut it off (R35).
     PreStopFinished { container: ContainerId, attempt: u32 },
     /// A sidecar waited for its turn as long as its grace allowed (R35).
@@ -28,12 +38,20 @@ pub enum PodEvent {
 }
 
 impl PodEvent {
-    /// The container and attempt a container event concerns.
+    /// The container a container event concerns, with the attempt (or, for a
+    /// probe tick, the ticker generation) it was scheduled for.
     pub fn target(&self) -> Option<(ContainerId, u32)> {
         match *self {
             PodEvent::Created | PodEvent::DeletionRequested => None,
+            PodEvent::ProbeDue {
+                container,
+                generation,
+                ..
+            } => Some((container, generation)),
             PodEvent::BackOffExpired { container, attempt }
             | PodEvent::BootFinished { container, attempt }
+            | PodEvent::Crashed { container, attempt }
+            | PodEvent::RunFinished { container, attempt }
             | PodEvent::PreStopFinished { container, attempt }
             | PodEvent::TurnWaitExpired { container, attempt }
             | PodEvent::Drained { container, attempt }

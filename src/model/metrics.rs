@@ -14,6 +14,10 @@ pub enum PodPhase {
 }
 
 impl PodPhase {
+    pub fn is_terminal(self) -> bool {
+        matches!(self, PodPhase::Succeeded | PodPhase::Failed)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             PodPhase::Pending => "Pending",
@@ -31,6 +35,9 @@ pub enum Outcome {
     Settled,
     /// The horizon cut an unfinished run short (an endless crash loop).
     Horizon,
+    /// A Job's Pod settled without completing: an app that never exits (a
+    /// proxy left in `containers`) keeps it Running (R46).
+    Stuck,
 }
 
 impl Outcome {
@@ -38,6 +45,7 @@ impl Outcome {
         match self {
             Outcome::Settled => "settled",
             Outcome::Horizon => "horizon",
+            Outcome::Stuck => "stuck: legacy sidecar kept the Pod running",
         }
     }
 }
@@ -53,6 +61,8 @@ pub struct Metrics {
     pub exposed_total_ms: u64,
     /// Deletion request → last container exited.
     pub termination_ms: Option<u64>,
+    /// When the Pod reached Succeeded or Failed, its sidecars stopped (R44).
+    pub completed_ms: Option<u64>,
     /// Container restarts, all containers together (R20).
     pub restarts: u32,
     /// Containers that had to be SIGKILLed at their stop timeout.
@@ -74,12 +84,13 @@ pub enum Field {
 
 impl Metrics {
     /// The metric names, in output order: CSV columns, JSON keys, table rows.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "ready_ms",
         "exposed_startup_ms",
         "exposed_shutdown_ms",
         "exposed_total_ms",
         "termination_ms",
+        "completed_ms",
         "restarts",
         "sigkilled",
         "phase",
@@ -88,13 +99,14 @@ impl Metrics {
     ];
 
     /// The values in the order of `NAMES`.
-    pub fn fields(&self) -> [Field; 10] {
+    pub fn fields(&self) -> [Field; 11] {
         [
             Field::Millis(self.ready_ms),
             Field::Millis(Some(self.exposed_startup_ms)),
             Field::Millis(Some(self.exposed_shutdown_ms)),
             Field::Millis(Some(self.exposed_total_ms)),
             Field::Millis(self.termination_ms),
+            Field::Millis(self.completed_ms),
             Field::Count(self.restarts),
             Field::Count(self.sigkilled),
             Field::Text(self.phase.name()),

@@ -14,7 +14,8 @@ pub use event::PodEvent;
 pub use metrics::{ExposureMeter, Field, Metrics, Outcome, PodPhase};
 pub use pod::{PodModel, Status};
 pub use spec::{
-    BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, PodSpec, RestartPolicy,
+    BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, KubeVersion, PodMode,
+    PodSpec, Probe, ProbeKind, RestartPolicy,
 };
 pub use trace::{ExitReason, Happening, TraceEntry};
 

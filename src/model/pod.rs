@@ -1,12 +1,17 @@
-//! The Pod lifecycle rules: how the kubelet starts, restarts and stops the
-//! containers of one Pod (kubelet-semantics.md R4–R24, R33–R41, R43–R44).
+//! The Pod lifecycle rules: how the kubelet starts, probes, restarts and stops
+//! the containers of one Pod (kubelet-semantics.md R4–R31, R33–R46).
 //!
 //! Invariant: every decision is taken in a handler at the instant of the event
-//! that made it necessary; nothing polls, so a run costs what happens in it.
+//! that made it necessary; nothing polls. Probe ticks are scheduled only while
+//! their result could change something, so a Pod at rest has an empty queue
+//! and a run costs what happens in it, not how long it lasts.
 
 use super::event::PodEvent;
 use super::metrics::{ExposureMeter, Metrics, Outcome, PodPhase};
-use super::spec::{BACKOFF_RESET_AFTER, ContainerId, ContainerKind, Deletion, PodSpec, RestartPolicy};
+use super::spec::{
+    BACKOFF_RESET_AFTER, ContainerId, ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, Probe,
+    ProbeKind, RestartPolicy,
+};
 use super::trace::{ExitReason, Happening, TraceEntry};
 use crate::engine::{Model, RunEnd, Scheduler, SimDuration, SimTime};
 
@@ -15,18 +20,16 @@ const MIN_STOP_TIMEOUT: SimDuration = SimDuration::from_secs(2);
 /// The kubelet never terminates a Pod with less grace than this (R33).
 const MIN_POD_GRACE: SimDuration = SimDuration::from_secs(1);
 
-/// Where a container instance is in its life.
+/// Where a container is in its life, as the runtime sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     /// Not started yet: held by the init order, or its back-off expired.
     Waiting,
-    /// The process runs but has not finished booting.
-    Booting,
-    /// Booted: started (R21); counts towards Ready and as alive.
-    Started,
+    /// Started by the runtime (booting or booted; see the run's flags).
+    Running,
     /// Exited and waiting out its CrashLoopBackOff delay.
     BackOff,
-    /// Exited, not to be started again (or not yet decided: see `exit`).
+    /// Exited, not to be started again.
     Exited(ExitReason),
 }
 
@@ -39,10 +42,42 @@ enum KillStep {
     Draining,
 }
 
+/// A probe worker's bookkeeping (R28, R30): consecutive results of the current
+/// instance, the ticker's anchor, and a generation that invalidates pending
+/// ticks when the ticker is reset or rescheduled.
+#[derive(Clone, Copy, Debug)]
+struct ProbeWorker {
+    successes: u32,
+    failures: u32,
+    anchor: SimTime,
+    generation: u32,
+    pending: bool,
+}
+
+impl ProbeWorker {
+    const NEW: ProbeWorker = ProbeWorker {
+        successes: 0,
+        failures: 0,
+        anchor: SimTime::ZERO,
+        generation: 0,
+        pending: false,
+    };
+}
+
 #[derive(Clone, Copy, Debug)]
 struct ContainerRun {
     status: Status,
-    stop: KillStep,
+    /// Booted: the process does its job (and is "alive" for exposure).
+    healthy: bool,
+    /// The kubelet's `Started` (R21).
+    started: bool,
+    /// The kubelet's `Ready` (R21).
+    ready: bool,
+    /// Visible to kubectl as running or terminated at least once (R47).
+    has_history: bool,
+    kill: KillStep,
+    /// The current kill was caused by a failed probe: restart afterwards (R12).
+    probe_kill: bool,
     /// Instances started so far; events carry it to detect staleness.
     attempt: u32,
     /// Scripted failures already spent.
@@ -50,26 +85,42 @@ struct ContainerRun {
     /// Restarts since the back-off was last reset (R16).
     streak: u32,
     last_start: SimTime,
-    /// Grace left when the current kill step began (R35).
+    /// When this container's kill began and the grace it was given (R35).
+    kill_since: SimTime,
+    kill_grace: SimDuration,
+    /// Grace left when the current kill step began.
     budget: SimDuration,
-    /// Running when termination began: blocks earlier sidecars (R36).
+    /// Running when the Pod's termination began: blocks earlier sidecars (R36).
     running_at_termination: bool,
+    probes: [ProbeWorker; 3],
 }
 
 impl ContainerRun {
     const NEW: ContainerRun = ContainerRun {
         status: Status::Waiting,
-        stop: KillStep::NotStopping,
+        healthy: false,
+        started: false,
+        ready: false,
+        has_history: false,
+        kill: KillStep::NotStopping,
+        probe_kill: false,
         attempt: 0,
         failures: 0,
         streak: 0,
         last_start: SimTime::ZERO,
+        kill_since: SimTime::ZERO,
+        kill_grace: SimDuration::ZERO,
         budget: SimDuration::ZERO,
         running_at_termination: false,
+        probes: [ProbeWorker::NEW; 3],
     };
 
     fn is_running(&self) -> bool {
-        matches!(self.status, Status::Booting | Status::Started)
+        self.status == Status::Running
+    }
+
+    fn has_exited(&self) -> bool {
+        matches!(self.status, Status::Exited(_))
     }
 }
 
@@ -85,8 +136,6 @@ enum Cause {
 
 #[derive(Clone, Copy, Debug)]
 struct Termination {
-    since: SimTime,
-    grace: SimDuration,
     cause: Cause,
 }
 
@@ -101,8 +150,8 @@ pub struct PodModel {
     deleted_at: Option<SimTime>,
     /// The last container exited after termination began.
     stopped_at: Option<SimTime>,
-    /// Apps and sidecars currently started, and how many there are.
-    started: u32,
+    /// Apps and sidecars currently Ready, and how many there are.
+    ready_count: u32,
     needed_for_ready: u32,
     alive_apps: u32,
     alive_proxies: u32,
@@ -112,6 +161,8 @@ pub struct PodModel {
     restarts: u32,
     sigkilled: u32,
     trace: Option<Vec<TraceEntry>>,
+    /// The last phase written to the trace.
+    traced_phase: PodPhase,
 }
 
 impl PodModel {
@@ -123,7 +174,7 @@ impl PodModel {
             termination: None,
             deleted_at: None,
             stopped_at: None,
-            started: 0,
+            ready_count: 0,
             needed_for_ready: 0,
             alive_apps: 0,
             alive_proxies: 0,
@@ -133,6 +184,7 @@ impl PodModel {
             restarts: 0,
             sigkilled: 0,
             trace: record_trace.then(Vec::new),
+            traced_phase: PodPhase::Pending,
         };
         model.reset();
         model
@@ -160,7 +212,7 @@ impl PodModel {
         self.termination = None;
         self.deleted_at = None;
         self.stopped_at = None;
-        self.started = 0;
+        self.ready_count = 0;
         self.needed_for_ready = self
             .spec
             .containers
@@ -174,6 +226,7 @@ impl PodModel {
         self.ready_at = None;
         self.restarts = 0;
         self.sigkilled = 0;
+        self.traced_phase = PodPhase::Pending;
         if let Some(trace) = &mut self.trace {
             trace.clear();
         }
@@ -193,6 +246,11 @@ impl PodModel {
         let phase = self.phase();
         self.note(end, None, Happening::PodPhase(phase));
         let (startup, shutdown) = self.exposure.totals(end);
+        let outcome = match how {
+            RunEnd::Horizon => Outcome::Horizon,
+            RunEnd::Quiet if self.spec.mode == PodMode::Job && !phase.is_terminal() => Outcome::Stuck,
+            RunEnd::Quiet => Outcome::Settled,
+        };
         Metrics {
             ready_ms: self.ready_at.map(SimTime::as_millis),
             exposed_startup_ms: startup,
@@ -201,13 +259,14 @@ impl PodModel {
             termination_ms: self
                 .deleted_at
                 .and_then(|deleted| self.stopped_at.map(|stopped| stopped.since(deleted).as_millis())),
+            completed_ms: self
+                .stopped_at
+                .filter(|_| phase.is_terminal())
+                .map(SimTime::as_millis),
             restarts: self.restarts,
             sigkilled: self.sigkilled,
             phase,
-            outcome: match how {
-                RunEnd::Quiet => Outcome::Settled,
-                RunEnd::Horizon => Outcome::Horizon,
-            },
+            outcome,
             end_ms: end.as_millis(),
         }
     }
@@ -215,20 +274,29 @@ impl PodModel {
     /// The Pod phase as the kubelet would report it now (R47, R48).
     pub fn phase(&self) -> PodPhase {
         match self.termination {
-            Some(t) if t.cause == Cause::InitFailed => PodPhase::Failed,
+            Some(t) if t.cause == Cause::InitFailed => return PodPhase::Failed,
             Some(_) if self.stopped_at.is_some() => {
                 let apps_succeeded = self.ids().all(|id| {
                     self.kind(id) != ContainerKind::App
                         || matches!(self.run(id).status, Status::Exited(r) if r.is_success())
                 });
-                if apps_succeeded {
+                return if apps_succeeded {
                     PodPhase::Succeeded
                 } else {
                     PodPhase::Failed
-                }
+                };
             }
-            _ if self.initialized => PodPhase::Running,
-            _ => PodPhase::Pending,
+            _ => {}
+        }
+        // R47 step 5: an app or sidecar that never ran (and never exited)
+        // keeps the Pod Pending.
+        let waiting = self
+            .ids()
+            .any(|id| self.kind(id) != ContainerKind::Init && !self.run(id).has_history);
+        if waiting {
+            PodPhase::Pending
+        } else {
+            PodPhase::Running
         }
     }
 
@@ -244,13 +312,29 @@ impl PodModel {
         &mut self.containers[id.index()]
     }
 
+    fn container(&self, id: ContainerId) -> &ContainerSpec {
+        &self.spec.containers[id.index()]
+    }
+
     fn kind(&self, id: ContainerId) -> ContainerKind {
-        self.spec.containers[id.index()].kind
+        self.container(id).kind
     }
 
     fn note(&mut self, at: SimTime, container: Option<ContainerId>, what: Happening) {
         if let Some(trace) = &mut self.trace {
             trace.push(TraceEntry { at, container, what });
+        }
+    }
+
+    /// Records a phase change in the trace (only when a trace is kept: the
+    /// phase is otherwise computed once, at the end).
+    fn note_phase(&mut self, now: SimTime) {
+        if self.trace.is_some() {
+            let phase = self.phase();
+            if phase != self.traced_phase {
+                self.traced_phase = phase;
+                self.note(now, None, Happening::PodPhase(phase));
+            }
         }
     }
 
@@ -261,11 +345,12 @@ impl PodModel {
         }
         if !self.initialized {
             for id in self.ids() {
-                match (self.kind(id), self.run(id).status) {
-                    (ContainerKind::App, _) => continue,
-                    (ContainerKind::Init, Status::Exited(ExitReason::Completed)) => continue,
-                    (ContainerKind::Sidecar, Status::Started) => continue,
-                    (_, Status::Waiting) => return self.start(id, now, s),
+                let run = self.run(id);
+                match self.kind(id) {
+                    ContainerKind::App => continue,
+                    ContainerKind::Init if run.status == Status::Exited(ExitReason::Completed) => continue,
+                    ContainerKind::Sidecar if run.is_running() && run.started => continue,
+                    _ if run.status == Status::Waiting => return self.start(id, now, s),
                     _ => return,
                 }
             }
@@ -281,11 +366,21 @@ impl PodModel {
     }
 
     fn start(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        let boot = self.spec.containers[id.index()].boot;
+        let spec = self.container(id);
+        let (boot, probed) = (spec.boot, spec.has_probes());
+        let startup_probe = spec.probe(ProbeKind::Startup).is_some();
+        let crash = spec.crash_after.get(self.run(id).attempt as usize).copied();
         let run = self.run_mut(id);
         run.attempt += 1;
-        run.status = Status::Booting;
+        run.status = Status::Running;
+        run.healthy = false;
+        run.started = false;
+        run.ready = false;
         run.last_start = now;
+        for worker in &mut run.probes {
+            worker.successes = 0;
+            worker.failures = 0;
+        }
         let attempt = run.attempt;
         if attempt > 1 {
             self.restarts += 1;
@@ -298,48 +393,129 @@ impl PodModel {
                 attempt,
             },
         );
+        if let Some(after) = crash {
+            s.after(
+                after,
+                PodEvent::Crashed {
+                    container: id,
+                    attempt,
+                },
+            );
+        }
+        if probed {
+            // A probed container runs from its start; without a startup
+            // probe the kubelet counts it started at once (R21).
+            self.run_mut(id).has_history = true;
+            if !startup_probe {
+                self.mark_started(id, now, s);
+            }
+            self.schedule_probes(id, now, s);
+        }
+        self.note_phase(now);
     }
 
     fn boot_finished(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        let spec = &self.spec.containers[id.index()];
-        let (fails, kind, proxy) = (spec.fails, spec.kind, spec.proxy);
-        let run = self.run_mut(id);
-        if run.failures < fails {
-            run.failures += 1;
-            return self.exit(id, now, ExitReason::Failed, s);
+        let spec = self.container(id);
+        let (fails, kind, proxy, probed, run) =
+            (spec.fails, spec.kind, spec.proxy, spec.has_probes(), spec.run);
+        let state = self.run_mut(id);
+        if state.failures < fails {
+            state.failures += 1;
+            return self.exit(id, now, ExitReason::Failed(1), s);
         }
         if kind == ContainerKind::Init {
             return self.exit(id, now, ExitReason::Completed, s);
         }
-        run.status = Status::Started;
-        self.note(now, Some(id), Happening::Started);
-        self.started += 1;
+        state.healthy = true;
+        state.has_history = true;
         if proxy {
             self.alive_proxies += 1;
         } else if kind == ContainerKind::App {
             self.alive_apps += 1;
         }
         self.update_exposure(now);
-        if self.ready_at.is_none() && self.termination.is_none() && self.started == self.needed_for_ready {
+        if let Some(run) = run {
+            let attempt = self.run(id).attempt;
+            s.after(
+                run,
+                PodEvent::RunFinished {
+                    container: id,
+                    attempt,
+                },
+            );
+        }
+        if probed {
+            self.note(now, Some(id), Happening::Healthy);
+            self.schedule_probes(id, now, s);
+        } else {
+            self.mark_started(id, now, s);
+        }
+    }
+
+    /// The kubelet counts the container started (R21); without a readiness
+    /// probe it is ready at once.
+    fn mark_started(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        self.run_mut(id).started = true;
+        self.note(now, Some(id), Happening::Started);
+        if self.container(id).probe(ProbeKind::Readiness).is_none() {
+            self.mark_ready(id, now, s);
+        } else {
+            // The sync that notices the start triggers a readiness probe at
+            // once and resets its ticker (R28).
+            self.run_mut(id).probes[ProbeKind::Readiness.index()].anchor = now;
+            self.schedule_probes(id, now, s);
+        }
+        self.note_phase(now);
+        self.sync(now, s);
+    }
+
+    fn mark_ready(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        let run = self.run_mut(id);
+        if run.ready {
+            return;
+        }
+        run.ready = true;
+        if self.container(id).probe(ProbeKind::Readiness).is_some() {
+            self.note(now, Some(id), Happening::Ready);
+        }
+        self.ready_count += 1;
+        if self.ready_at.is_none() && self.termination.is_none() && self.ready_count == self.needed_for_ready
+        {
             self.ready_at = Some(now);
             self.note(now, None, Happening::PodReady);
             if let Deletion::AfterReady(delay) = self.spec.deletion {
                 s.after(delay, PodEvent::DeletionRequested);
             }
         }
-        self.sync(now, s);
     }
 
     fn exit(&mut self, id: ContainerId, now: SimTime, reason: ExitReason, s: &mut Scheduler<'_, PodEvent>) {
-        let spec = &self.spec.containers[id.index()];
+        let spec = self.container(id);
         let (kind, proxy) = (spec.kind, spec.proxy);
         let run = self.run_mut(id);
-        let was_started = run.status == Status::Started;
-        run.status = Status::Exited(reason);
-        run.stop = KillStep::NotStopping;
+        let (was_healthy, was_ready, probe_kill) = (run.healthy, run.ready, run.probe_kill);
+        *run = ContainerRun {
+            status: Status::Exited(reason),
+            has_history: true,
+            attempt: run.attempt,
+            failures: run.failures,
+            streak: run.streak,
+            last_start: run.last_start,
+            running_at_termination: run.running_at_termination,
+            probes: run.probes,
+            ..ContainerRun::NEW
+        };
+        for worker in &mut run.probes {
+            // Ticks scheduled for this instance are void; the next instance
+            // schedules its own on the same ticker grid (R28).
+            worker.generation += 1;
+            worker.pending = false;
+        }
         self.note(now, Some(id), Happening::Exited(reason));
-        if was_started {
-            self.started -= 1;
+        if was_ready {
+            self.ready_count -= 1;
+        }
+        if was_healthy {
             if proxy {
                 self.alive_proxies -= 1;
             } else if kind == ContainerKind::App {
@@ -353,12 +529,14 @@ impl PodModel {
             if self.stopped_at.is_none() && !self.containers.iter().any(ContainerRun::is_running) {
                 self.stopped_at = Some(now);
             }
-            return;
+            return self.note_phase(now);
         }
         let policy = self.spec.restart_policy;
         let restart = match kind {
             ContainerKind::Sidecar => true, // R10
             ContainerKind::Init => !reason.is_success() && policy != RestartPolicy::Never, // R9
+            // R12: a probe kill restarts unless Never, whatever the exit code.
+            ContainerKind::App if probe_kill => policy != RestartPolicy::Never,
             ContainerKind::App => match policy {
                 RestartPolicy::Always => true,
                 RestartPolicy::OnFailure => !reason.is_success(),
@@ -374,6 +552,7 @@ impl PodModel {
             self.note(now, None, Happening::AppsFinished);
             return self.begin_termination(now, Cause::AppsFinished, s);
         }
+        self.note_phase(now);
         self.sync(now, s);
     }
 
@@ -381,7 +560,7 @@ impl PodModel {
     fn apps_finished(&self) -> bool {
         self.ids()
             .filter(|&id| self.kind(id) == ContainerKind::App)
-            .all(|id| matches!(self.run(id).status, Status::Exited(_)))
+            .all(|id| self.run(id).has_exited())
     }
 
     /// CrashLoopBackOff (R14–R16): wait, then let the next sync start it.
@@ -410,51 +589,173 @@ impl PodModel {
         self.exposure.set(now, exposed);
     }
 
+    /// Whether a tick of `kind` could change anything now (R29–R31); ticks
+    /// that could not are never scheduled.
+    fn probe_matters(&self, id: ContainerId, kind: ProbeKind) -> bool {
+        let run = self.run(id);
+        let running = run.is_running() && run.kill == KillStep::NotStopping;
+        match kind {
+            ProbeKind::Startup => running && !run.started,
+            // Liveness and startup stop at deletion (R32); a healthy container
+            // passes liveness, so only an unhealthy started one is at risk.
+            ProbeKind::Liveness => running && run.started && !run.healthy && self.termination.is_none(),
+            ProbeKind::Readiness => run.is_running() && run.started && run.healthy && !run.ready,
+        }
+    }
+
+    /// Schedules the next tick of each probe that matters: the next multiple
+    /// of the period from the ticker's anchor, once the initial delay since
+    /// the container's start has passed (R28, R29).
+    fn schedule_probes(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        for kind in ProbeKind::ALL {
+            let Some(probe) = self.container(id).probe(kind).copied() else {
+                continue;
+            };
+            if self.run(id).probes[kind.index()].pending || !self.probe_matters(id, kind) {
+                continue;
+            }
+            let at = self.next_tick(id, kind, &probe, now);
+            let worker = &mut self.run_mut(id).probes[kind.index()];
+            worker.generation += 1;
+            worker.pending = true;
+            let generation = worker.generation;
+            s.at(
+                at,
+                PodEvent::ProbeDue {
+                    container: id,
+                    probe: kind,
+                    generation,
+                },
+            );
+        }
+    }
+
+    fn next_tick(&self, id: ContainerId, kind: ProbeKind, probe: &Probe, from: SimTime) -> SimTime {
+        let run = self.run(id);
+        let earliest = from.max(run.last_start + probe.initial_delay);
+        let anchor = run.probes[kind.index()].anchor;
+        let period = probe.period.as_millis().max(1);
+        let periods = earliest.since(anchor).as_millis().div_ceil(period);
+        anchor + SimDuration(periods * period)
+    }
+
+    /// One probe run (R30): the container answers it iff it is healthy.
+    fn probe_tick(
+        &mut self,
+        id: ContainerId,
+        kind: ProbeKind,
+        now: SimTime,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        self.run_mut(id).probes[kind.index()].pending = false;
+        let Some(probe) = self.container(id).probe(kind).copied() else {
+            return;
+        };
+        if !self.probe_matters(id, kind) {
+            return;
+        }
+        let healthy = self.run(id).healthy;
+        let worker = &mut self.run_mut(id).probes[kind.index()];
+        if healthy {
+            worker.successes += 1;
+            worker.failures = 0;
+        } else {
+            worker.failures += 1;
+            worker.successes = 0;
+        }
+        let (successes, failures) = (worker.successes, worker.failures);
+        if successes >= probe.success_threshold {
+            match kind {
+                ProbeKind::Startup => return self.mark_started(id, now, s),
+                ProbeKind::Readiness => self.mark_ready(id, now, s),
+                ProbeKind::Liveness => {}
+            }
+        } else if failures >= probe.failure_threshold && kind != ProbeKind::Readiness {
+            self.note(now, Some(id), Happening::ProbeFailed(kind));
+            let grace = probe
+                .termination_grace_period
+                .unwrap_or(self.spec.termination_grace_period);
+            self.run_mut(id).probe_kill = true;
+            return self.begin_kill(id, now, grace.max(MIN_POD_GRACE), s);
+        }
+        // The next tick is one period on, not "now" again.
+        let at = self.next_tick(id, kind, &probe, now + SimDuration(1));
+        if self.probe_matters(id, kind) {
+            let worker = &mut self.run_mut(id).probes[kind.index()];
+            worker.generation += 1;
+            worker.pending = true;
+            let generation = worker.generation;
+            s.at(
+                at,
+                PodEvent::ProbeDue {
+                    container: id,
+                    probe: kind,
+                    generation,
+                },
+            );
+        }
+    }
+
     /// Kill every running container (R34): preStop hooks all start now.
     fn begin_termination(&mut self, now: SimTime, cause: Cause, s: &mut Scheduler<'_, PodEvent>) {
         let grace = self.spec.termination_grace_period.max(MIN_POD_GRACE);
-        self.termination = Some(Termination {
-            since: now,
-            grace,
-            cause,
-        });
+        self.termination = Some(Termination { cause });
         for run in &mut self.containers {
             run.running_at_termination = run.is_running();
         }
         for id in self.ids() {
-            if !self.run(id).running_at_termination {
-                continue;
-            }
-            let pre_stop = self.spec.containers[id.index()].pre_stop;
-            if pre_stop > SimDuration::ZERO {
-                self.run_mut(id).stop = KillStep::PreStop;
-                let attempt = self.run(id).attempt;
-                self.note(now, Some(id), Happening::PreStopStarted);
-                s.after(
-                    pre_stop.min(grace),
-                    PodEvent::PreStopFinished {
-                        container: id,
-                        attempt,
-                    },
-                );
-            } else {
-                self.after_pre_stop(id, now, s);
+            let run = self.run(id);
+            // A container already being killed (a probe failure) keeps its own kill.
+            if run.running_at_termination && run.kill == KillStep::NotStopping {
+                self.begin_kill(id, now, grace, s);
             }
         }
         if !self.containers.iter().any(ContainerRun::is_running) {
             self.stopped_at = Some(now);
         }
+        self.note_phase(now);
+    }
+
+    /// `killContainer` (R35): the preStop hook first, within `grace`.
+    fn begin_kill(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        grace: SimDuration,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        let pre_stop = self.container(id).pre_stop;
+        let run = self.run_mut(id);
+        run.kill_since = now;
+        run.kill_grace = grace;
+        if pre_stop > SimDuration::ZERO {
+            run.kill = KillStep::PreStop;
+            let attempt = run.attempt;
+            self.note(now, Some(id), Happening::PreStopStarted);
+            s.after(
+                pre_stop.min(grace),
+                PodEvent::PreStopFinished {
+                    container: id,
+                    attempt,
+                },
+            );
+        } else {
+            self.after_pre_stop(id, now, s);
+        }
     }
 
     /// The rest of `killContainer` once the hook is over (R35, R36).
     fn after_pre_stop(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        let Some(t) = self.termination else { return };
-        let budget = t.grace - now.since(t.since).floor_secs();
-        let must_wait =
-            self.kind(id) == ContainerKind::Sidecar && budget > SimDuration::ZERO && !self.turn_has_come(id);
+        let run = self.run(id);
+        let budget = run.kill_grace - now.since(run.kill_since).floor_secs();
+        let ordered = self.termination.is_some() && self.spec.kubernetes.orders_sidecar_termination();
+        let must_wait = ordered
+            && self.kind(id) == ContainerKind::Sidecar
+            && budget > SimDuration::ZERO
+            && !self.turn_has_come(id);
         if must_wait {
             let run = self.run_mut(id);
-            run.stop = KillStep::AwaitingTurn { since: now };
+            run.kill = KillStep::AwaitingTurn { since: now };
             run.budget = budget;
             let attempt = run.attempt;
             self.note(now, Some(id), Happening::AwaitingTurn);
@@ -480,14 +781,13 @@ impl PodModel {
                 ContainerKind::Init => false,
             };
             let run = self.run(id);
-            !(blocks && run.running_at_termination && !matches!(run.status, Status::Exited(_)))
+            !(blocks && run.running_at_termination && !run.has_exited())
         })
     }
 
     fn release_waiting_sidecars(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        // Reverse order: releasing a later sidecar first is the kubelet's order.
         for id in self.ids().rev() {
-            if matches!(self.run(id).stop, KillStep::AwaitingTurn { .. }) && self.turn_has_come(id) {
+            if matches!(self.run(id).kill, KillStep::AwaitingTurn { .. }) && self.turn_has_come(id) {
                 self.end_turn_wait(id, now, s);
             }
         }
@@ -495,7 +795,7 @@ impl PodModel {
 
     fn end_turn_wait(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         let run = self.run(id);
-        let KillStep::AwaitingTurn { since } = run.stop else {
+        let KillStep::AwaitingTurn { since } = run.kill else {
             return;
         };
         let budget = run.budget - now.since(since).floor_secs();
@@ -510,9 +810,9 @@ impl PodModel {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         let timeout = budget.max(MIN_STOP_TIMEOUT);
-        let drain = self.spec.containers[id.index()].drain;
+        let drain = self.container(id).drain;
         let run = self.run_mut(id);
-        run.stop = KillStep::Draining;
+        run.kill = KillStep::Draining;
         let attempt = run.attempt;
         self.note(now, Some(id), Happening::Sigterm { timeout });
         if drain <= timeout {
@@ -545,15 +845,17 @@ impl Model for PodModel {
         let Some(run) = self.containers.get(id.index()) else {
             return false;
         };
-        run.attempt == attempt
-            && match event {
-                PodEvent::BackOffExpired { .. } => run.status == Status::BackOff,
-                PodEvent::BootFinished { .. } => run.status == Status::Booting,
-                PodEvent::PreStopFinished { .. } => run.stop == KillStep::PreStop,
-                PodEvent::TurnWaitExpired { .. } => matches!(run.stop, KillStep::AwaitingTurn { .. }),
-                PodEvent::Drained { .. } | PodEvent::Killed { .. } => run.stop == KillStep::Draining,
-                PodEvent::Created | PodEvent::DeletionRequested => true,
-            }
+        match event {
+            PodEvent::ProbeDue { probe, .. } => run.probes[probe.index()].generation == attempt,
+            _ if run.attempt != attempt => false,
+            PodEvent::BackOffExpired { .. } => run.status == Status::BackOff,
+            PodEvent::BootFinished { .. } => run.is_running() && !run.healthy,
+            PodEvent::Crashed { .. } | PodEvent::RunFinished { .. } => run.is_running(),
+            PodEvent::PreStopFinished { .. } => run.kill == KillStep::PreStop,
+            PodEvent::TurnWaitExpired { .. } => matches!(run.kill, KillStep::AwaitingTurn { .. }),
+            PodEvent::Drained { .. } | PodEvent::Killed { .. } => run.kill == KillStep::Draining,
+            PodEvent::Created | PodEvent::DeletionRequested => true,
+        }
     }
 
     fn handle(&mut self, now: SimTime, event: PodEvent, s: &mut Scheduler<'_, PodEvent>) {
@@ -576,10 +878,20 @@ impl Model for PodModel {
                 self.sync(now, s);
             }
             PodEvent::BootFinished { container, .. } => self.boot_finished(container, now, s),
+            PodEvent::Crashed { container, .. } => self.exit(container, now, ExitReason::Crashed, s),
+            PodEvent::RunFinished { container, .. } => {
+                let code = self.container(container).exit_code;
+                let reason = if code == 0 {
+                    ExitReason::Completed
+                } else {
+                    ExitReason::Failed(code)
+                };
+                self.exit(container, now, reason, s);
+            }
+            PodEvent::ProbeDue { container, probe, .. } => self.probe_tick(container, probe, now, s),
             PodEvent::PreStopFinished { container, .. } => {
-                let cut_off = self
-                    .termination
-                    .is_some_and(|t| self.spec.containers[container.index()].pre_stop > now.since(t.since));
+                let run = self.run(container);
+                let cut_off = self.container(container).pre_stop > now.since(run.kill_since);
                 self.note(now, Some(container), Happening::PreStopFinished { cut_off });
                 self.after_pre_stop(container, now, s);
             }

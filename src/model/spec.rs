@@ -132,6 +132,103 @@ pub enum Deletion {
     AfterReady(SimDuration),
 }
 
+/// Which of a container's three probes (R27–R31).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProbeKind {
+    Startup,
+    Readiness,
+    Liveness,
+}
+
+impl ProbeKind {
+    pub const ALL: [ProbeKind; 3] = [ProbeKind::Startup, ProbeKind::Readiness, ProbeKind::Liveness];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ProbeKind::Startup => "startup",
+            ProbeKind::Readiness => "readiness",
+            ProbeKind::Liveness => "liveness",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A probe with Kubernetes' fields and defaults (R27). The container answers
+/// it successfully once it is healthy, i.e. `boot` after its start; podsim's
+/// probes answer at once, so `timeout` is validated but never reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Probe {
+    pub initial_delay: SimDuration,
+    pub period: SimDuration,
+    pub timeout: SimDuration,
+    pub success_threshold: u32,
+    pub failure_threshold: u32,
+    /// Probe-level grace for the kill a liveness or startup failure causes (R12).
+    pub termination_grace_period: Option<SimDuration>,
+}
+
+impl Default for Probe {
+    fn default() -> Self {
+        Probe {
+            initial_delay: SimDuration::ZERO,
+            period: SimDuration::from_secs(10),
+            timeout: SimDuration::from_secs(1),
+            success_threshold: 1,
+            failure_threshold: 3,
+            termination_grace_period: None,
+        }
+    }
+}
+
+/// What the Pod is for: serving until deleted, or running to completion.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PodMode {
+    #[default]
+    Service,
+    /// A Job's Pod: it completes when its apps have exited (R43–R45).
+    Job,
+}
+
+/// The Kubernetes minor version whose kubelet is simulated (1.x).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KubeVersion(pub u32);
+
+impl KubeVersion {
+    /// The newest release `kubelet-semantics.md` describes.
+    pub const NEWEST: KubeVersion = KubeVersion(36);
+    /// The oldest release podsim knows.
+    pub const OLDEST: KubeVersion = KubeVersion(20);
+
+    /// Native sidecars exist from 1.28 (alpha, gate SidecarContainers; on by default from 1.29).
+    pub fn has_native_sidecars(self) -> bool {
+        self.0 >= 28
+    }
+
+    /// Sidecars are stopped after the apps, in reverse order, from 1.29 (R36).
+    pub fn orders_sidecar_termination(self) -> bool {
+        self.0 >= 29
+    }
+
+    /// `crashLoopBackOff.maxContainerRestartPeriod` exists from 1.32 (alpha)
+    /// and is on by default from 1.35 (R18).
+    pub fn configurable_backoff_cap(self) -> Option<&'static str> {
+        match self.0 {
+            0..=31 => None,
+            32..=34 => Some("alpha: needs the KubeletCrashLoopBackOffMax feature gate"),
+            _ => Some("beta, on by default"),
+        }
+    }
+}
+
+impl Default for KubeVersion {
+    fn default() -> Self {
+        KubeVersion::NEWEST
+    }
+}
+
 /// One container's script: how long each phase of its life takes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ContainerSpec {
@@ -147,6 +244,13 @@ pub struct ContainerSpec {
     pub fails: u32,
     /// Carries the Pod's traffic; an app alive while no proxy is alive is exposed.
     pub proxy: bool,
+    /// Startup, readiness and liveness probes, by `ProbeKind::index`.
+    pub probes: [Option<Probe>; 3],
+    /// Attempt i (from 1) crashes with exit 1 `crash_after[i - 1]` after it started.
+    pub crash_after: Vec<SimDuration>,
+    /// An app that finishes: it exits with `exit_code` this long after it is healthy.
+    pub run: Option<SimDuration>,
+    pub exit_code: i32,
 }
 
 impl ContainerSpec {
@@ -159,7 +263,22 @@ impl ContainerSpec {
             pre_stop: SimDuration::ZERO,
             fails: 0,
             proxy: false,
+            probes: [None; 3],
+            crash_after: Vec::new(),
+            run: None,
+            exit_code: 0,
         }
+    }
+
+    pub fn probe(&self, kind: ProbeKind) -> Option<&Probe> {
+        self.probes[kind.index()].as_ref()
+    }
+
+    /// With probes, `boot` is the time until the container answers them and
+    /// the kubelet's view follows the probes (R21); without, the container is
+    /// started when its boot (image pull, create, postStart) ends.
+    pub fn has_probes(&self) -> bool {
+        self.probes.iter().any(Option::is_some)
     }
 }
 
@@ -171,6 +290,8 @@ pub struct PodSpec {
     pub termination_grace_period: SimDuration,
     pub deletion: Deletion,
     pub backoff: Backoff,
+    pub mode: PodMode,
+    pub kubernetes: KubeVersion,
     /// Declaration order: init-list order for init and sidecar containers.
     pub containers: Vec<ContainerSpec>,
 }
@@ -184,6 +305,8 @@ impl PodSpec {
             termination_grace_period: Self::DEFAULT_GRACE,
             deletion: Deletion::Never,
             backoff: Backoff::default(),
+            mode: PodMode::Service,
+            kubernetes: KubeVersion::NEWEST,
             containers,
         }
     }

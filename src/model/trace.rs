@@ -6,7 +6,7 @@
 use std::fmt;
 
 use super::metrics::PodPhase;
-use super::spec::ContainerId;
+use super::spec::{ContainerId, ProbeKind};
 use crate::engine::{SimDuration, SimTime};
 
 /// Why a container's process ended, and the exit code it reports.
@@ -14,8 +14,11 @@ use crate::engine::{SimDuration, SimTime};
 pub enum ExitReason {
     /// An init container finished its work: exit 0.
     Completed,
-    /// A scripted failure at the end of boot: exit 1.
-    Failed,
+    /// A scripted failure at the end of boot (exit 1), or a `run` that ends
+    /// with a non-zero `exit_code`.
+    Failed(i32),
+    /// A scripted crash while running (`crash_after`): exit 1.
+    Crashed,
     /// Stopped by SIGTERM within its stop timeout; a graceful handler exits 0.
     Terminated,
     /// SIGKILL at the stop timeout: exit 137.
@@ -26,7 +29,8 @@ impl ExitReason {
     pub fn code(self) -> i32 {
         match self {
             ExitReason::Completed | ExitReason::Terminated => 0,
-            ExitReason::Failed => 1,
+            ExitReason::Failed(code) => code,
+            ExitReason::Crashed => 1,
             ExitReason::Killed => 137,
         }
     }
@@ -43,8 +47,15 @@ pub enum Happening {
     Starting {
         attempt: u32,
     },
-    /// Boot finished: the container counts as started (R21).
+    /// A probed container finished booting: it answers its probes now.
+    Healthy,
+    /// The kubelet counts the container started (R21): at the end of boot
+    /// without probes, else at its start or its startup probe's success.
     Started,
+    /// The readiness probe succeeded (R30).
+    Ready,
+    /// A startup or liveness probe failed `failure_threshold` times: kill (R12).
+    ProbeFailed(ProbeKind),
     Exited(ExitReason),
     /// CrashLoopBackOff: the next start waits this long (R14).
     BackOff {
@@ -70,7 +81,7 @@ pub enum Happening {
     PodFailed,
     /// No app container runs or will run again (R43): sidecars are stopped.
     AppsFinished,
-    /// The phase at the end of the run.
+    /// The Pod phase changed (recorded at each change and at the end).
     PodPhase(PodPhase),
 }
 
@@ -87,15 +98,22 @@ impl fmt::Display for Happening {
         match *self {
             Happening::Starting { attempt: 1 } => write!(f, "starting"),
             Happening::Starting { attempt } => write!(f, "restarting (attempt {attempt})"),
+            Happening::Healthy => write!(f, "healthy (answers its probes)"),
             Happening::Started => write!(f, "started"),
+            Happening::Ready => write!(f, "ready"),
+            Happening::ProbeFailed(kind) => write!(f, "{} probe failed: killing", kind.name()),
             Happening::Exited(reason) => {
                 let why = match reason {
                     ExitReason::Completed => "completed",
-                    ExitReason::Failed => "failed",
+                    ExitReason::Failed(_) => "failed",
+                    ExitReason::Crashed => "crashed",
                     ExitReason::Terminated => "stopped by SIGTERM",
                     ExitReason::Killed => "SIGKILL",
                 };
                 write!(f, "exited {} ({why})", reason.code())
+            }
+            Happening::BackOff { delay } if delay.as_millis() == 0 => {
+                write!(f, "restarting at once (first restart, no back-off yet)")
             }
             Happening::BackOff { delay } => write!(f, "CrashLoopBackOff: restart in {delay}"),
             Happening::PreStopStarted => write!(f, "preStop hook started"),
@@ -113,7 +131,9 @@ impl fmt::Display for Happening {
                 write!(f, "deletion requested (grace period {grace})")
             }
             Happening::PodFailed => write!(f, "init container failed under restartPolicy Never: Pod failed"),
-            Happening::AppsFinished => write!(f, "all app containers finished: stopping sidecars"),
+            Happening::AppsFinished => {
+                write!(f, "no app container runs or will run again: stopping sidecars")
+            }
             Happening::PodPhase(phase) => write!(f, "Pod phase {}", phase.name()),
         }
     }

@@ -141,7 +141,13 @@ impl Timeline {
             let i = id.index();
             let next = match what {
                 Happening::Starting { .. } => BandState::Booting,
-                Happening::Started => {
+                // Alive means doing its job: booted. For a probed container
+                // that is `Healthy`; without probes, `Started` (R21).
+                Happening::Healthy => {
+                    alive[i] = true;
+                    BandState::Running
+                }
+                Happening::Started if !spec.containers[i].has_probes() => {
                     alive[i] = true;
                     BandState::Running
                 }

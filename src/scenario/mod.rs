@@ -16,10 +16,13 @@ use std::path::Path;
 use toml::Spanned;
 
 pub use duration::parse_duration;
-use raw::{RawContainer, RawDuration, RawScenario};
+use raw::{RawContainer, RawDuration, RawProbe, RawScenario};
 
 use crate::engine::SimDuration;
-use crate::model::{Backoff, ContainerKind, ContainerSpec, Deletion, PodSpec, RestartPolicy};
+use crate::model::{
+    Backoff, ContainerKind, ContainerSpec, Deletion, KubeVersion, PodMode, PodSpec, Probe, ProbeKind,
+    RestartPolicy,
+};
 
 /// A scenario ready to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -205,6 +208,18 @@ impl Builder<'_> {
                     .unwrap_or(defaults.immediate_first_restart),
             },
         };
+        let mode = match &pod.mode {
+            None => PodMode::Service,
+            Some(m) => match m.get_ref().as_str() {
+                "service" => PodMode::Service,
+                "job" => PodMode::Job,
+                other => return self.error(m.span(), unknown_word("mode", other, &["service", "job"])),
+            },
+        };
+        let kubernetes = match &pod.kubernetes {
+            None => KubeVersion::NEWEST,
+            Some(v) => parse_kube_version(v.get_ref()).or_else(|e| self.error(v.span(), e))?,
+        };
         let mut containers = Vec::with_capacity(raw.containers.len());
         for container in &raw.containers {
             containers.push(self.container(container)?);
@@ -218,13 +233,25 @@ impl Builder<'_> {
             )?,
             deletion,
             backoff,
+            mode,
+            kubernetes,
             containers,
         };
         if let Err(problem) = check_spec(&spec) {
-            let span = problem
-                .container
-                .and_then(|i| raw.containers.get(i))
-                .map(|c| locate(c, problem.key));
+            let span = match problem.container {
+                Some(i) => raw.containers.get(i).map(|c| locate(c, problem.key)),
+                None => match problem.key {
+                    "restart_policy" => pod.restart_policy.as_ref().map(Spanned::span),
+                    "mode" => pod.mode.as_ref().map(Spanned::span),
+                    "kubernetes" => pod.kubernetes.as_ref().map(Spanned::span),
+                    "backoff.cap" => pod
+                        .backoff
+                        .as_ref()
+                        .and_then(|b| b.cap.as_ref())
+                        .map(Spanned::span),
+                    _ => None,
+                },
+            };
             return Err(ScenarioError::at(self.origin, self.text, span, problem.message));
         }
         Ok(Scenario {
@@ -266,6 +293,56 @@ impl Builder<'_> {
             pre_stop: self.optional_duration(&c.pre_stop, &key("pre_stop"), SimDuration::ZERO)?,
             fails: c.fails.as_ref().map_or(0, |f| *f.get_ref()),
             proxy: c.proxy.as_ref().is_some_and(|p| *p.get_ref()),
+            probes: [
+                c.startup_probe
+                    .as_ref()
+                    .map(|p| self.probe(p, &key("startup_probe")))
+                    .transpose()?,
+                c.readiness_probe
+                    .as_ref()
+                    .map(|p| self.probe(p, &key("readiness_probe")))
+                    .transpose()?,
+                c.liveness_probe
+                    .as_ref()
+                    .map(|p| self.probe(p, &key("liveness_probe")))
+                    .transpose()?,
+            ],
+            crash_after: match &c.crash_after {
+                None => Vec::new(),
+                Some(list) => list
+                    .get_ref()
+                    .iter()
+                    .map(|d| self.duration(d, &key("crash_after")))
+                    .collect::<Result<_, _>>()?,
+            },
+            run: c
+                .run
+                .as_ref()
+                .map(|r| self.duration(r, &key("run")))
+                .transpose()?,
+            exit_code: c.exit_code.as_ref().map_or(0, |e| *e.get_ref()),
+        })
+    }
+
+    fn probe(&self, raw: &Spanned<RawProbe>, key: &str) -> Result<Probe, ScenarioError> {
+        let p = raw.get_ref();
+        let d = Probe::default();
+        let field = |name: &str| format!("{key}.{name}");
+        Ok(Probe {
+            initial_delay: self.optional_duration(
+                &p.initial_delay,
+                &field("initial_delay"),
+                d.initial_delay,
+            )?,
+            period: self.optional_duration(&p.period, &field("period"), d.period)?,
+            timeout: self.optional_duration(&p.timeout, &field("timeout"), d.timeout)?,
+            success_threshold: p.success_threshold.unwrap_or(d.success_threshold),
+            failure_threshold: p.failure_threshold.unwrap_or(d.failure_threshold),
+            termination_grace_period: p
+                .termination_grace_period
+                .as_ref()
+                .map(|g| self.duration(g, &field("termination_grace_period")))
+                .transpose()?,
         })
     }
 }
@@ -279,9 +356,87 @@ fn locate(c: &Spanned<RawContainer>, key: &str) -> Range<usize> {
         "drain" => r.drain.as_ref().map(Spanned::span),
         "pre_stop" => r.pre_stop.as_ref().map(Spanned::span),
         "proxy" => r.proxy.as_ref().map(Spanned::span),
+        "startup_probe" => r.startup_probe.as_ref().map(Spanned::span),
+        "readiness_probe" => r.readiness_probe.as_ref().map(Spanned::span),
+        "liveness_probe" => r.liveness_probe.as_ref().map(Spanned::span),
+        "crash_after" => r.crash_after.as_ref().map(Spanned::span),
+        "run" => r.run.as_ref().map(Spanned::span),
+        "exit_code" => r.exit_code.as_ref().map(Spanned::span),
         _ => None,
     }
     .unwrap_or_else(|| c.span())
+}
+
+/// Parses `"1.33"` into a version podsim knows.
+pub fn parse_kube_version(text: &str) -> Result<KubeVersion, String> {
+    let minor = text.strip_prefix("1.").and_then(|m| m.parse::<u32>().ok());
+    let (oldest, newest) = (KubeVersion::OLDEST.0, KubeVersion::NEWEST.0);
+    match minor {
+        Some(m) if (oldest..=newest).contains(&m) => Ok(KubeVersion(m)),
+        _ => Err(format!(
+            "unknown kubernetes version \"{text}\"; podsim knows \"1.{oldest}\" to \"1.{newest}\""
+        )),
+    }
+}
+
+/// The rules for one container: (key, message) of the first one broken.
+fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (&'static str, String)> {
+    const PROBE_KEYS: [&str; 3] = ["startup_probe", "readiness_probe", "liveness_probe"];
+    if c.kind == ContainerKind::Init {
+        // R8: regular init containers may not have probes.
+        if let Some(i) = c.probes.iter().position(Option::is_some) {
+            let key = PROBE_KEYS[i];
+            return Err((
+                key,
+                format!("{key} is not allowed on an init container; make it kind = \"sidecar\""),
+            ));
+        }
+        if !c.crash_after.is_empty() {
+            let message = "crash_after is for sidecars and apps; an init container's failures are `fails`";
+            return Err(("crash_after", message.into()));
+        }
+    }
+    if c.kind == ContainerKind::Sidecar && !spec.kubernetes.has_native_sidecars() {
+        let message = format!(
+            "native sidecars need Kubernetes 1.28 or later (this Pod says 1.{}); use kind = \"app\"",
+            spec.kubernetes.0
+        );
+        return Err(("kind", message));
+    }
+    if c.kind != ContainerKind::App && (c.run.is_some() || c.exit_code != 0) {
+        let key = if c.run.is_some() { "run" } else { "exit_code" };
+        let message = format!(
+            "{key} is for app containers (a {} does not finish by itself)",
+            c.kind.name()
+        );
+        return Err((key, message));
+    }
+    if c.exit_code != 0 && c.run.is_none() {
+        return Err((
+            "exit_code",
+            "exit_code needs run (the time after which the app exits)".into(),
+        ));
+    }
+    for kind in ProbeKind::ALL {
+        let Some(p) = c.probe(kind) else { continue };
+        let key = PROBE_KEYS[kind.index()];
+        let second = SimDuration::from_secs(1);
+        let problem = if p.period < second {
+            "period must be at least 1s".to_string()
+        } else if p.timeout < second {
+            "timeout must be at least 1s".into()
+        } else if p.success_threshold == 0 || p.failure_threshold == 0 {
+            "success_threshold and failure_threshold must be at least 1".into()
+        } else if kind != ProbeKind::Readiness && p.success_threshold != 1 {
+            format!("success_threshold must be 1 for a {} probe", kind.name())
+        } else if kind == ProbeKind::Readiness && p.termination_grace_period.is_some() {
+            "termination_grace_period is not allowed on a readiness probe (it never kills)".into()
+        } else {
+            continue;
+        };
+        return Err((key, format!("{key}: {problem}")));
+    }
+    Ok(())
 }
 
 /// A rule of the Pod spec that a scenario breaks.
@@ -328,6 +483,38 @@ pub fn check_spec(spec: &PodSpec) -> Result<(), SpecProblem> {
                 });
             }
         }
+    }
+    for (i, c) in spec.containers.iter().enumerate() {
+        check_container(spec, c).map_err(|(key, message)| SpecProblem {
+            container: Some(i),
+            key,
+            message: format!("container \"{}\": {message}", c.name),
+        })?;
+    }
+    let pod_problem = |key: &'static str, message: String| {
+        Err(SpecProblem {
+            container: None,
+            key,
+            message,
+        })
+    };
+    if spec.mode == PodMode::Job && spec.restart_policy == RestartPolicy::Always {
+        return pod_problem(
+            "restart_policy",
+            "a Job's Pod needs restart_policy = \"Never\" or \"OnFailure\" (Kubernetes refuses Always)"
+                .into(),
+        );
+    }
+    let cap_is_custom = spec.backoff.cap != Backoff::default().cap;
+    if cap_is_custom && spec.kubernetes.configurable_backoff_cap().is_none() {
+        return pod_problem(
+            "backoff.cap",
+            format!(
+                "Kubernetes 1.{} cannot change the CrashLoopBackOff cap (maxContainerRestartPeriod \
+                 exists from 1.32); remove backoff.cap or set kubernetes = \"1.32\" or later",
+                spec.kubernetes.0
+            ),
+        );
     }
     if !spec.containers.iter().any(|c| c.kind == ContainerKind::App) {
         return Err(SpecProblem {

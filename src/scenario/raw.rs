@@ -17,7 +17,29 @@ pub const POD_KEYS: &[&str] = &[
     "backoff",
 ];
 pub const BACKOFF_KEYS: &[&str] = &["initial", "cap", "immediate_first_restart"];
-pub const CONTAINER_KEYS: &[&str] = &["name", "kind", "boot", "drain", "pre_stop", "fails", "proxy"];
+pub const CONTAINER_KEYS: &[&str] = &[
+    "name",
+    "kind",
+    "boot",
+    "drain",
+    "pre_stop",
+    "fails",
+    "proxy",
+    "startup_probe",
+    "readiness_probe",
+    "liveness_probe",
+    "crash_after",
+    "run",
+    "exit_code",
+];
+pub const PROBE_KEYS: &[&str] = &[
+    "initial_delay",
+    "period",
+    "timeout",
+    "success_threshold",
+    "failure_threshold",
+    "termination_grace_period",
+];
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -38,6 +60,8 @@ pub struct RawPod {
     pub stop_at: Option<Spanned<RawDuration>>,
     pub stop_after_ready: Option<Spanned<RawDuration>>,
     pub backoff: Option<RawBackoff>,
+    pub mode: Option<Spanned<String>>,
+    pub kubernetes: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -58,6 +82,24 @@ pub struct RawContainer {
     pub pre_stop: Option<Spanned<RawDuration>>,
     pub fails: Option<Spanned<u32>>,
     pub proxy: Option<Spanned<bool>>,
+    pub startup_probe: Option<Spanned<RawProbe>>,
+    pub readiness_probe: Option<Spanned<RawProbe>>,
+    pub liveness_probe: Option<Spanned<RawProbe>>,
+    pub crash_after: Option<Spanned<Vec<Spanned<RawDuration>>>>,
+    pub run: Option<Spanned<RawDuration>>,
+    pub exit_code: Option<Spanned<i32>>,
+}
+
+/// A probe table; every key optional, Kubernetes' defaults apply (R27).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawProbe {
+    pub initial_delay: Option<Spanned<RawDuration>>,
+    pub period: Option<Spanned<RawDuration>>,
+    pub timeout: Option<Spanned<RawDuration>>,
+    pub success_threshold: Option<u32>,
+    pub failure_threshold: Option<u32>,
+    pub termination_grace_period: Option<Spanned<RawDuration>>,
 }
 
 /// A duration string, not yet parsed; a bare number gets a helpful error.

@@ -65,7 +65,7 @@ fn pod() -> impl Strategy<Value = PodSpec> {
                         cap: ms(8000),
                         immediate_first_restart: immediate,
                     },
-                    containers,
+                    ..PodSpec::new(containers)
                 }
             },
         )
