@@ -43,13 +43,14 @@ enum KillStep {
 }
 
 /// A probe worker's bookkeeping (R28, R30): consecutive results of the current
-/// instance, the ticker's anchor, and a generation that invalidates pending
-/// ticks when the ticker is reset or rescheduled.
+/// instance, the ticker (anchor and last tick used, which survive restarts),
+/// and a generation that invalidates pending ticks when rescheduled.
 #[derive(Clone, Copy, Debug)]
 struct ProbeWorker {
     successes: u32,
     failures: u32,
     anchor: SimTime,
+    last_tick: Option<SimTime>,
     generation: u32,
     pending: bool,
 }
@@ -59,6 +60,7 @@ impl ProbeWorker {
         successes: 0,
         failures: 0,
         anchor: SimTime::ZERO,
+        last_tick: None,
         generation: 0,
         pending: false,
     };
@@ -244,7 +246,7 @@ impl PodModel {
     /// The metrics of a run that ended at `end` for reason `how`.
     pub fn finish(&mut self, end: SimTime, how: RunEnd) -> Metrics {
         let phase = self.phase();
-        self.note(end, None, Happening::PodPhase(phase));
+        self.note_phase(end);
         let (startup, shutdown) = self.exposure.totals(end);
         let outcome = match how {
             RunEnd::Horizon => Outcome::Horizon,
@@ -630,13 +632,19 @@ impl PodModel {
         }
     }
 
+    /// The first tick at or after `from` that the worker has not used yet.
     fn next_tick(&self, id: ContainerId, kind: ProbeKind, probe: &Probe, from: SimTime) -> SimTime {
         let run = self.run(id);
+        let worker = &run.probes[kind.index()];
         let earliest = from.max(run.last_start + probe.initial_delay);
-        let anchor = run.probes[kind.index()].anchor;
         let period = probe.period.as_millis().max(1);
-        let periods = earliest.since(anchor).as_millis().div_ceil(period);
-        anchor + SimDuration(periods * period)
+        let periods = earliest.since(worker.anchor).as_millis().div_ceil(period);
+        let tick = worker.anchor + SimDuration(periods * period);
+        if worker.last_tick == Some(tick) {
+            tick + SimDuration(period)
+        } else {
+            tick
+        }
     }
 
     /// One probe run (R30): the container answers it iff it is healthy.
@@ -647,7 +655,9 @@ impl PodModel {
         now: SimTime,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
-        self.run_mut(id).probes[kind.index()].pending = false;
+        let worker = &mut self.run_mut(id).probes[kind.index()];
+        worker.pending = false;
+        worker.last_tick = Some(now);
         let Some(probe) = self.container(id).probe(kind).copied() else {
             return;
         };
@@ -678,22 +688,7 @@ impl PodModel {
             self.run_mut(id).probe_kill = true;
             return self.begin_kill(id, now, grace.max(MIN_POD_GRACE), s);
         }
-        // The next tick is one period on, not "now" again.
-        let at = self.next_tick(id, kind, &probe, now + SimDuration(1));
-        if self.probe_matters(id, kind) {
-            let worker = &mut self.run_mut(id).probes[kind.index()];
-            worker.generation += 1;
-            worker.pending = true;
-            let generation = worker.generation;
-            s.at(
-                at,
-                PodEvent::ProbeDue {
-                    container: id,
-                    probe: kind,
-                    generation,
-                },
-            );
-        }
+        self.schedule_probes(id, now, s);
     }
 
     /// Kill every running container (R34): preStop hooks all start now.

@@ -8,6 +8,7 @@
 
 mod agreement;
 mod common;
+mod fidelity;
 mod properties;
 mod restarts;
 mod seed;

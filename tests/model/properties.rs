@@ -3,8 +3,8 @@
 
 use podsim::engine::SimDuration;
 use podsim::model::{
-    Backoff, ContainerKind, ContainerSpec, Deletion, Outcome, PodPhase, PodSimulator, PodSpec, RestartPolicy,
-    simulate,
+    Backoff, ContainerKind, ContainerSpec, Deletion, Outcome, PodMode, PodPhase, PodSimulator, PodSpec,
+    Probe, RestartPolicy, simulate,
 };
 use podsim::report::timeline::Timeline;
 use proptest::prelude::*;
@@ -71,14 +71,59 @@ fn pod() -> impl Strategy<Value = PodSpec> {
         )
 }
 
+fn probe() -> impl Strategy<Value = Option<Probe>> {
+    proptest::option::of(
+        (0u64..3, 1u64..6, 1u32..4).prop_map(|(delay, period, failures)| Probe {
+            initial_delay: SimDuration::from_secs(delay),
+            period: SimDuration::from_secs(period),
+            failure_threshold: failures,
+            ..Probe::default()
+        }),
+    )
+}
+
+/// `pod()` plus probes, crashes while running, finite runs and Job mode.
+fn rich_pod() -> impl Strategy<Value = PodSpec> {
+    let extras = (
+        probe(),
+        probe(),
+        probe(),
+        proptest::collection::vec(0u64..20_000, 0..3),
+        proptest::option::of(0u64..20_000),
+        0i32..2,
+    );
+    (pod(), proptest::collection::vec(extras, 8), any::<bool>()).prop_map(|(mut spec, extras, job)| {
+        for (c, (startup, readiness, liveness, crashes, run, code)) in spec.containers.iter_mut().zip(extras)
+        {
+            if c.kind == ContainerKind::Init {
+                continue;
+            }
+            c.probes = [startup, readiness, liveness];
+            c.crash_after = crashes.into_iter().map(ms).collect();
+            if c.kind == ContainerKind::App {
+                c.run = run.map(ms);
+                c.exit_code = if c.run.is_some() { code } else { 0 };
+            }
+        }
+        if job {
+            spec.mode = PodMode::Job;
+            if spec.restart_policy == RestartPolicy::Always {
+                spec.restart_policy = RestartPolicy::Never;
+            }
+        }
+        spec
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
     /// Same input, same output — also on a simulator reused after another run.
     #[test]
-    fn prop_same_input_same_output(spec in pod(), other in pod()) {
-        let first = simulate(&spec, None);
-        let mut reused = PodSimulator::new(other, SimDuration::from_secs(24 * 3600), true);
+    fn prop_same_input_same_output(spec in rich_pod(), other in rich_pod()) {
+        let horizon = SimDuration::from_secs(3600);
+        let first = simulate(&spec, Some(horizon));
+        let mut reused = PodSimulator::new(other, horizon, true);
         reused.run();
         *reused.spec_mut() = spec.clone();
         let again = reused.run();
@@ -86,10 +131,16 @@ proptest! {
         prop_assert_eq!(&first.trace[..], reused.trace());
     }
 
-    /// Every run ends by itself (scripted failures are finite), and a deleted
+    /// Every run ends: by itself when failures are finite scripts (no probes
+    /// that may kill forever), else at the horizon; a Job that ends settled
+    /// has completed or is stuck. A deleted
     /// Pod always ends with every container stopped in a terminal phase.
     #[test]
-    fn prop_every_run_terminates(spec in pod()) {
+    fn prop_every_run_terminates(spec in pod(), rich in rich_pod()) {
+        let m = simulate(&rich, Some(SimDuration::from_secs(3600))).metrics;
+        if rich.mode == PodMode::Job && m.outcome != Outcome::Horizon {
+            prop_assert!(m.completed_ms.is_some() || m.outcome == Outcome::Stuck, "{:?}", m);
+        }
         let m = simulate(&spec, None).metrics;
         prop_assert_eq!(m.outcome, Outcome::Settled);
         if m.termination_ms.is_some() {
@@ -102,8 +153,8 @@ proptest! {
 
     /// The exposed row drawn from the trace adds up to the metered exposure.
     #[test]
-    fn prop_pictures_agree_with_metrics(spec in pod()) {
-        let report = simulate(&spec, None);
+    fn prop_pictures_agree_with_metrics(spec in rich_pod()) {
+        let report = simulate(&spec, Some(SimDuration::from_secs(3600)));
         let timeline = Timeline::new(&spec, &report);
         let drawn: u64 = timeline.exposed.iter().map(|(a, b)| b.since(*a).as_millis()).sum();
         prop_assert_eq!(drawn, report.metrics.exposed_total_ms);
