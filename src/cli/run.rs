@@ -8,7 +8,7 @@ use clap::ValueEnum;
 
 use podsim::engine::SimDuration;
 use podsim::model::simulate;
-use podsim::report::{json, metrics_table, timeline};
+use podsim::report::{json, kubectl, metrics_table, timeline};
 use podsim::scenario::Scenario;
 
 use super::duration_arg;
@@ -26,6 +26,11 @@ pub struct RunArgs {
     /// Stop runs at this simulated time (default 24h, or the scenario's `horizon`).
     #[arg(long, value_name = "DURATION", value_parser = duration_arg)]
     pub horizon: Option<SimDuration>,
+
+    /// Print what `kubectl get pod -w` would show as the Pod moves, instead
+    /// of the timeline.
+    #[arg(long, conflicts_with = "format")]
+    pub watch: bool,
 
     /// Width of the band chart in cells.
     #[arg(long, default_value_t = 60, value_name = "CELLS", value_parser = clap::value_parser!(u64).range(10..=1000))]
@@ -50,6 +55,15 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
         .iter()
         .map(|s| simulate(&s.spec, args.horizon.or(s.horizon)))
         .collect();
+    if args.watch {
+        let pods: Vec<_> = scenarios
+            .iter()
+            .zip(&reports)
+            .map(|(scenario, report)| (pod_name(scenario), kubectl::watch(&scenario.spec, report)))
+            .collect();
+        write!(out, "{}", kubectl::watch_text(&pods))?;
+        return Ok(());
+    }
     match args.format {
         Format::Json => {
             let documents: Vec<_> = scenarios
@@ -86,4 +100,21 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The Pod's name for kubectl's NAME column: the scenario's name when it is
+/// a valid Kubernetes name, else the file name without its extension.
+fn pod_name(scenario: &Scenario) -> String {
+    let valid = |n: &str| {
+        !n.is_empty()
+            && n.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+    };
+    if valid(&scenario.name) {
+        return scenario.name.clone();
+    }
+    let stem = std::path::Path::new(&scenario.origin)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned());
+    stem.filter(|s| valid(s)).unwrap_or_else(|| "pod".to_string())
 }

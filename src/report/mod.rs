@@ -4,6 +4,7 @@
 //! text goes.
 
 pub mod json;
+pub mod kubectl;
 pub mod timeline;
 
 use std::fmt::Write;

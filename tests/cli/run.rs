@@ -115,3 +115,72 @@ fn a_closed_pipe_is_not_an_error() {
         .unwrap();
     assert!(status.success(), "{status:?}");
 }
+
+#[test]
+fn watch_reproduces_the_blogs_kubectl_transcript() {
+    // seed 001: `kubectl get po -w` for a Job with a native Cloud SQL proxy.
+    let blog = [
+        ("0/2", "Init:0/1"),
+        ("0/2", "Init:0/1"),
+        ("0/2", "PodInitializing"),
+        ("1/2", "PodInitializing"),
+        ("2/2", "Running"),
+        ("1/2", "Completed"),
+        ("0/2", "Completed"),
+    ];
+    let out = podsim()
+        .args(["run", "--watch", "scenarios/blog-cloudsql-job.toml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().map(|h| h.split_whitespace().collect::<Vec<_>>()),
+        Some(vec!["NAME", "READY", "STATUS", "RESTARTS", "AGE"])
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split_whitespace().collect()).collect();
+    let shown: Vec<(&str, &str)> = rows.iter().map(|r| (r[1], r[2])).collect();
+    assert_eq!(shown, blog);
+    assert!(rows.iter().all(|r| r[0] == "sidecar-test-t7f7b" && r[3] == "0"));
+    // Ages: created 0 s; the startup probe passes at its 10 s tick; the app
+    // runs 12→21 s; the proxy drains 1 s.
+    let ages: Vec<&str> = rows.iter().map(|r| r[4]).collect();
+    assert_eq!(ages, ["0s", "0s", "10s", "11s", "12s", "21s", "22s"]);
+}
+
+#[test]
+fn watch_shows_crash_loops_and_termination() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = crate::common::write(
+        dir.path(),
+        "crashy.toml",
+        "[pod]\nstop_at = \"20s\"\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\nfails = 2\ndrain = \"2s\"\n",
+    );
+    let out = podsim().args(["run", "--watch"]).arg(&file).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    let shown: Vec<(&str, &str, &str, &str)> = rows
+        .iter()
+        .map(|r| (r[1].as_str(), r[2].as_str(), r[3].as_str(), r[4].as_str()))
+        .collect();
+    // web: creating 0→1 s, exits 1 at 1 s and restarts at once (no back-off
+    // shown), exits 1 at 2 s, CrashLoopBackOff 10 s, restarted at 12 s and
+    // started at 13 s; deleted at 20 s, drains 2 s.
+    assert_eq!(
+        shown,
+        [
+            ("0/1", "ContainerCreating", "0", "0s"),
+            ("0/1", "ContainerCreating", "1", "1s"),
+            ("0/1", "CrashLoopBackOff", "1", "2s"),
+            ("0/1", "ContainerCreating", "2", "12s"),
+            ("1/1", "Running", "2", "13s"),
+            ("1/1", "Terminating", "2", "20s"),
+            ("0/1", "Completed", "2", "22s"),
+        ]
+    );
+}

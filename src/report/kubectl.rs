@@ -1,0 +1,304 @@
+//! kubectl's view of a run: the lines `kubectl get pod -w` would print as the
+//! Pod moves (NAME, READY, STATUS, RESTARTS, AGE), rebuilt from the trace with
+//! kubectl's own rules (kubelet-semantics R47–R50).
+//!
+//! Invariant: a line is printed when the Pod's status changes — once when the
+//! Pod appears, then at most once per instant (the state after everything
+//! that happened at that instant), as the API server would show it.
+
+use std::fmt::Write;
+
+use crate::engine::SimTime;
+use crate::model::{ContainerKind, ExitReason, Happening, PodPhase, PodSpec, RunReport};
+
+/// A container's state as the API shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shown {
+    Waiting(&'static str),
+    Running,
+    Terminated(ExitReason),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ContainerView {
+    shown: Shown,
+    started: bool,
+    ready: bool,
+    restarts: u32,
+    /// Ran or exited at least once (R24's "an app container has started").
+    ran: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct PodView {
+    containers: Vec<ContainerView>,
+    phase: PodPhase,
+    deleted: bool,
+}
+
+/// One line of `kubectl get pod -w`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WatchLine {
+    pub at: SimTime,
+    pub ready: String,
+    pub status: String,
+    pub restarts: u32,
+}
+
+impl PodView {
+    /// READY: ready apps plus started-and-ready sidecars, over both (R50).
+    fn ready_column(&self, spec: &PodSpec) -> String {
+        let counted = spec
+            .containers
+            .iter()
+            .zip(&self.containers)
+            .filter(|(c, _)| c.kind != ContainerKind::Init);
+        let (mut ready, mut total) = (0, 0);
+        for (spec, view) in counted {
+            total += 1;
+            let running = view.shown == Shown::Running;
+            let sidecar_ok = spec.kind == ContainerKind::App || view.started;
+            if running && view.ready && sidecar_ok {
+                ready += 1;
+            }
+        }
+        format!("{ready}/{total}")
+    }
+
+    /// R24: every init completed and every sidecar started, or an app ran.
+    fn initialized(&self, spec: &PodSpec) -> bool {
+        let pairs = || spec.containers.iter().zip(&self.containers);
+        let init_done = pairs().all(|(c, v)| match c.kind {
+            ContainerKind::Init => v.shown == Shown::Terminated(ExitReason::Completed),
+            ContainerKind::Sidecar => v.started,
+            ContainerKind::App => true,
+        });
+        init_done || pairs().any(|(c, v)| c.kind == ContainerKind::App && v.ran)
+    }
+
+    fn pod_ready(&self, spec: &PodSpec) -> bool {
+        spec.containers
+            .iter()
+            .zip(&self.containers)
+            .all(|(c, v)| c.kind == ContainerKind::Init || (v.ready && v.shown == Shown::Running))
+    }
+
+    /// STATUS, as kubectl's `printPod` derives it (R50).
+    fn status_column(&self, spec: &PodSpec) -> String {
+        let mut reason = self.phase.name().to_string();
+        let mut initializing = false;
+        let inits: Vec<_> = spec
+            .containers
+            .iter()
+            .zip(&self.containers)
+            .filter(|(c, _)| c.kind != ContainerKind::App)
+            .collect();
+        for (i, (c, v)) in inits.iter().enumerate() {
+            match v.shown {
+                Shown::Terminated(r) if r.code() == 0 => continue,
+                _ if c.kind == ContainerKind::Sidecar && v.started => continue,
+                Shown::Terminated(r) => reason = format!("Init:{}", terminated_reason(r)),
+                Shown::Waiting(w) if w != "PodInitializing" => reason = format!("Init:{w}"),
+                _ => reason = format!("Init:{i}/{}", inits.len()),
+            }
+            initializing = true;
+            break;
+        }
+        if !initializing || self.initialized(spec) {
+            let mut has_running = false;
+            let apps = spec
+                .containers
+                .iter()
+                .zip(&self.containers)
+                .filter(|(c, _)| c.kind == ContainerKind::App);
+            for (_, v) in apps.rev() {
+                match v.shown {
+                    Shown::Waiting(w) => reason = w.to_string(),
+                    Shown::Terminated(r) => reason = terminated_reason(r).to_string(),
+                    Shown::Running if v.ready => has_running = true,
+                    Shown::Running => {}
+                }
+            }
+            if reason == "Completed" && has_running {
+                reason = if self.pod_ready(spec) {
+                    "Running"
+                } else {
+                    "NotReady"
+                }
+                .to_string();
+            }
+        }
+        if self.deleted && !self.phase.is_terminal() {
+            reason = "Terminating".to_string();
+        }
+        reason
+    }
+}
+
+fn terminated_reason(reason: ExitReason) -> &'static str {
+    match reason {
+        ExitReason::Completed | ExitReason::Terminated => "Completed",
+        ExitReason::Failed(_) | ExitReason::Crashed | ExitReason::Killed => "Error",
+    }
+}
+
+/// The watch lines of `report`, a run of `spec`.
+pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
+    let has_inits = spec.containers.iter().any(|c| c.kind != ContainerKind::App);
+    let default_wait = if has_inits {
+        "PodInitializing"
+    } else {
+        "ContainerCreating"
+    };
+    let fresh = ContainerView {
+        shown: Shown::Waiting(default_wait),
+        started: false,
+        ready: false,
+        restarts: 0,
+        ran: false,
+    };
+    let mut view = PodView {
+        containers: vec![fresh; spec.containers.len()],
+        phase: PodPhase::Pending,
+        deleted: false,
+    };
+    let mut lines = Vec::new();
+    let mut shown: Option<PodView> = None;
+    let mut emit = |at: SimTime, view: &PodView, lines: &mut Vec<WatchLine>| {
+        if shown.as_ref() != Some(view) {
+            lines.push(WatchLine {
+                at,
+                ready: view.ready_column(spec),
+                status: view.status_column(spec),
+                restarts: view.containers.iter().map(|c| c.restarts).sum(),
+            });
+            shown = Some(view.clone());
+        }
+    };
+    emit(SimTime::ZERO, &view, &mut lines);
+    let trace = &report.trace;
+    for (i, entry) in trace.iter().enumerate() {
+        if let Some(id) = entry.container {
+            let c = &spec.containers[id.index()];
+            let v = &mut view.containers[id.index()];
+            match entry.what {
+                Happening::Starting { attempt } => {
+                    if attempt > 1 {
+                        v.restarts += 1;
+                    }
+                    // Without probes, boot is image pull, create and postStart:
+                    // the API shows the container waiting until it is started.
+                    let runs_now = c.kind == ContainerKind::Init || c.has_probes();
+                    v.shown = if runs_now {
+                        Shown::Running
+                    } else {
+                        Shown::Waiting(default_wait)
+                    };
+                    v.ran |= runs_now;
+                    v.started = false;
+                    v.ready = false;
+                }
+                Happening::Started => {
+                    v.started = true;
+                    v.shown = Shown::Running;
+                    v.ran = true;
+                    v.ready = c.probe(crate::model::ProbeKind::Readiness).is_none();
+                }
+                Happening::Ready => v.ready = true,
+                Happening::Exited(reason) => {
+                    *v = ContainerView {
+                        shown: Shown::Terminated(reason),
+                        started: false,
+                        ready: false,
+                        ran: true,
+                        ..*v
+                    };
+                }
+                Happening::BackOff { delay } if delay.as_millis() > 0 => {
+                    v.shown = Shown::Waiting("CrashLoopBackOff")
+                }
+                _ => {}
+            }
+        } else {
+            match entry.what {
+                Happening::PodPhase(phase) => view.phase = phase,
+                Happening::DeletionRequested { .. } => view.deleted = true,
+                _ => {}
+            }
+        }
+        let instant_over = trace.get(i + 1).is_none_or(|next| next.at != entry.at);
+        if instant_over {
+            emit(entry.at, &view, &mut lines);
+        }
+    }
+    lines
+}
+
+/// kubectl's AGE column (`duration.HumanDuration`).
+pub fn human_age(at: SimTime) -> String {
+    let seconds = at.as_millis() / 1000;
+    let (minutes, hours) = (seconds / 60, seconds / 3600);
+    match () {
+        _ if seconds < 120 => format!("{seconds}s"),
+        _ if minutes < 10 && seconds % 60 == 0 => format!("{minutes}m"),
+        _ if minutes < 10 => format!("{minutes}m{}s", seconds % 60),
+        _ if minutes < 180 => format!("{minutes}m"),
+        _ if hours < 8 && minutes % 60 == 0 => format!("{hours}h"),
+        _ if hours < 8 => format!("{hours}h{}m", minutes % 60),
+        _ if hours < 48 => format!("{hours}h"),
+        _ if hours % 24 == 0 || hours >= 24 * 8 => format!("{}d", hours / 24),
+        _ => format!("{}d{}h", hours / 24, hours % 24),
+    }
+}
+
+/// The lines of several Pods as kubectl prints them: one header, columns
+/// padded to fit every Pod.
+pub fn watch_text(pods: &[(String, Vec<WatchLine>)]) -> String {
+    let name_width = pods.iter().map(|(n, _)| n.len()).max().unwrap_or(0).max(4);
+    let status_width = pods
+        .iter()
+        .flat_map(|(_, l)| l)
+        .map(|l| l.status.len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<name_width$}   READY   {:<status_width$}   RESTARTS   AGE",
+        "NAME", "STATUS"
+    );
+    for (name, lines) in pods {
+        for l in lines {
+            let (ready, status, restarts, age) = (&l.ready, &l.status, l.restarts, human_age(l.at));
+            let _ = writeln!(
+                out,
+                "{name:<name_width$}   {ready:<5}   {status:<status_width$}   {restarts:<8}   {age}"
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_like_kubectl() {
+        let age = |s: u64| human_age(SimTime(s * 1000));
+        assert_eq!(
+            [
+                age(4),
+                age(119),
+                age(120),
+                age(150),
+                age(600),
+                age(3 * 3600),
+                age(3 * 3600 + 120),
+                age(50 * 3600)
+            ],
+            ["4s", "119s", "2m", "2m30s", "10m", "3h", "3h2m", "2d2h"]
+        );
+    }
+}
