@@ -240,13 +240,13 @@ pub fn human_age(at: SimTime) -> String {
     let (minutes, hours) = (seconds / 60, seconds / 3600);
     match () {
         _ if seconds < 120 => format!("{seconds}s"),
-        _ if minutes < 10 && seconds % 60 == 0 => format!("{minutes}m"),
+        _ if minutes < 10 && seconds.is_multiple_of(60) => format!("{minutes}m"),
         _ if minutes < 10 => format!("{minutes}m{}s", seconds % 60),
         _ if minutes < 180 => format!("{minutes}m"),
-        _ if hours < 8 && minutes % 60 == 0 => format!("{hours}h"),
+        _ if hours < 8 && minutes.is_multiple_of(60) => format!("{hours}h"),
         _ if hours < 8 => format!("{hours}h{}m", minutes % 60),
         _ if hours < 48 => format!("{hours}h"),
-        _ if hours % 24 == 0 || hours >= 24 * 8 => format!("{}d", hours / 24),
+        _ if hours.is_multiple_of(24) || hours >= 24 * 8 => format!("{}d", hours / 24),
         _ => format!("{}d{}h", hours / 24, hours % 24),
     }
 }
