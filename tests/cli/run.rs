@@ -184,3 +184,22 @@ fn watch_shows_crash_loops_and_termination() {
         ]
     );
 }
+
+#[test]
+fn horizon_flag_cuts_an_endless_crash_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = crate::common::write(
+        dir.path(),
+        "loop.toml",
+        "[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\nfails = 1000000\n",
+    );
+    let v = json_of(&["--horizon", "2m", file.to_str().unwrap()]);
+    // Restarts at 1, 12, 33, 74 s (back-off 0, 10, 20, 40 s after 1 s boots);
+    // the next would be at 155 s, past the 120 s horizon.
+    assert_eq!(v["metrics"]["outcome"], "horizon");
+    assert_eq!(v["metrics"]["end_ms"], 120_000);
+    assert_eq!(v["metrics"]["restarts"], 4);
+    let out = podsim().args(["run", "--horizon", "2 min"]).arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown unit \" min\""));
+}
