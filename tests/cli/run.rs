@@ -199,7 +199,11 @@ fn horizon_flag_cuts_an_endless_crash_loop() {
     assert_eq!(v["metrics"]["outcome"], "horizon");
     assert_eq!(v["metrics"]["end_ms"], 120_000);
     assert_eq!(v["metrics"]["restarts"], 4);
-    let out = podsim().args(["run", "--horizon", "2 min"]).arg(&file).output().unwrap();
+    let out = podsim()
+        .args(["run", "--horizon", "2 min"])
+        .arg(&file)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown unit \" min\""));
 }

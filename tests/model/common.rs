@@ -35,3 +35,27 @@ pub fn timeline(report: &RunReport, spec: &PodSpec) -> Vec<(u64, String, String)
         })
         .collect()
 }
+
+/// The timeline of scenario text `toml`.
+pub fn timeline_of(toml: &str) -> Vec<(u64, String, String)> {
+    let scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
+    timeline(&simulate(&scenario.spec, scenario.horizon), &scenario.spec)
+}
+
+/// When `container` did something whose description starts with `what`.
+pub fn events(toml: &str, container: &str, what: &str) -> Vec<u64> {
+    timeline_of(toml)
+        .into_iter()
+        .filter(|(_, c, w)| c == container && w.starts_with(what))
+        .map(|(t, _, _)| t)
+        .collect()
+}
+
+/// `(ms, container)` of every line described exactly as `what`.
+pub fn who_and_when(toml: &str, what: &str) -> Vec<(u64, String)> {
+    timeline_of(toml)
+        .into_iter()
+        .filter(|(_, _, w)| w == what)
+        .map(|(t, c, _)| (t, c))
+        .collect()
+}

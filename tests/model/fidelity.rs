@@ -5,16 +5,6 @@ use crate::common::*;
 use podsim::model::{Outcome, PodPhase};
 use podsim::scenario::Scenario;
 
-fn events(toml: &str, container: &str, what: &str) -> Vec<u64> {
-    let report = run_text(toml);
-    let spec = Scenario::parse(toml, "t.toml").unwrap().spec;
-    timeline(&report, &spec)
-        .into_iter()
-        .filter(|(_, c, w)| c == container && w.starts_with(what))
-        .map(|(t, _, _)| t)
-        .collect()
-}
-
 #[test]
 fn r5_r28_a_startup_probe_quantizes_the_sidecar_gate() {
     // The ticker is anchored at Pod creation with a 10 s period. The proxy is

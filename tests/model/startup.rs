@@ -4,17 +4,6 @@
 use crate::common::*;
 use podsim::model::PodPhase;
 
-/// `(ms, container, what)` lines that contain `word`.
-fn lines_with(toml: &str, word: &str) -> Vec<(u64, String)> {
-    let report = run_text(toml);
-    let spec = podsim::scenario::Scenario::parse(toml, "t.toml").unwrap().spec;
-    timeline(&report, &spec)
-        .into_iter()
-        .filter(|(_, _, w)| w == word)
-        .map(|(t, c, _)| (t, c))
-        .collect()
-}
-
 fn pairs(expected: &[(u64, &str)]) -> Vec<(u64, String)> {
     expected.iter().map(|&(t, c)| (t, c.to_string())).collect()
 }
@@ -37,7 +26,7 @@ fn r4_init_containers_run_one_at_a_time_in_order() {
     "#;
     // a 0→2, b 2→5, web 5→6.
     assert_eq!(
-        lines_with(toml, "starting"),
+        who_and_when(toml, "starting"),
         pairs(&[(0, "a"), (2000, "b"), (5000, "web")])
     );
     assert_eq!(run_text(toml).metrics.ready_ms, Some(6000));
@@ -61,7 +50,7 @@ fn r5_a_sidecar_unblocks_the_next_init_once_started() {
     "#;
     // proxy started at 3 s → migrate 3→5 → web 5→6; the sidecar keeps running.
     assert_eq!(
-        lines_with(toml, "starting"),
+        who_and_when(toml, "starting"),
         pairs(&[(0, "proxy"), (3000, "migrate"), (5000, "web")])
     );
     let m = run_text(toml).metrics;
@@ -85,7 +74,7 @@ fn r6_apps_start_together_and_ready_waits_for_the_slowest() {
         boot = "4s"
     "#;
     assert_eq!(
-        lines_with(toml, "starting"),
+        who_and_when(toml, "starting"),
         pairs(&[(0, "init"), (2000, "fast"), (2000, "slow")])
     );
     assert_eq!(run_text(toml).metrics.ready_ms, Some(6000));
@@ -112,7 +101,7 @@ fn r10_a_crashing_sidecar_holds_the_next_init_until_started_again() {
         boot = "1s"
     "#;
     assert_eq!(
-        lines_with(toml, "started"),
+        who_and_when(toml, "started"),
         pairs(&[(2000, "proxy"), (5000, "web")])
     );
     let m = run_text(toml).metrics;
@@ -127,7 +116,7 @@ fn r24_a_pod_without_init_containers_starts_its_apps_at_once() {
         kind = "app"
         boot = "1.5s"
     "#;
-    assert_eq!(lines_with(toml, "starting"), pairs(&[(0, "web")]));
+    assert_eq!(who_and_when(toml, "starting"), pairs(&[(0, "web")]));
     assert_eq!(run_text(toml).metrics.ready_ms, Some(1500));
 }
 
@@ -148,7 +137,7 @@ fn zero_durations_happen_at_the_same_instant_in_order() {
         boot = "0s"
     "#;
     assert_eq!(
-        lines_with(toml, "starting"),
+        who_and_when(toml, "starting"),
         pairs(&[(0, "a"), (0, "s"), (0, "web")])
     );
     assert_eq!(run_text(toml).metrics.ready_ms, Some(0));

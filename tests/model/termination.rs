@@ -10,16 +10,6 @@ fn deleted_at_10(pod: &str, containers: &str) -> String {
     format!("[pod]\nstop_at = \"10s\"\n{pod}\n{containers}")
 }
 
-fn at(toml: &str, container: &str, what: &str) -> Vec<u64> {
-    let report = run_text(toml);
-    let spec = podsim::scenario::Scenario::parse(toml, "t.toml").unwrap().spec;
-    timeline(&report, &spec)
-        .into_iter()
-        .filter(|(_, c, w)| c == container && w.starts_with(what))
-        .map(|(t, _, _)| t)
-        .collect()
-}
-
 const WEB_PRESTOP_5_DRAIN_2: &str = r#"
 [[containers]]
 name = "web"
@@ -32,7 +22,7 @@ pre_stop = "5s"
 #[test]
 fn r35_sigterm_follows_the_prestop_hook() {
     let toml = deleted_at_10("", WEB_PRESTOP_5_DRAIN_2);
-    assert_eq!(at(&toml, "web", "SIGTERM"), [15_000]);
+    assert_eq!(events(&toml, "web", "SIGTERM"), [15_000]);
     let m = run_text(&toml).metrics;
     assert_eq!(
         (m.termination_ms, m.sigkilled, m.phase),
@@ -54,8 +44,8 @@ fn r35_the_grace_budget_is_shared_by_prestop_and_drain() {
         pre_stop = "4s"
         "#,
     );
-    assert_eq!(at(&toml, "web", "SIGTERM (SIGKILL in 6s)"), [14_000]);
-    assert_eq!(at(&toml, "web", "SIGKILL"), [20_000]);
+    assert_eq!(events(&toml, "web", "SIGTERM (SIGKILL in 6s)"), [14_000]);
+    assert_eq!(events(&toml, "web", "SIGKILL"), [20_000]);
     let m = run_text(&toml).metrics;
     assert_eq!(
         (m.termination_ms, m.sigkilled, m.phase),
@@ -78,8 +68,8 @@ fn r35_a_prestop_longer_than_the_grace_is_cut_off_then_gets_2s() {
         pre_stop = "8s"
         "#,
     );
-    assert_eq!(at(&toml, "web", "preStop hook cut off"), [15_000]);
-    assert_eq!(at(&toml, "web", "SIGTERM (SIGKILL in 2s)"), [15_000]);
+    assert_eq!(events(&toml, "web", "preStop hook cut off"), [15_000]);
+    assert_eq!(events(&toml, "web", "SIGTERM (SIGKILL in 2s)"), [15_000]);
     assert_eq!(run_text(&toml).metrics.termination_ms, Some(6000));
 }
 
@@ -104,7 +94,7 @@ fn r35_waited_time_is_floored_to_seconds_and_the_stop_timeout_to_2s() {
         drain = "4.5s"
         "#,
     );
-    assert_eq!(at(&toml, "proxy", "SIGTERM (SIGKILL in 2s)"), [14_500]);
+    assert_eq!(events(&toml, "proxy", "SIGTERM (SIGKILL in 2s)"), [14_500]);
     let m = run_text(&toml).metrics;
     assert_eq!(
         (m.termination_ms, m.sigkilled, m.exposed_total_ms),
@@ -135,9 +125,9 @@ fn r36_sidecars_stop_after_the_apps_in_reverse_declaration_order() {
         "#,
     );
     // web 10→12, second 12→13, first 13→14.
-    assert_eq!(at(&toml, "web", "SIGTERM"), [10_000]);
-    assert_eq!(at(&toml, "second", "SIGTERM"), [12_000]);
-    assert_eq!(at(&toml, "first", "SIGTERM"), [13_000]);
+    assert_eq!(events(&toml, "web", "SIGTERM"), [10_000]);
+    assert_eq!(events(&toml, "second", "SIGTERM"), [12_000]);
+    assert_eq!(events(&toml, "first", "SIGTERM"), [13_000]);
     assert_eq!(run_text(&toml).metrics.termination_ms, Some(4000));
 }
 
@@ -160,8 +150,8 @@ fn r36_a_sidecar_prestop_runs_at_once_and_its_sigterm_still_waits_for_the_apps()
         "#,
     );
     // proxy preStop 10→11, then waits for web (exits 13), SIGTERM 13, exit 14.
-    assert_eq!(at(&toml, "proxy", "preStop hook started"), [10_000]);
-    assert_eq!(at(&toml, "proxy", "SIGTERM"), [13_000]);
+    assert_eq!(events(&toml, "proxy", "preStop hook started"), [10_000]);
+    assert_eq!(events(&toml, "proxy", "SIGTERM"), [13_000]);
     assert_eq!(run_text(&toml).metrics.termination_ms, Some(4000));
 }
 
@@ -177,7 +167,7 @@ fn r33_a_zero_grace_period_still_gives_one_second_then_the_2s_floor() {
         drain = "5s"
         "#,
     );
-    assert_eq!(at(&toml, "web", "SIGKILL"), [12_000]);
+    assert_eq!(events(&toml, "web", "SIGKILL"), [12_000]);
     assert_eq!(run_text(&toml).metrics.sigkilled, 1);
 }
 
@@ -202,7 +192,7 @@ fn r41_deletion_during_startup_stops_the_booting_init_and_starts_nothing_else() 
         (m.ready_ms, m.termination_ms, m.phase, m.end_ms),
         (None, Some(0), PodPhase::Failed, 2000)
     );
-    assert!(at(toml, "web", "starting").is_empty());
+    assert!(events(toml, "web", "starting").is_empty());
 }
 
 #[test]
