@@ -38,8 +38,13 @@ const READY: &str = "#2e7d32";
 const DELETION: &str = "#333333";
 const DEADLINE: &str = "#c62828";
 const MUTED: &str = "#666666";
-/// The mean advance of a 12-px DejaVu Sans character, to space the legend.
-const CHAR: f64 = 6.6;
+/// About how wide `text` is in 12-px DejaVu Sans, to space the legend
+/// (capitals are wider than the rest).
+fn text_width(text: &str) -> f64 {
+    text.chars()
+        .map(|c| if c.is_ascii_uppercase() { 8.4 } else { 6.6 })
+        .sum()
+}
 
 /// The seed chapter's colours: light grey waiting, yellow booting and
 /// draining (draining a deeper yellow), green running, red failed.
@@ -531,14 +536,14 @@ fn draw_legend(svg: &mut Svg, top: f64) {
             ],
         );
         svg.text(cx + 18.0, top + 10.5, meaning, &[]);
-        cx += 24.0 + CHAR * meaning.len() as f64;
+        cx += 24.0 + text_width(meaning);
     }
     let y = top + 24.0;
     cx = 10.0;
     for mark in Mark::ALL {
         mark.draw(svg, cx + 4.0, y + 6.0, mark.name(), None);
         svg.text(cx + 14.0, y + 10.5, mark.name(), &[]);
-        cx += 24.0 + CHAR * mark.name().len() as f64;
+        cx += 24.0 + text_width(mark.name());
     }
     for line in [READY_LINE, DELETION_LINE, DEADLINE_LINE] {
         svg.leaf(
@@ -554,7 +559,7 @@ fn draw_legend(svg: &mut Svg, top: f64) {
             ],
         );
         svg.text(cx + 22.0, y + 10.5, line.label, &[]);
-        cx += 30.0 + CHAR * line.label.len() as f64;
+        cx += 30.0 + text_width(line.label);
     }
     svg.close();
 }

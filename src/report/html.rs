@@ -11,8 +11,8 @@ use std::fmt::Write;
 
 use super::bands::{Figure, timelines_svg};
 use super::field_text;
-use super::plot::{GroupBy, PlotSpec, Tradeoff, axis_title, tradeoff};
-use super::svg::{FONT_FAMILY, escape, tick_label};
+use super::plot::{GroupBy, PlotSpec, Tradeoff, tradeoff};
+use super::svg::{FONT_FAMILY, escape};
 use super::table::{Table, TableError};
 use super::timeline::event_lines;
 use crate::model::{Field, Metrics, RunReport};
@@ -184,7 +184,8 @@ fn parameters(table: &Table) -> Vec<usize> {
         .collect()
 }
 
-/// The frontier runs of every group, with their parameters.
+/// The frontier runs of every group, with their parameters; cells as in the
+/// CSV (milliseconds), so a row can be found again in the file.
 fn frontier_table(page: &mut String, plot: &Tradeoff) {
     let table = plot.table;
     let params = parameters(table);
@@ -193,7 +194,7 @@ fn frontier_table(page: &mut String, plot: &Tradeoff) {
         let _ = write!(page, "<th class=\"text\">{}</th>", escape(&table.columns[c]));
     }
     for c in [plot.x, plot.y] {
-        let _ = write!(page, "<th>{}</th>", escape(&axis_title(&table.columns[c]).0));
+        let _ = write!(page, "<th>{}</th>", escape(&table.columns[c]));
     }
     page.push_str("<th>runs alike</th></tr>\n");
     for g in &plot.groups {
@@ -210,8 +211,8 @@ fn frontier_table(page: &mut String, plot: &Tradeoff) {
             let _ = writeln!(
                 page,
                 "<td>{}</td><td>{}</td><td>{same}</td></tr>",
-                tick_label(p.x),
-                tick_label(p.y)
+                escape(&table.rows[p.row][plot.x]),
+                escape(&table.rows[p.row][plot.y])
             );
         }
     }
