@@ -38,11 +38,31 @@ const READY: &str = "#2e7d32";
 const DELETION: &str = "#333333";
 const DEADLINE: &str = "#c62828";
 const MUTED: &str = "#666666";
+/// `text`, cut with an ellipsis to about `width` pixels.
+fn fit(text: &str, width: f64) -> String {
+    if text_width(text) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for c in text.chars() {
+        if text_width(&out) + text_width(&c.to_string()) + 7.0 > width {
+            break;
+        }
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
 /// About how wide `text` is in 12-px DejaVu Sans, to space the legend
 /// (capitals are wider than the rest).
 fn text_width(text: &str) -> f64 {
     text.chars()
-        .map(|c| if c.is_ascii_uppercase() { 8.4 } else { 6.6 })
+        .map(|c| match c {
+            ' ' => 3.8,
+            c if c.is_ascii_uppercase() => 8.2,
+            _ => 6.4,
+        })
         .sum()
 }
 
@@ -150,7 +170,7 @@ impl Mark {
         };
         let (fill, stroke, width) = match self {
             Mark::Started => ("white", "#222222", "1.5"),
-            Mark::Failed => ("#b71c1c", "white", "1"),
+            Mark::Failed => ("#7f0000", "white", "1"),
             Mark::Sigkill => ("none", "#000000", "2.5"),
             _ => ("#222222", "white", "0.75"),
         };
@@ -342,12 +362,17 @@ fn draw_block(
         let row_y = rows_top + ROW * i as f64;
         let band_y = row_y + (ROW - BAND) / 2.0;
         svg.open("g", &[("class", &"row"), ("data-container", &row.name)]);
-        svg.text(10.0, band_y + 12.0, &row.name, &[]);
         let kind = if row.proxy {
             format!("{}, proxy", row.kind.name())
         } else {
             row.kind.name().to_string()
         };
+        // A long name is cut to fit beside its kind; the tooltip keeps it whole.
+        let room = LABEL - 8.0 - text_width(&kind) - 10.0 - 10.0;
+        svg.open("g", &[("class", &"label")]);
+        svg.title(&row.name);
+        svg.text(10.0, band_y + 12.0, &fit(&row.name, room), &[]);
+        svg.close();
         svg.text(
             LABEL - 8.0,
             band_y + 12.0,
@@ -501,12 +526,18 @@ fn draw_block(
             ],
             &format!("{} at {at}", line.label),
         );
+        // Centred on its line, unless that would cross the right edge.
+        let (label_x, anchor) = if x(at) + text_width(line.label) / 2.0 > WIDTH as f64 - 4.0 {
+            (WIDTH as f64 - 4.0, "end")
+        } else {
+            (x(at), "middle")
+        };
         svg.text(
-            x(at),
+            label_x,
             line_top + 8.0,
             line.label,
             &[
-                ("text-anchor", &"middle"),
+                ("text-anchor", &anchor),
                 ("fill", &line.color),
                 ("font-size", &11),
             ],
@@ -562,4 +593,16 @@ fn draw_legend(svg: &mut Svg, top: f64) {
         cx += 30.0 + text_width(line.label);
     }
     svg.close();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_cut_to_fit_with_an_ellipsis() {
+        assert_eq!(fit("web", 100.0), "web");
+        let cut = fit("app-with-a-rather-long-name", 100.0);
+        assert!(cut.ends_with('…') && text_width(&cut) <= 100.0, "{cut}");
+    }
 }

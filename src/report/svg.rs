@@ -94,7 +94,14 @@ impl Svg {
     /// An element whose tooltip is `title` (browsers show it on hover).
     pub fn titled(&mut self, name: &str, attrs: &[Attr], title: &str) {
         self.start_tag(name, attrs);
-        let _ = write!(self.out, "><title>{}</title></{name}>", escape(title));
+        self.out.push('>');
+        self.title(title);
+        let _ = write!(self.out, "</{name}>");
+    }
+
+    /// The tooltip of the element opened last.
+    pub fn title(&mut self, text: &str) {
+        let _ = write!(self.out, "<title>{}</title>", escape(text));
     }
 
     /// A text element.

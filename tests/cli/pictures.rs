@@ -513,3 +513,20 @@ fn report_is_self_contained_and_holds_every_part() {
         ]
     );
 }
+
+#[test]
+fn the_readme_timelines_picture_is_up_to_date() {
+    let dir = temp();
+    let out = dir.path().join("seed-timelines.svg");
+    podsim()
+        .args(["run", SIDECAR, SIDE_BY_SIDE, "--svg"])
+        .arg(&out)
+        .assert()
+        .success();
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/seed-timelines.svg");
+    assert!(
+        read(&out) == read(&committed),
+        "results/seed-timelines.svg is stale; remake it with: \
+         cargo run --release -- run {SIDECAR} {SIDE_BY_SIDE} --svg results/seed-timelines.svg"
+    );
+}
