@@ -39,11 +39,11 @@ pub struct PlotArgs {
     pub out: Option<PathBuf>,
 
     /// Picture width in pixels (the PNG's exact size).
-    #[arg(long, default_value_t = 900, value_parser = clap::value_parser!(u32).range(400..=8000))]
+    #[arg(long, value_name = "PX", default_value_t = 900, value_parser = clap::value_parser!(u32).range(400..=8000))]
     pub width: u32,
 
     /// Picture height in pixels.
-    #[arg(long, default_value_t = 560, value_parser = clap::value_parser!(u32).range(300..=8000))]
+    #[arg(long, value_name = "PX", default_value_t = 560, value_parser = clap::value_parser!(u32).range(300..=8000))]
     pub height: u32,
 }
 

@@ -33,7 +33,7 @@ table { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0 1.5em; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f4f4f4; } td.text, th.text { text-align: left; }
 pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
-.muted { color: #666; }
+.muted { color: #666; } .wide { overflow-x: auto; }
 ";
 
 /// A metrics value as the sweep CSV writes it: milliseconds as plain numbers,
@@ -134,6 +134,7 @@ fn scenarios_section(page: &mut String, runs: &[ScenarioRun]) -> Result<(), Tabl
     let table = scenario_table(runs);
     let spec = PlotSpec {
         group: GroupBy::Column("scenario".to_string()),
+        height: 400,
         ..PlotSpec::default()
     };
     let plot = tradeoff(&table, &spec)?;
@@ -189,12 +190,12 @@ fn parameters(table: &Table) -> Vec<usize> {
 fn frontier_table(page: &mut String, plot: &Tradeoff) {
     let table = plot.table;
     let params = parameters(table);
-    page.push_str("<h3>Frontier runs</h3>\n<table class=\"frontier\">\n<tr><th>run</th>");
+    page.push_str("<h3>Frontier runs</h3>\n<div class=\"wide\"><table class=\"frontier\">\n<tr><th>run</th>");
     for &c in &params {
-        let _ = write!(page, "<th class=\"text\">{}</th>", escape(&table.columns[c]));
+        let _ = write!(page, "<th class=\"text\">{}</th>", breakable(&table.columns[c]));
     }
     for c in [plot.x, plot.y] {
-        let _ = write!(page, "<th>{}</th>", escape(&table.columns[c]));
+        let _ = write!(page, "<th>{}</th>", breakable(&table.columns[c]));
     }
     page.push_str("<th>runs alike</th></tr>\n");
     for g in &plot.groups {
@@ -216,5 +217,10 @@ fn frontier_table(page: &mut String, plot: &Tradeoff) {
             );
         }
     }
-    page.push_str("</table>\n");
+    page.push_str("</table></div>\n");
+}
+
+/// A column name that may wrap after its dots (`containers.<wbr/>web.<wbr/>boot_ms`).
+fn breakable(name: &str) -> String {
+    escape(name).replace('.', ".<wbr/>")
 }

@@ -473,7 +473,12 @@ impl Tradeoff<'_> {
             svg.text(
                 x + 16.0,
                 y + 14.0,
-                &format!("{} runs, {} on the frontier", g.points.len(), g.frontier.len()),
+                &format!(
+                    "{} run{}, {} on the frontier",
+                    g.points.len(),
+                    if g.points.len() == 1 { "" } else { "s" },
+                    g.frontier.len()
+                ),
                 &[("fill", &"#555555"), ("font-size", &11)],
             );
             y += 34.0;

@@ -52,6 +52,20 @@ fn attr_u64(node: &Node, name: &str) -> u64 {
         .unwrap_or_else(|| panic!("no numeric {name} on {node:?}"))
 }
 
+/// The cells of a table row as text (a cell's text nodes joined, so a
+/// `<wbr/>` inside a header does not split it).
+fn cells(row: Node) -> Vec<String> {
+    row.children()
+        .filter(|c| c.is_element())
+        .map(|c| {
+            c.descendants()
+                .filter(|d| d.is_text())
+                .filter_map(|d| d.text())
+                .collect()
+        })
+        .collect()
+}
+
 fn texts(root: Node) -> Vec<String> {
     root.descendants()
         .filter(|n| n.has_tag_name("text"))
@@ -461,12 +475,12 @@ fn report_is_self_contained_and_holds_every_part() {
     let metrics = by_id("metrics");
     let rows: Vec<Node> = metrics.children().filter(|n| n.has_tag_name("tr")).collect();
     assert_eq!(rows.len(), 1 + Metrics::NAMES.len());
-    let header: Vec<&str> = rows[0].children().filter_map(|c| c.text()).collect();
+    let header = cells(rows[0]);
     assert_eq!(
         header,
         ["metric", "proxy as a native sidecar", "proxy side by side"]
     );
-    let exposed: Vec<&str> = rows[4].children().filter_map(|c| c.text()).collect();
+    let exposed = cells(rows[4]);
     assert_eq!(exposed, ["exposed_total_ms", "0.000s", "4.000s"]);
 
     let scenario_plot = by_id("scenario-tradeoff");
@@ -487,7 +501,7 @@ fn report_is_self_contained_and_holds_every_part() {
         .find(|n| n.has_tag_name("table"))
         .unwrap();
     let rows: Vec<Node> = frontier.children().filter(|n| n.has_tag_name("tr")).collect();
-    let header: Vec<&str> = rows[0].children().filter_map(|c| c.text()).collect();
+    let header = cells(rows[0]);
     assert_eq!(
         header,
         [
@@ -501,12 +515,9 @@ fn report_is_self_contained_and_holds_every_part() {
             "runs alike"
         ]
     );
-    let cells: Vec<Vec<&str>> = rows[1..]
-        .iter()
-        .map(|r| r.children().filter_map(|c| c.text()).collect())
-        .collect();
+    let body: Vec<Vec<String>> = rows[1..].iter().map(|r| cells(*r)).collect();
     assert_eq!(
-        cells,
+        body,
         [
             ["2", "app", "1000", "1000", "1000", "3000", "0", "1"],
             ["18", "sidecar", "1000", "500", "1000", "3500", "0", "2"]
