@@ -273,7 +273,7 @@ pub fn timelines_svg(figures: &[Figure]) -> String {
     let blocks: f64 = figures.iter().map(block_height).sum();
     let height = (TOP + blocks + AXIS + LEGEND).ceil() as u32;
     let mut svg = Svg::new(WIDTH, height);
-    svg.titled("g", &[("class", &"caption")], "podsim timelines");
+    svg.title("podsim timelines");
 
     let grid_bottom = TOP + blocks - GAP;
     let tick_values = ticks(0.0, axis_end, 12);
