@@ -7,7 +7,7 @@
 //! re-derived here), so the picture agrees with the text chart and the
 //! metrics; only the event marks are read from the trace, one per entry.
 
-use super::svg::{Num, Scale, Svg, tick_label, tick_step, ticks};
+use super::svg::{Attr, Num, Scale, Svg, tick_label, tick_step, ticks};
 use super::timeline::{BandState, Timeline};
 use crate::engine::{SimDuration, SimTime};
 use crate::model::{ExitReason, Happening, PodSpec, RunReport};
@@ -200,6 +200,16 @@ struct PodLine {
     dash: &'static str,
 }
 
+impl PodLine {
+    fn style(&self) -> [Attr<'_>; 3] {
+        [
+            ("stroke", &self.color),
+            ("stroke-width", &2),
+            ("stroke-dasharray", &self.dash),
+        ]
+    }
+}
+
 const READY_LINE: PodLine = PodLine {
     kind: "ready",
     label: "Ready",
@@ -279,16 +289,7 @@ pub fn timelines_svg(figures: &[Figure]) -> String {
     let tick_values = ticks(0.0, axis_end, 12);
     for &t in &tick_values {
         let px = time.px(t);
-        svg.leaf(
-            "line",
-            &[
-                ("x1", &Num(px)),
-                ("x2", &Num(px)),
-                ("y1", &Num(TOP)),
-                ("y2", &Num(grid_bottom)),
-                ("stroke", &"#eeeeee"),
-            ],
-        );
+        svg.line((px, TOP), (px, grid_bottom), &[("stroke", &"#eeeeee")]);
     }
 
     let mut y = TOP;
@@ -299,28 +300,10 @@ pub fn timelines_svg(figures: &[Figure]) -> String {
 
     // The shared time axis.
     let axis_y = grid_bottom + 6.0;
-    svg.leaf(
-        "line",
-        &[
-            ("x1", &Num(LABEL)),
-            ("x2", &Num(time.to_px)),
-            ("y1", &Num(axis_y)),
-            ("y2", &Num(axis_y)),
-            ("stroke", &"#333333"),
-        ],
-    );
+    svg.line((LABEL, axis_y), (time.to_px, axis_y), &[("stroke", &"#333333")]);
     for &t in &tick_values {
         let px = time.px(t);
-        svg.leaf(
-            "line",
-            &[
-                ("x1", &Num(px)),
-                ("x2", &Num(px)),
-                ("y1", &Num(axis_y)),
-                ("y2", &Num(axis_y + 4.0)),
-                ("stroke", &"#333333"),
-            ],
-        );
+        svg.line((px, axis_y), (px, axis_y + 4.0), &[("stroke", &"#333333")]);
         svg.text(px, axis_y + 16.0, &tick_label(t), &[("text-anchor", &"middle")]);
     }
     svg.text(
@@ -510,22 +493,17 @@ fn draw_block(
             );
             continue;
         }
-        svg.titled(
-            "line",
+        svg.open(
+            "g",
             &[
                 ("class", &"pod-line"),
                 ("data-kind", &line.kind),
                 ("data-at", &data_at),
-                ("x1", &Num(x(at))),
-                ("x2", &Num(x(at))),
-                ("y1", &Num(line_top + 10.0)),
-                ("y2", &Num(line_bottom)),
-                ("stroke", &line.color),
-                ("stroke-width", &2),
-                ("stroke-dasharray", &line.dash),
             ],
-            &format!("{} at {at}", line.label),
         );
+        svg.title(&format!("{} at {at}", line.label));
+        svg.line((x(at), line_top + 10.0), (x(at), line_bottom), &line.style());
+        svg.close();
         // Centred on its line, unless that would cross the right edge.
         let (label_x, anchor) = if x(at) + text_width(line.label) / 2.0 > WIDTH as f64 - 4.0 {
             (WIDTH as f64 - 4.0, "end")
@@ -577,18 +555,7 @@ fn draw_legend(svg: &mut Svg, top: f64) {
         cx += 24.0 + text_width(mark.name());
     }
     for line in [READY_LINE, DELETION_LINE, DEADLINE_LINE] {
-        svg.leaf(
-            "line",
-            &[
-                ("x1", &Num(cx)),
-                ("x2", &Num(cx + 18.0)),
-                ("y1", &Num(y + 6.0)),
-                ("y2", &Num(y + 6.0)),
-                ("stroke", &line.color),
-                ("stroke-width", &2),
-                ("stroke-dasharray", &line.dash),
-            ],
-        );
+        svg.line((cx, y + 6.0), (cx + 18.0, y + 6.0), &line.style());
         svg.text(cx + 22.0, y + 10.5, line.label, &[]);
         cx += 30.0 + text_width(line.label);
     }

@@ -313,7 +313,7 @@ impl Tradeoff<'_> {
         // Grid, ticks and axis titles.
         for t in ticks(x_lo, x_hi, 8) {
             let px = sx.px(t);
-            grid_line(&mut svg, px, top, px, plot_bottom);
+            svg.line((px, top), (px, plot_bottom), &[("stroke", &"#e6e6e6")]);
             svg.text(
                 px,
                 plot_bottom + 16.0,
@@ -323,7 +323,7 @@ impl Tradeoff<'_> {
         }
         for t in ticks(y_lo, y_hi, 8) {
             let py = sy.px(t);
-            grid_line(&mut svg, left, py, plot_right, py);
+            svg.line((left, py), (plot_right, py), &[("stroke", &"#e6e6e6")]);
             svg.text(left - 6.0, py + 4.0, &tick_label(t), &[("text-anchor", &"end")]);
         }
         svg.leaf(
@@ -524,19 +524,6 @@ fn capitalised(text: &str) -> String {
     chars
         .next()
         .map_or(String::new(), |c| c.to_uppercase().chain(chars).collect())
-}
-
-fn grid_line(svg: &mut Svg, x1: f64, y1: f64, x2: f64, y2: f64) {
-    svg.leaf(
-        "line",
-        &[
-            ("x1", &Num(x1)),
-            ("y1", &Num(y1)),
-            ("x2", &Num(x2)),
-            ("y2", &Num(y2)),
-            ("stroke", &"#e6e6e6"),
-        ],
-    );
 }
 
 #[cfg(test)]

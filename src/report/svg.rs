@@ -80,6 +80,10 @@ impl Svg {
     fn start_tag(&mut self, name: &str, attrs: &[Attr]) {
         self.out.push('<');
         self.out.push_str(name);
+        self.attrs(attrs);
+    }
+
+    fn attrs(&mut self, attrs: &[Attr]) {
         for (key, value) in attrs {
             let _ = write!(self.out, " {key}=\"{}\"", escape(&value.to_string()));
         }
@@ -107,10 +111,16 @@ impl Svg {
     /// A text element.
     pub fn text(&mut self, x: f64, y: f64, content: &str, attrs: &[Attr]) {
         self.start_tag("text", &[("x", &Num(x)), ("y", &Num(y))]);
-        for (key, value) in attrs {
-            let _ = write!(self.out, " {key}=\"{}\"", escape(&value.to_string()));
-        }
+        self.attrs(attrs);
         let _ = write!(self.out, ">{}</text>", escape(content));
+    }
+
+    /// A straight line from `a` to `b`, styled by `attrs`.
+    pub fn line(&mut self, a: (f64, f64), b: (f64, f64), attrs: &[Attr]) {
+        let (x1, y1, x2, y2) = (Num(a.0), Num(a.1), Num(b.0), Num(b.1));
+        self.start_tag("line", &[("x1", &x1), ("y1", &y1), ("x2", &x2), ("y2", &y2)]);
+        self.attrs(attrs);
+        self.out.push_str("/>");
     }
 
     /// Opens a container element (`g`, usually); `close` ends it.
