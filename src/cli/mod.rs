@@ -4,6 +4,9 @@
 //! Invariant: this module and `main.rs` are the only places that know about
 //! terminals, files to write and exit codes; the library only computes.
 
+mod output;
+mod plot;
+mod report;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -11,6 +14,8 @@ use clap::{Parser, Subcommand};
 use podsim::engine::SimDuration;
 use podsim::scenario::parse_duration;
 
+pub use plot::PlotArgs;
+pub use report::ReportArgs;
 pub use run::RunArgs;
 
 /// podsim: a discrete-event simulator of the Kubernetes Pod lifecycle.
@@ -27,6 +32,10 @@ pub struct Cli {
 pub enum Command {
     /// Run scenarios and show what happened: timeline, bands and metrics.
     Run(RunArgs),
+    /// Plot two columns of a sweep's CSV: the trade-off picture (SVG or PNG).
+    Plot(PlotArgs),
+    /// Write one self-contained HTML page for scenarios and sweep results.
+    Report(ReportArgs),
 }
 
 impl Command {
@@ -34,6 +43,8 @@ impl Command {
     pub fn execute(&self, out: &mut dyn std::io::Write) -> anyhow::Result<()> {
         match self {
             Command::Run(args) => run::run(args, out),
+            Command::Plot(args) => plot::plot(args, out),
+            Command::Report(args) => report::run(args, out),
         }
     }
 }

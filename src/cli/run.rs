@@ -8,10 +8,12 @@ use clap::ValueEnum;
 
 use podsim::engine::SimDuration;
 use podsim::model::simulate;
+use podsim::report::bands::{Figure, timelines_svg};
 use podsim::report::{json, kubectl, metrics_table, timeline};
 use podsim::scenario::Scenario;
 
 use super::duration_arg;
+use super::output::write_picture;
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -35,6 +37,11 @@ pub struct RunArgs {
     /// Width of the band chart in cells.
     #[arg(long, default_value_t = 60, value_name = "CELLS", value_parser = clap::value_parser!(u64).range(10..=1000))]
     pub width: u64,
+
+    /// Also draw the runs as one picture, stacked on a shared time axis
+    /// (.svg, or .png by extension); overwritten if it exists.
+    #[arg(long, value_name = "OUT.svg")]
+    pub svg: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -55,6 +62,18 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
         .iter()
         .map(|s| simulate(&s.spec, args.horizon.or(s.horizon)))
         .collect();
+    if let Some(path) = &args.svg {
+        let figures: Vec<Figure> = scenarios
+            .iter()
+            .zip(&reports)
+            .map(|(s, report)| Figure {
+                title: &s.name,
+                spec: &s.spec,
+                report,
+            })
+            .collect();
+        write_picture(path, &timelines_svg(&figures))?;
+    }
     if args.watch {
         let pods: Vec<_> = scenarios
             .iter()

@@ -1,10 +1,18 @@
-//! What people look at: text timelines and band charts, metrics tables, JSON.
+//! What people look at: text timelines and band charts, metrics tables, JSON,
+//! and pictures: timelines (`bands`) and trade-off plots (`plot`) as SVG,
+//! PNG made from the same SVG (`png`), and the HTML report (`html`).
 //!
 //! Invariant: the library formats, it never prints; `cli` decides where the
 //! text goes.
 
+pub mod bands;
+pub mod html;
 pub mod json;
 pub mod kubectl;
+pub mod plot;
+pub mod png;
+pub mod svg;
+pub mod table;
 pub mod timeline;
 
 use std::fmt::Write;

@@ -1,0 +1,575 @@
+//! The timeline picture (SVG): per-container bands of state with event marks,
+//! the red "exposed" row, and the Pod's Ready, deletion and SIGKILL-deadline
+//! lines; several runs stack one above another on one shared time axis, so
+//! two layouts of the same Pod read side by side like the seed chapter's demo.
+//!
+//! Invariant: the bands and the exposed row are drawn from `Timeline` (never
+//! re-derived here), so the picture agrees with the text chart and the
+//! metrics; only the event marks are read from the trace, one per entry.
+
+use super::svg::{Attr, Num, Scale, Svg, tick_label, tick_step, ticks};
+use super::timeline::{BandState, Timeline};
+use crate::engine::{SimDuration, SimTime};
+use crate::model::{ExitReason, Happening, PodSpec, RunReport};
+
+/// One run to draw.
+pub struct Figure<'a> {
+    pub title: &'a str,
+    pub spec: &'a PodSpec,
+    pub report: &'a RunReport,
+}
+
+const WIDTH: u32 = 1000;
+/// Where the time axis starts: the row labels live left of it.
+const LABEL: f64 = 210.0;
+const RIGHT: f64 = 24.0;
+const TOP: f64 = 10.0;
+const TITLE_ROW: f64 = 24.0;
+/// The thin row above the bands that names the Pod's vertical lines.
+const LINE_LABELS: f64 = 16.0;
+const ROW: f64 = 24.0;
+const BAND: f64 = 16.0;
+const GAP: f64 = 18.0;
+const AXIS: f64 = 44.0;
+const LEGEND: f64 = 56.0;
+
+const EXPOSED: &str = "#d62728";
+const READY: &str = "#2e7d32";
+const DELETION: &str = "#333333";
+const DEADLINE: &str = "#c62828";
+const MUTED: &str = "#666666";
+/// `text`, cut with an ellipsis to about `width` pixels.
+fn fit(text: &str, width: f64) -> String {
+    if text_width(text) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for c in text.chars() {
+        if text_width(&out) + text_width(&c.to_string()) + 7.0 > width {
+            break;
+        }
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+/// About how wide `text` is in 12-px DejaVu Sans, to space the legend
+/// (capitals are wider than the rest).
+fn text_width(text: &str) -> f64 {
+    text.chars()
+        .map(|c| match c {
+            ' ' => 3.8,
+            c if c.is_ascii_uppercase() => 8.2,
+            _ => 6.4,
+        })
+        .sum()
+}
+
+/// The seed chapter's colours: light grey waiting, yellow booting and
+/// draining (draining a deeper yellow), green running, red failed.
+pub fn band_color(state: BandState) -> &'static str {
+    match state {
+        BandState::Waiting => "#dcdcdc",
+        BandState::Booting => "#f7dc6f",
+        BandState::Running => "#5cb85c",
+        BandState::PreStop => "#b5e08f",
+        BandState::Draining => "#e6a817",
+        BandState::BackOff => "#d9534f",
+        BandState::Exited => "none",
+    }
+}
+
+/// What the legend says a band colour means.
+fn band_meaning(state: BandState) -> &'static str {
+    match state {
+        BandState::PreStop => "preStop hook (still serving)",
+        BandState::BackOff => "failed, back-off",
+        other => other.name(),
+    }
+}
+
+/// The kinds of event mark, in legend order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mark {
+    Start,
+    Started,
+    Sigterm,
+    Exit,
+    Failed,
+    Sigkill,
+}
+
+impl Mark {
+    const ALL: [Mark; 6] = [
+        Mark::Start,
+        Mark::Started,
+        Mark::Sigterm,
+        Mark::Exit,
+        Mark::Failed,
+        Mark::Sigkill,
+    ];
+
+    /// The mark of a trace entry; `None` for what the band colours already say.
+    fn of(what: Happening) -> Option<Mark> {
+        match what {
+            Happening::Starting { .. } => Some(Mark::Start),
+            Happening::Started => Some(Mark::Started),
+            Happening::Sigterm { .. } => Some(Mark::Sigterm),
+            Happening::Exited(ExitReason::Failed(_) | ExitReason::Crashed) => Some(Mark::Failed),
+            // A SIGKILL has a mark of its own at the same instant.
+            Happening::Exited(ExitReason::Killed) => None,
+            Happening::Exited(_) => Some(Mark::Exit),
+            Happening::Sigkill => Some(Mark::Sigkill),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Mark::Start => "start",
+            Mark::Started => "started",
+            Mark::Sigterm => "SIGTERM",
+            Mark::Exit => "exit 0",
+            Mark::Failed => "non-zero exit",
+            Mark::Sigkill => "SIGKILL",
+        }
+    }
+
+    /// Draws the mark centred on `(x, y)` in a band of height `BAND`.
+    fn draw(self, svg: &mut Svg, x: f64, y: f64, title: &str, at: Option<SimTime>) {
+        let h = BAND / 2.0;
+        let shape = match self {
+            Mark::Start => format!(
+                "M{} {}L{} {}L{} {}Z",
+                Num(x),
+                Num(y - 5.0),
+                Num(x + 6.0),
+                Num(y),
+                Num(x),
+                Num(y + 5.0)
+            ),
+            Mark::Started => format!("M{} {}a3.5 3.5 0 1 0 0.01 0Z", Num(x - 3.5), Num(y)),
+            Mark::Sigterm => format!(
+                "M{} {}L{} {}L{} {}Z",
+                Num(x - 5.0),
+                Num(y - h),
+                Num(x + 5.0),
+                Num(y - h),
+                Num(x),
+                Num(y - h + 7.0)
+            ),
+            Mark::Exit | Mark::Failed => format!("M{} {}h7v7h-7Z", Num(x - 3.5), Num(y - 3.5)),
+            Mark::Sigkill => format!(
+                "M{} {}l9 9M{} {}l-9 9",
+                Num(x - 4.5),
+                Num(y - 4.5),
+                Num(x + 4.5),
+                Num(y - 4.5)
+            ),
+        };
+        let (fill, stroke, width) = match self {
+            Mark::Started => ("white", "#222222", "1.5"),
+            Mark::Failed => ("#7f0000", "white", "1"),
+            Mark::Sigkill => ("none", "#000000", "2.5"),
+            _ => ("#222222", "white", "0.75"),
+        };
+        let at = at.map_or(String::new(), |t| t.as_millis().to_string());
+        svg.titled(
+            "path",
+            &[
+                ("class", &"mark"),
+                ("data-kind", &self.name()),
+                ("data-at", &at),
+                ("d", &shape),
+                ("fill", &fill),
+                ("stroke", &stroke),
+                ("stroke-width", &width),
+            ],
+            title,
+        );
+    }
+}
+
+/// One of the Pod's vertical lines.
+#[derive(Clone, Copy)]
+struct PodLine {
+    kind: &'static str,
+    label: &'static str,
+    color: &'static str,
+    dash: &'static str,
+}
+
+impl PodLine {
+    fn style(&self) -> [Attr<'_>; 3] {
+        [
+            ("stroke", &self.color),
+            ("stroke-width", &2),
+            ("stroke-dasharray", &self.dash),
+        ]
+    }
+}
+
+const READY_LINE: PodLine = PodLine {
+    kind: "ready",
+    label: "Ready",
+    color: READY,
+    dash: "5 3",
+};
+const DELETION_LINE: PodLine = PodLine {
+    kind: "deletion",
+    label: "deletion",
+    color: DELETION,
+    dash: "none",
+};
+const DEADLINE_LINE: PodLine = PodLine {
+    kind: "kill-deadline",
+    label: "SIGKILL deadline",
+    color: DEADLINE,
+    dash: "2 3",
+};
+
+/// The height of one run's block.
+fn block_height(figure: &Figure) -> f64 {
+    TITLE_ROW + LINE_LABELS + ROW * (figure.spec.containers.len() + 1) as f64 + GAP
+}
+
+/// `6s`-style text for a number of milliseconds.
+fn secs(ms: u64) -> String {
+    SimDuration(ms).to_string()
+}
+
+/// The one-line summary beside a run's title.
+fn summary(report: &RunReport, measured: bool) -> String {
+    let m = &report.metrics;
+    let ready = m
+        .ready_ms
+        .map_or("never Ready".to_string(), |ms| format!("Ready at {}", secs(ms)));
+    let exposed = if measured {
+        format!(
+            "exposed {} ({} startup + {} shutdown)",
+            secs(m.exposed_total_ms),
+            secs(m.exposed_startup_ms),
+            secs(m.exposed_shutdown_ms)
+        )
+    } else {
+        "exposure not measured (no proxy)".to_string()
+    };
+    let termination = m
+        .termination_ms
+        .map_or(String::new(), |ms| format!(" · terminated in {}", secs(ms)));
+    format!("{ready} · {exposed}{termination}")
+}
+
+/// Draws `figures` stacked on one time axis.
+pub fn timelines_svg(figures: &[Figure]) -> String {
+    let timelines: Vec<Timeline> = figures.iter().map(|f| Timeline::new(f.spec, f.report)).collect();
+    let longest = timelines
+        .iter()
+        .map(|t| t.span().as_millis())
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64
+        / 1000.0;
+    let step = tick_step(0.0, longest, 12);
+    let axis_end = (longest / step).ceil() * step;
+    let time = Scale {
+        lo: 0.0,
+        hi: axis_end,
+        from_px: LABEL,
+        to_px: WIDTH as f64 - RIGHT,
+    };
+    let x = |t: SimTime| time.px(t.as_millis() as f64 / 1000.0);
+    let blocks: f64 = figures.iter().map(block_height).sum();
+    let height = (TOP + blocks + AXIS + LEGEND).ceil() as u32;
+    let mut svg = Svg::new(WIDTH, height);
+    svg.title("podsim timelines");
+
+    let grid_bottom = TOP + blocks - GAP;
+    let tick_values = ticks(0.0, axis_end, 12);
+    for &t in &tick_values {
+        let px = time.px(t);
+        svg.line((px, TOP), (px, grid_bottom), &[("stroke", &"#eeeeee")]);
+    }
+
+    let mut y = TOP;
+    for (figure, timeline) in figures.iter().zip(&timelines) {
+        draw_block(&mut svg, figure, timeline, y, &x, axis_end);
+        y += block_height(figure);
+    }
+
+    // The shared time axis.
+    let axis_y = grid_bottom + 6.0;
+    svg.line((LABEL, axis_y), (time.to_px, axis_y), &[("stroke", &"#333333")]);
+    for &t in &tick_values {
+        let px = time.px(t);
+        svg.line((px, axis_y), (px, axis_y + 4.0), &[("stroke", &"#333333")]);
+        svg.text(px, axis_y + 16.0, &tick_label(t), &[("text-anchor", &"middle")]);
+    }
+    svg.text(
+        10.0,
+        axis_y + 16.0,
+        "time since Pod creation (s)",
+        &[("fill", &MUTED), ("class", &"axis-title")],
+    );
+    draw_legend(&mut svg, axis_y + AXIS - 10.0);
+    svg.finish()
+}
+
+/// One run: title and summary, line labels, one row per container, the exposed row.
+fn draw_block(
+    svg: &mut Svg,
+    figure: &Figure,
+    t: &Timeline,
+    top: f64,
+    x: &dyn Fn(SimTime) -> f64,
+    axis_end: f64,
+) {
+    let right = WIDTH as f64 - RIGHT;
+    let measured = figure.spec.measures_exposure();
+    svg.open("g", &[("class", &"scenario"), ("data-name", &figure.title)]);
+    svg.text(
+        10.0,
+        top + 16.0,
+        figure.title,
+        &[("font-size", &14), ("font-weight", &"bold"), ("class", &"title")],
+    );
+    svg.text(
+        right,
+        top + 16.0,
+        &summary(figure.report, measured),
+        &[("text-anchor", &"end"), ("fill", &MUTED), ("class", &"summary")],
+    );
+    let rows_top = top + TITLE_ROW + LINE_LABELS;
+    for (i, row) in t.rows.iter().enumerate() {
+        let row_y = rows_top + ROW * i as f64;
+        let band_y = row_y + (ROW - BAND) / 2.0;
+        svg.open("g", &[("class", &"row"), ("data-container", &row.name)]);
+        let kind = if row.proxy {
+            format!("{}, proxy", row.kind.name())
+        } else {
+            row.kind.name().to_string()
+        };
+        // A long name is cut to fit beside its kind; the tooltip keeps it whole.
+        let room = LABEL - 8.0 - text_width(&kind) - 10.0 - 10.0;
+        svg.open("g", &[("class", &"label")]);
+        svg.title(&row.name);
+        svg.text(10.0, band_y + 12.0, &fit(&row.name, room), &[]);
+        svg.close();
+        svg.text(
+            LABEL - 8.0,
+            band_y + 12.0,
+            &kind,
+            &[("text-anchor", &"end"), ("fill", &MUTED)],
+        );
+        svg.leaf(
+            "rect",
+            &[
+                ("x", &Num(LABEL)),
+                ("y", &Num(band_y)),
+                ("width", &Num(right - LABEL)),
+                ("height", &Num(BAND)),
+                ("fill", &"none"),
+                ("stroke", &"#e4e4e4"),
+            ],
+        );
+        for band in row.bands.iter().filter(|b| b.state != BandState::Exited) {
+            svg.titled(
+                "rect",
+                &[
+                    ("class", &"band"),
+                    ("data-state", &band.state.name()),
+                    ("data-from", &band.from.as_millis()),
+                    ("data-to", &band.to.as_millis()),
+                    ("x", &Num(x(band.from))),
+                    ("y", &Num(band_y)),
+                    ("width", &Num(x(band.to) - x(band.from))),
+                    ("height", &Num(BAND)),
+                    ("fill", &band_color(band.state)),
+                ],
+                &format!("{} {} {}–{}", row.name, band.state.name(), band.from, band.to),
+            );
+        }
+        svg.close();
+    }
+
+    let exposed_y = rows_top + ROW * t.rows.len() as f64;
+    let band_y = exposed_y + (ROW - BAND) / 2.0;
+    svg.open("g", &[("class", &"exposed-row")]);
+    svg.text(
+        10.0,
+        band_y + 12.0,
+        "exposed",
+        &[
+            ("fill", &if measured { EXPOSED } else { MUTED }),
+            ("font-weight", &"bold"),
+        ],
+    );
+    svg.text(
+        LABEL - 8.0,
+        band_y + 12.0,
+        "app up, no proxy",
+        &[("text-anchor", &"end"), ("fill", &MUTED)],
+    );
+    svg.leaf(
+        "rect",
+        &[
+            ("x", &Num(LABEL)),
+            ("y", &Num(band_y)),
+            ("width", &Num(right - LABEL)),
+            ("height", &Num(BAND)),
+            ("fill", &"#fbf3f3"),
+            ("stroke", &"#f0d0d0"),
+        ],
+    );
+    if !measured {
+        svg.text(
+            LABEL + 6.0,
+            band_y + 12.0,
+            "not measured: the Pod declares no proxy",
+            &[("fill", &MUTED), ("font-style", &"italic")],
+        );
+    }
+    for &(from, to) in &t.exposed {
+        svg.titled(
+            "rect",
+            &[
+                ("class", &"exposed"),
+                ("data-from", &from.as_millis()),
+                ("data-to", &to.as_millis()),
+                ("x", &Num(x(from))),
+                ("y", &Num(band_y)),
+                ("width", &Num(x(to) - x(from))),
+                ("height", &Num(BAND)),
+                ("fill", &EXPOSED),
+            ],
+            &format!("exposed {from}–{to}: an app runs with no proxy"),
+        );
+    }
+    svg.close();
+
+    // Event marks over the bands, in trace order.
+    for entry in &figure.report.trace {
+        let (Some(id), Some(mark)) = (entry.container, Mark::of(entry.what)) else {
+            continue;
+        };
+        let centre = rows_top + ROW * id.index() as f64 + ROW / 2.0;
+        let name = &figure.spec.container(id).name;
+        mark.draw(
+            svg,
+            x(entry.at),
+            centre,
+            &format!("t={} {name}: {}", entry.at, entry.what),
+            Some(entry.at),
+        );
+    }
+
+    // The Pod's lines run from the label row to the bottom of the exposed row.
+    let line_top = top + TITLE_ROW + 4.0;
+    let line_bottom = exposed_y + ROW;
+    let axis_end = SimTime((axis_end * 1000.0).round() as u64);
+    let lines = [
+        (READY_LINE, t.ready),
+        (DELETION_LINE, t.deletion),
+        (DEADLINE_LINE, t.kill_deadline),
+    ];
+    for (line, at) in lines {
+        let Some(at) = at else { continue };
+        let data_at = at.as_millis();
+        if at > axis_end {
+            // Past the axis (a 30 s grace after a 4 s drain): say where it is.
+            svg.text(
+                x(axis_end),
+                line_top + 8.0,
+                &format!("{} at {} →", line.label, secs(data_at)),
+                &[
+                    ("class", &"pod-line"),
+                    ("data-kind", &line.kind),
+                    ("data-at", &data_at),
+                    ("text-anchor", &"end"),
+                    ("fill", &line.color),
+                    ("font-size", &11),
+                ],
+            );
+            continue;
+        }
+        svg.open(
+            "g",
+            &[
+                ("class", &"pod-line"),
+                ("data-kind", &line.kind),
+                ("data-at", &data_at),
+            ],
+        );
+        svg.title(&format!("{} at {at}", line.label));
+        svg.line((x(at), line_top + 10.0), (x(at), line_bottom), &line.style());
+        svg.close();
+        // Centred on its line, unless that would cross the right edge.
+        let (label_x, anchor) = if x(at) + text_width(line.label) / 2.0 > WIDTH as f64 - 4.0 {
+            (WIDTH as f64 - 4.0, "end")
+        } else {
+            (x(at), "middle")
+        };
+        svg.text(
+            label_x,
+            line_top + 8.0,
+            line.label,
+            &[
+                ("text-anchor", &anchor),
+                ("fill", &line.color),
+                ("font-size", &11),
+            ],
+        );
+    }
+    svg.close();
+}
+
+/// Two lines of legend: band colours and the exposed row; marks and lines.
+fn draw_legend(svg: &mut Svg, top: f64) {
+    svg.open("g", &[("class", &"legend")]);
+    let mut cx = 10.0;
+    let swatches = BandState::ALL
+        .iter()
+        .filter(|s| **s != BandState::Exited)
+        .map(|&s| (band_color(s), band_meaning(s)))
+        .chain([(EXPOSED, "exposed")]);
+    for (color, meaning) in swatches {
+        svg.leaf(
+            "rect",
+            &[
+                ("x", &Num(cx)),
+                ("y", &Num(top)),
+                ("width", &14),
+                ("height", &12),
+                ("fill", &color),
+            ],
+        );
+        svg.text(cx + 18.0, top + 10.5, meaning, &[]);
+        cx += 24.0 + text_width(meaning);
+    }
+    let y = top + 24.0;
+    cx = 10.0;
+    for mark in Mark::ALL {
+        mark.draw(svg, cx + 4.0, y + 6.0, mark.name(), None);
+        svg.text(cx + 14.0, y + 10.5, mark.name(), &[]);
+        cx += 24.0 + text_width(mark.name());
+    }
+    for line in [READY_LINE, DELETION_LINE, DEADLINE_LINE] {
+        svg.line((cx, y + 6.0), (cx + 18.0, y + 6.0), &line.style());
+        svg.text(cx + 22.0, y + 10.5, line.label, &[]);
+        cx += 30.0 + text_width(line.label);
+    }
+    svg.close();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_cut_to_fit_with_an_ellipsis() {
+        assert_eq!(fit("web", 100.0), "web");
+        let cut = fit("app-with-a-rather-long-name", 100.0);
+        assert!(cut.ends_with('…') && text_width(&cut) <= 100.0, "{cut}");
+    }
+}

@@ -1,0 +1,226 @@
+//! The HTML report: one self-contained file for a set of scenarios and any
+//! number of sweeps — timelines, trade-off plots, metrics and frontier tables.
+//!
+//! Self-contained means: SVG inline, CSS in a `<style>` element, no script,
+//! no font file, no image and no link that a browser would fetch. The page is
+//! also well-formed XML (polyglot HTML5), so a strict XML parser checks it.
+//!
+//! Invariant: nothing in the page refers to anything outside it.
+
+use std::fmt::Write;
+
+use super::bands::{Figure, timelines_svg};
+use super::field_text;
+use super::plot::{GroupBy, PlotSpec, Tradeoff, tradeoff};
+use super::svg::{FONT_FAMILY, escape};
+use super::table::{Table, TableError};
+use super::timeline::event_lines;
+use crate::model::{Field, Metrics, RunReport};
+use crate::scenario::Scenario;
+
+/// One simulated scenario.
+pub struct ScenarioRun<'a> {
+    pub scenario: &'a Scenario,
+    pub report: &'a RunReport,
+}
+
+const STYLE: &str = "
+body { font-family: FONTS; margin: 2em auto; max-width: 1040px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
+figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
+figcaption { color: #555; font-size: 0.9em; }
+table { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f4f4f4; } td.text, th.text { text-align: left; }
+pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
+.muted { color: #666; } .wide { overflow-x: auto; }
+";
+
+/// A metrics value as the sweep CSV writes it: milliseconds as plain numbers,
+/// absent values empty.
+fn csv_cell(field: Field) -> String {
+    match field {
+        Field::Millis(Some(ms)) => ms.to_string(),
+        Field::Millis(None) => String::new(),
+        Field::Count(n) => n.to_string(),
+        Field::Text(t) => t.to_string(),
+    }
+}
+
+/// The scenarios' metrics as a table one row per scenario, so the trade-off
+/// plot draws a scenario set exactly as it draws a sweep.
+pub fn scenario_table(runs: &[ScenarioRun]) -> Table {
+    Table {
+        origin: "these scenarios".to_string(),
+        columns: std::iter::once("scenario")
+            .chain(Metrics::NAMES)
+            .map(str::to_string)
+            .collect(),
+        rows: runs
+            .iter()
+            .map(|r| {
+                std::iter::once(r.scenario.name.clone())
+                    .chain(r.report.metrics.fields().into_iter().map(csv_cell))
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+/// Writes the report page.
+pub fn report(runs: &[ScenarioRun], sweeps: &[Table]) -> Result<String, TableError> {
+    let mut page = String::with_capacity(256 * 1024);
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\" xmlns=\"http://www.w3.org/1999/xhtml\">\n<head>\n\
+         <meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n\
+         <title>podsim report</title>\n<style>{}</style>\n</head>\n<body>\n<h1>podsim report</h1>\n",
+        STYLE.replace("FONTS", FONT_FAMILY)
+    );
+    let _ = writeln!(
+        page,
+        "<p class=\"muted\">{} scenario{} and {} sweep{}. Times in seconds since the Pod was created; \
+         exposed = an app container alive while no proxy is.</p>",
+        runs.len(),
+        plural(runs.len()),
+        sweeps.len(),
+        plural(sweeps.len())
+    );
+    if !runs.is_empty() {
+        scenarios_section(&mut page, runs)?;
+    }
+    for (i, table) in sweeps.iter().enumerate() {
+        sweep_section(&mut page, i, table)?;
+    }
+    page.push_str("</body>\n</html>\n");
+    Ok(page)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn scenarios_section(page: &mut String, runs: &[ScenarioRun]) -> Result<(), TableError> {
+    page.push_str("<section id=\"scenarios\">\n<h2>Scenarios</h2>\n");
+    let figures: Vec<Figure> = runs
+        .iter()
+        .map(|r| Figure {
+            title: &r.scenario.name,
+            spec: &r.scenario.spec,
+            report: r.report,
+        })
+        .collect();
+    let _ = writeln!(
+        page,
+        "<figure id=\"timelines\">\n{}<figcaption>Each container's state over time, on one time axis; \
+         hover a band or a mark for its times.</figcaption>\n</figure>",
+        timelines_svg(&figures)
+    );
+
+    page.push_str("<h3>Metrics</h3>\n<table id=\"metrics\">\n<tr><th class=\"text\">metric</th>");
+    for r in runs {
+        let _ = write!(page, "<th>{}</th>", escape(&r.scenario.name));
+    }
+    page.push_str("</tr>\n");
+    for (i, name) in Metrics::NAMES.iter().enumerate() {
+        let _ = write!(page, "<tr><td class=\"text\">{name}</td>");
+        for r in runs {
+            let _ = write!(page, "<td>{}</td>", field_text(r.report.metrics.fields()[i]));
+        }
+        page.push_str("</tr>\n");
+    }
+    page.push_str("</table>\n");
+
+    let table = scenario_table(runs);
+    let spec = PlotSpec {
+        group: GroupBy::Column("scenario".to_string()),
+        height: 400,
+        ..PlotSpec::default()
+    };
+    let plot = tradeoff(&table, &spec)?;
+    let _ = writeln!(
+        page,
+        "<h3>Trade-off</h3>\n<figure id=\"scenario-tradeoff\">\n{}<figcaption>One dot per scenario.</figcaption>\n</figure>",
+        plot.svg()
+    );
+
+    page.push_str("<h3>Events</h3>\n");
+    for r in runs {
+        let _ = writeln!(
+            page,
+            "<details class=\"events\"><summary>{} ({})</summary>\n<pre>{}</pre></details>",
+            escape(&r.scenario.name),
+            escape(&r.scenario.origin),
+            escape(&event_lines(&r.scenario.spec, r.report))
+        );
+    }
+    page.push_str("</section>\n");
+    Ok(())
+}
+
+fn sweep_section(page: &mut String, index: usize, table: &Table) -> Result<(), TableError> {
+    let plot = tradeoff(table, &PlotSpec::default())?;
+    let _ = writeln!(
+        page,
+        "<section class=\"sweep\" id=\"sweep-{index}\">\n<h2>Sweep: {}</h2>\n<p>{} runs, {} groups.</p>",
+        escape(&table.origin),
+        plot.runs(),
+        plot.groups.len()
+    );
+    let _ = writeln!(
+        page,
+        "<figure class=\"tradeoff\">\n{}<figcaption>Each group's Pareto frontier: no other run of the group \
+         is faster to Ready and less exposed at once.</figcaption>\n</figure>",
+        plot.svg()
+    );
+    frontier_table(page, &plot);
+    page.push_str("</section>\n");
+    Ok(())
+}
+
+/// Columns that are neither metrics nor the run number: the swept parameters.
+fn parameters(table: &Table) -> Vec<usize> {
+    (0..table.columns.len())
+        .filter(|&c| table.columns[c] != "run" && !Metrics::NAMES.contains(&table.columns[c].as_str()))
+        .collect()
+}
+
+/// The frontier runs of every group, with their parameters; cells as in the
+/// CSV (milliseconds), so a row can be found again in the file.
+fn frontier_table(page: &mut String, plot: &Tradeoff) {
+    let table = plot.table;
+    let params = parameters(table);
+    page.push_str("<h3>Frontier runs</h3>\n<div class=\"wide\"><table class=\"frontier\">\n<tr><th>run</th>");
+    for &c in &params {
+        let _ = write!(page, "<th class=\"text\">{}</th>", breakable(&table.columns[c]));
+    }
+    for c in [plot.x, plot.y] {
+        let _ = write!(page, "<th>{}</th>", breakable(&table.columns[c]));
+    }
+    page.push_str("<th>runs alike</th></tr>\n");
+    for g in &plot.groups {
+        for (p, same) in &g.frontier {
+            let _ = write!(
+                page,
+                "<tr data-group=\"{}\"><td>{}</td>",
+                escape(&g.name),
+                escape(&plot.run_label(p.row))
+            );
+            for &c in &params {
+                let _ = write!(page, "<td class=\"text\">{}</td>", escape(&table.rows[p.row][c]));
+            }
+            let _ = writeln!(
+                page,
+                "<td>{}</td><td>{}</td><td>{same}</td></tr>",
+                escape(&table.rows[p.row][plot.x]),
+                escape(&table.rows[p.row][plot.y])
+            );
+        }
+    }
+    page.push_str("</table></div>\n");
+}
+
+/// A column name that may wrap after its dots (`containers.<wbr/>web.<wbr/>boot_ms`).
+fn breakable(name: &str) -> String {
+    escape(name).replace('.', ".<wbr/>")
+}

@@ -1,0 +1,174 @@
+//! A sweep's CSV read back for pictures and the HTML report: a header of
+//! column names and rows of text cells, looked up by column name.
+//!
+//! Invariant: every row has exactly one cell per column (a ragged file is
+//! refused when read), so a column index is valid for every row.
+
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+
+use crate::scenario::closest;
+
+/// Why a table could not be read or a column not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    #[error("{origin}: cannot read: {message}")]
+    Read { origin: String, message: String },
+    #[error("{origin}: no column \"{name}\"; {hint}columns are: {}", columns.join(", "))]
+    UnknownColumn {
+        origin: String,
+        name: String,
+        hint: Hint,
+        columns: Vec<String>,
+    },
+    #[error("{origin}:{line}: column \"{column}\": \"{value}\" is not a number")]
+    NotANumber {
+        origin: String,
+        line: usize,
+        column: String,
+        value: String,
+    },
+}
+
+/// `did you mean "x"? ` or nothing.
+#[derive(Debug)]
+pub struct Hint(pub Option<String>);
+
+impl fmt::Display for Hint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(name) => write!(f, "did you mean \"{name}\"? "),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A CSV file in memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    /// Where it came from, for messages.
+    pub origin: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// Reads CSV with a header line from `reader`.
+    pub fn read(reader: impl Read, origin: &str) -> Result<Table, TableError> {
+        let fail = |message: String| TableError::Read {
+            origin: origin.to_string(),
+            message,
+        };
+        let mut csv = csv::ReaderBuilder::new().has_headers(true).from_reader(reader);
+        let columns: Vec<String> = csv
+            .headers()
+            .map_err(|e| fail(e.to_string()))?
+            .iter()
+            .map(str::to_string)
+            .collect();
+        if columns.iter().all(String::is_empty) {
+            return Err(fail("no header line".to_string()));
+        }
+        let rows = csv
+            .records()
+            .map(|record| {
+                record
+                    .map(|r| r.iter().map(str::to_string).collect())
+                    .map_err(|e| fail(e.to_string()))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Table {
+            origin: origin.to_string(),
+            columns,
+            rows,
+        })
+    }
+
+    /// Reads a CSV file.
+    pub fn load(path: &Path) -> Result<Table, TableError> {
+        let origin = path.display().to_string();
+        let file = std::fs::File::open(path).map_err(|e| TableError::Read {
+            origin: origin.clone(),
+            message: e.to_string(),
+        })?;
+        Table::read(std::io::BufReader::new(file), &origin)
+    }
+
+    /// The index of column `name`, or an error listing the valid names.
+    pub fn column(&self, name: &str) -> Result<usize, TableError> {
+        self.columns.iter().position(|c| c == name).ok_or_else(|| {
+            let valid: Vec<&str> = self.columns.iter().map(String::as_str).collect();
+            TableError::UnknownColumn {
+                origin: self.origin.clone(),
+                name: name.to_string(),
+                hint: Hint(closest(name, &valid).map(str::to_string)),
+                columns: self.columns.clone(),
+            }
+        })
+    }
+
+    /// The number in `row` at `column`; `None` for an empty cell (an absent metric).
+    pub fn number(&self, row: usize, column: usize) -> Result<Option<f64>, TableError> {
+        let cell = self.rows[row][column].trim();
+        if cell.is_empty() {
+            return Ok(None);
+        }
+        match cell.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(Some(v)),
+            _ => Err(TableError::NotANumber {
+                origin: self.origin.clone(),
+                // The header is line 1.
+                line: row + 2,
+                column: self.columns[column].clone(),
+                value: cell.to_string(),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CSV: &str =
+        "run,containers.proxy.kind,ready_ms,exposed_total_ms\n0,app,5000,4000\n1,sidecar,6000,\n";
+
+    #[test]
+    fn reads_header_and_cells() {
+        let t = Table::read(CSV.as_bytes(), "t.csv").unwrap();
+        assert_eq!(t.columns.len(), 4);
+        assert_eq!(t.rows[1], ["1", "sidecar", "6000", ""]);
+        assert_eq!(t.number(0, 2).unwrap(), Some(5000.0));
+        assert_eq!(t.number(1, 3).unwrap(), None);
+    }
+
+    #[test]
+    fn unknown_column_suggests_the_closest_and_lists_all() {
+        let t = Table::read(CSV.as_bytes(), "t.csv").unwrap();
+        let e = t.column("redy_ms").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.csv: no column \"redy_ms\"; did you mean \"ready_ms\"? columns are: \
+             run, containers.proxy.kind, ready_ms, exposed_total_ms"
+        );
+    }
+
+    #[test]
+    fn text_where_a_number_belongs_names_the_line() {
+        let t = Table::read(CSV.as_bytes(), "t.csv").unwrap();
+        let e = t.number(1, 1).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.csv:3: column \"containers.proxy.kind\": \"sidecar\" is not a number"
+        );
+    }
+
+    #[test]
+    fn ragged_rows_are_refused() {
+        let e = Table::read("a,b\n1\n".as_bytes(), "t.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("t.csv: cannot read: "), "{e}");
+    }
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser. Headless Chromium (Debian's package,
+# installed here when missing) opens `podsim report` of the seed scenarios
+# (and of results/*.csv, when there are any) with name resolution cut off,
+# and must:
+#   - take a screenshot that is a PNG of real content (not a blank page);
+#   - render the page's inline SVG (the DOM it dumps holds the pictures);
+#   - record, in its network log, no request for anything but the file itself.
+#
+# Usage: tests/browser/check.sh [PODSIM_BINARY]   (default target/release/podsim)
+# KEEP=shot.png keeps the screenshot there, to look at.
+# Exit: 0 passed, or skipped because Chromium cannot be had here (not root,
+# no apt-get, or the install failed; said on stderr): `cargo test`'s
+# structural HTML test still stands; 1 the report failed in the browser.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+bin=${1:-target/release/podsim}
+if [ ! -x "$bin" ]; then
+    cargo build --release --quiet
+fi
+
+skip() {
+    echo "browser check: SKIPPED: $*" >&2
+    exit 0
+}
+fail() {
+    echo "browser check: FAILED: $*" >&2
+    exit 1
+}
+
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get > /dev/null; then
+        skip "no chromium, and installing it needs root and apt-get"
+    fi
+    echo "browser check: installing chromium from Debian's packages" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    if ! { timeout 300 apt-get update -qq && timeout 600 apt-get install -y -qq chromium; } > /dev/null 2>&1; then
+        skip "apt-get install chromium failed"
+    fi
+    browser=$(command -v chromium) || skip "chromium installed but not on PATH"
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+inputs=(scenarios/seed-sidecar.toml scenarios/seed-side-by-side.toml)
+shopt -s nullglob
+inputs+=(results/*.csv)
+"$bin" report "${inputs[@]}" --out "$work/report.html" > /dev/null
+page="file://$work/report.html"
+
+chromium_run() {
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --disable-default-apps --disable-extensions --host-resolver-rules="MAP * ~NOTFOUND" \
+        --user-data-dir="$(mktemp -d -p "$work")" "$@" 2> "$work/stderr.txt" \
+        || fail "chromium exited non-zero: $(tail -3 "$work/stderr.txt")"
+}
+
+# URLs a page asked for, from a network log: requests with an initiator
+# (the page's origin, "null" for file://); Chromium's own background requests
+# carry "not an origin" and never leave the machine (names do not resolve).
+page_requests() {
+    grep '"initiator"' "$1" | grep -v '"initiator":"not an origin"' | grep -o '"url":"[^"]*"' | sort -u || true
+}
+
+# First prove the detector works on this Chromium: a page that fetches an image.
+echo '<html><body><img src="http://example.invalid/x.png"/></body></html>' > "$work/fetching.html"
+chromium_run --log-net-log="$work/fetching.json" --dump-dom "file://$work/fetching.html" > /dev/null
+page_requests "$work/fetching.json" | grep -q 'example.invalid/x.png' \
+    || fail "the network log does not show a page's requests; cannot check the report"
+
+chromium_run --window-size=1100,2400 --log-net-log="$work/net.json" --screenshot="$work/shot.png" "$page"
+[ -s "$work/shot.png" ] || fail "no screenshot"
+[ "$(head -c 8 "$work/shot.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] \
+    || fail "the screenshot is not a PNG"
+# A blank 1100x2400 page compresses to a few KB; the report's is well over 50.
+size=$(wc -c < "$work/shot.png")
+[ "$size" -gt 50000 ] || fail "the screenshot is nearly empty ($size bytes)"
+requested=$(page_requests "$work/net.json")
+[ -z "$requested" ] || fail "the report made requests: $requested"
+
+chromium_run --dump-dom "$page" > "$work/dom.html"
+svgs=$(grep -o '<svg' "$work/dom.html" | wc -l)
+# The timelines, the scenarios' trade-off, one plot per sweep.
+want=$((${#inputs[@]}))
+[ "$svgs" -ge "$want" ] || fail "the page shows $svgs pictures, expected $want"
+
+[ -z "${KEEP:-}" ] || cp "$work/shot.png" "$KEEP"
+echo "browser check: ok ($svgs pictures, screenshot $size bytes, no request beyond the file)"

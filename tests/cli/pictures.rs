@@ -1,0 +1,543 @@
+//! Pictures through the real binary: `run --svg`, `plot` and `report`.
+//! SVG and HTML are parsed as XML and checked for the series, marks and
+//! labels they must hold; PNG is decoded and measured; expected values are
+//! the seed chapter's (side by side: exposed 3–5 s and 11–13 s; sidecar: none).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use podsim::engine::{DEFAULT_HORIZON, SimDuration};
+use podsim::model::{ContainerKind, Field, Metrics, PodSimulator};
+use podsim::scenario::Scenario;
+use roxmltree::{Document, Node, ParsingOptions};
+
+const SIDECAR: &str = "scenarios/seed-sidecar.toml";
+const SIDE_BY_SIDE: &str = "scenarios/seed-side-by-side.toml";
+
+fn podsim() -> Command {
+    let mut cmd = Command::cargo_bin("podsim").unwrap();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd
+}
+
+fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn parse(text: &str) -> Document<'_> {
+    let options = ParsingOptions {
+        allow_dtd: true,
+        ..ParsingOptions::default()
+    };
+    Document::parse_with_options(text, options).unwrap_or_else(|e| panic!("not well-formed: {e}"))
+}
+
+fn has_class(node: &Node, class: &str) -> bool {
+    node.attribute("class")
+        .is_some_and(|c| c.split_whitespace().any(|c| c == class))
+}
+
+fn with_class<'a, 'i>(root: Node<'a, 'i>, class: &str) -> Vec<Node<'a, 'i>> {
+    root.descendants().filter(|n| has_class(n, class)).collect()
+}
+
+fn attr_u64(node: &Node, name: &str) -> u64 {
+    node.attribute(name)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no numeric {name} on {node:?}"))
+}
+
+/// The cells of a table row as text (a cell's text nodes joined, so a
+/// `<wbr/>` inside a header does not split it).
+fn cells(row: Node) -> Vec<String> {
+    row.children()
+        .filter(|c| c.is_element())
+        .map(|c| {
+            c.descendants()
+                .filter(|d| d.is_text())
+                .filter_map(|d| d.text())
+                .collect()
+        })
+        .collect()
+}
+
+fn texts(root: Node) -> Vec<String> {
+    root.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The seed Pod swept over the proxy's layout and the boot and drain times:
+/// what the sweep's CSV holds (`run`, the axes, the metrics; absent metrics
+/// empty), built through the library as the sweep does.
+fn seed_sweep_csv() -> String {
+    let base = Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(SIDECAR)).unwrap();
+    let mut sim = PodSimulator::new(base.spec, DEFAULT_HORIZON, false);
+    let mut csv = String::from(
+        "run,containers.proxy.kind,containers.proxy.boot_ms,containers.web.boot_ms,containers.web.drain_ms,",
+    );
+    csv.push_str(&Metrics::NAMES.join(","));
+    csv.push('\n');
+    let mut run = 0;
+    for kind in [ContainerKind::App, ContainerKind::Sidecar] {
+        for proxy_boot in [1000, 3000, 5000] {
+            for web_boot in [500, 1000, 4000] {
+                for web_drain in [1000, 3000] {
+                    let spec = sim.spec_mut();
+                    spec.containers[1].kind = kind;
+                    spec.containers[1].boot = SimDuration(proxy_boot);
+                    spec.containers[2].boot = SimDuration(web_boot);
+                    spec.containers[2].drain = SimDuration(web_drain);
+                    let metrics = sim.run();
+                    let cells: Vec<String> = metrics
+                        .fields()
+                        .into_iter()
+                        .map(|f| match f {
+                            Field::Millis(v) => v.map_or(String::new(), |ms| ms.to_string()),
+                            Field::Count(n) => n.to_string(),
+                            Field::Text(t) => t.to_string(),
+                        })
+                        .collect();
+                    csv.push_str(&format!(
+                        "{run},{},{proxy_boot},{web_boot},{web_drain},{}\n",
+                        kind.name(),
+                        cells.join(",")
+                    ));
+                    run += 1;
+                }
+            }
+        }
+    }
+    csv
+}
+
+fn fixture(dir: &Path) -> PathBuf {
+    let path = dir.join("seed-sweep.csv");
+    std::fs::write(&path, seed_sweep_csv()).unwrap();
+    path
+}
+
+#[test]
+fn timelines_show_the_seed_layouts_side_by_side() {
+    let dir = temp();
+    let out = dir.path().join("seed.svg");
+    podsim()
+        .args(["run", SIDECAR, SIDE_BY_SIDE, "--svg"])
+        .arg(&out)
+        .assert()
+        .success();
+    let text = read(&out);
+    let doc = parse(&text);
+    let blocks = with_class(doc.root(), "scenario");
+    let names: Vec<&str> = blocks.iter().map(|b| b.attribute("data-name").unwrap()).collect();
+    assert_eq!(names, ["proxy as a native sidecar", "proxy side by side"]);
+
+    let exposed = |block: Node| -> Vec<(u64, u64)> {
+        with_class(block, "exposed")
+            .iter()
+            .map(|r| (attr_u64(r, "data-from"), attr_u64(r, "data-to")))
+            .collect()
+    };
+    assert!(exposed(blocks[0]).is_empty());
+    assert_eq!(exposed(blocks[1]), [(3000, 5000), (11_000, 13_000)]);
+
+    for block in &blocks {
+        let rows: Vec<&str> = with_class(*block, "row")
+            .iter()
+            .map(|r| r.attribute("data-container").unwrap())
+            .collect();
+        assert_eq!(rows, ["config-fetch", "proxy", "web"]);
+    }
+    // Side by side, web: waiting 0–2 s, booting 2–3 s, running 3–10 s, draining 10–13 s.
+    let web = with_class(blocks[1], "row")[2];
+    let bands: Vec<(&str, u64, u64)> = with_class(web, "band")
+        .iter()
+        .map(|b| {
+            (
+                b.attribute("data-state").unwrap(),
+                attr_u64(b, "data-from"),
+                attr_u64(b, "data-to"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        bands,
+        [
+            ("waiting", 0, 2000),
+            ("booting", 2000, 3000),
+            ("running", 3000, 10_000),
+            ("draining", 10_000, 13_000)
+        ]
+    );
+
+    // Marks of the sidecar run: 3 starts, 2 started (the init container
+    // completes instead), 2 SIGTERMs, 3 clean exits; no SIGKILL.
+    let marks = |block: Node, kind: &str| -> Vec<u64> {
+        with_class(block, "mark")
+            .iter()
+            .filter(|m| m.attribute("data-kind") == Some(kind))
+            .map(|m| attr_u64(m, "data-at"))
+            .collect()
+    };
+    assert_eq!(marks(blocks[0], "start"), [0, 2000, 5000]);
+    assert_eq!(marks(blocks[0], "started"), [5000, 6000]);
+    assert_eq!(marks(blocks[0], "SIGTERM"), [10_000, 13_000]);
+    assert_eq!(marks(blocks[0], "exit 0"), [2000, 13_000, 14_000]);
+    assert!(marks(blocks[0], "SIGKILL").is_empty());
+
+    let line = |block: Node, kind: &str| -> u64 {
+        let found: Vec<Node> = with_class(block, "pod-line")
+            .into_iter()
+            .filter(|l| l.attribute("data-kind") == Some(kind))
+            .collect();
+        assert_eq!(found.len(), 1, "{kind}");
+        attr_u64(&found[0], "data-at")
+    };
+    assert_eq!([line(blocks[0], "ready"), line(blocks[1], "ready")], [6000, 5000]);
+    assert_eq!(line(blocks[1], "deletion"), 10_000);
+    // 30 s of grace after the deletion at 10 s, beyond the 14 s axis: named, not drawn.
+    assert_eq!(line(blocks[1], "kill-deadline"), 40_000);
+    assert!(text.contains("SIGKILL deadline at 40s →"));
+
+    let labels = texts(doc.root());
+    for label in [
+        "waiting",
+        "booting",
+        "running",
+        "draining",
+        "failed, back-off",
+        "exposed",
+        "SIGTERM",
+        "SIGKILL",
+        "Ready",
+        "deletion",
+        "time since Pod creation (s)",
+        "sidecar, proxy",
+    ] {
+        assert!(labels.iter().any(|l| l == label), "no label {label:?}");
+    }
+}
+
+#[test]
+fn timeline_png_decodes_to_the_svg_size() {
+    let dir = temp();
+    let svg = dir.path().join("t.svg");
+    let png = dir.path().join("t.png");
+    podsim()
+        .args(["run", SIDE_BY_SIDE, "--svg"])
+        .arg(&svg)
+        .assert()
+        .success();
+    podsim()
+        .args(["run", SIDE_BY_SIDE, "--svg"])
+        .arg(&png)
+        .assert()
+        .success();
+    let text = read(&svg);
+    let doc = parse(&text);
+    let (w, h) = (
+        attr_u64(&doc.root_element(), "width"),
+        attr_u64(&doc.root_element(), "height"),
+    );
+    assert_eq!(png_size(&png), (w as u32, h as u32));
+}
+
+fn png_size(path: &Path) -> (u32, u32) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    // Not blank: some pixels are dark (text, axes).
+    assert!(buf.iter().any(|&b| b < 64), "PNG is blank");
+    (info.width, info.height)
+}
+
+#[test]
+fn plot_defaults_draw_exposure_against_ready_by_layout() {
+    let dir = temp();
+    let csv = fixture(dir.path());
+    podsim()
+        .arg("plot")
+        .arg(&csv)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "34 runs in 2 groups by containers.proxy.kind",
+        ));
+    let text = read(&dir.path().join("seed-sweep.svg"));
+    let doc = parse(&text);
+    let series: Vec<(&str, u64)> = with_class(doc.root(), "series")
+        .iter()
+        .map(|s| (s.attribute("data-group").unwrap(), attr_u64(s, "data-runs")))
+        .collect();
+    // Sidecar with proxy 5 s and web 4 s is Ready at 11 s, after the
+    // deletion at 10 s: never Ready, so no ready_ms, so not drawn.
+    assert_eq!(series, [("app", 18), ("sidecar", 16)]);
+
+    // Frontiers, by hand. Sidecar: never exposed, so its frontier is the run
+    // fastest to Ready: init 2 s + proxy 1 s + web 0.5 s = 3.5 s (run 18; run
+    // 19 differs only in web's drain). App: Ready = 2 s + max(proxy, web
+    // boot), exposed = (proxy − web boot)⁺ + (web drain − proxy drain 1 s)⁺.
+    // Nothing is Ready before 3 s, and run 2 (proxy 1 s, web 1 s, drain 1 s)
+    // is Ready at 3 s with exposed 0: it alone beats every other app run.
+    let frontier = |group: &str| -> Vec<u64> {
+        let g = with_class(doc.root(), "frontier")
+            .into_iter()
+            .find(|f| f.attribute("data-group") == Some(group))
+            .unwrap();
+        with_class(g, "frontier-point")
+            .iter()
+            .map(|p| attr_u64(p, "data-row"))
+            .collect()
+    };
+    assert_eq!(frontier("sidecar"), [18]);
+    assert_eq!(frontier("app"), [2]);
+
+    let labels = texts(doc.root());
+    for label in [
+        "time to Pod Ready (s) · ready_ms",
+        "exposed time, startup + shutdown (s) · exposed_total_ms",
+        "containers.proxy.kind",
+        "app",
+        "sidecar",
+        "Pareto frontier",
+    ] {
+        assert!(labels.iter().any(|l| l == label), "no label {label:?}");
+    }
+}
+
+#[test]
+fn plot_png_has_the_requested_size() {
+    let dir = temp();
+    let csv = fixture(dir.path());
+    let out = dir.path().join("p.png");
+    podsim()
+        .arg("plot")
+        .arg(&csv)
+        .args([
+            "--x",
+            "containers.web.boot_ms",
+            "--y",
+            "termination_ms",
+            "--group",
+        ])
+        .arg("containers.web.drain_ms")
+        .args(["--width", "640", "--height", "400", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(png_size(&out), (640, 400));
+}
+
+#[test]
+fn plot_unknown_column_lists_the_valid_ones_and_writes_nothing() {
+    let dir = temp();
+    let csv = fixture(dir.path());
+    let out = dir.path().join("p.svg");
+    podsim()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--x", "redy_ms", "--out"])
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "no column \"redy_ms\"; did you mean \"ready_ms\"? columns are: run, containers.proxy.kind,",
+        ));
+    assert!(!out.exists());
+}
+
+#[test]
+fn plot_refuses_text_axes_and_unknown_formats() {
+    let dir = temp();
+    let csv = fixture(dir.path());
+    podsim()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--x", "containers.proxy.kind", "--out"])
+        .arg(dir.path().join("p.svg"))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "seed-sweep.csv:2: column \"containers.proxy.kind\": \"app\" is not a number",
+        ));
+    podsim()
+        .arg("plot")
+        .arg(&csv)
+        .arg("--out")
+        .arg(dir.path().join("p.jpg"))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("name the file .svg or .png"));
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["seed-sweep.csv"], "no output, no temporary file left");
+}
+
+#[test]
+fn a_failed_report_keeps_the_previous_file() {
+    let dir = temp();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "name = \"x\"\n[[containers]]\nname = \"web\"\nkind = \"ap\"\nboot = \"1s\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("r.html");
+    std::fs::write(&out, "old").unwrap();
+    podsim()
+        .args(["report", SIDECAR])
+        .arg(&bad)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("unknown kind \"ap\""));
+    assert_eq!(read(&out), "old");
+}
+
+#[test]
+fn report_is_self_contained_and_holds_every_part() {
+    let dir = temp();
+    let csv = fixture(dir.path());
+    let out = dir.path().join("report.html");
+    podsim()
+        .args(["report", SIDECAR, SIDE_BY_SIDE])
+        .arg(&csv)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let text = read(&out);
+    assert!(text.starts_with("<!DOCTYPE html>"));
+    let doc = parse(&text);
+    let html = doc.root_element();
+    assert!(html.has_tag_name("html"));
+    let by_id = |id: &str| {
+        doc.descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .unwrap_or_else(|| panic!("no #{id}"))
+    };
+    let svgs = |n: Node| n.descendants().filter(|d| d.has_tag_name("svg")).count();
+
+    // Nothing to fetch: no scripts, links, images, frames or fonts; the only
+    // URLs are the XML namespace names, which a browser never requests.
+    for n in doc.descendants().filter(|n| n.is_element()) {
+        let tag = n.tag_name().name();
+        assert!(
+            ![
+                "script", "link", "img", "iframe", "object", "embed", "image", "use", "base"
+            ]
+            .contains(&tag),
+            "<{tag}> in the report"
+        );
+        for a in n.attributes() {
+            assert!(
+                !["src", "href", "srcset", "poster", "data"].contains(&a.name()),
+                "{}={} on <{tag}>",
+                a.name(),
+                a.value()
+            );
+            if a.value().contains("http") {
+                assert_eq!(a.name(), "xmlns", "URL in {}", a.name());
+            }
+        }
+    }
+    let style: String = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("style"))
+        .filter_map(|n| n.text())
+        .collect();
+    for banned in ["@import", "url(", "@font-face", "http"] {
+        assert!(!style.contains(banned), "{banned} in the style");
+    }
+
+    assert_eq!(
+        doc.descendants()
+            .find(|n| n.has_tag_name("title"))
+            .unwrap()
+            .text(),
+        Some("podsim report")
+    );
+    let timelines = by_id("timelines");
+    assert_eq!(svgs(timelines), 1);
+    assert_eq!(with_class(timelines, "scenario").len(), 2);
+
+    // The metrics table: a header row naming both runs, one row per metric.
+    let metrics = by_id("metrics");
+    let rows: Vec<Node> = metrics.children().filter(|n| n.has_tag_name("tr")).collect();
+    assert_eq!(rows.len(), 1 + Metrics::NAMES.len());
+    let header = cells(rows[0]);
+    assert_eq!(
+        header,
+        ["metric", "proxy as a native sidecar", "proxy side by side"]
+    );
+    let exposed = cells(rows[4]);
+    assert_eq!(exposed, ["exposed_total_ms", "0.000s", "4.000s"]);
+
+    let scenario_plot = by_id("scenario-tradeoff");
+    let groups: BTreeSet<&str> = with_class(scenario_plot, "series")
+        .iter()
+        .map(|s| s.attribute("data-group").unwrap())
+        .collect();
+    assert_eq!(
+        groups,
+        BTreeSet::from(["proxy as a native sidecar", "proxy side by side"])
+    );
+    assert_eq!(with_class(html, "events").len(), 2);
+
+    let sweep = by_id("sweep-0");
+    assert_eq!(svgs(sweep), 1);
+    let frontier = with_class(sweep, "frontier")
+        .into_iter()
+        .find(|n| n.has_tag_name("table"))
+        .unwrap();
+    let rows: Vec<Node> = frontier.children().filter(|n| n.has_tag_name("tr")).collect();
+    let header = cells(rows[0]);
+    assert_eq!(
+        header,
+        [
+            "run",
+            "containers.proxy.kind",
+            "containers.proxy.boot_ms",
+            "containers.web.boot_ms",
+            "containers.web.drain_ms",
+            "ready_ms",
+            "exposed_total_ms",
+            "runs alike"
+        ]
+    );
+    let body: Vec<Vec<String>> = rows[1..].iter().map(|r| cells(*r)).collect();
+    assert_eq!(
+        body,
+        [
+            ["2", "app", "1000", "1000", "1000", "3000", "0", "1"],
+            ["18", "sidecar", "1000", "500", "1000", "3500", "0", "2"]
+        ]
+    );
+}
+
+#[test]
+fn the_readme_timelines_picture_is_up_to_date() {
+    let dir = temp();
+    let out = dir.path().join("seed-timelines.svg");
+    podsim()
+        .args(["run", SIDECAR, SIDE_BY_SIDE, "--svg"])
+        .arg(&out)
+        .assert()
+        .success();
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/seed-timelines.svg");
+    assert!(
+        read(&out) == read(&committed),
+        "results/seed-timelines.svg is stale; remake it with: \
+         cargo run --release -- run {SIDECAR} {SIDE_BY_SIDE} --svg results/seed-timelines.svg"
+    );
+}
