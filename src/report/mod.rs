@@ -1,8 +1,9 @@
-//! What people look at: text timelines and band charts, metrics tables, JSON.
+//! What people look at: text timelines and band charts, metrics tables, JSON, CSV.
 //!
 //! Invariant: the library formats, it never prints; `cli` decides where the
 //! text goes.
 
+pub mod csv;
 pub mod json;
 pub mod timeline;
 
