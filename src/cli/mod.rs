@@ -4,14 +4,19 @@
 //! Invariant: this module and `main.rs` are the only places that know about
 //! terminals, files to write and exit codes; the library only computes.
 
+mod merge;
+mod output;
 mod run;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 
 use podsim::engine::SimDuration;
 use podsim::scenario::parse_duration;
 
+pub use merge::MergeArgs;
 pub use run::RunArgs;
+pub use sweep::SweepArgs;
 
 /// podsim: a discrete-event simulator of the Kubernetes Pod lifecycle.
 ///
@@ -27,6 +32,10 @@ pub struct Cli {
 pub enum Command {
     /// Run scenarios and show what happened: timeline, bands and metrics.
     Run(RunArgs),
+    /// Run every combination of a grid in parallel and write one CSV row per run.
+    Sweep(SweepArgs),
+    /// Merge the shards of a sweep into one CSV, checking they fit together.
+    Merge(MergeArgs),
 }
 
 impl Command {
@@ -34,6 +43,8 @@ impl Command {
     pub fn execute(&self, out: &mut dyn std::io::Write) -> anyhow::Result<()> {
         match self {
             Command::Run(args) => run::run(args, out),
+            Command::Sweep(args) => sweep::sweep(args, out),
+            Command::Merge(args) => merge::merge(args, out),
         }
     }
 }

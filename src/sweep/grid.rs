@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -77,7 +77,7 @@ impl Grid {
                     .into(),
             ));
         };
-        let base_path = folder.join(&base_name);
+        let base_path = relative_to(folder, &base_name);
         if !base_path.is_file() {
             let span = doc.get_ref().get("base").map_or(0..0, Spanned::span);
             return Err(error(
@@ -142,7 +142,7 @@ impl Grid {
             horizon: scenario.horizon.unwrap_or(DEFAULT_HORIZON),
             base: scenario.spec,
             axes,
-            out: out.map(|o| folder.join(o)),
+            out: out.map(|o| relative_to(folder, &o)),
             runs,
             hash: 0,
         };
@@ -302,6 +302,22 @@ impl Grid {
     }
 }
 
+/// `path` seen from `folder`, with `..` after a named folder folded away
+/// (`scenarios/../results/x.csv` → `results/x.csv`) so messages read plainly.
+fn relative_to(folder: &Path, path: &str) -> PathBuf {
+    let mut joined = PathBuf::new();
+    for part in folder.join(path).components() {
+        match part {
+            Component::ParentDir if matches!(joined.components().next_back(), Some(Component::Normal(_))) => {
+                joined.pop();
+            }
+            Component::CurDir => {}
+            other => joined.push(other),
+        }
+    }
+    joined
+}
+
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// FNV-1a over `bytes`, continuing from `hash`.
@@ -381,6 +397,16 @@ mod tests {
             g.columns()[..3],
             ["run", "pod.backoff.cap_ms", "containers.web.boot_ms"]
         );
+    }
+
+    #[test]
+    fn relative_paths_fold_parent_folders() {
+        assert_eq!(
+            relative_to(Path::new("scenarios"), "../results/x.csv"),
+            Path::new("results/x.csv")
+        );
+        assert_eq!(relative_to(Path::new(""), "../x.csv"), Path::new("../x.csv"));
+        assert_eq!(relative_to(Path::new("/a/b"), "/abs.csv"), Path::new("/abs.csv"));
     }
 
     #[test]

@@ -1,0 +1,113 @@
+//! Output files that are either complete or absent: written under a
+//! temporary name beside the target and renamed into place at the end.
+//!
+//! Invariant: a file at the final name was written to the end; an error or a
+//! panic removes the temporary file (a killed process leaves only `*.tmp`).
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use podsim::sweep::Manifest;
+
+/// A file being written under a temporary name.
+pub struct PendingFile {
+    target: PathBuf,
+    temp: PathBuf,
+    writer: Option<BufWriter<File>>,
+}
+
+impl PendingFile {
+    /// Starts writing `target`; refuses an existing one unless `force`.
+    pub fn create(target: &Path, force: bool) -> Result<PendingFile> {
+        refuse_existing(target, force)?;
+        let mut name = target.file_name().unwrap_or_default().to_os_string();
+        name.push(format!(".{}.tmp", std::process::id()));
+        let temp = target.with_file_name(name);
+        let file = File::create(&temp).with_context(|| format!("cannot create {}", temp.display()))?;
+        Ok(PendingFile {
+            target: target.to_path_buf(),
+            temp,
+            writer: Some(BufWriter::with_capacity(1 << 20, file)),
+        })
+    }
+
+    pub fn writer(&mut self) -> &mut BufWriter<File> {
+        self.writer
+            .as_mut()
+            .expect("a pending file has a writer until it is renamed")
+    }
+
+    /// Flushes the file and gives it its final name. No fsync: the rename
+    /// guards against an interrupted process, which is the common failure;
+    /// waiting for the disk would double the time of a million-row sweep.
+    pub fn finish(mut self) -> Result<()> {
+        if let Some(mut writer) = self.writer.take() {
+            writer
+                .flush()
+                .with_context(|| format!("cannot write {}", self.temp.display()))?;
+        }
+        fs::rename(&self.temp, &self.target).with_context(|| {
+            format!(
+                "cannot rename {} to {}",
+                self.temp.display(),
+                self.target.display()
+            )
+        })
+    }
+}
+
+impl Drop for PendingFile {
+    fn drop(&mut self) {
+        if self.writer.take().is_some() {
+            let _ = fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// An error unless `target` is free or `force` allows replacing it.
+pub fn refuse_existing(target: &Path, force: bool) -> Result<()> {
+    if !force && target.exists() {
+        bail!("{} already exists; add --force to overwrite it", target.display());
+    }
+    Ok(())
+}
+
+/// `<csv>.manifest.json`: where a CSV's manifest lives.
+pub fn manifest_path(csv: &Path) -> PathBuf {
+    let mut name = csv.file_name().unwrap_or_default().to_os_string();
+    name.push(".manifest.json");
+    csv.with_file_name(name)
+}
+
+/// Renames a finished CSV into place, then its manifest: a CSV whose
+/// manifest is missing or stale is never taken for a finished sweep.
+pub fn finish_with_manifest(csv: PendingFile, manifest: &Manifest) -> Result<()> {
+    let path = manifest_path(&csv.target);
+    let mut pending = PendingFile::create(&path, true)?;
+    serde_json::to_writer_pretty(pending.writer(), manifest)?;
+    writeln!(pending.writer())?;
+    match fs::remove_file(&path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            return Err(e).with_context(|| format!("cannot replace {}", path.display()));
+        }
+        _ => {}
+    }
+    csv.finish()?;
+    pending.finish()
+}
+
+/// Reads the manifest beside `csv`.
+pub fn read_manifest(csv: &Path) -> Result<Manifest> {
+    let path = manifest_path(csv);
+    let text = fs::read_to_string(&path).with_context(|| {
+        format!(
+            "{} has no readable manifest {}; only a finished sweep writes one",
+            csv.display(),
+            path.display()
+        )
+    })?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not a podsim manifest", path.display()))
+}
