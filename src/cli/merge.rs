@@ -65,7 +65,8 @@ pub fn merge(args: &MergeArgs, out: &mut dyn Write) -> Result<()> {
     finish_with_manifest(file, &manifest)?;
     writeln!(
         out,
-        "merged {count} shards: {} rows ({}) to {}",
+        "merged {count} shard{}: {} rows ({}) to {}",
+        if count == 1 { "" } else { "s" },
         grouped(manifest.end_run),
         human_bytes(manifest.bytes as f64),
         args.out.display()

@@ -67,6 +67,16 @@ impl Grid {
                     DeValue::Table(table) => axes_table = Some((table, value.span())),
                     _ => return Err(error(value.span(), "axes must be a table: write [axes]".into())),
                 },
+                "name" | "horizon" | "pod" | "containers" => {
+                    return Err(error(
+                        key.span(),
+                        format!(
+                            "\"{}\" belongs in a scenario, and this looks like one; a grid names its \
+                             scenario with base = \"scenario.toml\" and lists what to sweep under [axes]",
+                            key.get_ref()
+                        ),
+                    ));
+                }
                 other => return Err(error(key.span(), unknown_word("key", other, GRID_KEYS))),
             }
         }
@@ -477,5 +487,17 @@ mod tests {
         let e = error("\"containers.web.kind\" = [\"app\", \"sidecar\"]");
         assert!(e.contains("the Pod has no app container"), "{e}");
         assert!(grid("\"containers.proxy.kind\" = [\"sidecar\", \"app\"]").is_ok());
+    }
+
+    #[test]
+    fn a_scenario_given_as_a_grid_is_recognised() {
+        let text = std::fs::read_to_string(scenarios().join("seed-sidecar.toml")).unwrap();
+        let e = Grid::parse(&text, "s.toml", &scenarios())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:4:1: \"name\" belongs in a scenario, and this looks like one"),
+            "{e}"
+        );
     }
 }
