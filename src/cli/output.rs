@@ -1,8 +1,11 @@
 //! Output files that are either complete or absent: written under a
 //! temporary name beside the target and renamed into place at the end.
+//! A target that exists and is not a regular file (`/dev/null`, a FIFO) is
+//! written directly: replacing a device by renaming over it would be wrong.
 //!
-//! Invariant: a file at the final name was written to the end; an error or a
-//! panic removes the temporary file (a killed process leaves only `*.tmp`).
+//! Invariant: a regular file at the final name was written to the end; an
+//! error or a panic removes the temporary file (a killed process leaves only
+//! `*.tmp`).
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -15,18 +18,25 @@ use podsim::sweep::Manifest;
 /// A file being written under a temporary name.
 pub struct PendingFile {
     target: PathBuf,
-    temp: PathBuf,
+    /// `None` when writing straight to a device or FIFO.
+    temp: Option<PathBuf>,
     writer: Option<BufWriter<File>>,
 }
 
 impl PendingFile {
-    /// Starts writing `target`; refuses an existing one unless `force`.
+    /// Starts writing `target`; refuses an existing regular file unless `force`.
     pub fn create(target: &Path, force: bool) -> Result<PendingFile> {
-        refuse_existing(target, force)?;
-        let mut name = target.file_name().unwrap_or_default().to_os_string();
-        name.push(format!(".{}.tmp", std::process::id()));
-        let temp = target.with_file_name(name);
-        let file = File::create(&temp).with_context(|| format!("cannot create {}", temp.display()))?;
+        let special = fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        let temp = if special {
+            None
+        } else {
+            refuse_existing(target, force)?;
+            let mut name = target.file_name().unwrap_or_default().to_os_string();
+            name.push(format!(".{}.tmp", std::process::id()));
+            Some(target.with_file_name(name))
+        };
+        let path = temp.as_deref().unwrap_or(target);
+        let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
         Ok(PendingFile {
             target: target.to_path_buf(),
             temp,
@@ -47,22 +57,20 @@ impl PendingFile {
         if let Some(mut writer) = self.writer.take() {
             writer
                 .flush()
-                .with_context(|| format!("cannot write {}", self.temp.display()))?;
+                .with_context(|| format!("cannot write {}", self.target.display()))?;
         }
-        fs::rename(&self.temp, &self.target).with_context(|| {
-            format!(
-                "cannot rename {} to {}",
-                self.temp.display(),
-                self.target.display()
-            )
-        })
+        match &self.temp {
+            Some(temp) => fs::rename(temp, &self.target)
+                .with_context(|| format!("cannot rename {} to {}", temp.display(), self.target.display())),
+            None => Ok(()),
+        }
     }
 }
 
 impl Drop for PendingFile {
     fn drop(&mut self) {
-        if self.writer.take().is_some() {
-            let _ = fs::remove_file(&self.temp);
+        if let (Some(_), Some(temp)) = (self.writer.take(), &self.temp) {
+            let _ = fs::remove_file(temp);
         }
     }
 }
@@ -83,8 +91,12 @@ pub fn manifest_path(csv: &Path) -> PathBuf {
 }
 
 /// Renames a finished CSV into place, then its manifest: a CSV whose
-/// manifest is missing or stale is never taken for a finished sweep.
+/// manifest is missing or stale is never taken for a finished sweep. A
+/// device or FIFO gets no manifest.
 pub fn finish_with_manifest(csv: PendingFile, manifest: &Manifest) -> Result<()> {
+    if csv.temp.is_none() {
+        return csv.finish();
+    }
     let path = manifest_path(&csv.target);
     let mut pending = PendingFile::create(&path, true)?;
     serde_json::to_writer_pretty(pending.writer(), manifest)?;

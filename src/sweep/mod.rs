@@ -22,7 +22,9 @@ pub use shard::{Manifest, Shard, merge};
 /// What can go wrong once a grid is checked: only output, threads and shards.
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
-    #[error(transparent)]
+    /// Writing the CSV failed (a full disk, a closed pipe); the cause is the
+    /// error's source, so callers can tell a closed pipe from the rest.
+    #[error("cannot write the CSV")]
     Io(#[from] std::io::Error),
     #[error("cannot start the worker threads: {0}")]
     Threads(String),

@@ -249,6 +249,7 @@ mod tests {
         }
         let grid = seed_grid("\"containers.web.boot\" = { from = \"0s\", to = \"100s\", step = \"1ms\" }");
         let e = run(&grid, 0..grid.runs(), 2, &mut Full, &mut |_| {}).unwrap_err();
-        assert!(e.to_string().contains("disk full"));
+        let SweepError::Io(cause) = e else { panic!("{e}") };
+        assert_eq!(cause.to_string(), "disk full");
     }
 }

@@ -202,8 +202,9 @@ pub fn merge<R: BufRead>(
     let mut line = Vec::new();
     for shard in &mut shards {
         let name = &shard.name;
+        let read_error = |e: std::io::Error| SweepError::Merge(format!("cannot read {name}: {e}"));
         line.clear();
-        shard.csv.read_until(b'\n', &mut line)?;
+        shard.csv.read_until(b'\n', &mut line).map_err(read_error)?;
         if line != header {
             return fail(format!(
                 "{name}: its header does not match its manifest's columns"
@@ -212,7 +213,7 @@ pub fn merge<R: BufRead>(
         let mut next = shard.manifest.first_run;
         loop {
             line.clear();
-            if shard.csv.read_until(b'\n', &mut line)? == 0 {
+            if shard.csv.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
                 break;
             }
             let run = line.split(|&b| b == b',').next().unwrap_or_default();
