@@ -151,6 +151,11 @@ impl Target {
         }
     }
 
+    /// Whether setting `value` makes a container an app.
+    pub(super) fn makes_app(self, value: u64) -> bool {
+        matches!(self, Target::ContainerKind(_)) && KINDS[value as usize] == ContainerKind::App
+    }
+
     /// For `check_spec`, which only looks at kinds, at whether drain and
     /// pre_stop are zero, and at the proxy flag: the class of `value` (values
     /// of one class pass or fail the same rules), or `None` if this target

@@ -16,7 +16,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::axis::{Axis, Positioned, RANGE_KEYS, Target, parse_values, resolve, same_field};
 use crate::engine::{DEFAULT_HORIZON, SimDuration};
-use crate::model::{ContainerKind, Metrics, PodSpec};
+use crate::model::{Metrics, PodSpec};
 use crate::report::csv;
 use crate::scenario::{Scenario, ScenarioError, check_spec, toml_error, unknown_word};
 
@@ -245,9 +245,8 @@ impl Grid {
             .enumerate()
             .filter(|(_, a)| matches!(a.target, Target::ContainerKind(_)))
             .map(|(a, axis)| {
-                let app = ContainerKind::NAMES.iter().position(|n| *n == "app").unwrap_or(2) as u64;
                 let pick = (0..axis.values.len())
-                    .find(|&i| axis.values.get(i) != app)
+                    .find(|&i| !axis.target.makes_app(axis.values.get(i)))
                     .unwrap_or(0);
                 (a, pick)
             })
