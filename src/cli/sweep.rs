@@ -76,15 +76,19 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,
     );
-    let Some(path) = destination else {
-        sweep::run(&grid, runs, threads, out, &mut |_| {})?;
+    // Refuse an existing output before the bar appears or any run starts.
+    let file = match &destination {
+        Some(path) => Some(PendingFile::create(path, args.force)?),
+        None => None,
+    };
+    let bar = progress_bar(runs.end - runs.start);
+    let mut progress = |rows| bar.set_position(rows);
+    let (Some(path), Some(mut file)) = (destination, file) else {
+        sweep::run(&grid, runs, threads, out, &mut progress)?;
+        bar.finish_and_clear();
         return Ok(());
     };
-    let mut file = PendingFile::create(&path, args.force)?;
-    let bar = progress_bar(runs.end - runs.start);
-    let written = sweep::run(&grid, runs.clone(), threads, file.writer(), &mut |rows| {
-        bar.set_position(rows)
-    })?;
+    let written = sweep::run(&grid, runs.clone(), threads, file.writer(), &mut progress)?;
     bar.finish_and_clear();
     finish_with_manifest(file, &Manifest::new(&grid, runs, shard, written.bytes))?;
     writeln!(
@@ -188,7 +192,7 @@ fn progress_bar(rows: u64) -> ProgressBar {
     }
     let bar = ProgressBar::new(rows);
     let style = ProgressStyle::with_template(
-        "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} rows, {per_sec}, ETA {eta}",
+        "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} rows, {per_sec:0}, ETA {eta}",
     );
     if let Ok(style) = style {
         bar.set_style(style.progress_chars("=> "));
