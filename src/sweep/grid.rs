@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::axis::{Axis, Positioned, RANGE_KEYS, Target, parse_values, resolve, same_field};
+use super::axis::{Axis, Positioned, RANGE_KEYS, Target, Values, parse_values, resolve, same_field};
 use crate::engine::{DEFAULT_HORIZON, SimDuration};
 use crate::model::{Metrics, PodSpec};
 use crate::report::csv;
@@ -212,7 +212,13 @@ impl Grid {
                 let (container, _) = axis.target.rule_class(0)?;
                 let mut seen = Vec::new();
                 let mut representatives = Vec::new();
-                for i in 0..axis.values.len() {
+                // A range holds durations or counts whose class is "zero or
+                // not": its first two values show every class it has.
+                let scan = match axis.values {
+                    Values::List(_) => axis.values.len(),
+                    Values::Range { len, .. } => len.min(2),
+                };
+                for i in 0..scan {
                     let (_, c) = axis.target.rule_class(axis.values.get(i))?;
                     if !seen.contains(&c) {
                         seen.push(c);
@@ -481,6 +487,12 @@ mod tests {
         let e = error("\"containers.config-fetch.drain\" = [\"0s\", \"1s\"]");
         assert!(
             e.contains("containers.config-fetch.drain = 1s breaks a Pod rule"),
+            "{e}"
+        );
+        let e =
+            error("\"containers.config-fetch.pre_stop\" = { from = \"0s\", to = \"1h\", step = \"1ms\" }");
+        assert!(
+            e.contains("containers.config-fetch.pre_stop = 1ms breaks a Pod rule"),
             "{e}"
         );
         let e = error("\"containers.web.kind\" = [\"app\", \"sidecar\"]");
