@@ -222,12 +222,14 @@ pub(super) fn resolve(path: &str, spec: &PodSpec) -> Result<Target, String> {
         ["pod", "backoff", "initial"] => Some(Target::BackoffInitial),
         ["pod", "backoff", "cap"] => Some(Target::BackoffCap),
         ["pod", "backoff", "immediate_first_restart"] => Some(Target::BackoffImmediateFirstRestart),
-        ["containers", name, key] => {
-            let Some(i) = spec.containers.iter().position(|c| c.name == *name) else {
+        // A container's name may itself hold dots: the key is the last part.
+        ["containers", middle @ .., key] if !middle.is_empty() => {
+            let name = middle.join(".");
+            let Some(i) = spec.containers.iter().position(|c| c.name == name) else {
                 let names: Vec<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
                 return Err(format!(
                     "axis \"{path}\": {}",
-                    unknown_word("container", name, &names)
+                    unknown_word("container", &name, &names)
                 ));
             };
             match *key {
