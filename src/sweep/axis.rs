@@ -311,8 +311,12 @@ pub(super) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Result<Value
         _ => Err((
             value.span(),
             format!(
-                "expected a list of values such as {} or a range {{ from = …, to = …, step = … }}",
-                example(unit)
+                "expected a list such as {}{}",
+                list_example(unit),
+                match unit {
+                    Unit::Millis | Unit::Count => format!(" or a range such as {}", range_example(unit)),
+                    _ => String::new(),
+                }
             ),
         )),
     }
@@ -324,7 +328,7 @@ fn parse_range(span: Range<usize>, table: &DeTable, unit: Unit) -> Result<Values
             span,
             format!(
                 "a range needs durations or integers; list the values instead, e.g. {}",
-                example(unit)
+                list_example(unit)
             ),
         ));
     }
@@ -399,7 +403,11 @@ fn scalar(item: &Spanned<DeValue>, unit: Unit) -> Result<u64, String> {
             .position(|n| n == s)
             .map(|i| i as u64)
             .ok_or_else(|| unknown_word(what, s, names)),
-        (_, other) => Err(format!("expected {}, found {}", example(unit), type_name(other))),
+        (_, other) => Err(format!(
+            "expected {}, found {}",
+            one_value(unit),
+            type_name(other)
+        )),
     }
 }
 
@@ -415,13 +423,24 @@ fn type_name(value: &DeValue) -> String {
     }
 }
 
-fn example(unit: Unit) -> String {
+/// What one value of `unit` looks like, for "expected …, found …".
+fn one_value(unit: Unit) -> String {
     match unit {
-        Unit::Millis => "durations such as [\"250ms\", \"1s\"]".into(),
-        Unit::Count => "integers such as [0, 1, 2]".into(),
+        Unit::Millis => "a duration in quotes such as \"250ms\" or \"1s\"".into(),
+        Unit::Count => "an integer such as 0 or 3 (no quotes)".into(),
         Unit::Flag => "true or false (no quotes)".into(),
+        Unit::Word { names, .. } => format!("one of {} (in quotes)", names.join(", ")),
+    }
+}
+
+/// A list of values of `unit` as it would be written in the grid.
+fn list_example(unit: Unit) -> String {
+    match unit {
+        Unit::Millis => "[\"250ms\", \"1s\"]".into(),
+        Unit::Count => "[0, 1, 2]".into(),
+        Unit::Flag => "[true, false]".into(),
         Unit::Word { names, .. } => format!(
-            "words such as [{}]",
+            "[{}]",
             names
                 .iter()
                 .map(|n| format!("\"{n}\""))

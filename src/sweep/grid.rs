@@ -454,7 +454,7 @@ mod tests {
         assert!(error("\"containers.web.boot\" = [1]").contains("write \"1s\" or \"1ms\", not 1"));
         assert!(
             error("\"containers.web.fails\" = [\"1\"]")
-                .contains("expected integers such as [0, 1, 2], found the string \"1\"")
+                .contains("expected an integer such as 0 or 3 (no quotes), found the string \"1\"")
         );
         assert!(
             error("\"containers.web.kind\" = [\"ap\"]")
