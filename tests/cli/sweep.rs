@@ -428,3 +428,25 @@ fn grid_file_mistakes_name_the_key() {
         .code(1)
         .stderr(predicate::str::contains("nope.toml: cannot read grid"));
 }
+
+#[test]
+fn the_grids_own_output_is_relative_to_the_grid_file() {
+    let dir = TempDir::new().unwrap();
+    fs::create_dir(dir.path().join("results")).unwrap();
+    let path = dir.path().join("grid.toml");
+    let base = scenario("seed-sidecar.toml");
+    let text = format!(
+        "base = '{}'\nout = 'results/x.csv'\n[axes]\n\"horizon\" = [\"1h\"]\n",
+        base.display()
+    );
+    fs::write(&path, text).unwrap();
+    podsim()
+        .current_dir(std::env::temp_dir())
+        .args(["sweep", "--grid"])
+        .arg(&path)
+        .assert()
+        .success();
+    let csv = fs::read_to_string(dir.path().join("results/x.csv")).unwrap();
+    assert!(csv.starts_with("run,horizon_ms,"), "{csv}");
+    assert!(dir.path().join("results/x.csv.manifest.json").exists());
+}
