@@ -56,6 +56,12 @@ pub struct SweepArgs {
 
 pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
     let grid = Grid::load(&args.grid)?;
+    let shard = shard_of(args)?;
+    let runs = shard.map_or(0..grid.runs(), |s| s.runs(grid.runs()));
+    let destination = destination(args, &grid, shard)?;
+    if args.dry_run {
+        return describe(&grid, shard, runs, destination.as_deref(), args, out);
+    }
     if grid.runs() > args.max_runs {
         bail!(
             "{}: the grid has {} combinations, more than the limit of {}; narrow an axis, \
@@ -65,12 +71,6 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
             grouped(args.max_runs),
             grid.runs()
         );
-    }
-    let shard = shard_of(args)?;
-    let runs = shard.map_or(0..grid.runs(), |s| s.runs(grid.runs()));
-    let destination = destination(args, &grid, shard)?;
-    if args.dry_run {
-        return describe(&grid, shard, runs, destination.as_deref(), args.force, out);
     }
     let threads = args.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -146,12 +146,20 @@ fn describe(
     shard: Option<Shard>,
     runs: std::ops::Range<u64>,
     destination: Option<&Path>,
-    force: bool,
+    args: &SweepArgs,
     out: &mut dyn Write,
 ) -> Result<()> {
     let sizes: Vec<String> = grid.axes.iter().map(|a| a.values.len().to_string()).collect();
     writeln!(out, "grid     {} (hash {:016x})", grid.origin, grid.hash())?;
     writeln!(out, "runs     {} = {}", grouped(grid.runs()), sizes.join(" × "))?;
+    if grid.runs() > args.max_runs {
+        writeln!(
+            out,
+            "limit    over --max-runs {}: the sweep will refuse it without --max-runs {}",
+            grouped(args.max_runs),
+            grid.runs()
+        )?;
+    }
     if let Some(s) = shard {
         writeln!(
             out,
@@ -166,7 +174,7 @@ fn describe(
     writeln!(out, "columns  {}", grid.columns().join(", "))?;
     match destination {
         None => writeln!(out, "output   stdout")?,
-        Some(path) if path.exists() && !force => writeln!(
+        Some(path) if path.exists() && !args.force => writeln!(
             out,
             "output   {} (exists: the sweep will refuse it without --force)",
             path.display()
