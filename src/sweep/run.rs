@@ -1,10 +1,12 @@
 //! Running a grid's runs in parallel and streaming them as CSV rows.
 //!
-//! Work is cut into chunks of consecutive runs; a batch of chunks is
-//! simulated in parallel (rayon), each chunk formatting its rows into its
-//! own reused buffer, and the caller's thread copies the buffers to the sink
-//! in chunk order while the next batch is simulated. Two batches of buffers
-//! circulate, so memory stays flat however many runs there are.
+//! Work is cut into chunks of consecutive runs. Each rayon worker claims the
+//! next chunk, simulates it and formats its rows into a reused buffer; the
+//! caller's thread writes the buffers to the sink in chunk order as they
+//! arrive. A worker may run at most a window of chunks ahead of the writer,
+//! so memory stays flat however many runs there are, and no worker ever
+//! waits for the others at a barrier (which on a busy machine, with one
+//! worker descheduled, would idle the rest).
 //!
 //! Invariant: the bytes written depend only on the grid and the run range,
 //! never on the thread count or on scheduling: a chunk's rows depend only on
@@ -13,20 +15,19 @@
 
 use std::io::Write;
 use std::ops::Range;
-use std::sync::mpsc;
-
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
 use super::SweepError;
 use super::grid::Grid;
 use crate::model::PodSimulator;
 use crate::report::csv;
 
-/// Runs per chunk: big enough to amortise scheduling, small enough that the
-/// last chunks of a batch do not leave threads idle for long.
+/// Runs per chunk: big enough to amortise the hand-over, small enough to
+/// keep the writer busy and the window's memory small.
 const CHUNK_RUNS: u64 = 1024;
-/// Chunks per batch and thread.
-const CHUNKS_PER_THREAD: usize = 16;
+/// How many chunks, per thread, may be done or in progress ahead of the writer.
+const WINDOW_PER_THREAD: u64 = 8;
 
 /// What a sweep wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +99,7 @@ impl<'g> Worker<'g> {
 
 /// Simulates `runs` of `grid` on `threads` threads and writes the CSV
 /// (header, then one row per run in run order) to `sink`; `progress` hears
-/// the number of rows written after each batch.
+/// the number of rows written as they are written.
 pub fn run(
     grid: &Grid,
     runs: Range<u64>,
@@ -112,53 +113,127 @@ pub fn run(
         rows: 0,
         bytes: header.len() as u64,
     };
+    let threads = threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| SweepError::Threads(e.to_string()))?;
-    let chunks_per_batch = threads.max(1) * CHUNKS_PER_THREAD;
-    let batch_runs = CHUNK_RUNS * chunks_per_batch as u64;
-    let (full_tx, full_rx) = mpsc::sync_channel::<Vec<Vec<u8>>>(2);
-    let (empty_tx, empty_rx) = mpsc::sync_channel::<Vec<Vec<u8>>>(2);
-    for _ in 0..2 {
-        let _ = empty_tx.send(vec![Vec::new(); chunks_per_batch]);
-    }
-    std::thread::scope(|scope| -> Result<(), SweepError> {
-        scope.spawn(move || {
-            let mut start = runs.start;
-            while start < runs.end {
-                let Ok(mut batch) = empty_rx.recv() else { return };
-                pool.install(|| {
-                    batch.par_iter_mut().enumerate().for_each_init(
-                        || Worker::new(grid),
-                        |worker, (i, buf)| {
-                            buf.clear();
-                            let first = start.saturating_add(i as u64 * CHUNK_RUNS).min(runs.end);
-                            worker.rows(first..first.saturating_add(CHUNK_RUNS).min(runs.end), buf);
-                        },
-                    );
-                });
-                if full_tx.send(batch).is_err() {
-                    return;
+    let chunks = (runs.end - runs.start).div_ceil(CHUNK_RUNS);
+    let chunk_runs = |chunk: u64| {
+        let first = runs.start + chunk * CHUNK_RUNS;
+        first..first.saturating_add(CHUNK_RUNS).min(runs.end)
+    };
+    let window = WINDOW_PER_THREAD * threads as u64;
+    let shared = Shared {
+        next: AtomicU64::new(0),
+        written: Mutex::new(0),
+        advanced: Condvar::new(),
+        stop: AtomicBool::new(false),
+        spare: Mutex::new(Vec::new()),
+    };
+    let (done_tx, done_rx) = mpsc::channel::<(u64, Vec<u8>)>();
+    pool.in_place_scope(|scope| {
+        for _ in 0..threads {
+            let (done_tx, shared) = (done_tx.clone(), &shared);
+            scope.spawn(move |_| {
+                let _guard = StopOnPanic(shared);
+                let mut worker = Worker::new(grid);
+                loop {
+                    let chunk = shared.next.fetch_add(1, Ordering::Relaxed);
+                    if chunk >= chunks || !shared.wait_for_room(chunk, window) {
+                        return;
+                    }
+                    let mut buf = lock(&shared.spare).pop().unwrap_or_default();
+                    buf.clear();
+                    worker.rows(chunk_runs(chunk), &mut buf);
+                    if done_tx.send((chunk, buf)).is_err() {
+                        return;
+                    }
                 }
-                start = start.saturating_add(batch_runs);
-            }
-        });
-        // Dropping the channels ends the simulating thread if writing fails.
-        let (full_rx, empty_tx) = (full_rx, empty_tx);
-        for batch in full_rx.iter() {
-            for buf in &batch {
-                sink.write_all(buf)?;
-                written.bytes += buf.len() as u64;
-            }
-            let rows = (runs.end - runs.start - written.rows).min(batch_runs);
-            written.rows += rows;
-            progress(written.rows);
-            let _ = empty_tx.send(batch);
+            });
         }
-        Ok(())
+        drop(done_tx);
+        // Chunks that arrived before their turn wait in their slot of the window.
+        let mut slots: Vec<Option<Vec<u8>>> = (0..window).map(|_| None).collect();
+        let mut next_write = 0;
+        let result = (|| -> Result<(), SweepError> {
+            while next_write < chunks {
+                // Every sender gone early means a worker panicked; the scope re-raises it.
+                let Ok((chunk, buf)) = done_rx.recv() else {
+                    return Ok(());
+                };
+                slots[(chunk % window) as usize] = Some(buf);
+                while let Some(buf) = slots[(next_write % window) as usize].take() {
+                    sink.write_all(&buf)?;
+                    written.bytes += buf.len() as u64;
+                    written.rows += chunk_runs(next_write).end - chunk_runs(next_write).start;
+                    lock(&shared.spare).push(buf);
+                    next_write += 1;
+                    *lock(&shared.written) = next_write;
+                    shared.advanced.notify_all();
+                }
+                progress(written.rows);
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            shared.stop();
+        }
+        result
     })?;
     Ok(written)
+}
+
+/// What the workers and the writer share.
+struct Shared {
+    /// The next chunk to claim.
+    next: AtomicU64,
+    /// Chunks written so far.
+    written: Mutex<u64>,
+    advanced: Condvar,
+    /// Set when writing failed or a worker panicked: everyone stops.
+    stop: AtomicBool,
+    /// Written buffers, for the workers to fill again.
+    spare: Mutex<Vec<Vec<u8>>>,
+}
+
+impl Shared {
+    /// Waits until `chunk` fits in the window ahead of the writer; false if
+    /// the sweep is stopping.
+    fn wait_for_room(&self, chunk: u64, window: u64) -> bool {
+        let mut written = lock(&self.written);
+        while chunk >= *written + window && !self.stop.load(Ordering::Relaxed) {
+            written = self
+                .advanced
+                .wait(written)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        !self.stop.load(Ordering::Relaxed)
+    }
+
+    fn stop(&self) {
+        let _written = lock(&self.written);
+        self.stop.store(true, Ordering::Relaxed);
+        self.advanced.notify_all();
+    }
+}
+
+/// Stops the other workers if this one panics, so none waits forever for
+/// the writer, which waits for the chunk that will never come.
+struct StopOnPanic<'a>(&'a Shared);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stop();
+        }
+    }
+}
+
+/// A lock that survives a panic elsewhere: the data (counters, spare
+/// buffers) stays valid whatever a panicking thread was doing.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The average bytes of a row, from up to `samples` runs spread over `runs`
