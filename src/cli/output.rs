@@ -123,3 +123,55 @@ pub fn read_manifest(csv: &Path) -> Result<Manifest> {
     })?;
     serde_json::from_str(&text).with_context(|| format!("{}: not a podsim manifest", path.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn an_unfinished_file_leaves_nothing_behind() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let target = dir.path().join("x.csv");
+        let mut pending = PendingFile::create(&target, false).unwrap();
+        pending.writer().write_all(b"run\n0\n").unwrap();
+        assert_eq!(
+            names(dir.path()).len(),
+            1,
+            "only the temporary file while writing"
+        );
+        drop(pending);
+        assert!(names(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_finished_file_appears_whole_with_its_manifest_last() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let target = dir.path().join("x.csv");
+        fs::write(manifest_path(&target), "stale").unwrap();
+        let mut pending = PendingFile::create(&target, false).unwrap();
+        pending.writer().write_all(b"run\n0\n").unwrap();
+        let manifest = Manifest {
+            podsim_version: "0".into(),
+            grid_hash: "0".into(),
+            runs_total: 1,
+            first_run: 0,
+            end_run: 1,
+            shard: None,
+            columns: vec!["run".into()],
+            bytes: 6,
+        };
+        finish_with_manifest(pending, &manifest).unwrap();
+        assert_eq!(names(dir.path()), ["x.csv", "x.csv.manifest.json"]);
+        assert_eq!(read_manifest(&target).unwrap(), manifest);
+        assert!(PendingFile::create(&target, false).is_err());
+    }
+}
