@@ -426,6 +426,22 @@ fn grid_file_mistakes_name_the_key() {
     )
     .unwrap();
     assert!(sweep_error(&path).contains("the grid has no [axes] table"));
+    fs::write(
+        &path,
+        format!(
+            "base = '{}'\n[axes]\n\"horizon\" = [\"1h\"]\n",
+            scenario("seed-sidecar.toml").display()
+        ),
+    )
+    .unwrap();
+    podsim()
+        .args(["sweep", "--grid"])
+        .arg(&path)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "no output given; add --out FILE (or --out - for stdout)",
+        ));
     podsim()
         .args(["sweep", "--grid"])
         .arg(dir.path().join("nope.toml"))
