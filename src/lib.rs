@@ -41,6 +41,7 @@ pub mod engine;
 pub mod model;
 pub mod report;
 pub mod scenario;
+pub mod sweep;
 
 /// The seed chapter's tick loop: the yardstick for tests and benchmarks.
 #[doc(hidden)]

@@ -4,19 +4,23 @@
 //! Invariant: this module and `main.rs` are the only places that know about
 //! terminals, files to write and exit codes; the library only computes.
 
+mod merge;
 mod output;
 mod plot;
 mod report;
 mod run;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 
 use podsim::engine::SimDuration;
 use podsim::scenario::parse_duration;
 
+pub use merge::MergeArgs;
 pub use plot::PlotArgs;
 pub use report::ReportArgs;
 pub use run::RunArgs;
+pub use sweep::SweepArgs;
 
 /// podsim: a discrete-event simulator of the Kubernetes Pod lifecycle.
 ///
@@ -36,6 +40,10 @@ pub enum Command {
     Plot(PlotArgs),
     /// Write one self-contained HTML page for scenarios and sweep results.
     Report(ReportArgs),
+    /// Run every combination of a grid in parallel and write one CSV row per run.
+    Sweep(SweepArgs),
+    /// Merge the shards of a sweep into one CSV, checking they fit together.
+    Merge(MergeArgs),
 }
 
 impl Command {
@@ -45,6 +53,8 @@ impl Command {
             Command::Run(args) => run::run(args, out),
             Command::Plot(args) => plot::plot(args, out),
             Command::Report(args) => report::run(args, out),
+            Command::Sweep(args) => sweep::sweep(args, out),
+            Command::Merge(args) => merge::merge(args, out),
         }
     }
 }

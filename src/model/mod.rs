@@ -44,6 +44,11 @@ impl PodSimulator {
         self.sim.model_mut().spec_mut()
     }
 
+    /// The horizon of the next run (a grid may sweep it like any spec key).
+    pub fn set_horizon(&mut self, horizon: SimDuration) {
+        self.sim.set_horizon(horizon);
+    }
+
     /// Simulates the current spec from Pod creation to the end.
     pub fn run(&mut self) -> Metrics {
         self.sim.rewind();

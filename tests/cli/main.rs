@@ -3,9 +3,12 @@
 //!
 //! - `run`: `podsim run` on the seed scenarios, text, JSON and `--watch`;
 //! - `errors`: every kind of bad input gets a clear message and exit 1;
-//! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML).
+//! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML);
+//! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
+//!   rows, determinism across thread counts, shards merged back, refusals.
 
 mod common;
 mod errors;
 mod pictures;
 mod run;
+mod sweep;

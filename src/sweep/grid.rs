@@ -1,0 +1,514 @@
+//! Grid files: a base scenario plus axes, each naming a scenario key by its
+//! path and giving its values as a list or a range. Combinations are the
+//! cartesian product in a fixed order (the last axis varies fastest), so run
+//! index `i` always means the same settings.
+//!
+//! Invariant: a `Grid` that exists is fully checked: every path is resolved
+//! to a typed `Target`, every value fits it, and every combination passes
+//! `check_spec`. Running a grid can fail on output, never on input.
+
+use std::fmt::Write as _;
+use std::ops::Range;
+use std::path::{Component, Path, PathBuf};
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::axis::{Axis, Positioned, RANGE_KEYS, Target, Values, parse_values, resolve, same_field};
+use crate::engine::{DEFAULT_HORIZON, SimDuration};
+use crate::model::{Metrics, PodSpec};
+use crate::report::csv;
+use crate::scenario::{Scenario, ScenarioError, check_spec, toml_error, unknown_word};
+
+/// The keys of a grid file.
+const GRID_KEYS: &[&str] = &["base", "out", "axes"];
+
+/// A checked grid, ready to run.
+#[derive(Clone, Debug)]
+pub struct Grid {
+    /// The grid file as named by the user (for messages).
+    pub origin: String,
+    /// The base scenario's spec; axes change it run by run.
+    pub base: PodSpec,
+    /// The base scenario's horizon, or the default.
+    pub horizon: SimDuration,
+    pub axes: Vec<Axis>,
+    /// The grid's default output, resolved against the grid file's folder.
+    pub out: Option<PathBuf>,
+    runs: u64,
+    hash: u64,
+}
+
+impl Grid {
+    /// Reads and checks a grid file; `base` and `out` are relative to it.
+    pub fn load(path: &Path) -> Result<Grid, ScenarioError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            origin: origin.clone(),
+            position: None,
+            message: format!("cannot read grid: {e}"),
+        })?;
+        let folder = path.parent().unwrap_or(Path::new(""));
+        Grid::parse(&text, &origin, folder)
+    }
+
+    /// Parses and checks grid text; `origin` names it in errors and `folder`
+    /// is where its relative paths start.
+    pub fn parse(text: &str, origin: &str, folder: &Path) -> Result<Grid, ScenarioError> {
+        let doc = DeTable::parse(text).map_err(|e| toml_error(origin, text, &e))?;
+        let error =
+            |span: Range<usize>, message: String| ScenarioError::at(origin, text, Some(span), message);
+        let (mut base, mut out, mut axes_table) = (None, None, None);
+        for (key, value) in doc.get_ref() {
+            match key.get_ref().as_ref() {
+                "base" => base = Some(string_value(value, "base").map_err(|m| error(value.span(), m))?),
+                "out" => out = Some(string_value(value, "out").map_err(|m| error(value.span(), m))?),
+                "axes" => match value.get_ref() {
+                    DeValue::Table(table) => axes_table = Some((table, value.span())),
+                    _ => return Err(error(value.span(), "axes must be a table: write [axes]".into())),
+                },
+                "name" | "horizon" | "pod" | "containers" => {
+                    return Err(error(
+                        key.span(),
+                        format!(
+                            "\"{}\" belongs in a scenario, and this looks like one; a grid names its \
+                             scenario with base = \"scenario.toml\" and lists what to sweep under [axes]",
+                            key.get_ref()
+                        ),
+                    ));
+                }
+                other => return Err(error(key.span(), unknown_word("key", other, GRID_KEYS))),
+            }
+        }
+        let Some(base_name) = base else {
+            return Err(error(
+                0..0,
+                "the grid names no base scenario; add base = \"scenario.toml\" (relative to the grid file)"
+                    .into(),
+            ));
+        };
+        let base_path = relative_to(folder, &base_name);
+        if !base_path.is_file() {
+            let span = doc.get_ref().get("base").map_or(0..0, Spanned::span);
+            return Err(error(
+                span,
+                format!(
+                    "base scenario \"{}\" not found (the path is relative to the grid file)",
+                    base_path.display()
+                ),
+            ));
+        }
+        let scenario = Scenario::load(&base_path)?;
+        let Some((axes_table, axes_span)) = axes_table else {
+            return Err(error(
+                0..0,
+                "the grid has no [axes] table; add one with at least one axis, e.g. \
+                 \"containers.web.boot\" = [\"1s\", \"2s\"]"
+                    .into(),
+            ));
+        };
+        let mut parser = AxisParser {
+            spec: &scenario.spec,
+            entries: Vec::new(),
+        };
+        parser
+            .flatten(axes_table, "")
+            .map_err(|(span, m)| error(span, m))?;
+        if parser.entries.is_empty() {
+            return Err(error(
+                axes_span,
+                "[axes] is empty; add at least one axis, e.g. \"containers.web.boot\" = [\"1s\", \"2s\"]"
+                    .into(),
+            ));
+        }
+        let mut axes: Vec<Axis> = Vec::with_capacity(parser.entries.len());
+        let mut spans = Vec::with_capacity(parser.entries.len());
+        for (path, key_span, value) in &parser.entries {
+            let target = resolve(path, &scenario.spec).map_err(|m| error(key_span.clone(), m))?;
+            if let Some(twin) = axes.iter().find(|a| same_field(a.target, target)) {
+                return Err(error(
+                    key_span.clone(),
+                    format!(
+                        "axis \"{path}\" sets the same field as axis \"{}\"; keep one",
+                        twin.path
+                    ),
+                ));
+            }
+            let values = parse_values(value, target.unit())
+                .map_err(|(span, m)| error(span, format!("axis \"{path}\": {m}")))?;
+            axes.push(Axis {
+                path: path.clone(),
+                target,
+                values,
+            });
+            spans.push(key_span.clone());
+        }
+        let runs = axes
+            .iter()
+            .try_fold(1u64, |n, a| n.checked_mul(a.values.len()))
+            .ok_or_else(|| error(axes_span.clone(), format!("more than {} combinations", u64::MAX)))?;
+        let mut grid = Grid {
+            origin: origin.to_string(),
+            horizon: scenario.horizon.unwrap_or(DEFAULT_HORIZON),
+            base: scenario.spec,
+            axes,
+            out: out.map(|o| relative_to(folder, &o)),
+            runs,
+            hash: 0,
+        };
+        if let Err((axis, message)) = grid.check_rules() {
+            return Err(error(spans[axis].clone(), message));
+        }
+        grid.hash = grid.canonical_hash();
+        Ok(grid)
+    }
+
+    /// The number of combinations.
+    pub fn runs(&self) -> u64 {
+        self.runs
+    }
+
+    /// A fingerprint of what the grid means (base spec, horizon, axes and
+    /// their values, the columns), not of how the file is written: comments
+    /// and spacing do not change it. FNV-1a, so it is the same on every
+    /// platform and every run; shards compare it before they are merged.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// CSV columns: `run`, one per axis, then the metrics.
+    pub fn columns(&self) -> Vec<String> {
+        let mut columns = vec!["run".to_string()];
+        columns.extend(self.axes.iter().map(Axis::column));
+        columns.extend(Metrics::NAMES.iter().map(|n| n.to_string()));
+        columns
+    }
+
+    /// The value index of each axis for run `run` (last axis fastest).
+    pub fn digits(&self, mut run: u64, digits: &mut [u64]) {
+        for (digit, axis) in digits.iter_mut().zip(&self.axes).rev() {
+            let len = axis.values.len();
+            *digit = run % len;
+            run /= len;
+        }
+    }
+
+    /// Whether an axis sets the horizon (which lives outside the spec).
+    pub fn sweeps_horizon(&self) -> bool {
+        self.axes.iter().any(|a| a.target == Target::Horizon)
+    }
+
+    /// Checks every combination against `check_spec` without running them
+    /// all. The rules look at one container at a time, plus "at least one
+    /// app": so each container's rule-relevant axes are combined (one value
+    /// per class, a handful of specs), then one spec with as few apps as the
+    /// kind axes allow is checked. Returns the axis to point at and the message.
+    fn check_rules(&self) -> Result<(), (usize, String)> {
+        let relevant: Vec<(usize, usize, Vec<u64>)> = self
+            .axes
+            .iter()
+            .enumerate()
+            .filter_map(|(a, axis)| {
+                let (container, _) = axis.target.rule_class(0)?;
+                let mut seen = Vec::new();
+                let mut representatives = Vec::new();
+                // A range holds durations or counts whose class is "zero or
+                // not": its first two values show every class it has.
+                let scan = match axis.values {
+                    Values::List(_) => axis.values.len(),
+                    Values::Range { len, .. } => len.min(2),
+                };
+                for i in 0..scan {
+                    let (_, c) = axis.target.rule_class(axis.values.get(i))?;
+                    if !seen.contains(&c) {
+                        seen.push(c);
+                        representatives.push(i);
+                    }
+                }
+                Some((a, container, representatives))
+            })
+            .collect();
+        for container in 0..self.base.containers.len() {
+            let mine: Vec<&(usize, usize, Vec<u64>)> =
+                relevant.iter().filter(|(_, c, _)| *c == container).collect();
+            let count: usize = mine.iter().map(|(_, _, r)| r.len()).product();
+            for n in 0..count {
+                let mut rest = n;
+                let probe: Vec<(usize, u64)> = mine
+                    .iter()
+                    .map(|(a, _, reps)| {
+                        let pick = reps[rest % reps.len()];
+                        rest /= reps.len();
+                        (*a, pick)
+                    })
+                    .collect();
+                self.check_probe(&probe)?;
+            }
+        }
+        let fewest_apps: Vec<(usize, u64)> = self
+            .axes
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| matches!(a.target, Target::ContainerKind(_)))
+            .map(|(a, axis)| {
+                let pick = (0..axis.values.len())
+                    .find(|&i| !axis.target.makes_app(axis.values.get(i)))
+                    .unwrap_or(0);
+                (a, pick)
+            })
+            .collect();
+        self.check_probe(&fewest_apps)
+    }
+
+    /// `check_spec` on the base with these (axis, value index) settings.
+    fn check_probe(&self, probe: &[(usize, u64)]) -> Result<(), (usize, String)> {
+        let (mut spec, mut horizon) = (self.base.clone(), self.horizon);
+        for &(a, i) in probe {
+            self.axes[a]
+                .target
+                .apply(self.axes[a].values.get(i), &mut spec, &mut horizon);
+        }
+        let Err(problem) = check_spec(&spec) else {
+            return Ok(());
+        };
+        let container = problem.container.map(|c| spec.containers[c].name.clone());
+        let by_key = container
+            .as_ref()
+            .map(|name| format!("containers.{name}.{}", problem.key));
+        let blame = probe
+            .iter()
+            .find(|(a, _)| Some(&self.axes[*a].path) == by_key.as_ref())
+            .or_else(|| {
+                probe
+                    .iter()
+                    .find(|(a, _)| matches!(self.axes[*a].target, Target::ContainerKind(_)))
+            })
+            .or(probe.first())
+            .map_or(0, |(a, _)| *a);
+        let settings: Vec<String> = probe
+            .iter()
+            .map(|&(a, i)| format!("{} = {}", self.axes[a].path, self.axes[a].describe(i)))
+            .collect();
+        Err((
+            blame,
+            format!(
+                "the combination {} breaks a Pod rule: {}",
+                settings.join(", "),
+                problem.message
+            ),
+        ))
+    }
+
+    fn canonical_hash(&self) -> u64 {
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
+            "podsim grid 1\nbase {:?}\nhorizon {}",
+            self.base, self.horizon.0
+        );
+        let mut hash = fnv1a(FNV_OFFSET, text.as_bytes());
+        for axis in &self.axes {
+            hash = fnv1a(hash, format!("axis {:?} {}:", axis.target, axis.path).as_bytes());
+            for i in 0..axis.values.len() {
+                hash = fnv1a(hash, &axis.values.get(i).to_le_bytes());
+            }
+        }
+        fnv1a(hash, &csv::header_line(&self.columns()))
+    }
+}
+
+/// `path` seen from `folder`, with `..` after a named folder folded away
+/// (`scenarios/../results/x.csv` → `results/x.csv`) so messages read plainly.
+fn relative_to(folder: &Path, path: &str) -> PathBuf {
+    let mut joined = PathBuf::new();
+    for part in folder.join(path).components() {
+        match part {
+            Component::ParentDir if matches!(joined.components().next_back(), Some(Component::Normal(_))) => {
+                joined.pop();
+            }
+            Component::CurDir => {}
+            other => joined.push(other),
+        }
+    }
+    joined
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a over `bytes`, continuing from `hash`.
+fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+fn string_value(value: &Spanned<DeValue>, key: &str) -> Result<String, String> {
+    match value.get_ref() {
+        DeValue::String(s) => Ok(s.to_string()),
+        _ => Err(format!("{key} must be a path in quotes, e.g. {key} = \"x.toml\"")),
+    }
+}
+
+/// Collects axes in file order, flattening nested tables (`containers.web.boot
+/// = [...]` without quotes is a TOML dotted key) into dotted paths.
+struct AxisParser<'a, 's> {
+    spec: &'s PodSpec,
+    entries: Vec<(String, Range<usize>, &'a Spanned<DeValue<'a>>)>,
+}
+
+impl<'a> AxisParser<'a, '_> {
+    fn flatten(&mut self, table: &'a DeTable<'a>, prefix: &str) -> Result<(), Positioned> {
+        for (key, value) in table {
+            let path = format!("{prefix}{}", key.get_ref());
+            match value.get_ref() {
+                DeValue::Table(inner)
+                    if !inner.keys().any(|k| RANGE_KEYS.contains(&k.get_ref().as_ref())) =>
+                {
+                    if resolve(&path, self.spec).is_ok() {
+                        self.entries.push((path, key.span(), value));
+                    } else {
+                        self.flatten(inner, &format!("{path}."))?;
+                    }
+                }
+                _ => self.entries.push((path, key.span(), value)),
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenarios() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
+    }
+
+    fn grid(axes: &str) -> Result<Grid, ScenarioError> {
+        let text = format!("base = \"seed-sidecar.toml\"\n[axes]\n{axes}");
+        Grid::parse(&text, "g.toml", &scenarios())
+    }
+
+    fn error(axes: &str) -> String {
+        grid(axes).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn axes_keep_file_order_and_the_last_varies_fastest() {
+        let g = grid(
+            "\"pod.backoff.cap\" = [\"8s\", \"60s\"]\ncontainers.web.boot = { from = \"1s\", to = \"2s\", step = \"500ms\" }\n",
+        )
+        .unwrap();
+        assert_eq!(g.runs(), 6);
+        let paths: Vec<&str> = g.axes.iter().map(|a| a.path.as_str()).collect();
+        assert_eq!(paths, ["pod.backoff.cap", "containers.web.boot"]);
+        let mut digits = [0; 2];
+        g.digits(4, &mut digits);
+        assert_eq!(digits, [1, 1]);
+        assert_eq!(
+            g.columns()[..3],
+            ["run", "pod.backoff.cap_ms", "containers.web.boot_ms"]
+        );
+    }
+
+    #[test]
+    fn relative_paths_fold_parent_folders() {
+        assert_eq!(
+            relative_to(Path::new("scenarios"), "../results/x.csv"),
+            Path::new("results/x.csv")
+        );
+        assert_eq!(relative_to(Path::new(""), "../x.csv"), Path::new("../x.csv"));
+        assert_eq!(relative_to(Path::new("/a/b"), "/abs.csv"), Path::new("/abs.csv"));
+    }
+
+    #[test]
+    fn the_hash_ignores_layout_but_not_meaning() {
+        let a = grid("\"containers.web.boot\" = [\"1s\", \"2s\"]").unwrap();
+        let b = grid("# a comment\ncontainers.web.boot = { from = \"1s\", to = \"2000ms\", step = \"1s\" }")
+            .unwrap();
+        let c = grid("\"containers.web.boot\" = [\"1s\", \"3s\"]").unwrap();
+        assert_eq!(a.hash(), b.hash());
+        assert_ne!(a.hash(), c.hash());
+    }
+
+    #[test]
+    fn errors_name_the_line_and_the_axis() {
+        let unknown = error("\"containers.web.bot\" = [\"1s\"]");
+        assert!(
+            unknown.starts_with(
+                "g.toml:3:1: unknown axis \"containers.web.bot\"; did you mean \"containers.web.boot\"?"
+            ),
+            "{unknown}"
+        );
+        assert!(
+            error("\"containers.wbe.boot\" = [\"1s\"]")
+                .contains("unknown container \"wbe\"; did you mean \"web\"?")
+        );
+        assert!(
+            error("\"containers.web.boot\" = []")
+                .starts_with("g.toml:3:25: axis \"containers.web.boot\": no values")
+        );
+        assert!(error("\"containers.web.boot\" = [1]").contains("write \"1s\" or \"1ms\", not 1"));
+        assert!(
+            error("\"containers.web.fails\" = [\"1\"]")
+                .contains("expected an integer such as 0 or 3 (no quotes), found the string \"1\"")
+        );
+        assert!(
+            error("\"containers.web.kind\" = [\"ap\"]")
+                .contains("unknown kind \"ap\"; did you mean \"app\"?")
+        );
+        let step = error("\"containers.web.boot\" = { from = \"0s\", to = \"1s\", step = \"0s\" }");
+        assert!(
+            step.starts_with("g.toml:3:58: axis \"containers.web.boot\": step must be greater than zero"),
+            "{step}"
+        );
+        assert!(
+            error("\"containers.web.fails\" = { from = 0, to = 3, step = -1 }")
+                .contains("step must be greater than zero")
+        );
+        assert!(
+            error("\"containers.web.boot\" = { from = \"5s\", to = \"1s\", step = \"1s\" }")
+                .contains("to (1s) is before from (5s)")
+        );
+        assert!(error("name = [\"x\"]").contains("cannot be swept"));
+        assert!(
+            error("\"pod.stop_at\" = [\"1s\"]\n\"pod.stop_after_ready\" = [\"1s\"]")
+                .starts_with("g.toml:4:1:")
+        );
+    }
+
+    #[test]
+    fn combinations_that_break_pod_rules_are_found_before_running() {
+        let e = error("\"containers.proxy.kind\" = [\"sidecar\", \"init\"]");
+        assert!(e.starts_with("g.toml:3:1: the combination containers.proxy.kind = \"init\" breaks a Pod rule: container \"proxy\": proxy is not allowed"), "{e}");
+        let e = error("\"containers.config-fetch.drain\" = [\"0s\", \"1s\"]");
+        assert!(
+            e.contains("containers.config-fetch.drain = 1s breaks a Pod rule"),
+            "{e}"
+        );
+        let e =
+            error("\"containers.config-fetch.pre_stop\" = { from = \"0s\", to = \"1h\", step = \"1ms\" }");
+        assert!(
+            e.contains("containers.config-fetch.pre_stop = 1ms breaks a Pod rule"),
+            "{e}"
+        );
+        let e = error("\"containers.web.kind\" = [\"app\", \"sidecar\"]");
+        assert!(e.contains("the Pod has no app container"), "{e}");
+        assert!(grid("\"containers.proxy.kind\" = [\"sidecar\", \"app\"]").is_ok());
+    }
+
+    #[test]
+    fn a_scenario_given_as_a_grid_is_recognised() {
+        let text = std::fs::read_to_string(scenarios().join("seed-sidecar.toml")).unwrap();
+        let e = Grid::parse(&text, "s.toml", &scenarios())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("s.toml:4:1: \"name\" belongs in a scenario, and this looks like one"),
+            "{e}"
+        );
+    }
+}

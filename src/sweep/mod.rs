@@ -1,0 +1,34 @@
+//! Sweeps: a grid of parameter combinations, run in parallel, written as
+//! tidy CSV in a stable order; sharded across machines and merged back.
+//!
+//! - `axis`: one swept key, resolved to a typed target, and its values;
+//! - `grid`: grid files, checked before any run, and the run order;
+//! - `run`: parallel simulation with ordered, streamed CSV output;
+//! - `shard`: slices of the run range, the manifest beside each CSV, merging.
+//!
+//! Invariant: a row's bytes depend only on the grid and its run index, so any
+//! thread count, and any split into shards merged back, gives the same file.
+
+pub mod axis;
+pub mod grid;
+pub mod run;
+pub mod shard;
+
+pub use axis::{Axis, Target, Unit, Values};
+pub use grid::Grid;
+pub use run::{Written, run, sample_row_bytes};
+pub use shard::{Manifest, Shard, merge};
+
+/// What can go wrong once a grid is checked: only output, threads and shards.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// Writing the CSV failed (a full disk, a closed pipe); the cause is the
+    /// error's source, so callers can tell a closed pipe from the rest.
+    #[error("cannot write the CSV")]
+    Io(#[from] std::io::Error),
+    #[error("cannot start the worker threads: {0}")]
+    Threads(String),
+    /// Shards that do not fit together; the message names the files.
+    #[error("{0}")]
+    Merge(String),
+}

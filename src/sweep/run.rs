@@ -1,0 +1,330 @@
+//! Running a grid's runs in parallel and streaming them as CSV rows.
+//!
+//! Work is cut into chunks of consecutive runs. Each rayon worker claims the
+//! next chunk, simulates it and formats its rows into a reused buffer; the
+//! caller's thread writes the buffers to the sink in chunk order as they
+//! arrive. A worker may run at most a window of chunks ahead of the writer,
+//! so memory stays flat however many runs there are, and no worker ever
+//! waits for the others at a barrier (which on a busy machine, with one
+//! worker descheduled, would idle the rest).
+//!
+//! Invariant: the bytes written depend only on the grid and the run range,
+//! never on the thread count or on scheduling: a chunk's rows depend only on
+//! its runs (every axis is applied afresh at a chunk's start), and chunks are
+//! written in index order.
+
+use std::io::Write;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
+
+use super::SweepError;
+use super::grid::Grid;
+use crate::model::PodSimulator;
+use crate::report::csv;
+
+/// Runs per chunk: big enough to amortise the hand-over, small enough to
+/// keep the writer busy and the window's memory small.
+const CHUNK_RUNS: u64 = 1024;
+/// How many chunks, per thread, may be done or in progress ahead of the writer.
+const WINDOW_PER_THREAD: u64 = 8;
+
+/// What a sweep wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Written {
+    pub rows: u64,
+    /// Bytes, header included.
+    pub bytes: u64,
+}
+
+/// One thread's simulator and odometer, reused from chunk to chunk.
+struct Worker<'g> {
+    grid: &'g Grid,
+    simulator: PodSimulator,
+    digits: Vec<u64>,
+}
+
+impl<'g> Worker<'g> {
+    fn new(grid: &'g Grid) -> Self {
+        Worker {
+            grid,
+            simulator: PodSimulator::new(grid.base.clone(), grid.horizon, false),
+            digits: vec![0; grid.axes.len()],
+        }
+    }
+
+    /// Appends the rows of `runs` to `buf`.
+    fn rows(&mut self, runs: Range<u64>, buf: &mut Vec<u8>) {
+        if runs.is_empty() {
+            return;
+        }
+        let grid = self.grid;
+        let sweeps_horizon = grid.sweeps_horizon();
+        let mut horizon = grid.horizon;
+        grid.digits(runs.start, &mut self.digits);
+        // Every axis at the chunk's start; then only those the odometer turns.
+        let mut changed_from = 0;
+        for run in runs {
+            let spec = self.simulator.spec_mut();
+            for (axis, &digit) in grid.axes[changed_from..].iter().zip(&self.digits[changed_from..]) {
+                axis.target.apply(axis.values.get(digit), spec, &mut horizon);
+            }
+            if sweeps_horizon {
+                self.simulator.set_horizon(horizon);
+            }
+            let metrics = self.simulator.run();
+            csv::push_u64(buf, run);
+            for (axis, &digit) in grid.axes.iter().zip(&self.digits) {
+                buf.push(b',');
+                axis.push_cell(buf, digit);
+            }
+            csv::push_metrics(buf, &metrics);
+            buf.push(b'\n');
+            changed_from = self.advance();
+        }
+    }
+
+    /// Moves the odometer to the next run; returns the first axis that changed.
+    fn advance(&mut self) -> usize {
+        for (a, axis) in self.grid.axes.iter().enumerate().rev() {
+            self.digits[a] += 1;
+            if self.digits[a] < axis.values.len() {
+                return a;
+            }
+            self.digits[a] = 0;
+        }
+        0
+    }
+}
+
+/// Simulates `runs` of `grid` on `threads` threads and writes the CSV
+/// (header, then one row per run in run order) to `sink`; `progress` hears
+/// the number of rows written as they are written.
+pub fn run(
+    grid: &Grid,
+    runs: Range<u64>,
+    threads: usize,
+    sink: &mut dyn Write,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Written, SweepError> {
+    let header = csv::header_line(&grid.columns());
+    sink.write_all(&header)?;
+    let mut written = Written {
+        rows: 0,
+        bytes: header.len() as u64,
+    };
+    let threads = threads.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| SweepError::Threads(e.to_string()))?;
+    let chunks = (runs.end - runs.start).div_ceil(CHUNK_RUNS);
+    let chunk_runs = |chunk: u64| {
+        let first = runs.start + chunk * CHUNK_RUNS;
+        first..first.saturating_add(CHUNK_RUNS).min(runs.end)
+    };
+    let window = WINDOW_PER_THREAD * threads as u64;
+    let shared = Shared {
+        next: AtomicU64::new(0),
+        written: Mutex::new(0),
+        advanced: Condvar::new(),
+        stop: AtomicBool::new(false),
+        spare: Mutex::new(Vec::new()),
+    };
+    let (done_tx, done_rx) = mpsc::channel::<(u64, Vec<u8>)>();
+    pool.in_place_scope(|scope| {
+        for _ in 0..threads {
+            let (done_tx, shared) = (done_tx.clone(), &shared);
+            scope.spawn(move |_| {
+                let _guard = StopOnPanic(shared);
+                let mut worker = Worker::new(grid);
+                loop {
+                    let chunk = shared.next.fetch_add(1, Ordering::Relaxed);
+                    if chunk >= chunks || !shared.wait_for_room(chunk, window) {
+                        return;
+                    }
+                    let mut buf = lock(&shared.spare).pop().unwrap_or_default();
+                    buf.clear();
+                    worker.rows(chunk_runs(chunk), &mut buf);
+                    if done_tx.send((chunk, buf)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        // Chunks that arrived before their turn wait in their slot of the window.
+        let mut slots: Vec<Option<Vec<u8>>> = (0..window).map(|_| None).collect();
+        let mut next_write = 0;
+        let result = (|| -> Result<(), SweepError> {
+            while next_write < chunks {
+                // Every sender gone early means a worker panicked; the scope re-raises it.
+                let Ok((chunk, buf)) = done_rx.recv() else {
+                    return Ok(());
+                };
+                slots[(chunk % window) as usize] = Some(buf);
+                while let Some(buf) = slots[(next_write % window) as usize].take() {
+                    sink.write_all(&buf)?;
+                    written.bytes += buf.len() as u64;
+                    written.rows += chunk_runs(next_write).end - chunk_runs(next_write).start;
+                    lock(&shared.spare).push(buf);
+                    next_write += 1;
+                    *lock(&shared.written) = next_write;
+                    shared.advanced.notify_all();
+                }
+                progress(written.rows);
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            shared.stop();
+        }
+        result
+    })?;
+    Ok(written)
+}
+
+/// What the workers and the writer share.
+struct Shared {
+    /// The next chunk to claim.
+    next: AtomicU64,
+    /// Chunks written so far.
+    written: Mutex<u64>,
+    advanced: Condvar,
+    /// Set when writing failed or a worker panicked: everyone stops.
+    stop: AtomicBool,
+    /// Written buffers, for the workers to fill again.
+    spare: Mutex<Vec<Vec<u8>>>,
+}
+
+impl Shared {
+    /// Waits until `chunk` fits in the window ahead of the writer; false if
+    /// the sweep is stopping.
+    fn wait_for_room(&self, chunk: u64, window: u64) -> bool {
+        let mut written = lock(&self.written);
+        while chunk >= *written + window && !self.stop.load(Ordering::Relaxed) {
+            written = self
+                .advanced
+                .wait(written)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        !self.stop.load(Ordering::Relaxed)
+    }
+
+    fn stop(&self) {
+        let _written = lock(&self.written);
+        self.stop.store(true, Ordering::Relaxed);
+        self.advanced.notify_all();
+    }
+}
+
+/// Stops the other workers if this one panics, so none waits forever for
+/// the writer, which waits for the chunk that will never come.
+struct StopOnPanic<'a>(&'a Shared);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stop();
+        }
+    }
+}
+
+/// A lock that survives a panic elsewhere: the data (counters, spare
+/// buffers) stays valid whatever a panicking thread was doing.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The average bytes of a row, from up to `samples` runs spread over `runs`
+/// by a fixed golden-ratio stride (an even stride would keep the fastest
+/// axes at one value): what `--dry-run` multiplies to estimate the size.
+pub fn sample_row_bytes(grid: &Grid, runs: Range<u64>, samples: u64) -> f64 {
+    let count = (runs.end - runs.start).min(samples);
+    if count == 0 {
+        return 0.0;
+    }
+    let mut worker = Worker::new(grid);
+    let mut buf = Vec::new();
+    let len = u128::from(runs.end - runs.start);
+    for k in 0..count {
+        let run = runs.start + (u128::from(k) * 0x9E37_79B9_7F4A_7C15 % len) as u64;
+        worker.rows(run..run + 1, &mut buf);
+    }
+    buf.len() as f64 / count as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn seed_grid(axes: &str) -> Grid {
+        let text = format!("base = \"seed-side-by-side.toml\"\n[axes]\n{axes}");
+        Grid::parse(
+            &text,
+            "g.toml",
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"),
+        )
+        .unwrap()
+    }
+
+    fn csv_of(grid: &Grid, runs: Range<u64>, threads: usize) -> String {
+        let mut out = Vec::new();
+        run(grid, runs, threads, &mut out, &mut |_| {}).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn rows_match_single_runs_of_the_same_spec() {
+        // Side by side, web boot 2s: web started at 4s, proxy at 5s: exposed 1s.
+        let grid = seed_grid("\"containers.web.boot\" = [\"1s\", \"2s\"]");
+        let text = csv_of(&grid, 0..2, 1);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "run,containers.web.boot_ms,ready_ms,exposed_startup_ms,exposed_shutdown_ms,exposed_total_ms,termination_ms,completed_ms,restarts,sigkilled,phase,outcome,end_ms"
+        );
+        assert_eq!(
+            lines[1],
+            "0,1000,5000,2000,2000,4000,3000,13000,0,0,Succeeded,settled,13000"
+        );
+        assert_eq!(
+            lines[2],
+            "1,2000,5000,1000,2000,3000,3000,13000,0,0,Succeeded,settled,13000"
+        );
+    }
+
+    #[test]
+    fn chunks_and_threads_do_not_change_the_bytes() {
+        let grid = seed_grid(
+            "\"containers.proxy.boot\" = { from = \"0s\", to = \"6s\", step = \"250ms\" }\n\
+             \"containers.web.drain\" = { from = \"0s\", to = \"5s\", step = \"1s\" }\n\
+             \"containers.proxy.fails\" = [0, 2, 5]\n\"horizon\" = [\"20s\", \"1h\"]",
+        );
+        let all = csv_of(&grid, 0..grid.runs(), 1);
+        assert_eq!(all.lines().count() as u64, grid.runs() + 1);
+        assert_eq!(csv_of(&grid, 0..grid.runs(), 3), all);
+        // A range that starts mid-chunk gives the same rows as the full run.
+        let part = csv_of(&grid, 100..300, 2);
+        let rows: Vec<&str> = all.lines().skip(101).take(200).collect();
+        assert_eq!(part.lines().skip(1).collect::<Vec<_>>(), rows);
+    }
+
+    #[test]
+    fn a_failing_sink_stops_the_sweep_with_its_error() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let grid = seed_grid("\"containers.web.boot\" = { from = \"0s\", to = \"100s\", step = \"1ms\" }");
+        let e = run(&grid, 0..grid.runs(), 2, &mut Full, &mut |_| {}).unwrap_err();
+        let SweepError::Io(cause) = e else { panic!("{e}") };
+        assert_eq!(cause.to_string(), "disk full");
+    }
+}

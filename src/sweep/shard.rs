@@ -1,0 +1,294 @@
+//! Splitting a sweep across machines: shard K of N runs one contiguous slice
+//! of the run indices (keeping the global `run` numbers); a manifest beside
+//! each CSV says which grid and which slice it holds; `merge` puts shards
+//! back together.
+//!
+//! Invariant: `merge` writes nothing it has not checked: every shard comes
+//! from the same grid and podsim version, and the rows it copies carry the
+//! run numbers 0, 1, 2, … with none missing and none twice. So merging the N
+//! shards of a grid gives, byte for byte, the unsharded CSV.
+
+use std::io::{BufRead, Write};
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+
+use super::SweepError;
+use super::grid::Grid;
+use crate::report::csv;
+
+/// Shard `index` (0-based) of `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    /// Parses `K/N`.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let usage = || format!("invalid shard \"{text}\"; write K/N with 0 <= K < N (e.g. 0/4), or auto");
+        let (k, n) = text.split_once('/').ok_or_else(usage)?;
+        let (index, count): (u64, u64) = (
+            k.trim().parse().map_err(|_| usage())?,
+            n.trim().parse().map_err(|_| usage())?,
+        );
+        Shard::new(index, count).map_err(|e| format!("invalid shard \"{text}\": {e}"))
+    }
+
+    fn new(index: u64, count: u64) -> Result<Shard, String> {
+        if count == 0 {
+            return Err("the number of shards must be at least 1".into());
+        }
+        if index >= count {
+            return Err(format!(
+                "shard index {index} is out of range; with {count} shards it goes from 0 to {}",
+                count - 1
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The shard of an array job: `JOB_COMPLETION_INDEX` (Kubernetes Indexed
+    /// Job, 0-based), else `SLURM_ARRAY_TASK_ID` minus `SLURM_ARRAY_TASK_MIN`
+    /// (Slurm arrays may start at 1). `var` reads the environment.
+    pub fn from_job(count: u64, var: impl Fn(&str) -> Option<String>) -> Result<Shard, String> {
+        let number = |name: &str| -> Result<Option<u64>, String> {
+            var(name)
+                .map(|v| {
+                    v.trim()
+                        .parse()
+                        .map_err(|_| format!("{name}={v} is not a shard index (a whole number)"))
+                })
+                .transpose()
+        };
+        let index = if let Some(index) = number("JOB_COMPLETION_INDEX")? {
+            index
+        } else if let Some(task) = number("SLURM_ARRAY_TASK_ID")? {
+            let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+            task.checked_sub(min)
+                .ok_or_else(|| format!("SLURM_ARRAY_TASK_ID={task} is below SLURM_ARRAY_TASK_MIN={min}"))?
+        } else {
+            return Err(
+                "--shard auto reads JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID \
+                 (Slurm array), and neither is set; give --shard K/N instead"
+                    .into(),
+            );
+        };
+        Shard::new(index, count)
+    }
+
+    /// The runs of this shard: contiguous slices as even as possible.
+    pub fn runs(self, total: u64) -> Range<u64> {
+        let at = |k: u64| (u128::from(total) * u128::from(k) / u128::from(self.count)) as u64;
+        at(self.index)..at(self.index + 1)
+    }
+
+    /// `shard-2-of-16` style, K zero-padded so file listings sort.
+    pub fn label(self) -> String {
+        let width = (self.count - 1).to_string().len();
+        format!("shard-{:0width$}-of-{}", self.index, self.count)
+    }
+}
+
+/// What a CSV holds, written beside it as `<csv>.manifest.json` (the CSV
+/// itself stays plain for spreadsheets). A CSV without its manifest is not a
+/// finished sweep: the manifest is renamed into place last.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub podsim_version: String,
+    /// `Grid::hash` as 16 hex digits.
+    pub grid_hash: String,
+    pub runs_total: u64,
+    /// The runs in this file: `first_run..end_run` (end exclusive).
+    pub first_run: u64,
+    pub end_run: u64,
+    /// `K/N`, or `None` for a whole grid (a merge's output included).
+    pub shard: Option<String>,
+    pub columns: Vec<String>,
+    /// Size of the CSV in bytes, to notice a truncated or edited file.
+    pub bytes: u64,
+}
+
+impl Manifest {
+    /// The manifest of `runs` of `grid`, `bytes` long, written by `shard`.
+    pub fn new(grid: &Grid, runs: Range<u64>, shard: Option<Shard>, bytes: u64) -> Manifest {
+        Manifest {
+            podsim_version: env!("CARGO_PKG_VERSION").to_string(),
+            grid_hash: format!("{:016x}", grid.hash()),
+            runs_total: grid.runs(),
+            first_run: runs.start,
+            end_run: runs.end,
+            shard: shard.map(|s| format!("{}/{}", s.index, s.count)),
+            columns: grid.columns(),
+            bytes,
+        }
+    }
+}
+
+/// A shard to merge: its name (for messages), manifest and CSV.
+pub struct ShardInput<R> {
+    pub name: String,
+    pub manifest: Manifest,
+    pub csv: R,
+}
+
+/// Checks that `shards` are the pieces of one grid, each run exactly once,
+/// and writes them to `sink` as one CSV; returns the merged manifest.
+pub fn merge<R: BufRead>(
+    mut shards: Vec<ShardInput<R>>,
+    sink: &mut dyn Write,
+) -> Result<Manifest, SweepError> {
+    let fail = |m: String| Err(SweepError::Merge(m));
+    let Some(first) = shards.first() else {
+        return fail("no shards to merge".into());
+    };
+    let (reference, reference_name) = (first.manifest.clone(), first.name.clone());
+    for shard in &shards {
+        let m = &shard.manifest;
+        let differs = if m.grid_hash != reference.grid_hash {
+            Some(format!(
+                "grid hash {} instead of {}",
+                m.grid_hash, reference.grid_hash
+            ))
+        } else if m.podsim_version != reference.podsim_version {
+            Some(format!(
+                "podsim {} instead of {}",
+                m.podsim_version, reference.podsim_version
+            ))
+        } else if m.columns != reference.columns || m.runs_total != reference.runs_total {
+            Some("other columns or another number of runs".into())
+        } else {
+            None
+        };
+        if let Some(what) = differs {
+            return fail(format!(
+                "{} does not come from the same grid as {reference_name} ({what}); merge shards of one sweep",
+                shard.name
+            ));
+        }
+    }
+    shards.sort_by_key(|s| (s.manifest.first_run, s.manifest.end_run));
+    let mut expected = 0;
+    for (i, shard) in shards.iter().enumerate() {
+        let m = &shard.manifest;
+        if m.first_run < expected {
+            return fail(format!(
+                "{} (runs {}..{}) overlaps {} (runs up to {expected}); each run must come from one shard",
+                shard.name,
+                m.first_run,
+                m.end_run,
+                shards[i - 1].name
+            ));
+        }
+        if m.first_run > expected {
+            return fail(format!(
+                "runs {expected}..{} are in none of the shards given",
+                m.first_run
+            ));
+        }
+        expected = m.end_run;
+    }
+    if expected != reference.runs_total {
+        return fail(format!(
+            "runs {expected}..{} are in none of the shards given",
+            reference.runs_total
+        ));
+    }
+    let header = csv::header_line(&reference.columns);
+    sink.write_all(&header)?;
+    let mut bytes = header.len() as u64;
+    let mut line = Vec::new();
+    for shard in &mut shards {
+        let name = &shard.name;
+        let read_error = |e: std::io::Error| SweepError::Merge(format!("cannot read {name}: {e}"));
+        line.clear();
+        shard.csv.read_until(b'\n', &mut line).map_err(read_error)?;
+        if line != header {
+            return fail(format!(
+                "{name}: its header does not match its manifest's columns"
+            ));
+        }
+        let mut next = shard.manifest.first_run;
+        loop {
+            line.clear();
+            if shard.csv.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
+                break;
+            }
+            let run = line.split(|&b| b == b',').next().unwrap_or_default();
+            let complete = line.ends_with(b"\n");
+            if !complete
+                || run != itoa::Buffer::new().format(next).as_bytes()
+                || next >= shard.manifest.end_run
+            {
+                return fail(format!(
+                    "{name}: expected the row of run {next}, found \"{}\"; the file is damaged or not this shard",
+                    String::from_utf8_lossy(&line).trim_end()
+                ));
+            }
+            sink.write_all(&line)?;
+            bytes += line.len() as u64;
+            next += 1;
+        }
+        if next != shard.manifest.end_run {
+            return fail(format!(
+                "{name} stops before run {next}; its manifest promises runs up to {}",
+                shard.manifest.end_run
+            ));
+        }
+    }
+    Ok(Manifest {
+        shard: None,
+        first_run: 0,
+        end_run: reference.runs_total,
+        bytes,
+        ..reference
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_cover_every_run_once_in_order() {
+        for total in [0, 1, 7, 10, 1_000_003] {
+            for count in 1..=9 {
+                let mut next = 0;
+                for index in 0..count {
+                    let r = Shard { index, count }.runs(total);
+                    assert_eq!(r.start, next);
+                    next = r.end;
+                }
+                assert_eq!(next, total);
+            }
+        }
+    }
+
+    #[test]
+    fn shard_text_and_job_indices() {
+        assert_eq!(Shard::parse("1/4"), Ok(Shard { index: 1, count: 4 }));
+        assert!(Shard::parse("4/4").unwrap_err().contains("goes from 0 to 3"));
+        assert!(Shard::parse("1-4").unwrap_err().contains("write K/N"));
+        assert!(Shard::parse("0/0").unwrap_err().contains("at least 1"));
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        };
+        assert_eq!(
+            Shard::from_job(4, env(&[("JOB_COMPLETION_INDEX", "2")]))
+                .unwrap()
+                .index,
+            2
+        );
+        let slurm = env(&[("SLURM_ARRAY_TASK_ID", "3"), ("SLURM_ARRAY_TASK_MIN", "1")]);
+        assert_eq!(Shard::from_job(4, slurm).unwrap().index, 2);
+        assert!(
+            Shard::from_job(4, env(&[]))
+                .unwrap_err()
+                .contains("neither is set")
+        );
+        assert!(Shard::from_job(2, env(&[("JOB_COMPLETION_INDEX", "5")])).is_err());
+        assert_eq!(Shard { index: 3, count: 16 }.label(), "shard-03-of-16");
+    }
+}

@@ -1,0 +1,474 @@
+//! `podsim sweep` and `podsim merge` end to end. Rows are checked against
+//! figures worked out by hand from the seed example (one seed tick = 1 s):
+//! config-fetch init boot 2s; proxy boot 3s drain 1s; web app boot 1s drain 3s;
+//! back-off 1s, 2s, 4s … (no free first restart); deleted at stop_at = 10s.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+fn podsim() -> Command {
+    Command::cargo_bin("podsim").unwrap()
+}
+
+fn scenario(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(name)
+}
+
+/// Writes `grid.toml` in a fresh folder: `base` (a bundled scenario) and `axes`.
+fn grid(base: &str, axes: &str) -> (TempDir, PathBuf) {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("grid.toml");
+    let text = format!("base = '{}'\n[axes]\n{axes}", scenario(base).display());
+    fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+/// The CSV of a sweep written to stdout.
+fn sweep_stdout(grid: &Path, extra: &[&str]) -> Vec<u8> {
+    let out = podsim()
+        .args(["sweep", "--out", "-", "--grid"])
+        .arg(grid)
+        .args(extra)
+        .assert()
+        .success();
+    out.get_output().stdout.clone()
+}
+
+/// The error message of a sweep that must fail with exit 1.
+fn sweep_error(grid: &Path) -> String {
+    let out = podsim()
+        .args(["sweep", "--out", "-", "--grid"])
+        .arg(grid)
+        .assert()
+        .code(1)
+        .stdout("");
+    String::from_utf8(out.get_output().stderr.clone()).unwrap()
+}
+
+const METRICS: &str = "ready_ms,exposed_startup_ms,exposed_shutdown_ms,exposed_total_ms,\
+                       termination_ms,completed_ms,restarts,sigkilled,phase,outcome,end_ms";
+
+#[test]
+fn rows_match_the_seed_example_worked_by_hand() {
+    let (_dir, path) = grid(
+        "seed-side-by-side.toml",
+        "\"containers.proxy.kind\" = [\"sidecar\", \"app\"]\n\"containers.web.boot\" = [\"1s\", \"2s\"]\n",
+    );
+    let csv = String::from_utf8(sweep_stdout(&path, &[])).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("run,containers.proxy.kind,containers.web.boot_ms,{METRICS}")
+    );
+    // Sidecar, web boot 1s: config-fetch 0→2s, proxy 2→5s (web waits for it),
+    // web 5→6s: Ready 6s, never exposed. Deleted at 10s: web drains to 13s,
+    // then the proxy drains to 14s: termination 4s; the Pod is Succeeded
+    // (completed) when its last container exits, at 14s, and the run ends.
+    assert_eq!(
+        lines[1],
+        "0,sidecar,1000,6000,0,0,0,4000,14000,0,0,Succeeded,settled,14000"
+    );
+    // Sidecar, web boot 2s: web 5→7s, so Ready at 7s; shutdown as above.
+    assert_eq!(
+        lines[2],
+        "1,sidecar,2000,7000,0,0,0,4000,14000,0,0,Succeeded,settled,14000"
+    );
+    // Side by side, web boot 1s: both start at 2s; web started at 3s, proxy at
+    // 5s: exposed 2s at startup, Ready 5s. SIGTERM to both at 10s: proxy gone
+    // at 11s, web at 13s: exposed 2s at shutdown, termination 3s.
+    assert_eq!(
+        lines[3],
+        "2,app,1000,5000,2000,2000,4000,3000,13000,0,0,Succeeded,settled,13000"
+    );
+    // Side by side, web boot 2s: web started at 4s, proxy at 5s: exposed 1s.
+    assert_eq!(
+        lines[4],
+        "3,app,2000,5000,1000,2000,3000,3000,13000,0,0,Succeeded,settled,13000"
+    );
+    assert_eq!(lines.len(), 5);
+}
+
+#[test]
+fn a_crashing_proxy_side_by_side_exposes_the_app_until_it_is_back() {
+    let (_dir, path) = grid("seed-side-by-side.toml", "\"containers.proxy.fails\" = [1]\n");
+    let csv = String::from_utf8(sweep_stdout(&path, &[])).unwrap();
+    // Proxy and web start at 2s; web started at 3s; the proxy's boot fails at
+    // 5s, back-off 1s, restarted at 6s, started at 9s: Ready 9s, exposed 3→9s
+    // = 6s. SIGTERM at 10s: proxy gone at 11s, web at 13s: 2s more.
+    assert_eq!(
+        csv.lines().nth(1),
+        Some("0,1,9000,6000,2000,8000,3000,13000,1,0,Succeeded,settled,13000")
+    );
+}
+
+#[test]
+fn the_committed_results_are_what_the_bundled_grid_produces() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("seed-sweep.csv");
+    podsim()
+        .args(["sweep", "--grid"])
+        .arg(scenario("seed-grid.toml"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("wrote 21,600 rows"));
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/seed-sweep.csv");
+    assert!(
+        fs::read(&out).unwrap() == fs::read(committed).unwrap(),
+        "results/seed-sweep.csv is stale: regenerate it with \
+         `cargo run --release -- sweep --grid scenarios/seed-grid.toml --force`"
+    );
+}
+
+#[test]
+fn the_same_grid_gives_the_same_bytes_on_1_2_and_8_threads() {
+    // 2 × 25 × 6 × 6 × 3 × 3 × 4 = 64,800 runs: several batches on one thread, one partial batch on eight.
+    let (_dir, path) = grid(
+        "seed-sidecar.toml",
+        "\"containers.proxy.kind\" = [\"sidecar\", \"app\"]\n\
+         \"containers.proxy.boot\" = { from = \"0s\", to = \"6s\", step = \"250ms\" }\n\
+         \"containers.web.drain\" = { from = \"0s\", to = \"5s\", step = \"1s\" }\n\
+         \"containers.proxy.fails\" = [0, 1, 2, 3, 5, 8]\n\
+         \"pod.backoff.cap\" = [\"8s\", \"60s\", \"300s\"]\n\
+         \"containers.proxy.drain\" = [\"0s\", \"1s\", \"4s\"]\n\
+         \"containers.web.boot\" = [\"500ms\", \"1s\", \"2s\", \"4s\"]\n",
+    );
+    let one = sweep_stdout(&path, &["--threads", "1"]);
+    assert_eq!(one.iter().filter(|&&b| b == b'\n').count(), 64_801);
+    assert!(sweep_stdout(&path, &["--threads", "2"]) == one);
+    assert!(sweep_stdout(&path, &["--threads", "8"]) == one);
+}
+
+#[test]
+fn four_shards_merged_are_byte_identical_to_the_whole_sweep() {
+    let dir = TempDir::new().unwrap();
+    let whole = dir.path().join("whole.csv");
+    let grid = scenario("seed-grid.toml");
+    podsim()
+        .args(["sweep", "--grid"])
+        .arg(&grid)
+        .arg("--out")
+        .arg(&whole)
+        .assert()
+        .success();
+    let parts = dir.path().join("part.csv");
+    for k in 0..4 {
+        podsim()
+            .args(["sweep", "--grid"])
+            .arg(&grid)
+            .arg("--out")
+            .arg(&parts)
+            .args(["--shard", &format!("{k}/4")])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!("part.shard-{k}-of-4.csv")));
+    }
+    let shard = |k: u32| dir.path().join(format!("part.shard-{k}-of-4.csv"));
+    let merged = dir.path().join("merged.csv");
+    podsim()
+        .arg("merge")
+        .arg(&merged)
+        .args([shard(2), shard(0), shard(3), shard(1)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("merged 4 shards: 21,600 rows"));
+    assert!(fs::read(&merged).unwrap() == fs::read(&whole).unwrap());
+    // The manifests agree too: a merge is indistinguishable from the whole run.
+    let manifest = |p: &Path| fs::read_to_string(format!("{}.manifest.json", p.display())).unwrap();
+    assert_eq!(manifest(&merged), manifest(&whole));
+
+    // A missing shard, a shard given twice, and a shard of another grid are refused.
+    let again = dir.path().join("again.csv");
+    let refused = |shards: &[PathBuf], message: &str| {
+        podsim()
+            .arg("merge")
+            .arg(&again)
+            .args(shards)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(message));
+        assert!(!again.exists());
+    };
+    refused(
+        &[shard(0), shard(1), shard(3)],
+        "runs 10800..16200 are in none of the shards given",
+    );
+    refused(&[shard(0), shard(1), shard(1), shard(2), shard(3)], "overlaps");
+    refused(
+        &[shard(0), shard(1), shard(2), shard(3), whole.clone()],
+        "overlaps",
+    );
+    let (_other_dir, other_grid) = grid_with_cap("9s");
+    let other = dir.path().join("other.csv");
+    podsim()
+        .args(["sweep", "--grid"])
+        .arg(&other_grid)
+        .arg("--out")
+        .arg(&other)
+        .args(["--shard", "3/4"])
+        .assert()
+        .success();
+    refused(
+        &[
+            shard(0),
+            shard(1),
+            shard(2),
+            dir.path().join("other.shard-3-of-4.csv"),
+        ],
+        "does not come from the same grid",
+    );
+    // A shard cut short (its manifest says more bytes) is refused.
+    let cut = fs::read(shard(3)).unwrap();
+    fs::write(shard(3), &cut[..cut.len() - 10]).unwrap();
+    refused(&[shard(0), shard(1), shard(2), shard(3)], "cut short or edited");
+}
+
+/// A copy of the bundled grid's axes with another back-off cap.
+fn grid_with_cap(cap: &str) -> (TempDir, PathBuf) {
+    grid(
+        "seed-sidecar.toml",
+        &format!("\"containers.proxy.kind\" = [\"sidecar\", \"app\"]\n\"pod.backoff.cap\" = [\"{cap}\"]\n"),
+    )
+}
+
+#[test]
+fn shard_auto_reads_the_indexed_job_index() {
+    let (dir, path) = grid_with_cap("8s");
+    let out = dir.path().join("s.csv");
+    podsim()
+        .args(["sweep", "--shard", "auto", "--shards", "2", "--grid"])
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .env("JOB_COMPLETION_INDEX", "1")
+        .assert()
+        .success();
+    let csv = fs::read_to_string(dir.path().join("s.shard-1-of-2.csv")).unwrap();
+    assert_eq!(csv.lines().nth(1).unwrap().split(',').next(), Some("1"));
+    podsim()
+        .args([
+            "sweep", "--shard", "auto", "--shards", "2", "--out", "-", "--grid",
+        ])
+        .arg(&path)
+        .env_remove("JOB_COMPLETION_INDEX")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "neither is set; give --shard K/N instead",
+        ));
+    podsim()
+        .args(["sweep", "--shards", "2", "--grid"])
+        .arg(&path)
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn an_existing_output_is_refused_without_force() {
+    let (dir, path) = grid_with_cap("8s");
+    let out = dir.path().join("out.csv");
+    fs::write(&out, "precious").unwrap();
+    podsim()
+        .args(["sweep", "--grid"])
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "out.csv already exists; add --force to overwrite it",
+        ));
+    assert_eq!(fs::read_to_string(&out).unwrap(), "precious");
+    podsim()
+        .args(["sweep", "--force", "--grid"])
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(fs::read_to_string(&out).unwrap().starts_with("run,"));
+    // Only the CSV and its manifest: no temporary file is left behind.
+    let mut names: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["grid.toml", "out.csv", "out.csv.manifest.json"]);
+}
+
+#[test]
+fn dry_run_describes_the_sweep_and_writes_nothing() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("never.csv");
+    podsim()
+        .args(["sweep", "--dry-run", "--grid"])
+        .arg(scenario("seed-grid.toml"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--shard", "1/4"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "runs     21,600 = 2 × 25 × 4 × 6 × 6 × 3 × 1",
+        ))
+        .stdout(predicate::str::contains(
+            "shard    1/4: runs 5400..10800 (5,400 rows)",
+        ))
+        .stdout(predicate::str::contains(
+            "columns  run, containers.proxy.kind, containers.proxy.boot_ms, containers.web.boot_ms",
+        ))
+        .stdout(predicate::str::contains("size     about"));
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn too_many_combinations_are_refused_unless_the_limit_is_raised() {
+    let (_dir, path) = grid(
+        "seed-sidecar.toml",
+        "\"containers.web.boot\" = { from = \"0s\", to = \"1h\", step = \"1ms\" }\n\
+         \"containers.proxy.boot\" = { from = \"0s\", to = \"1m\", step = \"1ms\" }\n",
+    );
+    podsim()
+        .args(["sweep", "--out", "-", "--grid"])
+        .arg(&path)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "the grid has 216,003,660,001 combinations, more than the limit of 100,000,000",
+        ));
+    // A dry run describes it anyway, and says whether the limit would stop it.
+    let dry_run = |extra: &[&str]| {
+        let out = podsim()
+            .args(["sweep", "--dry-run", "--out", "-", "--grid"])
+            .arg(&path)
+            .args(extra)
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    assert!(dry_run(&[]).contains("limit    over --max-runs 100,000,000"));
+    assert!(!dry_run(&["--max-runs", "216003660001"]).contains("limit"));
+}
+
+#[test]
+fn grid_mistakes_are_named_by_file_line_and_axis() {
+    let cases = [
+        (
+            "\"containers.web.bot\" = [\"1s\"]",
+            "grid.toml:3:1: unknown axis \"containers.web.bot\"; did you mean \"containers.web.boot\"?",
+        ),
+        (
+            "\"containers.wbe.boot\" = [\"1s\"]",
+            "grid.toml:3:1: axis \"containers.wbe.boot\": unknown container \"wbe\"; did you mean \"web\"?",
+        ),
+        (
+            "\"containers.web.boot\" = []",
+            "grid.toml:3:25: axis \"containers.web.boot\": no values",
+        ),
+        (
+            "\"containers.web.boot\" = [\"1s\", 2]",
+            "grid.toml:3:32: axis \"containers.web.boot\": a duration needs a unit and quotes: write \"2s\"",
+        ),
+        (
+            "\"containers.web.fails\" = { from = 0, to = 3, step = 0 }",
+            "grid.toml:3:53: axis \"containers.web.fails\": step must be greater than zero",
+        ),
+        (
+            "\"containers.web.boot\" = { from = \"0s\", to = \"1s\", step = \"-1s\" }",
+            "axis \"containers.web.boot\": step must be greater than zero",
+        ),
+        (
+            "\"containers.web.drain\" = { from = \"3s\", to = \"1s\", step = \"1s\" }",
+            "axis \"containers.web.drain\": to (1s) is before from (3s)",
+        ),
+        (
+            "\"containers.web.boot\" = { from = \"0s\", to = \"1s\", stp = \"1s\" }",
+            "unknown range key \"stp\"; did you mean \"step\"?",
+        ),
+        (
+            "\"containers.proxy.kind\" = [\"sidecar\", \"init\"]",
+            "grid.toml:3:1: the combination containers.proxy.kind = \"init\" breaks a Pod rule: \
+             container \"proxy\": proxy is not allowed on an init container",
+        ),
+        (
+            "\"name\" = [\"x\"]",
+            "grid.toml:3:1: \"name\" only labels the scenario; it cannot be swept",
+        ),
+        (
+            "\"pod.restart_policy\" = [\"always\"]",
+            "did you mean \"Always\"?",
+        ),
+    ];
+    for (axes, message) in cases {
+        let (_dir, path) = grid("seed-sidecar.toml", axes);
+        let stderr = sweep_error(&path);
+        assert!(stderr.starts_with("podsim: error: "), "{stderr}");
+        assert!(stderr.contains(message), "for {axes}:\n{stderr}");
+    }
+}
+
+#[test]
+fn grid_file_mistakes_name_the_key() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("grid.toml");
+    fs::write(&path, "bsae = 'x.toml'\n[axes]\n").unwrap();
+    assert!(sweep_error(&path).contains("grid.toml:1:1: unknown key \"bsae\"; did you mean \"base\"?"));
+    fs::write(&path, "base = 'missing.toml'\n[axes]\n\"horizon\" = [\"1h\"]\n").unwrap();
+    assert!(sweep_error(&path).contains("grid.toml:1:8: base scenario"));
+    fs::write(
+        &path,
+        format!("base = '{}'\n", scenario("seed-sidecar.toml").display()),
+    )
+    .unwrap();
+    assert!(sweep_error(&path).contains("the grid has no [axes] table"));
+    fs::write(
+        &path,
+        format!(
+            "base = '{}'\n[axes]\n\"horizon\" = [\"1h\"]\n",
+            scenario("seed-sidecar.toml").display()
+        ),
+    )
+    .unwrap();
+    podsim()
+        .args(["sweep", "--grid"])
+        .arg(&path)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "no output given; add --out FILE (or --out - for stdout)",
+        ));
+    podsim()
+        .args(["sweep", "--grid"])
+        .arg(dir.path().join("nope.toml"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("nope.toml: cannot read grid"));
+}
+
+#[test]
+fn the_grids_own_output_is_relative_to_the_grid_file() {
+    let dir = TempDir::new().unwrap();
+    fs::create_dir(dir.path().join("results")).unwrap();
+    let path = dir.path().join("grid.toml");
+    let base = scenario("seed-sidecar.toml");
+    let text = format!(
+        "base = '{}'\nout = 'results/x.csv'\n[axes]\n\"horizon\" = [\"1h\"]\n",
+        base.display()
+    );
+    fs::write(&path, text).unwrap();
+    podsim()
+        .current_dir(std::env::temp_dir())
+        .args(["sweep", "--grid"])
+        .arg(&path)
+        .assert()
+        .success();
+    let csv = fs::read_to_string(dir.path().join("results/x.csv")).unwrap();
+    assert!(csv.starts_with("run,horizon_ms,"), "{csv}");
+    assert!(dir.path().join("results/x.csv.manifest.json").exists());
+}
