@@ -1,7 +1,7 @@
 //! `podsim plot CSV`: a sweep's trade-off plot as SVG or PNG.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
@@ -49,9 +49,6 @@ pub struct PlotArgs {
 
 pub fn plot(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
     let path = args.out.clone().unwrap_or_else(|| args.csv.with_extension("svg"));
-    // Refuse a bad extension before reading a large CSV.
-    PictureFormat::of(&path)?;
-    let table = Table::load(&args.csv)?;
     let group = match (&args.group, args.no_group) {
         (Some(name), _) => GroupBy::Column(name.clone()),
         (None, true) => GroupBy::Nothing,
@@ -64,8 +61,17 @@ pub fn plot(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
         width: args.width,
         height: args.height,
     };
-    let plot = tradeoff(&table, &spec)?;
-    write_picture(&path, &plot.svg())?;
+    draw(&args.csv, &path, &spec, out)
+}
+
+/// Draws the trade-off plot of `csv` into `path` (SVG or PNG by extension)
+/// and says what it drew; the sweep calls it too.
+pub fn draw(csv: &Path, path: &Path, spec: &PlotSpec, out: &mut dyn Write) -> Result<()> {
+    // Refuse a bad extension before reading a large CSV.
+    PictureFormat::of(path)?;
+    let table = Table::load(csv)?;
+    let plot = tradeoff(&table, spec)?;
+    write_picture(path, &plot.svg())?;
     let grouping = plot
         .group
         .map_or(String::new(), |g| format!(" by {}", table.columns[g]));

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use podsim::report::plot::PlotSpec;
 use podsim::sweep::{self, Grid, Manifest, Shard};
 
 use super::output::{PendingFile, finish_with_manifest};
@@ -48,6 +49,12 @@ pub struct SweepArgs {
     /// Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm array) with --shards N.
     #[arg(long, value_name = "K/N|auto")]
     pub shard: Option<String>,
+
+    /// Also draw the trade-off plot (exposed_total_ms against ready_ms by
+    /// layout) of the CSV into this SVG or PNG [default: the grid's `plot`,
+    /// relative to the grid file; never for a shard or stdout].
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 
     /// The number of shards N, with `--shard auto`.
     #[arg(long, value_name = "N", requires = "shard")]
@@ -98,6 +105,14 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
         human_bytes(written.bytes as f64),
         path.display()
     )?;
+    if let Some(picture) = args
+        .plot
+        .as_ref()
+        .or(grid.plot.as_ref())
+        .filter(|_| shard.is_none())
+    {
+        super::plot::draw(&path, picture, &PlotSpec::default(), out)?;
+    }
     Ok(())
 }
 

@@ -21,7 +21,7 @@ use crate::report::csv;
 use crate::scenario::{Scenario, ScenarioError, check_spec, toml_error, unknown_word};
 
 /// The keys of a grid file.
-const GRID_KEYS: &[&str] = &["base", "out", "axes"];
+const GRID_KEYS: &[&str] = &["base", "out", "plot", "axes"];
 
 /// A checked grid, ready to run.
 #[derive(Clone, Debug)]
@@ -35,6 +35,8 @@ pub struct Grid {
     pub axes: Vec<Axis>,
     /// The grid's default output, resolved against the grid file's folder.
     pub out: Option<PathBuf>,
+    /// Where to draw the trade-off plot after the sweep, likewise resolved.
+    pub plot: Option<PathBuf>,
     runs: u64,
     hash: u64,
 }
@@ -58,11 +60,12 @@ impl Grid {
         let doc = DeTable::parse(text).map_err(|e| toml_error(origin, text, &e))?;
         let error =
             |span: Range<usize>, message: String| ScenarioError::at(origin, text, Some(span), message);
-        let (mut base, mut out, mut axes_table) = (None, None, None);
+        let (mut base, mut out, mut plot, mut axes_table) = (None, None, None, None);
         for (key, value) in doc.get_ref() {
             match key.get_ref().as_ref() {
                 "base" => base = Some(string_value(value, "base").map_err(|m| error(value.span(), m))?),
                 "out" => out = Some(string_value(value, "out").map_err(|m| error(value.span(), m))?),
+                "plot" => plot = Some(string_value(value, "plot").map_err(|m| error(value.span(), m))?),
                 "axes" => match value.get_ref() {
                     DeValue::Table(table) => axes_table = Some((table, value.span())),
                     _ => return Err(error(value.span(), "axes must be a table: write [axes]".into())),
@@ -153,6 +156,7 @@ impl Grid {
             base: scenario.spec,
             axes,
             out: out.map(|o| relative_to(folder, &o)),
+            plot: plot.map(|p| relative_to(folder, &p)),
             runs,
             hash: 0,
         };

@@ -3,10 +3,10 @@
 //! labels they must hold; PNG is decoded and measured; expected values are
 //! the seed chapter's (side by side: exposed 3–5 s and 11–13 s; sidecar: none).
 
+use crate::common::podsim;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use podsim::engine::{DEFAULT_HORIZON, SimDuration};
 use podsim::model::{ContainerKind, Field, Metrics, PodSimulator};
 use podsim::scenario::Scenario;
@@ -15,11 +15,6 @@ use roxmltree::{Document, Node, ParsingOptions};
 const SIDECAR: &str = "scenarios/seed-sidecar.toml";
 const SIDE_BY_SIDE: &str = "scenarios/seed-side-by-side.toml";
 
-fn podsim() -> Command {
-    let mut cmd = Command::cargo_bin("podsim").unwrap();
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
-    cmd
-}
 
 fn temp() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()

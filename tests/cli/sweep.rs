@@ -3,16 +3,13 @@
 //! config-fetch init boot 2s; proxy boot 3s drain 1s; web app boot 1s drain 3s;
 //! back-off 1s, 2s, 4s … (no free first restart); deleted at stop_at = 10s.
 
+use crate::common::podsim;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-fn podsim() -> Command {
-    Command::cargo_bin("podsim").unwrap()
-}
 
 fn scenario(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(name)
@@ -315,7 +312,7 @@ fn dry_run_describes_the_sweep_and_writes_nothing() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "runs     21,600 = 2 × 25 × 4 × 6 × 6 × 3 × 1",
+            "runs     21,600 = 2 × 25 × 6 × 6 × 4 × 3 × 1",
         ))
         .stdout(predicate::str::contains(
             "shard    1/4: runs 5400..10800 (5,400 rows)",
@@ -471,4 +468,32 @@ fn the_grids_own_output_is_relative_to_the_grid_file() {
     let csv = fs::read_to_string(dir.path().join("results/x.csv")).unwrap();
     assert!(csv.starts_with("run,horizon_ms,"), "{csv}");
     assert!(dir.path().join("results/x.csv.manifest.json").exists());
+}
+
+#[test]
+fn a_grid_with_plot_also_draws_the_tradeoff() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("grid.toml");
+    let text = format!(
+        "base = '{}'\nout = 'out.csv'\nplot = 'tradeoff.svg'\n[axes]\n\"containers.proxy.kind\" = [\"sidecar\", \"app\"]\n",
+        scenario("seed-sidecar.toml").display()
+    );
+    fs::write(&path, text).unwrap();
+    podsim()
+        .args(["sweep", "--grid"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("tradeoff.svg: 2 runs in 2 groups by containers.proxy.kind"));
+    let svg = fs::read_to_string(dir.path().join("tradeoff.svg")).unwrap();
+    assert!(svg.starts_with("<svg") || svg.starts_with("<?xml"), "{}", &svg[..40]);
+    // A shard never draws: it holds only part of the runs.
+    podsim()
+        .args(["sweep", "--force", "--shard", "0/2", "--plot"])
+        .arg(dir.path().join("shard.svg"))
+        .arg("--grid")
+        .arg(&path)
+        .assert()
+        .success();
+    assert!(!dir.path().join("shard.svg").exists());
 }
