@@ -10,9 +10,11 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, Deletion, PodSpec, RestartPolicy};
+use crate::model::{
+    Backoff, ContainerKind, Deletion, KubeVersion, PodMode, PodSpec, Probe, ProbeKind, RestartPolicy,
+};
 use crate::report::csv;
-use crate::scenario::raw::{BACKOFF_KEYS, CONTAINER_KEYS, POD_KEYS};
+use crate::scenario::raw::{BACKOFF_KEYS, CONTAINER_KEYS, POD_KEYS, PROBE_KEYS};
 use crate::scenario::{closest, parse_duration, unknown_word};
 
 /// The keys of a range axis.
@@ -25,6 +27,15 @@ const POLICIES: [RestartPolicy; 3] = [
     RestartPolicy::OnFailure,
     RestartPolicy::Never,
 ];
+const MODES: [PodMode; 2] = [PodMode::Service, PodMode::Job];
+const MODE_NAMES: [&str; 2] = ["service", "job"];
+/// Kubernetes versions as words, `"1.20"` … `"1.36"`; a value is minor − 20.
+const VERSION_NAMES: [&str; 17] = [
+    "1.20", "1.21", "1.22", "1.23", "1.24", "1.25", "1.26", "1.27", "1.28", "1.29", "1.30", "1.31", "1.32",
+    "1.33", "1.34", "1.35", "1.36",
+];
+/// The rule classes of pod-level axes are combined with every container's.
+const POD: usize = usize::MAX;
 
 /// One swept key and its values.
 #[derive(Clone, Debug)]
@@ -88,6 +99,26 @@ pub enum Target {
     ContainerPreStop(usize),
     ContainerFails(usize),
     ContainerProxy(usize),
+    Mode,
+    Kubernetes,
+    /// `run`: the app exits this long after it is healthy.
+    ContainerRun(usize),
+    ContainerExitCode(usize),
+    /// `crash_after` with one duration: the first attempt crashes then.
+    ContainerCrashAfter(usize),
+    /// One field of a probe; a container without that probe gets Kubernetes'
+    /// defaults for the others.
+    ContainerProbe(usize, ProbeKind, ProbeField),
+}
+
+/// The sweepable fields of a probe (`PROBE_KEYS` but the kill grace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeField {
+    InitialDelay,
+    Period,
+    Timeout,
+    SuccessThreshold,
+    FailureThreshold,
 }
 
 /// What kind of value a target takes, which decides how it is parsed and written.
@@ -115,8 +146,22 @@ impl Target {
             | Target::BackoffCap
             | Target::ContainerBoot(_)
             | Target::ContainerDrain(_)
-            | Target::ContainerPreStop(_) => Unit::Millis,
-            Target::ContainerFails(_) => Unit::Count,
+            | Target::ContainerPreStop(_)
+            | Target::ContainerRun(_)
+            | Target::ContainerCrashAfter(_) => Unit::Millis,
+            Target::ContainerProbe(_, _, field) => match field {
+                ProbeField::InitialDelay | ProbeField::Period | ProbeField::Timeout => Unit::Millis,
+                ProbeField::SuccessThreshold | ProbeField::FailureThreshold => Unit::Count,
+            },
+            Target::ContainerFails(_) | Target::ContainerExitCode(_) => Unit::Count,
+            Target::Mode => Unit::Word {
+                what: "mode",
+                names: &MODE_NAMES,
+            },
+            Target::Kubernetes => Unit::Word {
+                what: "kubernetes version",
+                names: &VERSION_NAMES,
+            },
             Target::BackoffImmediateFirstRestart | Target::ContainerProxy(_) => Unit::Flag,
             Target::RestartPolicy => Unit::Word {
                 what: "restart_policy",
@@ -148,6 +193,26 @@ impl Target {
             Target::ContainerPreStop(i) => spec.containers[i].pre_stop = ms,
             Target::ContainerFails(i) => spec.containers[i].fails = value as u32,
             Target::ContainerProxy(i) => spec.containers[i].proxy = value != 0,
+            Target::Mode => spec.mode = MODES[value as usize],
+            Target::Kubernetes => spec.kubernetes = KubeVersion(KubeVersion::OLDEST.0 + value as u32),
+            Target::ContainerRun(i) => spec.containers[i].run = Some(ms),
+            Target::ContainerExitCode(i) => spec.containers[i].exit_code = value as i32,
+            Target::ContainerCrashAfter(i) => {
+                // Reuses the list's allocation run after run.
+                let crashes = &mut spec.containers[i].crash_after;
+                crashes.clear();
+                crashes.push(ms);
+            }
+            Target::ContainerProbe(i, kind, field) => {
+                let probe = spec.containers[i].probes[kind.index()].get_or_insert_with(Probe::default);
+                match field {
+                    ProbeField::InitialDelay => probe.initial_delay = ms,
+                    ProbeField::Period => probe.period = ms,
+                    ProbeField::Timeout => probe.timeout = ms,
+                    ProbeField::SuccessThreshold => probe.success_threshold = value as u32,
+                    ProbeField::FailureThreshold => probe.failure_threshold = value as u32,
+                }
+            }
         }
     }
 
@@ -160,10 +225,35 @@ impl Target {
     /// pre_stop are zero, and at the proxy flag: the class of `value` (values
     /// of one class pass or fail the same rules), or `None` if this target
     /// cannot affect any rule.
+    /// Pod-level axes that a rule reads (`POD` as the container) are
+    /// combined with every container's.
     pub(super) fn rule_class(self, value: u64) -> Option<(usize, u64)> {
+        let second = 1000;
         match self {
             Target::ContainerKind(i) | Target::ContainerProxy(i) => Some((i, value)),
-            Target::ContainerDrain(i) | Target::ContainerPreStop(i) => Some((i, u64::from(value > 0))),
+            Target::ContainerDrain(i) | Target::ContainerPreStop(i) | Target::ContainerExitCode(i) => {
+                Some((i, u64::from(value > 0)))
+            }
+            // Present whatever the value: only the container's kind decides.
+            Target::ContainerRun(i) | Target::ContainerCrashAfter(i) => Some((i, 0)),
+            Target::ContainerProbe(i, _, field) => Some((
+                i,
+                match field {
+                    ProbeField::InitialDelay => 0,
+                    ProbeField::Period | ProbeField::Timeout => u64::from(value >= second),
+                    ProbeField::SuccessThreshold | ProbeField::FailureThreshold => value.min(2),
+                },
+            )),
+            Target::Mode => Some((POD, value)),
+            Target::RestartPolicy => {
+                Some((POD, u64::from(POLICIES[value as usize] == RestartPolicy::Always)))
+            }
+            Target::Kubernetes => {
+                let version = KubeVersion(KubeVersion::OLDEST.0 + value as u32);
+                let cap = version.configurable_backoff_cap().is_some();
+                Some((POD, u64::from(version.has_native_sidecars()) * 2 + u64::from(cap)))
+            }
+            Target::BackoffCap => Some((POD, u64::from(value == Backoff::default().cap.as_millis()))),
             _ => None,
         }
     }
@@ -222,16 +312,41 @@ pub(super) fn resolve(path: &str, spec: &PodSpec) -> Result<Target, String> {
         ["pod", "backoff", "initial"] => Some(Target::BackoffInitial),
         ["pod", "backoff", "cap"] => Some(Target::BackoffCap),
         ["pod", "backoff", "immediate_first_restart"] => Some(Target::BackoffImmediateFirstRestart),
+        ["pod", "mode"] => Some(Target::Mode),
+        ["pod", "kubernetes"] => Some(Target::Kubernetes),
+        // A probe field: containers.<name>.<probe>.<field>.
+        ["containers", middle @ .., probe, field]
+            if !middle.is_empty() && probe.ends_with("_probe") && PROBE_KEYS.contains(field) =>
+        {
+            let i = container_index(path, &middle.join("."), spec)?;
+            let kind = match *probe {
+                "startup_probe" => ProbeKind::Startup,
+                "readiness_probe" => ProbeKind::Readiness,
+                "liveness_probe" => ProbeKind::Liveness,
+                _ => {
+                    return Err(format!(
+                        "axis \"{path}\": unknown probe \"{probe}\"; expected startup_probe, readiness_probe or liveness_probe"
+                    ));
+                }
+            };
+            let field = match *field {
+                "initial_delay" => ProbeField::InitialDelay,
+                "period" => ProbeField::Period,
+                "timeout" => ProbeField::Timeout,
+                "success_threshold" => ProbeField::SuccessThreshold,
+                "failure_threshold" => ProbeField::FailureThreshold,
+                _ => {
+                    return Err(format!(
+                        "axis \"{path}\": a probe's termination_grace_period cannot be swept"
+                    ));
+                }
+            };
+            Some(Target::ContainerProbe(i, kind, field))
+        }
         // A container's name may itself hold dots: the key is the last part.
         ["containers", middle @ .., key] if !middle.is_empty() => {
             let name = middle.join(".");
-            let Some(i) = spec.containers.iter().position(|c| c.name == name) else {
-                let names: Vec<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
-                return Err(format!(
-                    "axis \"{path}\": {}",
-                    unknown_word("container", &name, &names)
-                ));
-            };
+            let i = container_index(path, &name, spec)?;
             match *key {
                 "kind" => Some(Target::ContainerKind(i)),
                 "boot" => Some(Target::ContainerBoot(i)),
@@ -239,6 +354,9 @@ pub(super) fn resolve(path: &str, spec: &PodSpec) -> Result<Target, String> {
                 "pre_stop" => Some(Target::ContainerPreStop(i)),
                 "fails" => Some(Target::ContainerFails(i)),
                 "proxy" => Some(Target::ContainerProxy(i)),
+                "run" => Some(Target::ContainerRun(i)),
+                "exit_code" => Some(Target::ContainerExitCode(i)),
+                "crash_after" => Some(Target::ContainerCrashAfter(i)),
                 "name" => return Err(format!("axis \"{path}\": a container's name cannot be swept")),
                 _ => None,
             }
@@ -462,6 +580,17 @@ fn shown(value: u64, unit: Unit) -> String {
         Unit::Millis => SimDuration::from_millis(value).to_string(),
         _ => value.to_string(),
     }
+}
+
+/// The index of container `name` in the base, or the error naming the valid ones.
+fn container_index(path: &str, name: &str, spec: &PodSpec) -> Result<usize, String> {
+    spec.containers
+        .iter()
+        .position(|c| c.name == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
+            format!("axis \"{path}\": {}", unknown_word("container", name, &names))
+        })
 }
 
 #[cfg(test)]

@@ -216,13 +216,17 @@ impl Grid {
                 let (container, _) = axis.target.rule_class(0)?;
                 let mut seen = Vec::new();
                 let mut representatives = Vec::new();
-                // A range holds durations or counts whose class is "zero or
-                // not": its first two values show every class it has.
-                let scan = match axis.values {
-                    Values::List(_) => axis.values.len(),
-                    Values::Range { len, .. } => len.min(2),
+                // A range's classes are monotone in its values (zero or not,
+                // under 1 s or not, 0/1/more): its first two values and its
+                // last show every class it has.
+                let scan: Vec<u64> = match axis.values {
+                    Values::List(_) => (0..axis.values.len()).collect(),
+                    Values::Range { len, .. } => [0, 1, len.saturating_sub(1)]
+                        .into_iter()
+                        .filter(|&i| i < len)
+                        .collect(),
                 };
-                for i in 0..scan {
+                for i in scan {
                     let (_, c) = axis.target.rule_class(axis.values.get(i))?;
                     if !seen.contains(&c) {
                         seen.push(c);
@@ -233,8 +237,11 @@ impl Grid {
             })
             .collect();
         for container in 0..self.base.containers.len() {
-            let mine: Vec<&(usize, usize, Vec<u64>)> =
-                relevant.iter().filter(|(_, c, _)| *c == container).collect();
+            // Pod-level axes (mode, version, policy, cap) meet every container's.
+            let mine: Vec<&(usize, usize, Vec<u64>)> = relevant
+                .iter()
+                .filter(|(_, c, _)| *c == container || *c == usize::MAX)
+                .collect();
             let count: usize = mine.iter().map(|(_, _, r)| r.len()).product();
             for n in 0..count {
                 let mut rest = n;

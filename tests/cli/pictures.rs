@@ -15,7 +15,6 @@ use roxmltree::{Document, Node, ParsingOptions};
 const SIDECAR: &str = "scenarios/seed-sidecar.toml";
 const SIDE_BY_SIDE: &str = "scenarios/seed-side-by-side.toml";
 
-
 fn temp() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }

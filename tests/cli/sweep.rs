@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-
 fn scenario(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(name)
 }
@@ -484,9 +483,15 @@ fn a_grid_with_plot_also_draws_the_tradeoff() {
         .arg(&path)
         .assert()
         .success()
-        .stdout(predicate::str::contains("tradeoff.svg: 2 runs in 2 groups by containers.proxy.kind"));
+        .stdout(predicate::str::contains(
+            "tradeoff.svg: 2 runs in 2 groups by containers.proxy.kind",
+        ));
     let svg = fs::read_to_string(dir.path().join("tradeoff.svg")).unwrap();
-    assert!(svg.starts_with("<svg") || svg.starts_with("<?xml"), "{}", &svg[..40]);
+    assert!(
+        svg.starts_with("<svg") || svg.starts_with("<?xml"),
+        "{}",
+        &svg[..40]
+    );
     // A shard never draws: it holds only part of the runs.
     podsim()
         .args(["sweep", "--force", "--shard", "0/2", "--plot"])
@@ -496,4 +501,30 @@ fn a_grid_with_plot_also_draws_the_tradeoff() {
         .assert()
         .success();
     assert!(!dir.path().join("shard.svg").exists());
+}
+
+#[test]
+fn probe_fields_and_versions_are_axes_too() {
+    let (_dir, path) = grid(
+        "blog-cloudsql-job.toml",
+        "\"containers.cloud-sql-proxy.startup_probe.period\" = [\"5s\", \"10s\"]\n",
+    );
+    let csv = String::from_utf8(sweep_stdout(&path, &[])).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("run,containers.cloud-sql-proxy.startup_probe.period_ms,{METRICS}")
+    );
+    // Period 5s: the proxy (healthy at 5s) passes the 5s tick; its readiness
+    // needs two successes (5s, 6s); main starts at 5s, is started at 7s —
+    // Ready 7s — runs 9s to 16s; the proxy drains 1s: Succeeded at 17s.
+    assert_eq!(lines[1], "0,5000,7000,0,0,0,,17000,0,0,Succeeded,settled,17000");
+    // Period 10s: the same, five seconds later (the blog's transcript).
+    assert_eq!(lines[2], "1,10000,12000,0,0,0,,22000,0,0,Succeeded,settled,22000");
+    let (_dir, path) = grid(
+        "blog-cloudsql-job.toml",
+        "\"pod.kubernetes\" = [\"1.27\", \"1.36\"]\n",
+    );
+    let e = sweep_error(&path);
+    assert!(e.contains("the combination pod.kubernetes = \"1.27\" breaks a Pod rule: container \"cloud-sql-proxy\": native sidecars need Kubernetes 1.28"), "{e}");
 }
