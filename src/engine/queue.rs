@@ -10,16 +10,33 @@ use std::collections::BinaryHeap;
 use super::time::SimTime;
 
 /// One scheduled event with its ordering key.
+///
+/// The key packs the instant into the high 64 bits and the insertion
+/// sequence into the low 64, so "earlier, then scheduled first" is a single
+/// integer comparison: the heap compares keys on every level of every push
+/// and pop, and a two-field tuple comparison costs a second branch each time.
 #[derive(Clone, Copy, Debug)]
 struct Entry<E> {
-    at: SimTime,
-    seq: u64,
+    key: u128,
     event: E,
+}
+
+impl<E> Entry<E> {
+    fn new(at: SimTime, seq: u64, event: E) -> Self {
+        Entry {
+            key: (u128::from(at.0) << 64) | u128::from(seq),
+            event,
+        }
+    }
+
+    fn at(&self) -> SimTime {
+        SimTime((self.key >> 64) as u64)
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -31,7 +48,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest entry.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -63,17 +80,17 @@ impl<E> EventQueue<E> {
     pub fn push(&mut self, at: SimTime, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { at, seq, event });
+        self.heap.push(Entry::new(at, seq, event));
     }
 
     /// Removes and returns the earliest event.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        self.heap.pop().map(|e| (e.at, e.event))
+        self.heap.pop().map(|e| (e.at(), e.event))
     }
 
     /// The time of the earliest event, without removing it.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.at)
+        self.heap.peek().map(Entry::at)
     }
 
     pub fn len(&self) -> usize {
