@@ -35,7 +35,7 @@ pub struct Scheduler<'q, E> {
     queue: &'q mut EventQueue<E>,
 }
 
-impl<E> Scheduler<'_, E> {
+impl<E: Copy> Scheduler<'_, E> {
     /// The instant being handled.
     pub fn now(&self) -> SimTime {
         self.now
