@@ -1,5 +1,7 @@
-//! Engine benches: the raw event queue, and the whole `Simulation` driving a
-//! Pod with many containers in long crash loops.
+//! Engine benches: the raw event queue; the `Simulation` run loop with a model
+//! that does nothing but reschedule (the engine's own ceiling); and the
+//! `Simulation` driving a Pod with many containers in long crash loops (the
+//! engine plus the Pod model). The gap between the last two is the model.
 //!
 //! Throughput is in events: one event is pushed once and popped once (queue),
 //! or handled once by the model (simulation), so criterion's "elem/s" reads
@@ -8,7 +10,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use podsim::engine::{DEFAULT_HORIZON, EventQueue, SimDuration, SimTime};
+use podsim::engine::{DEFAULT_HORIZON, EventQueue, Model, Scheduler, SimDuration, SimTime, Simulation};
 use podsim::model::{ContainerId, ContainerKind, ContainerSpec, PodEvent, PodSimulator, PodSpec};
 
 /// Hold steps per queue iteration: long enough to dwarf the fill and drain.
@@ -61,6 +63,62 @@ fn queue_hold(c: &mut Criterion) {
     group.finish();
 }
 
+/// A model with no state to speak of: each event schedules its successor a
+/// fixed-sequence delay later, until `budget` events have been handled.
+struct Relay<'d> {
+    delays: std::iter::Cycle<std::slice::Iter<'d, u64>>,
+    budget: u64,
+}
+
+impl Model for Relay<'_> {
+    type Event = PodEvent;
+
+    fn is_current(&self, _event: &PodEvent) -> bool {
+        true
+    }
+
+    fn handle(&mut self, _now: SimTime, event: PodEvent, scheduler: &mut Scheduler<'_, PodEvent>) {
+        if self.budget > 0 {
+            self.budget -= 1;
+            scheduler.after(SimDuration(*self.delays.next().unwrap()), event);
+        }
+    }
+}
+
+/// The run loop's own cost per event: `Simulation::run` over the hold
+/// workload, with a model that only reschedules.
+fn relay(c: &mut Criterion) {
+    let delays = hold_delays();
+    let mut group = c.benchmark_group("engine/relay");
+    for pending in [16u64, 1024] {
+        group.throughput(Throughput::Elements(pending + HOLD_STEPS));
+        group.bench_with_input(BenchmarkId::new("pending", pending), &pending, |b, &pending| {
+            let idle = Relay {
+                delays: delays.iter().cycle(),
+                budget: 0,
+            };
+            let mut sim = Simulation::new(idle, DEFAULT_HORIZON);
+            b.iter(|| {
+                sim.rewind();
+                *sim.model_mut() = Relay {
+                    delays: delays.iter().cycle(),
+                    budget: HOLD_STEPS,
+                };
+                for i in 0..pending {
+                    let event = PodEvent::BootFinished {
+                        container: ContainerId(i as u32),
+                        attempt: 1,
+                    };
+                    sim.schedule(SimTime(delays[i as usize]), event);
+                }
+                black_box(sim.run());
+                debug_assert_eq!(sim.counts().0, pending + HOLD_STEPS);
+            });
+        });
+    }
+    group.finish();
+}
+
 /// `containers` apps that each fail `fails` times under the kubelet's default
 /// back-off (0, 10, 20 … 300 s) before they stay up; boots differ by 100 ms
 /// so the crash loops interleave instead of moving in lockstep.
@@ -99,5 +157,5 @@ fn crash_loop(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, queue_hold, crash_loop);
+criterion_group!(benches, queue_hold, relay, crash_loop);
 criterion_main!(benches);
