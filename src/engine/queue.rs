@@ -102,8 +102,16 @@ impl<E: Copy> EventQueue<E> {
 
     /// Removes and returns the earliest event.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
+        self.pop_due(SimTime(u64::MAX))
+    }
+
+    /// Removes and returns the earliest event if it is due at or before `limit`.
+    pub fn pop_due(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
         self.remove_taken();
         let top = self.heap.peek()?;
+        if top.at() > limit {
+            return None;
+        }
         self.top_taken = true;
         Some((top.at(), top.event))
     }
