@@ -116,7 +116,8 @@ impl<E: Copy> EventQueue<E> {
         Some((top.at(), top.event))
     }
 
-    /// The time of the earliest event, without removing it.
+    /// The time of the earliest event, without removing it; `&mut` because
+    /// it first finishes a lazy `pop`.
     pub fn peek_time(&mut self) -> Option<SimTime> {
         self.remove_taken();
         self.heap.peek().map(Entry::at)
