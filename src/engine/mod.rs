@@ -35,7 +35,7 @@ pub struct Scheduler<'q, E> {
     queue: &'q mut EventQueue<E>,
 }
 
-impl<E> Scheduler<'_, E> {
+impl<E: Copy> Scheduler<'_, E> {
     /// The instant being handled.
     pub fn now(&self) -> SimTime {
         self.now
@@ -131,12 +131,22 @@ impl<M: Model> Simulation<M> {
     /// are dropped on the way. Returns the new time, or `None` (time
     /// unchanged) when the queue is empty or its next event is past the horizon.
     pub fn step(&mut self) -> Option<SimTime> {
-        loop {
-            let at = self.queue.peek_time()?;
-            if at > self.horizon {
-                return None;
-            }
-            let (at, event) = self.queue.pop()?;
+        self.step_within(self.horizon)
+    }
+
+    /// Handles every event due at or before `until` (capped at the horizon),
+    /// then sets the clock to `until`.
+    pub fn step_until(&mut self, until: SimTime) {
+        let until = until.min(self.horizon);
+        while self.step_within(until).is_some() {}
+        self.now = self.now.max(until);
+    }
+
+    /// `step`, for the earliest current event due at or before `limit` only:
+    /// one queue access per event, and a stale event never lets a later one
+    /// past `limit` slip through.
+    fn step_within(&mut self, limit: SimTime) -> Option<SimTime> {
+        while let Some((at, event)) = self.queue.pop_due(limit) {
             if !self.model.is_current(&event) {
                 self.stale += 1;
                 continue;
@@ -150,16 +160,7 @@ impl<M: Model> Simulation<M> {
             self.model.handle(at, event, &mut scheduler);
             return Some(at);
         }
-    }
-
-    /// Handles every event due at or before `until` (capped at the horizon),
-    /// then sets the clock to `until`.
-    pub fn step_until(&mut self, until: SimTime) {
-        let until = until.min(self.horizon);
-        while self.queue.peek_time().is_some_and(|t| t <= until) {
-            self.step();
-        }
-        self.now = self.now.max(until);
+        None
     }
 
     /// Handles events until none is left or the horizon is reached.
@@ -238,6 +239,17 @@ mod tests {
         sim.step_until(SimTime(650));
         assert_eq!(sim.model().seen.len(), 3);
         assert_eq!(sim.time(), SimTime(650));
+    }
+
+    #[test]
+    fn step_until_does_not_handle_past_until_after_a_stale_event() {
+        let mut sim = ticker(300);
+        sim.schedule(SimTime(100), Tick(0));
+        sim.schedule(SimTime(700), Tick(1));
+        sim.model_mut().generation = 1;
+        sim.step_until(SimTime(500));
+        assert!(sim.model().seen.is_empty());
+        assert_eq!(sim.time(), SimTime(500));
     }
 
     #[test]

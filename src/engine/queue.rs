@@ -10,16 +10,33 @@ use std::collections::BinaryHeap;
 use super::time::SimTime;
 
 /// One scheduled event with its ordering key.
+///
+/// The key packs the instant into the high 64 bits and the insertion
+/// sequence into the low 64, so "earlier, then scheduled first" is a single
+/// integer comparison: the heap compares keys on every level of every push
+/// and pop, and a two-field tuple comparison costs a second branch each time.
 #[derive(Clone, Copy, Debug)]
 struct Entry<E> {
-    at: SimTime,
-    seq: u64,
+    key: u128,
     event: E,
+}
+
+impl<E> Entry<E> {
+    fn new(at: SimTime, seq: u64, event: E) -> Self {
+        Entry {
+            key: (u128::from(at.0) << 64) | u128::from(seq),
+            event,
+        }
+    }
+
+    fn at(&self) -> SimTime {
+        SimTime((self.key >> 64) as u64)
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -31,7 +48,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest entry.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -39,10 +56,18 @@ impl<E> Ord for Entry<E> {
 ///
 /// Push and pop cost O(log n) in the number of pending events; `clear` keeps
 /// the allocation so a sweep reuses one queue for millions of runs.
+///
+/// Popping is lazy. A handler nearly always schedules a follow-up to the event
+/// it handles (a boot finishes, a back-off starts), so `pop` leaves the entry
+/// at the top of the heap and only marks it taken; the next `push` overwrites
+/// it in place, one sift down instead of a pop's sift plus a push's sift. Any
+/// other call removes the taken entry first, so callers never see it.
 #[derive(Clone, Debug)]
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
     next_seq: u64,
+    /// The top entry was returned by `pop` and is no longer pending.
+    top_taken: bool,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -50,11 +75,12 @@ impl<E> Default for EventQueue<E> {
         EventQueue {
             heap: BinaryHeap::new(),
             next_seq: 0,
+            top_taken: false,
         }
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -63,31 +89,61 @@ impl<E> EventQueue<E> {
     pub fn push(&mut self, at: SimTime, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { at, seq, event });
+        let entry = Entry::new(at, seq, event);
+        if self.top_taken {
+            self.top_taken = false;
+            let mut top = self.heap.peek_mut().expect("a taken entry stays in the heap");
+            // Dropping `top` sifts the new entry down to its place.
+            *top = entry;
+        } else {
+            self.heap.push(entry);
+        }
     }
 
     /// Removes and returns the earliest event.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        self.heap.pop().map(|e| (e.at, e.event))
+        self.pop_due(SimTime(u64::MAX))
     }
 
-    /// The time of the earliest event, without removing it.
-    pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.at)
+    /// Removes and returns the earliest event if it is due at or before `limit`.
+    pub fn pop_due(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
+        self.remove_taken();
+        let top = self.heap.peek()?;
+        if top.at() > limit {
+            return None;
+        }
+        self.top_taken = true;
+        Some((top.at(), top.event))
+    }
+
+    /// The time of the earliest event, without removing it; `&mut` because
+    /// it first finishes a lazy `pop`.
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        self.remove_taken();
+        self.heap.peek().map(Entry::at)
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - usize::from(self.top_taken)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Drops every pending event and restarts the tie counter; keeps capacity.
     pub fn clear(&mut self) {
         self.heap.clear();
         self.next_seq = 0;
+        self.top_taken = false;
+    }
+
+    /// Really removes the entry the last `pop` returned, if nothing replaced it.
+    fn remove_taken(&mut self) {
+        if self.top_taken {
+            self.heap.pop();
+            self.top_taken = false;
+        }
     }
 }
 
@@ -140,6 +196,27 @@ mod tests {
             for pair in popped.windows(2) {
                 let ((t0, i0), (t1, i1)) = (pair[0], pair[1]);
                 prop_assert!(t0 < t1 || (t0 == t1 && i0 < i1), "{:?} then {:?}", pair[0], pair[1]);
+            }
+        }
+
+        /// Any interleaving of pushes, pops and peeks (so pushes that do and
+        /// do not follow a pop) matches a sorted list of (time, schedule order).
+        #[test]
+        fn prop_interleaved_operations_match_a_sorted_list(
+            ops in proptest::collection::vec((0u8..10, 0u64..20), 0..300),
+        ) {
+            let mut q = EventQueue::new();
+            let mut reference = std::collections::BTreeSet::new();
+            for (i, (op, t)) in ops.into_iter().enumerate() {
+                match op {
+                    0..=5 => {
+                        q.push(SimTime(t), i);
+                        reference.insert((SimTime(t), i));
+                    }
+                    6..=8 => prop_assert_eq!(q.pop(), reference.pop_first()),
+                    _ => prop_assert_eq!(q.peek_time(), reference.first().map(|&(t, _)| t)),
+                }
+                prop_assert_eq!(q.len(), reference.len());
             }
         }
     }

@@ -1,0 +1,16 @@
+//! Fixed inputs shared by the benches: the seed chapter's reference Pods,
+//! read from the same `scenarios/` files the README runs.
+//!
+//! Invariant: a bench never builds its input inside the timed loop, so what
+//! it measures is the simulation and nothing else.
+
+use std::path::Path;
+
+use podsim::model::PodSpec;
+use podsim::scenario::Scenario;
+
+/// The Pod spec of a scenario file, given relative to the crate root.
+pub fn load_spec(relative: &str) -> PodSpec {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    Scenario::load(&path).unwrap_or_else(|e| panic!("{e}")).spec
+}
