@@ -468,7 +468,10 @@ impl PodModel {
             self.schedule_probes(id, now, s);
         }
         self.note_phase(now);
-        self.sync(now, s);
+        // A started app unblocks nothing; a started sidecar may (R5).
+        if self.kind(id) != ContainerKind::App {
+            self.sync(now, s);
+        }
     }
 
     fn mark_ready(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
@@ -555,7 +558,11 @@ impl PodModel {
             return self.begin_termination(now, Cause::AppsFinished, s);
         }
         self.note_phase(now);
-        self.sync(now, s);
+        // Only a completed init container can let another start now; a
+        // restarting one waits for its back-off, whose expiry syncs.
+        if kind == ContainerKind::Init {
+            self.sync(now, s);
+        }
     }
 
     /// Every app container has exited for good (R43).
