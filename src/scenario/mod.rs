@@ -7,6 +7,7 @@
 //! `check_spec`, which the sweep also applies to each combination it builds.
 
 mod duration;
+pub mod manifest;
 pub mod raw;
 
 use std::fmt;
@@ -31,6 +32,11 @@ pub struct Scenario {
     pub spec: PodSpec,
     /// Overrides the default horizon of 24 h.
     pub horizon: Option<SimDuration>,
+    /// The Kubernetes kind, when the scenario came from a manifest.
+    pub workload: Option<manifest::WorkloadKind>,
+    /// What loading had to assume or leave out, for the user to read
+    /// (`origin:line:col: text`); TOML scenarios have none.
+    pub notices: Vec<String>,
 }
 
 /// A problem with a scenario, positioned for a compiler-style message:
@@ -98,15 +104,35 @@ pub fn unknown_word(what: &str, word: &str, valid: &[&str]) -> String {
 }
 
 impl Scenario {
-    /// Reads and validates a scenario file.
+    /// Reads and validates a scenario file: a Kubernetes manifest if it
+    /// ends in `.yaml` or `.yml`, else TOML.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        Scenario::load_with(path, None)
+    }
+
+    /// `load`, with a `--timings` overlay for manifests.
+    pub fn load_with(path: &Path, timings: Option<&manifest::Timings>) -> Result<Scenario, ScenarioError> {
         let origin = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
             origin: origin.clone(),
             position: None,
             message: format!("cannot read scenario: {e}"),
         })?;
-        let mut scenario = Scenario::parse(&text, &origin)?;
+        let mut scenario = match timings {
+            _ if manifest::is_manifest(path) => manifest::parse(&text, &origin, timings)?,
+            None => Scenario::parse(&text, &origin)?,
+            Some(t) => {
+                return Err(ScenarioError {
+                    origin,
+                    position: None,
+                    message: format!(
+                        "--timings {} applies to Kubernetes manifests (.yaml); write the timings \
+                         into this TOML scenario instead",
+                        t.origin
+                    ),
+                });
+            }
+        };
         if scenario.name.is_empty() {
             scenario.name = path
                 .file_stem()
@@ -237,6 +263,8 @@ impl Builder<'_> {
                 .as_ref()
                 .map(|h| self.duration(h, "horizon"))
                 .transpose()?,
+            workload: None,
+            notices: Vec::new(),
         })
     }
 
