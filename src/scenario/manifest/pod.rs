@@ -101,6 +101,12 @@ impl Mapper<'_> {
         };
         let restart_policy = self.restart_policy(spec.restart_policy.as_deref())?;
         let entries = self.entries(spec)?;
+        // Names and kinds first: annotations are looked up by name.
+        let skeleton = entries
+            .iter()
+            .map(|e| ContainerSpec::new(&e.container.name, e.kind, SimDuration::ZERO))
+            .collect();
+        self.check(&PodSpec::new(skeleton), &entries)?;
         let names: Vec<&str> = entries.iter().map(|e| e.container.name.as_str()).collect();
         let (annotated_pod, annotated) = self.annotations(annotations, &names)?;
         let mut timings = annotated;
@@ -139,23 +145,29 @@ impl Mapper<'_> {
             containers,
             ..PodSpec::new(Vec::new())
         };
-        if let Err(problem) = check_spec(&spec) {
-            let at: Vec<&str> = match problem.container.and_then(|i| entries.get(i)) {
-                Some(entry) => {
-                    let mut at: Vec<&str> = entry.path.iter().map(String::as_str).collect();
-                    if problem.key == "name" {
-                        at.push("name");
-                    }
-                    at
-                }
-                None => vec!["spec", "containers"],
-            };
-            return Err(self.error(&at, problem.message));
-        }
+        self.check(&spec, &entries)?;
         Ok(Mapped {
             spec,
             horizon: pod.horizon,
         })
+    }
+
+    /// `check_spec`, its problem positioned on the container concerned.
+    fn check(&self, spec: &PodSpec, entries: &[Entry]) -> Result<(), ScenarioError> {
+        let Err(problem) = check_spec(spec) else {
+            return Ok(());
+        };
+        let at: Vec<&str> = match problem.container.and_then(|i| entries.get(i)) {
+            Some(entry) => {
+                let mut at: Vec<&str> = entry.path.iter().map(String::as_str).collect();
+                if problem.key == "name" {
+                    at.push("name");
+                }
+                at
+            }
+            None => vec!["spec", "containers"],
+        };
+        Err(self.error(&at, problem.message))
     }
 
     /// `spec.restartPolicy`, with the kind's own rules (a Job's Pods may not
