@@ -169,10 +169,10 @@ fn pick_workload(stream: &Stream, notices: &mut Vec<String>) -> Result<(usize, W
     let mut workloads = Vec::new();
     let mut skipped = Vec::new();
     for (i, doc) in stream.documents.iter().enumerate() {
+        if doc.is_empty() {
+            continue;
+        }
         let Some(kind) = doc.scalar(&["kind"]) else {
-            if doc.scalar(&[]).is_some_and(|root| root.trim().is_empty()) {
-                continue; // an empty document, e.g. after a trailing `---`
-            }
             return Err(stream.error(
                 doc.offset(&[]),
                 format!(
@@ -283,4 +283,356 @@ fn typed<T: serde::de::DeserializeOwned>(stream: &Stream, index: usize) -> Resul
         ));
     }
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::SimDuration;
+    use crate::model::{ContainerKind, Deletion, RestartPolicy};
+
+    /// A Pod with every kind of container; lines are numbered for the
+    /// positions the tests expect.
+    const POD: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: demo
+  annotations:
+    podsim.dev/migrate.boot: \"2s\"
+    podsim.dev/proxy.boot: \"3s\"
+    podsim.dev/proxy.drain: \"1s\"
+    podsim.dev/proxy.proxy: \"true\"
+    podsim.dev/web.boot: \"1s\"
+    podsim.dev/web.drain: \"3s\"
+    podsim.dev/stop_at: \"10s\"
+spec:
+  terminationGracePeriodSeconds: 20
+  initContainers:
+  - name: migrate
+    image: busybox
+  - name: proxy
+    image: envoy
+    restartPolicy: Always
+  containers:
+  - name: web
+    image: nginx
+    lifecycle:
+      preStop:
+        exec:
+          command: [\"/bin/sh\", \"-c\", \"sleep 5\"]
+";
+
+    fn scenario(text: &str) -> Scenario {
+        parse(text, "pod.yaml", None).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn error(text: &str) -> String {
+        parse(text, "pod.yaml", None).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn maps_kinds_hooks_grace_and_annotations() {
+        let s = scenario(POD);
+        assert_eq!((s.name.as_str(), s.workload), ("demo", Some(WorkloadKind::Pod)));
+        assert!(s.notices.is_empty(), "{:?}", s.notices);
+        let spec = &s.spec;
+        assert_eq!(spec.termination_grace_period, SimDuration::from_secs(20));
+        assert_eq!(spec.deletion, Deletion::At(SimDuration::from_secs(10)));
+        assert_eq!(spec.restart_policy, RestartPolicy::Always);
+        let kinds: Vec<_> = spec
+            .containers
+            .iter()
+            .map(|c| (c.name.as_str(), c.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("migrate", ContainerKind::Init),
+                ("proxy", ContainerKind::Sidecar),
+                ("web", ContainerKind::App)
+            ]
+        );
+        let (proxy, web) = (&spec.containers[1], &spec.containers[2]);
+        assert!(proxy.proxy);
+        assert_eq!(
+            (proxy.boot, proxy.drain),
+            (SimDuration::from_secs(3), SimDuration::from_secs(1))
+        );
+        assert_eq!(web.pre_stop, SimDuration::from_secs(5));
+    }
+
+    #[test]
+    fn the_overlay_wins_over_annotations() {
+        let overlay = Timings::parse(
+            "[pod]\nstop_after_ready = \"1s\"\n[containers.web]\nboot = \"7s\"\n",
+            "t.toml",
+        )
+        .unwrap();
+        let s = parse(POD, "pod.yaml", Some(&overlay)).unwrap();
+        assert_eq!(s.spec.containers[2].boot, SimDuration::from_secs(7));
+        assert_eq!(s.spec.containers[2].drain, SimDuration::from_secs(3));
+        assert_eq!(s.spec.deletion, Deletion::AfterReady(SimDuration::from_secs(1)));
+        let overlay = Timings::parse("[containers.wbe]\nboot = \"7s\"\n", "t.toml").unwrap();
+        assert_eq!(
+            parse(POD, "pod.yaml", Some(&overlay)).unwrap_err().to_string(),
+            "t.toml:1:13: [containers.wbe]: unknown container \"wbe\"; did you mean \"web\"? \
+             expected one of migrate, proxy, web"
+        );
+    }
+
+    #[test]
+    fn missing_timings_get_defaults_and_a_notice() {
+        let text = POD.replace("    podsim.dev/web.boot: \"1s\"\n", "");
+        let s = scenario(&text);
+        assert_eq!(s.spec.containers[2].boot, pod::DEFAULT_BOOT);
+        assert_eq!(
+            s.notices,
+            [
+                "pod.yaml:21:5: container \"web\": podsim assumes boot 1s (annotate podsim.dev/web.boot or use --timings)"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_http_pre_stop_needs_a_timing_or_gets_the_default_with_a_notice() {
+        let text = POD.replace(
+            "        exec:\n          command: [\"/bin/sh\", \"-c\", \"sleep 5\"]\n",
+            "        httpGet:\n          port: 80\n",
+        );
+        let s = scenario(&text);
+        assert_eq!(s.spec.containers[2].pre_stop, pod::DEFAULT_HOOK);
+        assert!(
+            s.notices[0].contains("how long its httpGet preStop hook takes"),
+            "{:?}",
+            s.notices
+        );
+        let timed = text.replace(
+            "podsim.dev/stop_at",
+            "podsim.dev/web.pre_stop: \"4s\"\n    podsim.dev/stop_at",
+        );
+        let s = scenario(&timed);
+        assert_eq!(s.spec.containers[2].pre_stop, SimDuration::from_secs(4));
+        assert!(s.notices.is_empty());
+    }
+
+    #[test]
+    fn r39_a_pre_stop_sleep_longer_than_the_grace_period_is_refused() {
+        let text = POD.replace(
+            "        exec:\n          command: [\"/bin/sh\", \"-c\", \"sleep 5\"]\n",
+            "        sleep:\n          seconds: 21\n",
+        );
+        assert_eq!(
+            error(&text),
+            "pod.yaml:27:20: spec.containers[0].lifecycle.preStop.sleep.seconds: container \"web\": a preStop \
+             sleep of 21 s is not allowed with terminationGracePeriodSeconds 20; Kubernetes wants 0 to 20 \
+             seconds (R39)"
+        );
+        // Equal is allowed (the check is `seconds > grace`).
+        assert_eq!(
+            scenario(&text.replace("21", "20")).spec.containers[2].pre_stop,
+            SimDuration::from_secs(20)
+        );
+    }
+
+    #[test]
+    fn an_ordinary_init_container_may_only_have_restart_policy_always() {
+        let text = POD.replace(
+            "    image: busybox\n",
+            "    image: busybox\n    restartPolicy: OnFailure\n",
+        );
+        assert_eq!(
+            error(&text),
+            "pod.yaml:18:20: spec.initContainers[0].restartPolicy: init container \"migrate\": restartPolicy \
+             \"OnFailure\" is not allowed; an init container's restartPolicy may only be Always (a native \
+             sidecar), or be left out"
+        );
+        let text = POD.replace("restartPolicy: Always", "restartPolicy: always");
+        assert!(error(&text).contains("did you mean \"Always\"?"));
+    }
+
+    #[test]
+    fn r8_an_ordinary_init_container_has_no_hooks() {
+        let text = POD.replace(
+            "    image: busybox\n",
+            "    image: busybox\n    lifecycle:\n      preStop:\n        sleep:\n          seconds: 1\n",
+        );
+        assert_eq!(
+            error(&text),
+            "pod.yaml:18:5: init container \"migrate\": lifecycle is not allowed on an init container (it runs \
+             to completion); add restartPolicy: Always to make it a native sidecar"
+        );
+    }
+
+    #[test]
+    fn restart_policy_on_an_app_container_is_refused() {
+        let text = POD.replace(
+            "    image: nginx\n",
+            "    image: nginx\n    restartPolicy: Always\n",
+        );
+        let e = error(&text);
+        assert!(
+            e.starts_with(
+                "pod.yaml:24:20: spec.containers[0].restartPolicy: container \"web\": restartPolicy"
+            ),
+            "{e}"
+        );
+        assert!(e.contains("move the container to initContainers"), "{e}");
+    }
+
+    #[test]
+    fn names_are_unique_across_init_and_app_containers() {
+        let text = POD.replace("  - name: migrate", "  - name: web");
+        assert_eq!(
+            error(&text),
+            "pod.yaml:22:5: duplicate container name \"web\"; names must be unique in a Pod"
+        );
+    }
+
+    #[test]
+    fn kinds_podsim_cannot_run_are_named() {
+        assert_eq!(
+            error(&POD.replace("kind: Pod", "kind: Pdo")),
+            "pod.yaml:2:7: unknown kind \"Pdo\"; did you mean \"Pod\"? expected one of Pod, Job, Deployment"
+        );
+        assert!(error(&POD.replace("kind: Pod", "kind: Service")).contains("unknown kind \"Service\""));
+        assert!(
+            error(&POD.replace("kind: Pod", "kind: StatefulSet"))
+                .contains("kind StatefulSet is not supported")
+        );
+    }
+
+    #[test]
+    fn a_pod_needs_containers() {
+        let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers: []\n";
+        assert_eq!(
+            error(text),
+            "pod.yaml:6:3: spec.containers: the Pod has no containers; Kubernetes needs at least one"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_refused_like_kubectl_does() {
+        let e = error(&POD.replace("restartPolicy: Always", "restartPolicyy: Always"));
+        assert_eq!(
+            e,
+            "pod.yaml:20:5: unknown field \"spec.initContainers[1].restartPolicyy\" (Kubernetes rejects it); \
+             `kubectl explain pod.spec.initContainers` lists the valid ones"
+        );
+    }
+
+    #[test]
+    fn annotation_typos_suggest_the_key_or_the_container() {
+        assert_eq!(
+            error(&POD.replace("podsim.dev/web.boot", "podsim.dev/web.bot")),
+            "pod.yaml:10:5: annotation \"podsim.dev/web.bot\": unknown timing key \"bot\"; did you mean \
+             \"boot\"? expected one of boot, drain, pre_stop, fails, proxy"
+        );
+        assert_eq!(
+            error(&POD.replace("podsim.dev/web.boot", "podsim.dev/wbe.boot")),
+            "pod.yaml:10:5: annotation \"podsim.dev/wbe.boot\": unknown container \"wbe\"; did you mean \
+             \"web\"? expected one of migrate, proxy, web"
+        );
+        assert_eq!(
+            error(&POD.replace("\"10s\"", "\"10\"")),
+            "pod.yaml:12:25: annotation \"podsim.dev/stop_at\": duration \"10\" needs a unit: ms, s, m or h \
+             (e.g. \"10s\")"
+        );
+        assert!(error(&POD.replace("stop_at", "stop-at")).contains("did you mean \"stop_at\"?"));
+    }
+
+    const JOB: &str = "\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: batch
+spec:
+  template:
+    metadata:
+      annotations:
+        podsim.dev/work.boot: \"20s\"
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: work
+        image: busybox
+";
+
+    #[test]
+    fn a_job_is_read_from_its_template_and_recorded_as_a_job() {
+        let s = scenario(JOB);
+        assert_eq!((s.name.as_str(), s.workload), ("batch", Some(WorkloadKind::Job)));
+        assert_eq!(s.spec.restart_policy, RestartPolicy::Never);
+        assert_eq!(s.spec.containers[0].boot, SimDuration::from_secs(20));
+    }
+
+    #[test]
+    fn a_job_may_not_restart_always() {
+        let expected = "a Job's Pod template needs restartPolicy Never or OnFailure \
+                        (Kubernetes rejects Always, the default)";
+        let e = error(&JOB.replace("Never", "Always"));
+        assert_eq!(
+            e,
+            format!("pod.yaml:11:7: spec.template.spec.restartPolicy: {expected}")
+        );
+        let e = error(&JOB.replace("      restartPolicy: Never\n", ""));
+        assert_eq!(
+            e,
+            format!("pod.yaml:10:5: spec.template.spec.restartPolicy: {expected}")
+        );
+    }
+
+    #[test]
+    fn a_deployment_is_read_from_its_template() {
+        let text = JOB
+            .replace("batch/v1", "apps/v1")
+            .replace("kind: Job", "kind: Deployment")
+            .replace("restartPolicy: Never", "restartPolicy: Always");
+        let s = scenario(&text);
+        assert_eq!(s.workload, Some(WorkloadKind::Deployment));
+        let e = error(&text.replace("restartPolicy: Always", "restartPolicy: Never"));
+        assert!(
+            e.starts_with("pod.yaml:11:22: spec.template.spec.restartPolicy: a Deployment's Pods"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn other_documents_are_skipped_with_a_notice_but_one_workload_is_needed() {
+        let service =
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n";
+        let s = scenario(&format!("{service}---\n{POD}---\n"));
+        assert_eq!(s.name, "demo");
+        assert_eq!(
+            s.notices,
+            ["pod.yaml:2:1: skipped Service \"web\" at 2:1: podsim simulates the one workload of the file"]
+        );
+        // Positions stay those of the whole file.
+        let e = error(&format!(
+            "{service}---\n{}",
+            POD.replace("kind: Pod", "kind: Pdo")
+        ));
+        assert!(e.starts_with("pod.yaml:10:7: unknown kind \"Pdo\""), "{e}");
+        assert_eq!(
+            error(&format!("{POD}---\n{JOB}")),
+            "pod.yaml:30:1: 2 workloads in one file (Pod \"demo\" at 2:1, Job \"batch\" at 30:1); podsim \
+             simulates one Pod: put each in a file of its own"
+        );
+        assert_eq!(
+            error(&format!("{service}---\n{service}")),
+            "pod.yaml: no Pod, Job, Deployment in the file (found Service \"web\" at 2:1, Service \"web\" at 10:1)"
+        );
+    }
+
+    #[test]
+    fn type_and_syntax_errors_carry_the_position_the_yaml_crate_gives() {
+        let e = error(&POD.replace(
+            "terminationGracePeriodSeconds: 20",
+            "terminationGracePeriodSeconds: soon",
+        ));
+        assert!(e.starts_with("pod.yaml:14:"), "{e}");
+        let e = error(&POD.replace("[\"/bin/sh\", \"-c\", \"sleep 5\"]", "[\"/bin/sh\""));
+        assert!(e.starts_with("pod.yaml:2"), "{e}");
+        assert!(e.contains("invalid YAML"), "{e}");
+    }
 }

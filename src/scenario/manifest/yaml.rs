@@ -40,6 +40,17 @@ impl Document {
         self.places.get(&join(path))?.scalar.as_deref()
     }
 
+    /// Nothing but perhaps a null, as after a trailing `---`.
+    pub fn is_empty(&self) -> bool {
+        match self.places.get("") {
+            None => true,
+            Some(root) => root
+                .scalar
+                .as_deref()
+                .is_some_and(|s| matches!(s.trim(), "" | "~" | "null")),
+        }
+    }
+
     /// Byte of the key at `path`, else of its value; the nearest written
     /// ancestor when the path itself was not written.
     pub fn offset(&self, path: &[&str]) -> usize {
@@ -207,6 +218,11 @@ impl<'a> Stream<'a> {
                     .chars()
                     .map(|c| if c.is_control() { ' ' } else { c })
                     .collect();
+                // Advice for the programmer, not for the user of the file.
+                let message = match message.split_once(", set DuplicateKeyPolicy") {
+                    Some((kept, _)) => kept.to_string(),
+                    None => message,
+                };
                 let position = e
                     .location()
                     .filter(|l| l.line() > 0)
