@@ -45,6 +45,15 @@ impl WorkloadKind {
         }
     }
 
+    /// The `apiVersion` Kubernetes serves the kind under.
+    pub fn api_version(self) -> &'static str {
+        match self {
+            WorkloadKind::Pod => "v1",
+            WorkloadKind::Job => "batch/v1",
+            WorkloadKind::Deployment => "apps/v1",
+        }
+    }
+
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "Pod" => Some(WorkloadKind::Pod),
@@ -77,6 +86,19 @@ pub fn parse(text: &str, origin: &str, timings: Option<&Timings>) -> Result<Scen
     let mut notices = Vec::new();
     let (index, kind) = pick_workload(&stream, &mut notices)?;
     let doc = &stream.documents[index];
+    let expected = kind.api_version();
+    match doc.scalar(&["apiVersion"]) {
+        Some(v) if v == expected => {}
+        written => {
+            let what = written.map_or("is missing".to_string(), |v| {
+                format!("\"{v}\" is not the {}'s", kind.name())
+            });
+            return Err(stream.error(
+                doc.offset(&["apiVersion"]),
+                format!("apiVersion {what}; write apiVersion: {expected}"),
+            ));
+        }
+    }
     let workload = match kind {
         WorkloadKind::Pod => {
             let pod: Pod = typed(&stream, index)?;
@@ -101,6 +123,21 @@ pub fn parse(text: &str, origin: &str, timings: Option<&Timings>) -> Result<Scen
         }
         WorkloadKind::Deployment => {
             let deployment: Deployment = typed(&stream, index)?;
+            if let Some(replicas) = deployment
+                .spec
+                .as_ref()
+                .and_then(|s| s.replicas)
+                .filter(|&r| r != 1)
+            {
+                notices.push(
+                    stream
+                        .error(
+                            doc.value_offset(&["spec", "replicas"]),
+                            format!("replicas: {replicas}; podsim simulates one Pod of the Deployment"),
+                        )
+                        .to_string(),
+                );
+            }
             let template = deployment.spec.map(|s| s.template).unwrap_or_default();
             Workload {
                 name: deployment.metadata.name.clone(),
@@ -132,7 +169,7 @@ pub fn parse(text: &str, origin: &str, timings: Option<&Timings>) -> Result<Scen
         let at = [workload.prefix, &["spec"]].concat();
         return Err(stream.error(
             doc.offset(&at),
-            format!("{}: the {} has no Pod spec", dotted(&at), kind.name()),
+            format!("{} is missing: the {} has no Pod spec", dotted(&at), kind.name()),
         ));
     };
     let mapper = pod::Mapper {
@@ -503,6 +540,18 @@ spec:
     }
 
     #[test]
+    fn the_api_version_must_be_the_kinds() {
+        assert_eq!(
+            error(&POD.replace("apiVersion: v1", "apiVersion: apps/v1")),
+            "pod.yaml:1:1: apiVersion \"apps/v1\" is not the Pod's; write apiVersion: v1"
+        );
+        assert_eq!(
+            error(&POD.replace("apiVersion: v1\n", "")),
+            "pod.yaml:1:1: apiVersion is missing; write apiVersion: v1"
+        );
+    }
+
+    #[test]
     fn a_pod_needs_containers() {
         let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers: []\n";
         assert_eq!(
@@ -538,7 +587,16 @@ spec:
             "pod.yaml:12:25: annotation \"podsim.dev/stop_at\": duration \"10\" needs a unit: ms, s, m or h \
              (e.g. \"10s\")"
         );
-        assert!(error(&POD.replace("stop_at", "stop-at")).contains("did you mean \"stop_at\"?"));
+        assert_eq!(
+            error(&POD.replace("stop_at", "stop-at")),
+            "pod.yaml:12:5: annotation \"podsim.dev/stop-at\": unknown pod key \"stop-at\"; did you mean \
+             \"stop_at\"? expected one of stop_at, stop_after_ready, horizon"
+        );
+        assert_eq!(
+            error(&POD.replace("podsim.dev/web.boot", "podsim.io/web.boot")),
+            "pod.yaml:10:5: annotation \"podsim.io/web.boot\": podsim reads annotations that start with \
+             \"podsim.dev/\""
+        );
     }
 
     const JOB: &str = "\
@@ -590,6 +648,11 @@ spec:
             .replace("restartPolicy: Never", "restartPolicy: Always");
         let s = scenario(&text);
         assert_eq!(s.workload, Some(WorkloadKind::Deployment));
+        let s = scenario(&text.replace("spec:\n  template:", "spec:\n  replicas: 3\n  template:"));
+        assert_eq!(
+            s.notices[0],
+            "pod.yaml:6:13: replicas: 3; podsim simulates one Pod of the Deployment"
+        );
         let e = error(&text.replace("restartPolicy: Always", "restartPolicy: Never"));
         assert!(
             e.starts_with("pod.yaml:11:22: spec.template.spec.restartPolicy: a Deployment's Pods"),

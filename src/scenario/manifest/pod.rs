@@ -11,11 +11,14 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler, PodSpec as K8sPodSpec};
 
 use super::WorkloadKind;
-use super::timings::{CONTAINER_KEYS, ContainerTimings, PREFIX, PodTimings, Timings};
+use super::timings::{CONTAINER_KEYS, ContainerTimings, POD_KEYS, PREFIX, PodTimings, Timings};
 use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
 use crate::model::{ContainerKind, ContainerSpec, Deletion, PodSpec, RestartPolicy};
 use crate::scenario::{ScenarioError, check_spec, closest, parse_duration, unknown_word};
+
+/// `PREFIX` without its slash, to recognise a misspelt prefix.
+const DOMAIN: &str = "podsim.dev";
 
 /// Boot time assumed when no annotation or overlay gives one.
 pub const DEFAULT_BOOT: SimDuration = SimDuration::from_secs(1);
@@ -57,10 +60,7 @@ struct Entry<'a> {
 }
 
 impl Mapper<'_> {
-    fn full<'p>(&self, rest: &[&'p str]) -> Vec<&'p str>
-    where
-        'static: 'p,
-    {
+    fn full<'p>(&self, rest: &[&'p str]) -> Vec<&'p str> {
         self.prefix.iter().copied().chain(rest.iter().copied()).collect()
     }
 
@@ -299,6 +299,15 @@ impl Mapper<'_> {
         let mut containers = vec![ContainerTimings::default(); names.len()];
         for (key, value) in annotations.into_iter().flatten() {
             let Some(rest) = key.strip_prefix(PREFIX) else {
+                let domain = key.split_once('/').map_or("", |(d, _)| d);
+                if domain.starts_with("podsim") || closest(domain, &[DOMAIN]).is_some() {
+                    return Err(self.error(
+                        &["metadata", "annotations", key.as_str()],
+                        format!(
+                            "annotation \"{key}\": podsim reads annotations that start with \"{PREFIX}\""
+                        ),
+                    ));
+                }
                 continue;
             };
             let at = ["metadata", "annotations", key.as_str()];
