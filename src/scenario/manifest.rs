@@ -593,6 +593,11 @@ spec:
              \"stop_at\"? expected one of stop_at, stop_after_ready, horizon"
         );
         assert_eq!(
+            error(&POD.replace("podsim.dev/web.boot", "podsim.dev/boot")),
+            "pod.yaml:10:5: annotation \"podsim.dev/boot\": boot belongs to a container: write \
+             \"podsim.dev/<container>.boot\""
+        );
+        assert_eq!(
             error(&POD.replace("podsim.dev/web.boot", "podsim.io/web.boot")),
             "pod.yaml:10:5: annotation \"podsim.io/web.boot\": podsim reads annotations that start with \
              \"podsim.dev/\""

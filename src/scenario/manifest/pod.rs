@@ -329,20 +329,15 @@ impl Mapper<'_> {
                     }
                     containers[i].set(timing, value).map_err(value_error)?;
                 }
-                None => {
-                    if CONTAINER_KEYS.contains(&rest) {
-                        return Err(key_error(format!(
-                            "{rest} belongs to a container: write \"{PREFIX}<container>.{rest}\""
-                        )));
-                    }
-                    pod.set(rest, value).map_err(|m| {
-                        if m.starts_with("unknown") {
-                            key_error(m)
-                        } else {
-                            value_error(m)
-                        }
-                    })?;
+                None if CONTAINER_KEYS.contains(&rest) => {
+                    return Err(key_error(format!(
+                        "{rest} belongs to a container: write \"{PREFIX}<container>.{rest}\""
+                    )));
                 }
+                None if !POD_KEYS.contains(&rest) => {
+                    return Err(key_error(unknown_word("pod key", rest, &POD_KEYS)));
+                }
+                None => pod.set(rest, value).map_err(value_error)?,
             }
         }
         Ok((pod, containers))
