@@ -502,6 +502,17 @@ spec:
     }
 
     #[test]
+    fn r8_drain_and_proxy_do_not_apply_to_an_ordinary_init_container() {
+        let text = POD.replace("podsim.dev/migrate.boot", "podsim.dev/migrate.drain");
+        assert_eq!(
+            error(&text),
+            "pod.yaml:16:5: init container \"migrate\": drain does not apply to an init container (it runs to \
+             completion); drop podsim.dev/migrate.drain (or its --timings entry), or add restartPolicy: Always \
+             to make it a native sidecar"
+        );
+    }
+
+    #[test]
     fn restart_policy_on_an_app_container_is_refused() {
         let text = POD.replace(
             "    image: nginx\n",

@@ -108,9 +108,7 @@ impl Mapper<'_> {
             .collect();
         self.check(&PodSpec::new(skeleton), &entries)?;
         let names: Vec<&str> = entries.iter().map(|e| e.container.name.as_str()).collect();
-        let (annotated_pod, annotated) = self.annotations(annotations, &names)?;
-        let mut timings = annotated;
-        let mut pod = annotated_pod;
+        let (mut pod, mut timings) = self.annotations(annotations, &names)?;
         if let Some(overlay) = overlay {
             for (name, span, t) in &overlay.containers {
                 let Some(i) = names.iter().position(|n| n == name) else {
@@ -353,6 +351,21 @@ impl Mapper<'_> {
         let c = entry.container;
         let path: Vec<&str> = entry.path.iter().map(String::as_str).collect();
         let at = |key: &'static str| [path.clone(), vec![key]].concat();
+        if entry.kind == ContainerKind::Init {
+            // R8 in podsim's words: check_spec would say it in TOML's.
+            let misplaced = [("drain", t.drain.is_some()), ("proxy", t.proxy.is_some())];
+            if let Some((key, _)) = misplaced.iter().find(|(_, set)| *set) {
+                return Err(self.error(
+                    &at("name"),
+                    format!(
+                        "init container \"{}\": {key} does not apply to an init container (it runs to \
+                         completion); drop {PREFIX}{}.{key} (or its --timings entry), or add restartPolicy: \
+                         Always to make it a native sidecar",
+                        c.name, c.name
+                    ),
+                ));
+            }
+        }
         let hook = self.pre_stop(c, &path, grace, notices)?;
         let mut assumed = Vec::new();
         let boot = t.boot.unwrap_or_else(|| {
@@ -362,7 +375,7 @@ impl Mapper<'_> {
         let drain = match (t.drain, entry.kind) {
             (Some(d), _) => d,
             (None, ContainerKind::Init) => SimDuration::ZERO,
-            (None, _) => {
+            (None, ContainerKind::Sidecar | ContainerKind::App) => {
                 assumed.push(("drain", DEFAULT_DRAIN));
                 DEFAULT_DRAIN
             }
