@@ -4,8 +4,9 @@
 //! Loading has two stages: `raw` mirrors the TOML (serde, unknown keys
 //! refused), then `build` turns it into typed units and checks the rules a
 //! Pod spec must obey. Kubernetes manifests (`.yaml`) go through `manifest`
-//! instead and end in the same checks. Invariant: every `Scenario` this module returns passes
-//! `check_spec`, which the sweep also applies to each combination it builds.
+//! instead and end in the same checks. Invariant: every `Scenario` this
+//! module returns passes `check_spec`, which the sweep also applies to each
+//! combination it builds.
 
 mod duration;
 pub mod manifest;
