@@ -1,4 +1,7 @@
 //! `podsim run FILE...`: one scenario or several, as text or JSON.
+//!
+//! Invariant: results go to `out`; notices (what loading a manifest had to
+//! assume) go to stderr, so they never mix with JSON on stdout.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,15 +14,21 @@ use podsim::model::simulate;
 use podsim::report::bands::{Figure, timelines_svg};
 use podsim::report::{json, kubectl, metrics_table, timeline};
 use podsim::scenario::Scenario;
+use podsim::scenario::manifest::Timings;
 
 use super::duration_arg;
 use super::output::write_picture;
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Scenario files (TOML).
+    /// Scenario files: TOML, or Kubernetes manifests (.yaml, .yml) of a Pod, Job or Deployment.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+
+    /// Timings for manifests (boot, drain, ... per container; stop_at, ... for the Pod);
+    /// they win over podsim.dev/ annotations.
+    #[arg(long, value_name = "FILE.toml")]
+    pub timings: Option<PathBuf>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -53,11 +62,15 @@ pub enum Format {
 }
 
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
+    let timings = args.timings.as_deref().map(Timings::load).transpose()?;
     let scenarios: Vec<Scenario> = args
         .files
         .iter()
-        .map(|f| Scenario::load(f))
+        .map(|f| Scenario::load_with(f, timings.as_ref()))
         .collect::<Result<_, _>>()?;
+    for notice in scenarios.iter().flat_map(|s| &s.notices) {
+        eprintln!("podsim: notice: {notice}");
+    }
     let reports: Vec<_> = scenarios
         .iter()
         .map(|s| simulate(&s.spec, args.horizon.or(s.horizon)))

@@ -3,10 +3,13 @@
 //!
 //! Loading has two stages: `raw` mirrors the TOML (serde, unknown keys
 //! refused), then `build` turns it into typed units and checks the rules a
-//! Pod spec must obey. Invariant: every `Scenario` this module returns passes
-//! `check_spec`, which the sweep also applies to each combination it builds.
+//! Pod spec must obey. Kubernetes manifests (`.yaml`) go through `manifest`
+//! instead and end in the same checks. Invariant: every `Scenario` this
+//! module returns passes `check_spec`, which the sweep also applies to each
+//! combination it builds.
 
 mod duration;
+pub mod manifest;
 pub mod raw;
 
 use std::fmt;
@@ -34,6 +37,11 @@ pub struct Scenario {
     pub spec: PodSpec,
     /// Overrides the default horizon of 24 h.
     pub horizon: Option<SimDuration>,
+    /// The Kubernetes kind, when the scenario came from a manifest.
+    pub workload: Option<manifest::WorkloadKind>,
+    /// What loading had to assume or leave out, or what the chosen
+    /// Kubernetes version needs, for the user to read (`origin: text`).
+    pub notices: Vec<String>,
 }
 
 /// A problem with a scenario, positioned for a compiler-style message:
@@ -101,15 +109,35 @@ pub fn unknown_word(what: &str, word: &str, valid: &[&str]) -> String {
 }
 
 impl Scenario {
-    /// Reads and validates a scenario file.
+    /// Reads and validates a scenario file: a Kubernetes manifest if it
+    /// ends in `.yaml` or `.yml`, else TOML.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        Scenario::load_with(path, None)
+    }
+
+    /// `load`, with a `--timings` overlay for manifests.
+    pub fn load_with(path: &Path, timings: Option<&manifest::Timings>) -> Result<Scenario, ScenarioError> {
         let origin = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
             origin: origin.clone(),
             position: None,
             message: format!("cannot read scenario: {e}"),
         })?;
-        let mut scenario = Scenario::parse(&text, &origin)?;
+        let mut scenario = match timings {
+            _ if manifest::is_manifest(path) => manifest::parse(&text, &origin, timings)?,
+            None => Scenario::parse(&text, &origin)?,
+            Some(t) => {
+                return Err(ScenarioError {
+                    origin,
+                    position: None,
+                    message: format!(
+                        "--timings {} applies to Kubernetes manifests (.yaml); write the timings \
+                         into this TOML scenario instead",
+                        t.origin
+                    ),
+                });
+            }
+        };
         if scenario.name.is_empty() {
             scenario.name = path
                 .file_stem()
@@ -254,6 +282,7 @@ impl Builder<'_> {
             };
             return Err(ScenarioError::at(self.origin, self.text, span, problem.message));
         }
+        let notices = version_notices(&spec, self.origin);
         Ok(Scenario {
             name: raw.name.unwrap_or_default(),
             origin: self.origin.to_string(),
@@ -263,6 +292,8 @@ impl Builder<'_> {
                 .as_ref()
                 .map(|h| self.duration(h, "horizon"))
                 .transpose()?,
+            workload: None,
+            notices,
         })
     }
 
@@ -365,6 +396,28 @@ fn locate(c: &Spanned<RawContainer>, key: &str) -> Range<usize> {
         _ => None,
     }
     .unwrap_or_else(|| c.span())
+}
+
+/// What the chosen Kubernetes version needs switched on for this Pod (the
+/// version's hard limits are errors in `check_spec`).
+pub fn version_notices(spec: &PodSpec, origin: &str) -> Vec<String> {
+    let mut notices = Vec::new();
+    let version = spec.kubernetes;
+    if version.0 == 28 && spec.containers.iter().any(|c| c.kind == ContainerKind::Sidecar) {
+        notices.push(format!(
+            "{origin}: native sidecars are alpha in Kubernetes 1.28 (feature gate SidecarContainers, off by \
+             default); they start in order but are stopped together with the apps"
+        ));
+    }
+    if spec.backoff.cap != Backoff::default().cap
+        && let Some(state) = version.configurable_backoff_cap().filter(|_| version.0 < 35)
+    {
+        notices.push(format!(
+            "{origin}: a CrashLoopBackOff cap other than 300s is {state} in Kubernetes 1.{}",
+            version.0
+        ));
+    }
+    notices
 }
 
 /// Parses `"1.33"` into a version podsim knows.

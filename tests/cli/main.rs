@@ -3,12 +3,15 @@
 //!
 //! - `run`: `podsim run` on the seed scenarios, text, JSON and `--watch`;
 //! - `errors`: every kind of bad input gets a clear message and exit 1;
+//! - `manifest`: `podsim run` on Kubernetes manifests: the CKAD lab Pods,
+//!   `--timings`, notices on stderr, errors with file:line:col;
 //! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML);
 //! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
 //!   rows, determinism across thread counts, shards merged back, refusals.
 
 mod common;
 mod errors;
+mod manifest;
 mod pictures;
 mod run;
 mod sweep;

@@ -1,0 +1,640 @@
+//! One Kubernetes Pod spec onto the model's `PodSpec`: container kinds,
+//! preStop hooks, the grace period and the restart policy from the manifest;
+//! boot, drain and the other timings from annotations and the overlay.
+//!
+//! Invariant: model container `i` is built from the Kubernetes container `i`
+//! of `initContainers` followed by `containers`, and every `podsim.dev/`
+//! annotation is used or is an error, so a typo never falls back to a default.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{Container, LifecycleHandler, PodSpec as K8sPodSpec, Probe as K8sProbe};
+
+use super::WorkloadKind;
+use super::timings::{CONTAINER_KEYS, ContainerTimings, POD_KEYS, PREFIX, PodTimings, Timings};
+use super::yaml::{Document, Stream, dotted};
+use crate::engine::SimDuration;
+use crate::model::{
+    ContainerKind, ContainerSpec, Deletion, KubeVersion, PodMode, PodSpec, Probe, RestartPolicy,
+};
+use crate::scenario::{ScenarioError, check_spec, closest, parse_duration, unknown_word};
+
+/// `PREFIX` without its slash, to recognise a misspelt prefix.
+const DOMAIN: &str = "podsim.dev";
+
+/// Boot time assumed when no annotation or overlay gives one.
+pub const DEFAULT_BOOT: SimDuration = SimDuration::from_secs(1);
+/// Drain assumed when none is given: the process exits at once on SIGTERM.
+pub const DEFAULT_DRAIN: SimDuration = SimDuration::ZERO;
+/// Duration assumed for a preStop hook whose length the manifest does not
+/// tell (an `httpGet`, or an `exec` other than `sleep N`).
+pub const DEFAULT_HOOK: SimDuration = SimDuration::from_secs(1);
+
+/// Where a Pod spec sits in its document, and how to report on it.
+pub struct Mapper<'a> {
+    pub stream: &'a Stream<'a>,
+    pub doc: &'a Document,
+    pub kind: WorkloadKind,
+    /// Path from the document root to the Pod template (empty for a Pod).
+    pub prefix: &'static [&'static str],
+}
+
+/// The mapped Pod and the run length its annotations asked for.
+pub struct Mapped {
+    pub spec: PodSpec,
+    pub horizon: Option<SimDuration>,
+}
+
+/// What a preStop hook says about its own duration.
+enum Hook {
+    Absent,
+    /// A `sleep` action or an `exec` of `sleep N`.
+    Lasts(SimDuration),
+    /// An `httpGet` or another `exec`: how long it takes is not written.
+    Unknown(&'static str),
+}
+
+/// One container with its kind and its path in the document.
+struct Entry<'a> {
+    kind: ContainerKind,
+    container: &'a Container,
+    path: Vec<String>,
+}
+
+impl Mapper<'_> {
+    fn full<'p>(&self, rest: &[&'p str]) -> Vec<&'p str> {
+        self.prefix.iter().copied().chain(rest.iter().copied()).collect()
+    }
+
+    /// An error at the key of `rest` (under the Pod template).
+    fn error(&self, rest: &[&str], message: impl Into<String>) -> ScenarioError {
+        self.stream.error(self.doc.offset(&self.full(rest)), message)
+    }
+
+    /// An error at the value of `rest`, named by its path.
+    fn value_error(&self, rest: &[&str], message: impl std::fmt::Display) -> ScenarioError {
+        let path = self.full(rest);
+        self.stream.error(
+            self.doc.value_offset(&path),
+            format!("{}: {message}", dotted(&path)),
+        )
+    }
+
+    fn notice(&self, rest: &[&str], message: impl Into<String>) -> String {
+        self.error(rest, message).to_string()
+    }
+
+    pub fn map(
+        &self,
+        spec: &K8sPodSpec,
+        annotations: Option<&BTreeMap<String, String>>,
+        overlay: Option<&Timings>,
+        notices: &mut Vec<String>,
+    ) -> Result<Mapped, ScenarioError> {
+        let grace = match spec.termination_grace_period_seconds {
+            None => PodSpec::DEFAULT_GRACE,
+            Some(s) if s < 0 => {
+                return Err(self.value_error(
+                    &["spec", "terminationGracePeriodSeconds"],
+                    format!("{s} is negative; write 0 or more seconds"),
+                ));
+            }
+            Some(s) => SimDuration::from_secs(s as u64),
+        };
+        let restart_policy = self.restart_policy(spec.restart_policy.as_deref())?;
+        let entries = self.entries(spec)?;
+        // Names and kinds first: annotations are looked up by name.
+        let skeleton = entries
+            .iter()
+            .map(|e| ContainerSpec::new(&e.container.name, e.kind, SimDuration::ZERO))
+            .collect();
+        self.check(&PodSpec::new(skeleton), &entries)?;
+        let names: Vec<&str> = entries.iter().map(|e| e.container.name.as_str()).collect();
+        let (mut pod, mut timings) = self.annotations(annotations, &names)?;
+        if let Some(overlay) = overlay {
+            for (name, span, t) in &overlay.containers {
+                let Some(i) = names.iter().position(|n| n == name) else {
+                    return Err(overlay.error(
+                        span.clone(),
+                        format!("[containers.{name}]: {}", unknown_word("container", name, &names)),
+                    ));
+                };
+                timings[i] = t.over(&timings[i]);
+            }
+            pod = overlay.pod.over(&pod);
+        }
+        let mut containers = Vec::with_capacity(entries.len());
+        for (entry, t) in entries.iter().zip(&timings) {
+            containers.push(self.container(entry, t, grace, notices)?);
+        }
+        let deletion = match (pod.stop_at, pod.stop_after_ready) {
+            (Some(_), Some(_)) => {
+                return Err(self.error(
+                    &["metadata", "annotations", "podsim.dev/stop_after_ready"],
+                    "stop_at and stop_after_ready are both set; keep one (a deletion happens once)",
+                ));
+            }
+            (Some(at), None) => Deletion::At(at),
+            (None, Some(after)) => Deletion::AfterReady(after),
+            (None, None) => Deletion::Never,
+        };
+        let spec = PodSpec {
+            restart_policy,
+            termination_grace_period: grace,
+            deletion,
+            // A Job's Pod runs to completion (R43–R45).
+            mode: if self.kind == WorkloadKind::Job {
+                PodMode::Job
+            } else {
+                PodMode::Service
+            },
+            kubernetes: pod.kubernetes.unwrap_or(KubeVersion::NEWEST),
+            containers,
+            ..PodSpec::new(Vec::new())
+        };
+        self.check(&spec, &entries)?;
+        Ok(Mapped {
+            spec,
+            horizon: pod.horizon,
+        })
+    }
+
+    /// `check_spec`, its problem positioned on the container concerned.
+    fn check(&self, spec: &PodSpec, entries: &[Entry]) -> Result<(), ScenarioError> {
+        let Err(problem) = check_spec(spec) else {
+            return Ok(());
+        };
+        let at: Vec<&str> = match problem.container.and_then(|i| entries.get(i)) {
+            Some(entry) => {
+                let mut at: Vec<&str> = entry.path.iter().map(String::as_str).collect();
+                if problem.key == "name" {
+                    at.push("name");
+                }
+                at
+            }
+            None => vec!["spec", "containers"],
+        };
+        Err(self.error(&at, problem.message))
+    }
+
+    /// `spec.restartPolicy`, with the kind's own rules (a Job's Pods may not
+    /// restart forever; a Deployment's must).
+    fn restart_policy(&self, written: Option<&str>) -> Result<RestartPolicy, ScenarioError> {
+        let at = ["spec", "restartPolicy"];
+        let policy = match written {
+            None => None,
+            Some(text) => Some(RestartPolicy::parse(text).ok_or_else(|| {
+                self.value_error(&at, unknown_word("restartPolicy", text, &RestartPolicy::NAMES))
+            })?),
+        };
+        match (self.kind, policy) {
+            (WorkloadKind::Job, None | Some(RestartPolicy::Always)) => Err(self.error(
+                &at,
+                format!(
+                    "{}: a Job's Pod template needs restartPolicy Never or OnFailure \
+                     (Kubernetes rejects Always, the default)",
+                    dotted(&self.full(&at))
+                ),
+            )),
+            (WorkloadKind::Deployment, Some(p)) if p != RestartPolicy::Always => Err(self.value_error(
+                &at,
+                format!(
+                    "a Deployment's Pods must use restartPolicy Always, the only value Kubernetes accepts there, not {}",
+                    p.name()
+                ),
+            )),
+            (_, p) => Ok(p.unwrap_or_default()),
+        }
+    }
+
+    /// The containers in model order with their kinds (R8: what a regular
+    /// init container may not have; container `restartPolicy` rules).
+    fn entries<'s>(&self, spec: &'s K8sPodSpec) -> Result<Vec<Entry<'s>>, ScenarioError> {
+        let mut entries = Vec::new();
+        for (i, c) in spec.init_containers.iter().flatten().enumerate() {
+            let path = vec!["spec".to_string(), "initContainers".into(), i.to_string()];
+            let at = |key: &'static str| [path[0].as_str(), &path[1], &path[2], key];
+            let kind = match c.restart_policy.as_deref() {
+                None => ContainerKind::Init,
+                Some("Always") => ContainerKind::Sidecar,
+                Some(other) => {
+                    let hint = closest(other, &["Always"])
+                        .map(|_| "did you mean \"Always\"? ".to_string())
+                        .unwrap_or_default();
+                    return Err(self.value_error(
+                        &at("restartPolicy"),
+                        format!(
+                            "init container \"{}\": restartPolicy \"{other}\" is not allowed; {hint}an init \
+                             container's restartPolicy may only be Always (a native sidecar), or be left out",
+                            c.name
+                        ),
+                    ));
+                }
+            };
+            if kind == ContainerKind::Init {
+                let forbidden = [
+                    ("lifecycle", c.lifecycle.is_some()),
+                    ("livenessProbe", c.liveness_probe.is_some()),
+                    ("readinessProbe", c.readiness_probe.is_some()),
+                    ("startupProbe", c.startup_probe.is_some()),
+                ];
+                if let Some((key, _)) = forbidden.iter().find(|(_, set)| *set) {
+                    return Err(self.error(
+                        &at(key),
+                        format!(
+                            "init container \"{}\": {key} is not allowed on an init container (it runs to \
+                             completion); add restartPolicy: Always to make it a native sidecar",
+                            c.name
+                        ),
+                    ));
+                }
+            }
+            entries.push(Entry {
+                kind,
+                container: c,
+                path,
+            });
+        }
+        if spec.containers.is_empty() {
+            return Err(self.error(
+                &["spec", "containers"],
+                format!(
+                    "{}: the Pod has no containers; Kubernetes needs at least one",
+                    dotted(&self.full(&["spec", "containers"]))
+                ),
+            ));
+        }
+        for (i, c) in spec.containers.iter().enumerate() {
+            let path = vec!["spec".to_string(), "containers".into(), i.to_string()];
+            if let Some(policy) = &c.restart_policy {
+                return Err(self.value_error(
+                    &[&path[0], &path[1], &path[2], "restartPolicy"],
+                    format!(
+                        "container \"{}\": restartPolicy \"{policy}\" on an app container needs Kubernetes \
+                         1.34's alpha ContainerRestartRules, which podsim does not model; for a native \
+                         sidecar, move the container to initContainers",
+                        c.name
+                    ),
+                ));
+            }
+            entries.push(Entry {
+                kind: ContainerKind::App,
+                container: c,
+                path,
+            });
+        }
+        for entry in &entries {
+            if entry.container.name.is_empty() {
+                let path: Vec<&str> = entry.path.iter().map(String::as_str).collect();
+                return Err(self.error(
+                    &path,
+                    format!("{}: container name is empty", dotted(&self.full(&path))),
+                ));
+            }
+        }
+        Ok(entries)
+    }
+
+    /// `podsim.dev/` annotations: pod keys, and container keys by container
+    /// index (parallel to `names`).
+    fn annotations(
+        &self,
+        annotations: Option<&BTreeMap<String, String>>,
+        names: &[&str],
+    ) -> Result<(PodTimings, Vec<ContainerTimings>), ScenarioError> {
+        let mut pod = PodTimings::default();
+        let mut containers = vec![ContainerTimings::default(); names.len()];
+        for (key, value) in annotations.into_iter().flatten() {
+            let Some(rest) = key.strip_prefix(PREFIX) else {
+                let domain = key.split_once('/').map_or("", |(d, _)| d);
+                if domain.starts_with("podsim") || closest(domain, &[DOMAIN]).is_some() {
+                    return Err(self.error(
+                        &["metadata", "annotations", key.as_str()],
+                        format!(
+                            "annotation \"{key}\": podsim reads annotations that start with \"{PREFIX}\""
+                        ),
+                    ));
+                }
+                continue;
+            };
+            let at = ["metadata", "annotations", key.as_str()];
+            let key_error = |message: String| self.error(&at, format!("annotation \"{key}\": {message}"));
+            let value_error = |message: String| {
+                let path = self.full(&at);
+                self.stream.error(
+                    self.doc.value_offset(&path),
+                    format!("annotation \"{key}\": {message}"),
+                )
+            };
+            match rest.split_once('.') {
+                Some((container, timing)) => {
+                    let Some(i) = names.iter().position(|n| *n == container) else {
+                        return Err(key_error(unknown_word("container", container, names)));
+                    };
+                    if !CONTAINER_KEYS.contains(&timing) {
+                        return Err(key_error(unknown_word("timing key", timing, &CONTAINER_KEYS)));
+                    }
+                    containers[i].set(timing, value).map_err(value_error)?;
+                }
+                None if CONTAINER_KEYS.contains(&rest) => {
+                    return Err(key_error(format!(
+                        "{rest} belongs to a container: write \"{PREFIX}<container>.{rest}\""
+                    )));
+                }
+                None if !POD_KEYS.contains(&rest) => {
+                    return Err(key_error(unknown_word("pod key", rest, &POD_KEYS)));
+                }
+                None => pod.set(rest, value).map_err(value_error)?,
+            }
+        }
+        Ok((pod, containers))
+    }
+
+    fn container(
+        &self,
+        entry: &Entry,
+        t: &ContainerTimings,
+        grace: SimDuration,
+        notices: &mut Vec<String>,
+    ) -> Result<ContainerSpec, ScenarioError> {
+        let c = entry.container;
+        let path: Vec<&str> = entry.path.iter().map(String::as_str).collect();
+        let at = |key: &'static str| [path.clone(), vec![key]].concat();
+        if entry.kind == ContainerKind::Init {
+            // R8 in podsim's words: check_spec would say it in TOML's.
+            let misplaced = [("drain", t.drain.is_some()), ("proxy", t.proxy.is_some())];
+            if let Some((key, _)) = misplaced.iter().find(|(_, set)| *set) {
+                return Err(self.error(
+                    &at("name"),
+                    format!(
+                        "init container \"{}\": {key} does not apply to an init container (it runs to \
+                         completion); drop {PREFIX}{}.{key} (or its --timings entry), or add restartPolicy: \
+                         Always to make it a native sidecar",
+                        c.name, c.name
+                    ),
+                ));
+            }
+        }
+        let hook = self.pre_stop(c, &path, grace, notices)?;
+        let mut assumed = Vec::new();
+        let boot = t.boot.unwrap_or_else(|| {
+            assumed.push(("boot", DEFAULT_BOOT));
+            DEFAULT_BOOT
+        });
+        let drain = match (t.drain, entry.kind) {
+            (Some(d), _) => d,
+            (None, ContainerKind::Init) => SimDuration::ZERO,
+            (None, ContainerKind::Sidecar | ContainerKind::App) => {
+                assumed.push(("drain", DEFAULT_DRAIN));
+                DEFAULT_DRAIN
+            }
+        };
+        let pre_stop = match (hook, t.pre_stop) {
+            (Hook::Absent, Some(_)) => {
+                return Err(self.error(
+                    &at("name"),
+                    format!(
+                        "container \"{}\": a pre_stop timing is set ({PREFIX}{}.pre_stop or --timings) but \
+                         the container has no lifecycle.preStop hook",
+                        c.name, c.name
+                    ),
+                ));
+            }
+            (_, Some(d)) | (Hook::Lasts(d), None) => d,
+            (Hook::Absent, None) => SimDuration::ZERO,
+            (Hook::Unknown(what), None) => {
+                notices.push(self.notice(
+                    &at("lifecycle"),
+                    format!(
+                        "container \"{}\": how long its {what} preStop hook takes is not written in the \
+                         manifest; podsim assumes {DEFAULT_HOOK} (set {PREFIX}{}.pre_stop)",
+                        c.name, c.name
+                    ),
+                ));
+                DEFAULT_HOOK
+            }
+        };
+        if !assumed.is_empty() {
+            let list = |f: &dyn Fn(&(&str, SimDuration)) -> String| {
+                assumed.iter().map(f).collect::<Vec<_>>().join(", ")
+            };
+            notices.push(self.notice(
+                &at("name"),
+                format!(
+                    "container \"{}\": podsim assumes {} (annotate {} or use --timings)",
+                    c.name,
+                    list(&|(k, d)| format!("{k} {d}")),
+                    list(&|(k, _)| format!("{PREFIX}{}.{k}", c.name)),
+                ),
+            ));
+        }
+        let probes = [
+            ("startupProbe", &c.startup_probe),
+            ("readinessProbe", &c.readiness_probe),
+            ("livenessProbe", &c.liveness_probe),
+        ];
+        let mut mapped = [None; 3];
+        for (slot, (key, probe)) in mapped.iter_mut().zip(probes) {
+            if let Some(probe) = probe {
+                *slot = Some(self.probe(probe, &at(key))?);
+            }
+        }
+        if c.lifecycle.as_ref().is_some_and(|l| l.post_start.is_some()) {
+            notices.push(self.notice(
+                &at("lifecycle"),
+                format!(
+                    "container \"{}\": postStart is not modelled on its own; count its time in boot",
+                    c.name
+                ),
+            ));
+        }
+        Ok(ContainerSpec {
+            name: c.name.clone(),
+            kind: entry.kind,
+            boot,
+            drain,
+            pre_stop,
+            fails: t.fails.unwrap_or(0),
+            proxy: t.proxy.unwrap_or(false),
+            probes: mapped,
+            crash_after: t.crash_after.clone().unwrap_or_default(),
+            run: t.run,
+            exit_code: t.exit_code.unwrap_or(0),
+        })
+    }
+
+    /// A Kubernetes probe in the model's units, Kubernetes' defaults for what
+    /// it leaves out (R27); its handler (exec, httpGet, …) does not matter:
+    /// the container answers it once healthy.
+    fn probe(&self, p: &K8sProbe, at: &[&str]) -> Result<Probe, ScenarioError> {
+        let d = Probe::default();
+        let seconds = |value: Option<i32>,
+                       key: &str,
+                       default: SimDuration|
+         -> Result<SimDuration, ScenarioError> {
+            match value {
+                None => Ok(default),
+                Some(v) if v < 0 => Err(self.value_error(&[at, &[key]].concat(), format!("{v} is negative"))),
+                Some(v) => Ok(SimDuration::from_secs(v as u64)),
+            }
+        };
+        let count = |value: Option<i32>, key: &str, default: u32| -> Result<u32, ScenarioError> {
+            match value {
+                None => Ok(default),
+                Some(v) if v < 1 => {
+                    Err(self.value_error(&[at, &[key]].concat(), format!("{v}: must be at least 1")))
+                }
+                Some(v) => Ok(v as u32),
+            }
+        };
+        Ok(Probe {
+            initial_delay: seconds(p.initial_delay_seconds, "initialDelaySeconds", d.initial_delay)?,
+            period: seconds(p.period_seconds, "periodSeconds", d.period)?,
+            timeout: seconds(p.timeout_seconds, "timeoutSeconds", d.timeout)?,
+            success_threshold: count(p.success_threshold, "successThreshold", d.success_threshold)?,
+            failure_threshold: count(p.failure_threshold, "failureThreshold", d.failure_threshold)?,
+            termination_grace_period: match p.termination_grace_period_seconds {
+                None => None,
+                Some(v) => Some(seconds(
+                    i32::try_from(v).ok(),
+                    "terminationGracePeriodSeconds",
+                    d.timeout,
+                )?),
+            },
+        })
+    }
+
+    /// The preStop hook's duration where the manifest tells it (R39).
+    fn pre_stop(
+        &self,
+        c: &Container,
+        path: &[&str],
+        grace: SimDuration,
+        notices: &mut Vec<String>,
+    ) -> Result<Hook, ScenarioError> {
+        let Some(handler) = c.lifecycle.as_ref().and_then(|l| l.pre_stop.as_ref()) else {
+            return Ok(Hook::Absent);
+        };
+        let at = |rest: &[&'static str]| [path, rest].concat();
+        let LifecycleHandler {
+            exec,
+            http_get,
+            sleep,
+            tcp_socket,
+        } = handler;
+        let actions = [
+            exec.is_some(),
+            http_get.is_some(),
+            sleep.is_some(),
+            tcp_socket.is_some(),
+        ];
+        match actions.iter().filter(|set| **set).count() {
+            0 => {
+                return Err(self.error(
+                    &at(&["lifecycle", "preStop"]),
+                    format!(
+                        "container \"{}\": lifecycle.preStop has no action; give it one of exec, httpGet, sleep",
+                        c.name
+                    ),
+                ));
+            }
+            1 => {}
+            _ => {
+                return Err(self.error(
+                    &at(&["lifecycle", "preStop"]),
+                    format!(
+                        "container \"{}\": lifecycle.preStop has more than one action; Kubernetes allows one",
+                        c.name
+                    ),
+                ));
+            }
+        }
+        if let Some(sleep) = sleep {
+            let seconds = sleep.seconds;
+            let grace_secs = grace.as_millis() / 1000;
+            if seconds < 0 || seconds as u64 > grace_secs {
+                return Err(self.value_error(
+                    &at(&["lifecycle", "preStop", "sleep", "seconds"]),
+                    format!(
+                        "container \"{}\": a preStop sleep of {seconds} s is not allowed with \
+                         terminationGracePeriodSeconds {grace_secs}; Kubernetes wants 0 to {grace_secs} \
+                         seconds (R39)",
+                        c.name
+                    ),
+                ));
+            }
+            return Ok(Hook::Lasts(SimDuration::from_secs(seconds as u64)));
+        }
+        if let Some(exec) = exec {
+            let command = exec.command.as_deref().unwrap_or_default();
+            let Some(duration) = sleep_command(command) else {
+                return Ok(Hook::Unknown("exec"));
+            };
+            if duration > grace {
+                notices.push(self.notice(
+                    &at(&["lifecycle", "preStop"]),
+                    format!(
+                        "container \"{}\": its preStop runs {duration}, longer than the grace period {grace}; \
+                         the kubelet stops waiting for it at {grace} (R38)",
+                        c.name
+                    ),
+                ));
+            }
+            return Ok(Hook::Lasts(duration));
+        }
+        if http_get.is_some() {
+            return Ok(Hook::Unknown("httpGet"));
+        }
+        notices.push(self.notice(
+            &at(&["lifecycle", "preStop", "tcpSocket"]),
+            format!(
+                "container \"{}\": tcpSocket is not a supported hook action; the kubelet fails the hook at \
+                 once, so podsim runs no preStop",
+                c.name
+            ),
+        ));
+        Ok(Hook::Lasts(SimDuration::ZERO))
+    }
+}
+
+/// How long `command` sleeps, if all it does is `sleep N`: `["sleep", "5"]`,
+/// `["/bin/sh", "-c", "sleep 10"]`. N is seconds, or a duration (`"1m"`).
+fn sleep_command(command: &[String]) -> Option<SimDuration> {
+    let base = |word: &str| word.rsplit('/').next().unwrap_or(word).to_string();
+    let words: Vec<&str> = match command {
+        [shell, flag, script]
+            if ["sh", "bash", "ash", "dash"].contains(&base(shell).as_str()) && flag == "-c" =>
+        {
+            script.split_whitespace().collect()
+        }
+        _ => command.iter().map(String::as_str).collect(),
+    };
+    match words.as_slice() {
+        [sleep, n] if base(sleep) == "sleep" => {
+            let unitless = n.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+            parse_duration(&if unitless { format!("{n}s") } else { n.to_string() }).ok()
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(command: &[&str]) -> Option<u64> {
+        let command: Vec<String> = command.iter().map(|s| s.to_string()).collect();
+        sleep_command(&command).map(SimDuration::as_millis)
+    }
+
+    #[test]
+    fn exec_of_sleep_is_read_in_its_usual_spellings() {
+        assert_eq!(words(&["/bin/sh", "-c", "sleep 10"]), Some(10_000));
+        assert_eq!(words(&["sh", "-c", " sleep  2.5 "]), Some(2_500));
+        assert_eq!(words(&["sleep", "5"]), Some(5_000));
+        assert_eq!(words(&["/bin/sleep", "1m"]), Some(60_000));
+        assert_eq!(words(&["/bin/sh", "-c", "nginx -s quit; sleep 5"]), None);
+        assert_eq!(words(&["sleep"]), None);
+        assert_eq!(words(&["sleep", "forever"]), None);
+    }
+}

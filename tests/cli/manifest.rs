@@ -1,0 +1,160 @@
+//! `podsim run` on Kubernetes YAML as a user types it: the CKAD lab runs,
+//! an overlay changes timings, notices go to stderr, typos are errors that
+//! point at the line and suggest the fix.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+/// `podsim` run from the crate root, so `scenarios/...` paths work.
+fn podsim() -> Command {
+    let mut cmd = Command::cargo_bin("podsim").unwrap();
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd
+}
+
+fn file(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn json(output: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(output).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(output)))
+}
+
+const BARE: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: bare
+spec:
+  containers:
+  - name: web
+    image: nginx
+";
+
+#[test]
+fn the_ckad_lab_runs_side_by_side_without_notices() {
+    let files = [
+        "app-init",
+        "ordered-init",
+        "log-shipper",
+        "ambassador-pod",
+        "adapter-pod",
+        "graceful",
+    ];
+    let paths: Vec<String> = files.iter().map(|f| format!("scenarios/ckad/{f}.yaml")).collect();
+    let mut assert = podsim().arg("run").args(&paths).assert().success().stderr("");
+    for f in files {
+        assert = assert.stdout(predicate::str::contains(format!(
+            "== {f} (scenarios/ckad/{f}.yaml)"
+        )));
+    }
+    assert.stdout(predicate::str::contains("== side by side"));
+}
+
+#[test]
+fn graceful_as_json_terminates_in_15s_without_sigkill() {
+    let out = podsim()
+        .args(["run", "scenarios/ckad/graceful.yaml", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let metrics = &json(&out.stdout)["metrics"];
+    assert_eq!(metrics["termination_ms"], 15_000);
+    assert_eq!(metrics["sigkilled"], 0);
+}
+
+#[test]
+fn a_timings_overlay_wins_over_the_annotations() {
+    let dir = tempfile::tempdir().unwrap();
+    let timings = file(&dir, "t.toml", "[containers.web]\nboot = \"5s\"\n");
+    let out = podsim()
+        .args([
+            "run",
+            "scenarios/ckad/graceful.yaml",
+            "--format",
+            "json",
+            "--timings",
+            &timings,
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // drainer started at 1 s, web boots 5 s instead of the annotated 2 s.
+    assert_eq!(json(&out.stdout)["metrics"]["ready_ms"], 6000);
+}
+
+#[test]
+fn assumed_timings_are_notices_on_stderr_and_json_stays_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let pod = file(&dir, "bare.yaml", BARE);
+    let out = podsim().args(["run", &pod, "--format", "json"]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(json(&out.stdout)["metrics"]["ready_ms"], 1000);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr,
+        format!(
+            "podsim: notice: {pod}:7:5: container \"web\": podsim assumes boot 1s, drain 0s \
+             (annotate podsim.dev/web.boot, podsim.dev/web.drain or use --timings)\n"
+        )
+    );
+}
+
+#[test]
+fn an_annotation_typo_is_an_error_at_its_line_with_a_suggestion() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = BARE.replace(
+        "  name: bare\n",
+        "  name: bare\n  annotations:\n    podsim.dev/web.bot: \"2s\"\n",
+    );
+    let pod = file(&dir, "typo.yaml", &text);
+    podsim()
+        .args(["run", &pod])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(format!(
+            "podsim: error: {pod}:6:5: annotation \"podsim.dev/web.bot\": unknown timing key \"bot\"; \
+         did you mean \"boot\"? expected one of boot, drain, pre_stop, fails, proxy, crash_after, run, exit_code\n"
+        ));
+}
+
+#[test]
+fn a_kubernetes_rule_broken_is_an_error_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = BARE.replace(
+        "spec:\n",
+        "spec:\n  initContainers:\n  - name: proxy\n    image: envoy\n    restartPolicy: Never\n",
+    );
+    let pod = file(&dir, "policy.yaml", &text);
+    podsim()
+        .args(["run", &pod])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "{pod}:9:20: spec.initContainers[0].restartPolicy: init container \"proxy\": restartPolicy \"Never\""
+        )));
+}
+
+#[test]
+fn timings_for_a_toml_scenario_or_an_unknown_container_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let timings = file(&dir, "t.toml", "[containers.wbe]\nboot = \"5s\"\n");
+    podsim()
+        .args(["run", "scenarios/seed-sidecar.toml", "--timings", &timings])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "applies to Kubernetes manifests (.yaml)",
+        ));
+    podsim()
+        .args(["run", "scenarios/ckad/graceful.yaml", "--timings", &timings])
+        .assert()
+        .code(1)
+        .stderr(format!(
+            "podsim: error: {timings}:1:13: [containers.wbe]: unknown container \"wbe\"; did you mean \"web\"? \
+             expected one of drainer, web\n"
+        ));
+}
