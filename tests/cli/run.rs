@@ -128,11 +128,23 @@ fn watch_reproduces_the_blogs_kubectl_transcript() {
         ("1/2", "Completed"),
         ("0/2", "Completed"),
     ];
-    let out = podsim()
-        .args(["run", "--watch", "scenarios/blog-cloudsql-job.toml"])
-        .output()
-        .unwrap();
+    // The TOML scenario and the Job manifest (probes and annotations) alike.
+    for (file, name) in [
+        ("scenarios/blog-cloudsql-job.toml", "sidecar-test-t7f7b"),
+        ("scenarios/blog-cloudsql-job.yaml", "sidecar-test"),
+    ] {
+        check_blog_transcript(file, name, &blog);
+    }
+}
+
+fn check_blog_transcript(file: &str, name: &str, blog: &[(&str, &str)]) {
+    let out = podsim().args(["run", "--watch", file]).output().unwrap();
     assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "no notices: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let mut lines = text.lines();
     assert_eq!(
@@ -142,7 +154,7 @@ fn watch_reproduces_the_blogs_kubectl_transcript() {
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split_whitespace().collect()).collect();
     let shown: Vec<(&str, &str)> = rows.iter().map(|r| (r[1], r[2])).collect();
     assert_eq!(shown, blog);
-    assert!(rows.iter().all(|r| r[0] == "sidecar-test-t7f7b" && r[3] == "0"));
+    assert!(rows.iter().all(|r| r[0] == name && r[3] == "0"));
     // Ages: created 0 s; the startup probe passes at its 10 s tick; the app
     // runs 12→21 s; the proxy drains 1 s.
     let ages: Vec<&str> = rows.iter().map(|r| r[4]).collect();
