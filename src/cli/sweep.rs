@@ -63,6 +63,9 @@ pub struct SweepArgs {
 
 pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
     let grid = Grid::load(&args.grid)?;
+    for notice in &grid.notices {
+        eprintln!("podsim: notice: {notice}");
+    }
     let shard = shard_of(args)?;
     let runs = shard.map_or(0..grid.runs(), |s| s.runs(grid.runs()));
     let destination = destination(args, &grid, shard)?;

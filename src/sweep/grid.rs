@@ -37,6 +37,8 @@ pub struct Grid {
     pub out: Option<PathBuf>,
     /// Where to draw the trade-off plot after the sweep, likewise resolved.
     pub plot: Option<PathBuf>,
+    /// What loading the base scenario had to assume (`Scenario::notices`).
+    pub notices: Vec<String>,
     runs: u64,
     hash: u64,
 }
@@ -154,6 +156,7 @@ impl Grid {
             origin: origin.to_string(),
             horizon: scenario.horizon.unwrap_or(DEFAULT_HORIZON),
             base: scenario.spec,
+            notices: scenario.notices,
             axes,
             out: out.map(|o| relative_to(folder, &o)),
             plot: plot.map(|p| relative_to(folder, &p)),
