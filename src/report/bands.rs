@@ -362,17 +362,7 @@ fn draw_block(
             &kind,
             &[("text-anchor", &"end"), ("fill", &MUTED)],
         );
-        svg.leaf(
-            "rect",
-            &[
-                ("x", &Num(LABEL)),
-                ("y", &Num(band_y)),
-                ("width", &Num(right - LABEL)),
-                ("height", &Num(BAND)),
-                ("fill", &"none"),
-                ("stroke", &"#e4e4e4"),
-            ],
-        );
+        band_frame(svg, band_y, right, "none", "#e4e4e4");
         for band in row.bands.iter().filter(|b| b.state != BandState::Exited) {
             svg.titled(
                 "rect",
@@ -411,17 +401,7 @@ fn draw_block(
         "app up, no proxy",
         &[("text-anchor", &"end"), ("fill", &MUTED)],
     );
-    svg.leaf(
-        "rect",
-        &[
-            ("x", &Num(LABEL)),
-            ("y", &Num(band_y)),
-            ("width", &Num(right - LABEL)),
-            ("height", &Num(BAND)),
-            ("fill", &"#fbf3f3"),
-            ("stroke", &"#f0d0d0"),
-        ],
-    );
+    band_frame(svg, band_y, right, "#fbf3f3", "#f0d0d0");
     if !measured {
         svg.text(
             LABEL + 6.0,
@@ -560,6 +540,21 @@ fn draw_legend(svg: &mut Svg, top: f64) {
         cx += 30.0 + text_width(line.label);
     }
     svg.close();
+}
+
+/// The frame a row's bands are drawn in, across the whole time axis.
+fn band_frame(svg: &mut Svg, band_y: f64, right: f64, fill: &str, stroke: &str) {
+    svg.leaf(
+        "rect",
+        &[
+            ("x", &Num(LABEL)),
+            ("y", &Num(band_y)),
+            ("width", &Num(right - LABEL)),
+            ("height", &Num(BAND)),
+            ("fill", &fill),
+            ("stroke", &stroke),
+        ],
+    );
 }
 
 #[cfg(test)]
