@@ -82,8 +82,17 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-/// The valid word closest to `word`, if one is close enough to be a typo.
+/// The valid word closest to `word`, if one is close enough to be a typo
+/// or `word` is the start of it (`ready` for `ready_ms`).
 pub fn closest<'a>(word: &str, valid: &[&'a str]) -> Option<&'a str> {
+    let lower = word.to_lowercase();
+    if let Some(longer) = valid
+        .iter()
+        .filter(|v| lower.len() >= 3 && v.to_lowercase().starts_with(&lower))
+        .min_by_key(|v| v.len())
+    {
+        return Some(longer);
+    }
     valid
         .iter()
         .map(|&v| {
@@ -158,6 +167,10 @@ impl Scenario {
 pub fn toml_error(origin: &str, text: &str, error: &toml::de::Error) -> ScenarioError {
     let message = error.message().trim_end();
     let message = match parse_unknown_field(message) {
+        Some((field, _)) if field == "base" || field == "axes" => format!(
+            "unknown key \"{field}\": this looks like a grid file, not a scenario; run it with \
+             `podsim sweep --grid {origin}`"
+        ),
         Some((field, expected)) => unknown_word(
             "key",
             &field,

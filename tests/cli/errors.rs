@@ -176,3 +176,39 @@ fn usage_errors_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("possible values: text, json"));
     podsim().arg("runn").assert().code(2);
 }
+
+#[test]
+fn a_grid_given_to_run_says_to_sweep_it() {
+    let out = podsim()
+        .args(["run", "scenarios/seed-grid.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        e.contains("scenarios/seed-grid.toml:10:1: unknown key \"base\": this looks like a grid file, not a scenario; \
+                    run it with `podsim sweep --grid scenarios/seed-grid.toml`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_column_prefix_suggests_the_full_name() {
+    let out = podsim()
+        .args([
+            "plot",
+            "results/seed-sweep.csv",
+            "--x",
+            "ready",
+            "--out",
+            "/nonexistent/x.svg",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        e.contains("no column \"ready\"; did you mean \"ready_ms\"?"),
+        "{e}"
+    );
+}
