@@ -63,3 +63,14 @@ impl Command {
 pub fn duration_arg(text: &str) -> Result<SimDuration, String> {
     parse_duration(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks over every subcommand and flag.
+    #[test]
+    fn verify_cli() {
+        super::Cli::command().debug_assert();
+    }
+}
