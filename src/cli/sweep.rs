@@ -52,7 +52,8 @@ pub struct SweepArgs {
 
     /// Also draw the trade-off plot (exposed_total_ms against ready_ms by
     /// layout) of the CSV into this SVG or PNG [default: the grid's `plot`,
-    /// relative to the grid file; never for a shard or stdout].
+    /// relative to the grid file, unless --out moves the CSV; never for a
+    /// shard or stdout].
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
 
@@ -108,12 +109,10 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
         human_bytes(written.bytes as f64),
         path.display()
     )?;
-    if let Some(picture) = args
-        .plot
-        .as_ref()
-        .or(grid.plot.as_ref())
-        .filter(|_| shard.is_none())
-    {
+    // The grid's own plot belongs to the grid's own CSV: with --out it is
+    // drawn only when --plot names where.
+    let grid_plot = grid.plot.as_ref().filter(|_| args.out.is_none());
+    if let Some(picture) = args.plot.as_ref().or(grid_plot).filter(|_| shard.is_none()) {
         super::plot::draw(&path, picture, &PlotSpec::default(), out)?;
     }
     Ok(())

@@ -492,6 +492,16 @@ fn a_grid_with_plot_also_draws_the_tradeoff() {
         "{}",
         &svg[..40]
     );
+    // --out moves the CSV away from the grid's own: its plot is left alone.
+    fs::remove_file(dir.path().join("tradeoff.svg")).unwrap();
+    podsim()
+        .args(["sweep", "--out"])
+        .arg(dir.path().join("elsewhere.csv"))
+        .arg("--grid")
+        .arg(&path)
+        .assert()
+        .success();
+    assert!(!dir.path().join("tradeoff.svg").exists());
     // A shard never draws: it holds only part of the runs.
     podsim()
         .args(["sweep", "--force", "--shard", "0/2", "--plot"])
