@@ -74,6 +74,20 @@ impl ScenarioError {
     }
 }
 
+/// The text of an input file and its name for messages; `what` says what
+/// kind of file could not be read (scenario, grid, timings).
+pub fn read_input(path: &Path, what: &str) -> Result<(String, String), ScenarioError> {
+    let origin = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok((origin, text)),
+        Err(e) => Err(ScenarioError {
+            origin,
+            position: None,
+            message: format!("cannot read {what}: {e}"),
+        }),
+    }
+}
+
 /// 1-based line and column (in characters) of byte `offset` in `text`.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
@@ -126,12 +140,7 @@ impl Scenario {
 
     /// `load`, with a `--timings` overlay for manifests.
     pub fn load_with(path: &Path, timings: Option<&manifest::Timings>) -> Result<Scenario, ScenarioError> {
-        let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-            origin: origin.clone(),
-            position: None,
-            message: format!("cannot read scenario: {e}"),
-        })?;
+        let (origin, text) = read_input(path, "scenario")?;
         let mut scenario = match timings {
             _ if manifest::is_manifest(path) => manifest::parse(&text, &origin, timings)?,
             None => Scenario::parse(&text, &origin)?,

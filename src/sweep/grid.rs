@@ -46,12 +46,7 @@ pub struct Grid {
 impl Grid {
     /// Reads and checks a grid file; `base` and `out` are relative to it.
     pub fn load(path: &Path) -> Result<Grid, ScenarioError> {
-        let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-            origin: origin.clone(),
-            position: None,
-            message: format!("cannot read grid: {e}"),
-        })?;
+        let (origin, text) = crate::scenario::read_input(path, "grid")?;
         let folder = path.parent().unwrap_or(Path::new(""));
         Grid::parse(&text, &origin, folder)
     }

@@ -168,12 +168,7 @@ struct RawTimings {
 
 impl Timings {
     pub fn load(path: &Path) -> Result<Timings, ScenarioError> {
-        let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-            origin: origin.clone(),
-            position: None,
-            message: format!("cannot read timings: {e}"),
-        })?;
+        let (origin, text) = crate::scenario::read_input(path, "timings")?;
         Timings::parse(&text, &origin)
     }
 
