@@ -11,7 +11,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use podsim::engine::{DEFAULT_HORIZON, EventQueue, Model, Scheduler, SimDuration, SimTime, Simulation};
-use podsim::model::{ContainerId, ContainerKind, ContainerSpec, PodEvent, PodSimulator, PodSpec};
+use podsim::model::{ContainerId, ContainerKind, ContainerSpec, PodEvent, PodSimulator, PodSpec, RunSpec};
 
 /// Hold steps per queue iteration: long enough to dwarf the fill and drain.
 const HOLD_STEPS: u64 = 10_000;
@@ -140,7 +140,7 @@ fn crash_loop_pod(containers: u32, fails: u32) -> PodSpec {
 /// long crash loops, a handful of pending events at any time.
 fn crash_loop(c: &mut Criterion) {
     let (containers, fails) = (20, 200);
-    let mut simulator = PodSimulator::new(crash_loop_pod(containers, fails), DEFAULT_HORIZON, false);
+    let mut simulator = PodSimulator::new(RunSpec::new(crash_loop_pod(containers, fails)), false);
     let metrics = simulator.run();
     assert_eq!(
         metrics.restarts,

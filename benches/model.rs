@@ -9,9 +9,9 @@ use std::hint::black_box;
 
 use common::load_spec;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use podsim::engine::{DEFAULT_HORIZON, SimDuration};
-use podsim::model::PodSimulator;
+use podsim::engine::SimDuration;
 use podsim::model::{ContainerKind, ContainerSpec, Deletion, PodSpec};
+use podsim::model::{PodSimulator, RunSpec};
 
 fn ms(ms: u64) -> SimDuration {
     SimDuration::from_millis(ms)
@@ -52,7 +52,7 @@ fn runs_per_second(c: &mut Criterion) {
     let mut group = c.benchmark_group("model");
     group.throughput(Throughput::Elements(1));
     for (name, spec) in pods {
-        let mut simulator = PodSimulator::new(spec, DEFAULT_HORIZON, false);
+        let mut simulator = PodSimulator::new(RunSpec::new(spec), false);
         let metrics = simulator.run();
         assert!(
             metrics.termination_ms.is_some(),

@@ -15,7 +15,7 @@ use std::hint::black_box;
 use common::load_spec;
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use podsim::engine::{DEFAULT_HORIZON, SimDuration};
-use podsim::model::{Deletion, PodSimulator, PodSpec};
+use podsim::model::{Deletion, PodSimulator, PodSpec, RunSpec};
 use podsim::reference::run_ticks;
 
 /// The scales the event engine runs at.
@@ -56,7 +56,13 @@ fn seed_at_scales(c: &mut Criterion) {
 
     for factor in SCALES {
         let horizon = SimDuration(DEFAULT_HORIZON.as_millis() * factor);
-        let mut simulator = PodSimulator::new(scaled(&seed, factor), horizon, false);
+        let mut simulator = PodSimulator::new(
+            RunSpec {
+                pod: scaled(&seed, factor),
+                horizon,
+            },
+            false,
+        );
         let metrics = simulator.run();
         assert_eq!(
             metrics.ready_ms,

@@ -29,7 +29,7 @@
 //!     "#,
 //!     "inline",
 //! )?;
-//! let metrics = simulate(&scenario.spec, None).metrics;
+//! let metrics = simulate(&scenario.run).metrics;
 //! // Side by side, web runs 1 s → 3 s before the proxy is up, and 11 s → 13 s
 //! // after the proxy has drained.
 //! assert_eq!(metrics.ready_ms, Some(3000));

@@ -293,7 +293,7 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("scenarios")
             .join(file);
-        Scenario::load(&path).unwrap().spec
+        Scenario::load(&path).unwrap().run.pod
     }
 
     #[test]

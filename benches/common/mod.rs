@@ -12,5 +12,5 @@ use podsim::scenario::Scenario;
 /// The Pod spec of a scenario file, given relative to the crate root.
 pub fn load_spec(relative: &str) -> PodSpec {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
-    Scenario::load(&path).unwrap_or_else(|e| panic!("{e}")).spec
+    Scenario::load(&path).unwrap_or_else(|e| panic!("{e}")).run.pod
 }

@@ -45,7 +45,11 @@ pub fn run(args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
     }
     let reports: Vec<_> = scenarios
         .iter()
-        .map(|s| simulate(&s.spec, args.horizon.or(s.horizon)))
+        .map(|s| {
+            let mut run = s.run.clone();
+            run.horizon = args.horizon.unwrap_or(run.horizon);
+            simulate(&run)
+        })
         .collect();
     let runs: Vec<ScenarioRun> = scenarios
         .iter()

@@ -73,7 +73,11 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
     }
     let reports: Vec<_> = scenarios
         .iter()
-        .map(|s| simulate(&s.spec, args.horizon.or(s.horizon)))
+        .map(|s| {
+            let mut run = s.run.clone();
+            run.horizon = args.horizon.unwrap_or(run.horizon);
+            simulate(&run)
+        })
         .collect();
     if let Some(path) = &args.svg {
         let figures: Vec<Figure> = scenarios
@@ -81,7 +85,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
             .zip(&reports)
             .map(|(s, report)| Figure {
                 title: &s.name,
-                spec: &s.spec,
+                spec: &s.run.pod,
                 report,
             })
             .collect();
@@ -91,7 +95,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
         let pods: Vec<_> = scenarios
             .iter()
             .zip(&reports)
-            .map(|(scenario, report)| (pod_name(scenario), kubectl::watch(&scenario.spec, report)))
+            .map(|(scenario, report)| (pod_name(scenario), kubectl::watch(&scenario.run.pod, report)))
             .collect();
         write!(out, "{}", kubectl::watch_text(&pods))?;
         return Ok(());
@@ -101,7 +105,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
             let documents: Vec<_> = scenarios
                 .iter()
                 .zip(&reports)
-                .map(|(s, r)| json::run_document(&s.name, &s.spec, r))
+                .map(|(s, r)| json::run_document(&s.name, &s.run.pod, r))
                 .collect();
             let value = if documents.len() == 1 {
                 documents.into_iter().next().unwrap_or_default()
@@ -115,9 +119,9 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
             for (scenario, report) in scenarios.iter().zip(&reports) {
                 writeln!(out, "== {} ({})", scenario.name, scenario.origin)?;
                 writeln!(out)?;
-                write!(out, "{}", timeline::event_lines(&scenario.spec, report))?;
+                write!(out, "{}", timeline::event_lines(&scenario.run.pod, report))?;
                 writeln!(out)?;
-                let picture = timeline::Timeline::new(&scenario.spec, report);
+                let picture = timeline::Timeline::new(&scenario.run.pod, report);
                 write!(out, "{}", timeline::band_chart(&picture, args.width))?;
                 writeln!(out)?;
                 write!(out, "{}", metrics_table(&["value"], &[report.metrics]))?;

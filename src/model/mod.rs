@@ -15,11 +15,11 @@ pub use metrics::{ExposureMeter, Field, Metrics, Outcome, PodPhase};
 pub use pod::{PodModel, Status};
 pub use spec::{
     BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, KubeVersion, PodMode,
-    PodSpec, Probe, ProbeKind, RestartPolicy,
+    PodSpec, Probe, ProbeKind, RestartPolicy, RunSpec,
 };
 pub use trace::{ExitReason, Happening, TraceEntry};
 
-use crate::engine::{DEFAULT_HORIZON, RunEnd, SimDuration, Simulation};
+use crate::engine::{RunEnd, Simulation};
 
 /// Runs one Pod spec after another on the same buffers: the unit of work of
 /// a sweep, where allocating per run would cost more than simulating.
@@ -28,29 +28,28 @@ pub struct PodSimulator {
 }
 
 impl PodSimulator {
-    /// A simulator for `spec`; `record_trace` keeps the timeline of each run.
-    pub fn new(spec: PodSpec, horizon: SimDuration, record_trace: bool) -> Self {
+    /// A simulator for `run`; `record_trace` keeps the timeline of each run.
+    pub fn new(run: RunSpec, record_trace: bool) -> Self {
+        let horizon = run.horizon;
         PodSimulator {
-            sim: Simulation::new(PodModel::new(spec, record_trace), horizon),
+            sim: Simulation::new(PodModel::new(run, record_trace), horizon),
         }
     }
 
-    pub fn spec(&self) -> &PodSpec {
-        self.sim.model().spec()
+    pub fn spec(&self) -> &RunSpec {
+        self.sim.model().run_spec()
     }
 
-    /// The spec of the next run; changes take effect at the next `run`.
-    pub fn spec_mut(&mut self) -> &mut PodSpec {
-        self.sim.model_mut().spec_mut()
-    }
-
-    /// The horizon of the next run (a grid may sweep it like any spec key).
-    pub fn set_horizon(&mut self, horizon: SimDuration) {
-        self.sim.set_horizon(horizon);
+    /// The spec of the next run (Pod and horizon); changes take effect at
+    /// the next `run`.
+    pub fn spec_mut(&mut self) -> &mut RunSpec {
+        self.sim.model_mut().run_spec_mut()
     }
 
     /// Simulates the current spec from Pod creation to the end.
     pub fn run(&mut self) -> Metrics {
+        let horizon = self.sim.model().run_spec().horizon;
+        self.sim.set_horizon(horizon);
         self.sim.rewind();
         self.sim.model_mut().reset();
         let (created, deletion) = self.sim.model().initial_events();
@@ -84,9 +83,9 @@ pub struct RunReport {
     pub trace: Vec<TraceEntry>,
 }
 
-/// Simulates `spec` once, recording the timeline.
-pub fn simulate(spec: &PodSpec, horizon: Option<SimDuration>) -> RunReport {
-    let mut simulator = PodSimulator::new(spec.clone(), horizon.unwrap_or(DEFAULT_HORIZON), true);
+/// Simulates `run` once, recording the timeline.
+pub fn simulate(run: &RunSpec) -> RunReport {
+    let mut simulator = PodSimulator::new(run.clone(), true);
     let metrics = simulator.run();
     RunReport {
         metrics,

@@ -10,7 +10,7 @@ use super::event::PodEvent;
 use super::metrics::{ExposureMeter, Metrics, Outcome, PodPhase};
 use super::spec::{
     BACKOFF_RESET_AFTER, ContainerId, ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, Probe,
-    ProbeKind, RestartPolicy,
+    ProbeKind, RestartPolicy, RunSpec,
 };
 use super::trace::{ExitReason, Happening, TraceEntry};
 use crate::engine::{Model, RunEnd, Scheduler, SimDuration, SimTime};
@@ -144,7 +144,8 @@ struct Termination {
 /// One Pod on the engine: its spec, the state of each container and the
 /// meters that turn state changes into metrics.
 pub struct PodModel {
-    spec: PodSpec,
+    /// The Pod and the horizon; the engine reads the horizon at each run.
+    run: RunSpec,
     containers: Vec<ContainerRun>,
     /// Every init container completed and every sidecar started once (R24).
     initialized: bool,
@@ -168,9 +169,9 @@ pub struct PodModel {
 }
 
 impl PodModel {
-    pub fn new(spec: PodSpec, record_trace: bool) -> Self {
+    pub fn new(run: RunSpec, record_trace: bool) -> Self {
         let mut model = PodModel {
-            spec,
+            run,
             containers: Vec::new(),
             initialized: false,
             termination: None,
@@ -193,12 +194,16 @@ impl PodModel {
     }
 
     pub fn spec(&self) -> &PodSpec {
-        &self.spec
+        &self.run.pod
     }
 
-    /// The spec to change between runs; call `reset` before the next run.
-    pub fn spec_mut(&mut self) -> &mut PodSpec {
-        &mut self.spec
+    pub fn run_spec(&self) -> &RunSpec {
+        &self.run
+    }
+
+    /// The run to change between runs; call `reset` before the next run.
+    pub fn run_spec_mut(&mut self) -> &mut RunSpec {
+        &mut self.run
     }
 
     pub fn trace(&self) -> &[TraceEntry] {
@@ -209,21 +214,22 @@ impl PodModel {
     pub fn reset(&mut self) {
         self.containers.clear();
         self.containers
-            .resize(self.spec.containers.len(), ContainerRun::NEW);
+            .resize(self.run.pod.containers.len(), ContainerRun::NEW);
         self.initialized = false;
         self.termination = None;
         self.deleted_at = None;
         self.stopped_at = None;
         self.ready_count = 0;
         self.needed_for_ready = self
-            .spec
+            .run
+            .pod
             .containers
             .iter()
             .filter(|c| c.kind != ContainerKind::Init)
             .count() as u32;
         self.alive_apps = 0;
         self.alive_proxies = 0;
-        self.measures_exposure = self.spec.measures_exposure();
+        self.measures_exposure = self.run.pod.measures_exposure();
         self.exposure = ExposureMeter::default();
         self.ready_at = None;
         self.restarts = 0;
@@ -236,7 +242,7 @@ impl PodModel {
 
     /// The events that open a run: creation, and a deletion at a fixed time.
     pub fn initial_events(&self) -> ((SimTime, PodEvent), Option<(SimTime, PodEvent)>) {
-        let deletion = match self.spec.deletion {
+        let deletion = match self.run.pod.deletion {
             Deletion::At(at) => Some((SimTime::ZERO + at, PodEvent::DeletionRequested)),
             Deletion::Never | Deletion::AfterReady(_) => None,
         };
@@ -250,7 +256,7 @@ impl PodModel {
         let (startup, shutdown) = self.exposure.totals(end);
         let outcome = match how {
             RunEnd::Horizon => Outcome::Horizon,
-            RunEnd::Quiet if self.spec.mode == PodMode::Job && !phase.is_terminal() => Outcome::Stuck,
+            RunEnd::Quiet if self.run.pod.mode == PodMode::Job && !phase.is_terminal() => Outcome::Stuck,
             RunEnd::Quiet => Outcome::Settled,
         };
         Metrics {
@@ -315,7 +321,7 @@ impl PodModel {
     }
 
     fn container(&self, id: ContainerId) -> &ContainerSpec {
-        &self.spec.containers[id.index()]
+        &self.run.pod.containers[id.index()]
     }
 
     fn kind(&self, id: ContainerId) -> ContainerKind {
@@ -488,7 +494,7 @@ impl PodModel {
         {
             self.ready_at = Some(now);
             self.note(now, None, Happening::PodReady);
-            if let Deletion::AfterReady(delay) = self.spec.deletion {
+            if let Deletion::AfterReady(delay) = self.run.pod.deletion {
                 s.after(delay, PodEvent::DeletionRequested);
             }
         }
@@ -536,7 +542,7 @@ impl PodModel {
             }
             return self.note_phase(now);
         }
-        let policy = self.spec.restart_policy;
+        let policy = self.run.pod.restart_policy;
         let restart = match kind {
             ContainerKind::Sidecar => true, // R10
             ContainerKind::Init => !reason.is_success() && policy != RestartPolicy::Never, // R9
@@ -574,7 +580,7 @@ impl PodModel {
 
     /// CrashLoopBackOff (R14–R16): wait, then let the next sync start it.
     fn schedule_restart(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        let backoff = self.spec.backoff;
+        let backoff = self.run.pod.backoff;
         let run = self.run_mut(id);
         if now.since(run.last_start) > BACKOFF_RESET_AFTER {
             run.streak = 0;
@@ -691,7 +697,7 @@ impl PodModel {
             self.note(now, Some(id), Happening::ProbeFailed(kind));
             let grace = probe
                 .termination_grace_period
-                .unwrap_or(self.spec.termination_grace_period);
+                .unwrap_or(self.run.pod.termination_grace_period);
             self.run_mut(id).probe_kill = true;
             return self.begin_kill(id, now, grace.max(MIN_POD_GRACE), s);
         }
@@ -700,7 +706,7 @@ impl PodModel {
 
     /// Kill every running container (R34): preStop hooks all start now.
     fn begin_termination(&mut self, now: SimTime, cause: Cause, s: &mut Scheduler<'_, PodEvent>) {
-        let grace = self.spec.termination_grace_period.max(MIN_POD_GRACE);
+        let grace = self.run.pod.termination_grace_period.max(MIN_POD_GRACE);
         self.termination = Some(Termination { cause });
         for run in &mut self.containers {
             run.running_at_termination = run.is_running();
@@ -750,7 +756,7 @@ impl PodModel {
     fn after_pre_stop(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         let run = self.run(id);
         let budget = run.kill_grace - now.since(run.kill_since).floor_secs();
-        let ordered = self.termination.is_some() && self.spec.kubernetes.orders_sidecar_termination();
+        let ordered = self.termination.is_some() && self.run.pod.kubernetes.orders_sidecar_termination();
         let must_wait = ordered
             && self.kind(id) == ContainerKind::Sidecar
             && budget > SimDuration::ZERO
@@ -869,7 +875,7 @@ impl Model for PodModel {
                 }
                 self.deleted_at = Some(now);
                 self.exposure.deletion(now);
-                let grace = self.spec.termination_grace_period.max(MIN_POD_GRACE);
+                let grace = self.run.pod.termination_grace_period.max(MIN_POD_GRACE);
                 self.note(now, None, Happening::DeletionRequested { grace });
                 if self.termination.is_none() {
                     self.begin_termination(now, Cause::Deleted, s);

@@ -4,7 +4,7 @@
 //! at least one app, no hooks on init containers); the model still never
 //! panics on an odd one, it only gives an odd answer.
 
-use crate::engine::SimDuration;
+use crate::engine::{DEFAULT_HORIZON, SimDuration};
 
 /// Index of a container in `PodSpec::containers`, which is declaration order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -330,6 +330,26 @@ impl PodSpec {
                 .containers
                 .iter()
                 .any(|c| c.kind == ContainerKind::App && !c.proxy)
+    }
+}
+
+/// Everything one run needs: the Pod and when to stop looking at it. A
+/// grid axis, a scenario key or a flag may set any of it, so it is one value
+/// rather than a spec plus loose settings beside it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RunSpec {
+    pub pod: PodSpec,
+    /// Runs stop here: an endless crash loop becomes an outcome, not a hang.
+    pub horizon: SimDuration,
+}
+
+impl RunSpec {
+    /// A run of `pod` with the default horizon (24 h).
+    pub fn new(pod: PodSpec) -> Self {
+        RunSpec {
+            pod,
+            horizon: DEFAULT_HORIZON,
+        }
     }
 }
 

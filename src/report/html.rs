@@ -106,7 +106,7 @@ fn scenarios_section(page: &mut String, runs: &[ScenarioRun]) -> Result<(), Tabl
         .iter()
         .map(|r| Figure {
             title: &r.scenario.name,
-            spec: &r.scenario.spec,
+            spec: &r.scenario.run.pod,
             report: r.report,
         })
         .collect();
@@ -151,7 +151,7 @@ fn scenarios_section(page: &mut String, runs: &[ScenarioRun]) -> Result<(), Tabl
             "<details class=\"events\"><summary>{} ({})</summary>\n<pre>{}</pre></details>",
             escape(&r.scenario.name),
             escape(&r.scenario.origin),
-            escape(&event_lines(&r.scenario.spec, r.report))
+            escape(&event_lines(&r.scenario.run.pod, r.report))
         );
     }
     page.push_str("</section>\n");

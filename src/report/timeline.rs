@@ -333,8 +333,8 @@ mod tests {
     #[test]
     fn exposed_row_adds_up_to_the_metric() {
         let s = Scenario::parse(SIDE_BY_SIDE, "s.toml").unwrap();
-        let report = simulate(&s.spec, None);
-        let t = Timeline::new(&s.spec, &report);
+        let report = simulate(&s.run);
+        let t = Timeline::new(&s.run.pod, &report);
         assert_eq!(
             t.exposed,
             [(SimTime(3000), SimTime(5000)), (SimTime(11_000), SimTime(13_000))]
@@ -346,7 +346,7 @@ mod tests {
     #[test]
     fn bands_follow_the_seed_side_by_side_run() {
         let s = Scenario::parse(SIDE_BY_SIDE, "s.toml").unwrap();
-        let t = Timeline::new(&s.spec, &simulate(&s.spec, None));
+        let t = Timeline::new(&s.run.pod, &simulate(&s.run));
         let proxy: Vec<(u64, u64, &str)> = t.rows[1]
             .bands
             .iter()
@@ -369,7 +369,7 @@ mod tests {
     #[test]
     fn band_chart_draws_one_row_per_container_and_the_exposed_row() {
         let s = Scenario::parse(SIDE_BY_SIDE, "s.toml").unwrap();
-        let t = Timeline::new(&s.spec, &simulate(&s.spec, None));
+        let t = Timeline::new(&s.run.pod, &simulate(&s.run));
         let chart = band_chart(&t, 60);
         let lines: Vec<&str> = chart.lines().collect();
         // 13 s in 500 ms cells = 26 cells; web's row: waiting 0–2, booting 2–3,

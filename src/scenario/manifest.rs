@@ -180,12 +180,11 @@ pub fn parse(text: &str, origin: &str, timings: Option<&Timings>) -> Result<Scen
     };
     let annotations = workload.pod_meta.as_ref().and_then(|m| m.annotations.as_ref());
     let mapped = mapper.map(spec, annotations, timings, &mut notices)?;
-    notices.extend(super::version_notices(&mapped.spec, origin));
+    notices.extend(super::version_notices(&mapped.pod, origin));
     Ok(Scenario {
         name: workload.name.unwrap_or_default(),
         origin: origin.to_string(),
-        spec: mapped.spec,
-        horizon: mapped.horizon,
+        run: mapped,
         workload: Some(kind),
         notices,
     })
@@ -374,7 +373,7 @@ spec:
         let s = scenario(POD);
         assert_eq!((s.name.as_str(), s.workload), ("demo", Some(WorkloadKind::Pod)));
         assert!(s.notices.is_empty(), "{:?}", s.notices);
-        let spec = &s.spec;
+        let spec = &s.run.pod;
         assert_eq!(spec.termination_grace_period, SimDuration::from_secs(20));
         assert_eq!(spec.deletion, Deletion::At(SimDuration::from_secs(10)));
         assert_eq!(spec.restart_policy, RestartPolicy::Always);
@@ -408,9 +407,12 @@ spec:
         )
         .unwrap();
         let s = parse(POD, "pod.yaml", Some(&overlay)).unwrap();
-        assert_eq!(s.spec.containers[2].boot, SimDuration::from_secs(7));
-        assert_eq!(s.spec.containers[2].drain, SimDuration::from_secs(3));
-        assert_eq!(s.spec.deletion, Deletion::AfterReady(SimDuration::from_secs(1)));
+        assert_eq!(s.run.pod.containers[2].boot, SimDuration::from_secs(7));
+        assert_eq!(s.run.pod.containers[2].drain, SimDuration::from_secs(3));
+        assert_eq!(
+            s.run.pod.deletion,
+            Deletion::AfterReady(SimDuration::from_secs(1))
+        );
         let overlay = Timings::parse("[containers.wbe]\nboot = \"7s\"\n", "t.toml").unwrap();
         assert_eq!(
             parse(POD, "pod.yaml", Some(&overlay)).unwrap_err().to_string(),
@@ -423,7 +425,7 @@ spec:
     fn missing_timings_get_defaults_and_a_notice() {
         let text = POD.replace("    podsim.dev/web.boot: \"1s\"\n", "");
         let s = scenario(&text);
-        assert_eq!(s.spec.containers[2].boot, pod::DEFAULT_BOOT);
+        assert_eq!(s.run.pod.containers[2].boot, pod::DEFAULT_BOOT);
         assert_eq!(
             s.notices,
             [
@@ -439,7 +441,7 @@ spec:
             "        httpGet:\n          port: 80\n",
         );
         let s = scenario(&text);
-        assert_eq!(s.spec.containers[2].pre_stop, pod::DEFAULT_HOOK);
+        assert_eq!(s.run.pod.containers[2].pre_stop, pod::DEFAULT_HOOK);
         assert!(
             s.notices[0].contains("how long its httpGet preStop hook takes"),
             "{:?}",
@@ -450,7 +452,7 @@ spec:
             "podsim.dev/web.pre_stop: \"4s\"\n    podsim.dev/stop_at",
         );
         let s = scenario(&timed);
-        assert_eq!(s.spec.containers[2].pre_stop, SimDuration::from_secs(4));
+        assert_eq!(s.run.pod.containers[2].pre_stop, SimDuration::from_secs(4));
         assert!(s.notices.is_empty());
     }
 
@@ -468,7 +470,7 @@ spec:
         );
         // Equal is allowed (the check is `seconds > grace`).
         assert_eq!(
-            scenario(&text.replace("21", "20")).spec.containers[2].pre_stop,
+            scenario(&text.replace("21", "20")).run.pod.containers[2].pre_stop,
             SimDuration::from_secs(20)
         );
     }
@@ -637,8 +639,8 @@ spec:
     fn a_job_is_read_from_its_template_and_recorded_as_a_job() {
         let s = scenario(JOB);
         assert_eq!((s.name.as_str(), s.workload), ("batch", Some(WorkloadKind::Job)));
-        assert_eq!(s.spec.restart_policy, RestartPolicy::Never);
-        assert_eq!(s.spec.containers[0].boot, SimDuration::from_secs(20));
+        assert_eq!(s.run.pod.restart_policy, RestartPolicy::Never);
+        assert_eq!(s.run.pod.containers[0].boot, SimDuration::from_secs(20));
     }
 
     #[test]

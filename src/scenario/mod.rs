@@ -21,10 +21,10 @@ use toml::Spanned;
 pub use duration::parse_duration;
 use raw::{RawContainer, RawDuration, RawProbe, RawScenario};
 
-use crate::engine::SimDuration;
+use crate::engine::{DEFAULT_HORIZON, SimDuration};
 use crate::model::{
     Backoff, ContainerKind, ContainerSpec, Deletion, KubeVersion, PodMode, PodSpec, Probe, ProbeKind,
-    RestartPolicy,
+    RestartPolicy, RunSpec,
 };
 
 /// A scenario ready to run.
@@ -34,9 +34,8 @@ pub struct Scenario {
     pub name: String,
     /// Where it came from (a path, or a label for inline text).
     pub origin: String,
-    pub spec: PodSpec,
-    /// Overrides the default horizon of 24 h.
-    pub horizon: Option<SimDuration>,
+    /// The Pod and the horizon (24 h unless the scenario says otherwise).
+    pub run: RunSpec,
     /// The Kubernetes kind, when the scenario came from a manifest.
     pub workload: Option<manifest::WorkloadKind>,
     /// What loading had to assume or leave out, or what the chosen
@@ -305,15 +304,11 @@ impl Builder<'_> {
             return Err(ScenarioError::at(self.origin, self.text, span, problem.message));
         }
         let notices = version_notices(&spec, self.origin);
+        let horizon = self.optional_duration(&raw.horizon, "horizon", DEFAULT_HORIZON)?;
         Ok(Scenario {
             name: raw.name.unwrap_or_default(),
             origin: self.origin.to_string(),
-            spec,
-            horizon: raw
-                .horizon
-                .as_ref()
-                .map(|h| self.duration(h, "horizon"))
-                .transpose()?,
+            run: RunSpec { pod: spec, horizon },
             workload: None,
             notices,
         })
@@ -635,11 +630,11 @@ drain = "3s"
     fn parses_every_key_into_typed_units() {
         let s = Scenario::parse(SEED_SIDECAR, "seed.toml").unwrap();
         assert_eq!(s.name, "seed");
-        assert_eq!(s.spec.deletion, Deletion::At(SimDuration::from_secs(10)));
-        assert_eq!(s.spec.backoff.initial, SimDuration::from_secs(1));
-        assert!(!s.spec.backoff.immediate_first_restart);
-        assert_eq!(s.spec.termination_grace_period, SimDuration::from_secs(30));
-        let proxy = &s.spec.containers[1];
+        assert_eq!(s.run.pod.deletion, Deletion::At(SimDuration::from_secs(10)));
+        assert_eq!(s.run.pod.backoff.initial, SimDuration::from_secs(1));
+        assert!(!s.run.pod.backoff.immediate_first_restart);
+        assert_eq!(s.run.pod.termination_grace_period, SimDuration::from_secs(30));
+        let proxy = &s.run.pod.containers[1];
         assert_eq!(
             (proxy.kind, proxy.boot, proxy.drain, proxy.proxy),
             (

@@ -11,7 +11,7 @@ use toml::de::{DeTable, DeValue};
 
 use crate::engine::SimDuration;
 use crate::model::{
-    Backoff, ContainerKind, Deletion, KubeVersion, PodMode, PodSpec, Probe, ProbeKind, RestartPolicy,
+    Backoff, ContainerKind, Deletion, KubeVersion, PodMode, PodSpec, Probe, ProbeKind, RestartPolicy, RunSpec,
 };
 use crate::report::csv;
 use crate::scenario::raw::{BACKOFF_KEYS, CONTAINER_KEYS, POD_KEYS, PROBE_KEYS};
@@ -176,10 +176,11 @@ impl Target {
 
     /// Sets the field to `value` (encoded as `Values` says). Cheap: a sweep
     /// calls it for every changed axis of every run.
-    pub fn apply(self, value: u64, spec: &mut PodSpec, horizon: &mut SimDuration) {
+    pub fn apply(self, value: u64, run: &mut RunSpec) {
         let ms = SimDuration::from_millis(value);
+        let spec = &mut run.pod;
         match self {
-            Target::Horizon => *horizon = ms,
+            Target::Horizon => run.horizon = ms,
             Target::RestartPolicy => spec.restart_policy = POLICIES[value as usize],
             Target::TerminationGracePeriod => spec.termination_grace_period = ms,
             Target::StopAt => spec.deletion = Deletion::At(ms),

@@ -15,8 +15,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::axis::{Axis, Positioned, RANGE_KEYS, Target, Values, parse_values, resolve, same_field};
-use crate::engine::{DEFAULT_HORIZON, SimDuration};
-use crate::model::{Metrics, PodSpec};
+use crate::model::{Metrics, PodSpec, RunSpec};
 use crate::report::csv;
 use crate::scenario::{Scenario, ScenarioError, check_spec, toml_error, unknown_word};
 
@@ -28,10 +27,8 @@ const GRID_KEYS: &[&str] = &["base", "out", "plot", "axes"];
 pub struct Grid {
     /// The grid file as named by the user (for messages).
     pub origin: String,
-    /// The base scenario's spec; axes change it run by run.
-    pub base: PodSpec,
-    /// The base scenario's horizon, or the default.
-    pub horizon: SimDuration,
+    /// The base scenario's run (Pod and horizon); axes change it run by run.
+    pub base: RunSpec,
     pub axes: Vec<Axis>,
     /// The grid's default output, resolved against the grid file's folder.
     pub out: Option<PathBuf>,
@@ -108,7 +105,7 @@ impl Grid {
             ));
         };
         let mut parser = AxisParser {
-            spec: &scenario.spec,
+            spec: &scenario.run.pod,
             entries: Vec::new(),
         };
         parser
@@ -124,7 +121,7 @@ impl Grid {
         let mut axes: Vec<Axis> = Vec::with_capacity(parser.entries.len());
         let mut spans = Vec::with_capacity(parser.entries.len());
         for (path, key_span, value) in &parser.entries {
-            let target = resolve(path, &scenario.spec).map_err(|m| error(key_span.clone(), m))?;
+            let target = resolve(path, &scenario.run.pod).map_err(|m| error(key_span.clone(), m))?;
             if let Some(twin) = axes.iter().find(|a| same_field(a.target, target)) {
                 return Err(error(
                     key_span.clone(),
@@ -149,8 +146,7 @@ impl Grid {
             .ok_or_else(|| error(axes_span.clone(), format!("more than {} combinations", u64::MAX)))?;
         let mut grid = Grid {
             origin: origin.to_string(),
-            horizon: scenario.horizon.unwrap_or(DEFAULT_HORIZON),
-            base: scenario.spec,
+            base: scenario.run,
             notices: scenario.notices,
             axes,
             out: out.map(|o| relative_to(folder, &o)),
@@ -195,11 +191,6 @@ impl Grid {
         }
     }
 
-    /// Whether an axis sets the horizon (which lives outside the spec).
-    pub fn sweeps_horizon(&self) -> bool {
-        self.axes.iter().any(|a| a.target == Target::Horizon)
-    }
-
     /// Checks every combination against `check_spec` without running them
     /// all. The rules look at one container at a time, plus "at least one
     /// app": so each container's rule-relevant axes are combined (one value
@@ -234,7 +225,7 @@ impl Grid {
                 Some((a, container, representatives))
             })
             .collect();
-        for container in 0..self.base.containers.len() {
+        for container in 0..self.base.pod.containers.len() {
             // Pod-level axes (mode, version, policy, cap) meet every container's.
             let mine: Vec<&(usize, usize, Vec<u64>)> = relevant
                 .iter()
@@ -271,12 +262,11 @@ impl Grid {
 
     /// `check_spec` on the base with these (axis, value index) settings.
     fn check_probe(&self, probe: &[(usize, u64)]) -> Result<(), (usize, String)> {
-        let (mut spec, mut horizon) = (self.base.clone(), self.horizon);
+        let mut run = self.base.clone();
         for &(a, i) in probe {
-            self.axes[a]
-                .target
-                .apply(self.axes[a].values.get(i), &mut spec, &mut horizon);
+            self.axes[a].target.apply(self.axes[a].values.get(i), &mut run);
         }
+        let spec = run.pod;
         let Err(problem) = check_spec(&spec) else {
             return Ok(());
         };
@@ -313,7 +303,7 @@ impl Grid {
         let _ = writeln!(
             text,
             "podsim grid 1\nbase {:?}\nhorizon {}",
-            self.base, self.horizon.0
+            self.base.pod, self.base.horizon.0
         );
         let mut hash = fnv1a(FNV_OFFSET, text.as_bytes());
         for axis in &self.axes {

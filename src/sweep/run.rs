@@ -48,7 +48,7 @@ impl<'g> Worker<'g> {
     fn new(grid: &'g Grid) -> Self {
         Worker {
             grid,
-            simulator: PodSimulator::new(grid.base.clone(), grid.horizon, false),
+            simulator: PodSimulator::new(grid.base.clone(), false),
             digits: vec![0; grid.axes.len()],
         }
     }
@@ -59,18 +59,13 @@ impl<'g> Worker<'g> {
             return;
         }
         let grid = self.grid;
-        let sweeps_horizon = grid.sweeps_horizon();
-        let mut horizon = grid.horizon;
         grid.digits(runs.start, &mut self.digits);
         // Every axis at the chunk's start; then only those the odometer turns.
         let mut changed_from = 0;
         for run in runs {
             let spec = self.simulator.spec_mut();
             for (axis, &digit) in grid.axes[changed_from..].iter().zip(&self.digits[changed_from..]) {
-                axis.target.apply(axis.values.get(digit), spec, &mut horizon);
-            }
-            if sweeps_horizon {
-                self.simulator.set_horizon(horizon);
+                axis.target.apply(axis.values.get(digit), spec);
             }
             let metrics = self.simulator.run();
             csv::push_u64(buf, run);

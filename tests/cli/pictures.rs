@@ -7,7 +7,7 @@ use crate::common::podsim;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use podsim::engine::{DEFAULT_HORIZON, SimDuration};
+use podsim::engine::SimDuration;
 use podsim::model::{ContainerKind, Field, Metrics, PodSimulator};
 use podsim::scenario::Scenario;
 use roxmltree::{Document, Node, ParsingOptions};
@@ -72,7 +72,7 @@ fn texts(root: Node) -> Vec<String> {
 /// empty), built through the library as the sweep does.
 fn seed_sweep_csv() -> String {
     let base = Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(SIDECAR)).unwrap();
-    let mut sim = PodSimulator::new(base.spec, DEFAULT_HORIZON, false);
+    let mut sim = PodSimulator::new(base.run, false);
     let mut csv = String::from(
         "run,containers.proxy.kind,containers.proxy.boot_ms,containers.web.boot_ms,containers.web.drain_ms,",
     );
@@ -83,7 +83,7 @@ fn seed_sweep_csv() -> String {
         for proxy_boot in [1000, 3000, 5000] {
             for web_boot in [500, 1000, 4000] {
                 for web_drain in [1000, 3000] {
-                    let spec = sim.spec_mut();
+                    let spec = &mut sim.spec_mut().pod;
                     spec.containers[1].kind = kind;
                     spec.containers[1].boot = SimDuration(proxy_boot);
                     spec.containers[2].boot = SimDuration(web_boot);

@@ -13,7 +13,7 @@ fn run(file: &str) -> (Scenario, RunReport) {
     let scenario = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scenario.workload, Some(WorkloadKind::Pod));
     assert!(scenario.notices.is_empty(), "{:?}", scenario.notices);
-    let report = simulate(&scenario.spec, scenario.horizon);
+    let report = simulate(&scenario.run);
     (scenario, report)
 }
 
@@ -25,7 +25,7 @@ fn timeline(scenario: &Scenario, report: &RunReport) -> Vec<(u64, String, String
         .map(|e| {
             let who = e
                 .container
-                .map_or("pod".to_string(), |c| scenario.spec.container(c).name.clone());
+                .map_or("pod".to_string(), |c| scenario.run.pod.container(c).name.clone());
             (e.at.as_millis() / 1000, who, e.what.to_string())
         })
         .collect()
@@ -183,9 +183,13 @@ fn adapter_pod_starts_both_app_containers_in_one_sync_r6() {
 #[test]
 fn graceful_spends_10s_of_its_45s_grace_in_pre_stop_r35_r36_r37() {
     let (s, r) = run("graceful.yaml");
-    assert_eq!(s.spec.termination_grace_period.as_millis(), 45_000);
+    assert_eq!(s.run.pod.termination_grace_period.as_millis(), 45_000);
     assert_eq!(
-        s.spec.container(s.spec.find("web").unwrap()).pre_stop.as_millis(),
+        s.run
+            .pod
+            .container(s.run.pod.find("web").unwrap())
+            .pre_stop
+            .as_millis(),
         10_000
     );
     // Ready at 3 s, deleted at T = 8 s. web's preStop runs T..T+10 s, then

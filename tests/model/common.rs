@@ -1,7 +1,7 @@
 //! Helpers shared by the model tests: build a Pod in a few words and run it.
 
 use podsim::engine::SimDuration;
-use podsim::model::{Metrics, PodSpec, RunReport, simulate};
+use podsim::model::{Metrics, PodSpec, RunReport, RunSpec, simulate};
 use podsim::scenario::Scenario;
 
 pub fn secs(s: u64) -> SimDuration {
@@ -9,12 +9,12 @@ pub fn secs(s: u64) -> SimDuration {
 }
 
 pub fn run(spec: &PodSpec) -> Metrics {
-    simulate(spec, None).metrics
+    simulate(&RunSpec::new(spec.clone())).metrics
 }
 
 pub fn run_text(toml: &str) -> RunReport {
     let scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
-    simulate(&scenario.spec, scenario.horizon)
+    simulate(&scenario.run)
 }
 
 pub fn load(path: &str) -> Scenario {
@@ -39,7 +39,7 @@ pub fn timeline(report: &RunReport, spec: &PodSpec) -> Vec<(u64, String, String)
 /// The timeline of scenario text `toml`.
 pub fn timeline_of(toml: &str) -> Vec<(u64, String, String)> {
     let scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
-    timeline(&simulate(&scenario.spec, scenario.horizon), &scenario.spec)
+    timeline(&simulate(&scenario.run), &scenario.run.pod)
 }
 
 /// When `container` did something whose description starts with `what`.

@@ -4,7 +4,7 @@
 use podsim::engine::SimDuration;
 use podsim::model::{
     Backoff, ContainerKind, ContainerSpec, Deletion, Outcome, PodMode, PodPhase, PodSimulator, PodSpec,
-    Probe, RestartPolicy, simulate,
+    Probe, RestartPolicy, RunSpec, simulate,
 };
 use podsim::report::timeline::Timeline;
 use proptest::prelude::*;
@@ -122,10 +122,10 @@ proptest! {
     #[test]
     fn prop_same_input_same_output(spec in rich_pod(), other in rich_pod()) {
         let horizon = SimDuration::from_secs(3600);
-        let first = simulate(&spec, Some(horizon));
-        let mut reused = PodSimulator::new(other, horizon, true);
+        let first = simulate(&RunSpec { pod: spec.clone(), horizon });
+        let mut reused = PodSimulator::new(RunSpec { pod: other, horizon }, true);
         reused.run();
-        *reused.spec_mut() = spec.clone();
+        reused.spec_mut().pod = spec.clone();
         let again = reused.run();
         prop_assert_eq!(first.metrics, again);
         prop_assert_eq!(&first.trace[..], reused.trace());
@@ -137,11 +137,11 @@ proptest! {
     /// Pod always ends with every container stopped in a terminal phase.
     #[test]
     fn prop_every_run_terminates(spec in pod(), rich in rich_pod()) {
-        let m = simulate(&rich, Some(SimDuration::from_secs(3600))).metrics;
+        let m = simulate(&RunSpec { pod: rich.clone(), horizon: SimDuration::from_secs(3600) }).metrics;
         if rich.mode == PodMode::Job && m.outcome != Outcome::Horizon {
             prop_assert!(m.completed_ms.is_some() || m.outcome == Outcome::Stuck, "{:?}", m);
         }
-        let m = simulate(&spec, None).metrics;
+        let m = simulate(&RunSpec::new(spec.clone())).metrics;
         prop_assert_eq!(m.outcome, Outcome::Settled);
         if m.termination_ms.is_some() {
             prop_assert!(matches!(m.phase, PodPhase::Succeeded | PodPhase::Failed), "{:?}", m.phase);
@@ -154,7 +154,7 @@ proptest! {
     /// The exposed row drawn from the trace adds up to the metered exposure.
     #[test]
     fn prop_pictures_agree_with_metrics(spec in rich_pod()) {
-        let report = simulate(&spec, Some(SimDuration::from_secs(3600)));
+        let report = simulate(&RunSpec { pod: spec.clone(), horizon: SimDuration::from_secs(3600) });
         let timeline = Timeline::new(&spec, &report);
         let drawn: u64 = timeline.exposed.iter().map(|(a, b)| b.since(*a).as_millis()).sum();
         prop_assert_eq!(drawn, report.metrics.exposed_total_ms);
@@ -177,7 +177,7 @@ proptest! {
             .max()
             .unwrap_or(0);
         spec.termination_grace_period = spec.termination_grace_period.max(ms(slowest_app + 1000));
-        let m = simulate(&spec, None).metrics;
+        let m = simulate(&RunSpec::new(spec.clone())).metrics;
         prop_assert_eq!(m.exposed_total_ms, 0);
     }
 }
@@ -202,7 +202,7 @@ fn sidecar_proxy_is_exposed_when_the_grace_period_runs_out() {
             },
         ])
     };
-    let m = simulate(&spec, None).metrics;
+    let m = simulate(&RunSpec::new(spec.clone())).metrics;
     assert_eq!(
         (m.exposed_shutdown_ms, m.sigkilled, m.termination_ms),
         (400, 0, Some(30_400))

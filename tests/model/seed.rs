@@ -8,7 +8,7 @@ use podsim::model::{PodPhase, simulate};
 #[test]
 fn seed_sidecar_is_never_exposed_and_ready_at_6s() {
     let s = load("scenarios/seed-sidecar.toml");
-    let m = run(&s.spec);
+    let m = run(&s.run.pod);
     // config-fetch 0→2, proxy 2→5 (gate), web 5→6: Ready at 6 s.
     assert_eq!(m.ready_ms, Some(6000));
     assert_eq!(
@@ -24,7 +24,7 @@ fn seed_sidecar_is_never_exposed_and_ready_at_6s() {
 #[test]
 fn seed_side_by_side_is_exposed_2s_plus_2s_and_ready_at_5s() {
     let s = load("scenarios/seed-side-by-side.toml");
-    let m = run(&s.spec);
+    let m = run(&s.run.pod);
     // proxy and web both start at 2 s; web started at 3 s, proxy at 5 s.
     assert_eq!(m.ready_ms, Some(5000));
     assert_eq!(m.exposed_startup_ms, 2000);
@@ -37,8 +37,8 @@ fn seed_side_by_side_is_exposed_2s_plus_2s_and_ready_at_5s() {
 #[test]
 fn seed_sidecar_timeline_reads_like_the_chapter_demo() {
     let s = load("scenarios/seed-sidecar.toml");
-    let report = simulate(&s.spec, None);
-    let lines: Vec<(u64, String, String)> = timeline(&report, &s.spec)
+    let report = simulate(&s.run);
+    let lines: Vec<(u64, String, String)> = timeline(&report, &s.run.pod)
         .into_iter()
         .filter(|(_, _, what)| what == "starting" || what == "started" || what.starts_with("exited"))
         .collect();

@@ -13,9 +13,9 @@ use k8s_openapi::api::core::v1::{Container, LifecycleHandler, PodSpec as K8sPodS
 use super::WorkloadKind;
 use super::timings::{CONTAINER_KEYS, ContainerTimings, POD_KEYS, PREFIX, PodTimings, Timings};
 use super::yaml::{Document, Stream, dotted};
-use crate::engine::SimDuration;
+use crate::engine::{DEFAULT_HORIZON, SimDuration};
 use crate::model::{
-    ContainerKind, ContainerSpec, Deletion, KubeVersion, PodMode, PodSpec, Probe, RestartPolicy,
+    ContainerKind, ContainerSpec, Deletion, KubeVersion, PodMode, PodSpec, Probe, RestartPolicy, RunSpec,
 };
 use crate::scenario::{ScenarioError, check_spec, closest, parse_duration, unknown_word};
 
@@ -37,12 +37,6 @@ pub struct Mapper<'a> {
     pub kind: WorkloadKind,
     /// Path from the document root to the Pod template (empty for a Pod).
     pub prefix: &'static [&'static str],
-}
-
-/// The mapped Pod and the run length its annotations asked for.
-pub struct Mapped {
-    pub spec: PodSpec,
-    pub horizon: Option<SimDuration>,
 }
 
 /// What a preStop hook says about its own duration.
@@ -90,7 +84,7 @@ impl Mapper<'_> {
         annotations: Option<&BTreeMap<String, String>>,
         overlay: Option<&Timings>,
         notices: &mut Vec<String>,
-    ) -> Result<Mapped, ScenarioError> {
+    ) -> Result<RunSpec, ScenarioError> {
         let grace = match spec.termination_grace_period_seconds {
             None => PodSpec::DEFAULT_GRACE,
             Some(s) if s < 0 => {
@@ -153,9 +147,9 @@ impl Mapper<'_> {
             ..PodSpec::new(Vec::new())
         };
         self.check(&spec, &entries)?;
-        Ok(Mapped {
-            spec,
-            horizon: pod.horizon,
+        Ok(RunSpec {
+            pod: spec,
+            horizon: pod.horizon.unwrap_or(DEFAULT_HORIZON),
         })
     }
 
