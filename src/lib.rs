@@ -34,7 +34,7 @@
 //! // after the proxy has drained.
 //! assert_eq!(metrics.ready_ms, Some(3000));
 //! assert_eq!((metrics.exposed_startup_ms, metrics.exposed_shutdown_ms), (2000, 2000));
-//! # Ok::<(), podsim::scenario::ScenarioError>(())
+//! # Ok::<(), podsim::scenario::Diagnostic>(())
 //! ```
 
 pub mod engine;

@@ -11,10 +11,13 @@ mod report;
 mod run;
 mod sweep;
 
+use std::path::Path;
+
 use clap::{Parser, Subcommand};
 
 use podsim::engine::SimDuration;
-use podsim::scenario::parse_duration;
+use podsim::scenario::manifest::{Timings, is_manifest};
+use podsim::scenario::{Diagnostic, Problem, Scenario, parse_duration};
 
 pub use merge::MergeArgs;
 pub use plot::PlotArgs;
@@ -57,6 +60,56 @@ impl Command {
             Command::Merge(args) => merge::merge(args, out),
         }
     }
+}
+
+/// A diagnostic as the user reads it: the library's words, plus the advice
+/// only the command line can give (which command or flag to use).
+pub fn render(d: &Diagnostic) -> String {
+    match &d.problem {
+        Problem::GridNotScenario { .. } => {
+            format!("{d}; run it with `podsim sweep --grid {}`", d.origin)
+        }
+        problem => match problem.message_with("use --timings") {
+            Some(message) => match d.position {
+                Some((line, col)) => format!("{}:{line}:{col}: {message}", d.origin),
+                None => format!("{}: {message}", d.origin),
+            },
+            None => d.to_string(),
+        },
+    }
+}
+
+/// A library diagnostic as an error of the command, advice included; the
+/// I/O cause stays reachable (a closed pipe must still be told apart).
+pub fn error(d: Diagnostic) -> anyhow::Error {
+    let rendered = render(&d);
+    if rendered == d.to_string() {
+        anyhow::Error::new(d)
+    } else {
+        anyhow::anyhow!(rendered)
+    }
+}
+
+/// Prints what loading had to assume, on stderr.
+pub fn print_notices<'a>(notices: impl IntoIterator<Item = &'a Diagnostic>) {
+    for notice in notices {
+        eprintln!("podsim: notice: {}", render(notice));
+    }
+}
+
+/// Loads a scenario or manifest for a command, `--timings` applied to manifests.
+pub fn load_scenario(path: &Path, timings: Option<&Timings>) -> anyhow::Result<Scenario> {
+    if let Some(t) = timings
+        && !is_manifest(path)
+    {
+        anyhow::bail!(
+            "{}: --timings {} applies to Kubernetes manifests (.yaml); write the timings into this TOML \
+             scenario instead",
+            path.display(),
+            t.origin
+        );
+    }
+    Scenario::load_with(path, timings).map_err(error)
 }
 
 /// Parses `"3s"`-style durations on the command line.

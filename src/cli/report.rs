@@ -10,7 +10,6 @@ use podsim::engine::SimDuration;
 use podsim::model::simulate;
 use podsim::report::html::{ScenarioRun, report};
 use podsim::report::table::Table;
-use podsim::scenario::Scenario;
 
 use super::duration_arg;
 use super::output::write_file;
@@ -35,7 +34,7 @@ pub fn run(args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
     let mut sweeps = Vec::new();
     for file in &args.files {
         match file.extension().and_then(|e| e.to_str()) {
-            Some("toml") => scenarios.push(Scenario::load(file)?),
+            Some("toml") => scenarios.push(super::load_scenario(file, None)?),
             Some("csv") => sweeps.push(Table::load(file)?),
             _ => bail!(
                 "{}: cannot tell what this is; give scenario files as .toml and sweep results as .csv",

@@ -62,15 +62,18 @@ pub enum Format {
 }
 
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
-    let timings = args.timings.as_deref().map(Timings::load).transpose()?;
+    let timings = args
+        .timings
+        .as_deref()
+        .map(Timings::load)
+        .transpose()
+        .map_err(super::error)?;
     let scenarios: Vec<Scenario> = args
         .files
         .iter()
-        .map(|f| Scenario::load_with(f, timings.as_ref()))
+        .map(|f| super::load_scenario(f, timings.as_ref()))
         .collect::<Result<_, _>>()?;
-    for notice in scenarios.iter().flat_map(|s| &s.notices) {
-        eprintln!("podsim: notice: {notice}");
-    }
+    super::print_notices(scenarios.iter().flat_map(|s| &s.notices));
     let reports: Vec<_> = scenarios
         .iter()
         .map(|s| {

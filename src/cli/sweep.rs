@@ -63,10 +63,8 @@ pub struct SweepArgs {
 }
 
 pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
-    let grid = Grid::load(&args.grid)?;
-    for notice in &grid.notices {
-        eprintln!("podsim: notice: {notice}");
-    }
+    let grid = Grid::load(&args.grid).map_err(super::error)?;
+    super::print_notices(&grid.notices);
     let shard = shard_of(args)?;
     let runs = shard.map_or(0..grid.runs(), |s| s.runs(grid.runs()));
     let destination = destination(args, &grid, shard)?;
@@ -198,7 +196,7 @@ fn describe(
         )?,
         Some(path) => writeln!(out, "output   {}", path.display())?,
     }
-    let header = podsim::report::csv::header_line(&grid.columns()).len() as f64;
+    let header = podsim::sweep::csv::header_line(&grid.columns()).len() as f64;
     let samples = 1000;
     let per_row = sweep::sample_row_bytes(grid, runs.clone(), samples);
     writeln!(

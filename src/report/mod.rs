@@ -1,12 +1,11 @@
 //! What people look at: text timelines and band charts, metrics tables, JSON,
-//! CSV, and pictures: timelines (`bands`) and trade-off plots (`plot`) as SVG,
+//! and pictures: timelines (`bands`) and trade-off plots (`plot`) as SVG,
 //! PNG made from the same SVG (`png`), and the HTML report (`html`).
 //!
 //! Invariant: the library formats, it never prints; `cli` decides where the
 //! text goes.
 
 pub mod bands;
-pub mod csv;
 pub mod html;
 pub mod json;
 pub mod kubectl;

@@ -3,9 +3,13 @@
 //! cartesian product in a fixed order (the last axis varies fastest), so run
 //! index `i` always means the same settings.
 //!
-//! Invariant: a `Grid` that exists is fully checked: every path is resolved
-//! to a typed `Target`, every value fits it, and every combination passes
-//! `check_spec`. Running a grid can fail on output, never on input.
+//! Reading is in two pure steps and one that touches files: `GridFile::parse`
+//! reads the text, `Grid::new` resolves its axes against the base scenario
+//! once, and `Grid::load` (the only step that reads files) finds the base
+//! beside the grid. Invariant: a `Grid` that exists is fully checked: every
+//! path is resolved to a registry `Key`, every value fits it, and every
+//! combination passes `check_spec`. Running a grid can fail on output, never
+//! on input.
 
 use std::fmt::Write as _;
 use std::ops::Range;
@@ -14,13 +18,28 @@ use std::path::{Component, Path, PathBuf};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::axis::{Axis, Positioned, RANGE_KEYS, Target, Values, parse_values, resolve, same_field};
-use crate::model::{Metrics, PodSpec, RunSpec};
-use crate::report::csv;
-use crate::scenario::{Scenario, ScenarioError, check_spec, toml_error, unknown_word};
+use super::axis::{Axis, Positioned, RANGE_KEYS, Values, names_a_key, parse_values, resolve, same_field};
+use super::csv;
+use crate::model::{ContainerKind, Metrics, RunSpec};
+use crate::scenario::key::Field;
+use crate::scenario::rules::{Format, rule_class};
+use crate::scenario::toml::syntax_error;
+use crate::scenario::{Diagnostic, Input, Problem, Scenario, check_spec, read_input};
 
 /// The keys of a grid file.
 const GRID_KEYS: &[&str] = &["base", "out", "plot", "axes"];
+
+/// A grid file as written: its keys checked, its axes not yet resolved.
+pub struct GridFile<'t> {
+    origin: &'t str,
+    text: &'t str,
+    /// The base scenario's path as written, and where.
+    pub base: (String, Range<usize>),
+    pub out: Option<String>,
+    pub plot: Option<String>,
+    axes_span: Range<usize>,
+    doc: Spanned<DeTable<'t>>,
+}
 
 /// A checked grid, ready to run.
 #[derive(Clone, Debug)]
@@ -35,33 +54,25 @@ pub struct Grid {
     /// Where to draw the trade-off plot after the sweep, likewise resolved.
     pub plot: Option<PathBuf>,
     /// What loading the base scenario had to assume (`Scenario::notices`).
-    pub notices: Vec<String>,
+    pub notices: Vec<Diagnostic>,
     runs: u64,
     hash: u64,
 }
 
-impl Grid {
-    /// Reads and checks a grid file; `base` and `out` are relative to it.
-    pub fn load(path: &Path) -> Result<Grid, ScenarioError> {
-        let (origin, text) = crate::scenario::read_input(path, "grid")?;
-        let folder = path.parent().unwrap_or(Path::new(""));
-        Grid::parse(&text, &origin, folder)
-    }
-
-    /// Parses and checks grid text; `origin` names it in errors and `folder`
-    /// is where its relative paths start.
-    pub fn parse(text: &str, origin: &str, folder: &Path) -> Result<Grid, ScenarioError> {
-        let doc = DeTable::parse(text).map_err(|e| toml_error(origin, text, &e))?;
-        let error =
-            |span: Range<usize>, message: String| ScenarioError::at(origin, text, Some(span), message);
-        let (mut base, mut out, mut plot, mut axes_table) = (None, None, None, None);
+impl<'t> GridFile<'t> {
+    /// Reads grid text; `origin` names it in errors.
+    pub fn parse(text: &'t str, origin: &'t str) -> Result<GridFile<'t>, Diagnostic> {
+        let doc = DeTable::parse(text).map_err(|e| syntax_error(origin, text, &e))?;
+        let error = |span: Range<usize>, message: String| Diagnostic::at(origin, text, Some(span), message);
+        let (mut base, mut out, mut plot, mut axes_span) = (None, None, None, None);
         for (key, value) in doc.get_ref() {
+            let string = || string_value(value, key.get_ref()).map_err(|m| error(value.span(), m));
             match key.get_ref().as_ref() {
-                "base" => base = Some(string_value(value, "base").map_err(|m| error(value.span(), m))?),
-                "out" => out = Some(string_value(value, "out").map_err(|m| error(value.span(), m))?),
-                "plot" => plot = Some(string_value(value, "plot").map_err(|m| error(value.span(), m))?),
+                "base" => base = Some((string()?, value.span())),
+                "out" => out = Some(string()?),
+                "plot" => plot = Some(string()?),
                 "axes" => match value.get_ref() {
-                    DeValue::Table(table) => axes_table = Some((table, value.span())),
+                    DeValue::Table(_) => axes_span = Some(value.span()),
                     _ => return Err(error(value.span(), "axes must be a table: write [axes]".into())),
                 },
                 "name" | "horizon" | "pod" | "containers" => {
@@ -74,29 +85,29 @@ impl Grid {
                         ),
                     ));
                 }
-                other => return Err(error(key.span(), unknown_word("key", other, GRID_KEYS))),
+                other => {
+                    return Err(Diagnostic::error(
+                        origin,
+                        text,
+                        Some(key.span()),
+                        Problem::unknown(
+                            String::new(),
+                            "key",
+                            other,
+                            GRID_KEYS.iter().map(|k| k.to_string()).collect(),
+                        ),
+                    ));
+                }
             }
         }
-        let Some(base_name) = base else {
+        let Some(base) = base else {
             return Err(error(
                 0..0,
                 "the grid names no base scenario; add base = \"scenario.toml\" (relative to the grid file)"
                     .into(),
             ));
         };
-        let base_path = relative_to(folder, &base_name);
-        if !base_path.is_file() {
-            let span = doc.get_ref().get("base").map_or(0..0, Spanned::span);
-            return Err(error(
-                span,
-                format!(
-                    "base scenario \"{}\" not found (the path is relative to the grid file)",
-                    base_path.display()
-                ),
-            ));
-        }
-        let scenario = Scenario::load(&base_path)?;
-        let Some((axes_table, axes_span)) = axes_table else {
+        let Some(axes_span) = axes_span else {
             return Err(error(
                 0..0,
                 "the grid has no [axes] table; add one with at least one axis, e.g. \
@@ -104,26 +115,73 @@ impl Grid {
                     .into(),
             ));
         };
-        let mut parser = AxisParser {
-            spec: &scenario.run.pod,
-            entries: Vec::new(),
+        Ok(GridFile {
+            origin,
+            text,
+            base,
+            out,
+            plot,
+            axes_span,
+            doc,
+        })
+    }
+
+    fn error(&self, span: Range<usize>, message: String) -> Diagnostic {
+        Diagnostic::at(self.origin, self.text, Some(span), message)
+    }
+}
+
+impl Grid {
+    /// Reads and checks a grid file and its base scenario; `base`, `out`
+    /// and `plot` are relative to the grid file.
+    pub fn load(path: &Path) -> Result<Grid, Diagnostic> {
+        let (origin, text) = read_input(path, Input::Grid)?;
+        let file = GridFile::parse(&text, &origin)?;
+        let folder = path.parent().unwrap_or(Path::new(""));
+        let base_path = relative_to(folder, &file.base.0);
+        if !base_path.is_file() {
+            return Err(file.error(
+                file.base.1.clone(),
+                format!(
+                    "base scenario \"{}\" not found (the path is relative to the grid file)",
+                    base_path.display()
+                ),
+            ));
+        }
+        let base = Scenario::load(&base_path)?;
+        Grid::new(file, base, folder)
+    }
+
+    /// Grid text over an already loaded `base` (whatever its `base` key
+    /// names): `GridFile::parse` then `Grid::new`, no file touched.
+    pub fn parse(text: &str, origin: &str, base: Scenario, folder: &Path) -> Result<Grid, Diagnostic> {
+        Grid::new(GridFile::parse(text, origin)?, base, folder)
+    }
+
+    /// Resolves the file's axes against `base`, once, and checks every
+    /// combination's rules; `folder` is where the file's relative paths start.
+    pub fn new(file: GridFile<'_>, base: Scenario, folder: &Path) -> Result<Grid, Diagnostic> {
+        let Some(DeValue::Table(table)) = file.doc.get_ref().get("axes").map(Spanned::get_ref) else {
+            return Err(file.error(
+                file.axes_span.clone(),
+                "axes must be a table: write [axes]".into(),
+            ));
         };
-        parser
-            .flatten(axes_table, "")
-            .map_err(|(span, m)| error(span, m))?;
-        if parser.entries.is_empty() {
-            return Err(error(
-                axes_span,
+        let mut entries = Vec::new();
+        flatten(table, "", &mut entries).map_err(|(span, m)| file.error(span, m))?;
+        if entries.is_empty() {
+            return Err(file.error(
+                file.axes_span.clone(),
                 "[axes] is empty; add at least one axis, e.g. \"containers.web.boot\" = [\"1s\", \"2s\"]"
                     .into(),
             ));
         }
-        let mut axes: Vec<Axis> = Vec::with_capacity(parser.entries.len());
-        let mut spans = Vec::with_capacity(parser.entries.len());
-        for (path, key_span, value) in &parser.entries {
-            let target = resolve(path, &scenario.run.pod).map_err(|m| error(key_span.clone(), m))?;
-            if let Some(twin) = axes.iter().find(|a| same_field(a.target, target)) {
-                return Err(error(
+        let mut axes: Vec<Axis> = Vec::with_capacity(entries.len());
+        let mut spans = Vec::with_capacity(entries.len());
+        for (path, key_span, value) in &entries {
+            let key = resolve(path, &base.run.pod).map_err(|m| file.error(key_span.clone(), m))?;
+            if let Some(twin) = axes.iter().find(|a| same_field(a.key, key)) {
+                return Err(file.error(
                     key_span.clone(),
                     format!(
                         "axis \"{path}\" sets the same field as axis \"{}\"; keep one",
@@ -131,11 +189,11 @@ impl Grid {
                     ),
                 ));
             }
-            let values = parse_values(value, target.unit())
-                .map_err(|(span, m)| error(span, format!("axis \"{path}\": {m}")))?;
+            let values = parse_values(value, key.field.unit().axis())
+                .map_err(|(span, m)| file.error(span, format!("axis \"{path}\": {m}")))?;
             axes.push(Axis {
                 path: path.clone(),
-                target,
+                key,
                 values,
             });
             spans.push(key_span.clone());
@@ -143,19 +201,26 @@ impl Grid {
         let runs = axes
             .iter()
             .try_fold(1u64, |n, a| n.checked_mul(a.values.len()))
-            .ok_or_else(|| error(axes_span.clone(), format!("more than {} combinations", u64::MAX)))?;
+            .ok_or_else(|| {
+                file.error(
+                    file.axes_span.clone(),
+                    "the axes make more than 18,446,744,073,709,551,615 combinations (podsim numbers \
+                     runs with 64 bits); narrow an axis"
+                        .to_string(),
+                )
+            })?;
         let mut grid = Grid {
-            origin: origin.to_string(),
-            base: scenario.run,
-            notices: scenario.notices,
+            origin: file.origin.to_string(),
+            base: base.run,
+            notices: base.notices,
             axes,
-            out: out.map(|o| relative_to(folder, &o)),
-            plot: plot.map(|p| relative_to(folder, &p)),
+            out: file.out.as_ref().map(|o| relative_to(folder, o)),
+            plot: file.plot.as_ref().map(|p| relative_to(folder, p)),
             runs,
             hash: 0,
         };
         if let Err((axis, message)) = grid.check_rules() {
-            return Err(error(spans[axis].clone(), message));
+            return Err(file.error(spans[axis].clone(), message));
         }
         grid.hash = grid.canonical_hash();
         Ok(grid)
@@ -202,7 +267,9 @@ impl Grid {
             .iter()
             .enumerate()
             .filter_map(|(a, axis)| {
-                let (container, _) = axis.target.rule_class(0)?;
+                rule_class(axis.key.field, 0)?;
+                // Pod-level axes (mode, version, policy, cap) meet every container's.
+                let container = axis.key.container.unwrap_or(usize::MAX);
                 let mut seen = Vec::new();
                 let mut representatives = Vec::new();
                 // A range's classes are monotone in its values (zero or not,
@@ -216,7 +283,7 @@ impl Grid {
                         .collect(),
                 };
                 for i in scan {
-                    let (_, c) = axis.target.rule_class(axis.values.get(i))?;
+                    let c = rule_class(axis.key.field, axis.values.get(i))?;
                     if !seen.contains(&c) {
                         seen.push(c);
                         representatives.push(i);
@@ -249,10 +316,11 @@ impl Grid {
             .axes
             .iter()
             .enumerate()
-            .filter(|(_, a)| matches!(a.target, Target::ContainerKind(_)))
+            .filter(|(_, a)| a.key.field == Field::Kind)
             .map(|(a, axis)| {
+                let app = ContainerKind::NAMES.iter().position(|n| *n == "app").unwrap_or(2) as u64;
                 let pick = (0..axis.values.len())
-                    .find(|&i| !axis.target.makes_app(axis.values.get(i)))
+                    .find(|&i| axis.values.get(i) != app)
                     .unwrap_or(0);
                 (a, pick)
             })
@@ -264,24 +332,19 @@ impl Grid {
     fn check_probe(&self, probe: &[(usize, u64)]) -> Result<(), (usize, String)> {
         let mut run = self.base.clone();
         for &(a, i) in probe {
-            self.axes[a].target.apply(self.axes[a].values.get(i), &mut run);
+            self.axes[a].apply(i, &mut run);
         }
         let spec = run.pod;
         let Err(problem) = check_spec(&spec) else {
             return Ok(());
         };
-        let container = problem.container.map(|c| spec.containers[c].name.clone());
-        let by_key = container
-            .as_ref()
-            .map(|name| format!("containers.{name}.{}", problem.key));
         let blame = probe
             .iter()
-            .find(|(a, _)| Some(&self.axes[*a].path) == by_key.as_ref())
-            .or_else(|| {
-                probe
-                    .iter()
-                    .find(|(a, _)| matches!(self.axes[*a].target, Target::ContainerKind(_)))
+            .find(|(a, _)| {
+                let key = self.axes[*a].key;
+                Some(key.field) == problem.field && key.container == problem.container
             })
+            .or_else(|| probe.iter().find(|(a, _)| self.axes[*a].key.field == Field::Kind))
             .or(probe.first())
             .map_or(0, |(a, _)| *a);
         let settings: Vec<String> = probe
@@ -293,7 +356,7 @@ impl Grid {
             format!(
                 "the combination {} breaks a Pod rule: {}",
                 settings.join(", "),
-                problem.message
+                problem.message(&spec, Format::Toml)
             ),
         ))
     }
@@ -307,7 +370,7 @@ impl Grid {
         );
         let mut hash = fnv1a(FNV_OFFSET, text.as_bytes());
         for axis in &self.axes {
-            hash = fnv1a(hash, format!("axis {:?} {}:", axis.target, axis.path).as_bytes());
+            hash = fnv1a(hash, format!("axis {:?} {}:", axis.key, axis.path).as_bytes());
             for i in 0..axis.values.len() {
                 hash = fnv1a(hash, &axis.values.get(i).to_le_bytes());
             }
@@ -351,31 +414,26 @@ fn string_value(value: &Spanned<DeValue>, key: &str) -> Result<String, String> {
 }
 
 /// Collects axes in file order, flattening nested tables (`containers.web.boot
-/// = [...]` without quotes is a TOML dotted key) into dotted paths.
-struct AxisParser<'a, 's> {
-    spec: &'s PodSpec,
-    entries: Vec<(String, Range<usize>, &'a Spanned<DeValue<'a>>)>,
-}
-
-impl<'a> AxisParser<'a, '_> {
-    fn flatten(&mut self, table: &'a DeTable<'a>, prefix: &str) -> Result<(), Positioned> {
-        for (key, value) in table {
-            let path = format!("{prefix}{}", key.get_ref());
-            match value.get_ref() {
-                DeValue::Table(inner)
-                    if !inner.keys().any(|k| RANGE_KEYS.contains(&k.get_ref().as_ref())) =>
-                {
-                    if resolve(&path, self.spec).is_ok() {
-                        self.entries.push((path, key.span(), value));
-                    } else {
-                        self.flatten(inner, &format!("{path}."))?;
-                    }
-                }
-                _ => self.entries.push((path, key.span(), value)),
+/// = [...]` without quotes is a TOML dotted key) into dotted paths; a table
+/// under a path that names a key is that key's value (a range).
+fn flatten<'a>(
+    table: &'a DeTable<'a>,
+    prefix: &str,
+    entries: &mut Vec<(String, Range<usize>, &'a Spanned<DeValue<'a>>)>,
+) -> Result<(), Positioned> {
+    for (key, value) in table {
+        let path = format!("{prefix}{}", key.get_ref());
+        match value.get_ref() {
+            DeValue::Table(inner)
+                if !names_a_key(&path)
+                    && !inner.keys().any(|k| RANGE_KEYS.contains(&k.get_ref().as_ref())) =>
+            {
+                flatten(inner, &format!("{path}."), entries)?;
             }
+            _ => entries.push((path, key.span(), value)),
         }
-        Ok(())
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -386,9 +444,10 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
     }
 
-    fn grid(axes: &str) -> Result<Grid, ScenarioError> {
+    fn grid(axes: &str) -> Result<Grid, Diagnostic> {
         let text = format!("base = \"seed-sidecar.toml\"\n[axes]\n{axes}");
-        Grid::parse(&text, "g.toml", &scenarios())
+        let base = Scenario::load(&scenarios().join("seed-sidecar.toml")).unwrap();
+        Grid::parse(&text, "g.toml", base, &scenarios())
     }
 
     fn error(axes: &str) -> String {
@@ -479,6 +538,27 @@ mod tests {
         );
     }
 
+    /// Issue 9, symptom 1: the axis help and suggestions come from the one
+    /// list of keys, so every pod key is suggested and listed, and a probe
+    /// table never suggests itself.
+    #[test]
+    fn issue_9_axis_suggestions_come_from_the_registry() {
+        let e = error("\"pod.mdoe\" = [\"job\"]");
+        assert!(e.contains("unknown axis \"pod.mdoe\"; did you mean \"pod.mode\"?"), "{e}");
+        assert!(e.contains("pod.mode, pod.kubernetes"), "{e}");
+        let e = error("\"containers.web.startup_probe\" = [\"1s\"]");
+        assert!(
+            e.contains(
+                "axis \"containers.web.startup_probe\": startup_probe is a table; sweep one of its keys: \
+                 containers.web.startup_probe.initial_delay"
+            ),
+            "{e}"
+        );
+        assert!(!e.contains("did you mean"), "{e}");
+        let e = error("\"containers.web.startup_probe.perod\" = [\"1s\"]");
+        assert!(e.contains("did you mean \"containers.web.startup_probe.period\"?"), "{e}");
+    }
+
     #[test]
     fn combinations_that_break_pod_rules_are_found_before_running() {
         let e = error("\"containers.proxy.kind\" = [\"sidecar\", \"init\"]");
@@ -502,7 +582,8 @@ mod tests {
     #[test]
     fn a_scenario_given_as_a_grid_is_recognised() {
         let text = std::fs::read_to_string(scenarios().join("seed-sidecar.toml")).unwrap();
-        let e = Grid::parse(&text, "s.toml", &scenarios())
+        let base = Scenario::load(&scenarios().join("seed-sidecar.toml")).unwrap();
+        let e = Grid::parse(&text, "s.toml", base, &scenarios())
             .unwrap_err()
             .to_string();
         assert!(

@@ -1,7 +1,8 @@
 //! Sweeps: a grid of parameter combinations, run in parallel, written as
 //! tidy CSV in a stable order; sharded across machines and merged back.
 //!
-//! - `axis`: one swept key, resolved to a typed target, and its values;
+//! - `axis`: one swept key, resolved to a registry key, and its values;
+//! - `csv`: the row encoder (cells as bytes, the header);
 //! - `grid`: grid files, checked before any run, and the run order;
 //! - `run`: parallel simulation with ordered, streamed CSV output;
 //! - `shard`: slices of the run range, the manifest beside each CSV, merging.
@@ -10,12 +11,13 @@
 //! thread count, and any split into shards merged back, gives the same file.
 
 pub mod axis;
+pub mod csv;
 pub mod grid;
 pub mod run;
 pub mod shard;
 
-pub use axis::{Axis, Target, Unit, Values};
-pub use grid::Grid;
+pub use axis::{Axis, Values};
+pub use grid::{Grid, GridFile};
 pub use run::{Written, run, sample_row_bytes};
 pub use shard::{Manifest, Shard, merge};
 

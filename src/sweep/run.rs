@@ -19,9 +19,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
 use super::SweepError;
+use super::csv;
 use super::grid::Grid;
 use crate::model::PodSimulator;
-use crate::report::csv;
 
 /// Runs per chunk: big enough to amortise the hand-over, small enough to
 /// keep the writer busy and the window's memory small.
@@ -65,7 +65,7 @@ impl<'g> Worker<'g> {
         for run in runs {
             let spec = self.simulator.spec_mut();
             for (axis, &digit) in grid.axes[changed_from..].iter().zip(&self.digits[changed_from..]) {
-                axis.target.apply(axis.values.get(digit), spec);
+                axis.apply(digit, spec);
             }
             let metrics = self.simulator.run();
             csv::push_u64(buf, run);
@@ -256,12 +256,9 @@ mod tests {
 
     fn seed_grid(axes: &str) -> Grid {
         let text = format!("base = \"seed-side-by-side.toml\"\n[axes]\n{axes}");
-        Grid::parse(
-            &text,
-            "g.toml",
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"),
-        )
-        .unwrap()
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let base = crate::scenario::Scenario::load(&folder.join("seed-side-by-side.toml")).unwrap();
+        Grid::parse(&text, "g.toml", base, &folder).unwrap()
     }
 
     fn csv_of(grid: &Grid, runs: Range<u64>, threads: usize) -> String {

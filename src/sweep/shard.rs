@@ -14,8 +14,8 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use super::SweepError;
+use super::csv;
 use super::grid::Grid;
-use crate::report::csv;
 
 /// Shard `index` (0-based) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

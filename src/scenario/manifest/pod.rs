@@ -11,13 +11,14 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler, PodSpec as K8sPodSpec, Probe as K8sProbe};
 
 use super::WorkloadKind;
-use super::timings::{CONTAINER_KEYS, ContainerTimings, POD_KEYS, PREFIX, PodTimings, Timings};
+use super::timings::{PREFIX, Setting, Timings, lookup};
 use super::yaml::{Document, Stream, dotted};
-use crate::engine::{DEFAULT_HORIZON, SimDuration};
-use crate::model::{
-    ContainerKind, ContainerSpec, Deletion, KubeVersion, PodMode, PodSpec, Probe, RestartPolicy, RunSpec,
-};
-use crate::scenario::{ScenarioError, check_spec, closest, parse_duration, unknown_word};
+use crate::engine::SimDuration;
+use crate::model::{ContainerKind, ContainerSpec, PodMode, PodSpec, Probe, RestartPolicy, RunSpec};
+use crate::scenario::diagnostic::{Diagnostic, Problem, closest, unknown_word};
+use crate::scenario::duration::parse_duration;
+use crate::scenario::key::{Field, Group, Key, Scope};
+use crate::scenario::rules::{Format, Rule, check_spec};
 
 /// `PREFIX` without its slash, to recognise a misspelt prefix.
 const DOMAIN: &str = "podsim.dev";
@@ -55,18 +56,25 @@ struct Entry<'a> {
     path: Vec<String>,
 }
 
+impl Entry<'_> {
+    /// Its path from the Pod template (`spec.initContainers.0`).
+    fn path(&self) -> Vec<String> {
+        self.path.clone()
+    }
+}
+
 impl Mapper<'_> {
     fn full<'p>(&self, rest: &[&'p str]) -> Vec<&'p str> {
         self.prefix.iter().copied().chain(rest.iter().copied()).collect()
     }
 
     /// An error at the key of `rest` (under the Pod template).
-    fn error(&self, rest: &[&str], message: impl Into<String>) -> ScenarioError {
+    fn error(&self, rest: &[&str], message: impl Into<String>) -> Diagnostic {
         self.stream.error(self.doc.offset(&self.full(rest)), message)
     }
 
     /// An error at the value of `rest`, named by its path.
-    fn value_error(&self, rest: &[&str], message: impl std::fmt::Display) -> ScenarioError {
+    fn value_error(&self, rest: &[&str], message: impl std::fmt::Display) -> Diagnostic {
         let path = self.full(rest);
         self.stream.error(
             self.doc.value_offset(&path),
@@ -74,8 +82,8 @@ impl Mapper<'_> {
         )
     }
 
-    fn notice(&self, rest: &[&str], message: impl Into<String>) -> String {
-        self.error(rest, message).to_string()
+    fn notice(&self, rest: &[&str], message: impl Into<String>) -> Diagnostic {
+        self.error(rest, message).warning()
     }
 
     pub fn map(
@@ -83,8 +91,8 @@ impl Mapper<'_> {
         spec: &K8sPodSpec,
         annotations: Option<&BTreeMap<String, String>>,
         overlay: Option<&Timings>,
-        notices: &mut Vec<String>,
-    ) -> Result<RunSpec, ScenarioError> {
+        notices: &mut Vec<Diagnostic>,
+    ) -> Result<RunSpec, Diagnostic> {
         let grace = match spec.termination_grace_period_seconds {
             None => PodSpec::DEFAULT_GRACE,
             Some(s) if s < 0 => {
@@ -104,76 +112,85 @@ impl Mapper<'_> {
             .collect();
         self.check(&PodSpec::new(skeleton), &entries)?;
         let names: Vec<&str> = entries.iter().map(|e| e.container.name.as_str()).collect();
-        let (mut pod, mut timings) = self.annotations(annotations, &names)?;
+        let mut settings = self.annotations(annotations, &names)?;
         if let Some(overlay) = overlay {
-            for (name, span, t) in &overlay.containers {
-                let Some(i) = names.iter().position(|n| n == name) else {
+            for (name, span) in &overlay.containers {
+                if !names.contains(&name.as_str()) {
                     return Err(overlay.error(
                         span.clone(),
                         format!("[containers.{name}]: {}", unknown_word("container", name, &names)),
                     ));
-                };
-                timings[i] = t.over(&timings[i]);
+                }
             }
-            pod = overlay.pod.over(&pod);
+            settings.extend(overlay.settings.iter().cloned());
         }
         let mut containers = Vec::with_capacity(entries.len());
-        for (entry, t) in entries.iter().zip(&timings) {
-            containers.push(self.container(entry, t, grace, notices)?);
+        let mut hooks = Vec::with_capacity(entries.len());
+        for entry in &entries {
+            let hook = self.pre_stop(entry.container, &entry.path(), grace, notices)?;
+            containers.push(self.container(entry, &hook)?);
+            hooks.push(hook);
         }
-        let deletion = match (pod.stop_at, pod.stop_after_ready) {
-            (Some(_), Some(_)) => {
-                return Err(self.error(
-                    &["metadata", "annotations", "podsim.dev/stop_after_ready"],
-                    "stop_at and stop_after_ready are both set; keep one (a deletion happens once)",
-                ));
-            }
-            (Some(at), None) => Deletion::At(at),
-            (None, Some(after)) => Deletion::AfterReady(after),
-            (None, None) => Deletion::Never,
-        };
-        let spec = PodSpec {
+        let pod = PodSpec {
             restart_policy,
             termination_grace_period: grace,
-            deletion,
             // A Job's Pod runs to completion (R43–R45).
             mode: if self.kind == WorkloadKind::Job {
                 PodMode::Job
             } else {
                 PodMode::Service
             },
-            kubernetes: pod.kubernetes.unwrap_or(KubeVersion::NEWEST),
             containers,
             ..PodSpec::new(Vec::new())
         };
-        self.check(&spec, &entries)?;
-        Ok(RunSpec {
-            pod: spec,
-            horizon: pod.horizon.unwrap_or(DEFAULT_HORIZON),
-        })
+        let mut run = RunSpec::new(pod);
+        // Each setting over the manifest's Pod, annotations first, so the
+        // overlay wins key by key (and a deletion it sets replaces theirs).
+        let mut set = vec![Vec::new(); entries.len()];
+        for setting in &settings {
+            let index = setting
+                .container
+                .as_ref()
+                .and_then(|name| names.iter().position(|n| n == name));
+            if let Some(i) = index {
+                set[i].push(setting.field);
+            }
+            Key {
+                field: setting.field,
+                container: index,
+            }
+            .set(&mut run, setting.value.clone());
+        }
+        for (i, entry) in entries.iter().enumerate() {
+            self.timing_notices(entry, &hooks[i], &set[i], notices)?;
+        }
+        self.check(&run.pod, &entries)?;
+        Ok(run)
     }
 
-    /// `check_spec`, its problem positioned on the container concerned.
-    fn check(&self, spec: &PodSpec, entries: &[Entry]) -> Result<(), ScenarioError> {
+    /// `check_spec`, its problem positioned on the container concerned and
+    /// worded for a manifest.
+    fn check(&self, spec: &PodSpec, entries: &[Entry]) -> Result<(), Diagnostic> {
         let Err(problem) = check_spec(spec) else {
             return Ok(());
         };
-        let at: Vec<&str> = match problem.container.and_then(|i| entries.get(i)) {
+        let at: Vec<String> = match problem.container.and_then(|i| entries.get(i)) {
             Some(entry) => {
-                let mut at: Vec<&str> = entry.path.iter().map(String::as_str).collect();
-                if problem.key == "name" {
-                    at.push("name");
+                let mut at = entry.path();
+                if problem.field.is_none() || matches!(problem.rule, Rule::NotOnInit(_)) {
+                    at.push("name".into());
                 }
                 at
             }
-            None => vec!["spec", "containers"],
+            None => vec!["spec".into(), "containers".into()],
         };
-        Err(self.error(&at, problem.message))
+        let at: Vec<&str> = at.iter().map(String::as_str).collect();
+        Err(self.error(&at, problem.message(spec, Format::Manifest)))
     }
 
     /// `spec.restartPolicy`, with the kind's own rules (a Job's Pods may not
     /// restart forever; a Deployment's must).
-    fn restart_policy(&self, written: Option<&str>) -> Result<RestartPolicy, ScenarioError> {
+    fn restart_policy(&self, written: Option<&str>) -> Result<RestartPolicy, Diagnostic> {
         let at = ["spec", "restartPolicy"];
         let policy = match written {
             None => None,
@@ -203,7 +220,7 @@ impl Mapper<'_> {
 
     /// The containers in model order with their kinds (R8: what a regular
     /// init container may not have; container `restartPolicy` rules).
-    fn entries<'s>(&self, spec: &'s K8sPodSpec) -> Result<Vec<Entry<'s>>, ScenarioError> {
+    fn entries<'s>(&self, spec: &'s K8sPodSpec) -> Result<Vec<Entry<'s>>, Diagnostic> {
         let mut entries = Vec::new();
         for (i, c) in spec.init_containers.iter().flatten().enumerate() {
             let path = vec!["spec".to_string(), "initContainers".into(), i.to_string()];
@@ -289,16 +306,15 @@ impl Mapper<'_> {
         Ok(entries)
     }
 
-    /// `podsim.dev/` annotations: pod keys, and container keys by container
-    /// index (parallel to `names`).
+    /// `podsim.dev/` annotations as settings, each checked where it is written.
     fn annotations(
         &self,
         annotations: Option<&BTreeMap<String, String>>,
         names: &[&str],
-    ) -> Result<(PodTimings, Vec<ContainerTimings>), ScenarioError> {
-        let mut pod = PodTimings::default();
-        let mut containers = vec![ContainerTimings::default(); names.len()];
-        for (key, value) in annotations.into_iter().flatten() {
+    ) -> Result<Vec<Setting>, Diagnostic> {
+        let mut settings = Vec::new();
+        let mut stops = Vec::new();
+        for (key, text) in annotations.into_iter().flatten() {
             let Some(rest) = key.strip_prefix(PREFIX) else {
                 let domain = key.split_once('/').map_or("", |(d, _)| d);
                 if domain.starts_with("podsim") || closest(domain, &[DOMAIN]).is_some() {
@@ -312,116 +328,75 @@ impl Mapper<'_> {
                 continue;
             };
             let at = ["metadata", "annotations", key.as_str()];
-            let key_error = |message: String| self.error(&at, format!("annotation \"{key}\": {message}"));
-            let value_error = |message: String| {
-                let path = self.full(&at);
-                self.stream.error(
-                    self.doc.value_offset(&path),
-                    format!("annotation \"{key}\": {message}"),
+            let context = format!("annotation \"{key}\": ");
+            let key_error = |problem: Problem| {
+                let offset = self.doc.offset(&self.full(&at));
+                Diagnostic::error(
+                    self.stream.origin,
+                    self.stream.text,
+                    Some(offset..offset),
+                    problem,
                 )
             };
-            match rest.split_once('.') {
-                Some((container, timing)) => {
-                    let Some(i) = names.iter().position(|n| *n == container) else {
-                        return Err(key_error(unknown_word("container", container, names)));
-                    };
-                    if !CONTAINER_KEYS.contains(&timing) {
-                        return Err(key_error(unknown_word("timing key", timing, &CONTAINER_KEYS)));
+            let pod_field = lookup(Scope::Pod, rest, &context, "pod key");
+            let (container, field) = match (pod_field, rest.split_once('.')) {
+                (Ok(field), _) => (None, field),
+                (Err(_), Some((container, timing)))
+                    if !timing.is_empty() && Group::ALL.iter().all(|g| g.name() != container) =>
+                {
+                    if !names.contains(&container) {
+                        let valid = names.iter().map(|n| n.to_string()).collect();
+                        return Err(key_error(Problem::unknown(
+                            context,
+                            "container",
+                            container,
+                            valid,
+                        )));
                     }
-                    containers[i].set(timing, value).map_err(value_error)?;
+                    let field =
+                        lookup(Scope::Container, timing, &context, "timing key").map_err(key_error)?;
+                    (Some(container.to_string()), field)
                 }
-                None if CONTAINER_KEYS.contains(&rest) => {
-                    return Err(key_error(format!(
-                        "{rest} belongs to a container: write \"{PREFIX}<container>.{rest}\""
-                    )));
+                (Err(_), _) if Field::find(Scope::Container, rest).is_some() => {
+                    return Err(key_error(Problem::Message(format!(
+                        "{context}{rest} belongs to a container: write \"{PREFIX}<container>.{rest}\""
+                    ))));
                 }
-                None if !POD_KEYS.contains(&rest) => {
-                    return Err(key_error(unknown_word("pod key", rest, &POD_KEYS)));
+                (Err(problem), _) => return Err(key_error(problem)),
+            };
+            let value = field.unit().parse_text(&field.name(), text).map_err(|message| {
+                let path = self.full(&at);
+                self.stream
+                    .error(self.doc.value_offset(&path), format!("{context}{message}"))
+            })?;
+            if matches!(field, Field::StopAt | Field::StopAfterReady) {
+                stops.push(field);
+                if stops.len() > 1 {
+                    return Err(self.error(
+                        &["metadata", "annotations", &format!("{PREFIX}stop_after_ready")],
+                        "stop_at and stop_after_ready are both set; keep one (a deletion happens once)",
+                    ));
                 }
-                None => pod.set(rest, value).map_err(value_error)?,
             }
+            settings.push(Setting {
+                container,
+                field,
+                value,
+            });
         }
-        Ok((pod, containers))
+        Ok(settings)
     }
 
-    fn container(
-        &self,
-        entry: &Entry,
-        t: &ContainerTimings,
-        grace: SimDuration,
-        notices: &mut Vec<String>,
-    ) -> Result<ContainerSpec, ScenarioError> {
+    /// One container as the manifest says it, with the default timings
+    /// (a setting may override them).
+    fn container(&self, entry: &Entry, hook: &Hook) -> Result<ContainerSpec, Diagnostic> {
         let c = entry.container;
-        let path: Vec<&str> = entry.path.iter().map(String::as_str).collect();
-        let at = |key: &'static str| [path.clone(), vec![key]].concat();
-        if entry.kind == ContainerKind::Init {
-            // R8 in podsim's words: check_spec would say it in TOML's.
-            let misplaced = [("drain", t.drain.is_some()), ("proxy", t.proxy.is_some())];
-            if let Some((key, _)) = misplaced.iter().find(|(_, set)| *set) {
-                return Err(self.error(
-                    &at("name"),
-                    format!(
-                        "init container \"{}\": {key} does not apply to an init container (it runs to \
-                         completion); drop {PREFIX}{}.{key} (or its --timings entry), or add restartPolicy: \
-                         Always to make it a native sidecar",
-                        c.name, c.name
-                    ),
-                ));
-            }
-        }
-        let hook = self.pre_stop(c, &path, grace, notices)?;
-        let mut assumed = Vec::new();
-        let boot = t.boot.unwrap_or_else(|| {
-            assumed.push(("boot", DEFAULT_BOOT));
-            DEFAULT_BOOT
-        });
-        let drain = match (t.drain, entry.kind) {
-            (Some(d), _) => d,
-            (None, ContainerKind::Init) => SimDuration::ZERO,
-            (None, ContainerKind::Sidecar | ContainerKind::App) => {
-                assumed.push(("drain", DEFAULT_DRAIN));
-                DEFAULT_DRAIN
-            }
+        let path = entry.path();
+        let at = |key: &'static str| {
+            let mut at: Vec<&str> = path.iter().map(String::as_str).collect();
+            at.push(key);
+            at
         };
-        let pre_stop = match (hook, t.pre_stop) {
-            (Hook::Absent, Some(_)) => {
-                return Err(self.error(
-                    &at("name"),
-                    format!(
-                        "container \"{}\": a pre_stop timing is set ({PREFIX}{}.pre_stop or --timings) but \
-                         the container has no lifecycle.preStop hook",
-                        c.name, c.name
-                    ),
-                ));
-            }
-            (_, Some(d)) | (Hook::Lasts(d), None) => d,
-            (Hook::Absent, None) => SimDuration::ZERO,
-            (Hook::Unknown(what), None) => {
-                notices.push(self.notice(
-                    &at("lifecycle"),
-                    format!(
-                        "container \"{}\": how long its {what} preStop hook takes is not written in the \
-                         manifest; podsim assumes {DEFAULT_HOOK} (set {PREFIX}{}.pre_stop)",
-                        c.name, c.name
-                    ),
-                ));
-                DEFAULT_HOOK
-            }
-        };
-        if !assumed.is_empty() {
-            let list = |f: &dyn Fn(&(&str, SimDuration)) -> String| {
-                assumed.iter().map(f).collect::<Vec<_>>().join(", ")
-            };
-            notices.push(self.notice(
-                &at("name"),
-                format!(
-                    "container \"{}\": podsim assumes {} (annotate {} or use --timings)",
-                    c.name,
-                    list(&|(k, d)| format!("{k} {d}")),
-                    list(&|(k, _)| format!("{PREFIX}{}.{k}", c.name)),
-                ),
-            ));
-        }
         let probes = [
             ("startupProbe", &c.startup_probe),
             ("readinessProbe", &c.readiness_probe),
@@ -433,6 +408,87 @@ impl Mapper<'_> {
                 *slot = Some(self.probe(probe, &at(key))?);
             }
         }
+        let pre_stop = match hook {
+            Hook::Absent => SimDuration::ZERO,
+            Hook::Lasts(d) => *d,
+            Hook::Unknown(_) => DEFAULT_HOOK,
+        };
+        let drain = if entry.kind == ContainerKind::Init {
+            SimDuration::ZERO
+        } else {
+            DEFAULT_DRAIN
+        };
+        Ok(ContainerSpec {
+            drain,
+            pre_stop,
+            probes: mapped,
+            ..ContainerSpec::new(&c.name, entry.kind, DEFAULT_BOOT)
+        })
+    }
+
+    /// What had to be assumed for a container, given the fields its settings
+    /// set; and a `pre_stop` setting without a hook to time is an error.
+    fn timing_notices(
+        &self,
+        entry: &Entry,
+        hook: &Hook,
+        set: &[Field],
+        notices: &mut Vec<Diagnostic>,
+    ) -> Result<(), Diagnostic> {
+        let c = entry.container;
+        let path = entry.path();
+        let at = |key: &'static str| {
+            let mut at: Vec<&str> = path.iter().map(String::as_str).collect();
+            at.push(key);
+            at
+        };
+        let has = |field| set.contains(&field);
+        match hook {
+            Hook::Absent if has(Field::PreStop) => {
+                return Err(self.error(
+                    &at("name"),
+                    format!(
+                        "container \"{}\": a pre_stop timing is set ({PREFIX}{}.pre_stop or the timings file) \
+                         but the container has no lifecycle.preStop hook",
+                        c.name, c.name
+                    ),
+                ));
+            }
+            Hook::Unknown(what) if !has(Field::PreStop) => {
+                notices.push(self.notice(
+                    &at("lifecycle"),
+                    format!(
+                        "container \"{}\": how long its {what} preStop hook takes is not written in the \
+                         manifest; podsim assumes {DEFAULT_HOOK} (set {PREFIX}{}.pre_stop)",
+                        c.name, c.name
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        let mut assumed = Vec::new();
+        if !has(Field::Boot) {
+            assumed.push(("boot".to_string(), DEFAULT_BOOT));
+        }
+        if entry.kind != ContainerKind::Init && !has(Field::Drain) {
+            assumed.push(("drain".to_string(), DEFAULT_DRAIN));
+        }
+        if !assumed.is_empty() {
+            let offset = self.doc.offset(&self.full(&at("name")));
+            let problem = Problem::AssumedTimings {
+                container: c.name.clone(),
+                assumed,
+            };
+            notices.push(
+                Diagnostic::error(
+                    self.stream.origin,
+                    self.stream.text,
+                    Some(offset..offset),
+                    problem,
+                )
+                .warning(),
+            );
+        }
         if c.lifecycle.as_ref().is_some_and(|l| l.post_start.is_some()) {
             notices.push(self.notice(
                 &at("lifecycle"),
@@ -442,37 +498,25 @@ impl Mapper<'_> {
                 ),
             ));
         }
-        Ok(ContainerSpec {
-            name: c.name.clone(),
-            kind: entry.kind,
-            boot,
-            drain,
-            pre_stop,
-            fails: t.fails.unwrap_or(0),
-            proxy: t.proxy.unwrap_or(false),
-            probes: mapped,
-            crash_after: t.crash_after.clone().unwrap_or_default(),
-            run: t.run,
-            exit_code: t.exit_code.unwrap_or(0),
-        })
+        Ok(())
     }
 
     /// A Kubernetes probe in the model's units, Kubernetes' defaults for what
     /// it leaves out (R27); its handler (exec, httpGet, …) does not matter:
     /// the container answers it once healthy.
-    fn probe(&self, p: &K8sProbe, at: &[&str]) -> Result<Probe, ScenarioError> {
+    fn probe(&self, p: &K8sProbe, at: &[&str]) -> Result<Probe, Diagnostic> {
         let d = Probe::default();
         let seconds = |value: Option<i32>,
                        key: &str,
                        default: SimDuration|
-         -> Result<SimDuration, ScenarioError> {
+         -> Result<SimDuration, Diagnostic> {
             match value {
                 None => Ok(default),
                 Some(v) if v < 0 => Err(self.value_error(&[at, &[key]].concat(), format!("{v} is negative"))),
                 Some(v) => Ok(SimDuration::from_secs(v as u64)),
             }
         };
-        let count = |value: Option<i32>, key: &str, default: u32| -> Result<u32, ScenarioError> {
+        let count = |value: Option<i32>, key: &str, default: u32| -> Result<u32, Diagnostic> {
             match value {
                 None => Ok(default),
                 Some(v) if v < 1 => {
@@ -502,10 +546,12 @@ impl Mapper<'_> {
     fn pre_stop(
         &self,
         c: &Container,
-        path: &[&str],
+        path: &[String],
         grace: SimDuration,
-        notices: &mut Vec<String>,
-    ) -> Result<Hook, ScenarioError> {
+        notices: &mut Vec<Diagnostic>,
+    ) -> Result<Hook, Diagnostic> {
+        let path: Vec<&str> = path.iter().map(String::as_str).collect();
+        let path = path.as_slice();
         let Some(handler) = c.lifecycle.as_ref().and_then(|l| l.pre_stop.as_ref()) else {
             return Ok(Hook::Absent);
         };

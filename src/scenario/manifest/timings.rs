@@ -1,252 +1,224 @@
-//! Timings Kubernetes does not know (how long a container boots, drains, ...)
-//! and when the Pod is deleted: read from `podsim.dev/` pod annotations and
-//! from a `--timings FILE.toml` overlay, in the words of TOML scenarios.
+//! What Kubernetes does not know (how long a container boots, drains, …;
+//! when the Pod is deleted; the node's back-off): read from `podsim.dev/`
+//! Pod annotations and from a timings overlay file, in the words of TOML
+//! scenarios, as a list of settings applied over the manifest's Pod.
 //!
-//! Invariant: both sources go through `Settings::set`, so a key means the
-//! same and is checked the same wherever it is written; every value is
-//! validated when it is read, so mapping only has to pick one.
+//! Invariant: both sources look their keys up in the registry (`key`) and
+//! set them with `Key::set`, so a key means the same and is checked the
+//! same wherever it is written; a key the manifest itself expresses (a
+//! probe's period, the grace period) is refused with the field to edit.
 
-use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
 
-use serde::Deserialize;
 use toml::Spanned;
+use toml::de::{DeTable, DeValue};
 
-use crate::engine::SimDuration;
-use crate::model::KubeVersion;
-use crate::scenario::{ScenarioError, parse_duration, parse_kube_version, toml_error, unknown_word};
+use crate::scenario::diagnostic::{Diagnostic, Input, Problem};
+use crate::scenario::key::{Field, Group, Scope, Value};
+use crate::scenario::toml::{syntax_error, value};
 
 /// The annotation prefix: `podsim.dev/<container>.<key>` and `podsim.dev/<key>`.
 pub const PREFIX: &str = "podsim.dev/";
 
-/// Per-container keys, as in a TOML scenario's `[[containers]]`.
-pub const CONTAINER_KEYS: [&str; 8] = [
-    "boot",
-    "drain",
-    "pre_stop",
-    "fails",
-    "proxy",
-    "crash_after",
-    "run",
-    "exit_code",
-];
-
-/// Pod keys, as in a TOML scenario's `[pod]` (plus its top-level `horizon`).
-pub const POD_KEYS: [&str; 4] = ["stop_at", "stop_after_ready", "horizon", "kubernetes"];
-
-/// The timings of one container, each unset until a source sets it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ContainerTimings {
-    pub boot: Option<SimDuration>,
-    pub drain: Option<SimDuration>,
-    pub pre_stop: Option<SimDuration>,
-    pub fails: Option<u32>,
-    pub proxy: Option<bool>,
-    /// Comma-separated durations in an annotation, a list in the overlay.
-    pub crash_after: Option<Vec<SimDuration>>,
-    pub run: Option<SimDuration>,
-    pub exit_code: Option<i32>,
+/// One setting as written, before the manifest says which container is which.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setting {
+    /// The container's name; `None` for a Pod or run setting.
+    pub container: Option<String>,
+    pub field: Field,
+    pub value: Value,
 }
 
-/// When the Pod is deleted and when the run stops.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PodTimings {
-    pub stop_at: Option<SimDuration>,
-    pub stop_after_ready: Option<SimDuration>,
-    pub horizon: Option<SimDuration>,
-    pub kubernetes: Option<KubeVersion>,
+/// The keys these sources accept for `scope`: the registry's, less those the
+/// manifest expresses itself.
+pub fn accepted(scope: Scope) -> Vec<String> {
+    let scopes: &[Scope] = match scope {
+        Scope::Container => &[Scope::Container],
+        _ => &[Scope::Run, Scope::Pod],
+    };
+    Field::ALL
+        .iter()
+        .filter(|f| scopes.contains(&f.scope()) && f.manifest_field().is_none())
+        .map(|f| f.name())
+        .collect()
 }
 
-impl ContainerTimings {
-    /// Sets `key` from its text; the error says what would be valid.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "boot" => self.boot = Some(parse_duration(value)?),
-            "drain" => self.drain = Some(parse_duration(value)?),
-            "pre_stop" => self.pre_stop = Some(parse_duration(value)?),
-            "fails" => {
-                self.fails = Some(value.trim().parse().map_err(|_| {
-                    format!("fails must be a whole number of failed starts (e.g. \"2\"), not \"{value}\"")
-                })?)
-            }
-            "proxy" => {
-                self.proxy = Some(match value.trim() {
-                    "true" => true,
-                    "false" => false,
-                    _ => return Err(format!("proxy must be \"true\" or \"false\", not \"{value}\"")),
-                })
-            }
-            "crash_after" => {
-                let list = value.trim().trim_start_matches('[').trim_end_matches(']');
-                let items = list
-                    .split(',')
-                    .map(|d| parse_duration(d.trim().trim_matches('"')));
-                self.crash_after = Some(items.collect::<Result<_, _>>()?);
-            }
-            "run" => self.run = Some(parse_duration(value)?),
-            "exit_code" => {
-                self.exit_code =
-                    Some(value.trim().parse().map_err(|_| {
-                        format!("exit_code must be a whole number (e.g. \"1\"), not \"{value}\"")
-                    })?)
-            }
-            _ => return Err(unknown_word("timing key", key, &CONTAINER_KEYS)),
-        }
-        Ok(())
-    }
-
-    /// Each key set here wins over the same key in `under`.
-    pub fn over(&self, under: &ContainerTimings) -> ContainerTimings {
-        ContainerTimings {
-            boot: self.boot.or(under.boot),
-            drain: self.drain.or(under.drain),
-            pre_stop: self.pre_stop.or(under.pre_stop),
-            fails: self.fails.or(under.fails),
-            proxy: self.proxy.or(under.proxy),
-            crash_after: self.crash_after.clone().or_else(|| under.crash_after.clone()),
-            run: self.run.or(under.run),
-            exit_code: self.exit_code.or(under.exit_code),
-        }
+/// The field `name` (`boot`, `backoff.cap`) these sources accept in `scope`,
+/// or the message saying why not (`what` names the source's keys).
+pub fn lookup(scope: Scope, name: &str, context: &str, what: &str) -> Result<Field, Problem> {
+    let scopes: &[Scope] = match scope {
+        Scope::Container => &[Scope::Container],
+        _ => &[Scope::Run, Scope::Pod],
+    };
+    let field = scopes.iter().find_map(|s| Field::find(*s, name));
+    match field {
+        Some(field) => match field.manifest_field() {
+            None => Ok(field),
+            Some(k8s) => Err(Problem::Message(format!(
+                "{context}{name} comes from the manifest: {k8s}; edit it there (or sweep it as an axis)"
+            ))),
+        },
+        None => Err(Problem::unknown(context.to_string(), what, name, accepted(scope))),
     }
 }
 
-impl PodTimings {
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        if key == "kubernetes" {
-            self.kubernetes = Some(parse_kube_version(value.trim())?);
-            return Ok(());
-        }
-        let duration = Some(parse_duration(value)?);
-        match key {
-            "stop_at" => self.stop_at = duration,
-            "stop_after_ready" => self.stop_after_ready = duration,
-            "horizon" => self.horizon = duration,
-            _ => return Err(unknown_word("pod key", key, &POD_KEYS)),
-        }
-        Ok(())
-    }
-
-    /// Each key set here wins over the same key in `under`; a deletion
-    /// time set here replaces both of `under`'s (a Pod is deleted once).
-    pub fn over(&self, under: &PodTimings) -> PodTimings {
-        let ours = self.stop_at.is_some() || self.stop_after_ready.is_some();
-        PodTimings {
-            stop_at: if ours { self.stop_at } else { under.stop_at },
-            stop_after_ready: if ours {
-                self.stop_after_ready
-            } else {
-                under.stop_after_ready
-            },
-            horizon: self.horizon.or(under.horizon),
-            kubernetes: self.kubernetes.or(under.kubernetes),
-        }
-    }
-}
-
-/// A `--timings` overlay, checked except for container names, which only a
+/// A timings overlay, checked except for container names, which only a
 /// manifest can check (hence the spans kept for them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timings {
     pub origin: String,
     text: String,
-    pub pod: PodTimings,
-    /// Container name, the span of its table name, its timings.
-    pub containers: Vec<(String, Range<usize>, ContainerTimings)>,
-}
-
-/// The overlay file as written; values stay TOML values so that both
-/// sources share `set`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawTimings {
-    #[serde(default)]
-    pod: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
-    #[serde(default)]
-    containers: BTreeMap<Spanned<String>, BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
+    /// In the order written: Pod settings, then each container's.
+    pub settings: Vec<Setting>,
+    /// Each `[containers.<name>]` table's name and where it was written.
+    pub containers: Vec<(String, Range<usize>)>,
 }
 
 impl Timings {
-    pub fn load(path: &Path) -> Result<Timings, ScenarioError> {
-        let (origin, text) = crate::scenario::read_input(path, "timings")?;
+    /// Reads and checks a timings file.
+    pub fn load(path: &Path) -> Result<Timings, Diagnostic> {
+        let (origin, text) = crate::scenario::read_input(path, Input::Timings)?;
         Timings::parse(&text, &origin)
     }
 
-    pub fn parse(text: &str, origin: &str) -> Result<Timings, ScenarioError> {
-        let raw: RawTimings = toml::from_str(text).map_err(|e| toml_error(origin, text, &e))?;
-        let error =
-            |span: Range<usize>, message: String| ScenarioError::at(origin, text, Some(span), message);
-        let mut pod = PodTimings::default();
-        for (key, value) in &raw.pod {
-            pod.set(key.get_ref(), &value_text(value.get_ref()))
-                .map_err(|m| error(value.span(), format!("[pod] {}: {m}", key.get_ref())))?;
-        }
-        if let (Some(_), Some(_)) = (pod.stop_at, pod.stop_after_ready) {
-            let span = raw
-                .pod
-                .keys()
-                .find(|k| k.get_ref() == "stop_after_ready")
-                .map(Spanned::span);
-            return Err(error(
-                span.unwrap_or(0..0),
-                "stop_at and stop_after_ready are both set; keep one (a deletion happens once)".into(),
-            ));
-        }
-        let mut containers = Vec::new();
-        for (name, keys) in &raw.containers {
-            let mut timings = ContainerTimings::default();
-            for (key, value) in keys {
-                let prefix = format!("[containers.{}] {}", name.get_ref(), key.get_ref());
-                let at = if CONTAINER_KEYS.contains(&key.get_ref().as_str()) {
-                    value.span()
-                } else {
-                    key.span()
-                };
-                timings
-                    .set(key.get_ref(), &value_text(value.get_ref()))
-                    .map_err(|m| error(at, format!("{prefix}: {m}")))?;
-            }
-            containers.push((name.get_ref().clone(), name.span(), timings));
-        }
-        Ok(Timings {
+    /// Reads and checks timings text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Timings, Diagnostic> {
+        let doc = DeTable::parse(text).map_err(|e| syntax_error(origin, text, &e))?;
+        let mut timings = Timings {
             origin: origin.to_string(),
             text: text.to_string(),
-            pod,
-            containers,
-        })
+            settings: Vec::new(),
+            containers: Vec::new(),
+        };
+        for (key, table) in doc.get_ref() {
+            let DeValue::Table(entries) = table.get_ref() else {
+                return Err(timings.error(table.span(), format!("{} must be a table", key.get_ref())));
+            };
+            match key.get_ref().as_ref() {
+                "pod" => timings.read(Scope::Pod, None, "[pod]", entries)?,
+                "containers" => {
+                    for (name, keys) in entries {
+                        let DeValue::Table(keys) = keys.get_ref() else {
+                            return Err(timings.error(keys.span(), "expected a table: [containers.<name>]"));
+                        };
+                        let name_text = name.get_ref().to_string();
+                        timings.containers.push((name_text.clone(), name.span()));
+                        let context = format!("[containers.{name_text}]");
+                        timings.read(Scope::Container, Some(&name_text), &context, keys)?;
+                    }
+                }
+                other => {
+                    return Err(Diagnostic::error(
+                        origin,
+                        text,
+                        Some(key.span()),
+                        Problem::unknown(
+                            String::new(),
+                            "key",
+                            other,
+                            vec!["pod".into(), "containers".into()],
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(timings)
+    }
+
+    /// The keys of one table (`[pod]` or `[containers.<name>]`), groups included.
+    fn read(
+        &mut self,
+        scope: Scope,
+        container: Option<&str>,
+        table_name: &str,
+        entries: &DeTable,
+    ) -> Result<(), Diagnostic> {
+        let mut stops = Vec::new();
+        for (key, item) in entries {
+            let name: &str = key.get_ref().as_ref();
+            let group = Group::ALL
+                .into_iter()
+                .find(|g| g.scope() == scope && g.name() == name);
+            match (group, item.get_ref()) {
+                (Some(group), DeValue::Table(inner)) => {
+                    for (leaf, item) in inner {
+                        let path = format!("{}.{}", group.name(), leaf.get_ref());
+                        self.one(scope, container, table_name, &path, leaf, item, &mut stops)?;
+                    }
+                }
+                _ => self.one(scope, container, table_name, name, key, item, &mut stops)?,
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn one(
+        &mut self,
+        scope: Scope,
+        container: Option<&str>,
+        table_name: &str,
+        path: &str,
+        key: &Spanned<toml::de::DeString>,
+        item: &Spanned<DeValue>,
+        stops: &mut Vec<Field>,
+    ) -> Result<(), Diagnostic> {
+        let context = format!("{table_name} {path}: ");
+        let field = lookup(scope, path, &context, "timing key")
+            .map_err(|p| Diagnostic::error(&self.origin, &self.text, Some(key.span()), p))?;
+        let parsed = value(field.unit(), item.get_ref())
+            .map_err(|e| self.error(item.span(), e.message(&format!("{table_name} "), &field.name())))?;
+        if matches!(field, Field::StopAt | Field::StopAfterReady) {
+            stops.push(field);
+            if stops.len() > 1 {
+                return Err(self.error(
+                    item.span(),
+                    "stop_at and stop_after_ready are both set; keep one (a deletion happens once)",
+                ));
+            }
+        }
+        self.settings.push(Setting {
+            container: container.map(str::to_string),
+            field,
+            value: parsed,
+        });
+        Ok(())
     }
 
     /// An error about this overlay at `span`.
-    pub fn error(&self, span: Range<usize>, message: impl Into<String>) -> ScenarioError {
-        ScenarioError::at(&self.origin, &self.text, Some(span), message)
-    }
-}
-
-/// A TOML value as the text an annotation would hold.
-fn value_text(value: &toml::Value) -> String {
-    match value {
-        toml::Value::String(s) => s.clone(),
-        other => other.to_string(),
+    pub fn error(&self, span: Range<usize>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::at(&self.origin, &self.text, Some(span), message)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::SimDuration;
 
     #[test]
     fn overlay_reads_every_key_in_typed_units() {
         let t = Timings::parse(
-            "[pod]\nstop_after_ready = \"5s\"\n[containers.web]\nboot = \"2s\"\nfails = 1\nproxy = true\n",
+            "[pod]\nstop_after_ready = \"5s\"\nbackoff = { cap = \"8s\" }\n[containers.web]\nboot = \"2s\"\nfails = 1\nproxy = true\n",
             "t.toml",
         )
         .unwrap();
-        assert_eq!(t.pod.stop_after_ready, Some(SimDuration::from_secs(5)));
-        let (name, _, web) = &t.containers[0];
-        assert_eq!(name, "web");
+        let fields: Vec<(Option<&str>, Field, &Value)> = t
+            .settings
+            .iter()
+            .map(|s| (s.container.as_deref(), s.field, &s.value))
+            .collect();
+        let secs = |s| Value::Millis(SimDuration::from_secs(s));
         assert_eq!(
-            (web.boot, web.fails, web.proxy),
-            (Some(SimDuration::from_secs(2)), Some(1), Some(true))
+            fields,
+            [
+                (None, Field::StopAfterReady, &secs(5)),
+                (None, Field::BackoffCap, &secs(8)),
+                (Some("web"), Field::Boot, &secs(2)),
+                (Some("web"), Field::Fails, &Value::Count(1)),
+                (Some("web"), Field::Proxy, &Value::Flag(true)),
+            ]
         );
     }
 
@@ -259,24 +231,31 @@ mod tests {
              expected one of boot, drain, pre_stop, fails, proxy, crash_after, run, exit_code"
         );
         let e = Timings::parse("[containers.web]\nboot = 2\n", "t.toml").unwrap_err();
-        assert!(
-            e.to_string()
-                .starts_with("t.toml:2:8: [containers.web] boot: duration \"2\" needs a unit")
+        assert_eq!(
+            e.to_string(),
+            "t.toml:2:8: a duration needs a unit and quotes: write \"2s\" or \"2ms\", not 2"
         );
         let e = Timings::parse("[pods]\n", "t.toml").unwrap_err();
         assert!(e.to_string().contains("did you mean \"pod\"?"), "{e}");
     }
 
     #[test]
-    fn the_overlay_wins_and_a_deletion_is_replaced_whole() {
-        let mut annotated = PodTimings::default();
-        annotated.set("stop_at", "10s").unwrap();
-        let mut overlay = PodTimings::default();
-        overlay.set("stop_after_ready", "3s").unwrap();
-        let merged = overlay.over(&annotated);
+    fn keys_the_manifest_expresses_are_refused_with_the_field_to_edit() {
+        let e = Timings::parse("[pod]\ntermination_grace_period = \"5s\"\n", "t.toml").unwrap_err();
         assert_eq!(
-            (merged.stop_at, merged.stop_after_ready),
-            (None, Some(SimDuration::from_secs(3)))
+            e.to_string(),
+            "t.toml:2:1: [pod] termination_grace_period: termination_grace_period comes from the manifest: \
+             spec.terminationGracePeriodSeconds; edit it there (or sweep it as an axis)"
+        );
+    }
+
+    #[test]
+    fn a_deletion_is_written_once() {
+        let e = Timings::parse("[pod]\nstop_at = \"1s\"\nstop_after_ready = \"1s\"\n", "t.toml").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("t.toml:3:20: stop_at and stop_after_ready"),
+            "{e}"
         );
     }
 }

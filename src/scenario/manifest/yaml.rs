@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_saphyr::granit_parser::{Event, Parser};
 use serde_saphyr::{DefaultMessageFormatter, MessageFormatter};
 
-use crate::scenario::{ScenarioError, line_col};
+use crate::scenario::diagnostic::{Diagnostic, line_col};
 
 /// Joins path segments; no YAML key a manifest uses contains it.
 const SEP: char = '\u{1f}';
@@ -100,17 +100,17 @@ enum Frame {
 
 impl<'a> Stream<'a> {
     /// Reads the structure of `text`; a syntax error is positioned.
-    pub fn parse(text: &'a str, origin: &'a str) -> Result<Self, ScenarioError> {
+    pub fn parse(text: &'a str, origin: &'a str) -> Result<Self, Diagnostic> {
         let mut documents = Vec::new();
         let mut stack: Vec<Frame> = Vec::new();
         for item in Parser::new_from_str(text) {
             let (event, span) = item.map_err(|e| {
                 let marker = e.marker();
-                ScenarioError {
-                    origin: origin.to_string(),
-                    position: Some((marker.line(), marker.col() + 1)),
-                    message: format!("invalid YAML: {}", e.info()),
-                }
+                Diagnostic::positioned(
+                    origin,
+                    Some((marker.line(), marker.col() + 1)),
+                    format!("invalid YAML: {}", e.info()),
+                )
             })?;
             let at = span.start.byte_offset().unwrap_or(0);
             let scalar = match &event {
@@ -188,8 +188,8 @@ impl<'a> Stream<'a> {
     }
 
     /// An error at byte `offset`.
-    pub fn error(&self, offset: usize, message: impl Into<String>) -> ScenarioError {
-        ScenarioError::at(self.origin, self.text, Some(offset..offset), message)
+    pub fn error(&self, offset: usize, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::at(self.origin, self.text, Some(offset..offset), message)
     }
 
     /// `line:col` of byte `offset`, for messages that mention another place.
@@ -203,7 +203,7 @@ impl<'a> Stream<'a> {
     pub fn parse_document<T: DeserializeOwned>(
         &self,
         index: usize,
-    ) -> Result<(T, Vec<Vec<String>>), ScenarioError> {
+    ) -> Result<(T, Vec<Vec<String>>), Diagnostic> {
         let text = self.isolate(index);
         let mut unknown = Vec::new();
         let options = serde_saphyr::options! { with_snippet: false };
@@ -227,11 +227,7 @@ impl<'a> Stream<'a> {
                     .location()
                     .filter(|l| l.line() > 0)
                     .map(|l| (l.line() as usize, l.column().max(1) as usize));
-                Err(ScenarioError {
-                    origin: self.origin.to_string(),
-                    position,
-                    message,
-                })
+                Err(Diagnostic::positioned(self.origin, position, message))
             }
         }
     }

@@ -1,6 +1,6 @@
-//! CSV cells and rows as bytes, for sweeps that write millions of rows: the
-//! hot path appends integers with `itoa` into a reused buffer and never
-//! allocates or goes through `fmt`.
+//! The sweep's row encoder: CSV cells and rows as bytes, for sweeps that
+//! write millions of rows; the hot path appends integers with `itoa` into a
+//! reused buffer and never allocates or goes through `fmt`.
 //!
 //! Invariant: a metric cell is written exactly as `Metrics::NAMES` names it:
 //! integer milliseconds or counts as plain digits, an absent moment as an

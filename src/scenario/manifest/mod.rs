@@ -20,9 +20,10 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Pod, PodSpec as K8sPodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-pub use timings::{CONTAINER_KEYS, ContainerTimings, POD_KEYS, PREFIX, PodTimings, Timings};
+pub use timings::{PREFIX, Setting, Timings};
 
-use super::{Scenario, ScenarioError, closest, unknown_word};
+use super::Scenario;
+use super::diagnostic::{Diagnostic, closest, unknown_word};
 use yaml::{Document, Stream, dotted};
 
 /// The kind of workload a manifest described; kept on the scenario because
@@ -81,7 +82,7 @@ pub fn is_manifest(path: &Path) -> bool {
 }
 
 /// Parses a manifest and maps it; `timings` (the overlay) wins over annotations.
-pub fn parse(text: &str, origin: &str, timings: Option<&Timings>) -> Result<Scenario, ScenarioError> {
+pub fn parse(text: &str, origin: &str, timings: Option<&Timings>) -> Result<Scenario, Diagnostic> {
     let stream = Stream::parse(text, origin)?;
     let mut notices = Vec::new();
     let (index, kind) = pick_workload(&stream, &mut notices)?;
@@ -135,7 +136,7 @@ pub fn parse(text: &str, origin: &str, timings: Option<&Timings>) -> Result<Scen
                             doc.value_offset(&["spec", "replicas"]),
                             format!("replicas: {replicas}; podsim simulates one Pod of the Deployment"),
                         )
-                        .to_string(),
+                        .warning(),
                 );
             }
             let template = deployment.spec.map(|s| s.template).unwrap_or_default();
@@ -180,7 +181,11 @@ pub fn parse(text: &str, origin: &str, timings: Option<&Timings>) -> Result<Scen
     };
     let annotations = workload.pod_meta.as_ref().and_then(|m| m.annotations.as_ref());
     let mapped = mapper.map(spec, annotations, timings, &mut notices)?;
-    notices.extend(super::version_notices(&mapped.pod, origin));
+    notices.extend(
+        super::rules::version_notices(&mapped.pod)
+            .into_iter()
+            .map(|n| Diagnostic::whole(origin, n).warning()),
+    );
     Ok(Scenario {
         name: workload.name.unwrap_or_default(),
         origin: origin.to_string(),
@@ -202,7 +207,10 @@ struct Workload {
 }
 
 /// The one workload document of the stream; the others become notices.
-fn pick_workload(stream: &Stream, notices: &mut Vec<String>) -> Result<(usize, WorkloadKind), ScenarioError> {
+fn pick_workload(
+    stream: &Stream,
+    notices: &mut Vec<Diagnostic>,
+) -> Result<(usize, WorkloadKind), Diagnostic> {
     let mut workloads = Vec::new();
     let mut skipped = Vec::new();
     for (i, doc) in stream.documents.iter().enumerate() {
@@ -253,15 +261,14 @@ fn pick_workload(stream: &Stream, notices: &mut Vec<String>) -> Result<(usize, W
                                 describe(i, kind)
                             ),
                         )
-                        .to_string(),
+                        .warning(),
                 );
             }
             Ok(*one)
         }
-        [] => Err(ScenarioError {
-            origin: stream.origin.to_string(),
-            position: None,
-            message: format!(
+        [] => Err(Diagnostic::whole(
+            stream.origin,
+            format!(
                 "no {} in the file (found {})",
                 WorkloadKind::NAMES.join(", "),
                 if skipped.is_empty() {
@@ -274,7 +281,7 @@ fn pick_workload(stream: &Stream, notices: &mut Vec<String>) -> Result<(usize, W
                         .join(", ")
                 }
             ),
-        }),
+        )),
         [_, second, ..] => Err(stream.error(
             stream.documents[second.0].offset(&["kind"]),
             format!(
@@ -292,7 +299,7 @@ fn pick_workload(stream: &Stream, notices: &mut Vec<String>) -> Result<(usize, W
 
 /// Parses document `index` as `T`, refusing fields Kubernetes does not know
 /// (as kubectl's strict field validation does).
-fn typed<T: serde::de::DeserializeOwned>(stream: &Stream, index: usize) -> Result<T, ScenarioError> {
+fn typed<T: serde::de::DeserializeOwned>(stream: &Stream, index: usize) -> Result<T, Diagnostic> {
     let (value, unknown) = stream.parse_document::<T>(index)?;
     if let Some(path) = unknown.first() {
         let doc: &Document = &stream.documents[index];
@@ -426,10 +433,11 @@ spec:
         let text = POD.replace("    podsim.dev/web.boot: \"1s\"\n", "");
         let s = scenario(&text);
         assert_eq!(s.run.pod.containers[2].boot, pod::DEFAULT_BOOT);
+        let notices: Vec<String> = s.notices.iter().map(ToString::to_string).collect();
         assert_eq!(
-            s.notices,
+            notices,
             [
-                "pod.yaml:21:5: container \"web\": podsim assumes boot 1s (annotate podsim.dev/web.boot or use --timings)"
+                "pod.yaml:21:5: container \"web\": podsim assumes boot 1s (annotate podsim.dev/web.boot or give a timings file)"
             ]
         );
     }
@@ -443,7 +451,9 @@ spec:
         let s = scenario(&text);
         assert_eq!(s.run.pod.containers[2].pre_stop, pod::DEFAULT_HOOK);
         assert!(
-            s.notices[0].contains("how long its httpGet preStop hook takes"),
+            s.notices[0]
+                .to_string()
+                .contains("how long its httpGet preStop hook takes"),
             "{:?}",
             s.notices
         );
@@ -510,8 +520,8 @@ spec:
         assert_eq!(
             error(&text),
             "pod.yaml:16:5: init container \"migrate\": drain does not apply to an init container (it runs to \
-             completion); drop podsim.dev/migrate.drain (or its --timings entry), or add restartPolicy: Always \
-             to make it a native sidecar"
+             completion); drop podsim.dev/migrate.drain (or its entry in the timings file), or add \
+             restartPolicy: Always to make it a native sidecar"
         );
     }
 
@@ -604,7 +614,8 @@ spec:
         assert_eq!(
             error(&POD.replace("stop_at", "stop-at")),
             "pod.yaml:12:5: annotation \"podsim.dev/stop-at\": unknown pod key \"stop-at\"; did you mean \
-             \"stop_at\"? expected one of stop_at, stop_after_ready, horizon, kubernetes"
+             \"stop_at\"? expected one of horizon, stop_at, stop_after_ready, backoff.initial, backoff.cap, \
+             backoff.immediate_first_restart, kubernetes"
         );
         assert_eq!(
             error(&POD.replace("podsim.dev/web.boot", "podsim.dev/boot")),
@@ -669,7 +680,7 @@ spec:
         assert_eq!(s.workload, Some(WorkloadKind::Deployment));
         let s = scenario(&text.replace("spec:\n  template:", "spec:\n  replicas: 3\n  template:"));
         assert_eq!(
-            s.notices[0],
+            s.notices[0].to_string(),
             "pod.yaml:6:13: replicas: 3; podsim simulates one Pod of the Deployment"
         );
         let e = error(&text.replace("restartPolicy: Always", "restartPolicy: Never"));
@@ -686,8 +697,8 @@ spec:
         let s = scenario(&format!("{service}---\n{POD}---\n"));
         assert_eq!(s.name, "demo");
         assert_eq!(
-            s.notices,
-            ["pod.yaml:2:1: skipped Service \"web\" at 2:1: podsim simulates the one workload of the file"]
+            s.notices[0].to_string(),
+            "pod.yaml:2:1: skipped Service \"web\" at 2:1: podsim simulates the one workload of the file"
         );
         // Positions stay those of the whole file.
         let e = error(&format!(

@@ -1,0 +1,705 @@
+//! The one list of scenario keys: every setting a scenario, an annotation,
+//! a timings overlay or a grid axis may name, with its unit, what it means,
+//! and the one way it is set on a `RunSpec`.
+//!
+//! Invariant: every reader (the TOML scenario, `podsim.dev/` annotations,
+//! the `--timings` overlay, grid axes) looks keys up here and sets them with
+//! `Key::set`, so a key means the same, is spelt the same and is checked the
+//! same wherever it is written. Adding a key is one `Field` variant and its
+//! arms below, plus its rule in `rules` if it has one.
+
+use crate::engine::SimDuration;
+use crate::model::{
+    Backoff, ContainerKind, Deletion, KubeVersion, PodMode, PodSpec, Probe, ProbeKind, RestartPolicy, RunSpec,
+};
+
+use super::duration::parse_duration;
+
+/// Which table of a scenario a field belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// The run as a whole (top level of a scenario: `horizon`).
+    Run,
+    /// `[pod]`.
+    Pod,
+    /// One `[[containers]]` entry.
+    Container,
+}
+
+/// A field of a probe table (R27).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProbeField {
+    InitialDelay,
+    Period,
+    Timeout,
+    SuccessThreshold,
+    FailureThreshold,
+    /// Probe-level grace for the kill a failure causes (liveness, startup).
+    TerminationGracePeriod,
+}
+
+impl ProbeField {
+    /// Every probe field, in the order the README lists them.
+    pub const ALL: [ProbeField; 6] = [
+        ProbeField::InitialDelay,
+        ProbeField::Period,
+        ProbeField::Timeout,
+        ProbeField::SuccessThreshold,
+        ProbeField::FailureThreshold,
+        ProbeField::TerminationGracePeriod,
+    ];
+
+    /// The key inside a probe table.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProbeField::InitialDelay => "initial_delay",
+            ProbeField::Period => "period",
+            ProbeField::Timeout => "timeout",
+            ProbeField::SuccessThreshold => "success_threshold",
+            ProbeField::FailureThreshold => "failure_threshold",
+            ProbeField::TerminationGracePeriod => "termination_grace_period",
+        }
+    }
+
+    /// The Kubernetes probe field this is.
+    fn k8s_name(self) -> &'static str {
+        match self {
+            ProbeField::InitialDelay => "initialDelaySeconds",
+            ProbeField::Period => "periodSeconds",
+            ProbeField::Timeout => "timeoutSeconds",
+            ProbeField::SuccessThreshold => "successThreshold",
+            ProbeField::FailureThreshold => "failureThreshold",
+            ProbeField::TerminationGracePeriod => "terminationGracePeriodSeconds",
+        }
+    }
+}
+
+/// A table of keys inside a scope's table: `[pod] backoff = { … }` and a
+/// container's probes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Group {
+    Backoff,
+    Probe(ProbeKind),
+}
+
+impl Group {
+    /// Every group, in the order the README lists them.
+    pub const ALL: [Group; 4] = [
+        Group::Backoff,
+        Group::Probe(ProbeKind::Startup),
+        Group::Probe(ProbeKind::Readiness),
+        Group::Probe(ProbeKind::Liveness),
+    ];
+
+    /// The key that holds the group's table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Backoff => "backoff",
+            Group::Probe(ProbeKind::Startup) => "startup_probe",
+            Group::Probe(ProbeKind::Readiness) => "readiness_probe",
+            Group::Probe(ProbeKind::Liveness) => "liveness_probe",
+        }
+    }
+
+    pub fn scope(self) -> Scope {
+        match self {
+            Group::Backoff => Scope::Pod,
+            Group::Probe(_) => Scope::Container,
+        }
+    }
+
+    /// What writing the group's table does by itself: a probe table makes
+    /// the container have that probe, with Kubernetes' defaults (R27).
+    pub fn open(self, run: &mut RunSpec, container: Option<usize>) {
+        if let (Group::Probe(kind), Some(i)) = (self, container)
+            && let Some(c) = run.pod.containers.get_mut(i)
+        {
+            c.probes[kind.index()].get_or_insert_with(Probe::default);
+        }
+    }
+}
+
+/// One setting of a scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Field {
+    Horizon,
+    RestartPolicy,
+    TerminationGracePeriod,
+    StopAt,
+    StopAfterReady,
+    Mode,
+    Kubernetes,
+    BackoffInitial,
+    BackoffCap,
+    BackoffImmediateFirstRestart,
+    Kind,
+    Boot,
+    Drain,
+    PreStop,
+    Fails,
+    Proxy,
+    CrashAfter,
+    Run,
+    ExitCode,
+    Probe(ProbeKind, ProbeField),
+}
+
+/// What kind of value a field takes: how it is read and written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A duration with a unit (`"3s"`), written in CSV as integer milliseconds.
+    Millis,
+    /// A whole number, 0 or more.
+    Count,
+    Flag,
+    /// One of these words (`what` names them in messages).
+    Word {
+        what: &'static str,
+        names: &'static [&'static str],
+    },
+    /// A Kubernetes version, `"1.20"` … `"1.36"`.
+    Version,
+    /// Durations, one per attempt; as an axis, one duration (the first attempt).
+    MillisList,
+}
+
+/// A value of some `Unit`, parsed and checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    Millis(SimDuration),
+    Count(u32),
+    Flag(bool),
+    /// The index of a word in its unit's names.
+    Word(usize),
+    Version(KubeVersion),
+    MillisList(Vec<SimDuration>),
+}
+
+const FLAG_NAMES: [&str; 2] = ["false", "true"];
+const KINDS: [ContainerKind; 3] = [ContainerKind::Init, ContainerKind::Sidecar, ContainerKind::App];
+const POLICIES: [RestartPolicy; 3] = [
+    RestartPolicy::Always,
+    RestartPolicy::OnFailure,
+    RestartPolicy::Never,
+];
+const MODES: [PodMode; 2] = [PodMode::Service, PodMode::Job];
+const MODE_NAMES: [&str; 2] = ["service", "job"];
+
+impl Field {
+    /// Every field, in the order the README's tables list them.
+    pub const ALL: [Field; 37] = {
+        use ProbeField as P;
+        use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
+        [
+            Field::Horizon,
+            Field::RestartPolicy,
+            Field::TerminationGracePeriod,
+            Field::StopAt,
+            Field::StopAfterReady,
+            Field::BackoffInitial,
+            Field::BackoffCap,
+            Field::BackoffImmediateFirstRestart,
+            Field::Mode,
+            Field::Kubernetes,
+            Field::Kind,
+            Field::Boot,
+            Field::Drain,
+            Field::PreStop,
+            Field::Fails,
+            Field::Proxy,
+            Field::CrashAfter,
+            Field::Run,
+            Field::ExitCode,
+            Field::Probe(S, P::InitialDelay),
+            Field::Probe(S, P::Period),
+            Field::Probe(S, P::Timeout),
+            Field::Probe(S, P::SuccessThreshold),
+            Field::Probe(S, P::FailureThreshold),
+            Field::Probe(S, P::TerminationGracePeriod),
+            Field::Probe(R, P::InitialDelay),
+            Field::Probe(R, P::Period),
+            Field::Probe(R, P::Timeout),
+            Field::Probe(R, P::SuccessThreshold),
+            Field::Probe(R, P::FailureThreshold),
+            Field::Probe(R, P::TerminationGracePeriod),
+            Field::Probe(L, P::InitialDelay),
+            Field::Probe(L, P::Period),
+            Field::Probe(L, P::Timeout),
+            Field::Probe(L, P::SuccessThreshold),
+            Field::Probe(L, P::FailureThreshold),
+            Field::Probe(L, P::TerminationGracePeriod),
+        ]
+    };
+
+    pub fn scope(self) -> Scope {
+        match self {
+            Field::Horizon => Scope::Run,
+            Field::RestartPolicy
+            | Field::TerminationGracePeriod
+            | Field::StopAt
+            | Field::StopAfterReady
+            | Field::Mode
+            | Field::Kubernetes
+            | Field::BackoffInitial
+            | Field::BackoffCap
+            | Field::BackoffImmediateFirstRestart => Scope::Pod,
+            Field::Kind
+            | Field::Boot
+            | Field::Drain
+            | Field::PreStop
+            | Field::Fails
+            | Field::Proxy
+            | Field::CrashAfter
+            | Field::Run
+            | Field::ExitCode
+            | Field::Probe(..) => Scope::Container,
+        }
+    }
+
+    /// The group the field sits in, if any.
+    pub fn group(self) -> Option<Group> {
+        match self {
+            Field::BackoffInitial | Field::BackoffCap | Field::BackoffImmediateFirstRestart => {
+                Some(Group::Backoff)
+            }
+            Field::Probe(kind, _) => Some(Group::Probe(kind)),
+            _ => None,
+        }
+    }
+
+    /// The key within its group's table, or within its scope's table.
+    pub fn leaf(self) -> &'static str {
+        match self {
+            Field::Horizon => "horizon",
+            Field::RestartPolicy => "restart_policy",
+            Field::TerminationGracePeriod => "termination_grace_period",
+            Field::StopAt => "stop_at",
+            Field::StopAfterReady => "stop_after_ready",
+            Field::Mode => "mode",
+            Field::Kubernetes => "kubernetes",
+            Field::BackoffInitial => "initial",
+            Field::BackoffCap => "cap",
+            Field::BackoffImmediateFirstRestart => "immediate_first_restart",
+            Field::Kind => "kind",
+            Field::Boot => "boot",
+            Field::Drain => "drain",
+            Field::PreStop => "pre_stop",
+            Field::Fails => "fails",
+            Field::Proxy => "proxy",
+            Field::CrashAfter => "crash_after",
+            Field::Run => "run",
+            Field::ExitCode => "exit_code",
+            Field::Probe(_, field) => field.name(),
+        }
+    }
+
+    /// The key within its scope's table: `boot`, `backoff.cap`,
+    /// `startup_probe.period`.
+    pub fn name(self) -> String {
+        match self.group() {
+            Some(group) => format!("{}.{}", group.name(), self.leaf()),
+            None => self.leaf().to_string(),
+        }
+    }
+
+    /// The field named `name` (as `Field::name` spells it) in `scope`.
+    pub fn find(scope: Scope, name: &str) -> Option<Field> {
+        Field::ALL
+            .into_iter()
+            .find(|f| f.scope() == scope && f.name() == name)
+    }
+
+    pub fn unit(self) -> Unit {
+        match self {
+            Field::Horizon
+            | Field::TerminationGracePeriod
+            | Field::StopAt
+            | Field::StopAfterReady
+            | Field::BackoffInitial
+            | Field::BackoffCap
+            | Field::Boot
+            | Field::Drain
+            | Field::PreStop
+            | Field::Run => Unit::Millis,
+            Field::CrashAfter => Unit::MillisList,
+            Field::Fails | Field::ExitCode => Unit::Count,
+            Field::Proxy | Field::BackoffImmediateFirstRestart => Unit::Flag,
+            Field::RestartPolicy => Unit::Word {
+                what: "restart_policy",
+                names: &RestartPolicy::NAMES,
+            },
+            Field::Kind => Unit::Word {
+                what: "kind",
+                names: &ContainerKind::NAMES,
+            },
+            Field::Mode => Unit::Word {
+                what: "mode",
+                names: &MODE_NAMES,
+            },
+            Field::Kubernetes => Unit::Version,
+            Field::Probe(_, field) => match field {
+                ProbeField::SuccessThreshold | ProbeField::FailureThreshold => Unit::Count,
+                _ => Unit::Millis,
+            },
+        }
+    }
+
+    /// What the field means, for the README's tables and `--help`.
+    pub fn doc(self) -> &'static str {
+        match self {
+            Field::Horizon => {
+                "stop the run at this simulated time (an endless crash loop becomes an outcome); default 24h"
+            }
+            Field::RestartPolicy => "the Pod's restartPolicy: Always, OnFailure or Never; default Always",
+            Field::TerminationGracePeriod => {
+                "terminationGracePeriodSeconds; default 30s (the kubelet never uses less than 1s)"
+            }
+            Field::StopAt => "delete the Pod at this time",
+            Field::StopAfterReady => "delete the Pod this long after it became Ready",
+            Field::Mode => "service (default) or job: a Job's Pod runs to completion",
+            Field::Kubernetes => "the kubelet simulated, \"1.20\" … \"1.36\" (default)",
+            Field::BackoffInitial => "CrashLoopBackOff's first non-zero delay; default 10s",
+            Field::BackoffCap => "CrashLoopBackOff's ceiling (maxContainerRestartPeriod); default 300s",
+            Field::BackoffImmediateFirstRestart => {
+                "the first restart happens at once, as the kubelet does; false gives the seed's curve; default true"
+            }
+            Field::Kind => "init, sidecar (an initContainers entry with restartPolicy: Always) or app",
+            Field::Boot => {
+                "init: start → exit 0; sidecar, app: start → started (with probes: start → answers them)"
+            }
+            Field::Drain => "SIGTERM → exit; default 0s",
+            Field::PreStop => "how long the preStop hook runs; default 0s (no hook)",
+            Field::Fails => "the first N attempts exit 1 at the end of boot; default 0",
+            Field::Proxy => {
+                "carries the Pod's traffic: an app alive while no proxy is alive is exposed; default false"
+            }
+            Field::CrashAfter => {
+                "attempt i crashes (exit 1) this long after its start; a list, one per attempt"
+            }
+            Field::Run => "apps only: exits with exit_code this long after it is healthy (a Job's work)",
+            Field::ExitCode => "the exit code of that exit; default 0; needs run",
+            Field::Probe(_, ProbeField::InitialDelay) => "initialDelaySeconds; default 0s",
+            Field::Probe(_, ProbeField::Period) => "periodSeconds; default 10s",
+            Field::Probe(_, ProbeField::Timeout) => "timeoutSeconds; default 1s",
+            Field::Probe(_, ProbeField::SuccessThreshold) => {
+                "successThreshold; default 1 (must be 1 for startup, liveness)"
+            }
+            Field::Probe(_, ProbeField::FailureThreshold) => "failureThreshold; default 3",
+            Field::Probe(_, ProbeField::TerminationGracePeriod) => {
+                "probe-level terminationGracePeriodSeconds for the kill (not on readiness)"
+            }
+        }
+    }
+
+    /// Where a Kubernetes manifest says this already: annotations and the
+    /// timings overlay carry only what Kubernetes does not know, so they
+    /// refuse these keys and name the manifest field to edit instead.
+    pub fn manifest_field(self) -> Option<String> {
+        match self {
+            Field::RestartPolicy => Some("spec.restartPolicy".into()),
+            Field::TerminationGracePeriod => Some("spec.terminationGracePeriodSeconds".into()),
+            Field::Mode => Some("the manifest's kind (a Job runs to completion)".into()),
+            Field::Kind => Some("where the container is listed (initContainers, with restartPolicy: Always for a native sidecar, or containers)".into()),
+            Field::Probe(kind, field) => Some(format!("the container's {}Probe.{}", kind.name(), field.k8s_name())),
+            _ => None,
+        }
+    }
+
+    /// The scope's keys for suggestions and messages: its fields outside
+    /// groups, then each group's name.
+    pub fn names(scope: Scope) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = Field::ALL
+            .iter()
+            .filter(|f| f.scope() == scope && f.group().is_none())
+            .map(|f| f.leaf())
+            .collect();
+        names.extend(Group::ALL.iter().filter(|g| g.scope() == scope).map(|g| g.name()));
+        names
+    }
+
+    /// The keys of a group's table.
+    pub fn names_in(group: Group) -> Vec<&'static str> {
+        Field::ALL
+            .iter()
+            .filter(|f| f.group() == Some(group))
+            .map(|f| f.leaf())
+            .collect()
+    }
+}
+
+impl Unit {
+    /// The unit of the field as a sweep axis (one value per run).
+    pub fn axis(self) -> Unit {
+        match self {
+            Unit::MillisList => Unit::Millis,
+            other => other,
+        }
+    }
+
+    /// A value written as text (an annotation, a CSV cell).
+    pub fn parse_text(self, key: &str, text: &str) -> Result<Value, String> {
+        let trimmed = text.trim();
+        match self {
+            Unit::Millis => parse_duration(text).map(Value::Millis),
+            Unit::Count => trimmed
+                .parse()
+                .map(Value::Count)
+                .map_err(|_| format!("{key} must be a whole number, 0 or more (e.g. \"2\"), not \"{text}\"")),
+            Unit::Flag => match trimmed {
+                "true" => Ok(Value::Flag(true)),
+                "false" => Ok(Value::Flag(false)),
+                _ => Err(format!("{key} must be \"true\" or \"false\", not \"{text}\"")),
+            },
+            Unit::Word { what, names } => word(what, names, trimmed),
+            Unit::Version => parse_kube_version(trimmed).map(Value::Version),
+            Unit::MillisList => {
+                let list = trimmed.trim_start_matches('[').trim_end_matches(']');
+                list.split(',')
+                    .map(|d| parse_duration(d.trim().trim_matches('"')))
+                    .collect::<Result<_, _>>()
+                    .map(Value::MillisList)
+            }
+        }
+    }
+
+    /// The value `encoded` (as `Value::encode` made it) of this axis unit.
+    pub fn decode(self, encoded: u64) -> Value {
+        match self {
+            Unit::Millis | Unit::MillisList => Value::Millis(SimDuration::from_millis(encoded)),
+            Unit::Count => Value::Count(encoded as u32),
+            Unit::Flag => Value::Flag(encoded != 0),
+            Unit::Word { .. } => Value::Word(encoded as usize),
+            Unit::Version => Value::Version(KubeVersion(encoded as u32)),
+        }
+    }
+
+    /// `encoded` as a person writes it in a grid (`250ms`, `3`, `true`, `"app"`).
+    pub fn describe(self, encoded: u64) -> String {
+        match self {
+            Unit::Millis | Unit::MillisList => SimDuration::from_millis(encoded).to_string(),
+            Unit::Count => encoded.to_string(),
+            Unit::Flag => FLAG_NAMES[usize::from(encoded != 0)].to_string(),
+            Unit::Word { names, .. } => format!("\"{}\"", names[encoded as usize]),
+            Unit::Version => format!("\"1.{encoded}\""),
+        }
+    }
+
+    /// `encoded` as a CSV cell: digits for numbers, the word for words.
+    pub fn cell(self, encoded: u64, buf: &mut Vec<u8>) {
+        match self {
+            Unit::Millis | Unit::MillisList | Unit::Count => {
+                buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes())
+            }
+            Unit::Flag => buf.extend_from_slice(FLAG_NAMES[usize::from(encoded != 0)].as_bytes()),
+            Unit::Word { names, .. } => buf.extend_from_slice(names[encoded as usize].as_bytes()),
+            Unit::Version => {
+                buf.extend_from_slice(b"1.");
+                buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes());
+            }
+        }
+    }
+}
+
+/// The word `text` of `names`, or the message naming the valid ones.
+pub fn word(what: &str, names: &[&str], text: &str) -> Result<Value, String> {
+    names
+        .iter()
+        .position(|n| *n == text)
+        .map(Value::Word)
+        .ok_or_else(|| super::diagnostic::unknown_word(what, text, names))
+}
+
+/// Parses `"1.33"` into a version podsim knows.
+pub fn parse_kube_version(text: &str) -> Result<KubeVersion, String> {
+    let minor = text.strip_prefix("1.").and_then(|m| m.parse::<u32>().ok());
+    let (oldest, newest) = (KubeVersion::OLDEST.0, KubeVersion::NEWEST.0);
+    match minor {
+        Some(m) if (oldest..=newest).contains(&m) => Ok(KubeVersion(m)),
+        _ => Err(format!(
+            "unknown kubernetes version \"{text}\"; podsim knows \"1.{oldest}\" to \"1.{newest}\""
+        )),
+    }
+}
+
+impl Value {
+    /// The value as one `u64` (milliseconds, a count, a word's index, a
+    /// version's minor), for axes; `None` for a list.
+    pub fn encode(&self) -> Option<u64> {
+        match self {
+            Value::Millis(d) => Some(d.as_millis()),
+            Value::Count(n) => Some(u64::from(*n)),
+            Value::Flag(b) => Some(u64::from(*b)),
+            Value::Word(i) => Some(*i as u64),
+            Value::Version(v) => Some(u64::from(v.0)),
+            Value::MillisList(_) => None,
+        }
+    }
+}
+
+/// A field of one container, or of the Pod or the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub field: Field,
+    /// The container's index in `PodSpec::containers`, for container fields.
+    pub container: Option<usize>,
+}
+
+impl Key {
+    /// A Pod or run field.
+    pub fn pod(field: Field) -> Key {
+        Key {
+            field,
+            container: None,
+        }
+    }
+
+    /// A field of container `index`.
+    pub fn container(field: Field, index: usize) -> Key {
+        Key {
+            field,
+            container: Some(index),
+        }
+    }
+
+    /// The path a grid axis uses: `horizon`, `pod.backoff.cap`,
+    /// `containers.web.startup_probe.period`.
+    pub fn path(&self, spec: &PodSpec) -> String {
+        match (self.field.scope(), self.container) {
+            (Scope::Run, _) => self.field.name(),
+            (Scope::Pod, _) => format!("pod.{}", self.field.name()),
+            (Scope::Container, i) => {
+                let name = i
+                    .and_then(|i| spec.containers.get(i))
+                    .map_or("?", |c| c.name.as_str());
+                format!("containers.{name}.{}", self.field.name())
+            }
+        }
+    }
+
+    /// Sets the field to `value`, which has the field's unit (its axis unit
+    /// for a list). The one place a key changes a spec: cheap, because a
+    /// sweep calls it for every changed axis of every run.
+    pub fn set(self, run: &mut RunSpec, value: Value) {
+        let pod = &mut run.pod;
+        let container = self.container.and_then(|i| pod.containers.get_mut(i));
+        let ms = match value {
+            Value::Millis(d) => d,
+            _ => SimDuration::ZERO,
+        };
+        let count = match value {
+            Value::Count(n) => n,
+            _ => 0,
+        };
+        let flag = matches!(value, Value::Flag(true));
+        let word = match value {
+            Value::Word(i) => i,
+            _ => 0,
+        };
+        match (self.field, container) {
+            (Field::Horizon, _) => run.horizon = ms,
+            (Field::RestartPolicy, _) => pod.restart_policy = POLICIES[word.min(2)],
+            (Field::TerminationGracePeriod, _) => pod.termination_grace_period = ms,
+            (Field::StopAt, _) => pod.deletion = Deletion::At(ms),
+            (Field::StopAfterReady, _) => pod.deletion = Deletion::AfterReady(ms),
+            (Field::Mode, _) => pod.mode = MODES[word.min(1)],
+            (Field::Kubernetes, _) => {
+                if let Value::Version(v) = value {
+                    pod.kubernetes = v;
+                }
+            }
+            (Field::BackoffInitial, _) => pod.backoff.initial = ms,
+            (Field::BackoffCap, _) => pod.backoff.cap = ms,
+            (Field::BackoffImmediateFirstRestart, _) => pod.backoff.immediate_first_restart = flag,
+            (_, None) => {}
+            (Field::Kind, Some(c)) => c.kind = KINDS[word.min(2)],
+            (Field::Boot, Some(c)) => c.boot = ms,
+            (Field::Drain, Some(c)) => c.drain = ms,
+            (Field::PreStop, Some(c)) => c.pre_stop = ms,
+            (Field::Fails, Some(c)) => c.fails = count,
+            (Field::Proxy, Some(c)) => c.proxy = flag,
+            (Field::Run, Some(c)) => c.run = Some(ms),
+            (Field::ExitCode, Some(c)) => c.exit_code = count as i32,
+            (Field::CrashAfter, Some(c)) => match value {
+                Value::MillisList(list) => c.crash_after = list,
+                // One duration (an axis): the first attempt crashes then.
+                // Reuses the list's allocation run after run.
+                _ => {
+                    c.crash_after.clear();
+                    c.crash_after.push(ms);
+                }
+            },
+            (Field::Probe(kind, field), Some(c)) => {
+                let probe = c.probes[kind.index()].get_or_insert_with(Probe::default);
+                match field {
+                    ProbeField::InitialDelay => probe.initial_delay = ms,
+                    ProbeField::Period => probe.period = ms,
+                    ProbeField::Timeout => probe.timeout = ms,
+                    ProbeField::SuccessThreshold => probe.success_threshold = count,
+                    ProbeField::FailureThreshold => probe.failure_threshold = count,
+                    ProbeField::TerminationGracePeriod => probe.termination_grace_period = Some(ms),
+                }
+            }
+        }
+    }
+}
+
+/// The Kubernetes default cap, which versions before 1.32 cannot change.
+pub fn default_backoff_cap() -> SimDuration {
+    Backoff::default().cap
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ContainerSpec;
+
+    #[test]
+    fn decoding_tables_follow_the_name_lists() {
+        for (i, kind) in KINDS.iter().enumerate() {
+            assert_eq!(kind.name(), ContainerKind::NAMES[i]);
+        }
+        for (i, policy) in POLICIES.iter().enumerate() {
+            assert_eq!(policy.name(), RestartPolicy::NAMES[i]);
+        }
+    }
+
+    #[test]
+    fn every_field_is_listed_once_and_found_by_its_name() {
+        for field in Field::ALL {
+            assert_eq!(
+                Field::find(field.scope(), &field.name()),
+                Some(field),
+                "{field:?}"
+            );
+        }
+        let mut seen = std::collections::HashSet::new();
+        assert!(Field::ALL.iter().all(|f| seen.insert(*f)));
+    }
+
+    #[test]
+    fn every_scalar_value_survives_encoding() {
+        let mut run = RunSpec::new(PodSpec::new(vec![ContainerSpec::new(
+            "web",
+            ContainerKind::App,
+            SimDuration::ZERO,
+        )]));
+        for field in Field::ALL {
+            let unit = field.unit().axis();
+            let value = match unit {
+                Unit::Millis => Value::Millis(SimDuration::from_millis(1500)),
+                Unit::Count => Value::Count(2),
+                Unit::Flag => Value::Flag(true),
+                Unit::Word { .. } => Value::Word(1),
+                Unit::Version => Value::Version(KubeVersion(33)),
+                Unit::MillisList => unreachable!("an axis unit is never a list"),
+            };
+            assert_eq!(unit.decode(value.encode().unwrap()), value, "{field:?}");
+            Key::container(field, 0).set(&mut run, value);
+        }
+        let web = &run.pod.containers[0];
+        assert_eq!((web.boot.as_millis(), web.fails, web.proxy), (1500, 2, true));
+        assert_eq!(web.crash_after, [SimDuration::from_millis(1500)]);
+        assert_eq!(run.pod.kubernetes, KubeVersion(33));
+        assert_eq!(run.horizon, SimDuration::from_millis(1500));
+    }
+}

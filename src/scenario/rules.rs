@@ -1,0 +1,318 @@
+//! The rules a Pod spec must obey, whatever file or grid produced it
+//! (kubelet-semantics R8, R27, the version table in the README), as typed
+//! problems that each reader words for its own format: a TOML scenario says
+//! `kind = "sidecar"`, a manifest says `restartPolicy: Always`.
+//!
+//! Invariant: every `Scenario` a reader returns and every combination a grid
+//! runs passes `check_spec`; a rule is written once, here.
+
+use crate::engine::SimDuration;
+use crate::model::{
+    Backoff, ContainerKind, ContainerSpec, KubeVersion, PodMode, PodSpec, ProbeKind, RestartPolicy,
+};
+
+use super::key::{Field, ProbeField};
+
+/// The format a problem is worded for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// A TOML scenario (also a grid's combinations: its axes use TOML's words).
+    Toml,
+    /// A Kubernetes manifest with `podsim.dev/` annotations or a timings file.
+    Manifest,
+}
+
+/// What a probe table gets wrong (R27).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeProblem {
+    PeriodUnderASecond,
+    TimeoutUnderASecond,
+    ThresholdZero,
+    /// Liveness and startup probes need `successThreshold: 1`.
+    SuccessThresholdNotOne,
+    /// A readiness probe never kills, so it has no kill grace.
+    GraceOnReadiness,
+}
+
+/// A rule of the Pod spec, with what the message needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rule {
+    DuplicateName,
+    /// R8: a regular init container runs to completion: it has no hooks,
+    /// carries no traffic, drains nothing (`proxy`, `drain`, `pre_stop`).
+    NotOnInit(Field),
+    /// R8: no probes on a regular init container.
+    ProbeOnInit(ProbeKind),
+    /// Init containers fail by `fails`, not by crashing while they serve.
+    CrashOnInit,
+    NativeSidecarsNeed128(KubeVersion),
+    /// `run`/`exit_code` are for apps (a sidecar or init does not finish by itself).
+    AppsOnly(Field, ContainerKind),
+    ExitCodeNeedsRun,
+    Probe(ProbeKind, ProbeProblem),
+    /// Kubernetes refuses a Job whose Pods restart `Always`.
+    JobRestartsAlways,
+    /// Before 1.32 the CrashLoopBackOff cap is fixed at 300 s (R18).
+    BackoffCapFixed(KubeVersion),
+    NoApp,
+    /// `stop_at` and `stop_after_ready` together (a deletion happens once).
+    TwoDeletions,
+}
+
+/// A rule a spec breaks, and where: a container's field, its name, or the Pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecProblem {
+    /// Index of the container concerned, if one is.
+    pub container: Option<usize>,
+    /// The field to point at; `None` for the container's name (or the Pod).
+    pub field: Option<Field>,
+    pub rule: Rule,
+}
+
+impl SpecProblem {
+    /// The message for a reader of `format`; `name` is the container's.
+    pub fn message(&self, spec: &PodSpec, format: Format) -> String {
+        let name = self
+            .container
+            .and_then(|i| spec.containers.get(i))
+            .map_or("", |c| c.name.as_str());
+        let toml = format == Format::Toml;
+        match &self.rule {
+            Rule::DuplicateName => {
+                format!("duplicate container name \"{name}\"; names must be unique in a Pod")
+            }
+            Rule::NotOnInit(field) if toml => format!(
+                "container \"{name}\": {} is not allowed on an init container (it runs to completion); \
+                 make it kind = \"sidecar\" or \"app\"",
+                field.name()
+            ),
+            Rule::NotOnInit(field) => format!(
+                "init container \"{name}\": {key} does not apply to an init container (it runs to \
+                 completion); drop podsim.dev/{name}.{key} (or its entry in the timings file), or add \
+                 restartPolicy: Always to make it a native sidecar",
+                key = field.name()
+            ),
+            Rule::ProbeOnInit(kind) => format!(
+                "container \"{name}\": {}_probe is not allowed on an init container; make it kind = \"sidecar\"",
+                kind.name()
+            ),
+            Rule::CrashOnInit => format!(
+                "container \"{name}\": crash_after is for sidecars and apps; an init container's failures \
+                 are `fails`"
+            ),
+            Rule::NativeSidecarsNeed128(version) => format!(
+                "container \"{name}\": native sidecars need Kubernetes 1.28 or later (this Pod says 1.{}); {}",
+                version.0,
+                if toml {
+                    "use kind = \"app\""
+                } else {
+                    "list the container under containers instead"
+                }
+            ),
+            Rule::AppsOnly(field, kind) => format!(
+                "container \"{name}\": {} is for app containers (a {} does not finish by itself)",
+                field.name(),
+                kind.name()
+            ),
+            Rule::ExitCodeNeedsRun => {
+                format!("container \"{name}\": exit_code needs run (the time after which the app exits)")
+            }
+            Rule::Probe(kind, problem) => {
+                let key = format!("{}_probe", kind.name());
+                let problem = match problem {
+                    ProbeProblem::PeriodUnderASecond => "period must be at least 1s".to_string(),
+                    ProbeProblem::TimeoutUnderASecond => "timeout must be at least 1s".into(),
+                    ProbeProblem::ThresholdZero => {
+                        "success_threshold and failure_threshold must be at least 1".into()
+                    }
+                    ProbeProblem::SuccessThresholdNotOne => {
+                        format!("success_threshold must be 1 for a {} probe", kind.name())
+                    }
+                    ProbeProblem::GraceOnReadiness => {
+                        "termination_grace_period is not allowed on a readiness probe (it never kills)".into()
+                    }
+                };
+                format!("container \"{name}\": {key}: {problem}")
+            }
+            Rule::JobRestartsAlways => {
+                "a Job's Pod needs restart_policy = \"Never\" or \"OnFailure\" (Kubernetes refuses Always)"
+                    .into()
+            }
+            Rule::BackoffCapFixed(version) => format!(
+                "Kubernetes 1.{} cannot change the CrashLoopBackOff cap (maxContainerRestartPeriod exists \
+                 from 1.32); {}",
+                version.0,
+                if toml {
+                    "remove backoff.cap or set kubernetes = \"1.32\" or later"
+                } else {
+                    "remove podsim.dev/backoff.cap or set podsim.dev/kubernetes: \"1.32\" or later"
+                }
+            ),
+            Rule::NoApp => {
+                "the Pod has no app container; add a [[containers]] entry with kind = \"app\"".into()
+            }
+            Rule::TwoDeletions => {
+                "stop_at and stop_after_ready are both set; keep one (a deletion happens once)".into()
+            }
+        }
+    }
+}
+
+/// The rules for one container, the first one broken.
+fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Field>, Rule)> {
+    if c.kind == ContainerKind::Init {
+        let misplaced = [
+            (Field::Proxy, c.proxy),
+            (Field::Drain, c.drain > SimDuration::ZERO),
+            (Field::PreStop, c.pre_stop > SimDuration::ZERO),
+        ];
+        if let Some((field, _)) = misplaced.iter().find(|(_, set)| *set) {
+            return Err((Some(*field), Rule::NotOnInit(*field)));
+        }
+        if let Some(kind) = ProbeKind::ALL.into_iter().find(|k| c.probe(*k).is_some()) {
+            return Err((
+                Some(Field::Probe(kind, ProbeField::Period)),
+                Rule::ProbeOnInit(kind),
+            ));
+        }
+        if !c.crash_after.is_empty() {
+            return Err((Some(Field::CrashAfter), Rule::CrashOnInit));
+        }
+    }
+    if c.kind == ContainerKind::Sidecar && !spec.kubernetes.has_native_sidecars() {
+        return Err((Some(Field::Kind), Rule::NativeSidecarsNeed128(spec.kubernetes)));
+    }
+    if c.kind != ContainerKind::App && (c.run.is_some() || c.exit_code != 0) {
+        let field = if c.run.is_some() {
+            Field::Run
+        } else {
+            Field::ExitCode
+        };
+        return Err((Some(field), Rule::AppsOnly(field, c.kind)));
+    }
+    if c.exit_code != 0 && c.run.is_none() {
+        return Err((Some(Field::ExitCode), Rule::ExitCodeNeedsRun));
+    }
+    for kind in ProbeKind::ALL {
+        let Some(p) = c.probe(kind) else { continue };
+        let second = SimDuration::from_secs(1);
+        let (field, problem) = if p.period < second {
+            (ProbeField::Period, ProbeProblem::PeriodUnderASecond)
+        } else if p.timeout < second {
+            (ProbeField::Timeout, ProbeProblem::TimeoutUnderASecond)
+        } else if p.success_threshold == 0 || p.failure_threshold == 0 {
+            let field = if p.success_threshold == 0 {
+                ProbeField::SuccessThreshold
+            } else {
+                ProbeField::FailureThreshold
+            };
+            (field, ProbeProblem::ThresholdZero)
+        } else if kind != ProbeKind::Readiness && p.success_threshold != 1 {
+            (ProbeField::SuccessThreshold, ProbeProblem::SuccessThresholdNotOne)
+        } else if kind == ProbeKind::Readiness && p.termination_grace_period.is_some() {
+            (ProbeField::TerminationGracePeriod, ProbeProblem::GraceOnReadiness)
+        } else {
+            continue;
+        };
+        return Err((Some(Field::Probe(kind, field)), Rule::Probe(kind, problem)));
+    }
+    Ok(())
+}
+
+/// The rules a typed spec must obey; the first one broken.
+pub fn check_spec(spec: &PodSpec) -> Result<(), SpecProblem> {
+    for (i, c) in spec.containers.iter().enumerate() {
+        if spec.containers[..i].iter().any(|o| o.name == c.name) {
+            return Err(SpecProblem {
+                container: Some(i),
+                field: None,
+                rule: Rule::DuplicateName,
+            });
+        }
+    }
+    for (i, c) in spec.containers.iter().enumerate() {
+        check_container(spec, c).map_err(|(field, rule)| SpecProblem {
+            container: Some(i),
+            field,
+            rule,
+        })?;
+    }
+    let pod_problem = |field, rule| {
+        Err(SpecProblem {
+            container: None,
+            field,
+            rule,
+        })
+    };
+    if spec.mode == PodMode::Job && spec.restart_policy == RestartPolicy::Always {
+        return pod_problem(Some(Field::RestartPolicy), Rule::JobRestartsAlways);
+    }
+    if spec.backoff.cap != Backoff::default().cap && spec.kubernetes.configurable_backoff_cap().is_none() {
+        return pod_problem(Some(Field::BackoffCap), Rule::BackoffCapFixed(spec.kubernetes));
+    }
+    if !spec.containers.iter().any(|c| c.kind == ContainerKind::App) {
+        return pod_problem(None, Rule::NoApp);
+    }
+    Ok(())
+}
+
+/// What the chosen Kubernetes version needs switched on for this Pod (the
+/// version's hard limits are errors in `check_spec`), as notice texts.
+pub fn version_notices(spec: &PodSpec) -> Vec<String> {
+    let mut notices = Vec::new();
+    let version = spec.kubernetes;
+    if version.0 == 28 && spec.containers.iter().any(|c| c.kind == ContainerKind::Sidecar) {
+        notices.push(
+            "native sidecars are alpha in Kubernetes 1.28 (feature gate SidecarContainers, off by default); \
+             they start in order but are stopped together with the apps"
+                .to_string(),
+        );
+    }
+    if spec.backoff.cap != Backoff::default().cap
+        && let Some(state) = version.configurable_backoff_cap().filter(|_| version.0 < 35)
+    {
+        notices.push(format!(
+            "a CrashLoopBackOff cap other than 300s is {state} in Kubernetes 1.{}",
+            version.0
+        ));
+    }
+    notices
+}
+
+/// For checking a grid without running every combination: the class of
+/// `encoded` (a value of `field` as an axis holds it) as far as
+/// `check_spec` can tell — values of one class pass or fail the same rules —
+/// or `None` if the field cannot affect any rule. `check_spec` looks only at
+/// kinds, the proxy flag, whether drain, pre_stop and exit_code are zero,
+/// whether run and crash_after are present, probe periods and timeouts under
+/// a second, thresholds 0, 1 or more, and the Pod's mode, policy, version
+/// and back-off cap; keep the two in step.
+pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
+    let second = 1000;
+    match field {
+        Field::Kind | Field::Proxy | Field::Mode => Some(encoded),
+        Field::Drain | Field::PreStop | Field::ExitCode => Some(u64::from(encoded > 0)),
+        // Present whatever the value: only the container's kind decides.
+        Field::Run | Field::CrashAfter => Some(0),
+        Field::Probe(_, field) => Some(match field {
+            ProbeField::InitialDelay | ProbeField::TerminationGracePeriod => 0,
+            ProbeField::Period | ProbeField::Timeout => u64::from(encoded >= second),
+            ProbeField::SuccessThreshold | ProbeField::FailureThreshold => encoded.min(2),
+        }),
+        Field::RestartPolicy => Some(u64::from(encoded == 0)),
+        Field::Kubernetes => {
+            let version = KubeVersion(encoded as u32);
+            let cap = version.configurable_backoff_cap().is_some();
+            Some(u64::from(version.has_native_sidecars()) * 2 + u64::from(cap))
+        }
+        Field::BackoffCap => Some(u64::from(encoded == Backoff::default().cap.as_millis())),
+        Field::Horizon
+        | Field::TerminationGracePeriod
+        | Field::StopAt
+        | Field::StopAfterReady
+        | Field::BackoffInitial
+        | Field::BackoffImmediateFirstRestart
+        | Field::Boot
+        | Field::Fails => None,
+    }
+}
