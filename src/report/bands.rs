@@ -5,17 +5,21 @@
 //!
 //! Invariant: the bands and the exposed row are drawn from `Timeline` (never
 //! re-derived here), so the picture agrees with the text chart and the
-//! metrics; only the event marks are read from the trace, one per entry.
+//! metrics; only the event marks are read from the history, one per line of
+//! the event timeline.
 
 use super::svg::{Attr, Num, Scale, Svg, tick_label, tick_step, ticks};
 use super::timeline::{BandState, Timeline};
 use crate::engine::{SimDuration, SimTime};
-use crate::model::{ExitReason, Happening, PodSpec, RunReport};
+use crate::model::{Change, ExitReason, PodSpec, RunReport};
 
 /// One run to draw.
 pub struct Figure<'a> {
+    /// The run's title above its block.
     pub title: &'a str,
+    /// The Pod that ran.
     pub spec: &'a PodSpec,
+    /// What happened.
     pub report: &'a RunReport,
 }
 
@@ -110,17 +114,17 @@ impl Mark {
         Mark::Sigkill,
     ];
 
-    /// The mark of a trace entry; `None` for what the band colours already say.
-    fn of(what: Happening) -> Option<Mark> {
+    /// The mark of a change; `None` for what the band colours already say.
+    fn of(what: Change) -> Option<Mark> {
         match what {
-            Happening::Starting { .. } => Some(Mark::Start),
-            Happening::Started => Some(Mark::Started),
-            Happening::Sigterm { .. } => Some(Mark::Sigterm),
-            Happening::Exited(ExitReason::Failed(_) | ExitReason::Crashed) => Some(Mark::Failed),
+            Change::Starting { .. } => Some(Mark::Start),
+            Change::Started => Some(Mark::Started),
+            Change::Sigterm { .. } => Some(Mark::Sigterm),
+            Change::Exited(ExitReason::Failed(_) | ExitReason::Crashed) => Some(Mark::Failed),
             // A SIGKILL has a mark of its own at the same instant.
-            Happening::Exited(ExitReason::Killed) => None,
-            Happening::Exited(_) => Some(Mark::Exit),
-            Happening::Sigkill => Some(Mark::Sigkill),
+            Change::Exited(ExitReason::Killed) => None,
+            Change::Exited(_) => Some(Mark::Exit),
+            Change::Sigkill => Some(Mark::Sigkill),
             _ => None,
         }
     }
@@ -428,8 +432,8 @@ fn draw_block(
     }
     svg.close();
 
-    // Event marks over the bands, in trace order.
-    for entry in &figure.report.trace {
+    // Event marks over the bands, in the history's order.
+    for (entry, line) in figure.report.lines() {
         let (Some(id), Some(mark)) = (entry.container, Mark::of(entry.what)) else {
             continue;
         };
@@ -439,7 +443,7 @@ fn draw_block(
             svg,
             x(entry.at),
             centre,
-            &format!("t={} {name}: {}", entry.at, entry.what),
+            &format!("t={} {name}: {line}", entry.at),
             Some(entry.at),
         );
     }

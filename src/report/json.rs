@@ -25,13 +25,12 @@ pub fn metrics_object(metrics: &Metrics) -> Value {
 /// `{"name": …, "metrics": {…}, "events": [{"at_ms", "container", "event"}, …]}`.
 pub fn run_document(name: &str, spec: &PodSpec, report: &RunReport) -> Value {
     let events: Vec<Value> = report
-        .trace
-        .iter()
-        .map(|e| {
+        .lines()
+        .map(|(e, line)| {
             json!({
                 "at_ms": e.at.as_millis(),
                 "container": e.container.map(|c| spec.container(c).name.clone()),
-                "event": e.what.to_string(),
+                "event": line.to_string(),
             })
         })
         .collect();

@@ -123,7 +123,7 @@ proptest! {
     fn prop_same_input_same_output(spec in rich_pod(), other in rich_pod()) {
         let horizon = SimDuration::from_secs(3600);
         let first = simulate(&RunSpec { pod: spec.clone(), horizon });
-        let mut reused = PodSimulator::new(RunSpec { pod: other, horizon }, true);
+        let mut reused = PodSimulator::recording(RunSpec { pod: other, horizon });
         reused.run();
         reused.spec_mut().pod = spec.clone();
         let again = reused.run();
