@@ -30,7 +30,7 @@ use self::container::{Container, State, Stop};
 use super::event::PodEvent;
 use super::history::{Change, ExitReason, Observer, TraceEntry};
 use super::metrics::{Meters, Metrics, Outcome, PodPhase};
-use super::spec::{ContainerId, ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, RunSpec};
+use super::spec::{ContainerId, ContainerKind, ContainerSpec, Deletion, PodMode, RunSpec};
 use crate::engine::{Model, RunEnd, Scheduler, SimTime};
 
 impl<O: Observer> Model for PodModel<O> {
@@ -156,11 +156,6 @@ impl<O: Observer> PodModel<O> {
         };
         model.reset();
         model
-    }
-
-    /// The Pod being simulated.
-    pub fn spec(&self) -> &PodSpec {
-        &self.run.pod
     }
 
     /// The Pod and the horizon.
