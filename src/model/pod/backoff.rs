@@ -21,7 +21,7 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         let backoff = self.run.pod.backoff;
-        let c = self.c_mut(id);
+        let c = self.container_mut(id);
         // R16: the key expires when the last instance ran long enough.
         if now.since(c.last_start) > BACKOFF_RESET_AFTER {
             c.backoff_streak = 0;
@@ -47,7 +47,7 @@ impl<O: Observer> PodModel<O> {
         now: SimTime,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
-        self.c_mut(id).state = State::Waiting;
+        self.container_mut(id).state = State::Waiting;
         self.sync(now, s);
     }
 }

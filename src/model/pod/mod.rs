@@ -262,11 +262,11 @@ impl<O: Observer> PodModel<O> {
         (0..self.containers.len() as u32).map(ContainerId)
     }
 
-    fn c(&self, id: ContainerId) -> &Container {
+    fn container(&self, id: ContainerId) -> &Container {
         &self.containers[id.index()]
     }
 
-    fn c_mut(&mut self, id: ContainerId) -> &mut Container {
+    fn container_mut(&mut self, id: ContainerId) -> &mut Container {
         &mut self.containers[id.index()]
     }
 

@@ -22,7 +22,7 @@ impl<O: Observer> PodModel<O> {
             Stage::Stopped(_) => {
                 let apps_succeeded = self.ids().all(|id| {
                     self.kind(id) != ContainerKind::App
-                        || matches!(self.c(id).state, State::Exited(r) if r.is_success())
+                        || matches!(self.container(id).state, State::Exited(r) if r.is_success())
                 });
                 if apps_succeeded {
                     PodPhase::Succeeded
@@ -33,7 +33,7 @@ impl<O: Observer> PodModel<O> {
             // R47 step 5: an app or sidecar that never ran keeps the Pod Pending.
             _ if self
                 .ids()
-                .any(|id| self.kind(id) != ContainerKind::Init && !self.c(id).has_run) =>
+                .any(|id| self.kind(id) != ContainerKind::Init && !self.container(id).has_run) =>
             {
                 PodPhase::Pending
             }
@@ -56,6 +56,6 @@ impl<O: Observer> PodModel<O> {
     pub(super) fn apps_finished(&self) -> bool {
         self.ids()
             .filter(|&id| self.kind(id) == ContainerKind::App)
-            .all(|id| self.c(id).has_exited())
+            .all(|id| self.container(id).has_exited())
     }
 }

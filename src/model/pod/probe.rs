@@ -18,7 +18,7 @@ impl<O: Observer> PodModel<O> {
     /// The kubelet counts the container started (R21); without a readiness
     /// probe it is Ready at once.
     pub(super) fn mark_started(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        if let Some(instance) = self.c_mut(id).instance_mut() {
+        if let Some(instance) = self.container_mut(id).instance_mut() {
             instance.condition = Condition::Started;
         }
         self.emit(now, Some(id), Change::Started);
@@ -27,7 +27,7 @@ impl<O: Observer> PodModel<O> {
         } else {
             // The sync that notices the start triggers a readiness probe at
             // once and resets its ticker (R28).
-            self.c_mut(id).tickers[ProbeKind::Readiness.index()].anchor = now;
+            self.container_mut(id).tickers[ProbeKind::Readiness.index()].anchor = now;
             self.schedule_probes(id, now, s);
         }
         self.note_phase(now);
@@ -40,7 +40,7 @@ impl<O: Observer> PodModel<O> {
     /// The container is Ready (R21); the Pod is Ready once every app and
     /// sidecar is at the same time (R22, R23).
     fn mark_ready(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        let Some(instance) = self.c_mut(id).instance_mut() else {
+        let Some(instance) = self.container_mut(id).instance_mut() else {
             return;
         };
         if instance.condition == Condition::Ready {
@@ -61,7 +61,7 @@ impl<O: Observer> PodModel<O> {
 
     /// Whether a tick of `kind` could change anything now (R29–R31).
     fn probe_matters(&self, id: ContainerId, kind: ProbeKind) -> bool {
-        let Some(instance) = self.c(id).instance() else {
+        let Some(instance) = self.container(id).instance() else {
             return false;
         };
         let unkilled = instance.kill.is_none();
@@ -84,11 +84,11 @@ impl<O: Observer> PodModel<O> {
             let Some(probe) = self.spec_of(id).probe(kind).copied() else {
                 continue;
             };
-            if self.c(id).tickers[kind.index()].pending || !self.probe_matters(id, kind) {
+            if self.container(id).tickers[kind.index()].pending || !self.probe_matters(id, kind) {
                 continue;
             }
             let at = self.next_tick(id, kind, &probe, now);
-            let ticker = &mut self.c_mut(id).tickers[kind.index()];
+            let ticker = &mut self.container_mut(id).tickers[kind.index()];
             ticker.generation += 1;
             ticker.pending = true;
             let generation = ticker.generation;
@@ -105,7 +105,7 @@ impl<O: Observer> PodModel<O> {
 
     /// The first tick at or after `from` that the worker has not used yet.
     fn next_tick(&self, id: ContainerId, kind: ProbeKind, probe: &Probe, from: SimTime) -> SimTime {
-        let c = self.c(id);
+        let c = self.container(id);
         let ticker = &c.tickers[kind.index()];
         let earliest = from.max(c.last_start + probe.initial_delay);
         let period = probe.period.as_millis().max(1);
@@ -126,7 +126,7 @@ impl<O: Observer> PodModel<O> {
         now: SimTime,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
-        let ticker = &mut self.c_mut(id).tickers[kind.index()];
+        let ticker = &mut self.container_mut(id).tickers[kind.index()];
         ticker.pending = false;
         ticker.last_tick = Some(now);
         let Some(probe) = self.spec_of(id).probe(kind).copied() else {
@@ -135,7 +135,7 @@ impl<O: Observer> PodModel<O> {
         if !self.probe_matters(id, kind) {
             return;
         }
-        let Some(instance) = self.c_mut(id).instance_mut() else {
+        let Some(instance) = self.container_mut(id).instance_mut() else {
             return;
         };
         let streak = instance.streaks[kind.index()].after(instance.booted);

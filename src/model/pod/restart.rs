@@ -64,7 +64,7 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         let kind = self.kind(id);
-        let c = self.c_mut(id);
+        let c = self.container_mut(id);
         let State::Running(instance) = c.state else {
             return;
         };

@@ -23,7 +23,7 @@ impl<O: Observer> PodModel<O> {
                 // R4, R5: the first init container that is neither completed
                 // nor a started sidecar holds back everything after it.
                 for id in self.ids() {
-                    let c = self.c(id);
+                    let c = self.container(id);
                     let started = c.instance().is_some_and(|i| i.condition >= Condition::Started);
                     match (self.kind(id), &c.state) {
                         (ContainerKind::App, _) => continue,
@@ -39,7 +39,7 @@ impl<O: Observer> PodModel<O> {
         // Apps start together (R6); after initialization a sidecar restarts
         // independently of the others (R10).
         for id in self.ids() {
-            if self.kind(id) != ContainerKind::Init && matches!(self.c(id).state, State::Waiting) {
+            if self.kind(id) != ContainerKind::Init && matches!(self.container(id).state, State::Waiting) {
                 self.start(id, now, s);
             }
         }
@@ -50,8 +50,8 @@ impl<O: Observer> PodModel<O> {
         let spec = self.spec_of(id);
         let (kind, boot, probed) = (spec.kind, spec.boot, spec.has_probes());
         let startup_probe = spec.probe(ProbeKind::Startup).is_some();
-        let crash = spec.crash_after.get(self.c(id).attempt as usize).copied();
-        let c = self.c_mut(id);
+        let crash = spec.crash_after.get(self.container(id).attempt as usize).copied();
+        let c = self.container_mut(id);
         c.attempt += 1;
         c.last_start = now;
         c.state = State::Running(Instance::NEW);
@@ -92,7 +92,7 @@ impl<O: Observer> PodModel<O> {
 
     /// The API shows the container Running from now on.
     fn show_running(&mut self, id: ContainerId, now: SimTime) {
-        self.c_mut(id).has_run = true;
+        self.container_mut(id).has_run = true;
         self.emit(now, Some(id), Change::Running);
     }
 
@@ -101,7 +101,7 @@ impl<O: Observer> PodModel<O> {
     pub(super) fn boot_finished(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         let spec = self.spec_of(id);
         let (fails, kind, probed, run) = (spec.fails, spec.kind, spec.has_probes(), spec.run);
-        let c = self.c_mut(id);
+        let c = self.container_mut(id);
         if c.failures_used < fails {
             c.failures_used += 1;
             return self.exit(id, now, ExitReason::Failed(1), s);

@@ -43,7 +43,7 @@ impl<O: Observer> PodModel<O> {
             c.running_at_termination = c.is_running();
         }
         for id in self.ids() {
-            let c = self.c(id);
+            let c = self.container(id);
             // A container already being killed (a probe failure) keeps its own kill.
             let unkilled = c.instance().is_some_and(|i| i.kill.is_none());
             if c.running_at_termination && unkilled {
@@ -85,7 +85,7 @@ impl<O: Observer> PodModel<O> {
         if pre_stop == SimDuration::ZERO {
             return self.after_pre_stop(id, now, grace, by, s);
         }
-        let c = self.c_mut(id);
+        let c = self.container_mut(id);
         let attempt = c.attempt;
         if let Some(instance) = c.instance_mut() {
             let stop = Stop::Hook { since: now, grace };
@@ -108,7 +108,7 @@ impl<O: Observer> PodModel<O> {
         now: SimTime,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
-        let kill = self.c(id).instance().and_then(|i| i.kill);
+        let kill = self.container(id).instance().and_then(|i| i.kill);
         let Some(Kill {
             by,
             stop: Stop::Hook { since, grace },
@@ -140,7 +140,7 @@ impl<O: Observer> PodModel<O> {
         if !must_wait {
             return self.sigterm(id, now, budget, by, s);
         }
-        let c = self.c_mut(id);
+        let c = self.container_mut(id);
         let attempt = c.attempt;
         if let Some(instance) = c.instance_mut() {
             let stop = Stop::AwaitingTurn { since: now, budget };
@@ -166,7 +166,7 @@ impl<O: Observer> PodModel<O> {
                 ContainerKind::Sidecar => id > sidecar,
                 ContainerKind::Init => false,
             };
-            let c = self.c(id);
+            let c = self.container(id);
             holds_back && c.running_at_termination && !c.has_exited()
         })
     }
@@ -176,7 +176,7 @@ impl<O: Observer> PodModel<O> {
     fn release_waiting_sidecars(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         for id in self.ids().rev() {
             let waiting = matches!(
-                self.c(id).instance().and_then(|i| i.kill),
+                self.container(id).instance().and_then(|i| i.kill),
                 Some(Kill {
                     stop: Stop::AwaitingTurn { .. },
                     ..
@@ -190,7 +190,7 @@ impl<O: Observer> PodModel<O> {
 
     /// The turn came, or the wait used up the budget (R37): SIGTERM now.
     pub(super) fn end_turn_wait(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        let kill = self.c(id).instance().and_then(|i| i.kill);
+        let kill = self.container(id).instance().and_then(|i| i.kill);
         let Some(Kill {
             by,
             stop: Stop::AwaitingTurn { since, budget },
@@ -213,7 +213,7 @@ impl<O: Observer> PodModel<O> {
     ) {
         let timeout = budget.max(MIN_STOP_TIMEOUT);
         let drain = self.spec_of(id).drain;
-        let c = self.c_mut(id);
+        let c = self.container_mut(id);
         let attempt = c.attempt;
         if let Some(instance) = c.instance_mut() {
             instance.kill = Some(Kill {
