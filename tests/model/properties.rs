@@ -83,7 +83,7 @@ fn probe() -> impl Strategy<Value = Option<Probe>> {
 }
 
 /// `pod()` plus probes, crashes while running, finite runs and Job mode.
-fn rich_pod() -> impl Strategy<Value = PodSpec> {
+pub fn rich_pod() -> impl Strategy<Value = PodSpec> {
     let extras = (
         probe(),
         probe(),
