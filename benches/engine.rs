@@ -140,7 +140,7 @@ fn crash_loop_pod(containers: u32, fails: u32) -> PodSpec {
 /// long crash loops, a handful of pending events at any time.
 fn crash_loop(c: &mut Criterion) {
     let (containers, fails) = (20, 200);
-    let mut simulator = PodSimulator::new(RunSpec::new(crash_loop_pod(containers, fails)), false);
+    let mut simulator = PodSimulator::new(RunSpec::new(crash_loop_pod(containers, fails)));
     let metrics = simulator.run();
     assert_eq!(
         metrics.restarts,

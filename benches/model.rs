@@ -52,7 +52,7 @@ fn runs_per_second(c: &mut Criterion) {
     let mut group = c.benchmark_group("model");
     group.throughput(Throughput::Elements(1));
     for (name, spec) in pods {
-        let mut simulator = PodSimulator::new(RunSpec::new(spec), false);
+        let mut simulator = PodSimulator::new(RunSpec::new(spec));
         let metrics = simulator.run();
         assert!(
             metrics.termination_ms.is_some(),

@@ -56,13 +56,10 @@ fn seed_at_scales(c: &mut Criterion) {
 
     for factor in SCALES {
         let horizon = SimDuration(DEFAULT_HORIZON.as_millis() * factor);
-        let mut simulator = PodSimulator::new(
-            RunSpec {
-                pod: scaled(&seed, factor),
-                horizon,
-            },
-            false,
-        );
+        let mut simulator = PodSimulator::new(RunSpec {
+            pod: scaled(&seed, factor),
+            horizon,
+        });
         let metrics = simulator.run();
         assert_eq!(
             metrics.ready_ms,

@@ -6,6 +6,8 @@
 
 use super::spec::{ContainerId, ProbeKind};
 
+/// What the engine's queue holds for a Pod: the instants at which something
+/// is due, each handled by `PodModel` (the history reports what it changed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PodEvent {
     /// The Pod was created on the node: the kubelet's first sync.
@@ -13,28 +15,71 @@ pub enum PodEvent {
     /// `kubectl delete` reached the kubelet: termination begins (R34).
     DeletionRequested,
     /// The container's CrashLoopBackOff wait elapsed: it may start again.
-    BackOffExpired { container: ContainerId, attempt: u32 },
-    /// The boot finished: an init container exited, a sidecar or app
-    /// started, or a scripted failure exited 1.
-    BootFinished { container: ContainerId, attempt: u32 },
+    BackOffExpired {
+        /// The container it happens to.
+        container: ContainerId,
+        /// The instance it was scheduled for: stale if the container restarted since.
+        attempt: u32,
+    },
+    /// The boot finished: an init container completed, a sidecar or app is
+    /// alive (and, without probes, started), or a scripted failure exits 1.
+    BootFinished {
+        /// The container it happens to.
+        container: ContainerId,
+        /// The instance it was scheduled for: stale if the container restarted since.
+        attempt: u32,
+    },
     /// A scripted crash (`crash_after`) of a running container: exit 1.
-    Crashed { container: ContainerId, attempt: u32 },
+    Crashed {
+        /// The container it happens to.
+        container: ContainerId,
+        /// The instance it was scheduled for: stale if the container restarted since.
+        attempt: u32,
+    },
     /// An app's `run` is over: it exits with its `exit_code`.
-    RunFinished { container: ContainerId, attempt: u32 },
+    RunFinished {
+        /// The container it happens to.
+        container: ContainerId,
+        /// The instance it was scheduled for: stale if the container restarted since.
+        attempt: u32,
+    },
     /// A probe worker's tick (R28); `generation` drops ticks of a reset ticker.
     ProbeDue {
+        /// The probed container.
         container: ContainerId,
+        /// Which of its probes.
         probe: ProbeKind,
+        /// The ticker generation it was scheduled in: stale if rescheduled since.
         generation: u32,
     },
     /// The preStop hook returned, or the grace period cut it off (R35).
-    PreStopFinished { container: ContainerId, attempt: u32 },
+    PreStopFinished {
+        /// The container it happens to.
+        container: ContainerId,
+        /// The instance it was scheduled for: stale if the container restarted since.
+        attempt: u32,
+    },
     /// A sidecar waited for its turn as long as its grace allowed (R35).
-    TurnWaitExpired { container: ContainerId, attempt: u32 },
+    TurnWaitExpired {
+        /// The container it happens to.
+        container: ContainerId,
+        /// The instance it was scheduled for: stale if the container restarted since.
+        attempt: u32,
+    },
     /// The process finished draining after SIGTERM and exited by itself.
-    Drained { container: ContainerId, attempt: u32 },
+    Drained {
+        /// The container it happens to.
+        container: ContainerId,
+        /// The instance it was scheduled for: stale if the container restarted since.
+        attempt: u32,
+    },
     /// The stop timeout elapsed: the runtime sent SIGKILL.
-    Killed { container: ContainerId, attempt: u32 },
+    Killed {
+        /// The container it happens to.
+        container: ContainerId,
+        /// The instance it was scheduled for: stale if the container restarted since.
+        attempt: u32,
+    },
 }
 
 impl PodEvent {

@@ -1,23 +1,32 @@
-//! What a run measures, accumulated while it runs (never by scanning after).
+//! What a run measures, accumulated while it runs (never by scanning after):
+//! `Meters` observe the model's changes like any other observer and turn
+//! them into `Metrics`.
 //!
 //! Invariant: `exposed_total_ms == exposed_startup_ms + exposed_shutdown_ms`.
 
+use super::history::{Change, Observer, TraceEntry};
 use crate::engine::SimTime;
 
 /// The Pod phase (R47, R48).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PodPhase {
+    /// Accepted, but some app or sidecar has not run yet.
     Pending,
+    /// Every app and sidecar has run; not finished.
     Running,
+    /// Terminal: every app container exited 0.
     Succeeded,
+    /// Terminal: an app container failed, or an init container under `Never`.
     Failed,
 }
 
 impl PodPhase {
+    /// Succeeded or Failed: the kubelet never moves a Pod out of them (R48).
     pub fn is_terminal(self) -> bool {
         matches!(self, PodPhase::Succeeded | PodPhase::Failed)
     }
 
+    /// The phase as the API spells it.
     pub fn name(self) -> &'static str {
         match self {
             PodPhase::Pending => "Pending",
@@ -41,6 +50,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The outcome as CSV and JSON write it.
     pub fn name(self) -> &'static str {
         match self {
             Outcome::Settled => "settled",
@@ -56,8 +66,11 @@ impl Outcome {
 pub struct Metrics {
     /// When every app and sidecar was first started at once (the Pod Ready).
     pub ready_ms: Option<u64>,
+    /// Exposed (an app alive, no proxy alive) before the deletion request.
     pub exposed_startup_ms: u64,
+    /// Exposed from the deletion request on.
     pub exposed_shutdown_ms: u64,
+    /// Both together.
     pub exposed_total_ms: u64,
     /// Deletion request → last container exited.
     pub termination_ms: Option<u64>,
@@ -67,7 +80,9 @@ pub struct Metrics {
     pub restarts: u32,
     /// Containers that had to be SIGKILLed at their stop timeout.
     pub sigkilled: u32,
+    /// The phase at the end of the run.
     pub phase: PodPhase,
+    /// How the run ended.
     pub outcome: Outcome,
     /// The simulated time at which the run ended.
     pub end_ms: u64,
@@ -78,7 +93,9 @@ pub struct Metrics {
 pub enum Field {
     /// Milliseconds, absent when the moment never came.
     Millis(Option<u64>),
+    /// A number of things (restarts, SIGKILLs).
     Count(u32),
+    /// A name (phase, outcome).
     Text(&'static str),
 }
 
@@ -164,6 +181,69 @@ impl ExposureMeter {
                 self.startup_ms += span;
             }
             self.exposed_since = Some(now);
+        }
+    }
+}
+
+/// The observer every run has: what `Metrics` need from the changes, and
+/// nothing else, so a sweep pays for no more.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Meters {
+    exposure: ExposureMeter,
+    ready_at: Option<SimTime>,
+    deleted_at: Option<SimTime>,
+    stopped_at: Option<SimTime>,
+    restarts: u32,
+    sigkilled: u32,
+}
+
+impl Observer for Meters {
+    const KEEPS_HISTORY: bool = false;
+
+    #[inline]
+    fn observe(&mut self, entry: TraceEntry) {
+        let at = entry.at;
+        match entry.what {
+            Change::Starting { attempt } if attempt > 1 => self.restarts += 1,
+            Change::Sigkill => self.sigkilled += 1,
+            Change::PodReady => self.ready_at = Some(at),
+            Change::DeletionRequested { .. } => {
+                self.deleted_at = Some(at);
+                self.exposure.deletion(at);
+            }
+            Change::ContainersStopped => self.stopped_at = Some(at),
+            Change::ExposureBegan => self.exposure.set(at, true),
+            Change::ExposureEnded => self.exposure.set(at, false),
+            _ => {}
+        }
+    }
+
+    fn clear(&mut self) {
+        *self = Meters::default();
+    }
+}
+
+impl Meters {
+    /// The figures of a run that ended at `end` in `phase`, for reason `outcome`.
+    pub fn metrics(&self, end: SimTime, phase: PodPhase, outcome: Outcome) -> Metrics {
+        let (startup, shutdown) = self.exposure.totals(end);
+        Metrics {
+            ready_ms: self.ready_at.map(SimTime::as_millis),
+            exposed_startup_ms: startup,
+            exposed_shutdown_ms: shutdown,
+            exposed_total_ms: startup + shutdown,
+            termination_ms: self
+                .deleted_at
+                .and_then(|deleted| self.stopped_at.map(|stopped| stopped.since(deleted).as_millis())),
+            completed_ms: self
+                .stopped_at
+                .filter(|_| phase.is_terminal())
+                .map(SimTime::as_millis),
+            restarts: self.restarts,
+            sigkilled: self.sigkilled,
+            phase,
+            outcome,
+            end_ms: end.as_millis(),
         }
     }
 }

@@ -1,41 +1,65 @@
 //! The Kubernetes models that run on the engine. For now one: the lifecycle of
-//! a single Pod (`pod`), described by a `PodSpec` and measured into `Metrics`.
+//! a single Pod (`pod`), described by a `PodSpec`, reporting what changes to
+//! observers (`history`) and measured into `Metrics` by the meters.
 //!
-//! Invariant: a `PodSimulator` gives the same `Metrics` for the same spec
-//! however many runs it did before; reuse only saves allocations.
+//! Invariant: a `PodSimulator` gives the same `Metrics` and the same history
+//! for the same spec however many runs it did before; reuse only saves
+//! allocations.
 
 mod event;
+mod history;
 mod metrics;
 mod pod;
 mod spec;
-mod trace;
 
 pub use event::PodEvent;
-pub use metrics::{ExposureMeter, Field, Metrics, Outcome, PodPhase};
-pub use pod::{PodModel, Status};
+pub use history::{Change, ExitReason, Line, Observer, Trace, TraceEntry};
+pub use metrics::{ExposureMeter, Field, Meters, Metrics, Outcome, PodPhase};
+pub use pod::PodModel;
 pub use spec::{
     BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, KubeVersion, PodMode,
     PodSpec, Probe, ProbeKind, RestartPolicy, RunSpec,
 };
-pub use trace::{ExitReason, Happening, TraceEntry};
 
 use crate::engine::{RunEnd, Simulation};
 
 /// Runs one Pod spec after another on the same buffers: the unit of work of
-/// a sweep, where allocating per run would cost more than simulating.
-pub struct PodSimulator {
-    sim: Simulation<PodModel>,
+/// a sweep, where allocating per run would cost more than simulating. The
+/// observer `O` is what is kept of each run besides its metrics: nothing
+/// (`()`, the sweep's) or the whole history (`Trace`).
+pub struct PodSimulator<O: Observer = ()> {
+    sim: Simulation<PodModel<O>>,
 }
 
 impl PodSimulator {
-    /// A simulator for `run`; `record_trace` keeps the timeline of each run.
-    pub fn new(run: RunSpec, record_trace: bool) -> Self {
+    /// A simulator for `run` that keeps the metrics of each run only.
+    pub fn new(run: RunSpec) -> Self {
+        PodSimulator::observed_by(run, ())
+    }
+}
+
+impl PodSimulator<Trace> {
+    /// A simulator for `run` that keeps the history of each run too.
+    pub fn recording(run: RunSpec) -> Self {
+        PodSimulator::observed_by(run, Trace::new())
+    }
+
+    /// The history of the last run.
+    pub fn trace(&self) -> &[TraceEntry] {
+        self.sim.model().observer()
+    }
+}
+
+impl<O: Observer> PodSimulator<O> {
+    /// A simulator for `run` whose runs `observer` watches.
+    pub fn observed_by(run: RunSpec, observer: O) -> Self {
         let horizon = run.horizon;
         PodSimulator {
-            sim: Simulation::new(PodModel::new(run, record_trace), horizon),
+            sim: Simulation::new(PodModel::new(run, observer), horizon),
         }
     }
 
+    /// The spec of the next run.
     pub fn spec(&self) -> &RunSpec {
         self.sim.model().run_spec()
     }
@@ -65,27 +89,33 @@ impl PodSimulator {
         self.sim.model_mut().finish(end, how)
     }
 
-    /// The timeline of the last run (empty unless recording was asked for).
-    pub fn trace(&self) -> &[TraceEntry] {
-        self.sim.model().trace()
-    }
-
     /// Events handled and stale events dropped in the last run.
     pub fn event_counts(&self) -> (u64, u64) {
         self.sim.counts()
     }
 }
 
-/// One run with its timeline: what `podsim run` shows.
+/// One run with its history: what `podsim run` shows.
 #[derive(Clone, Debug)]
 pub struct RunReport {
+    /// The run's figures.
     pub metrics: Metrics,
+    /// Every change, in order; views read it, and nothing else.
     pub trace: Vec<TraceEntry>,
 }
 
-/// Simulates `run` once, recording the timeline.
+impl RunReport {
+    /// The changes the event timeline prints, each with its words.
+    pub fn lines(&self) -> impl Iterator<Item = (&TraceEntry, Line)> {
+        self.trace
+            .iter()
+            .filter_map(|e| e.what.line().map(|line| (e, line)))
+    }
+}
+
+/// Simulates `run` once, recording its history.
 pub fn simulate(run: &RunSpec) -> RunReport {
-    let mut simulator = PodSimulator::new(run.clone(), true);
+    let mut simulator = PodSimulator::recording(run.clone());
     let metrics = simulator.run();
     RunReport {
         metrics,

@@ -11,6 +11,7 @@ use crate::engine::{DEFAULT_HORIZON, SimDuration};
 pub struct ContainerId(pub u32);
 
 impl ContainerId {
+    /// The position in `PodSpec::containers`.
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -30,8 +31,10 @@ pub enum ContainerKind {
 }
 
 impl ContainerKind {
+    /// The kinds as scenario files spell them.
     pub const NAMES: [&'static str; 3] = ["init", "sidecar", "app"];
 
+    /// The kind as scenario files spell it.
     pub fn name(self) -> &'static str {
         match self {
             ContainerKind::Init => "init",
@@ -40,6 +43,7 @@ impl ContainerKind {
         }
     }
 
+    /// The kind spelled `text`, if any.
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "init" => Some(ContainerKind::Init),
@@ -53,15 +57,20 @@ impl ContainerKind {
 /// The Pod's `spec.restartPolicy` (R9, R11); sidecars ignore it (R10).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RestartPolicy {
+    /// Restart every exited container (init containers only on failure).
     #[default]
     Always,
+    /// Restart containers that exited non-zero.
     OnFailure,
+    /// Restart nothing (but sidecars).
     Never,
 }
 
 impl RestartPolicy {
+    /// The policies as Kubernetes spells them.
     pub const NAMES: [&'static str; 3] = ["Always", "OnFailure", "Never"];
 
+    /// The policy as Kubernetes spells it.
     pub fn name(self) -> &'static str {
         match self {
             RestartPolicy::Always => "Always",
@@ -70,6 +79,7 @@ impl RestartPolicy {
         }
     }
 
+    /// The policy spelled `text`, if any.
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "Always" => Some(RestartPolicy::Always),
@@ -124,6 +134,7 @@ impl Backoff {
 /// When the Pod is deleted, if ever.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Deletion {
+    /// The Pod is never deleted.
     #[default]
     Never,
     /// At this instant after the Pod was created (`stop_at`).
@@ -135,14 +146,19 @@ pub enum Deletion {
 /// Which of a container's three probes (R27–R31).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ProbeKind {
+    /// Decides when the container is started; its failure kills it.
     Startup,
+    /// Decides when the container is Ready.
     Readiness,
+    /// Its failure kills a started container.
     Liveness,
 }
 
 impl ProbeKind {
+    /// The three, in `index` order.
     pub const ALL: [ProbeKind; 3] = [ProbeKind::Startup, ProbeKind::Readiness, ProbeKind::Liveness];
 
+    /// The probe's name, as in `startup_probe`.
     pub fn name(self) -> &'static str {
         match self {
             ProbeKind::Startup => "startup",
@@ -151,6 +167,7 @@ impl ProbeKind {
         }
     }
 
+    /// The probe's slot in `ContainerSpec::probes`.
     pub fn index(self) -> usize {
         self as usize
     }
@@ -161,10 +178,15 @@ impl ProbeKind {
 /// probes answer at once, so `timeout` is validated but never reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Probe {
+    /// No probe runs sooner after the container's start (R29).
     pub initial_delay: SimDuration,
+    /// The ticker's period (R28).
     pub period: SimDuration,
+    /// How long one probe run may take.
     pub timeout: SimDuration,
+    /// Consecutive successes that publish Success (R30).
     pub success_threshold: u32,
+    /// Consecutive failures that publish Failure (R30).
     pub failure_threshold: u32,
     /// Probe-level grace for the kill a liveness or startup failure causes (R12).
     pub termination_grace_period: Option<SimDuration>,
@@ -186,6 +208,7 @@ impl Default for Probe {
 /// What the Pod is for: serving until deleted, or running to completion.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum PodMode {
+    /// Serves until deleted.
     #[default]
     Service,
     /// A Job's Pod: it completes when its apps have exited (R43–R45).
@@ -232,7 +255,9 @@ impl Default for KubeVersion {
 /// One container's script: how long each phase of its life takes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ContainerSpec {
+    /// Unique within the Pod.
     pub name: String,
+    /// Where it sits in the start order.
     pub kind: ContainerKind,
     /// Init: start → exit 0. Sidecar and app: start → started.
     pub boot: SimDuration,
@@ -250,10 +275,13 @@ pub struct ContainerSpec {
     pub crash_after: Vec<SimDuration>,
     /// An app that finishes: it exits with `exit_code` this long after it is healthy.
     pub run: Option<SimDuration>,
+    /// The code a finished `run` exits with.
     pub exit_code: i32,
 }
 
 impl ContainerSpec {
+    /// A container that boots in `boot` and otherwise takes no time: no
+    /// drain, no hook, no failures, no probes.
     pub fn new(name: &str, kind: ContainerKind, boot: SimDuration) -> Self {
         ContainerSpec {
             name: name.to_string(),
@@ -270,6 +298,7 @@ impl ContainerSpec {
         }
     }
 
+    /// Its probe of `kind`, if it has one.
     pub fn probe(&self, kind: ProbeKind) -> Option<&Probe> {
         self.probes[kind.index()].as_ref()
     }
@@ -285,20 +314,27 @@ impl ContainerSpec {
 /// Everything the Pod model needs to run one scenario.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PodSpec {
+    /// `spec.restartPolicy` (R9, R11).
     pub restart_policy: RestartPolicy,
     /// `terminationGracePeriodSeconds`; the kubelet never uses less than 1 s (R33).
     pub termination_grace_period: SimDuration,
+    /// When the Pod is deleted, if ever.
     pub deletion: Deletion,
+    /// The node's CrashLoopBackOff curve.
     pub backoff: Backoff,
+    /// Serving, or a Job's run to completion.
     pub mode: PodMode,
+    /// Whose kubelet rules apply.
     pub kubernetes: KubeVersion,
     /// Declaration order: init-list order for init and sidecar containers.
     pub containers: Vec<ContainerSpec>,
 }
 
 impl PodSpec {
+    /// Kubernetes' default `terminationGracePeriodSeconds`.
     pub const DEFAULT_GRACE: SimDuration = SimDuration::from_secs(30);
 
+    /// A Pod of `containers` with Kubernetes' defaults, never deleted.
     pub fn new(containers: Vec<ContainerSpec>) -> Self {
         PodSpec {
             restart_policy: RestartPolicy::Always,
@@ -311,10 +347,12 @@ impl PodSpec {
         }
     }
 
+    /// The container `id` names.
     pub fn container(&self, id: ContainerId) -> &ContainerSpec {
         &self.containers[id.index()]
     }
 
+    /// The container called `name`, if any.
     pub fn find(&self, name: &str) -> Option<ContainerId> {
         self.containers
             .iter()
@@ -338,6 +376,7 @@ impl PodSpec {
 /// rather than a spec plus loose settings beside it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RunSpec {
+    /// The Pod to run.
     pub pod: PodSpec,
     /// Runs stop here: an endless crash loop becomes an outcome, not a hang.
     pub horizon: SimDuration,

@@ -1,12 +1,15 @@
 //! `podsim run --format json`: one document per scenario with its metrics
-//! and its events, absent metrics as `null`.
+//! and its events, absent metrics as `null`. Each event is a line of the
+//! event timeline: its words (`event`), its `type`, and the typed fields of
+//! that type, so a `jq` user never parses the words.
 //!
 //! Invariant: the metric keys are `Metrics::NAMES`, in that order, so JSON and
-//! CSV can never disagree about what a metric is called.
+//! CSV can never disagree about what a metric is called; the events are the
+//! timeline's lines, one for one.
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Field, Metrics, PodSpec, RunReport};
+use crate::model::{Change, Field, Line, Metrics, PodSpec, RunReport, TraceEntry};
 
 /// The metrics as a JSON object.
 pub fn metrics_object(metrics: &Metrics) -> Value {
@@ -22,18 +25,46 @@ pub fn metrics_object(metrics: &Metrics) -> Value {
     Value::Object(object)
 }
 
-/// `{"name": …, "metrics": {…}, "events": [{"at_ms", "container", "event"}, …]}`.
+/// `{"name": …, "metrics": {…}, "events": [{"at_ms", "container", "event", "type", …}, …]}`.
 pub fn run_document(name: &str, spec: &PodSpec, report: &RunReport) -> Value {
     let events: Vec<Value> = report
-        .trace
-        .iter()
-        .map(|e| {
-            json!({
-                "at_ms": e.at.as_millis(),
-                "container": e.container.map(|c| spec.container(c).name.clone()),
-                "event": e.what.to_string(),
-            })
-        })
+        .lines()
+        .map(|(e, line)| event_object(spec, e, line))
         .collect();
     json!({ "name": name, "metrics": metrics_object(&report.metrics), "events": events })
+}
+
+/// One event: when, to whom, in words, and its type's own fields.
+fn event_object(spec: &PodSpec, e: &TraceEntry, line: Line) -> Value {
+    let mut object = Map::new();
+    object.insert("at_ms".into(), e.at.as_millis().into());
+    let container = e.container.map(|c| spec.container(c).name.clone());
+    object.insert("container".into(), container.into());
+    object.insert("event".into(), line.to_string().into());
+    object.insert("type".into(), e.what.name().into());
+    let ms = |d: crate::engine::SimDuration| Value::from(d.as_millis());
+    let fields: Vec<(&str, Value)> = match e.what {
+        Change::Starting { attempt } => vec![("attempt", attempt.into())],
+        Change::ProbeFailed { probe } => vec![("probe", probe.name().into())],
+        Change::Exited(reason) => vec![
+            ("exit_code", reason.code().into()),
+            ("reason", reason.name().into()),
+        ],
+        Change::BackOff { delay } => vec![("delay_ms", ms(delay))],
+        Change::PreStopFinished { cut_off } => vec![("cut_off", cut_off.into())],
+        Change::Sigterm { timeout } => vec![
+            ("timeout_ms", ms(timeout)),
+            ("deadline_ms", (e.at + timeout).as_millis().into()),
+        ],
+        Change::DeletionRequested { grace } => vec![
+            ("grace_ms", ms(grace)),
+            ("deadline_ms", (e.at + grace).as_millis().into()),
+        ],
+        Change::Phase(phase) => vec![("phase", phase.name().into())],
+        _ => vec![],
+    };
+    for (key, value) in fields {
+        object.insert(key.into(), value);
+    }
+    Value::Object(object)
 }

@@ -1,15 +1,17 @@
 //! kubectl's view of a run: the lines `kubectl get pod -w` would print as the
-//! Pod moves (NAME, READY, STATUS, RESTARTS, AGE), rebuilt from the trace with
-//! kubectl's own rules (kubelet-semantics R47–R50).
+//! Pod moves (NAME, READY, STATUS, RESTARTS, AGE), folded from the run's
+//! history with kubectl's own rules (kubelet-semantics R47–R50).
 //!
 //! Invariant: a line is printed when the Pod's status changes — once when the
 //! Pod appears, then at most once per instant (the state after everything
-//! that happened at that instant), as the API server would show it.
+//! that happened at that instant), as the API server would show it. What the
+//! API shows of a container (Running, started, Ready) is the model's word,
+//! never worked out here from the spec.
 
 use std::fmt::Write;
 
 use crate::engine::SimTime;
-use crate::model::{ContainerKind, ExitReason, Happening, PodPhase, PodSpec, RunReport};
+use crate::model::{Change, ContainerKind, ExitReason, PodPhase, PodSpec, RunReport};
 
 /// A container's state as the API shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,9 +41,13 @@ struct PodView {
 /// One line of `kubectl get pod -w`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WatchLine {
+    /// When the status changed (the AGE column).
     pub at: SimTime,
+    /// READY: ready containers over apps and sidecars.
     pub ready: String,
+    /// STATUS, as `printPod` words it.
     pub status: String,
+    /// RESTARTS, all containers together.
     pub restarts: u32,
 }
 
@@ -179,33 +185,24 @@ pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
     let trace = &report.trace;
     for (i, entry) in trace.iter().enumerate() {
         if let Some(id) = entry.container {
-            let c = &spec.containers[id.index()];
             let v = &mut view.containers[id.index()];
             match entry.what {
-                Happening::Starting { attempt } => {
+                Change::Starting { attempt } => {
                     if attempt > 1 {
                         v.restarts += 1;
                     }
-                    // Without probes, boot is image pull, create and postStart:
-                    // the API shows the container waiting until it is started.
-                    let runs_now = c.kind == ContainerKind::Init || c.has_probes();
-                    v.shown = if runs_now {
-                        Shown::Running
-                    } else {
-                        Shown::Waiting(default_wait)
-                    };
-                    v.ran |= runs_now;
+                    // Waiting until the model says the API shows it Running.
+                    v.shown = Shown::Waiting(default_wait);
                     v.started = false;
                     v.ready = false;
                 }
-                Happening::Started => {
-                    v.started = true;
+                Change::Running => {
                     v.shown = Shown::Running;
                     v.ran = true;
-                    v.ready = c.probe(crate::model::ProbeKind::Readiness).is_none();
                 }
-                Happening::Ready => v.ready = true,
-                Happening::Exited(reason) => {
+                Change::Started => v.started = true,
+                Change::Ready { .. } => v.ready = true,
+                Change::Exited(reason) => {
                     *v = ContainerView {
                         shown: Shown::Terminated(reason),
                         started: false,
@@ -214,15 +211,15 @@ pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
                         ..*v
                     };
                 }
-                Happening::BackOff { delay } if delay.as_millis() > 0 => {
+                Change::BackOff { delay } if delay.as_millis() > 0 => {
                     v.shown = Shown::Waiting("CrashLoopBackOff")
                 }
                 _ => {}
             }
         } else {
             match entry.what {
-                Happening::PodPhase(phase) => view.phase = phase,
-                Happening::DeletionRequested { .. } => view.deleted = true,
+                Change::Phase(phase) => view.phase = phase,
+                Change::DeletionRequested { .. } => view.deleted = true,
                 _ => {}
             }
         }

@@ -1,21 +1,25 @@
 //! A run as people read it: the event list, per-container bands of state over
-//! time, and the "exposed" row, derived from the run's trace.
+//! time, and the "exposed" row, read from the run's history.
 //!
-//! Invariant: the bands and the exposed row are computed from the trace alone,
-//! and the exposed intervals add up to the run's `exposed_total_ms` (a test
-//! checks it), so the picture never disagrees with the numbers.
+//! Invariant: the bands and the exposed row are folded from the history's
+//! changes alone (alive, exposure began and ended: the model's own word, not
+//! worked out again here), so the exposed intervals add up to the run's
+//! `exposed_total_ms` (a test checks it) and the picture never disagrees
+//! with the numbers.
 
 use std::fmt::Write;
 
 use crate::engine::{SimDuration, SimTime};
-use crate::model::{ContainerKind, Happening, PodSpec, RunReport, TraceEntry};
+use crate::model::{Change, ContainerKind, PodSpec, RunReport, TraceEntry};
 
 /// What a container is doing during a band.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BandState {
     /// Not started yet (held by the init order, or never started).
     Waiting,
+    /// Started, not yet doing its job.
     Booting,
+    /// Alive: doing its job.
     Running,
     /// The preStop hook runs; the container still serves.
     PreStop,
@@ -28,6 +32,7 @@ pub enum BandState {
 }
 
 impl BandState {
+    /// Every state, in legend order.
     pub const ALL: [BandState; 7] = [
         BandState::Waiting,
         BandState::Booting,
@@ -38,6 +43,7 @@ impl BandState {
         BandState::Exited,
     ];
 
+    /// The state's name in legends and SVG attributes.
     pub fn name(self) -> &'static str {
         match self {
             BandState::Waiting => "waiting",
@@ -67,37 +73,49 @@ impl BandState {
 /// One stretch of one state: `[from, to)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Band {
+    /// First instant of the stretch.
     pub from: SimTime,
+    /// First instant after it.
     pub to: SimTime,
+    /// What the container does meanwhile.
     pub state: BandState,
 }
 
 /// One container's row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
+    /// The container's name.
     pub name: String,
+    /// Its kind.
     pub kind: ContainerKind,
+    /// Whether it carries the Pod's traffic.
     pub proxy: bool,
+    /// Its states, in time order, covering the run without gaps.
     pub bands: Vec<Band>,
 }
 
 /// Everything a picture of one run needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timeline {
+    /// One row per container, in declaration order.
     pub rows: Vec<Row>,
     /// Intervals during which an app was alive with no proxy alive.
     pub exposed: Vec<(SimTime, SimTime)>,
+    /// When the Pod became Ready, if it did.
     pub ready: Option<SimTime>,
+    /// When the deletion request arrived, if it did.
     pub deletion: Option<SimTime>,
     /// Deletion + grace period: when SIGKILL is due for what still runs.
     pub kill_deadline: Option<SimTime>,
     /// Instants of SIGKILL, per container index.
     pub kills: Vec<(usize, SimTime)>,
+    /// When the run ended.
     pub end: SimTime,
 }
 
 impl Timeline {
-    /// Builds the bands of `report`, a run of `spec`.
+    /// Builds the bands of `report`, a run of `spec`, from its history: the
+    /// spec gives only the rows' names and kinds.
     pub fn new(spec: &PodSpec, report: &RunReport) -> Timeline {
         let end = SimTime(report.metrics.end_ms);
         let n = spec.containers.len();
@@ -114,8 +132,6 @@ impl Timeline {
                 bands: Vec::new(),
             })
             .collect();
-        let measures = spec.measures_exposure();
-        let mut exposed = Vec::new();
         let mut exposed_since: Option<SimTime> = None;
         let mut timeline = Timeline {
             rows: Vec::new(),
@@ -129,10 +145,16 @@ impl Timeline {
         for &TraceEntry { at, container, what } in &report.trace {
             let Some(id) = container else {
                 match what {
-                    Happening::PodReady => timeline.ready = Some(at),
-                    Happening::DeletionRequested { grace } => {
+                    Change::PodReady => timeline.ready = Some(at),
+                    Change::DeletionRequested { grace } => {
                         timeline.deletion = Some(at);
                         timeline.kill_deadline = Some(at + grace);
+                    }
+                    Change::ExposureBegan => exposed_since = Some(at),
+                    Change::ExposureEnded => {
+                        if let Some(from) = exposed_since.take().filter(|&from| at > from) {
+                            timeline.exposed.push((from, at));
+                        }
                     }
                     _ => {}
                 }
@@ -140,32 +162,27 @@ impl Timeline {
             };
             let i = id.index();
             let next = match what {
-                Happening::Starting { .. } => BandState::Booting,
-                // Alive means doing its job: booted. For a probed container
-                // that is `Healthy`; without probes, `Started` (R21).
-                Happening::Healthy => {
+                Change::Starting { .. } => BandState::Booting,
+                Change::Alive { .. } => {
                     alive[i] = true;
                     BandState::Running
                 }
-                Happening::Started if !spec.containers[i].has_probes() => {
-                    alive[i] = true;
-                    BandState::Running
-                }
-                Happening::Exited(_) => {
+                Change::Exited(_) => {
                     alive[i] = false;
                     BandState::Exited
                 }
-                Happening::BackOff { .. } => BandState::BackOff,
-                Happening::PreStopStarted => BandState::PreStop,
-                Happening::PreStopFinished { .. } | Happening::AwaitingTurn => {
+                Change::BackOff { .. } => BandState::BackOff,
+                Change::PreStopStarted => BandState::PreStop,
+                // The hook is over; the container serves (or boots) until SIGTERM.
+                Change::PreStopFinished { .. } | Change::AwaitingTurn => {
                     if alive[i] {
                         BandState::Running
                     } else {
                         BandState::Booting
                     }
                 }
-                Happening::Sigterm { .. } => BandState::Draining,
-                Happening::Sigkill => {
+                Change::Sigterm { .. } => BandState::Draining,
+                Change::Sigkill => {
                     timeline.kills.push((i, at));
                     state[i]
                 }
@@ -182,20 +199,6 @@ impl Timeline {
                 state[i] = next;
                 since[i] = at;
             }
-            let app_alive = (0..n).any(|j| {
-                alive[j] && spec.containers[j].kind == ContainerKind::App && !spec.containers[j].proxy
-            });
-            let proxy_alive = (0..n).any(|j| alive[j] && spec.containers[j].proxy);
-            match (exposed_since, measures && app_alive && !proxy_alive) {
-                (None, true) => exposed_since = Some(at),
-                (Some(from), false) => {
-                    if at > from {
-                        exposed.push((from, at));
-                    }
-                    exposed_since = None;
-                }
-                _ => {}
-            }
         }
         for i in 0..n {
             if end > since[i] {
@@ -207,10 +210,9 @@ impl Timeline {
             }
         }
         if let Some(from) = exposed_since.filter(|&from| end > from) {
-            exposed.push((from, end));
+            timeline.exposed.push((from, end));
         }
         timeline.rows = rows;
-        timeline.exposed = exposed;
         timeline
     }
 
@@ -223,6 +225,7 @@ impl Timeline {
             .map_or(BandState::Exited, |b| b.state)
     }
 
+    /// Whether an app runs with no proxy at instant `t`.
     pub fn exposed_at(&self, t: SimTime) -> bool {
         self.exposed.iter().any(|&(from, to)| from <= t && t < to)
     }
@@ -245,9 +248,9 @@ pub fn event_lines(spec: &PodSpec, report: &RunReport) -> String {
         .unwrap_or(3)
         .max(3);
     let mut out = String::new();
-    for e in &report.trace {
+    for (e, line) in report.lines() {
         let who = e.container.map_or("pod", |c| spec.container(c).name.as_str());
-        let _ = writeln!(out, "t={:<9} {who:<width$}  {}", e.at.to_string(), e.what);
+        let _ = writeln!(out, "t={:<9} {who:<width$}  {line}", e.at.to_string());
     }
     out
 }

@@ -48,7 +48,7 @@ impl<'g> Worker<'g> {
     fn new(grid: &'g Grid) -> Self {
         Worker {
             grid,
-            simulator: PodSimulator::new(grid.base.clone(), false),
+            simulator: PodSimulator::new(grid.base.clone()),
             digits: vec![0; grid.axes.len()],
         }
     }

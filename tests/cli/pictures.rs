@@ -72,7 +72,7 @@ fn texts(root: Node) -> Vec<String> {
 /// empty), built through the library as the sweep does.
 fn seed_sweep_csv() -> String {
     let base = Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(SIDECAR)).unwrap();
-    let mut sim = PodSimulator::new(base.run, false);
+    let mut sim = PodSimulator::new(base.run);
     let mut csv = String::from(
         "run,containers.proxy.kind,containers.proxy.boot_ms,containers.web.boot_ms,containers.web.drain_ms,",
     );

@@ -219,3 +219,106 @@ fn horizon_flag_cuts_an_endless_crash_loop() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown unit \" min\""));
 }
+
+/// A sidecar proxy, and a web app that fails its first boot and ignores
+/// SIGTERM for longer than the 5 s grace.
+const TYPED: &str = r#"
+[pod]
+termination_grace_period = "5s"
+stop_at = "20s"
+[[containers]]
+name = "proxy"
+kind = "sidecar"
+boot = "1s"
+drain = "1s"
+proxy = true
+[[containers]]
+name = "web"
+kind = "app"
+boot = "2s"
+pre_stop = "1500ms"
+drain = "10s"
+fails = 1
+"#;
+
+#[test]
+fn json_events_carry_their_type_and_typed_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = crate::common::write(dir.path(), "typed.toml", TYPED);
+    let v = json_of(&[file.to_str().unwrap()]);
+    let events: Vec<Value> = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            e.as_object_mut().unwrap().remove("event");
+            e
+        })
+        .collect();
+    // proxy started at 1 s lets web start; web's first boot fails at 3 s and
+    // restarts at once (R15). Deleted at 20 s, grace 5 s: the proxy waits
+    // for web (R36); web's preStop takes 1.5 s (floored to 1 s), leaving 4 s
+    // for SIGTERM, too little for its 10 s drain: SIGKILL at 25.5 s. The
+    // proxy's wait ends with the grace at 25 s: SIGTERM with the 2 s floor
+    // (R37), exits after its 1 s drain. web was killed: Failed (R44).
+    let expected = serde_json::json!([
+        {"at_ms": 0, "container": "proxy", "type": "starting", "attempt": 1},
+        {"at_ms": 1000, "container": "proxy", "type": "started"},
+        {"at_ms": 1000, "container": "web", "type": "starting", "attempt": 1},
+        {"at_ms": 3000, "container": "web", "type": "exited", "exit_code": 1, "reason": "failed"},
+        {"at_ms": 3000, "container": "web", "type": "back_off", "delay_ms": 0},
+        {"at_ms": 3000, "container": null, "type": "phase", "phase": "Running"},
+        {"at_ms": 3000, "container": "web", "type": "starting", "attempt": 2},
+        {"at_ms": 5000, "container": "web", "type": "started"},
+        {"at_ms": 5000, "container": null, "type": "pod_ready"},
+        {"at_ms": 20000, "container": null, "type": "deletion_requested", "grace_ms": 5000, "deadline_ms": 25000},
+        {"at_ms": 20000, "container": "proxy", "type": "awaiting_turn"},
+        {"at_ms": 20000, "container": "web", "type": "pre_stop_started"},
+        {"at_ms": 21500, "container": "web", "type": "pre_stop_finished", "cut_off": false},
+        {"at_ms": 21500, "container": "web", "type": "sigterm", "timeout_ms": 4000, "deadline_ms": 25500},
+        {"at_ms": 25000, "container": "proxy", "type": "sigterm", "timeout_ms": 2000, "deadline_ms": 27000},
+        {"at_ms": 25500, "container": "web", "type": "sigkill"},
+        {"at_ms": 25500, "container": "web", "type": "exited", "exit_code": 137, "reason": "killed"},
+        {"at_ms": 26000, "container": "proxy", "type": "exited", "exit_code": 0, "reason": "terminated"},
+        {"at_ms": 26000, "container": null, "type": "phase", "phase": "Failed"},
+    ]);
+    assert_eq!(Value::Array(events), expected);
+}
+
+#[test]
+fn every_json_event_type_is_in_the_readme() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let typed = crate::common::write(dir.path(), "typed.toml", TYPED);
+    let mut files = vec![typed.to_str().unwrap().to_string()];
+    for folder in ["scenarios", "scenarios/ckad"] {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+        for entry in std::fs::read_dir(root).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_file() && name != "seed-grid.toml" {
+                files.push(path.to_string_lossy().into_owned());
+            }
+        }
+    }
+    files.sort();
+    let args: Vec<&str> = files.iter().map(String::as_str).collect();
+    let v = json_of(&args);
+    let mut types: Vec<String> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|doc| doc["events"].as_array().unwrap().clone())
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect();
+    types.sort();
+    types.dedup();
+    assert!(types.len() >= 12, "too few kinds of event to check: {types:?}");
+    for t in types {
+        assert!(
+            readme.contains(&format!("| `{t}` |")),
+            "README has no row for event type {t}"
+        );
+    }
+}

@@ -20,13 +20,12 @@ fn run(file: &str) -> (Scenario, RunReport) {
 /// The timeline as `(seconds, who, what)`, whole seconds being all the lab uses.
 fn timeline(scenario: &Scenario, report: &RunReport) -> Vec<(u64, String, String)> {
     report
-        .trace
-        .iter()
-        .map(|e| {
+        .lines()
+        .map(|(e, line)| {
             let who = e
                 .container
                 .map_or("pod".to_string(), |c| scenario.run.pod.container(c).name.clone());
-            (e.at.as_millis() / 1000, who, e.what.to_string())
+            (e.at.as_millis() / 1000, who, line.to_string())
         })
         .collect()
 }

@@ -25,13 +25,12 @@ pub fn load(path: &str) -> Scenario {
 /// The timeline as `(ms, container or "pod", text)` for readable assertions.
 pub fn timeline(report: &RunReport, spec: &PodSpec) -> Vec<(u64, String, String)> {
     report
-        .trace
-        .iter()
-        .map(|e| {
+        .lines()
+        .map(|(e, line)| {
             let who = e
                 .container
                 .map_or("pod".to_string(), |c| spec.container(c).name.clone());
-            (e.at.as_millis(), who, e.what.to_string())
+            (e.at.as_millis(), who, line.to_string())
         })
         .collect()
 }

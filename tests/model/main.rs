@@ -4,11 +4,16 @@
 //! - `startup`: init order, sidecar gate, apps together (R4–R6);
 //! - `restarts`: restart policies and CrashLoopBackOff (R9–R16);
 //! - `termination`: preStop, grace budget, sidecar order, SIGKILL (R33–R41);
+//! - `fidelity`: probes, crashes while running, Jobs, Kubernetes versions;
+//! - `history`: the changes the model reports, and that recording them
+//!   changes nothing (proptest);
+//! - `properties`: invariants over random Pods (proptest);
 //! - `agreement`: the event engine against the seed's tick loop (proptest).
 
 mod agreement;
 mod common;
 mod fidelity;
+mod history;
 mod properties;
 mod restarts;
 mod seed;

@@ -83,7 +83,7 @@ fn probe() -> impl Strategy<Value = Option<Probe>> {
 }
 
 /// `pod()` plus probes, crashes while running, finite runs and Job mode.
-fn rich_pod() -> impl Strategy<Value = PodSpec> {
+pub fn rich_pod() -> impl Strategy<Value = PodSpec> {
     let extras = (
         probe(),
         probe(),
@@ -123,7 +123,7 @@ proptest! {
     fn prop_same_input_same_output(spec in rich_pod(), other in rich_pod()) {
         let horizon = SimDuration::from_secs(3600);
         let first = simulate(&RunSpec { pod: spec.clone(), horizon });
-        let mut reused = PodSimulator::new(RunSpec { pod: other, horizon }, true);
+        let mut reused = PodSimulator::recording(RunSpec { pod: other, horizon });
         reused.run();
         reused.spec_mut().pod = spec.clone();
         let again = reused.run();

@@ -5,17 +5,24 @@
 //!
 //! Invariant: the bands and the exposed row are drawn from `Timeline` (never
 //! re-derived here), so the picture agrees with the text chart and the
-//! metrics; only the event marks are read from the trace, one per entry.
+//! metrics; only the event marks are read from the history, one per line of
+//! the event timeline.
 
+mod mark;
+
+use self::mark::Mark;
 use super::svg::{Attr, Num, Scale, Svg, tick_label, tick_step, ticks};
 use super::timeline::{BandState, Timeline};
 use crate::engine::{SimDuration, SimTime};
-use crate::model::{ExitReason, Happening, PodSpec, RunReport};
+use crate::model::{PodSpec, RunReport};
 
 /// One run to draw.
 pub struct Figure<'a> {
+    /// The run's title above its block.
     pub title: &'a str,
+    /// The Pod that ran.
     pub spec: &'a PodSpec,
+    /// What happened.
     pub report: &'a RunReport,
 }
 
@@ -86,108 +93,6 @@ fn band_meaning(state: BandState) -> &'static str {
         BandState::PreStop => "preStop hook (still serving)",
         BandState::BackOff => "failed, back-off",
         other => other.name(),
-    }
-}
-
-/// The kinds of event mark, in legend order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mark {
-    Start,
-    Started,
-    Sigterm,
-    Exit,
-    Failed,
-    Sigkill,
-}
-
-impl Mark {
-    const ALL: [Mark; 6] = [
-        Mark::Start,
-        Mark::Started,
-        Mark::Sigterm,
-        Mark::Exit,
-        Mark::Failed,
-        Mark::Sigkill,
-    ];
-
-    /// The mark of a trace entry; `None` for what the band colours already say.
-    fn of(what: Happening) -> Option<Mark> {
-        match what {
-            Happening::Starting { .. } => Some(Mark::Start),
-            Happening::Started => Some(Mark::Started),
-            Happening::Sigterm { .. } => Some(Mark::Sigterm),
-            Happening::Exited(ExitReason::Failed(_) | ExitReason::Crashed) => Some(Mark::Failed),
-            // A SIGKILL has a mark of its own at the same instant.
-            Happening::Exited(ExitReason::Killed) => None,
-            Happening::Exited(_) => Some(Mark::Exit),
-            Happening::Sigkill => Some(Mark::Sigkill),
-            _ => None,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Mark::Start => "start",
-            Mark::Started => "started",
-            Mark::Sigterm => "SIGTERM",
-            Mark::Exit => "exit 0",
-            Mark::Failed => "non-zero exit",
-            Mark::Sigkill => "SIGKILL",
-        }
-    }
-
-    /// Draws the mark centred on `(x, y)` in a band of height `BAND`.
-    fn draw(self, svg: &mut Svg, x: f64, y: f64, title: &str, at: Option<SimTime>) {
-        let h = BAND / 2.0;
-        let shape = match self {
-            Mark::Start => format!(
-                "M{} {}L{} {}L{} {}Z",
-                Num(x),
-                Num(y - 5.0),
-                Num(x + 6.0),
-                Num(y),
-                Num(x),
-                Num(y + 5.0)
-            ),
-            Mark::Started => format!("M{} {}a3.5 3.5 0 1 0 0.01 0Z", Num(x - 3.5), Num(y)),
-            Mark::Sigterm => format!(
-                "M{} {}L{} {}L{} {}Z",
-                Num(x - 5.0),
-                Num(y - h),
-                Num(x + 5.0),
-                Num(y - h),
-                Num(x),
-                Num(y - h + 7.0)
-            ),
-            Mark::Exit | Mark::Failed => format!("M{} {}h7v7h-7Z", Num(x - 3.5), Num(y - 3.5)),
-            Mark::Sigkill => format!(
-                "M{} {}l9 9M{} {}l-9 9",
-                Num(x - 4.5),
-                Num(y - 4.5),
-                Num(x + 4.5),
-                Num(y - 4.5)
-            ),
-        };
-        let (fill, stroke, width) = match self {
-            Mark::Started => ("white", "#222222", "1.5"),
-            Mark::Failed => ("#7f0000", "white", "1"),
-            Mark::Sigkill => ("none", "#000000", "2.5"),
-            _ => ("#222222", "white", "0.75"),
-        };
-        let at = at.map_or(String::new(), |t| t.as_millis().to_string());
-        svg.titled(
-            "path",
-            &[
-                ("class", &"mark"),
-                ("data-kind", &self.name()),
-                ("data-at", &at),
-                ("d", &shape),
-                ("fill", &fill),
-                ("stroke", &stroke),
-                ("stroke-width", &width),
-            ],
-            title,
-        );
     }
 }
 
@@ -428,8 +333,8 @@ fn draw_block(
     }
     svg.close();
 
-    // Event marks over the bands, in trace order.
-    for entry in &figure.report.trace {
+    // Event marks over the bands, in the history's order.
+    for (entry, line) in figure.report.lines() {
         let (Some(id), Some(mark)) = (entry.container, Mark::of(entry.what)) else {
             continue;
         };
@@ -439,7 +344,7 @@ fn draw_block(
             svg,
             x(entry.at),
             centre,
-            &format!("t={} {name}: {}", entry.at, entry.what),
+            &format!("t={} {name}: {line}", entry.at),
             Some(entry.at),
         );
     }

@@ -1,0 +1,322 @@
+//! The one history of a run: typed changes the Pod model reports as they
+//! happen, to its meters and to whatever else observes the run.
+//!
+//! Invariant: every view of a run — the metrics, the event lines, the bands,
+//! the kubectl watch, JSON — is built from these changes alone; none looks at
+//! the model's state or works it out again from the spec. Changes come in
+//! the order the model made them, several at one instant included.
+
+use std::fmt;
+
+use super::metrics::PodPhase;
+use super::spec::{ContainerId, ProbeKind};
+use crate::engine::{SimDuration, SimTime};
+
+/// Why a container's process ended, and the exit code it reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExitReason {
+    /// It finished its work: an init container's boot, or an app's `run`, exit 0.
+    Completed,
+    /// A scripted failure at the end of boot (exit 1), or a `run` that ends
+    /// with a non-zero `exit_code`.
+    Failed(i32),
+    /// A scripted crash while running (`crash_after`): exit 1.
+    Crashed,
+    /// Stopped by SIGTERM within its stop timeout; a graceful handler exits 0.
+    Terminated,
+    /// SIGKILL at the stop timeout: exit 137.
+    Killed,
+}
+
+impl ExitReason {
+    /// The exit code the container status reports.
+    pub fn code(self) -> i32 {
+        match self {
+            ExitReason::Completed | ExitReason::Terminated => 0,
+            ExitReason::Failed(code) => code,
+            ExitReason::Crashed => 1,
+            ExitReason::Killed => 137,
+        }
+    }
+
+    /// Exit code 0: what restart policies and the Pod phase look at (R9, R11, R44).
+    pub fn is_success(self) -> bool {
+        self.code() == 0
+    }
+
+    /// The reason in one lowercase word, as JSON writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExitReason::Completed => "completed",
+            ExitReason::Failed(_) => "failed",
+            ExitReason::Crashed => "crashed",
+            ExitReason::Terminated => "terminated",
+            ExitReason::Killed => "killed",
+        }
+    }
+}
+
+/// Something that changed at one instant, for one container or for the Pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// The container's process was started; attempt 1 is the first start,
+    /// every later one a restart (R20).
+    Starting {
+        /// Which instance this is, from 1.
+        attempt: u32,
+    },
+    /// The API shows the container Running from now on: at its start for an
+    /// init container or one with probes, at the end of its boot (image pull,
+    /// create, postStart: R7) for the others.
+    Running,
+    /// Booted: the process does its job now, which is what exposure counts.
+    Alive {
+        /// The kubelet learns of it only through probes; without them it
+        /// counts the container started at this very instant (`Started`).
+        probed: bool,
+    },
+    /// The kubelet counts the container started (R21).
+    Started,
+    /// The kubelet counts the container Ready (R21).
+    Ready {
+        /// Its readiness probe succeeded (R30); without one it is Ready as
+        /// soon as it is started.
+        probed: bool,
+    },
+    /// A startup or liveness probe failed `failure_threshold` times in a
+    /// row: the kubelet kills the container (R12, R30).
+    ProbeFailed {
+        /// Which probe failed.
+        probe: ProbeKind,
+    },
+    /// The process ended. The container is no longer alive, started or ready.
+    Exited(ExitReason),
+    /// CrashLoopBackOff: the next start waits `delay` (R14, R15). While a
+    /// non-zero delay runs the API shows the container waiting in
+    /// CrashLoopBackOff (R49).
+    BackOff {
+        /// From the exit to the restart.
+        delay: SimDuration,
+    },
+    /// The preStop hook began: the first step of a kill (R35).
+    PreStopStarted,
+    /// The preStop hook is over.
+    PreStopFinished {
+        /// The grace period ended it before it returned (R38).
+        cut_off: bool,
+    },
+    /// A sidecar waits for the apps and later sidecars to exit (R36).
+    AwaitingTurn,
+    /// SIGTERM sent; SIGKILL follows `timeout` later unless it exits first.
+    Sigterm {
+        /// The stop timeout: the grace left, at least 2 s (R35).
+        timeout: SimDuration,
+    },
+    /// SIGKILL: the stop timeout ran out.
+    Sigkill,
+    /// `kubectl delete` reached the kubelet: termination begins (R33, R34).
+    DeletionRequested {
+        /// The grace period the kubelet uses (at least 1 s).
+        grace: SimDuration,
+    },
+    /// Every app and sidecar is Ready at once: the Pod is Ready (R22, R23).
+    PodReady,
+    /// A regular init container failed under `restartPolicy: Never` (R9).
+    PodFailed,
+    /// No app container runs or will run again (R43): sidecars are stopped.
+    AppsFinished,
+    /// Every container has stopped since termination began (R34): the end
+    /// that `termination_ms` and `completed_ms` measure.
+    ContainersStopped,
+    /// An app is alive with no proxy alive: exposure begins.
+    ExposureBegan,
+    /// A proxy is alive again, or no app is: exposure ends.
+    ExposureEnded,
+    /// The Pod phase changed (R47, R48), and once more at the end of a run.
+    /// Only a history asks for it (`Observer::KEEPS_HISTORY`).
+    Phase(PodPhase),
+}
+
+impl Change {
+    /// The change's name in snake_case: JSON's `type`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Change::Starting { .. } => "starting",
+            Change::Running => "running",
+            Change::Alive { .. } => "alive",
+            Change::Started => "started",
+            Change::Ready { .. } => "ready",
+            Change::ProbeFailed { .. } => "probe_failed",
+            Change::Exited(_) => "exited",
+            Change::BackOff { .. } => "back_off",
+            Change::PreStopStarted => "pre_stop_started",
+            Change::PreStopFinished { .. } => "pre_stop_finished",
+            Change::AwaitingTurn => "awaiting_turn",
+            Change::Sigterm { .. } => "sigterm",
+            Change::Sigkill => "sigkill",
+            Change::DeletionRequested { .. } => "deletion_requested",
+            Change::PodReady => "pod_ready",
+            Change::PodFailed => "pod_failed",
+            Change::AppsFinished => "apps_finished",
+            Change::ContainersStopped => "containers_stopped",
+            Change::ExposureBegan => "exposure_began",
+            Change::ExposureEnded => "exposure_ended",
+            Change::Phase(_) => "phase",
+        }
+    }
+
+    /// The change in the event timeline's words, or `None` for a change the
+    /// timeline does not print: one that another line at the same instant
+    /// already says (without probes a container is alive when it is started,
+    /// and without a readiness probe Ready when it is started), and the ones
+    /// only views and meters read (API status, exposure, the end of termination).
+    pub fn line(self) -> Option<Line> {
+        match self {
+            Change::Running
+            | Change::Alive { probed: false }
+            | Change::Ready { probed: false }
+            | Change::ContainersStopped
+            | Change::ExposureBegan
+            | Change::ExposureEnded => None,
+            shown => Some(Line(shown)),
+        }
+    }
+}
+
+/// A change that has a line in the event timeline; `Display` words it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line(Change);
+
+impl fmt::Display for Line {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Change::Starting { attempt: 1 } => write!(f, "starting"),
+            Change::Starting { attempt } => write!(f, "restarting (attempt {attempt})"),
+            Change::Alive { .. } => write!(f, "healthy (answers its probes)"),
+            Change::Started => write!(f, "started"),
+            Change::Ready { .. } => write!(f, "ready"),
+            Change::ProbeFailed { probe } => write!(f, "{} probe failed: killing", probe.name()),
+            Change::Exited(reason) => {
+                let why = match reason {
+                    ExitReason::Completed => "completed",
+                    ExitReason::Failed(_) => "failed",
+                    ExitReason::Crashed => "crashed",
+                    ExitReason::Terminated => "stopped by SIGTERM",
+                    ExitReason::Killed => "SIGKILL",
+                };
+                write!(f, "exited {} ({why})", reason.code())
+            }
+            Change::BackOff { delay } if delay.as_millis() == 0 => {
+                write!(f, "restarting at once (first restart, no back-off yet)")
+            }
+            Change::BackOff { delay } => write!(f, "CrashLoopBackOff: restart in {delay}"),
+            Change::PreStopStarted => write!(f, "preStop hook started"),
+            Change::PreStopFinished { cut_off: false } => write!(f, "preStop hook finished"),
+            Change::PreStopFinished { cut_off: true } => {
+                write!(f, "preStop hook cut off by the grace period")
+            }
+            Change::AwaitingTurn => {
+                write!(f, "waiting for app containers and later sidecars to exit")
+            }
+            Change::Sigterm { timeout } => write!(f, "SIGTERM (SIGKILL in {timeout})"),
+            Change::Sigkill => write!(f, "SIGKILL"),
+            Change::PodReady => write!(f, "Pod Ready"),
+            Change::DeletionRequested { grace } => {
+                write!(f, "deletion requested (grace period {grace})")
+            }
+            Change::PodFailed => write!(f, "init container failed under restartPolicy Never: Pod failed"),
+            Change::AppsFinished => {
+                write!(f, "no app container runs or will run again: stopping sidecars")
+            }
+            Change::Phase(phase) => write!(f, "Pod phase {}", phase.name()),
+            // `Change::line` makes no `Line` of the rest.
+            Change::Running | Change::ContainersStopped | Change::ExposureBegan | Change::ExposureEnded => {
+                Ok(())
+            }
+        }
+    }
+}
+
+/// One change, when and to whom it happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceEntry {
+    /// The instant of the change.
+    pub at: SimTime,
+    /// `None` for what happens to the Pod as a whole.
+    pub container: Option<ContainerId>,
+    /// What changed.
+    pub what: Change,
+}
+
+/// The whole history of a run, in order: what `podsim run` shows.
+pub type Trace = Vec<TraceEntry>;
+
+/// Whoever watches a run; the model hands it every change as it happens.
+///
+/// The model takes its observer as a type parameter, so a simulator that
+/// keeps nothing (`()`, the sweep's) compiles the reporting away and pays
+/// only for its meters.
+pub trait Observer {
+    /// Whether this observer keeps the history. Only then does the model
+    /// work out what nothing else needs (the Pod phase after every change,
+    /// a look at each container).
+    const KEEPS_HISTORY: bool;
+
+    /// Takes note of one change.
+    fn observe(&mut self, entry: TraceEntry);
+
+    /// Forgets the last run before the next, keeping allocations.
+    fn clear(&mut self);
+}
+
+/// Keeps nothing: a sweep's runs need their metrics only.
+impl Observer for () {
+    const KEEPS_HISTORY: bool = false;
+
+    #[inline]
+    fn observe(&mut self, _: TraceEntry) {}
+
+    fn clear(&mut self) {}
+}
+
+impl Observer for Trace {
+    const KEEPS_HISTORY: bool = true;
+
+    fn observe(&mut self, entry: TraceEntry) {
+        self.push(entry);
+    }
+
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn silent_changes_have_no_line_and_the_others_keep_their_words() {
+        let silent = [
+            Change::Running,
+            Change::Alive { probed: false },
+            Change::Ready { probed: false },
+            Change::ContainersStopped,
+            Change::ExposureBegan,
+            Change::ExposureEnded,
+        ];
+        assert!(silent.iter().all(|c| c.line().is_none()));
+        let words = |c: Change| c.line().map(|l| l.to_string());
+        assert_eq!(
+            words(Change::Sigterm {
+                timeout: SimDuration::from_secs(27)
+            }),
+            Some("SIGTERM (SIGKILL in 27s)".to_string())
+        );
+        assert_eq!(
+            words(Change::Alive { probed: true }),
+            Some("healthy (answers its probes)".to_string())
+        );
+        assert_eq!(words(Change::Ready { probed: true }), Some("ready".to_string()));
+    }
+}

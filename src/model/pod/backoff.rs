@@ -1,0 +1,53 @@
+//! CrashLoopBackOff (R14–R16): an exited container waits before its next
+//! start, 0, 10, 20, 40 … 300 s (`Backoff::delay`), the streak starting over
+//! after a run longer than 10 minutes.
+//!
+//! Invariant: the wait ends in `BackOffExpired` and a sync, never in a
+//! start of its own, so a restart keeps to the startup order (R5, R10).
+
+use super::PodModel;
+use super::container::State;
+use crate::engine::{Scheduler, SimTime};
+use crate::model::event::PodEvent;
+use crate::model::history::{Change, Observer};
+use crate::model::spec::{BACKOFF_RESET_AFTER, ContainerId};
+
+impl<O: Observer> PodModel<O> {
+    /// The container waits out its back-off, then the next sync starts it.
+    pub(super) fn schedule_restart(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        let backoff = self.run.pod.backoff;
+        let c = self.container_mut(id);
+        // R16: the key expires when the last instance ran long enough.
+        if now.since(c.last_start) > BACKOFF_RESET_AFTER {
+            c.backoff_streak = 0;
+        }
+        let delay = backoff.delay(c.backoff_streak);
+        c.backoff_streak += 1;
+        c.state = State::BackOff;
+        let attempt = c.attempt;
+        self.emit(now, Some(id), Change::BackOff { delay });
+        s.after(
+            delay,
+            PodEvent::BackOffExpired {
+                container: id,
+                attempt,
+            },
+        );
+    }
+
+    /// The back-off is over: the container may start again.
+    pub(super) fn back_off_expired(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        self.container_mut(id).state = State::Waiting;
+        self.sync(now, s);
+    }
+}

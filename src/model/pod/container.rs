@@ -1,0 +1,197 @@
+//! One container's state, in two parts: what survives its restarts
+//! (`Container`) and the instance that runs now (`Instance`), which each
+//! start creates afresh and each exit drops.
+//!
+//! Invariant: nothing lists by hand which fields survive a restart: those
+//! that do live in `Container`, the others in `Instance`, and a start
+//! replaces the whole `Instance`.
+
+use crate::engine::{SimDuration, SimTime};
+use crate::model::ExitReason;
+
+/// What the model knows of one container across all its instances.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Container {
+    pub state: State,
+    /// Instances started so far; events carry it to detect staleness.
+    pub attempt: u32,
+    /// Scripted failures (`fails`) already spent.
+    pub failures_used: u32,
+    /// Restarts since the back-off was last reset (R16).
+    pub backoff_streak: u32,
+    /// When the latest instance started: the back-off reset (R16) and the
+    /// probes' initial delay (R29) count from it.
+    pub last_start: SimTime,
+    /// The API has shown it Running or Terminated at least once, so it no
+    /// longer keeps the Pod Pending (R47).
+    pub has_run: bool,
+    /// Running when the Pod's termination began: it holds back the SIGTERM
+    /// of earlier sidecars until it exits (R36).
+    pub running_at_termination: bool,
+    /// The probe workers' tickers, by `ProbeKind::index`; they outlive
+    /// instances (R28).
+    pub tickers: [Ticker; 3],
+}
+
+impl Container {
+    /// A container of a Pod that was just created.
+    pub const NEW: Container = Container {
+        state: State::Waiting,
+        attempt: 0,
+        failures_used: 0,
+        backoff_streak: 0,
+        last_start: SimTime::ZERO,
+        has_run: false,
+        running_at_termination: false,
+        tickers: [Ticker::NEW; 3],
+    };
+
+    pub fn is_running(&self) -> bool {
+        matches!(self.state, State::Running(_))
+    }
+
+    pub fn has_exited(&self) -> bool {
+        matches!(self.state, State::Exited(_))
+    }
+
+    pub fn instance(&self) -> Option<&Instance> {
+        match &self.state {
+            State::Running(instance) => Some(instance),
+            _ => None,
+        }
+    }
+
+    pub fn instance_mut(&mut self) -> Option<&mut Instance> {
+        match &mut self.state {
+            State::Running(instance) => Some(instance),
+            _ => None,
+        }
+    }
+}
+
+/// Where a container is in its life, as the runtime sees it.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum State {
+    /// Not started: held by the init order, or its back-off expired.
+    Waiting,
+    /// An instance runs (booting, serving or being killed).
+    Running(Instance),
+    /// Exited, waiting out its CrashLoopBackOff delay (R14).
+    BackOff,
+    /// Exited, not to be started again.
+    Exited(ExitReason),
+}
+
+/// The instance that runs now: everything a new start resets.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Instance {
+    /// Booted: the process does its job (and is alive for exposure).
+    pub booted: bool,
+    /// What the kubelet counts it (R21).
+    pub condition: Condition,
+    /// A kill under way, if any (R35).
+    pub kill: Option<Kill>,
+    /// This instance's consecutive probe results, by `ProbeKind::index` (R30).
+    pub streaks: [Streak; 3],
+}
+
+impl Instance {
+    /// A process just started.
+    pub const NEW: Instance = Instance {
+        booted: false,
+        condition: Condition::NotStarted,
+        kill: None,
+        streaks: [Streak::None; 3],
+    };
+}
+
+/// The kubelet's `Started` and `Ready` (R21), in the only order they come:
+/// Ready implies Started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Condition {
+    NotStarted,
+    Started,
+    Ready,
+}
+
+/// A kill of the instance: who asked, and how far it has got.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Kill {
+    pub by: Killer,
+    pub stop: Stop,
+}
+
+/// Who kills an instance; a probe's kill is followed by a restart (R12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Killer {
+    /// The Pod's termination (R34).
+    Termination,
+    /// A startup or liveness probe that failed (R12, R31).
+    Probe,
+}
+
+/// The steps of `killContainer` (R35).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// The preStop hook runs since `since`, with `grace` to spend in all.
+    Hook { since: SimTime, grace: SimDuration },
+    /// A sidecar waits for its turn since `since`, with `budget` of grace left (R36).
+    AwaitingTurn { since: SimTime, budget: SimDuration },
+    /// SIGTERM sent: the process drains until it exits or SIGKILL.
+    Draining,
+}
+
+/// The current run of equal results of one probe (R30).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Streak {
+    /// Not probed yet in this instance.
+    None,
+    Successes(u32),
+    Failures(u32),
+}
+
+impl Streak {
+    /// The streak after one more result.
+    pub fn after(self, success: bool) -> Streak {
+        match (self, success) {
+            (Streak::Successes(n), true) => Streak::Successes(n + 1),
+            (_, true) => Streak::Successes(1),
+            (Streak::Failures(n), false) => Streak::Failures(n + 1),
+            (_, false) => Streak::Failures(1),
+        }
+    }
+}
+
+/// A probe worker's ticker (R28): its anchor and the last tick it used,
+/// which survive restarts, and a generation that voids pending ticks.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ticker {
+    pub anchor: SimTime,
+    pub last_tick: Option<SimTime>,
+    pub generation: u32,
+    /// A tick of the current generation is scheduled.
+    pub pending: bool,
+}
+
+impl Ticker {
+    const NEW: Ticker = Ticker {
+        anchor: SimTime::ZERO,
+        last_tick: None,
+        generation: 0,
+        pending: false,
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_streak_counts_equal_results_and_restarts_on_a_different_one() {
+        let after = |results: &[bool]| results.iter().fold(Streak::None, |s, &r| s.after(r));
+        assert_eq!(after(&[true, true]), Streak::Successes(2));
+        assert_eq!(after(&[true, true, false]), Streak::Failures(1));
+        assert_eq!(after(&[false, false, false]), Streak::Failures(3));
+        assert_eq!(after(&[false, true]), Streak::Successes(1));
+    }
+}

@@ -1,0 +1,280 @@
+//! The Pod lifecycle on the engine: how the kubelet starts, probes, restarts
+//! and stops the containers of one Pod (kubelet-semantics.md R4–R48). This
+//! file holds the model and its event dispatch; each concern has a room:
+//!
+//! - `container`: a container's state, what survives a restart apart from
+//!   the instance a start resets;
+//! - `startup`: the sync that starts containers in order (R4–R7);
+//! - `restart`: what an exit leads to, a pure function of policy, kind and
+//!   exit (R9–R12);
+//! - `backoff`: CrashLoopBackOff (R14–R16);
+//! - `probe`: Started and Ready, and the probes that decide them (R21–R32);
+//! - `termination`: preStop, the grace budget, sidecars last, SIGKILL (R33–R41);
+//! - `phase`: the Pod phase and completion (R43–R48).
+//!
+//! Invariant: every decision is taken in a handler at the instant of the
+//! event that made it necessary; nothing polls. Probe ticks are scheduled
+//! only while their result could change something, so a Pod at rest has an
+//! empty queue and a run costs what happens in it, not how long it lasts.
+//! Every change a view or a meter needs leaves the model through `emit`.
+
+mod backoff;
+mod container;
+mod phase;
+mod probe;
+mod restart;
+mod startup;
+mod termination;
+
+use self::container::{Container, State, Stop};
+use super::event::PodEvent;
+use super::history::{Change, ExitReason, Observer, TraceEntry};
+use super::metrics::{Meters, Metrics, Outcome, PodPhase};
+use super::spec::{ContainerId, ContainerKind, ContainerSpec, Deletion, PodMode, RunSpec};
+use crate::engine::{Model, RunEnd, Scheduler, SimTime};
+
+impl<O: Observer> Model for PodModel<O> {
+    type Event = PodEvent;
+
+    fn is_current(&self, event: &PodEvent) -> bool {
+        let Some((id, attempt)) = event.target() else {
+            return true;
+        };
+        let Some(c) = self.containers.get(id.index()) else {
+            return false;
+        };
+        let stop = c.instance().and_then(|i| i.kill).map(|k| k.stop);
+        match event {
+            PodEvent::ProbeDue { probe, .. } => c.tickers[probe.index()].generation == attempt,
+            _ if c.attempt != attempt => false,
+            PodEvent::BackOffExpired { .. } => matches!(c.state, State::BackOff),
+            PodEvent::BootFinished { .. } => c.instance().is_some_and(|i| !i.booted),
+            PodEvent::Crashed { .. } | PodEvent::RunFinished { .. } => c.is_running(),
+            PodEvent::PreStopFinished { .. } => matches!(stop, Some(Stop::Hook { .. })),
+            PodEvent::TurnWaitExpired { .. } => matches!(stop, Some(Stop::AwaitingTurn { .. })),
+            PodEvent::Drained { .. } | PodEvent::Killed { .. } => stop == Some(Stop::Draining),
+            PodEvent::Created | PodEvent::DeletionRequested => true,
+        }
+    }
+
+    fn handle(&mut self, now: SimTime, event: PodEvent, s: &mut Scheduler<'_, PodEvent>) {
+        match event {
+            PodEvent::Created => self.sync(now, s),
+            PodEvent::DeletionRequested => self.deletion_requested(now, s),
+            PodEvent::BackOffExpired { container, .. } => self.back_off_expired(container, now, s),
+            PodEvent::BootFinished { container, .. } => self.boot_finished(container, now, s),
+            PodEvent::Crashed { container, .. } => self.exit(container, now, ExitReason::Crashed, s),
+            PodEvent::RunFinished { container, .. } => {
+                let code = self.spec_of(container).exit_code;
+                let reason = if code == 0 {
+                    ExitReason::Completed
+                } else {
+                    ExitReason::Failed(code)
+                };
+                self.exit(container, now, reason, s);
+            }
+            PodEvent::ProbeDue { container, probe, .. } => self.probe_tick(container, probe, now, s),
+            PodEvent::PreStopFinished { container, .. } => self.pre_stop_finished(container, now, s),
+            PodEvent::TurnWaitExpired { container, .. } => self.end_turn_wait(container, now, s),
+            PodEvent::Drained { container, .. } => self.exit(container, now, ExitReason::Terminated, s),
+            PodEvent::Killed { container, .. } => {
+                self.emit(now, Some(container), Change::Sigkill);
+                self.exit(container, now, ExitReason::Killed, s);
+            }
+        }
+    }
+}
+
+/// One Pod on the engine: its spec, the state of each container, and what
+/// watches it: the meters always, and the observer `O` (`()` keeps nothing,
+/// a `Trace` keeps the whole history).
+pub struct PodModel<O: Observer = ()> {
+    /// The Pod and the horizon; the engine reads the horizon at each run.
+    run: RunSpec,
+    containers: Vec<Container>,
+    stage: Stage,
+    /// The deletion request has arrived.
+    deleted: bool,
+    /// The Pod has been Ready once: `PodReady` is reported once (R23).
+    has_been_ready: bool,
+    /// Apps and sidecars currently Ready, and how many there are.
+    ready_count: u32,
+    needed_for_ready: u32,
+    /// Alive apps (not proxies) and alive proxies, for exposure.
+    alive_apps: u32,
+    alive_proxies: u32,
+    measures_exposure: bool,
+    exposed: bool,
+    meters: Meters,
+    observer: O,
+    /// The last phase reported; kept only when `O` keeps the history.
+    reported_phase: PodPhase,
+}
+
+/// Where the Pod as a whole is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// Init containers and sidecars start one after another (R4, R5).
+    Initializing,
+    /// Every init container completed and every sidecar started once (R24):
+    /// apps start, and restart on their own.
+    Initialized,
+    /// Every running container is being stopped (R34), for this reason.
+    Terminating(Cause),
+    /// Termination is over: no container runs any more.
+    Stopped(Cause),
+}
+
+/// Why the containers are being stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cause {
+    Deleted,
+    /// A regular init container failed under `restartPolicy: Never` (R9).
+    InitFailed,
+    /// No app container runs or will run again (R43).
+    AppsFinished,
+}
+
+impl<O: Observer> PodModel<O> {
+    /// A model of `run`, reporting to `observer`.
+    pub fn new(run: RunSpec, observer: O) -> Self {
+        let mut model = PodModel {
+            run,
+            containers: Vec::new(),
+            stage: Stage::Initializing,
+            deleted: false,
+            has_been_ready: false,
+            ready_count: 0,
+            needed_for_ready: 0,
+            alive_apps: 0,
+            alive_proxies: 0,
+            measures_exposure: false,
+            exposed: false,
+            meters: Meters::default(),
+            observer,
+            reported_phase: PodPhase::Pending,
+        };
+        model.reset();
+        model
+    }
+
+    /// The Pod and the horizon.
+    pub fn run_spec(&self) -> &RunSpec {
+        &self.run
+    }
+
+    /// The run to change between runs; call `reset` before the next run.
+    pub fn run_spec_mut(&mut self) -> &mut RunSpec {
+        &mut self.run
+    }
+
+    /// What the observer kept of the last run.
+    pub fn observer(&self) -> &O {
+        &self.observer
+    }
+
+    /// Back to a Pod that was never created, keeping allocations.
+    pub fn reset(&mut self) {
+        let pod = &self.run.pod;
+        self.containers.clear();
+        self.containers.resize(pod.containers.len(), Container::NEW);
+        self.stage = Stage::Initializing;
+        self.deleted = false;
+        self.has_been_ready = false;
+        self.ready_count = 0;
+        self.needed_for_ready = pod
+            .containers
+            .iter()
+            .filter(|c| c.kind != ContainerKind::Init)
+            .count() as u32;
+        self.alive_apps = 0;
+        self.alive_proxies = 0;
+        self.measures_exposure = pod.measures_exposure();
+        self.exposed = false;
+        self.meters.clear();
+        self.observer.clear();
+        self.reported_phase = PodPhase::Pending;
+    }
+
+    /// The events that open a run: creation, and a deletion at a fixed time.
+    pub fn initial_events(&self) -> ((SimTime, PodEvent), Option<(SimTime, PodEvent)>) {
+        let deletion = match self.run.pod.deletion {
+            Deletion::At(at) => Some((SimTime::ZERO + at, PodEvent::DeletionRequested)),
+            Deletion::Never | Deletion::AfterReady(_) => None,
+        };
+        ((SimTime::ZERO, PodEvent::Created), deletion)
+    }
+
+    /// The metrics of a run that ended at `end` for reason `how`.
+    pub fn finish(&mut self, end: SimTime, how: RunEnd) -> Metrics {
+        let phase = self.phase();
+        self.note_phase(end);
+        let outcome = match how {
+            RunEnd::Horizon => Outcome::Horizon,
+            RunEnd::Quiet if self.run.pod.mode == PodMode::Job && !phase.is_terminal() => Outcome::Stuck,
+            RunEnd::Quiet => Outcome::Settled,
+        };
+        self.meters.metrics(end, phase, outcome)
+    }
+
+    /// Reports a change to the meters and the observer.
+    #[inline]
+    fn emit(&mut self, at: SimTime, container: Option<ContainerId>, what: Change) {
+        let entry = TraceEntry { at, container, what };
+        self.meters.observe(entry);
+        self.observer.observe(entry);
+    }
+
+    /// A container became alive (booted) or stopped being alive: exposure
+    /// may begin or end (an app alive while no proxy is).
+    fn set_alive(&mut self, id: ContainerId, alive: bool, now: SimTime) {
+        let spec = self.spec_of(id);
+        let counter = if spec.proxy {
+            &mut self.alive_proxies
+        } else if spec.kind == ContainerKind::App {
+            &mut self.alive_apps
+        } else {
+            return;
+        };
+        if alive {
+            *counter += 1;
+        } else {
+            *counter -= 1;
+        }
+        let exposed = self.measures_exposure && self.alive_apps > 0 && self.alive_proxies == 0;
+        if exposed != self.exposed {
+            self.exposed = exposed;
+            let change = if exposed {
+                Change::ExposureBegan
+            } else {
+                Change::ExposureEnded
+            };
+            self.emit(now, None, change);
+        }
+    }
+
+    /// Termination has begun (it may be over already).
+    fn is_terminating(&self) -> bool {
+        matches!(self.stage, Stage::Terminating(_) | Stage::Stopped(_))
+    }
+
+    fn ids(&self) -> impl DoubleEndedIterator<Item = ContainerId> + use<O> {
+        (0..self.containers.len() as u32).map(ContainerId)
+    }
+
+    fn container(&self, id: ContainerId) -> &Container {
+        &self.containers[id.index()]
+    }
+
+    fn container_mut(&mut self, id: ContainerId) -> &mut Container {
+        &mut self.containers[id.index()]
+    }
+
+    fn spec_of(&self, id: ContainerId) -> &ContainerSpec {
+        &self.run.pod.containers[id.index()]
+    }
+
+    fn kind(&self, id: ContainerId) -> ContainerKind {
+        self.spec_of(id).kind
+    }
+}

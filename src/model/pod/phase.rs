@@ -1,0 +1,61 @@
+//! The Pod phase (R47, R48) and completion (R43, R44): Pending until every
+//! app and sidecar has run, terminal once termination is over, decided by
+//! the app containers alone.
+//!
+//! Invariant: the phase is a function of the state, worked out when asked;
+//! the model reports its changes only to an observer that keeps a history,
+//! so a sweep never pays for it.
+
+use super::container::State;
+use super::{Cause, PodModel, Stage};
+use crate::engine::SimTime;
+use crate::model::history::{Change, Observer};
+use crate::model::metrics::PodPhase;
+use crate::model::spec::ContainerKind;
+
+impl<O: Observer> PodModel<O> {
+    /// The Pod phase as the kubelet would report it now (R47, R48).
+    pub fn phase(&self) -> PodPhase {
+        match self.stage {
+            Stage::Terminating(Cause::InitFailed) | Stage::Stopped(Cause::InitFailed) => PodPhase::Failed,
+            // R44: app containers alone decide, sidecars' exit codes do not.
+            Stage::Stopped(_) => {
+                let apps_succeeded = self.ids().all(|id| {
+                    self.kind(id) != ContainerKind::App
+                        || matches!(self.container(id).state, State::Exited(r) if r.is_success())
+                });
+                if apps_succeeded {
+                    PodPhase::Succeeded
+                } else {
+                    PodPhase::Failed
+                }
+            }
+            // R47 step 5: an app or sidecar that never ran keeps the Pod Pending.
+            _ if self
+                .ids()
+                .any(|id| self.kind(id) != ContainerKind::Init && !self.container(id).has_run) =>
+            {
+                PodPhase::Pending
+            }
+            _ => PodPhase::Running,
+        }
+    }
+
+    /// Reports the phase if it changed, when the observer keeps a history.
+    pub(super) fn note_phase(&mut self, now: SimTime) {
+        if O::KEEPS_HISTORY {
+            let phase = self.phase();
+            if phase != self.reported_phase {
+                self.reported_phase = phase;
+                self.emit(now, None, Change::Phase(phase));
+            }
+        }
+    }
+
+    /// Every app container has exited for good (R43).
+    pub(super) fn apps_finished(&self) -> bool {
+        self.ids()
+            .filter(|&id| self.kind(id) == ContainerKind::App)
+            .all(|id| self.container(id).has_exited())
+    }
+}

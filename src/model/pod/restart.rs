@@ -1,0 +1,167 @@
+//! What an exit leads to: the instance is gone, and the container restarts,
+//! stays exited, or fails the Pod. The decision is `after_exit`, a pure
+//! function of restart policy, container kind, exit and probe kill (R9–R12),
+//! tested below as a table of every combination.
+//!
+//! Invariant: no container restarts once the Pod is terminating (R40); the
+//! decision is asked only before.
+
+use super::container::{Condition, Killer, State};
+use super::{Cause, PodModel};
+use crate::engine::{Scheduler, SimTime};
+use crate::model::event::PodEvent;
+use crate::model::history::{Change, ExitReason, Observer};
+use crate::model::spec::{ContainerId, ContainerKind, RestartPolicy};
+
+/// What becomes of a container that exited while the Pod is not terminating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum AfterExit {
+    /// It starts again once its back-off is over (R14).
+    Restart,
+    /// It stays exited; the Pod goes on.
+    StayExited,
+    /// A regular init container failed under `Never`: the Pod has failed (R9).
+    FailPod,
+}
+
+/// The kubelet's restart decision for a container of `kind` that exited with
+/// `exit`; `probe_kill` says a failed startup or liveness probe killed it.
+pub(super) fn after_exit(
+    policy: RestartPolicy,
+    kind: ContainerKind,
+    exit: ExitReason,
+    probe_kill: bool,
+) -> AfterExit {
+    let failed = !exit.is_success();
+    match kind {
+        // R10: a sidecar restarts whatever the policy and the exit code.
+        ContainerKind::Sidecar => AfterExit::Restart,
+        // R4: a completed init container never runs again. It has no probes
+        // (R8), so no probe kill to consider.
+        ContainerKind::Init if !failed => AfterExit::StayExited,
+        // R9: a failed init container alone restarts, unless Never fails the Pod.
+        ContainerKind::Init if policy == RestartPolicy::Never => AfterExit::FailPod,
+        ContainerKind::Init => AfterExit::Restart,
+        // R12: a probe kill restarts unless Never, whatever the exit code.
+        ContainerKind::App if probe_kill && policy != RestartPolicy::Never => AfterExit::Restart,
+        ContainerKind::App if probe_kill => AfterExit::StayExited,
+        // R11.
+        ContainerKind::App => match policy {
+            RestartPolicy::Always => AfterExit::Restart,
+            RestartPolicy::OnFailure if failed => AfterExit::Restart,
+            RestartPolicy::OnFailure | RestartPolicy::Never => AfterExit::StayExited,
+        },
+    }
+}
+
+impl<O: Observer> PodModel<O> {
+    /// The instance ended with `reason`.
+    pub(super) fn exit(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        reason: ExitReason,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        let kind = self.kind(id);
+        let c = self.container_mut(id);
+        let State::Running(instance) = c.state else {
+            return;
+        };
+        c.state = State::Exited(reason);
+        c.has_run = true;
+        for ticker in &mut c.tickers {
+            // Ticks scheduled for this instance are void; the next instance
+            // schedules its own on the same ticker grid (R28).
+            ticker.generation += 1;
+            ticker.pending = false;
+        }
+        self.emit(now, Some(id), Change::Exited(reason));
+        if instance.condition == Condition::Ready {
+            self.ready_count -= 1;
+        }
+        if instance.booted {
+            self.set_alive(id, false, now);
+        }
+        if self.is_terminating() {
+            return self.exited_while_terminating(now, s);
+        }
+        let probe_kill = instance.kill.is_some_and(|k| k.by == Killer::Probe);
+        match after_exit(self.run.pod.restart_policy, kind, reason, probe_kill) {
+            AfterExit::Restart => self.schedule_restart(id, now, s),
+            AfterExit::FailPod => {
+                self.emit(now, None, Change::PodFailed);
+                return self.begin_termination(now, Cause::InitFailed, s);
+            }
+            AfterExit::StayExited if kind == ContainerKind::App && self.apps_finished() => {
+                self.emit(now, None, Change::AppsFinished);
+                return self.begin_termination(now, Cause::AppsFinished, s);
+            }
+            AfterExit::StayExited => {}
+        }
+        self.note_phase(now);
+        // Only a completed init container can let another start now; a
+        // restarting one waits for its back-off, whose expiry syncs.
+        if kind == ContainerKind::Init {
+            self.sync(now, s);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AfterExit::{FailPod, Restart, StayExited};
+    use super::*;
+
+    /// Every exit the model produces: the first two exit 0.
+    const EXITS: [ExitReason; 6] = [
+        ExitReason::Completed,
+        ExitReason::Terminated,
+        ExitReason::Failed(1),
+        ExitReason::Failed(42),
+        ExitReason::Crashed,
+        ExitReason::Killed,
+    ];
+
+    #[test]
+    fn the_restart_decision_for_every_policy_kind_exit_and_probe_kill() {
+        use ContainerKind::{App, Init, Sidecar};
+        use RestartPolicy::{Always, Never, OnFailure};
+        // (policy, kind, probe kill, after exit 0, after a non-zero exit)
+        let table = [
+            // R10: sidecars ignore the policy, the exit code and the killer.
+            (Always, Sidecar, false, Restart, Restart),
+            (Always, Sidecar, true, Restart, Restart),
+            (OnFailure, Sidecar, false, Restart, Restart),
+            (OnFailure, Sidecar, true, Restart, Restart),
+            (Never, Sidecar, false, Restart, Restart),
+            (Never, Sidecar, true, Restart, Restart),
+            // R4, R9: Always acts like OnFailure; Never fails the Pod; init
+            // containers have no probes (R8), so the flag changes nothing.
+            (Always, Init, false, StayExited, Restart),
+            (Always, Init, true, StayExited, Restart),
+            (OnFailure, Init, false, StayExited, Restart),
+            (OnFailure, Init, true, StayExited, Restart),
+            (Never, Init, false, StayExited, FailPod),
+            (Never, Init, true, StayExited, FailPod),
+            // R11 without a probe kill, R12 with one.
+            (Always, App, false, Restart, Restart),
+            (Always, App, true, Restart, Restart),
+            (OnFailure, App, false, StayExited, Restart),
+            (OnFailure, App, true, Restart, Restart),
+            (Never, App, false, StayExited, StayExited),
+            (Never, App, true, StayExited, StayExited),
+        ];
+        assert_eq!(table.len(), 3 * 3 * 2, "one row per policy, kind and probe kill");
+        for (policy, kind, probe_kill, on_success, on_failure) in table {
+            for exit in EXITS {
+                let expected = if exit.is_success() { on_success } else { on_failure };
+                assert_eq!(
+                    after_exit(policy, kind, exit, probe_kill),
+                    expected,
+                    "{policy:?} {kind:?} {exit:?} probe kill {probe_kill}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Startup order: the kubelet's sync starts init containers one at a time,
+//! sidecars as gates, then every app together (R1, R4–R7); and what a start
+//! and the end of a boot change.
+//!
+//! Invariant: only a sync starts a container, and a sync runs only where a
+//! start can follow: at creation, when an init container completed, when a
+//! sidecar started, and when a back-off expired.
+
+use super::container::{Condition, Instance, State};
+use super::{PodModel, Stage};
+use crate::engine::{Scheduler, SimTime};
+use crate::model::event::PodEvent;
+use crate::model::history::{Change, ExitReason, Observer};
+use crate::model::spec::{ContainerId, ContainerKind, ProbeKind};
+
+impl<O: Observer> PodModel<O> {
+    /// The kubelet's sync (R1, R4–R6): start whatever may start now.
+    pub(super) fn sync(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        match self.stage {
+            Stage::Terminating(_) | Stage::Stopped(_) => return,
+            Stage::Initialized => {}
+            Stage::Initializing => {
+                // R4, R5: the first init container that is neither completed
+                // nor a started sidecar holds back everything after it.
+                for id in self.ids() {
+                    let c = self.container(id);
+                    let started = c.instance().is_some_and(|i| i.condition >= Condition::Started);
+                    match (self.kind(id), &c.state) {
+                        (ContainerKind::App, _) => continue,
+                        (ContainerKind::Init, State::Exited(ExitReason::Completed)) => continue,
+                        (ContainerKind::Sidecar, State::Running(_)) if started => continue,
+                        (_, State::Waiting) => return self.start(id, now, s),
+                        _ => return,
+                    }
+                }
+                self.stage = Stage::Initialized;
+            }
+        }
+        // Apps start together (R6); after initialization a sidecar restarts
+        // independently of the others (R10).
+        for id in self.ids() {
+            if self.kind(id) != ContainerKind::Init && matches!(self.container(id).state, State::Waiting) {
+                self.start(id, now, s);
+            }
+        }
+    }
+
+    /// A new instance: its boot begins, and its scripted crash is set.
+    fn start(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        let spec = self.spec_of(id);
+        let (kind, boot, probed) = (spec.kind, spec.boot, spec.has_probes());
+        let startup_probe = spec.probe(ProbeKind::Startup).is_some();
+        let crash = spec.crash_after.get(self.container(id).attempt as usize).copied();
+        let c = self.container_mut(id);
+        c.attempt += 1;
+        c.last_start = now;
+        c.state = State::Running(Instance::NEW);
+        let attempt = c.attempt;
+        self.emit(now, Some(id), Change::Starting { attempt });
+        s.after(
+            boot,
+            PodEvent::BootFinished {
+                container: id,
+                attempt,
+            },
+        );
+        if let Some(after) = crash {
+            s.after(
+                after,
+                PodEvent::Crashed {
+                    container: id,
+                    attempt,
+                },
+            );
+        }
+        // An init container's boot is its work, and a probed container's boot
+        // is the time until it answers its probes: both run from their start.
+        // Without probes, boot is image pull, create and postStart, and the
+        // API shows the container waiting until it is over (R7).
+        if kind == ContainerKind::Init || probed {
+            self.show_running(id, now);
+        }
+        if probed {
+            // Without a startup probe the kubelet counts it started at once (R21).
+            if !startup_probe {
+                self.mark_started(id, now, s);
+            }
+            self.schedule_probes(id, now, s);
+        }
+        self.note_phase(now);
+    }
+
+    /// The API shows the container Running from now on.
+    fn show_running(&mut self, id: ContainerId, now: SimTime) {
+        self.container_mut(id).has_run = true;
+        self.emit(now, Some(id), Change::Running);
+    }
+
+    /// The boot is over: an init container completed (or failed), another
+    /// container is alive and, without probes, started.
+    pub(super) fn boot_finished(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        let spec = self.spec_of(id);
+        let (fails, kind, probed, run) = (spec.fails, spec.kind, spec.has_probes(), spec.run);
+        let c = self.container_mut(id);
+        if c.failures_used < fails {
+            c.failures_used += 1;
+            return self.exit(id, now, ExitReason::Failed(1), s);
+        }
+        if kind == ContainerKind::Init {
+            return self.exit(id, now, ExitReason::Completed, s);
+        }
+        let attempt = c.attempt;
+        if let Some(instance) = c.instance_mut() {
+            instance.booted = true;
+        }
+        if !probed {
+            self.show_running(id, now);
+        }
+        self.emit(now, Some(id), Change::Alive { probed });
+        self.set_alive(id, true, now);
+        if let Some(run) = run {
+            s.after(
+                run,
+                PodEvent::RunFinished {
+                    container: id,
+                    attempt,
+                },
+            );
+        }
+        if probed {
+            self.schedule_probes(id, now, s);
+        } else {
+            self.mark_started(id, now, s);
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! Termination (R33–R41): every running container is killed at once with the
+//! Pod's grace period — preStop first, then SIGTERM, SIGKILL at the stop
+//! timeout — except that a sidecar's SIGTERM waits for the apps and for the
+//! sidecars declared after it (`sidecar_waits_for_apps`). A failed probe's
+//! kill (R12) takes the same steps for one container.
+//!
+//! Invariant: one budget per kill. The grace counts from the kill's start
+//! and pays for the preStop hook and the wait for a sidecar's turn, each
+//! truncated to whole seconds as the kubelet does; the only extra time
+//! anyone gets is the 2 s floor of the stop timeout (R37).
+
+use super::container::{Kill, Killer, Stop};
+use super::{Cause, PodModel, Stage};
+use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::event::PodEvent;
+use crate::model::history::{Change, Observer};
+use crate::model::spec::{ContainerId, ContainerKind};
+
+/// The kubelet's per-container minimum stop timeout (`minimumGracePeriodInSeconds`, R35).
+const MIN_STOP_TIMEOUT: SimDuration = SimDuration::from_secs(2);
+/// The kubelet never terminates a Pod with less grace than this (R33).
+pub(super) const MIN_POD_GRACE: SimDuration = SimDuration::from_secs(1);
+
+impl<O: Observer> PodModel<O> {
+    /// `kubectl delete` reached the kubelet (R33, R34).
+    pub(super) fn deletion_requested(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        if self.deleted {
+            return;
+        }
+        self.deleted = true;
+        let grace = self.run.pod.termination_grace_period.max(MIN_POD_GRACE);
+        self.emit(now, None, Change::DeletionRequested { grace });
+        if !self.is_terminating() {
+            self.begin_termination(now, Cause::Deleted, s);
+        }
+    }
+
+    /// Kill every running container (R34): preStop hooks all start now.
+    pub(super) fn begin_termination(&mut self, now: SimTime, cause: Cause, s: &mut Scheduler<'_, PodEvent>) {
+        let grace = self.run.pod.termination_grace_period.max(MIN_POD_GRACE);
+        self.stage = Stage::Terminating(cause);
+        for c in &mut self.containers {
+            c.running_at_termination = c.is_running();
+        }
+        for id in self.ids() {
+            let c = self.container(id);
+            // A container already being killed (a probe failure) keeps its own kill.
+            let unkilled = c.instance().is_some_and(|i| i.kill.is_none());
+            if c.running_at_termination && unkilled {
+                self.begin_kill(id, now, grace, Killer::Termination, s);
+            }
+        }
+        self.note_if_stopped(now);
+        self.note_phase(now);
+    }
+
+    /// Once termination has begun, an exit may end it, and may be the one a
+    /// waiting sidecar waited for. No container restarts any more (R40).
+    pub(super) fn exited_while_terminating(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        self.release_waiting_sidecars(now, s);
+        self.note_if_stopped(now);
+        self.note_phase(now);
+    }
+
+    /// Termination is over when no container runs any more.
+    fn note_if_stopped(&mut self, now: SimTime) {
+        if let Stage::Terminating(cause) = self.stage
+            && !self.containers.iter().any(|c| c.is_running())
+        {
+            self.stage = Stage::Stopped(cause);
+            self.emit(now, None, Change::ContainersStopped);
+        }
+    }
+
+    /// `killContainer` (R35): the preStop hook first, within `grace`.
+    pub(super) fn begin_kill(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        grace: SimDuration,
+        by: Killer,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        let pre_stop = self.spec_of(id).pre_stop;
+        if pre_stop == SimDuration::ZERO {
+            return self.after_pre_stop(id, now, grace, by, s);
+        }
+        let c = self.container_mut(id);
+        let attempt = c.attempt;
+        if let Some(instance) = c.instance_mut() {
+            let stop = Stop::Hook { since: now, grace };
+            instance.kill = Some(Kill { by, stop });
+        }
+        self.emit(now, Some(id), Change::PreStopStarted);
+        s.after(
+            pre_stop.min(grace),
+            PodEvent::PreStopFinished {
+                container: id,
+                attempt,
+            },
+        );
+    }
+
+    /// The hook returned, or the grace period cut it off (R38).
+    pub(super) fn pre_stop_finished(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        let kill = self.container(id).instance().and_then(|i| i.kill);
+        let Some(Kill {
+            by,
+            stop: Stop::Hook { since, grace },
+        }) = kill
+        else {
+            return;
+        };
+        let elapsed = now.since(since);
+        let cut_off = self.spec_of(id).pre_stop > elapsed;
+        self.emit(now, Some(id), Change::PreStopFinished { cut_off });
+        self.after_pre_stop(id, now, grace - elapsed.floor_secs(), by, s);
+    }
+
+    /// The rest of `killContainer` once the hook is over, with `budget` of
+    /// grace left: a sidecar may have to wait for its turn (R35, R36).
+    fn after_pre_stop(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        budget: SimDuration,
+        by: Killer,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        let ordered = self.is_terminating() && self.run.pod.kubernetes.orders_sidecar_termination();
+        let must_wait = ordered
+            && self.kind(id) == ContainerKind::Sidecar
+            && budget > SimDuration::ZERO
+            && self.sidecar_waits_for_apps(id);
+        if !must_wait {
+            return self.sigterm(id, now, budget, by, s);
+        }
+        let c = self.container_mut(id);
+        let attempt = c.attempt;
+        if let Some(instance) = c.instance_mut() {
+            let stop = Stop::AwaitingTurn { since: now, budget };
+            instance.kill = Some(Kill { by, stop });
+        }
+        self.emit(now, Some(id), Change::AwaitingTurn);
+        s.after(
+            budget,
+            PodEvent::TurnWaitExpired {
+                container: id,
+                attempt,
+            },
+        );
+    }
+
+    /// R36: a sidecar's SIGTERM waits until every app container and every
+    /// later-declared sidecar that was running when termination began has
+    /// exited; regular init containers never hold it back (R41).
+    fn sidecar_waits_for_apps(&self, sidecar: ContainerId) -> bool {
+        self.ids().any(|id| {
+            let holds_back = match self.kind(id) {
+                ContainerKind::App => true,
+                ContainerKind::Sidecar => id > sidecar,
+                ContainerKind::Init => false,
+            };
+            let c = self.container(id);
+            holds_back && c.running_at_termination && !c.has_exited()
+        })
+    }
+
+    /// After an exit: the sidecars whose turn has come get SIGTERM, the
+    /// last-declared first.
+    fn release_waiting_sidecars(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        for id in self.ids().rev() {
+            let waiting = matches!(
+                self.container(id).instance().and_then(|i| i.kill),
+                Some(Kill {
+                    stop: Stop::AwaitingTurn { .. },
+                    ..
+                })
+            );
+            if waiting && !self.sidecar_waits_for_apps(id) {
+                self.end_turn_wait(id, now, s);
+            }
+        }
+    }
+
+    /// The turn came, or the wait used up the budget (R37): SIGTERM now.
+    pub(super) fn end_turn_wait(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        let kill = self.container(id).instance().and_then(|i| i.kill);
+        let Some(Kill {
+            by,
+            stop: Stop::AwaitingTurn { since, budget },
+        }) = kill
+        else {
+            return;
+        };
+        self.sigterm(id, now, budget - now.since(since).floor_secs(), by, s);
+    }
+
+    /// SIGTERM with a stop timeout of what is left of the grace, at least
+    /// 2 s; the process exits after its drain, or SIGKILL at the timeout.
+    fn sigterm(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        budget: SimDuration,
+        by: Killer,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        let timeout = budget.max(MIN_STOP_TIMEOUT);
+        let drain = self.spec_of(id).drain;
+        let c = self.container_mut(id);
+        let attempt = c.attempt;
+        if let Some(instance) = c.instance_mut() {
+            instance.kill = Some(Kill {
+                by,
+                stop: Stop::Draining,
+            });
+        }
+        self.emit(now, Some(id), Change::Sigterm { timeout });
+        let (after, event) = if drain <= timeout {
+            (
+                drain,
+                PodEvent::Drained {
+                    container: id,
+                    attempt,
+                },
+            )
+        } else {
+            (
+                timeout,
+                PodEvent::Killed {
+                    container: id,
+                    attempt,
+                },
+            )
+        };
+        s.after(after, event);
+    }
+}

@@ -1,0 +1,112 @@
+//! The event marks of the timeline picture: a glyph over a container's band
+//! for each start, start-as-counted, SIGTERM, exit and SIGKILL.
+//!
+//! Invariant: a mark is drawn only for what the band colours do not already
+//! say, one per line of the event timeline at most.
+
+use super::BAND;
+use crate::engine::SimTime;
+use crate::model::{Change, ExitReason};
+use crate::report::svg::{Num, Svg};
+
+/// The kinds of event mark, in legend order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Mark {
+    Start,
+    Started,
+    Sigterm,
+    Exit,
+    Failed,
+    Sigkill,
+}
+
+impl Mark {
+    pub(super) const ALL: [Mark; 6] = [
+        Mark::Start,
+        Mark::Started,
+        Mark::Sigterm,
+        Mark::Exit,
+        Mark::Failed,
+        Mark::Sigkill,
+    ];
+
+    /// The mark of a change; `None` for what the band colours already say.
+    pub(super) fn of(what: Change) -> Option<Mark> {
+        match what {
+            Change::Starting { .. } => Some(Mark::Start),
+            Change::Started => Some(Mark::Started),
+            Change::Sigterm { .. } => Some(Mark::Sigterm),
+            Change::Exited(ExitReason::Failed(_) | ExitReason::Crashed) => Some(Mark::Failed),
+            // A SIGKILL has a mark of its own at the same instant.
+            Change::Exited(ExitReason::Killed) => None,
+            Change::Exited(_) => Some(Mark::Exit),
+            Change::Sigkill => Some(Mark::Sigkill),
+            _ => None,
+        }
+    }
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Mark::Start => "start",
+            Mark::Started => "started",
+            Mark::Sigterm => "SIGTERM",
+            Mark::Exit => "exit 0",
+            Mark::Failed => "non-zero exit",
+            Mark::Sigkill => "SIGKILL",
+        }
+    }
+
+    /// Draws the mark centred on `(x, y)` in a band of height `BAND`.
+    pub(super) fn draw(self, svg: &mut Svg, x: f64, y: f64, title: &str, at: Option<SimTime>) {
+        let h = BAND / 2.0;
+        let shape = match self {
+            Mark::Start => format!(
+                "M{} {}L{} {}L{} {}Z",
+                Num(x),
+                Num(y - 5.0),
+                Num(x + 6.0),
+                Num(y),
+                Num(x),
+                Num(y + 5.0)
+            ),
+            Mark::Started => format!("M{} {}a3.5 3.5 0 1 0 0.01 0Z", Num(x - 3.5), Num(y)),
+            Mark::Sigterm => format!(
+                "M{} {}L{} {}L{} {}Z",
+                Num(x - 5.0),
+                Num(y - h),
+                Num(x + 5.0),
+                Num(y - h),
+                Num(x),
+                Num(y - h + 7.0)
+            ),
+            Mark::Exit | Mark::Failed => format!("M{} {}h7v7h-7Z", Num(x - 3.5), Num(y - 3.5)),
+            Mark::Sigkill => format!(
+                "M{} {}l9 9M{} {}l-9 9",
+                Num(x - 4.5),
+                Num(y - 4.5),
+                Num(x + 4.5),
+                Num(y - 4.5)
+            ),
+        };
+        let (fill, stroke, width) = match self {
+            Mark::Started => ("white", "#222222", "1.5"),
+            Mark::Failed => ("#7f0000", "white", "1"),
+            Mark::Sigkill => ("none", "#000000", "2.5"),
+            _ => ("#222222", "white", "0.75"),
+        };
+        let at = at.map_or(String::new(), |t| t.as_millis().to_string());
+        svg.titled(
+            "path",
+            &[
+                ("class", &"mark"),
+                ("data-kind", &self.name()),
+                ("data-at", &at),
+                ("d", &shape),
+                ("fill", &fill),
+                ("stroke", &stroke),
+                ("stroke-width", &width),
+            ],
+            title,
+        );
+    }
+}
