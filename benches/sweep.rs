@@ -18,7 +18,7 @@ use podsim::sweep::{self, Grid};
 const ROWS: u64 = 100_000;
 
 fn sweep_rows(c: &mut Criterion) {
-    let grid_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/grids/seed-1m.toml");
+    let grid_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("grids/seed-1m.toml");
     let grid = Grid::load(&grid_path).unwrap_or_else(|e| panic!("{e}"));
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut threads = vec![1];

@@ -4,7 +4,10 @@
 //! - `startup`: init order, sidecar gate, apps together (R4–R6);
 //! - `restarts`: restart policies and CrashLoopBackOff (R9–R16);
 //! - `termination`: preStop, grace budget, sidecar order, SIGKILL (R33–R41);
-//! - `agreement`: the event engine against the seed's tick loop (proptest).
+//! - `fidelity`: probes, crashes while running, Jobs and Kubernetes versions;
+//! - `properties`: invariants over random Pods (proptest);
+//! - `agreement`: the event engine against the seed's tick loop (proptest);
+//! - `common`: building a Pod in a few words and running it.
 
 mod agreement;
 mod common;
