@@ -7,10 +7,10 @@
 //! to a typed `Target`, every value fits it, and every combination passes
 //! `check_spec`. Running a grid can fail on output, never on input.
 
-use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
 
+use sha2::{Digest, Sha256};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -40,7 +40,7 @@ pub struct Grid {
     /// What loading the base scenario had to assume (`Scenario::notices`).
     pub notices: Vec<String>,
     runs: u64,
-    hash: u64,
+    sha256: [u8; 32],
 }
 
 impl Grid {
@@ -156,12 +156,12 @@ impl Grid {
             out: out.map(|o| relative_to(folder, &o)),
             plot: plot.map(|p| relative_to(folder, &p)),
             runs,
-            hash: 0,
+            sha256: [0; 32],
         };
         if let Err((axis, message)) = grid.check_rules() {
             return Err(error(spans[axis].clone(), message));
         }
-        grid.hash = grid.canonical_hash();
+        grid.sha256 = grid.canonical_sha256();
         Ok(grid)
     }
 
@@ -170,12 +170,13 @@ impl Grid {
         self.runs
     }
 
-    /// A fingerprint of what the grid means (base spec, horizon, axes and
-    /// their values, the columns), not of how the file is written: comments
-    /// and spacing do not change it. FNV-1a, so it is the same on every
-    /// platform and every run; shards compare it before they are merged.
-    pub fn hash(&self) -> u64 {
-        self.hash
+    /// SHA-256 of what the grid means (base spec, horizon, axes and their
+    /// values, the columns), not of how the file is written: comments,
+    /// spacing, key order and the base file's path do not change it, so the
+    /// shards of one sweep agree even when each machine mounts the files
+    /// elsewhere. The same on every platform; `merge` compares it.
+    pub fn sha256(&self) -> [u8; 32] {
+        self.sha256
     }
 
     /// CSV columns: `run`, one per axis, then the metrics.
@@ -308,21 +309,22 @@ impl Grid {
         ))
     }
 
-    fn canonical_hash(&self) -> u64 {
-        let mut text = String::new();
-        let _ = writeln!(
-            text,
-            "podsim grid 1\nbase {:?}\nhorizon {}",
+    /// The canonical form, hashed as it is produced: a versioned heading,
+    /// the base spec and horizon, each axis (target, path, values), the header.
+    fn canonical_sha256(&self) -> [u8; 32] {
+        let mut hash = Sha256::new();
+        hash.update(format!(
+            "podsim grid 1\nbase {:?}\nhorizon {}\n",
             self.base, self.horizon.0
-        );
-        let mut hash = fnv1a(FNV_OFFSET, text.as_bytes());
+        ));
         for axis in &self.axes {
-            hash = fnv1a(hash, format!("axis {:?} {}:", axis.target, axis.path).as_bytes());
+            hash.update(format!("axis {:?} {}:", axis.target, axis.path));
             for i in 0..axis.values.len() {
-                hash = fnv1a(hash, &axis.values.get(i).to_le_bytes());
+                hash.update(axis.values.get(i).to_le_bytes());
             }
         }
-        fnv1a(hash, &csv::header_line(&self.columns()))
+        hash.update(csv::header_line(&self.columns()));
+        hash.finalize().into()
     }
 }
 
@@ -340,17 +342,6 @@ fn relative_to(folder: &Path, path: &str) -> PathBuf {
         }
     }
     joined
-}
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// FNV-1a over `bytes`, continuing from `hash`.
-fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
 }
 
 fn string_value(value: &Spanned<DeValue>, key: &str) -> Result<String, String> {
@@ -439,8 +430,8 @@ mod tests {
         let b = grid("# a comment\ncontainers.web.boot = { from = \"1s\", to = \"2000ms\", step = \"1s\" }")
             .unwrap();
         let c = grid("\"containers.web.boot\" = [\"1s\", \"3s\"]").unwrap();
-        assert_eq!(a.hash(), b.hash());
-        assert_ne!(a.hash(), c.hash());
+        assert_eq!(a.sha256(), b.sha256());
+        assert_ne!(a.sha256(), c.sha256());
     }
 
     #[test]
