@@ -10,6 +10,7 @@ pub mod csv;
 pub mod html;
 pub mod json;
 pub mod kubectl;
+pub mod marks;
 pub mod plot;
 pub mod png;
 pub mod svg;

@@ -1,11 +1,15 @@
-//! The trade-off plot (SVG): one sweep CSV column against another, one colour
-//! per group, and each group's Pareto frontier (the lowest y for a given x).
+//! The trade-off plot (SVG): one sweep CSV column against another, one
+//! colour and marker per group, and each group's Pareto frontier (the lowest
+//! y for a given x) — or, with runs *paired* (`pair`), one dot per
+//! configuration run both ways: how much choosing one value of a column over
+//! the other costs on x and saves on y.
 //!
 //! Defaults draw what the sweep exists for: `exposed_total_ms` against
 //! `ready_ms`, grouped by the layout axis — the first column whose name ends in
 //! `.kind` and that holds at least two values (`containers.proxy.kind`).
-//! The sweep calls it as
-//! `plot::tradeoff(&Table::load(csv)?, &PlotSpec::default())?.svg()`.
+//! `PlotSpec::sweep()` pairs the runs by that axis instead, when it holds two
+//! values: a scatter of both layouts shows where each lands, but the pairs
+//! show what the choice does to one and the same Pod.
 //!
 //! Many points: runs are *binned*, not drawn one by one with alpha. Each group
 //! puts its runs into cells of `BIN` × `BIN` pixels and draws one dot per
@@ -13,14 +17,17 @@
 //! scale). So a million runs cost one pass and at most one dot per cell per
 //! group, the file stays small, and dense regions still read as dense —
 //! where alpha over 100 000 dots would saturate to a flat blob and weigh
-//! tens of megabytes.
+//! tens of megabytes. Groups that land on the same cells stay visible: each
+//! has its own marker, filled or hollow (`draw`).
 //!
 //! Invariant: the frontier is computed from every run, not from the bins, and
 //! no run strictly better on both axes than a frontier run exists in its group.
 
+mod draw;
+mod pair;
+
 use std::collections::BTreeMap;
 
-use super::svg::{Num, Scale, Svg, tick_label, ticks};
 use super::table::{Table, TableError};
 
 /// What to plot.
@@ -29,6 +36,7 @@ pub struct PlotSpec {
     pub x: String,
     pub y: String,
     pub group: GroupBy,
+    pub pair: Option<PairBy>,
     pub width: u32,
     pub height: u32,
 }
@@ -36,11 +44,26 @@ pub struct PlotSpec {
 /// How runs are split into coloured groups.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GroupBy {
-    /// The layout axis: see `layout_column`.
+    /// The layout axis: see `layout_column` (never the paired column).
     Layout,
     Column(String),
     /// One group of all runs.
     Nothing,
+}
+
+/// Which column pairs the runs: two runs that agree on every other
+/// parameter are one configuration, run both ways.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PairBy {
+    /// The layout axis, if it holds exactly two values; else no pairing.
+    Layout,
+    /// A column and, optionally, its two values in the order to compare
+    /// (the first is the one whose cost and saving are drawn); by default
+    /// its two values in order of appearance.
+    Column {
+        name: String,
+        values: Option<(String, String)>,
+    },
 }
 
 impl Default for PlotSpec {
@@ -49,8 +72,21 @@ impl Default for PlotSpec {
             x: "ready_ms".to_string(),
             y: "exposed_total_ms".to_string(),
             group: GroupBy::Layout,
+            pair: None,
             width: 900,
             height: 560,
+        }
+    }
+}
+
+impl PlotSpec {
+    /// What a sweep draws next to its CSV: the default columns, paired by
+    /// the layout axis when it holds two values.
+    pub fn sweep() -> Self {
+        PlotSpec {
+            group: GroupBy::Nothing,
+            pair: Some(PairBy::Layout),
+            ..PlotSpec::default()
         }
     }
 }
@@ -58,20 +94,13 @@ impl Default for PlotSpec {
 /// The edge of a bin, in pixels.
 pub const BIN: f64 = 3.0;
 
-/// Colour-blind-safe (Okabe–Ito), yellow last because it is faint on white.
-const PALETTE: [&str; 8] = [
-    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
-];
-
-/// Groups named in the legend; more are drawn but summarised as "+N more".
-const LEGEND_MAX: usize = 14;
-
-/// One run as plotted: values in display units (seconds for `_ms` columns).
+/// One run as plotted: values in display units (seconds for `_ms` columns);
+/// when paired, one configuration's differences.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Point {
     pub x: f64,
     pub y: f64,
-    /// Row index in the table.
+    /// Row index in the table (when paired, the first value's run).
     pub row: usize,
 }
 
@@ -82,7 +111,16 @@ pub struct Group {
     pub points: Vec<Point>,
     /// Frontier runs by increasing x, each with the number of runs that share
     /// its exact (x, y) (the first of them in table order is the one kept).
+    /// Empty when paired: a difference has no "lower is better".
     pub frontier: Vec<(Point, usize)>,
+}
+
+/// Runs paired by `column`: `first` against `second`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Paired {
+    pub column: usize,
+    pub first: String,
+    pub second: String,
 }
 
 /// A computed trade-off plot, ready to draw.
@@ -92,9 +130,11 @@ pub struct Tradeoff<'t> {
     pub x: usize,
     pub y: usize,
     pub group: Option<usize>,
+    pub pair: Option<Paired>,
     pub groups: Vec<Group>,
     /// Runs with no value in x or y (an absent metric, like `ready_ms` of a
-    /// Pod that never became Ready): counted, not drawn.
+    /// Pod that never became Ready), or, when paired, without a partner:
+    /// counted, not drawn.
     pub skipped: usize,
     width: u32,
     height: u32,
@@ -127,16 +167,24 @@ pub fn describe(column: &str) -> &str {
     }
 }
 
+/// A column's unit for titles (`s`, `count`, or none) and the divisor that
+/// turns its cells into that unit: `("s", 1000)` for a `_ms` column.
+pub fn unit(column: &str) -> (Option<&'static str>, f64) {
+    if column.ends_with("_ms") {
+        (Some("s"), 1000.0)
+    } else if matches!(column, "restarts" | "sigkilled") {
+        (Some("count"), 1.0)
+    } else {
+        (None, 1.0)
+    }
+}
+
 /// A column's axis title, with its unit and its name as in the CSV, and the
 /// divisor to that unit: `time to Pod Ready (s) · ready_ms`, 1000.
 pub fn axis_title(column: &str) -> (String, f64) {
-    let text = describe(column);
-    if column.ends_with("_ms") {
-        (format!("{text} (s) · {column}"), 1000.0)
-    } else if matches!(column, "restarts" | "sigkilled") {
-        (format!("{text} (count) · {column}"), 1.0)
-    } else {
-        (column.to_string(), 1.0)
+    match unit(column) {
+        (Some(u), div) => (format!("{} ({u}) · {column}", describe(column)), div),
+        (None, div) => (column.to_string(), div),
     }
 }
 
@@ -144,49 +192,103 @@ pub fn axis_title(column: &str) -> (String, f64) {
 pub fn tradeoff<'t>(table: &'t Table, spec: &PlotSpec) -> Result<Tradeoff<'t>, TableError> {
     let x = table.column(&spec.x)?;
     let y = table.column(&spec.y)?;
+    let paired = match &spec.pair {
+        None => None,
+        Some(PairBy::Layout) => layout_column(table).and_then(|c| pair::values(table, c, None).ok()),
+        Some(PairBy::Column { name, values }) => {
+            Some(pair::values(table, table.column(name)?, values.as_ref())?)
+        }
+    };
     let group = match &spec.group {
+        GroupBy::Layout if paired.is_some() => None,
         GroupBy::Layout => layout_column(table),
         GroupBy::Column(name) => Some(table.column(name)?),
         GroupBy::Nothing => None,
     };
-    let (x_div, y_div) = (axis_title(&spec.x).1, axis_title(&spec.y).1);
-    let mut groups: Vec<Group> = Vec::new();
-    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut skipped = 0;
-    for row in 0..table.rows.len() {
-        let (Some(vx), Some(vy)) = (table.number(row, x)?, table.number(row, y)?) else {
-            skipped += 1;
-            continue;
-        };
-        let name = group.map_or("all runs", |g| table.rows[row][g].as_str());
-        let name = if name.is_empty() { "(empty)" } else { name };
-        let slot = *index.entry(name).or_insert_with(|| {
-            groups.push(Group {
-                name: name.to_string(),
-                points: Vec::new(),
-                frontier: Vec::new(),
-            });
-            groups.len() - 1
-        });
-        groups[slot].points.push(Point {
-            x: vx / x_div,
-            y: vy / y_div,
-            row,
-        });
-    }
-    for g in &mut groups {
-        g.frontier = frontier(&g.points);
-    }
-    Ok(Tradeoff {
+    let mut plot = Tradeoff {
         table,
         x,
         y,
         group,
-        groups,
-        skipped,
+        pair: None,
+        groups: Vec::new(),
+        skipped: 0,
         width: spec.width,
         height: spec.height,
-    })
+    };
+    let Some(paired) = paired else {
+        plot.collect_runs()?;
+        return Ok(plot);
+    };
+    if group == Some(paired.column) {
+        return Err(pair::group_is_pair(table, paired.column));
+    }
+    let (groups, skipped) = pair::points(table, &paired, x, y, group)?;
+    plot.groups = groups;
+    plot.skipped = skipped;
+    plot.pair = Some(paired);
+    Ok(plot)
+}
+
+impl Tradeoff<'_> {
+    /// One point per run with both values, grouped, and each group's frontier.
+    fn collect_runs(&mut self) -> Result<(), TableError> {
+        let (table, x, y) = (self.table, self.x, self.y);
+        let (x_div, y_div) = (unit(&table.columns[x]).1, unit(&table.columns[y]).1);
+        let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+        for row in 0..table.rows.len() {
+            let (Some(vx), Some(vy)) = (table.number(row, x)?, table.number(row, y)?) else {
+                self.skipped += 1;
+                continue;
+            };
+            let point = Point {
+                x: vx / x_div,
+                y: vy / y_div,
+                row,
+            };
+            add_point(
+                &mut self.groups,
+                &mut index,
+                group_name(table, self.group, row),
+                point,
+            );
+        }
+        for g in &mut self.groups {
+            g.frontier = frontier(&g.points);
+        }
+        Ok(())
+    }
+
+    pub fn runs(&self) -> usize {
+        self.groups.iter().map(|g| g.points.len()).sum()
+    }
+
+    /// The `run` cell of a row if the table has one, else its 0-based index.
+    pub fn run_label(&self, row: usize) -> String {
+        match self.table.columns.iter().position(|c| c == "run") {
+            Some(c) => self.table.rows[row][c].clone(),
+            None => row.to_string(),
+        }
+    }
+}
+
+/// The group a row belongs to: its cell in the group column.
+fn group_name(table: &Table, group: Option<usize>, row: usize) -> &str {
+    let name = group.map_or("all runs", |g| table.rows[row][g].as_str());
+    if name.is_empty() { "(empty)" } else { name }
+}
+
+/// Adds `point` to the group `name`, creating it in order of appearance.
+fn add_point<'t>(groups: &mut Vec<Group>, index: &mut BTreeMap<&'t str, usize>, name: &'t str, point: Point) {
+    let slot = *index.entry(name).or_insert_with(|| {
+        groups.push(Group {
+            name: name.to_string(),
+            points: Vec::new(),
+            frontier: Vec::new(),
+        });
+        groups.len() - 1
+    });
+    groups[slot].points.push(point);
 }
 
 /// The Pareto frontier for "lower is better" on both axes: sorted by x then
@@ -207,323 +309,6 @@ fn frontier(points: &[Point]) -> Vec<(Point, usize)> {
         }
     }
     out
-}
-
-/// The runs of one group that fall in one `BIN` × `BIN` pixel cell.
-#[derive(Clone, Copy, Debug)]
-struct Bin {
-    runs: usize,
-    /// The mean position of those runs, in pixels.
-    x: f64,
-    y: f64,
-}
-
-/// Bins `points` on the pixel grid, in a deterministic (cell) order.
-fn bin(points: &[Point], sx: Scale, sy: Scale) -> Vec<Bin> {
-    let mut cells: BTreeMap<(i64, i64), Bin> = BTreeMap::new();
-    for p in points {
-        let (px, py) = (sx.px(p.x), sy.px(p.y));
-        let key = ((px / BIN).floor() as i64, (py / BIN).floor() as i64);
-        let cell = cells.entry(key).or_insert(Bin {
-            runs: 0,
-            x: 0.0,
-            y: 0.0,
-        });
-        cell.runs += 1;
-        cell.x += px;
-        cell.y += py;
-    }
-    cells
-        .into_values()
-        .map(|b| Bin {
-            x: b.x / b.runs as f64,
-            y: b.y / b.runs as f64,
-            ..b
-        })
-        .collect()
-}
-
-/// `[lo, hi]` of the values, with 0 included and a margin so dots on the
-/// edge stay whole.
-fn domain(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (lo, hi) = values.fold((0.0f64, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    let pad = if hi > lo { (hi - lo) * 0.04 } else { 1.0 };
-    (lo - pad, hi + pad)
-}
-
-impl Tradeoff<'_> {
-    pub fn runs(&self) -> usize {
-        self.groups.iter().map(|g| g.points.len()).sum()
-    }
-
-    /// Draws the plot.
-    pub fn svg(&self) -> String {
-        let (width, height) = (self.width.max(400), self.height.max(300));
-        let (left, right, top, bottom) = (78.0, 230.0, 62.0, 58.0);
-        let points = || self.groups.iter().flat_map(|g| g.points.iter());
-        let (x_lo, x_hi) = domain(points().map(|p| p.x));
-        let (y_lo, y_hi) = domain(points().map(|p| p.y));
-        let plot_right = width as f64 - right;
-        let plot_bottom = height as f64 - bottom;
-        let sx = Scale {
-            lo: x_lo,
-            hi: x_hi,
-            from_px: left,
-            to_px: plot_right,
-        };
-        let sy = Scale {
-            lo: y_lo,
-            hi: y_hi,
-            from_px: plot_bottom,
-            to_px: top,
-        };
-        let (x_name, y_name) = (&self.table.columns[self.x], &self.table.columns[self.y]);
-        let mut svg = Svg::new(width, height);
-
-        svg.text(
-            left,
-            22.0,
-            &format!("{} against {}", capitalised(describe(y_name)), describe(x_name)),
-            &[("font-size", &15), ("font-weight", &"bold"), ("class", &"title")],
-        );
-        let grouped = self.group.map_or("not grouped".to_string(), |g| {
-            format!("grouped by {}", self.table.columns[g])
-        });
-        let skipped = match self.skipped {
-            0 => String::new(),
-            n => format!("; {n} without a value not drawn"),
-        };
-        svg.text(
-            left,
-            40.0,
-            &format!(
-                "{} runs of {}, {grouped}{skipped}",
-                self.runs(),
-                self.table.origin
-            ),
-            &[("fill", &"#555555"), ("class", &"subtitle")],
-        );
-        svg.text(
-            left,
-            54.0,
-            "lower is better on both axes; line: each group's Pareto frontier",
-            &[("fill", &"#555555"), ("font-size", &11)],
-        );
-
-        // Grid, ticks and axis titles.
-        for t in ticks(x_lo, x_hi, 8) {
-            let px = sx.px(t);
-            svg.line((px, top), (px, plot_bottom), &[("stroke", &"#e6e6e6")]);
-            svg.text(
-                px,
-                plot_bottom + 16.0,
-                &tick_label(t),
-                &[("text-anchor", &"middle")],
-            );
-        }
-        for t in ticks(y_lo, y_hi, 8) {
-            let py = sy.px(t);
-            svg.line((left, py), (plot_right, py), &[("stroke", &"#e6e6e6")]);
-            svg.text(left - 6.0, py + 4.0, &tick_label(t), &[("text-anchor", &"end")]);
-        }
-        svg.leaf(
-            "rect",
-            &[
-                ("x", &Num(left)),
-                ("y", &Num(top)),
-                ("width", &Num(plot_right - left)),
-                ("height", &Num(plot_bottom - top)),
-                ("fill", &"none"),
-                ("stroke", &"#333333"),
-            ],
-        );
-        svg.text(
-            (left + plot_right) / 2.0,
-            plot_bottom + 40.0,
-            &axis_title(x_name).0,
-            &[("text-anchor", &"middle"), ("class", &"x-title")],
-        );
-        let (ty, tx) = ((top + plot_bottom) / 2.0, 20.0);
-        svg.text(
-            tx,
-            ty,
-            &axis_title(y_name).0,
-            &[
-                ("text-anchor", &"middle"),
-                ("transform", &format!("rotate(-90 {tx} {})", Num(ty))),
-                ("class", &"y-title"),
-            ],
-        );
-
-        // Runs, binned per group.
-        let bins: Vec<Vec<Bin>> = self.groups.iter().map(|g| bin(&g.points, sx, sy)).collect();
-        let densest = bins.iter().flatten().map(|b| b.runs).max().unwrap_or(1);
-        for ((i, g), cells) in self.groups.iter().enumerate().zip(&bins) {
-            let color = PALETTE[i % PALETTE.len()];
-            svg.open(
-                "g",
-                &[
-                    ("class", &"series"),
-                    ("data-group", &g.name),
-                    ("data-runs", &g.points.len()),
-                    ("fill", &color),
-                ],
-            );
-            for &Bin { runs: n, x, y } in cells {
-                let opacity =
-                    0.3 + 0.7 * (n as f64).ln_1p() / (densest as f64).ln_1p().max(f64::MIN_POSITIVE);
-                svg.titled(
-                    "circle",
-                    &[
-                        ("class", &"bin"),
-                        ("data-runs", &n),
-                        ("cx", &Num(x)),
-                        ("cy", &Num(y)),
-                        ("r", &3.5),
-                        ("fill-opacity", &Num(opacity)),
-                    ],
-                    &format!("{}: {n} run{}", g.name, if n == 1 { "" } else { "s" }),
-                );
-            }
-            svg.close();
-        }
-
-        // Frontiers on top: a staircase, since between two frontier runs the
-        // best y reachable stays that of the left one.
-        for (i, g) in self.groups.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            let mut path = String::new();
-            for (k, (p, _)) in g.frontier.iter().enumerate() {
-                let (px, py) = (sx.px(p.x), sy.px(p.y));
-                if k == 0 {
-                    path.push_str(&format!("M{} {}", Num(px), Num(py)));
-                } else {
-                    path.push_str(&format!("H{}V{}", Num(px), Num(py)));
-                }
-            }
-            svg.open("g", &[("class", &"frontier"), ("data-group", &g.name)]);
-            svg.leaf(
-                "path",
-                &[
-                    ("d", &path),
-                    ("fill", &"none"),
-                    ("stroke", &color),
-                    ("stroke-width", &2),
-                ],
-            );
-            for (p, same) in &g.frontier {
-                svg.titled(
-                    "circle",
-                    &[
-                        ("class", &"frontier-point"),
-                        ("data-row", &p.row),
-                        ("cx", &Num(sx.px(p.x))),
-                        ("cy", &Num(sy.px(p.y))),
-                        ("r", &5),
-                        ("fill", &"white"),
-                        ("stroke", &color),
-                        ("stroke-width", &2),
-                    ],
-                    &format!(
-                        "{}: x={} y={} (run {}{})",
-                        g.name,
-                        tick_label(p.x),
-                        tick_label(p.y),
-                        self.run_label(p.row),
-                        if *same > 1 {
-                            format!(" and {} more alike", same - 1)
-                        } else {
-                            String::new()
-                        }
-                    ),
-                );
-            }
-            svg.close();
-        }
-
-        self.legend(&mut svg, plot_right + 18.0, top);
-        svg.finish()
-    }
-
-    /// The `run` cell of a row if the table has one, else its 0-based index.
-    pub fn run_label(&self, row: usize) -> String {
-        match self.table.columns.iter().position(|c| c == "run") {
-            Some(c) => self.table.rows[row][c].clone(),
-            None => row.to_string(),
-        }
-    }
-
-    fn legend(&self, svg: &mut Svg, x: f64, top: f64) {
-        svg.open("g", &[("class", &"legend")]);
-        let heading = self.group.map_or("runs", |g| self.table.columns[g].as_str());
-        svg.text(x, top + 10.0, heading, &[("font-weight", &"bold")]);
-        let mut y = top + 30.0;
-        for (i, g) in self.groups.iter().enumerate().take(LEGEND_MAX) {
-            let color = PALETTE[i % PALETTE.len()];
-            svg.leaf(
-                "circle",
-                &[
-                    ("cx", &Num(x + 5.0)),
-                    ("cy", &Num(y - 4.0)),
-                    ("r", &5),
-                    ("fill", &color),
-                ],
-            );
-            svg.text(x + 16.0, y, &g.name, &[("class", &"legend-group")]);
-            svg.text(
-                x + 16.0,
-                y + 14.0,
-                &format!(
-                    "{} run{}, {} on the frontier",
-                    g.points.len(),
-                    if g.points.len() == 1 { "" } else { "s" },
-                    g.frontier.len()
-                ),
-                &[("fill", &"#555555"), ("font-size", &11)],
-            );
-            y += 34.0;
-        }
-        if self.groups.len() > LEGEND_MAX {
-            svg.text(
-                x,
-                y,
-                &format!("+{} more groups", self.groups.len() - LEGEND_MAX),
-                &[],
-            );
-            y += 24.0;
-        }
-        y += 6.0;
-        svg.leaf(
-            "path",
-            &[
-                ("d", &format!("M{} {}h10v10h10", Num(x), Num(y - 12.0))),
-                ("fill", &"none"),
-                ("stroke", &"#333333"),
-                ("stroke-width", &2),
-            ],
-        );
-        svg.text(x + 28.0, y, "Pareto frontier", &[]);
-        svg.text(
-            x,
-            y + 20.0,
-            &format!("dot: runs in a {BIN}-px cell,"),
-            &[("fill", &"#555555"), ("font-size", &11)],
-        );
-        svg.text(
-            x,
-            y + 34.0,
-            "darker = more runs",
-            &[("fill", &"#555555"), ("font-size", &11)],
-        );
-        svg.close();
-    }
-}
-
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map_or(String::new(), |c| c.to_uppercase().chain(chars).collect())
 }
 
 #[cfg(test)]
