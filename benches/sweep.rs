@@ -8,6 +8,7 @@
 use std::fs::File;
 use std::hint::black_box;
 use std::io::BufWriter;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::Duration;
 
@@ -36,13 +37,13 @@ fn sweep_rows(c: &mut Criterion) {
         group.bench_function(format!("memory/rows={ROWS}/threads={n}"), |b| {
             b.iter(|| {
                 memory.clear();
-                black_box(sweep::run(&grid, 0..ROWS, n, &mut memory, &mut |_| {}).unwrap())
+                black_box(sweep::run(&grid, 0..ROWS, n, &mut memory, &mut |_| ControlFlow::Continue(())).unwrap())
             })
         });
         group.bench_function(format!("file/rows={ROWS}/threads={n}"), |b| {
             b.iter(|| {
                 let mut file = BufWriter::with_capacity(1 << 20, File::create(&file_path).unwrap());
-                black_box(sweep::run(&grid, 0..ROWS, n, &mut file, &mut |_| {}).unwrap())
+                black_box(sweep::run(&grid, 0..ROWS, n, &mut file, &mut |_| ControlFlow::Continue(())).unwrap())
             })
         });
     }

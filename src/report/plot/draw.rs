@@ -47,7 +47,7 @@ impl Marker {
         Marker {
             color: PALETTE[group % PALETTE.len()],
             shape: shapes[(group / 2) % shapes.len()],
-            filled: group % 2 == 0,
+            filled: group.is_multiple_of(2),
         }
     }
 

@@ -249,7 +249,7 @@ impl Tradeoff<'_> {
             add_point(
                 &mut self.groups,
                 &mut index,
-                group_name(table, self.group, row),
+                group_name(table, self.group, row, "all runs"),
                 point,
             );
         }
@@ -272,9 +272,9 @@ impl Tradeoff<'_> {
     }
 }
 
-/// The group a row belongs to: its cell in the group column.
-fn group_name(table: &Table, group: Option<usize>, row: usize) -> &str {
-    let name = group.map_or("all runs", |g| table.rows[row][g].as_str());
+/// The group a row belongs to: its cell in the group column, else `all`.
+fn group_name<'t>(table: &'t Table, group: Option<usize>, row: usize, all: &'t str) -> &'t str {
+    let name = group.map_or(all, |g| table.rows[row][g].as_str());
     if name.is_empty() { "(empty)" } else { name }
 }
 
