@@ -37,13 +37,17 @@ fn sweep_rows(c: &mut Criterion) {
         group.bench_function(format!("memory/rows={ROWS}/threads={n}"), |b| {
             b.iter(|| {
                 memory.clear();
-                black_box(sweep::run(&grid, 0..ROWS, n, &mut memory, &mut |_| ControlFlow::Continue(())).unwrap())
+                black_box(
+                    sweep::run(&grid, 0..ROWS, n, &mut memory, &mut |_| ControlFlow::Continue(())).unwrap(),
+                )
             })
         });
         group.bench_function(format!("file/rows={ROWS}/threads={n}"), |b| {
             b.iter(|| {
                 let mut file = BufWriter::with_capacity(1 << 20, File::create(&file_path).unwrap());
-                black_box(sweep::run(&grid, 0..ROWS, n, &mut file, &mut |_| ControlFlow::Continue(())).unwrap())
+                black_box(
+                    sweep::run(&grid, 0..ROWS, n, &mut file, &mut |_| ControlFlow::Continue(())).unwrap(),
+                )
             })
         });
     }

@@ -139,7 +139,12 @@ pub fn points(
             y: (yb - ya) / y_div,
             row: a,
         };
-        add_point(&mut groups, &mut index, group_name(table, group, a, "all configurations"), point);
+        add_point(
+            &mut groups,
+            &mut index,
+            group_name(table, group, a, "all configurations"),
+            point,
+        );
     }
     Ok((groups, skipped))
 }
