@@ -8,6 +8,7 @@
 use std::fs::File;
 use std::hint::black_box;
 use std::io::BufWriter;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::Duration;
 
@@ -18,7 +19,7 @@ use podsim::sweep::{self, Grid};
 const ROWS: u64 = 100_000;
 
 fn sweep_rows(c: &mut Criterion) {
-    let grid_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/grids/seed-1m.toml");
+    let grid_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("grids/seed-1m.toml");
     let grid = Grid::load(&grid_path).unwrap_or_else(|e| panic!("{e}"));
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut threads = vec![1];
@@ -36,13 +37,17 @@ fn sweep_rows(c: &mut Criterion) {
         group.bench_function(format!("memory/rows={ROWS}/threads={n}"), |b| {
             b.iter(|| {
                 memory.clear();
-                black_box(sweep::run(&grid, 0..ROWS, n, &mut memory, &mut |_| {}).unwrap())
+                black_box(
+                    sweep::run(&grid, 0..ROWS, n, &mut memory, &mut |_| ControlFlow::Continue(())).unwrap(),
+                )
             })
         });
         group.bench_function(format!("file/rows={ROWS}/threads={n}"), |b| {
             b.iter(|| {
                 let mut file = BufWriter::with_capacity(1 << 20, File::create(&file_path).unwrap());
-                black_box(sweep::run(&grid, 0..ROWS, n, &mut file, &mut |_| {}).unwrap())
+                black_box(
+                    sweep::run(&grid, 0..ROWS, n, &mut file, &mut |_| ControlFlow::Continue(())).unwrap(),
+                )
             })
         });
     }

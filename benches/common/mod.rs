@@ -9,8 +9,8 @@ use std::path::Path;
 use podsim::model::PodSpec;
 use podsim::scenario::Scenario;
 
-/// The Pod spec of a scenario file, given relative to the crate root.
+/// The Pod spec of a scenario file, given relative to the repository root.
 pub fn load_spec(relative: &str) -> PodSpec {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(relative);
     Scenario::load(&path).unwrap_or_else(|e| panic!("{e}")).run.pod
 }

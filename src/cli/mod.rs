@@ -2,8 +2,10 @@
 //! and one file per subcommand that calls the library and writes output.
 //!
 //! Invariant: this module and `main.rs` are the only places that know about
-//! terminals, files to write and exit codes; the library only computes.
+//! terminals, files to write, signals and exit codes; the library only
+//! computes.
 
+mod interrupt;
 mod merge;
 mod output;
 mod plot;
@@ -27,7 +29,9 @@ pub use sweep::SweepArgs;
 
 /// podsim: a discrete-event simulator of the Kubernetes Pod lifecycle.
 ///
-/// Exit codes: 0 success; 1 an error in the input or the run; 2 a usage error.
+/// Exit codes: 0 success; 1 an error in the input, the output or the run; 2 a
+/// usage error (an unknown flag, a flag value that can never work); 130 a
+/// sweep stopped by Ctrl-C or SIGTERM.
 #[derive(Debug, Parser)]
 #[command(name = "podsim", version, about, long_about = None, max_term_width = 100)]
 pub struct Cli {
@@ -115,6 +119,51 @@ pub fn load_scenario(path: &Path, timings: Option<&Timings>) -> anyhow::Result<S
 /// Parses `"3s"`-style durations on the command line.
 pub fn duration_arg(text: &str) -> Result<SimDuration, String> {
     parse_duration(text)
+}
+
+/// A command line that can never work, found after clap's own checks (two
+/// flags that do not go together): exit 2, like clap's usage errors.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Ctrl-C or SIGTERM stopped a sweep: exit 130, as a shell reports a
+/// command ended by an interrupt.
+#[derive(Debug)]
+pub struct Interrupted {
+    pub done: u64,
+    pub total: u64,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "interrupted after {} of {} runs; nothing written",
+            sweep::grouped(self.done),
+            sweep::grouped(self.total)
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// The exit code for an error: 2 for usage, 130 for an interrupt, else 1.
+pub fn exit_code(error: &anyhow::Error) -> u8 {
+    if error.is::<UsageError>() {
+        2
+    } else if error.is::<Interrupted>() {
+        130
+    } else {
+        1
+    }
 }
 
 #[cfg(test)]

@@ -6,9 +6,14 @@
 //! file they are told to write (they are derived, and regenerating `results/`
 //! is their normal use); `--force` is for the sweep's CSV, costly to remake.
 //!
+//! Every output a command names is checked before the command starts work
+//! (`check_outputs`): a missing folder or an existing CSV is refused before a
+//! sweep's first run, not after its last.
+//!
 //! Invariant: a regular file at the final name was written to the end; an
-//! error or a panic removes the temporary file (a killed process leaves only
-//! `*.tmp`).
+//! error, a panic or an interrupt removes the temporary file (a killed
+//! process leaves only `*.tmp`); messages name the final path, never the
+//! temporary one.
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -34,13 +39,14 @@ impl PendingFile {
         let temp = if special {
             None
         } else {
+            check_writable(target)?;
             refuse_existing(target, force)?;
             let mut name = target.file_name().unwrap_or_default().to_os_string();
             name.push(format!(".{}.tmp", std::process::id()));
             Some(target.with_file_name(name))
         };
         let path = temp.as_deref().unwrap_or(target);
-        let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        let file = File::create(path).with_context(|| format!("cannot write {}", target.display()))?;
         Ok(PendingFile {
             target: target.to_path_buf(),
             temp,
@@ -65,7 +71,7 @@ impl PendingFile {
         }
         match &self.temp {
             Some(temp) => fs::rename(temp, &self.target)
-                .with_context(|| format!("cannot rename {} to {}", temp.display(), self.target.display())),
+                .with_context(|| format!("cannot write {}", self.target.display())),
             None => Ok(()),
         }
     }
@@ -85,6 +91,74 @@ pub fn refuse_existing(target: &Path, force: bool) -> Result<()> {
         bail!("{} already exists; add --force to overwrite it", target.display());
     }
     Ok(())
+}
+
+/// An output a command will write, named by `flag` on its command line.
+pub struct Planned<'a> {
+    pub flag: &'a str,
+    pub path: &'a Path,
+    /// Refuse an existing file (the sweep's CSV without --force); pictures
+    /// and pages are replaced.
+    pub keep_existing: bool,
+    /// Must be named `.svg` or `.png` (a name from a grid file, which clap
+    /// has not seen).
+    pub picture: bool,
+}
+
+/// Checks, before any work, the outputs a command will write: each one's
+/// folder exists, none is a folder, an existing file is refused where it
+/// must be kept, a picture has a picture's extension, and no two share a
+/// name. Devices and FIFOs pass: they are written directly.
+pub fn check_outputs(outputs: &[Planned]) -> Result<()> {
+    for (i, output) in outputs.iter().enumerate() {
+        if output.path.as_os_str() == "-" {
+            continue;
+        }
+        if output.picture {
+            PictureFormat::of(output.path).map_err(anyhow::Error::msg)?;
+        }
+        check_writable(output.path)?;
+        let special = fs::metadata(output.path).is_ok_and(|m| !m.is_file());
+        if output.keep_existing && !special {
+            refuse_existing(output.path, false)?;
+        }
+        if let Some(twin) = outputs[..i].iter().find(|o| o.path == output.path) {
+            bail!(
+                "{} and {} both name {}; give each its own file",
+                twin.flag,
+                output.flag,
+                output.path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// An error, naming the real path, when `target` cannot be a file: its
+/// folder is missing or is a file, or it is itself a folder.
+fn check_writable(target: &Path) -> Result<()> {
+    if target.is_dir() {
+        bail!(
+            "cannot write {}: it is a directory; name a file",
+            target.display()
+        );
+    }
+    let Some(folder) = target.parent().filter(|f| !f.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    match fs::metadata(folder) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => bail!(
+            "cannot write {}: {} is not a directory",
+            target.display(),
+            folder.display()
+        ),
+        Err(_) => bail!(
+            "cannot write {}: directory {} does not exist",
+            target.display(),
+            folder.display()
+        ),
+    }
 }
 
 /// `<csv>.manifest.json`: where a CSV's manifest lives.
@@ -136,7 +210,7 @@ pub enum PictureFormat {
 }
 
 impl PictureFormat {
-    pub fn of(path: &Path) -> Result<PictureFormat> {
+    pub fn of(path: &Path) -> Result<PictureFormat, String> {
         match path
             .extension()
             .and_then(|e| e.to_str())
@@ -145,17 +219,25 @@ impl PictureFormat {
         {
             Some("svg") => Ok(PictureFormat::Svg),
             Some("png") => Ok(PictureFormat::Png),
-            _ => bail!(
+            _ => Err(format!(
                 "{}: unknown picture format; name the file .svg or .png",
                 path.display()
-            ),
+            )),
         }
     }
 }
 
+/// clap's parser for flags that name a picture: a name podsim cannot draw
+/// (`.jpg`) is a usage error, found before anything runs.
+pub fn picture_path(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    PictureFormat::of(&path)?;
+    Ok(path)
+}
+
 /// Writes `svg` to `path` as SVG or PNG, by the path's extension.
 pub fn write_picture(path: &Path, svg: &str) -> Result<()> {
-    match PictureFormat::of(path)? {
+    match PictureFormat::of(path).map_err(anyhow::Error::msg)? {
         PictureFormat::Svg => write_file(path, svg.as_bytes()),
         PictureFormat::Png => {
             let png = svg_to_png(svg).with_context(|| format!("{}: cannot draw the PNG", path.display()))?;
@@ -179,6 +261,15 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 mod tests {
     use super::*;
 
+    /// An empty folder of this test's own (`tempfile` is not a dependency:
+    /// see `TempDir` in tests/cli/common.rs).
+    fn scratch(test: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("podsim-unit-{}-{test}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir(&dir).unwrap();
+        dir
+    }
+
     fn names(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(dir)
             .unwrap()
@@ -190,39 +281,38 @@ mod tests {
 
     #[test]
     fn an_unfinished_file_leaves_nothing_behind() {
-        let dir = tempfile::TempDir::new().unwrap();
-        let target = dir.path().join("x.csv");
+        let dir = scratch("unfinished");
+        let target = dir.join("x.csv");
         let mut pending = PendingFile::create(&target, false).unwrap();
         pending.writer().write_all(b"run\n0\n").unwrap();
-        assert_eq!(
-            names(dir.path()).len(),
-            1,
-            "only the temporary file while writing"
-        );
+        assert_eq!(names(&dir).len(), 1, "only the temporary file while writing");
         drop(pending);
-        assert!(names(dir.path()).is_empty());
+        assert!(names(&dir).is_empty());
+        fs::remove_dir(&dir).unwrap();
     }
 
     #[test]
     fn a_finished_file_appears_whole_with_its_manifest_last() {
-        let dir = tempfile::TempDir::new().unwrap();
-        let target = dir.path().join("x.csv");
+        let dir = scratch("finished");
+        let target = dir.join("x.csv");
         fs::write(manifest_path(&target), "stale").unwrap();
         let mut pending = PendingFile::create(&target, false).unwrap();
         pending.writer().write_all(b"run\n0\n").unwrap();
         let manifest = Manifest {
             podsim_version: "0".into(),
-            grid_hash: "0".into(),
+            grid_sha256: "0".into(),
             runs_total: 1,
             first_run: 0,
             end_run: 1,
             shard: None,
             columns: vec!["run".into()],
             bytes: 6,
+            csv_sha256: "0".into(),
         };
         finish_with_manifest(pending, &manifest).unwrap();
-        assert_eq!(names(dir.path()), ["x.csv", "x.csv.manifest.json"]);
+        assert_eq!(names(&dir), ["x.csv", "x.csv.manifest.json"]);
         assert_eq!(read_manifest(&target).unwrap(), manifest);
         assert!(PendingFile::create(&target, false).is_err());
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,10 +1,11 @@
-//! `podsim report FILE...`: one self-contained HTML page for scenario files
-//! (`.toml`) and sweep results (`.csv`), told apart by extension.
+//! `podsim report FILE...`: one self-contained HTML page for scenarios and
+//! sweep results: a `.csv` is a sweep, anything else a scenario read exactly
+//! as `podsim run` reads it (TOML, or a manifest with `--timings`).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use podsim::engine::SimDuration;
 use podsim::model::simulate;
@@ -12,13 +13,19 @@ use podsim::report::html::{ScenarioRun, report};
 use podsim::report::table::Table;
 
 use super::duration_arg;
-use super::output::write_file;
+use super::output::{Planned, check_outputs, write_file};
+use super::run::load_scenarios;
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
-    /// Scenario files (.toml) and sweep CSV files (.csv).
+    /// Scenario files (TOML, or Kubernetes manifests .yaml/.yml, as for
+    /// `podsim run`) and sweep CSV files (.csv).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+
+    /// Timings for manifests, as for `podsim run --timings`.
+    #[arg(long, value_name = "FILE.toml")]
+    pub timings: Option<PathBuf>,
 
     /// The HTML file to write; overwritten if it exists.
     #[arg(long, short, value_name = "FILE", default_value = "report.html")]
@@ -30,18 +37,30 @@ pub struct ReportArgs {
 }
 
 pub fn run(args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
-    let mut scenarios = Vec::new();
-    let mut sweeps = Vec::new();
-    for file in &args.files {
-        match file.extension().and_then(|e| e.to_str()) {
-            Some("toml") => scenarios.push(super::load_scenario(file, None)?),
-            Some("csv") => sweeps.push(Table::load(file)?),
-            _ => bail!(
-                "{}: cannot tell what this is; give scenario files as .toml and sweep results as .csv",
-                file.display()
-            ),
-        }
-    }
+    check_outputs(&[Planned {
+        flag: "--out",
+        path: &args.out,
+        keep_existing: false,
+        picture: false,
+    }])?;
+    let is_csv = |f: &&PathBuf| {
+        f.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+    };
+    let sweeps: Vec<Table> = args
+        .files
+        .iter()
+        .filter(is_csv)
+        .map(|f| Table::load(f))
+        .collect::<Result<_, _>>()?;
+    let files: Vec<&Path> = args
+        .files
+        .iter()
+        .filter(|f| !is_csv(f))
+        .map(PathBuf::as_path)
+        .collect();
+    let scenarios = load_scenarios(&files, args.timings.as_deref())?;
     let reports: Vec<_> = scenarios
         .iter()
         .map(|s| {

@@ -4,7 +4,7 @@
 //! assume) go to stderr, so they never mix with JSON on stdout.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use clap::ValueEnum;
@@ -17,7 +17,7 @@ use podsim::scenario::Scenario;
 use podsim::scenario::manifest::Timings;
 
 use super::duration_arg;
-use super::output::write_picture;
+use super::output::{Planned, check_outputs, picture_path, write_picture};
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -49,7 +49,7 @@ pub struct RunArgs {
 
     /// Also draw the runs as one picture, stacked on a shared time axis
     /// (.svg, or .png by extension); overwritten if it exists.
-    #[arg(long, value_name = "OUT.svg")]
+    #[arg(long, value_name = "OUT.svg", value_parser = picture_path)]
     pub svg: Option<PathBuf>,
 }
 
@@ -61,19 +61,29 @@ pub enum Format {
     Json,
 }
 
-pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
-    let timings = args
-        .timings
-        .as_deref()
-        .map(Timings::load)
-        .transpose()
-        .map_err(super::error)?;
-    let scenarios: Vec<Scenario> = args
-        .files
+/// Loads scenario files as `run` reads them — TOML, or manifests with the
+/// `--timings` overlay — and prints their notices; `report` shares it.
+pub fn load_scenarios(files: &[&Path], timings: Option<&Path>) -> Result<Vec<Scenario>> {
+    let timings = timings.map(Timings::load).transpose().map_err(super::error)?;
+    let scenarios: Vec<Scenario> = files
         .iter()
         .map(|f| super::load_scenario(f, timings.as_ref()))
         .collect::<Result<_, _>>()?;
     super::print_notices(scenarios.iter().flat_map(|s| &s.notices));
+    Ok(scenarios)
+}
+
+pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
+    let files: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+    let scenarios = load_scenarios(&files, args.timings.as_deref())?;
+    if let Some(path) = &args.svg {
+        check_outputs(&[Planned {
+            flag: "--svg",
+            path,
+            keep_existing: false,
+            picture: true,
+        }])?;
+    }
     let reports: Vec<_> = scenarios
         .iter()
         .map(|s| {

@@ -5,15 +5,18 @@
 //! an existing output) is refused before the first run.
 
 use std::io::{IsTerminal, Write};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use podsim::report::plot::PlotSpec;
-use podsim::sweep::{self, Grid, Manifest, Shard};
+use podsim::sweep::{self, Grid, Manifest, Shard, SweepError};
 
-use super::output::{PendingFile, finish_with_manifest};
+use super::interrupt::Interrupts;
+use super::output::{PendingFile, Planned, check_outputs, finish_with_manifest, picture_path};
+use super::{Interrupted, UsageError};
 
 #[derive(Debug, clap::Args)]
 pub struct SweepArgs {
@@ -22,8 +25,10 @@ pub struct SweepArgs {
     pub grid: PathBuf,
 
     /// Where to write the CSV, `-` for stdout [default: the grid's `out`,
-    /// relative to the grid file]. With --shard, `.shard-K-of-N` is added
-    /// before the extension so shards never overwrite each other.
+    /// relative to the grid file]. Written exactly as named, also with
+    /// --shard K/N; with --shard auto, or with the grid's default,
+    /// `.shard-K-of-N` is added before the extension, so the Pods of an
+    /// Indexed Job, which share one command line, never overwrite each other.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
 
@@ -47,26 +52,49 @@ pub struct SweepArgs {
     /// Run only slice K of N of the runs (0-based, contiguous, `run` numbers
     /// kept), or `auto` to take K from JOB_COMPLETION_INDEX (Kubernetes
     /// Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm array) with --shards N.
-    #[arg(long, value_name = "K/N|auto")]
-    pub shard: Option<String>,
+    #[arg(long, value_name = "K/N|auto", value_parser = shard_arg)]
+    pub shard: Option<ShardArg>,
 
-    /// Also draw the trade-off plot (exposed_total_ms against ready_ms by
-    /// layout) of the CSV into this SVG or PNG [default: the grid's `plot`,
-    /// relative to the grid file, unless --out moves the CSV; never for a
-    /// shard or stdout].
-    #[arg(long, value_name = "FILE")]
+    /// Also draw the trade-off plot of the CSV into this SVG or PNG
+    /// [default: the grid's `plot`, relative to the grid file, unless --out
+    /// moves the CSV; never for a shard or stdout].
+    #[arg(long, value_name = "FILE", value_parser = picture_path)]
     pub plot: Option<PathBuf>,
 
     /// The number of shards N, with `--shard auto`.
-    #[arg(long, value_name = "N", requires = "shard")]
+    #[arg(long, value_name = "N", requires = "shard", value_parser = clap::value_parser!(u64).range(1..))]
     pub shards: Option<u64>,
 }
 
+/// `--shard`: a slice given on the command line, or one the job array picks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShardArg {
+    Fixed(Shard),
+    Auto,
+}
+
+fn shard_arg(text: &str) -> Result<ShardArg, String> {
+    match text {
+        "auto" => Ok(ShardArg::Auto),
+        _ => Shard::parse(text).map(ShardArg::Fixed),
+    }
+}
+
 pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
+    let shard = shard_of(args)?;
     let grid = Grid::load(&args.grid).map_err(super::error)?;
     super::print_notices(&grid.notices);
-    let shard = shard_of(args)?;
     let runs = shard.map_or(0..grid.runs(), |s| s.runs(grid.runs()));
+    if let Some(s) = shard.filter(|s| s.count > grid.runs()) {
+        eprintln!(
+            "podsim: warning: {} shards for {} runs leave {} of them empty{}; use at most {} shards",
+            s.count,
+            grid.runs(),
+            s.count - grid.runs(),
+            if runs.is_empty() { ", this one too" } else { "" },
+            grid.runs()
+        );
+    }
     let destination = destination(args, &grid, shard)?;
     if args.dry_run {
         return describe(&grid, shard, runs, destination.as_deref(), args, out);
@@ -81,25 +109,68 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
             grid.runs()
         );
     }
+    // The grid's own plot belongs to the grid's own CSV: with --out it is
+    // drawn only when --plot names where. A shard holds part of the runs.
+    let grid_plot = grid.plot.as_ref().filter(|_| args.out.is_none());
+    let picture = args
+        .plot
+        .as_ref()
+        .or(grid_plot)
+        .filter(|_| shard.is_none() && destination.is_some());
+    let mut planned = Vec::new();
+    if let Some(path) = &destination {
+        planned.push(Planned {
+            flag: "--out",
+            path,
+            keep_existing: !args.force,
+            picture: false,
+        });
+    }
+    if let Some(path) = picture {
+        planned.push(Planned {
+            flag: "--plot",
+            path,
+            keep_existing: false,
+            picture: true,
+        });
+    }
+    // Every output is refused or accepted before the bar appears or any run starts.
+    check_outputs(&planned)?;
     let threads = args.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,
     );
-    // Refuse an existing output before the bar appears or any run starts.
-    let file = match &destination {
-        Some(path) => Some(PendingFile::create(path, args.force)?),
-        None => None,
-    };
     let bar = progress_bar(runs.end - runs.start);
-    let mut progress = |rows| bar.set_position(rows);
-    let (Some(path), Some(mut file)) = (destination, file) else {
-        sweep::run(&grid, runs, threads, out, &mut progress)?;
+    let Some(path) = destination else {
+        sweep::run(&grid, runs, threads, out, &mut |rows| {
+            bar.set_position(rows);
+            ControlFlow::Continue(())
+        })?;
         bar.finish_and_clear();
         return Ok(());
     };
-    let written = sweep::run(&grid, runs.clone(), threads, file.writer(), &mut progress)?;
+    // From here until the CSV is complete, Ctrl-C and SIGTERM stop the
+    // sweep and remove the temporary file instead of leaving it behind.
+    let interrupts = Interrupts::catch()?;
+    let mut file = PendingFile::create(&path, args.force)?;
+    let result = sweep::run(&grid, runs.clone(), threads, file.writer(), &mut |rows| {
+        bar.set_position(rows);
+        interrupts.control()
+    });
     bar.finish_and_clear();
-    finish_with_manifest(file, &Manifest::new(&grid, runs, shard, written.bytes))?;
+    let written = match result {
+        Err(SweepError::Interrupted { rows }) => {
+            drop(file);
+            return Err(Interrupted {
+                done: rows,
+                total: runs.end - runs.start,
+            }
+            .into());
+        }
+        other => other?,
+    };
+    finish_with_manifest(file, &Manifest::new(&grid, runs, shard, &written))?;
+    drop(interrupts);
     writeln!(
         out,
         "wrote {} rows ({}) to {}",
@@ -107,29 +178,34 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
         human_bytes(written.bytes as f64),
         path.display()
     )?;
-    // The grid's own plot belongs to the grid's own CSV: with --out it is
-    // drawn only when --plot names where.
-    let grid_plot = grid.plot.as_ref().filter(|_| args.out.is_none());
-    if let Some(picture) = args.plot.as_ref().or(grid_plot).filter(|_| shard.is_none()) {
-        super::plot::draw(&path, picture, &PlotSpec::default(), out)?;
+    if let Some(picture) = picture {
+        super::plot::draw(&path, picture, &PlotSpec::sweep(), out)?;
     }
     Ok(())
 }
 
+/// The shard to run, from `--shard` and `--shards`; a combination that can
+/// never work is a usage error.
 fn shard_of(args: &SweepArgs) -> Result<Option<Shard>> {
-    let shard = match (args.shard.as_deref(), args.shards) {
-        (None, _) => None,
-        (Some("auto"), Some(count)) => Some(Shard::from_job(count, |name| std::env::var(name).ok())),
-        (Some("auto"), None) => {
-            bail!("--shard auto needs --shards N, the number of shards (the Job's completions)")
+    let usage = |message: &str| Err(UsageError(message.to_string()).into());
+    match (args.shard, args.shards) {
+        (None, _) => Ok(None),
+        (Some(ShardArg::Fixed(shard)), None) => Ok(Some(shard)),
+        (Some(ShardArg::Fixed(_)), Some(_)) => {
+            usage("--shards goes with --shard auto; --shard K/N already gives N")
         }
-        (Some(_), Some(_)) => bail!("--shards goes with --shard auto; --shard K/N already gives N"),
-        (Some(text), None) => Some(Shard::parse(text)),
-    };
-    shard.transpose().map_err(anyhow::Error::msg)
+        (Some(ShardArg::Auto), None) => {
+            usage("--shard auto needs --shards N, the number of shards (the Job's completions)")
+        }
+        (Some(ShardArg::Auto), Some(count)) => Shard::from_job(count, |name| std::env::var(name).ok())
+            .map(Some)
+            .map_err(anyhow::Error::msg),
+    }
 }
 
-/// The output file (`None` for stdout), shard label included.
+/// The output file (`None` for stdout). `--out` is written as named, except
+/// with `--shard auto`, where every Pod of an Indexed Job shares the command
+/// line; then, and for the grid's own default, the shard's label is added.
 fn destination(args: &SweepArgs, grid: &Grid, shard: Option<Shard>) -> Result<Option<PathBuf>> {
     let Some(path) = args.out.as_ref().or(grid.out.as_ref()) else {
         bail!(
@@ -140,9 +216,10 @@ fn destination(args: &SweepArgs, grid: &Grid, shard: Option<Shard>) -> Result<Op
     if path.as_os_str() == "-" {
         return Ok(None);
     }
+    let exact = args.out.is_some() && args.shard != Some(ShardArg::Auto);
     Ok(Some(match shard {
-        Some(shard) => shard_path(path, shard),
-        None => path.clone(),
+        Some(shard) if !exact => shard_path(path, shard),
+        _ => path.clone(),
     }))
 }
 
@@ -165,7 +242,12 @@ fn describe(
     out: &mut dyn Write,
 ) -> Result<()> {
     let sizes: Vec<String> = grid.axes.iter().map(|a| a.values.len().to_string()).collect();
-    writeln!(out, "grid     {} (hash {:016x})", grid.origin, grid.hash())?;
+    writeln!(
+        out,
+        "grid     {} (sha256 {})",
+        grid.origin,
+        sweep::shard::hex(&grid.sha256())
+    )?;
     writeln!(out, "runs     {} = {}", grouped(grid.runs()), sizes.join(" × "))?;
     if grid.runs() > args.max_runs {
         writeln!(

@@ -30,6 +30,7 @@ h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
 figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }
 table { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0 1.5em; }
+table.frontier { table-layout: fixed; width: 100%; } table.frontier th, table.frontier td { overflow-wrap: anywhere; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f4f4f4; } td.text, th.text { text-align: left; }
 pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
@@ -178,26 +179,22 @@ fn sweep_section(page: &mut String, index: usize, table: &Table) -> Result<(), T
     Ok(())
 }
 
-/// Columns that are neither metrics nor the run number: the swept parameters.
-fn parameters(table: &Table) -> Vec<usize> {
-    (0..table.columns.len())
-        .filter(|&c| table.columns[c] != "run" && !Metrics::NAMES.contains(&table.columns[c].as_str()))
-        .collect()
-}
-
 /// The frontier runs of every group, with their parameters; cells as in the
 /// CSV (milliseconds), so a row can be found again in the file.
 fn frontier_table(page: &mut String, plot: &Tradeoff) {
     let table = plot.table;
-    let params = parameters(table);
+    let params = table.parameters();
+    // The metrics first: they are what a reader compares; the parameters
+    // that follow may be many, and the table wraps rather than scrolls.
     page.push_str("<h3>Frontier runs</h3>\n<div class=\"wide\"><table class=\"frontier\">\n<tr><th>run</th>");
-    for &c in &params {
-        let _ = write!(page, "<th class=\"text\">{}</th>", breakable(&table.columns[c]));
-    }
     for c in [plot.x, plot.y] {
         let _ = write!(page, "<th>{}</th>", breakable(&table.columns[c]));
     }
-    page.push_str("<th>runs alike</th></tr>\n");
+    page.push_str("<th>runs alike</th>");
+    for &c in &params {
+        let _ = write!(page, "<th class=\"text\">{}</th>", breakable(&table.columns[c]));
+    }
+    page.push_str("</tr>\n");
     for g in &plot.groups {
         for (p, same) in &g.frontier {
             let _ = write!(
@@ -206,15 +203,16 @@ fn frontier_table(page: &mut String, plot: &Tradeoff) {
                 escape(&g.name),
                 escape(&plot.run_label(p.row))
             );
-            for &c in &params {
-                let _ = write!(page, "<td class=\"text\">{}</td>", escape(&table.rows[p.row][c]));
-            }
-            let _ = writeln!(
+            let _ = write!(
                 page,
-                "<td>{}</td><td>{}</td><td>{same}</td></tr>",
+                "<td>{}</td><td>{}</td><td>{same}</td>",
                 escape(&table.rows[p.row][plot.x]),
                 escape(&table.rows[p.row][plot.y])
             );
+            for &c in &params {
+                let _ = write!(page, "<td class=\"text\">{}</td>", escape(&table.rows[p.row][c]));
+            }
+            page.push_str("</tr>\n");
         }
     }
     page.push_str("</table></div>\n");

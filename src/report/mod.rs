@@ -9,6 +9,7 @@ pub mod bands;
 pub mod html;
 pub mod json;
 pub mod kubectl;
+pub mod marks;
 pub mod plot;
 pub mod png;
 pub mod svg;

@@ -166,7 +166,11 @@ impl Scale {
 /// Round tick values covering `[lo, hi]`: steps of 1, 2 or 5 × 10^k, at most
 /// `max_count` of them, all inside the range.
 pub fn ticks(lo: f64, hi: f64, max_count: usize) -> Vec<f64> {
-    let step = tick_step(lo, hi, max_count);
+    ticks_by_step(lo, hi, tick_step(lo, hi, max_count))
+}
+
+/// The multiples of `step` inside `[lo, hi]`.
+pub fn ticks_by_step(lo: f64, hi: f64, step: f64) -> Vec<f64> {
     let first = (lo / step).ceil() as i64;
     let last = (hi / step).floor() as i64;
     (first..=last).map(|i| i as f64 * step).collect()

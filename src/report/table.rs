@@ -8,6 +8,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
+use crate::model::Metrics;
 use crate::scenario::closest;
 
 /// Why a table could not be read or a column not be used.
@@ -21,6 +22,14 @@ pub enum TableError {
         name: String,
         hint: Hint,
         columns: Vec<String>,
+    },
+    #[error("{origin} is empty: not even a header line")]
+    Empty { origin: String },
+    #[error("{origin}: cannot pair the runs by column \"{column}\": {problem}")]
+    Pair {
+        origin: String,
+        column: String,
+        problem: String,
     },
     #[error("{origin}:{line}: column \"{column}\": \"{value}\" is not a number")]
     NotANumber {
@@ -68,7 +77,9 @@ impl Table {
             .map(str::to_string)
             .collect();
         if columns.iter().all(String::is_empty) {
-            return Err(fail("no header line".to_string()));
+            return Err(TableError::Empty {
+                origin: origin.to_string(),
+            });
         }
         let rows = csv
             .records()
@@ -106,6 +117,14 @@ impl Table {
                 columns: self.columns.clone(),
             }
         })
+    }
+
+    /// Columns that are neither metrics nor the run number: in a sweep's
+    /// CSV, the swept parameters.
+    pub fn parameters(&self) -> Vec<usize> {
+        (0..self.columns.len())
+            .filter(|&c| self.columns[c] != "run" && !Metrics::NAMES.contains(&self.columns[c].as_str()))
+            .collect()
     }
 
     /// The number in `row` at `column`; `None` for an empty cell (an absent metric).

@@ -11,10 +11,10 @@
 //! combination passes `check_spec`. Running a grid can fail on output, never
 //! on input.
 
-use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
 
+use sha2::{Digest, Sha256};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -56,7 +56,7 @@ pub struct Grid {
     /// What loading the base scenario had to assume (`Scenario::notices`).
     pub notices: Vec<Diagnostic>,
     runs: u64,
-    hash: u64,
+    sha256: [u8; 32],
 }
 
 impl<'t> GridFile<'t> {
@@ -217,12 +217,12 @@ impl Grid {
             out: file.out.as_ref().map(|o| relative_to(folder, o)),
             plot: file.plot.as_ref().map(|p| relative_to(folder, p)),
             runs,
-            hash: 0,
+            sha256: [0; 32],
         };
         if let Err((axis, message)) = grid.check_rules() {
             return Err(file.error(spans[axis].clone(), message));
         }
-        grid.hash = grid.canonical_hash();
+        grid.sha256 = grid.canonical_sha256();
         Ok(grid)
     }
 
@@ -231,12 +231,13 @@ impl Grid {
         self.runs
     }
 
-    /// A fingerprint of what the grid means (base spec, horizon, axes and
-    /// their values, the columns), not of how the file is written: comments
-    /// and spacing do not change it. FNV-1a, so it is the same on every
-    /// platform and every run; shards compare it before they are merged.
-    pub fn hash(&self) -> u64 {
-        self.hash
+    /// SHA-256 of what the grid means (base spec, horizon, axes and their
+    /// values, the columns), not of how the file is written: comments,
+    /// spacing, key order and the base file's path do not change it, so the
+    /// shards of one sweep agree even when each machine mounts the files
+    /// elsewhere. The same on every platform; `merge` compares it.
+    pub fn sha256(&self) -> [u8; 32] {
+        self.sha256
     }
 
     /// CSV columns: `run`, one per axis, then the metrics.
@@ -361,21 +362,48 @@ impl Grid {
         ))
     }
 
-    fn canonical_hash(&self) -> u64 {
-        let mut text = String::new();
-        let _ = writeln!(
-            text,
-            "podsim grid 1\nbase {:?}\nhorizon {}",
+    /// The canonical form, hashed as it is produced: a versioned heading,
+    /// the base spec and horizon, each axis (key, path, values; a range as
+    /// from, step and length), the header.
+    fn canonical_sha256(&self) -> [u8; 32] {
+        let mut hash = Sha256::new();
+        hash.update(format!(
+            "podsim grid 2\nbase {:?}\nhorizon {}\n",
             self.base.pod, self.base.horizon.0
-        );
-        let mut hash = fnv1a(FNV_OFFSET, text.as_bytes());
+        ));
         for axis in &self.axes {
-            hash = fnv1a(hash, format!("axis {:?} {}:", axis.key, axis.path).as_bytes());
-            for i in 0..axis.values.len() {
-                hash = fnv1a(hash, &axis.values.get(i).to_le_bytes());
+            hash.update(format!("axis {:?} {}:", axis.key, axis.path));
+            // A range by its three numbers: a range of billions of values
+            // hashes as fast as a short one (issue 16's fuzzing found the walk).
+            match arithmetic(&axis.values) {
+                Some(numbers) => {
+                    hash.update(b"range");
+                    numbers.iter().for_each(|n| hash.update(n.to_le_bytes()));
+                }
+                None => (0..axis.values.len()).for_each(|i| hash.update(axis.values.get(i).to_le_bytes())),
             }
         }
-        fnv1a(hash, &csv::header_line(&self.columns()))
+        hash.update(csv::header_line(&self.columns()));
+        hash.finalize().into()
+    }
+}
+
+/// The values as (first, step, count) when they count up evenly, as every
+/// range does and a list may: a list and the range it spells mean the same
+/// grid, so they hash the same.
+fn arithmetic(values: &Values) -> Option<[u64; 3]> {
+    match values {
+        Values::Range { from, step, len } if *len > 1 => Some([*from, *step, *len]),
+        Values::Range { from, .. } => Some([*from, 0, 1]),
+        Values::List(list) => {
+            let step = match list.as_slice() {
+                [] => return None,
+                [only] => return Some([*only, 0, 1]),
+                [a, b, ..] => b.checked_sub(*a).filter(|s| *s > 0)?,
+            };
+            let even = list.windows(2).all(|w| w[1].checked_sub(w[0]) == Some(step));
+            even.then_some([list[0], step, list.len() as u64])
+        }
     }
 }
 
@@ -393,17 +421,6 @@ fn relative_to(folder: &Path, path: &str) -> PathBuf {
         }
     }
     joined
-}
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// FNV-1a over `bytes`, continuing from `hash`.
-fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
 }
 
 fn string_value(value: &Spanned<DeValue>, key: &str) -> Result<String, String> {
@@ -488,8 +505,8 @@ mod tests {
         let b = grid("# a comment\ncontainers.web.boot = { from = \"1s\", to = \"2000ms\", step = \"1s\" }")
             .unwrap();
         let c = grid("\"containers.web.boot\" = [\"1s\", \"3s\"]").unwrap();
-        assert_eq!(a.hash(), b.hash());
-        assert_ne!(a.hash(), c.hash());
+        assert_eq!(a.sha256(), b.sha256());
+        assert_ne!(a.sha256(), c.sha256());
     }
 
     #[test]
@@ -544,7 +561,10 @@ mod tests {
     #[test]
     fn issue_9_axis_suggestions_come_from_the_registry() {
         let e = error("\"pod.mdoe\" = [\"job\"]");
-        assert!(e.contains("unknown axis \"pod.mdoe\"; did you mean \"pod.mode\"?"), "{e}");
+        assert!(
+            e.contains("unknown axis \"pod.mdoe\"; did you mean \"pod.mode\"?"),
+            "{e}"
+        );
         assert!(e.contains("pod.mode, pod.kubernetes"), "{e}");
         let e = error("\"containers.web.startup_probe\" = [\"1s\"]");
         assert!(
@@ -556,7 +576,10 @@ mod tests {
         );
         assert!(!e.contains("did you mean"), "{e}");
         let e = error("\"containers.web.startup_probe.perod\" = [\"1s\"]");
-        assert!(e.contains("did you mean \"containers.web.startup_probe.period\"?"), "{e}");
+        assert!(
+            e.contains("did you mean \"containers.web.startup_probe.period\"?"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub use grid::{Grid, GridFile};
 pub use run::{Written, run, sample_row_bytes};
 pub use shard::{Manifest, Shard, merge};
 
-/// What can go wrong once a grid is checked: only output, threads and shards.
+/// What can go wrong once a grid is checked: only output, threads, shards
+/// and being told to stop.
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
     /// Writing the CSV failed (a full disk, a closed pipe); the cause is the
@@ -33,4 +34,8 @@ pub enum SweepError {
     /// Shards that do not fit together; the message names the files.
     #[error("{0}")]
     Merge(String),
+    /// The caller's progress callback asked to stop (an interrupt); `rows`
+    /// rows were written, in run order.
+    #[error("interrupted after {rows} rows")]
+    Interrupted { rows: u64 },
 }

@@ -14,9 +14,11 @@
 //! written in index order.
 
 use std::io::Write;
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
+
+use sha2::{Digest, Sha256};
 
 use super::SweepError;
 use super::csv;
@@ -35,6 +37,9 @@ pub struct Written {
     pub rows: u64,
     /// Bytes, header included.
     pub bytes: u64,
+    /// SHA-256 of those bytes, for the manifest: hashed by the writer as it
+    /// writes, so the file is never read back.
+    pub sha256: [u8; 32],
 }
 
 /// One thread's simulator and odometer, reused from chunk to chunk.
@@ -94,19 +99,23 @@ impl<'g> Worker<'g> {
 
 /// Simulates `runs` of `grid` on `threads` threads and writes the CSV
 /// (header, then one row per run in run order) to `sink`; `progress` hears
-/// the number of rows written as they are written.
+/// the number of rows written as they are written, and stops the sweep by
+/// breaking (`SweepError::Interrupted`: an interrupt asked for it).
 pub fn run(
     grid: &Grid,
     runs: Range<u64>,
     threads: usize,
     sink: &mut dyn Write,
-    progress: &mut dyn FnMut(u64),
+    progress: &mut dyn FnMut(u64) -> ControlFlow<()>,
 ) -> Result<Written, SweepError> {
     let header = csv::header_line(&grid.columns());
     sink.write_all(&header)?;
+    let mut hash = Sha256::new();
+    hash.update(&header);
     let mut written = Written {
         rows: 0,
         bytes: header.len() as u64,
+        sha256: [0; 32],
     };
     let threads = threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -160,6 +169,7 @@ pub fn run(
                 slots[(chunk % window) as usize] = Some(buf);
                 while let Some(buf) = slots[(next_write % window) as usize].take() {
                     sink.write_all(&buf)?;
+                    hash.update(&buf);
                     written.bytes += buf.len() as u64;
                     written.rows += chunk_runs(next_write).end - chunk_runs(next_write).start;
                     lock(&shared.spare).push(buf);
@@ -167,7 +177,9 @@ pub fn run(
                     *lock(&shared.written) = next_write;
                     shared.advanced.notify_all();
                 }
-                progress(written.rows);
+                if progress(written.rows).is_break() {
+                    return Err(SweepError::Interrupted { rows: written.rows });
+                }
             }
             Ok(())
         })();
@@ -176,6 +188,7 @@ pub fn run(
         }
         result
     })?;
+    written.sha256 = hash.finalize().into();
     Ok(written)
 }
 
@@ -263,7 +276,7 @@ mod tests {
 
     fn csv_of(grid: &Grid, runs: Range<u64>, threads: usize) -> String {
         let mut out = Vec::new();
-        run(grid, runs, threads, &mut out, &mut |_| {}).unwrap();
+        run(grid, runs, threads, &mut out, &mut |_| ControlFlow::Continue(())).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -304,6 +317,40 @@ mod tests {
     }
 
     #[test]
+    fn a_break_from_progress_stops_the_sweep_after_whole_chunks() {
+        let grid = seed_grid("\"containers.web.boot\" = { from = \"0s\", to = \"100s\", step = \"1ms\" }");
+        let mut out = Vec::new();
+        let stop_at = 3 * CHUNK_RUNS;
+        let e = run(&grid, 0..grid.runs(), 2, &mut out, &mut |rows| {
+            if rows >= stop_at {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .unwrap_err();
+        let SweepError::Interrupted { rows } = e else {
+            panic!("{e}")
+        };
+        // Chunks already waiting in the window are written in one go; no more.
+        assert!(
+            rows >= stop_at && rows <= stop_at + 2 * WINDOW_PER_THREAD * CHUNK_RUNS,
+            "{rows}"
+        );
+        assert_eq!(rows % CHUNK_RUNS, 0);
+        assert_eq!(out.iter().filter(|&&b| b == b'\n').count() as u64, rows + 1);
+    }
+
+    #[test]
+    fn the_digest_is_that_of_the_bytes_written() {
+        let grid = seed_grid("\"containers.web.boot\" = [\"1s\", \"2s\"]");
+        let mut out = Vec::new();
+        let written = run(&grid, 0..2, 1, &mut out, &mut |_| ControlFlow::Continue(())).unwrap();
+        assert_eq!(written.bytes, out.len() as u64);
+        assert_eq!(written.sha256, <[u8; 32]>::from(Sha256::digest(&out)));
+    }
+
+    #[test]
     fn a_failing_sink_stops_the_sweep_with_its_error() {
         struct Full;
         impl Write for Full {
@@ -315,7 +362,10 @@ mod tests {
             }
         }
         let grid = seed_grid("\"containers.web.boot\" = { from = \"0s\", to = \"100s\", step = \"1ms\" }");
-        let e = run(&grid, 0..grid.runs(), 2, &mut Full, &mut |_| {}).unwrap_err();
+        let e = run(&grid, 0..grid.runs(), 2, &mut Full, &mut |_| {
+            ControlFlow::Continue(())
+        })
+        .unwrap_err();
         let SweepError::Io(cause) = e else { panic!("{e}") };
         assert_eq!(cause.to_string(), "disk full");
     }

@@ -4,18 +4,22 @@
 //! back together.
 //!
 //! Invariant: `merge` writes nothing it has not checked: every shard comes
-//! from the same grid and podsim version, and the rows it copies carry the
-//! run numbers 0, 1, 2, … with none missing and none twice. So merging the N
-//! shards of a grid gives, byte for byte, the unsharded CSV.
+//! from the same grid and podsim version, its bytes are the ones its
+//! manifest's SHA-256 names, and the rows it copies carry the run numbers
+//! 0, 1, 2, … with none missing and none twice. So merging the N shards of a
+//! grid gives, byte for byte, the unsharded CSV.
 
+use std::fmt::Write as _;
 use std::io::{BufRead, Write};
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use super::SweepError;
 use super::csv;
 use super::grid::Grid;
+use super::run::Written;
 
 /// Shard `index` (0-based) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,8 +102,8 @@ impl Shard {
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub podsim_version: String,
-    /// `Grid::hash` as 16 hex digits.
-    pub grid_hash: String,
+    /// `Grid::sha256` in hex: which grid the runs come from.
+    pub grid_sha256: String,
     pub runs_total: u64,
     /// The runs in this file: `first_run..end_run` (end exclusive).
     pub first_run: u64,
@@ -107,23 +111,45 @@ pub struct Manifest {
     /// `K/N`, or `None` for a whole grid (a merge's output included).
     pub shard: Option<String>,
     pub columns: Vec<String>,
-    /// Size of the CSV in bytes, to notice a truncated or edited file.
+    /// Size of the CSV in bytes: a truncated file is named before it is read.
     pub bytes: u64,
+    /// SHA-256 of the CSV in hex: an edited or damaged file is refused
+    /// even when its size is right.
+    pub csv_sha256: String,
 }
 
 impl Manifest {
-    /// The manifest of `runs` of `grid`, `bytes` long, written by `shard`.
-    pub fn new(grid: &Grid, runs: Range<u64>, shard: Option<Shard>, bytes: u64) -> Manifest {
+    /// The manifest of `runs` of `grid` written by `shard`, as `written`.
+    pub fn new(grid: &Grid, runs: Range<u64>, shard: Option<Shard>, written: &Written) -> Manifest {
         Manifest {
             podsim_version: env!("CARGO_PKG_VERSION").to_string(),
-            grid_hash: format!("{:016x}", grid.hash()),
+            grid_sha256: hex(&grid.sha256()),
             runs_total: grid.runs(),
             first_run: runs.start,
             end_run: runs.end,
             shard: shard.map(|s| format!("{}/{}", s.index, s.count)),
             columns: grid.columns(),
-            bytes,
+            bytes: written.bytes,
+            csv_sha256: hex(&written.sha256),
         }
+    }
+}
+
+/// Lower-case hex, as `sha256sum` prints a digest.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// `runs 5 to 9` (`run 5` for one), for messages about a range `5..10`.
+fn runs_text(runs: Range<u64>) -> String {
+    if runs.end - runs.start == 1 {
+        format!("run {}", runs.start)
+    } else {
+        format!("runs {} to {}", runs.start, runs.end - 1)
     }
 }
 
@@ -135,7 +161,9 @@ pub struct ShardInput<R> {
 }
 
 /// Checks that `shards` are the pieces of one grid, each run exactly once,
-/// and writes them to `sink` as one CSV; returns the merged manifest.
+/// and writes them to `sink` as one CSV; returns the merged manifest. A
+/// missing or duplicated run is named by its number; what was written to
+/// `sink` before an error is incomplete, so the caller writes to a pending file.
 pub fn merge<R: BufRead>(
     mut shards: Vec<ShardInput<R>>,
     sink: &mut dyn Write,
@@ -147,10 +175,10 @@ pub fn merge<R: BufRead>(
     let (reference, reference_name) = (first.manifest.clone(), first.name.clone());
     for shard in &shards {
         let m = &shard.manifest;
-        let differs = if m.grid_hash != reference.grid_hash {
+        let differs = if m.grid_sha256 != reference.grid_sha256 {
             Some(format!(
-                "grid hash {} instead of {}",
-                m.grid_hash, reference.grid_hash
+                "grid SHA-256 {} instead of {}",
+                m.grid_sha256, reference.grid_sha256
             ))
         } else if m.podsim_version != reference.podsim_version {
             Some(format!(
@@ -174,37 +202,36 @@ pub fn merge<R: BufRead>(
     for (i, shard) in shards.iter().enumerate() {
         let m = &shard.manifest;
         if m.first_run < expected {
+            let both = m.first_run..expected.min(m.end_run);
             return fail(format!(
-                "{} (runs {}..{}) overlaps {} (runs up to {expected}); each run must come from one shard",
-                shard.name,
-                m.first_run,
-                m.end_run,
-                shards[i - 1].name
+                "{}{} in both {} and {}; each run must come from one shard",
+                runs_text(both.clone()),
+                verb(both),
+                shards[i - 1].name,
+                shard.name
             ));
         }
         if m.first_run > expected {
-            return fail(format!(
-                "runs {expected}..{} are in none of the shards given",
-                m.first_run
-            ));
+            return fail(missing(expected..m.first_run));
         }
         expected = m.end_run;
     }
     if expected != reference.runs_total {
-        return fail(format!(
-            "runs {expected}..{} are in none of the shards given",
-            reference.runs_total
-        ));
+        return fail(missing(expected..reference.runs_total));
     }
     let header = csv::header_line(&reference.columns);
+    let mut merged = Sha256::new();
     sink.write_all(&header)?;
+    merged.update(&header);
     let mut bytes = header.len() as u64;
     let mut line = Vec::new();
     for shard in &mut shards {
         let name = &shard.name;
         let read_error = |e: std::io::Error| SweepError::Merge(format!("cannot read {name}: {e}"));
+        let mut own = Sha256::new();
         line.clear();
         shard.csv.read_until(b'\n', &mut line).map_err(read_error)?;
+        own.update(&line);
         if line != header {
             return fail(format!(
                 "{name}: its header does not match its manifest's columns"
@@ -216,25 +243,41 @@ pub fn merge<R: BufRead>(
             if shard.csv.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
                 break;
             }
-            let run = line.split(|&b| b == b',').next().unwrap_or_default();
-            let complete = line.ends_with(b"\n");
-            if !complete
-                || run != itoa::Buffer::new().format(next).as_bytes()
-                || next >= shard.manifest.end_run
-            {
-                return fail(format!(
+            own.update(&line);
+            let cell = line.split(|&b| b == b',').next().unwrap_or_default();
+            let run = std::str::from_utf8(cell).ok().and_then(|c| c.parse::<u64>().ok());
+            if line.ends_with(b"\n") && run == Some(next) && next < shard.manifest.end_run {
+                sink.write_all(&line)?;
+                merged.update(&line);
+                bytes += line.len() as u64;
+                next += 1;
+                continue;
+            }
+            return fail(match run {
+                Some(run) if run < next => format!("{name}: run {run} appears twice"),
+                Some(run) if run < shard.manifest.end_run && line.ends_with(b"\n") => {
+                    format!("{name}: {}{} missing", runs_text(next..run), verb(next..run))
+                }
+                _ => format!(
                     "{name}: expected the row of run {next}, found \"{}\"; the file is damaged or not this shard",
                     String::from_utf8_lossy(&line).trim_end()
-                ));
-            }
-            sink.write_all(&line)?;
-            bytes += line.len() as u64;
-            next += 1;
+                ),
+            });
         }
         if next != shard.manifest.end_run {
+            let absent = next..shard.manifest.end_run;
             return fail(format!(
-                "{name} stops before run {next}; its manifest promises runs up to {}",
-                shard.manifest.end_run
+                "{name}: {}{} missing; its manifest promises runs up to {}",
+                runs_text(absent.clone()),
+                verb(absent),
+                shard.manifest.end_run - 1
+            ));
+        }
+        let digest = hex(&own.finalize());
+        if digest != shard.manifest.csv_sha256 {
+            return fail(format!(
+                "{name}: its SHA-256 is {digest} but its manifest says {}; the file changed after the sweep wrote it",
+                shard.manifest.csv_sha256
             ));
         }
     }
@@ -243,8 +286,24 @@ pub fn merge<R: BufRead>(
         first_run: 0,
         end_run: reference.runs_total,
         bytes,
+        csv_sha256: hex(&merged.finalize()),
         ..reference
     })
+}
+
+/// `runs 5 to 9 are missing: none of the shards given holds them`.
+fn missing(runs: Range<u64>) -> String {
+    let holds = if runs.end - runs.start == 1 { "it" } else { "them" };
+    format!(
+        "{}{} missing: none of the shards given holds {holds}; was a shard left out?",
+        runs_text(runs.clone()),
+        verb(runs)
+    )
+}
+
+/// ` is` or ` are`, after `runs_text`.
+fn verb(runs: Range<u64>) -> &'static str {
+    if runs.end - runs.start == 1 { " is" } else { " are" }
 }
 
 #[cfg(test)]
@@ -264,6 +323,66 @@ mod tests {
                 assert_eq!(next, total);
             }
         }
+    }
+
+    /// A shard of runs `runs` out of `total`, its CSV `rows` (run numbers).
+    fn input(runs: Range<u64>, total: u64, rows: &[u64]) -> ShardInput<&'static [u8]> {
+        let columns = vec!["run".to_string(), "x".to_string()];
+        let mut csv = csv::header_line(&columns);
+        for r in rows {
+            csv.extend_from_slice(format!("{r},7\n").as_bytes());
+        }
+        let manifest = Manifest {
+            podsim_version: "0".into(),
+            grid_sha256: "g".into(),
+            runs_total: total,
+            first_run: runs.start,
+            end_run: runs.end,
+            shard: None,
+            columns,
+            bytes: csv.len() as u64,
+            csv_sha256: hex(&Sha256::digest(&csv)),
+        };
+        ShardInput {
+            name: format!("s{}.csv", runs.start),
+            manifest,
+            csv: Vec::leak(csv),
+        }
+    }
+
+    fn merge_error(shards: Vec<ShardInput<&'static [u8]>>) -> String {
+        merge(shards, &mut Vec::new()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn merging_names_missing_and_duplicate_runs_by_number() {
+        let mut out = Vec::new();
+        let m = merge(
+            vec![input(3..5, 5, &[3, 4]), input(0..3, 5, &[0, 1, 2])],
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(out, b"run,x\n0,7\n1,7\n2,7\n3,7\n4,7\n");
+        assert_eq!(m.csv_sha256, hex(&Sha256::digest(&out)));
+        assert_eq!(
+            merge_error(vec![input(0..2, 5, &[0, 1]), input(3..5, 5, &[3, 4])]),
+            "run 2 is missing: none of the shards given holds it; was a shard left out?"
+        );
+        assert_eq!(
+            merge_error(vec![input(0..3, 5, &[0, 1, 2]), input(2..5, 5, &[2, 3, 4])]),
+            "run 2 is in both s0.csv and s2.csv; each run must come from one shard"
+        );
+        assert_eq!(
+            merge_error(vec![input(0..5, 5, &[0, 1, 1, 2, 3])]),
+            "s0.csv: run 1 appears twice"
+        );
+        assert_eq!(
+            merge_error(vec![input(0..5, 5, &[0, 3, 4])]),
+            "s0.csv: runs 1 to 2 are missing"
+        );
+        assert!(
+            merge_error(vec![input(0..5, 5, &[0, 1, 2])]).starts_with("s0.csv: runs 3 to 4 are missing;")
+        );
     }
 
     #[test]

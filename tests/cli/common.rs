@@ -1,12 +1,19 @@
 //! How the CLI tests start the binary and write throwaway input files.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use assert_cmd::Command;
 
 /// `podsim` run from the repository root, so `scenarios/…` paths work.
 pub fn podsim() -> Command {
-    let mut cmd = Command::cargo_bin("podsim").expect("the podsim binary is built");
+    Command::from_std(podsim_process())
+}
+
+/// The same command as a plain `std::process::Command`, for the tests that
+/// must act while it runs (send it a signal, watch its files).
+pub fn podsim_process() -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("podsim"));
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
     cmd
 }
@@ -16,4 +23,37 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).expect("temp file written");
     path
+}
+
+/// A fresh folder under the system's temporary folder, removed with what it
+/// holds when dropped. Written here rather than taken from the `tempfile`
+/// crate: that crate turns on features of `once_cell` and `rustix` that the
+/// program's own build does not use, so `cargo test` rebuilt the font stack
+/// and clap that `cargo build` had just built.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let path = std::env::temp_dir().join(format!("podsim-test-{}-{n}", std::process::id()));
+            // A folder left by an earlier process with the same id is skipped.
+            match std::fs::create_dir(&path) {
+                Ok(()) => return TempDir(path),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => panic!("cannot create {}: {e}", path.display()),
+            }
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

@@ -1,7 +1,7 @@
 //! Bad input: a clear, positioned message on stderr and exit code 1 (2 for
 //! usage errors), never a panic. Each case checks the message itself.
 
-use crate::common::{podsim, write};
+use super::common::{TempDir, podsim, write};
 
 const GOOD: &str = r#"[pod]
 stop_at = "10s"
@@ -21,7 +21,7 @@ drain = "3s"
 /// Runs `podsim run` on `text` (written to `bad.toml`) and returns stderr,
 /// asserting exit code 1 and an empty stdout.
 fn error_for(text: &str) -> String {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = TempDir::new();
     let path = write(dir.path(), "bad.toml", text);
     let out = podsim().arg("run").arg(&path).output().unwrap();
     assert_eq!(
@@ -39,7 +39,7 @@ fn error_for(text: &str) -> String {
 
 #[test]
 fn the_good_file_runs() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = TempDir::new();
     let path = write(dir.path(), "good.toml", GOOD);
     podsim().arg("run").arg(&path).assert().success();
 }
@@ -211,4 +211,36 @@ fn a_column_prefix_suggests_the_full_name() {
         e.contains("no column \"ready\"; did you mean \"ready_ms\"?"),
         "{e}"
     );
+}
+
+#[test]
+fn a_full_stdout_is_named() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let output = super::common::podsim_process()
+        .args(["run", "scenarios/seed-sidecar.toml"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("podsim: error: cannot write to stdout: No space left on device"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn output_errors_name_the_real_path() {
+    let dir = TempDir::new();
+    let out = dir.path().join("nowhere/t.svg");
+    podsim()
+        .args(["run", "scenarios/seed-sidecar.toml", "--svg"])
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(format!(
+            "podsim: error: cannot write {}: directory {} does not exist\n",
+            out.display(),
+            dir.path().join("nowhere").display()
+        ));
 }

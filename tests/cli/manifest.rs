@@ -2,20 +2,12 @@
 //! an overlay changes timings, notices go to stderr, typos are errors that
 //! point at the line and suggest the fix.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-/// `podsim` run from the crate root, so `scenarios/...` paths work.
-fn podsim() -> Command {
-    let mut cmd = Command::cargo_bin("podsim").unwrap();
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
-    cmd
-}
+use super::common::{TempDir, podsim, write};
 
-fn file(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
-    let path = dir.path().join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
+fn file(dir: &TempDir, name: &str, text: &str) -> String {
+    write(dir.path(), name, text).display().to_string()
 }
 
 fn json(output: &[u8]) -> serde_json::Value {
@@ -67,7 +59,7 @@ fn graceful_as_json_terminates_in_15s_without_sigkill() {
 
 #[test]
 fn a_timings_overlay_wins_over_the_annotations() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = TempDir::new();
     let timings = file(&dir, "t.toml", "[containers.web]\nboot = \"5s\"\n");
     let out = podsim()
         .args([
@@ -87,7 +79,7 @@ fn a_timings_overlay_wins_over_the_annotations() {
 
 #[test]
 fn assumed_timings_are_notices_on_stderr_and_json_stays_clean() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = TempDir::new();
     let pod = file(&dir, "bare.yaml", BARE);
     let out = podsim().args(["run", &pod, "--format", "json"]).output().unwrap();
     assert!(out.status.success());
@@ -104,7 +96,7 @@ fn assumed_timings_are_notices_on_stderr_and_json_stays_clean() {
 
 #[test]
 fn an_annotation_typo_is_an_error_at_its_line_with_a_suggestion() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = TempDir::new();
     let text = BARE.replace(
         "  name: bare\n",
         "  name: bare\n  annotations:\n    podsim.dev/web.bot: \"2s\"\n",
@@ -123,7 +115,7 @@ fn an_annotation_typo_is_an_error_at_its_line_with_a_suggestion() {
 
 #[test]
 fn a_kubernetes_rule_broken_is_an_error_naming_the_field() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = TempDir::new();
     let text = BARE.replace(
         "spec:\n",
         "spec:\n  initContainers:\n  - name: proxy\n    image: envoy\n    restartPolicy: Never\n",
@@ -140,7 +132,7 @@ fn a_kubernetes_rule_broken_is_an_error_naming_the_field() {
 
 #[test]
 fn timings_for_a_toml_scenario_or_an_unknown_container_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = TempDir::new();
     let timings = file(&dir, "t.toml", "[containers.wbe]\nboot = \"5s\"\n");
     podsim()
         .args(["run", "scenarios/seed-sidecar.toml", "--timings", &timings])

@@ -3,7 +3,7 @@
 //! labels they must hold; PNG is decoded and measured; expected values are
 //! the seed chapter's (side by side: exposed 3–5 s and 11–13 s; sidecar: none).
 
-use crate::common::podsim;
+use super::common::{TempDir, podsim};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -15,8 +15,8 @@ use roxmltree::{Document, Node, ParsingOptions};
 const SIDECAR: &str = "scenarios/seed-sidecar.toml";
 const SIDE_BY_SIDE: &str = "scenarios/seed-side-by-side.toml";
 
-fn temp() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap()
+fn temp() -> TempDir {
+    TempDir::new()
 }
 
 fn read(path: &Path) -> String {
@@ -367,7 +367,7 @@ fn plot_refuses_text_axes_and_unknown_formats() {
         .arg("--out")
         .arg(dir.path().join("p.jpg"))
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicates::str::contains("name the file .svg or .png"));
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
@@ -500,21 +500,21 @@ fn report_is_self_contained_and_holds_every_part() {
         header,
         [
             "run",
+            "ready_ms",
+            "exposed_total_ms",
+            "runs alike",
             "containers.proxy.kind",
             "containers.proxy.boot_ms",
             "containers.web.boot_ms",
-            "containers.web.drain_ms",
-            "ready_ms",
-            "exposed_total_ms",
-            "runs alike"
+            "containers.web.drain_ms"
         ]
     );
     let body: Vec<Vec<String>> = rows[1..].iter().map(|r| cells(*r)).collect();
     assert_eq!(
         body,
         [
-            ["2", "app", "1000", "1000", "1000", "3000", "0", "1"],
-            ["18", "sidecar", "1000", "500", "1000", "3500", "0", "2"]
+            ["2", "3000", "0", "1", "app", "1000", "1000", "1000"],
+            ["18", "3500", "0", "2", "sidecar", "1000", "500", "1000"]
         ]
     );
 }
@@ -534,4 +534,122 @@ fn the_readme_timelines_picture_is_up_to_date() {
         "results/seed-timelines.svg is stale; remake it with: \
          cargo run --release -- run {SIDECAR} {SIDE_BY_SIDE} --svg results/seed-timelines.svg"
     );
+}
+
+#[test]
+fn plot_names_what_is_not_a_sweep_and_what_to_run() {
+    let dir = temp();
+    let not_a_sweep = |file: &Path, message: &str| {
+        podsim()
+            .arg("plot")
+            .arg(file)
+            .arg("--out")
+            .arg(dir.path().join("p.svg"))
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains(message));
+    };
+    not_a_sweep(
+        Path::new(SIDECAR),
+        "scenarios/seed-sidecar.toml is a scenario, not a sweep's CSV; draw its timeline with: podsim run",
+    );
+    not_a_sweep(
+        Path::new("scenarios/seed-grid.toml"),
+        "is a grid, not a sweep's CSV; run it first: podsim sweep --grid scenarios/seed-grid.toml",
+    );
+    not_a_sweep(
+        Path::new("scenarios/ckad/graceful.yaml"),
+        "is a Kubernetes manifest, not a sweep's CSV",
+    );
+    let empty = dir.path().join("empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    not_a_sweep(
+        &empty,
+        "is empty, not a sweep's CSV; write one with: podsim sweep --grid",
+    );
+    let header = dir.path().join("header.csv");
+    std::fs::write(&header, "run,ready_ms,exposed_total_ms\n").unwrap();
+    not_a_sweep(&header, "has a header but no runs");
+}
+
+#[test]
+fn count_columns_get_whole_ticks_and_pairs_show_the_trade_off() {
+    let dir = temp();
+    let csv = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/seed-sweep.csv");
+    let out = dir.path().join("restarts.svg");
+    podsim()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--y", "restarts", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let svg = read(&out);
+    let doc = Document::parse(&svg).unwrap();
+    let ticks: Vec<&str> = with_class(doc.root(), "y-tick")
+        .iter()
+        .map(|n| n.text().unwrap())
+        .collect();
+    // The seed grid's proxy fails 0 to 3 times: restarts 0, 1, 2, 3.
+    assert_eq!(ticks, ["0", "1", "2", "3"]);
+
+    // Paired by layout: one dot per configuration, the sidecar's cost and saving.
+    let out = dir.path().join("pair.svg");
+    podsim()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--pair", "containers.proxy.kind", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "10800 configurations, sidecar against app",
+        ));
+    let svg = read(&out);
+    let doc = Document::parse(&svg).unwrap();
+    let series = with_class(doc.root(), "series");
+    assert_eq!(series.len(), 1);
+    assert_eq!(attr_u64(&series[0], "data-runs"), 10_800);
+    assert!(
+        svg.contains("time to Pod Ready added by sidecar (s)"),
+        "{svg:.300}"
+    );
+    podsim()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--pair", "containers.proxy.kind=sidecar", "--out"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("write COLUMN=A,B"));
+}
+
+#[test]
+fn report_reads_manifests_and_timings_as_run_does() {
+    let dir = temp();
+    let timings = dir.path().join("t.toml");
+    std::fs::write(&timings, "[containers.web]\nboot = \"2s\"\n").unwrap();
+    let out = dir.path().join("r.html");
+    podsim()
+        .args([
+            "report",
+            "scenarios/ckad/graceful.yaml",
+            "results/seed-sweep.csv",
+            "--timings",
+        ])
+        .arg(&timings)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("1 scenario(s), 1 sweep(s)"));
+    // --timings applies to manifests only, as for run.
+    podsim()
+        .args(["report", SIDECAR, "--timings"])
+        .arg(&timings)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("--timings"));
 }

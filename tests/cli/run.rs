@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::common::podsim;
+use super::common::{TempDir, podsim, write};
 
 fn json_of(args: &[&str]) -> Value {
     let out = podsim()
@@ -57,8 +57,8 @@ fn json_for_one_file_is_one_document_with_events() {
 
 #[test]
 fn absent_metrics_are_null() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = crate::common::write(
+    let dir = TempDir::new();
+    let file = write(
         dir.path(),
         "never.toml",
         "[pod]\nrestart_policy = \"Never\"\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\nfails = 1\n",
@@ -163,8 +163,8 @@ fn check_blog_transcript(file: &str, name: &str, blog: &[(&str, &str)]) {
 
 #[test]
 fn watch_shows_crash_loops_and_termination() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = crate::common::write(
+    let dir = TempDir::new();
+    let file = write(
         dir.path(),
         "crashy.toml",
         "[pod]\nstop_at = \"20s\"\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\nfails = 2\ndrain = \"2s\"\n",
@@ -199,8 +199,8 @@ fn watch_shows_crash_loops_and_termination() {
 
 #[test]
 fn horizon_flag_cuts_an_endless_crash_loop() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = crate::common::write(
+    let dir = TempDir::new();
+    let file = write(
         dir.path(),
         "loop.toml",
         "[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\nfails = 1000000\n",
@@ -243,8 +243,8 @@ fails = 1
 
 #[test]
 fn json_events_carry_their_type_and_typed_fields() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = crate::common::write(dir.path(), "typed.toml", TYPED);
+    let dir = crate::cli::common::TempDir::new();
+    let file = crate::cli::common::write(dir.path(), "typed.toml", TYPED);
     let v = json_of(&[file.to_str().unwrap()]);
     let events: Vec<Value> = v["events"]
         .as_array()
@@ -289,8 +289,8 @@ fn json_events_carry_their_type_and_typed_fields() {
 #[test]
 fn every_json_event_type_is_in_the_readme() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let typed = crate::common::write(dir.path(), "typed.toml", TYPED);
+    let dir = crate::cli::common::TempDir::new();
+    let typed = crate::cli::common::write(dir.path(), "typed.toml", TYPED);
     let mut files = vec![typed.to_str().unwrap().to_string()];
     for folder in ["scenarios", "scenarios/ckad"] {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);

@@ -3,12 +3,11 @@
 //! config-fetch init boot 2s; proxy boot 3s drain 1s; web app boot 1s drain 3s;
 //! back-off 1s, 2s, 4s … (no free first restart); deleted at stop_at = 10s.
 
-use crate::common::podsim;
+use super::common::{TempDir, podsim, podsim_process};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use predicates::prelude::*;
-use tempfile::TempDir;
 
 fn scenario(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(name)
@@ -16,7 +15,7 @@ fn scenario(name: &str) -> PathBuf {
 
 /// Writes `grid.toml` in a fresh folder: `base` (a bundled scenario) and `axes`.
 fn grid(base: &str, axes: &str) -> (TempDir, PathBuf) {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new();
     let path = dir.path().join("grid.toml");
     let text = format!("base = '{}'\n[axes]\n{axes}", scenario(base).display());
     fs::write(&path, text).unwrap();
@@ -103,7 +102,7 @@ fn a_crashing_proxy_side_by_side_exposes_the_app_until_it_is_back() {
 
 #[test]
 fn the_committed_results_are_what_the_bundled_grid_produces() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new();
     let out = dir.path().join("seed-sweep.csv");
     podsim()
         .args(["sweep", "--grid"])
@@ -142,7 +141,7 @@ fn the_same_grid_gives_the_same_bytes_on_1_2_and_8_threads() {
 
 #[test]
 fn four_shards_merged_are_byte_identical_to_the_whole_sweep() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new();
     let whole = dir.path().join("whole.csv");
     let grid = scenario("seed-grid.toml");
     podsim()
@@ -152,19 +151,19 @@ fn four_shards_merged_are_byte_identical_to_the_whole_sweep() {
         .arg(&whole)
         .assert()
         .success();
-    let parts = dir.path().join("part.csv");
+    // An explicit --out with --shard K/N is written exactly as named.
+    let shard = |k: u32| dir.path().join(format!("part-{k}.csv"));
     for k in 0..4 {
         podsim()
             .args(["sweep", "--grid"])
             .arg(&grid)
             .arg("--out")
-            .arg(&parts)
+            .arg(shard(k))
             .args(["--shard", &format!("{k}/4")])
             .assert()
             .success()
-            .stdout(predicate::str::contains(format!("part.shard-{k}-of-4.csv")));
+            .stdout(predicate::str::contains(format!("to {}", shard(k).display())));
     }
-    let shard = |k: u32| dir.path().join(format!("part.shard-{k}-of-4.csv"));
     let merged = dir.path().join("merged.csv");
     podsim()
         .arg("merge")
@@ -190,14 +189,18 @@ fn four_shards_merged_are_byte_identical_to_the_whole_sweep() {
             .stderr(predicate::str::contains(message));
         assert!(!again.exists());
     };
+    // 21,600 runs in 4 shards: 0..5400, 5400..10800, 10800..16200, 16200..21600.
     refused(
         &[shard(0), shard(1), shard(3)],
-        "runs 10800..16200 are in none of the shards given",
+        "runs 10800 to 16199 are missing: none of the shards given holds them",
     );
-    refused(&[shard(0), shard(1), shard(1), shard(2), shard(3)], "overlaps");
+    refused(
+        &[shard(0), shard(1), shard(1), shard(2), shard(3)],
+        "runs 5400 to 10799 are in both",
+    );
     refused(
         &[shard(0), shard(1), shard(2), shard(3), whole.clone()],
-        "overlaps",
+        "runs 0 to 5399 are in both",
     );
     let (_other_dir, other_grid) = grid_with_cap("9s");
     let other = dir.path().join("other.csv");
@@ -210,17 +213,19 @@ fn four_shards_merged_are_byte_identical_to_the_whole_sweep() {
         .assert()
         .success();
     refused(
-        &[
-            shard(0),
-            shard(1),
-            shard(2),
-            dir.path().join("other.shard-3-of-4.csv"),
-        ],
+        &[shard(0), shard(1), shard(2), other.clone()],
         "does not come from the same grid",
     );
+    // A row edited in place (same size) no longer has its manifest's SHA-256.
+    let original = fs::read(shard(3)).unwrap();
+    let text = String::from_utf8(original.clone()).unwrap();
+    fs::write(shard(3), text.replacen(",settled,", ",horizon,", 1)).unwrap();
+    refused(
+        &[shard(0), shard(1), shard(2), shard(3)],
+        "the file changed after the sweep wrote it",
+    );
     // A shard cut short (its manifest says more bytes) is refused.
-    let cut = fs::read(shard(3)).unwrap();
-    fs::write(shard(3), &cut[..cut.len() - 10]).unwrap();
+    fs::write(shard(3), &original[..original.len() - 10]).unwrap();
     refused(&[shard(0), shard(1), shard(2), shard(3)], "cut short or edited");
 }
 
@@ -266,6 +271,121 @@ fn shard_auto_reads_the_indexed_job_index() {
 }
 
 #[test]
+fn bad_flag_values_are_usage_errors_found_before_any_run() {
+    let (dir, path) = grid_with_cap("8s");
+    let usage = |args: &[&str], message: &str| {
+        podsim()
+            .args(["sweep", "--grid"])
+            .arg(&path)
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    };
+    usage(&["--shard", "1-4"], "write K/N with 0 <= K < N");
+    usage(&["--shard", "4/4"], "goes from 0 to 3");
+    usage(&["--shard", "auto"], "--shard auto needs --shards N");
+    usage(
+        &["--shard", "0/2", "--shards", "2"],
+        "--shards goes with --shard auto",
+    );
+    usage(&["--plot", "x.jpg"], "name the file .svg or .png");
+    // An output whose folder is missing is refused before the first run:
+    // no CSV appears, and the message names the folder, not a *.tmp.
+    let out = dir.path().join("s.csv");
+    let missing = dir.path().join("nowhere/p.svg");
+    podsim()
+        .args(["sweep", "--grid"])
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .arg("--plot")
+        .arg(&missing)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "cannot write {}: directory {} does not exist",
+            missing.display(),
+            dir.path().join("nowhere").display()
+        )));
+    assert!(!out.exists());
+}
+
+#[test]
+fn more_shards_than_runs_warn() {
+    // The grid has 2 runs: shards 0..3 of 4 hold runs 0..0, 0..1, 1..1, 1..2.
+    let (dir, path) = grid_with_cap("8s");
+    let out = dir.path().join("s.csv");
+    podsim()
+        .args(["sweep", "--shard", "2/4", "--grid"])
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "warning: 4 shards for 2 runs leave 2 of them empty, this one too; use at most 2 shards",
+        ));
+    assert_eq!(
+        fs::read_to_string(&out).unwrap().lines().count(),
+        1,
+        "the header only"
+    );
+}
+
+#[test]
+fn an_interrupted_sweep_leaves_nothing_and_says_how_far_it_got() {
+    for signal in ["INT", "TERM"] {
+        // 2 × 1,000,001 × 21 = 42 million runs: far more than the time the test needs.
+        let (dir, path) = grid(
+            "seed-sidecar.toml",
+            "\"containers.proxy.kind\" = [\"sidecar\", \"app\"]\n\
+             \"containers.web.boot\" = { from = \"0s\", to = \"1000s\", step = \"1ms\" }\n\
+             \"containers.web.drain\" = { from = \"0s\", to = \"20s\", step = \"1s\" }\n",
+        );
+        let out = dir.path().join("big.csv");
+        let child = podsim_process()
+            .args(["sweep", "--grid"])
+            .arg(&path)
+            .arg("--out")
+            .arg(&out)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The temporary file exists once the signals are caught.
+        let started = std::time::Instant::now();
+        while !fs::read_dir(dir.path())
+            .unwrap()
+            .any(|e| e.unwrap().path().to_string_lossy().ends_with(".tmp"))
+        {
+            assert!(
+                started.elapsed().as_secs() < 60,
+                "the sweep never started writing"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let kill = std::process::Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(130), "SIG{signal}: {stderr}");
+        assert!(stderr.contains("interrupted after "), "{stderr}");
+        assert!(
+            stderr.contains(" of 42,000,042 runs; nothing written"),
+            "{stderr}"
+        );
+        let left: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["grid.toml"], "SIG{signal}");
+    }
+}
+
+#[test]
 fn an_existing_output_is_refused_without_force() {
     let (dir, path) = grid_with_cap("8s");
     let out = dir.path().join("out.csv");
@@ -300,7 +420,7 @@ fn an_existing_output_is_refused_without_force() {
 
 #[test]
 fn dry_run_describes_the_sweep_and_writes_nothing() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new();
     let out = dir.path().join("never.csv");
     podsim()
         .args(["sweep", "--dry-run", "--grid"])
@@ -411,7 +531,7 @@ fn grid_mistakes_are_named_by_file_line_and_axis() {
 
 #[test]
 fn grid_file_mistakes_name_the_key() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new();
     let path = dir.path().join("grid.toml");
     fs::write(&path, "bsae = 'x.toml'\n[axes]\n").unwrap();
     assert!(sweep_error(&path).contains("grid.toml:1:1: unknown key \"bsae\"; did you mean \"base\"?"));
@@ -449,7 +569,7 @@ fn grid_file_mistakes_name_the_key() {
 
 #[test]
 fn the_grids_own_output_is_relative_to_the_grid_file() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new();
     fs::create_dir(dir.path().join("results")).unwrap();
     let path = dir.path().join("grid.toml");
     let base = scenario("seed-sidecar.toml");
@@ -471,7 +591,7 @@ fn the_grids_own_output_is_relative_to_the_grid_file() {
 
 #[test]
 fn a_grid_with_plot_also_draws_the_tradeoff() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new();
     let path = dir.path().join("grid.toml");
     let text = format!(
         "base = '{}'\nout = 'out.csv'\nplot = 'tradeoff.svg'\n[axes]\n\"containers.proxy.kind\" = [\"sidecar\", \"app\"]\n",
@@ -484,7 +604,7 @@ fn a_grid_with_plot_also_draws_the_tradeoff() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "tradeoff.svg: 2 runs in 2 groups by containers.proxy.kind",
+            "tradeoff.svg: 1 configuration, sidecar against app",
         ));
     let svg = fs::read_to_string(dir.path().join("tradeoff.svg")).unwrap();
     assert!(

@@ -14,7 +14,7 @@ use podsim::model::{Backoff, ContainerKind, ContainerSpec, Deletion, PodSpec};
 use podsim::reference::run_ticks;
 use proptest::prelude::*;
 
-use crate::common::{run, secs};
+use super::common::{run, secs};
 
 #[derive(Clone, Debug)]
 struct Script {

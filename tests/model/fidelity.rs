@@ -1,7 +1,7 @@
 //! Beyond the seed: probes (R21–R31), crashes while running, Jobs (R43–R46)
 //! and Kubernetes versions. Expected values are worked out in the comments.
 
-use crate::common::*;
+use super::common::*;
 use podsim::model::{Outcome, PodPhase};
 use podsim::scenario::Scenario;
 

@@ -7,8 +7,8 @@ use podsim::engine::SimDuration;
 use podsim::model::{Change, ContainerId, PodSimulator, RunSpec, TraceEntry, simulate};
 use proptest::prelude::*;
 
-use crate::common::run_text;
-use crate::properties::rich_pod;
+use super::common::run_text;
+use super::properties::rich_pod;
 
 #[test]
 fn the_api_shows_running_from_the_start_with_probes_and_from_the_end_of_boot_without() {

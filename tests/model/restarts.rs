@@ -1,7 +1,7 @@
 //! Failures and restarts (kubelet-semantics R9–R16): restart policies per
 //! container kind and the CrashLoopBackOff curve.
 
-use crate::common::*;
+use super::common::*;
 use podsim::model::{Outcome, PodPhase};
 
 fn app_failing(policy: &str, fails: u32, backoff: &str) -> String {

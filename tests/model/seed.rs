@@ -2,7 +2,7 @@
 //! sidecar → exposed 0, Ready at 6 s; proxy side by side → exposed 2 s at
 //! startup + 2 s at shutdown, Ready at 5 s. Every change must keep these.
 
-use crate::common::*;
+use super::common::*;
 use podsim::model::{PodPhase, simulate};
 
 #[test]

@@ -1,7 +1,7 @@
 //! Startup order (kubelet-semantics R4–R6, R10, R24): init containers one at a
 //! time, a sidecar lets the next start once started, apps start together.
 
-use crate::common::*;
+use super::common::*;
 use podsim::model::PodPhase;
 
 fn pairs(expected: &[(u64, &str)]) -> Vec<(u64, String)> {

@@ -2,7 +2,7 @@
 //! budget with its 2-second floor, sidecars stopped last in reverse order,
 //! SIGKILL at the deadline, and deletion during startup.
 
-use crate::common::*;
+use super::common::*;
 use podsim::model::PodPhase;
 
 /// A Pod deleted at 10 s, with the given `[pod]` extras and containers.

@@ -1,19 +1,25 @@
-//! The event marks of the timeline picture: a glyph over a container's band
-//! for each start, start-as-counted, SIGTERM, exit and SIGKILL.
+//! The event marks of the timeline picture: one small shape per change
+//! that the band colours do not already say (a start, a SIGTERM, an exit,
+//! a probe kill), drawn over the container's band with its time as tooltip.
 //!
-//! Invariant: a mark is drawn only for what the band colours do not already
-//! say, one per line of the event timeline at most.
+//! Invariant: every mark kind has one shape and one legend entry (`ALL`),
+//! and a trace entry maps to at most one mark.
 
-use super::BAND;
+use super::svg::{Num, Svg};
 use crate::engine::SimTime;
 use crate::model::{Change, ExitReason};
-use crate::report::svg::{Num, Svg};
+
+/// The height of the band a mark is drawn on.
+pub const BAND: f64 = 16.0;
 
 /// The kinds of event mark, in legend order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Mark {
+pub enum Mark {
     Start,
     Started,
+    /// A startup or liveness probe failed its threshold: the kubelet kills
+    /// the container (the SIGTERM that follows has its own mark).
+    ProbeKill,
     Sigterm,
     Exit,
     Failed,
@@ -21,20 +27,22 @@ pub(super) enum Mark {
 }
 
 impl Mark {
-    pub(super) const ALL: [Mark; 6] = [
+    pub const ALL: [Mark; 7] = [
         Mark::Start,
         Mark::Started,
+        Mark::ProbeKill,
         Mark::Sigterm,
         Mark::Exit,
         Mark::Failed,
         Mark::Sigkill,
     ];
 
-    /// The mark of a change; `None` for what the band colours already say.
-    pub(super) fn of(what: Change) -> Option<Mark> {
+    /// The mark of a trace entry; `None` for what the band colours already say.
+    pub fn of(what: Change) -> Option<Mark> {
         match what {
             Change::Starting { .. } => Some(Mark::Start),
             Change::Started => Some(Mark::Started),
+            Change::ProbeFailed { .. } => Some(Mark::ProbeKill),
             Change::Sigterm { .. } => Some(Mark::Sigterm),
             Change::Exited(ExitReason::Failed(_) | ExitReason::Crashed) => Some(Mark::Failed),
             // A SIGKILL has a mark of its own at the same instant.
@@ -45,10 +53,11 @@ impl Mark {
         }
     }
 
-    pub(super) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Mark::Start => "start",
             Mark::Started => "started",
+            Mark::ProbeKill => "probe kill",
             Mark::Sigterm => "SIGTERM",
             Mark::Exit => "exit 0",
             Mark::Failed => "non-zero exit",
@@ -56,8 +65,10 @@ impl Mark {
         }
     }
 
-    /// Draws the mark centred on `(x, y)` in a band of height `BAND`.
-    pub(super) fn draw(self, svg: &mut Svg, x: f64, y: f64, title: &str, at: Option<SimTime>) {
+    /// Draws the mark centred on `(x, y)` in a band of height `BAND`: the
+    /// SIGTERM hangs from the band's top edge and the probe kill stands on
+    /// its bottom edge, so both show when they come at the same instant.
+    pub fn draw(self, svg: &mut Svg, x: f64, y: f64, title: &str, at: Option<SimTime>) {
         let h = BAND / 2.0;
         let shape = match self {
             Mark::Start => format!(
@@ -79,6 +90,15 @@ impl Mark {
                 Num(x),
                 Num(y - h + 7.0)
             ),
+            Mark::ProbeKill => format!(
+                "M{} {}L{} {}L{} {}Z",
+                Num(x - 5.0),
+                Num(y + h),
+                Num(x + 5.0),
+                Num(y + h),
+                Num(x),
+                Num(y + h - 8.0)
+            ),
             Mark::Exit | Mark::Failed => format!("M{} {}h7v7h-7Z", Num(x - 3.5), Num(y - 3.5)),
             Mark::Sigkill => format!(
                 "M{} {}l9 9M{} {}l-9 9",
@@ -90,6 +110,7 @@ impl Mark {
         };
         let (fill, stroke, width) = match self {
             Mark::Started => ("white", "#222222", "1.5"),
+            Mark::ProbeKill => ("#8e24aa", "white", "1"),
             Mark::Failed => ("#7f0000", "white", "1"),
             Mark::Sigkill => ("none", "#000000", "2.5"),
             _ => ("#222222", "white", "0.75"),

@@ -1,5 +1,5 @@
-//! The real `podsim` binary, driven as a user would. One integration binary;
-//! its modules are the table of contents:
+//! The real `podsim` binary, driven as a user would; the modules are the
+//! table of contents:
 //!
 //! - `run`: `podsim run` on the seed scenarios, text, JSON and `--watch`;
 //! - `errors`: every kind of bad input gets a clear message and exit 1;
@@ -7,9 +7,10 @@
 //!   `--timings`, notices on stderr, errors with file:line:col;
 //! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML);
 //! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
-//!   rows, determinism across thread counts, shards merged back, refusals.
+//!   rows, determinism across thread counts, shards merged back, refusals;
+//! - `common`: starting the binary, throwaway files and folders.
 
-mod common;
+pub mod common;
 mod errors;
 mod manifest;
 mod pictures;

@@ -8,9 +8,7 @@
 //! metrics; only the event marks are read from the history, one per line of
 //! the event timeline.
 
-mod mark;
-
-use self::mark::Mark;
+use super::marks::{BAND, Mark};
 use super::svg::{Attr, Num, Scale, Svg, tick_label, tick_step, ticks};
 use super::timeline::{BandState, Timeline};
 use crate::engine::{SimDuration, SimTime};
@@ -32,10 +30,14 @@ const LABEL: f64 = 210.0;
 const RIGHT: f64 = 24.0;
 const TOP: f64 = 10.0;
 const TITLE_ROW: f64 = 24.0;
-/// The thin row above the bands that names the Pod's vertical lines.
-const LINE_LABELS: f64 = 16.0;
+/// One row of the labels above the bands that name the Pod's vertical
+/// lines; labels that would overlap go to further rows.
+const LABEL_ROW: f64 = 13.0;
+/// Space between the lowest label row and the bands.
+const LABEL_GAP: f64 = 3.0;
+/// The least room between the last event's mark and the right edge.
+const MARK_ROOM: f64 = 10.0;
 const ROW: f64 = 24.0;
-const BAND: f64 = 16.0;
 const GAP: f64 = 18.0;
 const AXIS: f64 = 44.0;
 const LEGEND: f64 = 56.0;
@@ -134,9 +136,83 @@ const DEADLINE_LINE: PodLine = PodLine {
     dash: "2 3",
 };
 
-/// The height of one run's block.
-fn block_height(figure: &Figure) -> f64 {
-    TITLE_ROW + LINE_LABELS + ROW * (figure.spec.containers.len() + 1) as f64 + GAP
+/// The height of one run's block, with `label_rows` rows of line labels.
+fn block_height(figure: &Figure, label_rows: usize) -> f64 {
+    TITLE_ROW
+        + LABEL_GAP
+        + LABEL_ROW * label_rows as f64
+        + ROW * (figure.spec.containers.len() + 1) as f64
+        + GAP
+}
+
+/// The label of one of the Pod's lines, where it was placed.
+struct LineLabel {
+    line: PodLine,
+    at: SimTime,
+    /// The line is past the axis end: the label says where, at the edge.
+    beyond: bool,
+    text: String,
+    /// Its left and right edge, in pixels.
+    left: f64,
+    right: f64,
+    /// 0 is the row nearest the bands.
+    row: usize,
+}
+
+/// The labels of a run's lines, each in the lowest row where it overlaps no
+/// other: centred on its line (kept inside the picture), or right-aligned at
+/// the axis end for a line beyond it. Ready, deletion and the SIGKILL
+/// deadline often fall within a second of each other.
+fn place_labels(t: &Timeline, x: &dyn Fn(SimTime) -> f64, axis_end: SimTime) -> Vec<LineLabel> {
+    let lines = [
+        (READY_LINE, t.ready),
+        (DELETION_LINE, t.deletion),
+        (DEADLINE_LINE, t.kill_deadline),
+    ];
+    let mut labels: Vec<LineLabel> = lines
+        .into_iter()
+        .filter_map(|(line, at)| Some((line, at?)))
+        .map(|(line, at)| {
+            let beyond = at > axis_end;
+            let text = if beyond {
+                format!("{} at {} →", line.label, secs(at.as_millis()))
+            } else {
+                line.label.to_string()
+            };
+            // Labels are 11 px; `text_width` measures 12 px.
+            let width = text_width(&text) * 11.0 / 12.0;
+            let right_edge = WIDTH as f64 - 4.0;
+            let centre = if beyond { x(axis_end) - width / 2.0 } else { x(at) };
+            let left = (centre - width / 2.0).clamp(LABEL, right_edge - width);
+            LineLabel {
+                line,
+                at,
+                beyond,
+                text,
+                left,
+                right: left + width,
+                row: 0,
+            }
+        })
+        .collect();
+    labels.sort_by(|a, b| a.left.total_cmp(&b.left));
+    let mut row_ends: Vec<f64> = Vec::new();
+    for label in &mut labels {
+        label.row = match row_ends.iter().position(|&end| label.left >= end + 6.0) {
+            Some(row) => row,
+            None => {
+                row_ends.push(f64::NEG_INFINITY);
+                row_ends.len() - 1
+            }
+        };
+        row_ends[label.row] = label.right;
+    }
+    labels
+}
+
+/// The rows the labels take (at least one, so blocks line up).
+fn label_rows(labels: &[LineLabel]) -> usize {
+    labels.iter().map(|l| l.row + 1).max().unwrap_or(1)
 }
 
 /// `6s`-style text for a number of milliseconds.
@@ -177,7 +253,12 @@ pub fn timelines_svg(figures: &[Figure]) -> String {
         .max(1) as f64
         / 1000.0;
     let step = tick_step(0.0, longest, 12);
-    let axis_end = (longest / step).ceil() * step;
+    let mut axis_end = (longest / step).ceil() * step;
+    // A mark on the very last instant would straddle the frame's edge.
+    let span_px = WIDTH as f64 - RIGHT - LABEL;
+    if (axis_end - longest) / axis_end * span_px < MARK_ROOM {
+        axis_end += step;
+    }
     let time = Scale {
         lo: 0.0,
         hi: axis_end,
@@ -185,7 +266,14 @@ pub fn timelines_svg(figures: &[Figure]) -> String {
         to_px: WIDTH as f64 - RIGHT,
     };
     let x = |t: SimTime| time.px(t.as_millis() as f64 / 1000.0);
-    let blocks: f64 = figures.iter().map(block_height).sum();
+    let end = SimTime((axis_end * 1000.0).round() as u64);
+    let labels: Vec<Vec<LineLabel>> = timelines.iter().map(|t| place_labels(t, &x, end)).collect();
+    let heights: Vec<f64> = figures
+        .iter()
+        .zip(&labels)
+        .map(|(f, l)| block_height(f, label_rows(l)))
+        .collect();
+    let blocks: f64 = heights.iter().sum();
     let height = (TOP + blocks + AXIS + LEGEND).ceil() as u32;
     let mut svg = Svg::new(WIDTH, height);
     svg.title("podsim timelines");
@@ -198,9 +286,9 @@ pub fn timelines_svg(figures: &[Figure]) -> String {
     }
 
     let mut y = TOP;
-    for (figure, timeline) in figures.iter().zip(&timelines) {
-        draw_block(&mut svg, figure, timeline, y, &x, axis_end);
-        y += block_height(figure);
+    for (((figure, timeline), labels), height) in figures.iter().zip(&timelines).zip(&labels).zip(&heights) {
+        draw_block(&mut svg, figure, timeline, labels, y, &x);
+        y += height;
     }
 
     // The shared time axis.
@@ -226,9 +314,9 @@ fn draw_block(
     svg: &mut Svg,
     figure: &Figure,
     t: &Timeline,
+    labels: &[LineLabel],
     top: f64,
     x: &dyn Fn(SimTime) -> f64,
-    axis_end: f64,
 ) {
     let right = WIDTH as f64 - RIGHT;
     let measured = figure.spec.measures_exposure();
@@ -245,7 +333,7 @@ fn draw_block(
         &summary(figure.report, measured),
         &[("text-anchor", &"end"), ("fill", &MUTED), ("class", &"summary")],
     );
-    let rows_top = top + TITLE_ROW + LINE_LABELS;
+    let rows_top = top + TITLE_ROW + LABEL_GAP + LABEL_ROW * label_rows(labels) as f64;
     for (i, row) in t.rows.iter().enumerate() {
         let row_y = rows_top + ROW * i as f64;
         let band_y = row_y + (ROW - BAND) / 2.0;
@@ -349,31 +437,30 @@ fn draw_block(
         );
     }
 
-    // The Pod's lines run from the label row to the bottom of the exposed row.
-    let line_top = top + TITLE_ROW + 4.0;
-    let line_bottom = exposed_y + ROW;
-    let axis_end = SimTime((axis_end * 1000.0).round() as u64);
-    let lines = [
-        (READY_LINE, t.ready),
-        (DELETION_LINE, t.deletion),
-        (DEADLINE_LINE, t.kill_deadline),
-    ];
-    for (line, at) in lines {
-        let Some(at) = at else { continue };
-        let data_at = at.as_millis();
-        if at > axis_end {
+    // The Pod's lines run from under the labels (so none crosses a label of
+    // another line) to the bottom of the exposed row.
+    let (line_top, line_bottom) = (rows_top - LABEL_GAP, exposed_y + ROW);
+    for label in labels {
+        let (line, data_at) = (label.line, label.at.as_millis());
+        let baseline = rows_top - LABEL_GAP - 2.0 - LABEL_ROW * label.row as f64;
+        let text_attrs: [Attr; 3] = [
+            ("fill", &line.color),
+            ("font-size", &11),
+            ("text-anchor", &"start"),
+        ];
+        if label.beyond {
             // Past the axis (a 30 s grace after a 4 s drain): say where it is.
             svg.text(
-                x(axis_end),
-                line_top + 8.0,
-                &format!("{} at {} →", line.label, secs(data_at)),
+                label.left,
+                baseline,
+                &label.text,
                 &[
                     ("class", &"pod-line"),
                     ("data-kind", &line.kind),
                     ("data-at", &data_at),
-                    ("text-anchor", &"end"),
-                    ("fill", &line.color),
-                    ("font-size", &11),
+                    text_attrs[0],
+                    text_attrs[1],
+                    text_attrs[2],
                 ],
             );
             continue;
@@ -386,25 +473,10 @@ fn draw_block(
                 ("data-at", &data_at),
             ],
         );
-        svg.title(&format!("{} at {at}", line.label));
-        svg.line((x(at), line_top + 10.0), (x(at), line_bottom), &line.style());
+        svg.title(&format!("{} at {}", line.label, label.at));
+        svg.line((x(label.at), line_top), (x(label.at), line_bottom), &line.style());
         svg.close();
-        // Centred on its line, unless that would cross the right edge.
-        let (label_x, anchor) = if x(at) + text_width(line.label) / 2.0 > WIDTH as f64 - 4.0 {
-            (WIDTH as f64 - 4.0, "end")
-        } else {
-            (x(at), "middle")
-        };
-        svg.text(
-            label_x,
-            line_top + 8.0,
-            line.label,
-            &[
-                ("text-anchor", &anchor),
-                ("fill", &line.color),
-                ("font-size", &11),
-            ],
-        );
+        svg.text(label.left, baseline, &label.text, &text_attrs);
     }
     svg.close();
 }

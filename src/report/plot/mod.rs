@@ -1,0 +1,377 @@
+//! The trade-off plot (SVG): one sweep CSV column against another, one
+//! colour and marker per group, and each group's Pareto frontier (the lowest
+//! y for a given x) — or, with runs *paired* (`pair`), one dot per
+//! configuration run both ways: how much choosing one value of a column over
+//! the other costs on x and saves on y.
+//!
+//! Defaults draw what the sweep exists for: `exposed_total_ms` against
+//! `ready_ms`, grouped by the layout axis — the first column whose name ends in
+//! `.kind` and that holds at least two values (`containers.proxy.kind`).
+//! `PlotSpec::sweep()` pairs the runs by that axis instead, when it holds two
+//! values: a scatter of both layouts shows where each lands, but the pairs
+//! show what the choice does to one and the same Pod.
+//!
+//! Many points: runs are *binned*, not drawn one by one with alpha. Each group
+//! puts its runs into cells of `BIN` × `BIN` pixels and draws one dot per
+//! occupied cell, at the mean of its runs, darker the more runs it holds (log
+//! scale). So a million runs cost one pass and at most one dot per cell per
+//! group, the file stays small, and dense regions still read as dense —
+//! where alpha over 100 000 dots would saturate to a flat blob and weigh
+//! tens of megabytes. Groups that land on the same cells stay visible: each
+//! has its own marker, filled or hollow (`draw`).
+//!
+//! Invariant: the frontier is computed from every run, not from the bins, and
+//! no run strictly better on both axes than a frontier run exists in its group.
+
+mod draw;
+mod pair;
+
+use std::collections::BTreeMap;
+
+use super::table::{Table, TableError};
+
+/// What to plot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlotSpec {
+    pub x: String,
+    pub y: String,
+    pub group: GroupBy,
+    pub pair: Option<PairBy>,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// How runs are split into coloured groups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GroupBy {
+    /// The layout axis: see `layout_column` (never the paired column).
+    Layout,
+    Column(String),
+    /// One group of all runs.
+    Nothing,
+}
+
+/// Which column pairs the runs: two runs that agree on every other
+/// parameter are one configuration, run both ways.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PairBy {
+    /// The layout axis, if it holds exactly two values; else no pairing.
+    Layout,
+    /// A column and, optionally, its two values in the order to compare
+    /// (the first is the one whose cost and saving are drawn); by default
+    /// its two values in order of appearance.
+    Column {
+        name: String,
+        values: Option<(String, String)>,
+    },
+}
+
+impl Default for PlotSpec {
+    fn default() -> Self {
+        PlotSpec {
+            x: "ready_ms".to_string(),
+            y: "exposed_total_ms".to_string(),
+            group: GroupBy::Layout,
+            pair: None,
+            width: 900,
+            height: 560,
+        }
+    }
+}
+
+impl PlotSpec {
+    /// What a sweep draws next to its CSV: the default columns, paired by
+    /// the layout axis when it holds two values.
+    pub fn sweep() -> Self {
+        PlotSpec {
+            group: GroupBy::Nothing,
+            pair: Some(PairBy::Layout),
+            ..PlotSpec::default()
+        }
+    }
+}
+
+/// The edge of a bin, in pixels.
+pub const BIN: f64 = 3.0;
+
+/// One run as plotted: values in display units (seconds for `_ms` columns);
+/// when paired, one configuration's differences.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+    /// Row index in the table (when paired, the first value's run).
+    pub row: usize,
+}
+
+/// The runs of one group value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    pub name: String,
+    pub points: Vec<Point>,
+    /// Frontier runs by increasing x, each with the number of runs that share
+    /// its exact (x, y) (the first of them in table order is the one kept).
+    /// Empty when paired: a difference has no "lower is better".
+    pub frontier: Vec<(Point, usize)>,
+}
+
+/// Runs paired by `column`: `first` against `second`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Paired {
+    pub column: usize,
+    pub first: String,
+    pub second: String,
+}
+
+/// A computed trade-off plot, ready to draw.
+#[derive(Clone, Debug)]
+pub struct Tradeoff<'t> {
+    pub table: &'t Table,
+    pub x: usize,
+    pub y: usize,
+    pub group: Option<usize>,
+    pub pair: Option<Paired>,
+    pub groups: Vec<Group>,
+    /// Runs with no value in x or y (an absent metric, like `ready_ms` of a
+    /// Pod that never became Ready), or, when paired, without a partner:
+    /// counted, not drawn.
+    pub skipped: usize,
+    width: u32,
+    height: u32,
+}
+
+/// The layout axis: the first `*.kind` column holding at least two values.
+pub fn layout_column(table: &Table) -> Option<usize> {
+    (0..table.columns.len()).find(|&c| {
+        table.columns[c].ends_with(".kind")
+            && table
+                .rows
+                .first()
+                .is_some_and(|first| table.rows.iter().any(|r| r[c] != first[c]))
+    })
+}
+
+/// What a column measures, for titles: `time to Pod Ready` for `ready_ms`,
+/// the name without its unit suffix for a column podsim does not know.
+pub fn describe(column: &str) -> &str {
+    match column {
+        "ready_ms" => "time to Pod Ready",
+        "exposed_total_ms" => "exposed time, startup + shutdown",
+        "exposed_startup_ms" => "exposed time at startup",
+        "exposed_shutdown_ms" => "exposed time at shutdown",
+        "termination_ms" => "termination (deletion to last exit)",
+        "end_ms" => "end of the run",
+        "restarts" => "container restarts",
+        "sigkilled" => "containers SIGKILLed",
+        other => other.strip_suffix("_ms").unwrap_or(other),
+    }
+}
+
+/// A column's unit for titles (`s`, `count`, or none) and the divisor that
+/// turns its cells into that unit: `("s", 1000)` for a `_ms` column.
+pub fn unit(column: &str) -> (Option<&'static str>, f64) {
+    if column.ends_with("_ms") {
+        (Some("s"), 1000.0)
+    } else if matches!(column, "restarts" | "sigkilled") {
+        (Some("count"), 1.0)
+    } else {
+        (None, 1.0)
+    }
+}
+
+/// A column's axis title, with its unit and its name as in the CSV, and the
+/// divisor to that unit: `time to Pod Ready (s) · ready_ms`, 1000.
+pub fn axis_title(column: &str) -> (String, f64) {
+    match unit(column) {
+        (Some(u), div) => (format!("{} ({u}) · {column}", describe(column)), div),
+        (None, div) => (column.to_string(), div),
+    }
+}
+
+/// Reads the columns of `spec` from `table` and computes groups and frontiers.
+pub fn tradeoff<'t>(table: &'t Table, spec: &PlotSpec) -> Result<Tradeoff<'t>, TableError> {
+    let x = table.column(&spec.x)?;
+    let y = table.column(&spec.y)?;
+    let paired = match &spec.pair {
+        None => None,
+        Some(PairBy::Layout) => layout_column(table).and_then(|c| pair::values(table, c, None).ok()),
+        Some(PairBy::Column { name, values }) => {
+            Some(pair::values(table, table.column(name)?, values.as_ref())?)
+        }
+    };
+    let group = match &spec.group {
+        GroupBy::Layout if paired.is_some() => None,
+        GroupBy::Layout => layout_column(table),
+        GroupBy::Column(name) => Some(table.column(name)?),
+        GroupBy::Nothing => None,
+    };
+    let mut plot = Tradeoff {
+        table,
+        x,
+        y,
+        group,
+        pair: None,
+        groups: Vec::new(),
+        skipped: 0,
+        width: spec.width,
+        height: spec.height,
+    };
+    let Some(paired) = paired else {
+        plot.collect_runs()?;
+        return Ok(plot);
+    };
+    if group == Some(paired.column) {
+        return Err(pair::group_is_pair(table, paired.column));
+    }
+    let (groups, skipped) = pair::points(table, &paired, x, y, group)?;
+    plot.groups = groups;
+    plot.skipped = skipped;
+    plot.pair = Some(paired);
+    Ok(plot)
+}
+
+impl Tradeoff<'_> {
+    /// One point per run with both values, grouped, and each group's frontier.
+    fn collect_runs(&mut self) -> Result<(), TableError> {
+        let (table, x, y) = (self.table, self.x, self.y);
+        let (x_div, y_div) = (unit(&table.columns[x]).1, unit(&table.columns[y]).1);
+        let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+        for row in 0..table.rows.len() {
+            let (Some(vx), Some(vy)) = (table.number(row, x)?, table.number(row, y)?) else {
+                self.skipped += 1;
+                continue;
+            };
+            let point = Point {
+                x: vx / x_div,
+                y: vy / y_div,
+                row,
+            };
+            add_point(
+                &mut self.groups,
+                &mut index,
+                group_name(table, self.group, row, "all runs"),
+                point,
+            );
+        }
+        for g in &mut self.groups {
+            g.frontier = frontier(&g.points);
+        }
+        Ok(())
+    }
+
+    pub fn runs(&self) -> usize {
+        self.groups.iter().map(|g| g.points.len()).sum()
+    }
+
+    /// The `run` cell of a row if the table has one, else its 0-based index.
+    pub fn run_label(&self, row: usize) -> String {
+        match self.table.columns.iter().position(|c| c == "run") {
+            Some(c) => self.table.rows[row][c].clone(),
+            None => row.to_string(),
+        }
+    }
+}
+
+/// The group a row belongs to: its cell in the group column, else `all`.
+fn group_name<'t>(table: &'t Table, group: Option<usize>, row: usize, all: &'t str) -> &'t str {
+    let name = group.map_or(all, |g| table.rows[row][g].as_str());
+    if name.is_empty() { "(empty)" } else { name }
+}
+
+/// Adds `point` to the group `name`, creating it in order of appearance.
+fn add_point<'t>(groups: &mut Vec<Group>, index: &mut BTreeMap<&'t str, usize>, name: &'t str, point: Point) {
+    let slot = *index.entry(name).or_insert_with(|| {
+        groups.push(Group {
+            name: name.to_string(),
+            points: Vec::new(),
+            frontier: Vec::new(),
+        });
+        groups.len() - 1
+    });
+    groups[slot].points.push(point);
+}
+
+/// The Pareto frontier for "lower is better" on both axes: sorted by x then
+/// y (then table order), a run is on it when its y beats every run before it.
+fn frontier(points: &[Point]) -> Vec<(Point, usize)> {
+    let mut sorted: Vec<&Point> = points.iter().collect();
+    sorted.sort_by(|a, b| {
+        a.x.total_cmp(&b.x)
+            .then(a.y.total_cmp(&b.y))
+            .then(a.row.cmp(&b.row))
+    });
+    let mut out: Vec<(Point, usize)> = Vec::new();
+    for p in sorted {
+        match out.last_mut() {
+            Some((last, same)) if last.x == p.x && last.y == p.y => *same += 1,
+            Some((last, _)) if p.y >= last.y => {}
+            _ => out.push((*p, 1)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(csv: &str) -> Table {
+        Table::read(csv.as_bytes(), "t.csv").unwrap()
+    }
+
+    #[test]
+    fn frontier_keeps_runs_no_other_run_beats_on_both_axes() {
+        let t = table(
+            "run,layout.kind,ready_ms,exposed_total_ms\n\
+             0,a,5000,4000\n1,a,6000,0\n2,a,5000,3000\n3,a,7000,0\n4,a,5000,3000\n5,a,4000,9000\n",
+        );
+        let plot = tradeoff(&t, &PlotSpec::default()).unwrap();
+        let front: Vec<(usize, usize)> = plot.groups[0].frontier.iter().map(|(p, n)| (p.row, *n)).collect();
+        // 5 (4 s, 9 s), 2 and its twin 4 (5 s, 3 s), 1 (6 s, 0 s); 0 and 3 are beaten.
+        assert_eq!(front, [(5, 1), (2, 2), (1, 1)]);
+    }
+
+    #[test]
+    fn layout_axis_is_the_first_kind_column_that_varies() {
+        let t = table("run,a.kind,b.kind,x\n0,app,app,1\n1,app,sidecar,2\n");
+        assert_eq!(layout_column(&t), Some(2));
+        assert_eq!(layout_column(&table("run,x\n0,1\n")), None);
+    }
+
+    #[test]
+    fn empty_cells_are_skipped_and_counted() {
+        let t = table("run,ready_ms,exposed_total_ms\n0,,0\n1,5000,0\n");
+        let plot = tradeoff(&t, &PlotSpec::default()).unwrap();
+        assert_eq!((plot.runs(), plot.skipped), (1, 1));
+        assert!(plot.svg().contains("1 without a value not drawn"));
+    }
+
+    #[test]
+    fn millisecond_columns_are_drawn_in_seconds() {
+        assert_eq!(
+            axis_title("ready_ms"),
+            ("time to Pod Ready (s) · ready_ms".to_string(), 1000.0)
+        );
+        assert_eq!(
+            axis_title("containers.web.boot_ms"),
+            (
+                "containers.web.boot (s) · containers.web.boot_ms".to_string(),
+                1000.0
+            )
+        );
+        assert_eq!(axis_title("restarts").1, 1.0);
+    }
+
+    #[test]
+    fn bins_bound_the_size_of_huge_plots() {
+        let mut csv = String::from("run,ready_ms,exposed_total_ms\n");
+        for i in 0..200_000u64 {
+            csv.push_str(&format!("{i},{},{}\n", i % 997 * 10, i % 641 * 10));
+        }
+        let t = table(&csv);
+        let svg = tradeoff(&t, &PlotSpec::default()).unwrap().svg();
+        let dots = svg.matches("class=\"bin\"").count();
+        assert!(dots < 60_000, "{dots} dots");
+        assert!(svg.len() < 12_000_000, "{} bytes", svg.len());
+    }
+}

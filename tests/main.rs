@@ -1,0 +1,17 @@
+//! Every integration test, in one binary: the library and its dependencies
+//! are linked once instead of once per test file (`cargo test` builds one
+//! binary per file directly under `tests/`, so nothing else lives there).
+//! The modules are the table of contents:
+//!
+//! - `model`: the Pod model through the public API, against the kubelet's
+//!   rules (R-numbers of kubelet-semantics.md) and the seed's tick loop;
+//! - `manifest`: Kubernetes manifests through the public API: the CKAD lab
+//!   Pods, and bad input that must never panic;
+//! - `cli`: the real `podsim` binary, driven as a user would, one file per
+//!   subcommand or concern;
+//! - `deploy`: `deploy/`, the scale-out files a cluster operator applies.
+
+mod cli;
+mod deploy;
+mod manifest;
+mod model;
