@@ -24,6 +24,17 @@ use podsim::scenario::manifest::{self, Timings};
 use podsim::scenario::{Scenario, parse_duration};
 use podsim::sweep::{self, Grid, Manifest, shard::ShardInput};
 
+/// The podsim checkout, for the grid's `scenarios/` folder and the manifest
+/// an overlay is applied to: the crate's folder, or its parent for `fuzz/`.
+pub fn repo() -> &'static Path {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if dir.ends_with("fuzz") {
+        dir.parent().unwrap_or(dir)
+    } else {
+        dir
+    }
+}
+
 /// The name each target gives its input, so errors can be checked to name it.
 pub const ORIGIN: &str = "fuzz-input";
 
@@ -88,10 +99,9 @@ impl Target {
         }
     }
 
-    /// Feeds `data` to the target; `repo` is the podsim checkout (for the
-    /// grid's `scenarios/` folder and the manifest overlays apply to).
-    /// Panics if the property fails.
-    pub fn run(self, data: &[u8], repo: &Path) -> Outcome {
+    /// Feeds `data` to the target. Panics if the property fails.
+    pub fn run(self, data: &[u8]) -> Outcome {
+        let repo = repo();
         match self {
             Target::ScenarioToml => {
                 let text = String::from_utf8_lossy(data);
