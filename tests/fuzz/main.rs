@@ -23,7 +23,8 @@ mod mutate;
 mod targets;
 
 use std::cell::{Cell, RefCell};
-use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Once, PoisonError};
 use std::time::{Duration, Instant};
 
 use proptest::collection::vec;
@@ -117,9 +118,61 @@ fn quietly<T>(f: impl FnOnce() -> T) -> T {
 /// shrunk input if any breaks the property (or, in a long run, its time bound).
 fn fuzz(target: Target) {
     let settings = Settings::from_env();
+    let watched = Mutex::new(None);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        if let Some(max) = settings.max_time {
+            let (settings, watched, done) = (&settings, &watched, &done);
+            scope.spawn(move || watchdog(target, settings, max * HANG_FACTOR, watched, done));
+        }
+        fuzz_watched(target, &settings, &watched);
+        done.store(true, Ordering::Relaxed);
+    });
+}
+
+/// How many times the bound an input may run, in wall time, before the
+/// watchdog takes it for a hang: a hang never returns to be timed.
+const HANG_FACTOR: u32 = 30;
+
+/// The input in flight and when it started, in a long run.
+type Watched = Mutex<Option<(Instant, Vec<u8>)>>;
+
+/// Reports the input in flight and ends the process once it has run
+/// longer than `limit`.
+fn watchdog(target: Target, settings: &Settings, limit: Duration, watched: &Watched, done: &AtomicBool) {
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(200));
+        let guard = watched.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((start, input)) = guard.as_ref().filter(|(start, _)| start.elapsed() > limit) {
+            let path = save(target, settings.seed, "hang", input);
+            eprintln!(
+                "fuzz {}: an input has run for {:?} ({path}): {:?}",
+                target.name(),
+                start.elapsed(),
+                String::from_utf8_lossy(input)
+            );
+            std::process::abort();
+        }
+    }
+}
+
+/// Writes a failing input to `target/fuzz-failures/`; says where, or why not.
+fn save(target: Target, seed: u64, what: &str, input: &[u8]) -> String {
+    let dir = repo().join("target/fuzz-failures");
+    let path = dir.join(format!("{}-{seed}{what}.bin", target.name()));
+    match std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, input)) {
+        Ok(()) => format!("saved to {}", path.display()),
+        Err(e) => format!("not saved: {e}"),
+    }
+}
+
+fn fuzz_watched(target: Target, settings: &Settings, watched: &Watched) {
     let corpus = Corpus::new(corpus::seeds(target, repo()));
     let stats = RefCell::new(Stats::default());
     let run = |input: &[u8]| -> Duration {
+        if settings.max_time.is_some() {
+            *watched.lock().unwrap_or_else(PoisonError::into_inner) = Some((Instant::now(), input.to_vec()));
+        }
         let start = Instant::now();
         let outcome = target.run(input);
         let took = start.elapsed();
@@ -180,17 +233,11 @@ fn fuzz(target: Target) {
             TestError::Abort(reason) => panic!("fuzz {}: aborted: {reason}", target.name()),
         };
         let input = corpus.mutant(seed, &ops);
-        let dir = repo().join("target/fuzz-failures");
-        let path = dir.join(format!("{}-{}.bin", target.name(), settings.seed));
-        let saved = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, &input));
         panic!(
             "fuzz {}: {reason}\nedits {ops:?} of seed {}\ninput ({}): {:?}",
             target.name(),
             seed % corpus.seeds.len(),
-            saved.map_or_else(
-                |e| format!("not saved: {e}"),
-                |()| format!("saved to {}", path.display())
-            ),
+            save(target, settings.seed, "", &input),
             String::from_utf8_lossy(&input)
         );
     }

@@ -167,30 +167,41 @@ fn an_endless_crash_loop_ends_at_the_horizon() {
 }
 
 /// Issue 16, found by the scenario_toml fuzz target: an app that exits at
-/// once (`boot` and `run` 0 s) under a zero back-off restarts at t = 0
-/// forever: no time passes, so the horizon never ends the run and
-/// `podsim run` hangs, its trace growing until memory runs out. A fix either
-/// refuses a back-off below the kubelet's floor when the scenario is read
-/// (the kubelet's `initial` is 10 s, its cap at least 1 s) or lets the model
-/// end such a run; this test accepts both.
+/// once (`boot` and `run` 0 s) under a zero back-off — an `initial` or a
+/// `cap` of 0 s, the second found after the first was stepped around —
+/// restarts at t = 0 forever: no time passes, so the horizon never ends the
+/// run and `podsim run` hangs, its trace growing until memory runs out. A fix
+/// either refuses a back-off below the kubelet's floor when the scenario is
+/// read (its `initial` is 10 s, `maxContainerRestartPeriod` at least 1 s) or
+/// lets the model end such a run; this test accepts both.
 #[test]
 #[ignore = "issue 16: hangs until the scenario reader or the model ends zero-time crash loops"]
 fn issue_16_zero_backoff_restarts_forever() {
-    let text = r#"
-        [pod]
-        backoff = { initial = "0s", cap = "0s" }
-        [[containers]]
-        name = "web"
-        kind = "app"
-        boot = "0s"
-        run = "0s"
-        "#;
-    match podsim::scenario::Scenario::parse(text, "zero.toml") {
-        Err(e) => assert!(e.to_string().starts_with("zero.toml:3:"), "{e}"),
-        Ok(scenario) => {
-            let mut simulator = podsim::model::PodSimulator::new(scenario.spec, secs(60), false);
-            let m = simulator.run();
-            assert!(m.end_ms <= 60_000 && m.outcome != Outcome::Settled, "{m:?}");
+    for backoff in [
+        r#"{ initial = "0s", cap = "0s" }"#,
+        r#"{ initial = "8s", cap = "0s" }"#,
+    ] {
+        let text = format!(
+            r#"
+            [pod]
+            backoff = {backoff}
+            [[containers]]
+            name = "web"
+            kind = "app"
+            boot = "0s"
+            run = "0s"
+            "#
+        );
+        match podsim::scenario::Scenario::parse(&text, "zero.toml") {
+            Err(e) => assert!(e.to_string().starts_with("zero.toml:3:"), "{e}"),
+            Ok(scenario) => {
+                let mut simulator = podsim::model::PodSimulator::new(scenario.spec, secs(60), false);
+                let m = simulator.run();
+                assert!(
+                    m.end_ms <= 60_000 && m.outcome != Outcome::Settled,
+                    "{backoff}: {m:?}"
+                );
+            }
         }
     }
 }
