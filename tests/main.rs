@@ -9,9 +9,11 @@
 //!   Pods, and bad input that must never panic;
 //! - `cli`: the real `podsim` binary, driven as a user would, one file per
 //!   subcommand or concern;
-//! - `deploy`: `deploy/`, the scale-out files a cluster operator applies.
+//! - `deploy`: `deploy/`, the scale-out files a cluster operator applies;
+//! - `fuzz`: the stable fuzz runner over every input podsim reads.
 
 mod cli;
 mod deploy;
+mod fuzz;
 mod manifest;
 mod model;

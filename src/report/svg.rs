@@ -28,9 +28,13 @@ impl fmt::Display for Num {
     }
 }
 
-/// `&`, `<`, `>`, `"` and `'` as entities: safe in text and in attribute values.
+/// `&`, `<`, `>`, `"` and `'` as entities: safe in text and in attribute
+/// values. Characters XML 1.0 forbids outright (control characters other
+/// than tab and line breaks, U+FFFE, U+FFFF), which no entity can carry,
+/// become U+FFFD: they reach a picture from a CSV cell or a column name,
+/// and one of them would make the whole file unreadable.
 pub fn escape(text: &str) -> Cow<'_, str> {
-    if !text.contains(['&', '<', '>', '"', '\'']) {
+    if !text.contains(|c| matches!(c, '&' | '<' | '>' | '"' | '\'') || !xml_char(c)) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -41,10 +45,16 @@ pub fn escape(text: &str) -> Cow<'_, str> {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            c if !xml_char(c) => out.push(char::REPLACEMENT_CHARACTER),
             c => out.push(c),
         }
     }
     Cow::Owned(out)
+}
+
+/// Whether XML 1.0 allows `c` in a document (its `Char` production).
+fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{fffd}' | '\u{10000}'..)
 }
 
 /// One attribute: a name and anything printable (use `Num` for coordinates).
@@ -210,6 +220,12 @@ mod tests {
         assert!(doc.contains(">a &lt; b &amp; &quot;c&quot;</text>"), "{doc}");
         assert!(doc.contains("class=\"x&#39;y\""), "{doc}");
         assert!(doc.trim_end().ends_with("</svg>"));
+    }
+
+    #[test]
+    fn characters_xml_forbids_become_replacement_characters() {
+        assert_eq!(escape("a\0b\u{1}\u{fffe}"), "a\u{fffd}b\u{fffd}\u{fffd}");
+        assert_eq!(escape("tab\tline\n\u{e9}\u{1f600}"), "tab\tline\n\u{e9}\u{1f600}");
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub enum TableError {
         hint: Hint,
         columns: Vec<String>,
     },
-    #[error("{origin} is empty: not even a header line")]
+    #[error("{origin}: the file is empty: not even a header line")]
     Empty { origin: String },
     #[error("{origin}: cannot pair the runs by column \"{column}\": {problem}")]
     Pair {

@@ -54,6 +54,10 @@ pub enum Rule {
     JobRestartsAlways,
     /// Before 1.32 the CrashLoopBackOff cap is fixed at 300 s (R18).
     BackoffCapFixed(KubeVersion),
+    /// The kubelet's back-off is never under a second (R18: the cap is 1 s
+    /// to 300 s, the initial delay 10 s or 1 s); shorter would let a
+    /// container that fails at once restart at the same instant forever.
+    BackoffUnderASecond(Field),
     NoApp,
     /// `stop_at` and `stop_after_ready` together (a deletion happens once).
     TwoDeletions,
@@ -146,6 +150,14 @@ impl SpecProblem {
                     "remove backoff.cap or set kubernetes = \"1.32\" or later"
                 } else {
                     "remove podsim.dev/backoff.cap or set podsim.dev/kubernetes: \"1.32\" or later"
+                }
+            ),
+            Rule::BackoffUnderASecond(field) => format!(
+                "{} must be at least 1s: the kubelet's CrashLoopBackOff delay is never shorter (R18)",
+                if toml {
+                    format!("backoff.{}", field.leaf())
+                } else {
+                    format!("podsim.dev/backoff.{}", field.leaf())
                 }
             ),
             Rule::NoApp => {
@@ -247,6 +259,14 @@ pub fn check_spec(spec: &PodSpec) -> Result<(), SpecProblem> {
     if spec.mode == PodMode::Job && spec.restart_policy == RestartPolicy::Always {
         return pod_problem(Some(Field::RestartPolicy), Rule::JobRestartsAlways);
     }
+    for (field, delay) in [
+        (Field::BackoffInitial, spec.backoff.initial),
+        (Field::BackoffCap, spec.backoff.cap),
+    ] {
+        if delay < SimDuration::from_secs(1) {
+            return pod_problem(Some(field), Rule::BackoffUnderASecond(field));
+        }
+    }
     if spec.backoff.cap != Backoff::default().cap && spec.kubernetes.configurable_backoff_cap().is_none() {
         return pod_problem(Some(Field::BackoffCap), Rule::BackoffCapFixed(spec.kubernetes));
     }
@@ -286,7 +306,7 @@ pub fn version_notices(spec: &PodSpec) -> Vec<String> {
 /// kinds, the proxy flag, whether drain, pre_stop and exit_code are zero,
 /// whether run and crash_after are present, probe periods and timeouts under
 /// a second, thresholds 0, 1 or more, and the Pod's mode, policy, version
-/// and back-off cap; keep the two in step.
+/// and back-off delays (under a second, the default cap); keep the two in step.
 pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
     let second = 1000;
     match field {
@@ -305,12 +325,14 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
             let cap = version.configurable_backoff_cap().is_some();
             Some(u64::from(version.has_native_sidecars()) * 2 + u64::from(cap))
         }
-        Field::BackoffCap => Some(u64::from(encoded == Backoff::default().cap.as_millis())),
+        Field::BackoffCap => {
+            Some(u64::from(encoded == Backoff::default().cap.as_millis()) + 2 * u64::from(encoded >= second))
+        }
+        Field::BackoffInitial => Some(u64::from(encoded >= second)),
         Field::Horizon
         | Field::TerminationGracePeriod
         | Field::StopAt
         | Field::StopAfterReady
-        | Field::BackoffInitial
         | Field::BackoffImmediateFirstRestart
         | Field::Boot
         | Field::Fails => None,

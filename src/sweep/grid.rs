@@ -136,8 +136,13 @@ impl Grid {
     /// and `plot` are relative to the grid file.
     pub fn load(path: &Path) -> Result<Grid, Diagnostic> {
         let (origin, text) = read_input(path, Input::Grid)?;
-        let file = GridFile::parse(&text, &origin)?;
-        let folder = path.parent().unwrap_or(Path::new(""));
+        Grid::read(&text, &origin, path.parent().unwrap_or(Path::new("")))
+    }
+
+    /// Grid text whose base scenario is read from `folder`, where the
+    /// grid's relative paths start.
+    pub fn read(text: &str, origin: &str, folder: &Path) -> Result<Grid, Diagnostic> {
+        let file = GridFile::parse(text, origin)?;
         let base_path = relative_to(folder, &file.base.0);
         if !base_path.is_file() {
             return Err(file.error(

@@ -376,6 +376,39 @@ fn plot_refuses_text_axes_and_unknown_formats() {
     assert_eq!(names, ["seed-sweep.csv"], "no output, no temporary file left");
 }
 
+/// Issue 16, found by the csv_table fuzz target: a NUL or another control
+/// character in a CSV's header or cells went into the plot and the report
+/// as it was, and XML forbids it, so the SVG would not open at all.
+#[test]
+fn issue_16_control_characters_in_a_csv_made_the_pictures_unreadable() {
+    let dir = temp();
+    let csv = seed_sweep_csv()
+        .replacen("run,", "\0run,", 1)
+        .replace(",sidecar,", ",side\u{1}car,");
+    let path = dir.path().join("odd.csv");
+    std::fs::write(&path, csv).unwrap();
+    let (svg, html) = (dir.path().join("odd.svg"), dir.path().join("odd.html"));
+    podsim()
+        .arg("plot")
+        .arg(&path)
+        .arg("--out")
+        .arg(&svg)
+        .assert()
+        .success();
+    podsim()
+        .arg("report")
+        .arg(&path)
+        .arg("--out")
+        .arg(&html)
+        .assert()
+        .success();
+    let (svg, html) = (read(&svg), read(&html));
+    let legend = texts(parse(&svg).root_element());
+    assert!(legend.iter().any(|t| t.contains("side\u{fffd}car")), "{legend:?}");
+    parse(&html);
+    assert!(html.contains("side\u{fffd}car") && !html.contains('\0'), "{html}");
+}
+
 #[test]
 fn a_failed_report_keeps_the_previous_file() {
     let dir = temp();

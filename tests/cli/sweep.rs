@@ -658,3 +658,23 @@ fn probe_fields_and_versions_are_axes_too() {
     let e = sweep_error(&path);
     assert!(e.contains("the combination pod.kubernetes = \"1.27\" breaks a Pod rule: container \"cloud-sql-proxy\": native sidecars need Kubernetes 1.28"), "{e}");
 }
+
+/// Issue 16, found by the grid_toml fuzz target: checking a grid walks every
+/// value of each range to hash the grid, so a range of 2³² counts kept
+/// `podsim sweep` busy for 45 s (release build) before it said anything,
+/// even for `--dry-run` or an error about the output. This range has 10¹²
+/// values: hours with the walk, nothing once a range is hashed as its
+/// from, step and length.
+#[test]
+fn issue_16_a_range_of_billions_of_values_is_checked_without_walking_it() {
+    let (_dir, path) = grid(
+        "seed-sidecar.toml",
+        "\"containers.web.boot\" = { from = \"1ms\", to = \"1000000000000ms\", step = \"1ms\" }\n",
+    );
+    podsim()
+        .args(["sweep", "--dry-run", "--out", "-", "--grid"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("runs     1,000,000,000,000"));
+}

@@ -165,3 +165,26 @@ fn an_endless_crash_loop_ends_at_the_horizon() {
     );
     assert_eq!(m.restarts, 16);
 }
+
+/// Issue 16 (fuzzing): a back-off of 0 s let a container that fails at once
+/// restart at the same instant forever, so no time passed for the horizon
+/// to end the run. The kubelet's delay is never under a second (R18), and
+/// the scenario reader now says so, at the key.
+#[test]
+fn issue_16_zero_backoff_restarts_forever() {
+    for (backoff, key) in [
+        (r#"{ initial = "0s", cap = "0s" }"#, "backoff.initial"),
+        (r#"{ initial = "8s", cap = "0s" }"#, "backoff.cap"),
+    ] {
+        let text = format!(
+            "[pod]\nbackoff = {backoff}\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"0s\"\nrun = \"0s\"\n"
+        );
+        let e = podsim::scenario::Scenario::parse(&text, "zero.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("zero.toml:2:") && e.contains(&format!("{key} must be at least 1s")),
+            "{e}"
+        );
+    }
+}
