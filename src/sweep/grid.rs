@@ -282,14 +282,14 @@ impl Grid {
                 // under 1 s or not, 0/1/more): its first two values and its
                 // last show every class it has.
                 let scan: Vec<u64> = match axis.values {
-                    Values::List(_) => (0..axis.values.len()).collect(),
+                    Values::List(_) | Values::Dists(_) => (0..axis.values.len()).collect(),
                     Values::Range { len, .. } => [0, 1, len.saturating_sub(1)]
                         .into_iter()
                         .filter(|&i| i < len)
                         .collect(),
                 };
                 for i in scan {
-                    let c = rule_class(axis.key.field, axis.values.get(i))?;
+                    let c = rule_class(axis.key.field, axis.rule_value(i))?;
                     if !seen.contains(&c) {
                         seen.push(c);
                         representatives.push(i);
@@ -381,6 +381,9 @@ impl Grid {
             // A range by its three numbers: a range of billions of values
             // hashes as fast as a short one (issue 16's fuzzing found the walk).
             match arithmetic(&axis.values) {
+                _ if let Values::Dists(list) = &axis.values => {
+                    list.iter().for_each(|d| hash.update(format!("{d:?};")));
+                }
                 Some(numbers) => {
                     hash.update(b"range");
                     numbers.iter().for_each(|n| hash.update(n.to_le_bytes()));
@@ -400,6 +403,7 @@ fn arithmetic(values: &Values) -> Option<[u64; 3]> {
     match values {
         Values::Range { from, step, len } if *len > 1 => Some([*from, *step, *len]),
         Values::Range { from, .. } => Some([*from, 0, 1]),
+        Values::Dists(_) => None,
         Values::List(list) => {
             let step = match list.as_slice() {
                 [] => return None,

@@ -187,6 +187,11 @@ pub fn merge<R: BufRead>(
             ))
         } else if m.columns != reference.columns || m.runs_total != reference.runs_total {
             Some("other columns or another number of runs".into())
+        } else if m.first_run > m.end_run || m.end_run > m.runs_total {
+            Some(format!(
+                "its manifest's runs {} to {} do not fit a grid of {} runs",
+                m.first_run, m.end_run, m.runs_total
+            ))
         } else {
             None
         };

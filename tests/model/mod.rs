@@ -9,12 +9,14 @@
 //!   changes nothing (proptest);
 //! - `properties`: invariants over random Pods (proptest);
 //! - `agreement`: the event engine against the seed's tick loop (proptest).
+//! - `random`: durations drawn per attempt, seeds, chance failures.
 
 mod agreement;
 mod common;
 mod fidelity;
 mod history;
 mod properties;
+mod random;
 mod restarts;
 mod seed;
 mod startup;
