@@ -35,7 +35,14 @@ pub struct Scheduler<'q, E> {
     queue: &'q mut EventQueue<E>,
 }
 
-impl<E: Copy> Scheduler<'_, E> {
+impl<'q, E: Copy> Scheduler<'q, E> {
+    /// A scheduler at `now` over `queue`: how a model that drives other
+    /// models on its own queue lets them schedule (it moves their events
+    /// over afterwards, in order).
+    pub fn over(now: SimTime, queue: &'q mut EventQueue<E>) -> Self {
+        Scheduler { now, queue }
+    }
+
     /// The instant being handled.
     pub fn now(&self) -> SimTime {
         self.now

@@ -20,6 +20,15 @@ pub enum DrawKey {
     Failure = 6,
     /// The Pod's deletion time (`stop_at`, `stop_after_ready`).
     Deletion = 7,
+    /// The gap before a Service request arrives (counter: request index).
+    ArrivalGap = 8,
+    /// How long the app takes to answer a request (counter: request index).
+    ServiceTime = 9,
+    /// Which endpoint a new connection picks (counter: request index, try).
+    Endpoint = 10,
+    /// One node's delay from an endpoint change to its sync request
+    /// (counter: node index, slice version).
+    Propagation = 11,
 }
 
 /// The seed and the replication of one run: the part of a draw's counter

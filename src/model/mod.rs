@@ -12,6 +12,7 @@ mod event;
 mod history;
 mod metrics;
 mod pod;
+pub mod service;
 mod spec;
 
 pub use dist::{Dist, Probability, Z99, normal_cdf, normal_quantile};

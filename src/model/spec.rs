@@ -6,6 +6,7 @@
 
 use super::dist::{Dist, Probability};
 use super::draw::Stream;
+use super::service::ServiceSpec;
 use crate::engine::{DEFAULT_HORIZON, SimDuration};
 
 /// Index of a container in `PodSpec::containers`, which is declaration order.
@@ -388,6 +389,8 @@ pub struct RunSpec {
     pub horizon: SimDuration,
     /// The seed and replication every draw of the run is keyed by.
     pub stream: Stream,
+    /// A Service in front of replicas of `pod`, if the scenario has one.
+    pub service: Option<Box<ServiceSpec>>,
 }
 
 impl RunSpec {
@@ -397,6 +400,7 @@ impl RunSpec {
             pod,
             horizon: DEFAULT_HORIZON,
             stream: Stream::default(),
+            service: None,
         }
     }
 }

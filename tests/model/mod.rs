@@ -9,7 +9,8 @@
 //!   changes nothing (proptest);
 //! - `properties`: invariants over random Pods (proptest);
 //! - `agreement`: the event engine against the seed's tick loop (proptest).
-//! - `random`: durations drawn per attempt, seeds, chance failures.
+//! - `random`: durations drawn per attempt, seeds, chance failures;
+//! - `service`: replicas behind a Service, failed requests by cause.
 
 mod agreement;
 mod common;
@@ -19,5 +20,6 @@ mod properties;
 mod random;
 mod restarts;
 mod seed;
+mod service;
 mod startup;
 mod termination;

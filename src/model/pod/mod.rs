@@ -175,6 +175,11 @@ impl<O: Observer> PodModel<O> {
         &self.observer
     }
 
+    /// What the observer kept, to take from (a model driving this one).
+    pub fn observer_mut(&mut self) -> &mut O {
+        &mut self.observer
+    }
+
     /// Back to a Pod that was never created, keeping allocations.
     pub fn reset(&mut self) {
         let pod = &self.run.pod;

@@ -1,0 +1,264 @@
+//! One replica as the Service sees it: what its Pod model reports (alive,
+//! Ready, SIGTERM, exited, stopped) turned into whether it accepts
+//! connections and answers requests, and the app's reaction to SIGTERM
+//! (`OnSigterm`, disruption-model.md A.4).
+//!
+//! Invariant: the Pod's own rules stay in the Pod model. The Service only
+//! decides, for the apps that drain, *when* the app exits, and it does so
+//! through the Pod model's own `Drained` event, so grace, SIGKILL, sidecar
+//! order and the metrics are the Pod model's.
+
+use super::connection::ConnState;
+use super::{ServiceEvent, ServiceModel};
+use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::draw::{DrawKey, Stream, name_hash};
+use crate::model::event::PodEvent;
+use crate::model::history::{Change, Observer, TraceEntry};
+use crate::model::service::spec::OnSigterm;
+use crate::model::spec::{ContainerId, ContainerKind, PodSpec};
+
+/// Node's `server.keepAliveTimeout` default (5 s): how long a hostage
+/// socket may sit idle before the server closes it.
+const NODE_KEEP_ALIVE_TIMEOUT: SimDuration = SimDuration::from_secs(5);
+
+/// A drain the Pod model never finishes by itself: the Service ends it.
+pub(super) const NEVER: SimDuration = SimDuration(u64::MAX / 4);
+
+/// One replica's serving state.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Replica {
+    /// The stream its Pod draws from (replica 0: the run's own).
+    pub stream: Stream,
+    pub app: Option<ContainerId>,
+    pub proxy: Option<ContainerId>,
+    pub app_attempt: u32,
+    pub app_alive: bool,
+    pub proxy_alive: bool,
+    pub app_listening: bool,
+    pub proxy_listening: bool,
+    /// Containers (apps and sidecars) Ready now, and all of them, as bits.
+    pub ready: u64,
+    pub needed: u64,
+    /// The app's SIGTERM came: it drains.
+    pub sigterm: Option<SimTime>,
+    /// Go's shutdown: a connection closes after its current response.
+    pub closing: bool,
+    /// Node's: a busy connection keeps serving until idle for 5 s.
+    pub hostage: bool,
+    /// The app's own shutdown work ends here; it exits once idle too.
+    pub exit_not_before: SimTime,
+    /// Open connections to it (idle or busy).
+    pub open: Vec<u32>,
+    /// The disruption that deleted it, by index into the run's deletions.
+    pub deletion: Option<usize>,
+    /// The Pod object is gone: its IP answers nothing.
+    pub object_gone: bool,
+}
+
+impl Replica {
+    /// A replica of `pod` whose draws come from `stream`.
+    pub fn new(pod: &PodSpec, stream: Stream) -> Self {
+        let app = pod
+            .containers
+            .iter()
+            .position(|c| c.kind == ContainerKind::App && !c.proxy);
+        let proxy = pod.containers.iter().position(|c| c.proxy);
+        let needed = pod
+            .containers
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| c.kind != ContainerKind::Init && *i < 64)
+            .fold(0, |m, (i, _)| m | 1 << i);
+        Replica {
+            stream,
+            app: app.map(|i| ContainerId(i as u32)),
+            proxy: proxy.map(|i| ContainerId(i as u32)),
+            proxy_alive: proxy.is_none(),
+            proxy_listening: proxy.is_none(),
+            needed,
+            open: Vec::new(),
+            ..Replica::default()
+        }
+    }
+
+    /// A new connection to it is accepted.
+    pub fn accepting(&self) -> bool {
+        self.app_listening && self.proxy_listening && self.answering()
+    }
+
+    /// A request on an open connection is answered.
+    pub fn answering(&self) -> bool {
+        self.app_alive && self.proxy_alive
+    }
+
+    /// Every app and sidecar is Ready.
+    pub fn serving(&self) -> bool {
+        self.needed != 0 && self.ready == self.needed
+    }
+}
+
+/// The stream of replica `r`: the run's, moved by the replica so replicas
+/// draw apart; replica 0 keeps the run's, so one replica is the Pod alone.
+pub(super) fn replica_stream(run: Stream, r: u32) -> Stream {
+    Stream {
+        seed: run.seed ^ u64::from(r).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        ..run
+    }
+}
+
+impl<O: Observer> ServiceModel<O> {
+    /// Reacts to what replica `r`'s Pod model reported.
+    pub(super) fn react(&mut self, r: usize, entry: TraceEntry, s: &mut Scheduler<'_, ServiceEvent>) {
+        let now = entry.at;
+        let rep = &mut self.replicas[r];
+        let Some(id) = entry.container else {
+            if entry.what == Change::ContainersStopped && rep.deletion.is_some() {
+                s.after(
+                    self.service.cleanup,
+                    ServiceEvent::ObjectDeleted { replica: r as u32 },
+                );
+            }
+            return;
+        };
+        let (is_app, is_proxy) = (rep.app == Some(id), rep.proxy == Some(id));
+        let bit = if id.0 < 64 { 1u64 << id.0 } else { 0 };
+        match entry.what {
+            Change::Starting { attempt } if is_app => rep.app_attempt = attempt,
+            Change::Alive { .. } if is_app => {
+                rep.app_alive = true;
+                rep.app_listening = rep.sigterm.is_none();
+            }
+            Change::Alive { .. } if is_proxy => {
+                rep.proxy_alive = true;
+                rep.proxy_listening = true;
+            }
+            Change::Ready { .. } => {
+                rep.ready |= bit;
+                self.endpoints_changed(now, s);
+            }
+            Change::Sigterm { .. } if is_app => self.app_sigterm(r, now, s),
+            Change::Sigterm { .. } if is_proxy => rep.proxy_listening = false,
+            Change::Exited(_) => {
+                rep.ready &= !bit;
+                if is_app || is_proxy {
+                    if is_app {
+                        rep.app_alive = false;
+                        rep.app_listening = false;
+                    } else {
+                        rep.proxy_alive = false;
+                        rep.proxy_listening = false;
+                    }
+                    self.path_died(r, now, s);
+                }
+                self.endpoints_changed(now, s);
+            }
+            _ => {}
+        }
+    }
+
+    /// The app got SIGTERM: its listener and connections follow `on_sigterm`.
+    fn app_sigterm(&mut self, r: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let app = self.service.app;
+        let drain = self.app_drain(r);
+        let rep = &mut self.replicas[r];
+        rep.sigterm = Some(now);
+        let replica = r as u32;
+        match app.on_sigterm {
+            // The Pod model ends it: a drain of 0, or SIGKILL.
+            OnSigterm::ExitImmediately => rep.app_listening = false,
+            OnSigterm::Ignore => {}
+            OnSigterm::CloseThenDrain | OnSigterm::CloseKeepBusy => {
+                rep.exit_not_before = now + drain;
+                s.at(rep.exit_not_before, ServiceEvent::DrainDue { replica });
+                self.close_listener(r, now);
+            }
+            OnSigterm::DelayThenDrain => {
+                rep.exit_not_before = now + app.drain_delay + drain;
+                s.after(app.drain_delay, ServiceEvent::ListenerClosing { replica });
+                s.at(rep.exit_not_before, ServiceEvent::DrainDue { replica });
+            }
+        }
+    }
+
+    /// The app's own `drain` for its current attempt, drawn as the Pod
+    /// model would have drawn it.
+    fn app_drain(&self, r: usize) -> SimDuration {
+        let rep = &self.replicas[r];
+        let Some(app) = rep.app else {
+            return SimDuration::ZERO;
+        };
+        let spec = self.run.pod.container(app);
+        match spec.drain.fixed() {
+            Some(d) => d,
+            None => spec.drain.sample(rep.stream.uniform(
+                name_hash(&spec.name),
+                DrawKey::Drain,
+                rep.app_attempt,
+            )),
+        }
+    }
+
+    /// The app stops accepting and closes its idle connections; busy ones
+    /// close after their response (Go) or are held (Node).
+    pub(super) fn close_listener(&mut self, r: usize, now: SimTime) {
+        let hostage = self.service.app.on_sigterm == OnSigterm::CloseKeepBusy;
+        let rep = &mut self.replicas[r];
+        rep.app_listening = false;
+        rep.closing = !hostage;
+        rep.hostage = hostage;
+        let mut i = 0;
+        while i < rep.open.len() {
+            let c = rep.open[i];
+            if self.conns.get(c).state == ConnState::Idle {
+                self.conns.close(c, now, false, &mut rep.open);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// A connection of a draining Node app went idle: closed in 5 s unless reused.
+    pub(super) fn hold_idle(&mut self, c: u32, s: &mut Scheduler<'_, ServiceEvent>) {
+        let generation = self.conns.get(c).generation;
+        s.after(
+            NODE_KEEP_ALIVE_TIMEOUT,
+            ServiceEvent::IdleExpired { conn: c, generation },
+        );
+    }
+
+    /// A draining app exits once its shutdown work is done and no
+    /// connection is left: through the Pod model's `Drained`.
+    pub(super) fn maybe_exit(&mut self, r: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let rep = &self.replicas[r];
+        let drains = matches!(
+            self.service.app.on_sigterm,
+            OnSigterm::CloseThenDrain | OnSigterm::CloseKeepBusy | OnSigterm::DelayThenDrain
+        );
+        let done = drains
+            && rep.sigterm.is_some()
+            && rep.app_alive
+            && !rep.app_listening
+            && now >= rep.exit_not_before
+            && rep.open.is_empty();
+        if let (true, Some(app)) = (done, rep.app) {
+            let event = PodEvent::Drained {
+                container: app,
+                attempt: rep.app_attempt,
+            };
+            self.pod_event(r, now, event, s);
+        }
+    }
+
+    /// The app or the proxy died: requests in flight are cut, connections reset.
+    fn path_died(&mut self, r: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let mut open = std::mem::take(&mut self.replicas[r].open);
+        while let Some(&c) = open.last() {
+            let state = self.conns.get(c).state;
+            self.conns.close(c, now, true, &mut open);
+            if let ConnState::Busy(request) = state {
+                self.fail(request, super::Cause::Inflight, now, s);
+            }
+        }
+        self.replicas[r].open = open;
+    }
+}

@@ -1,0 +1,559 @@
+//! The Service model: R replicas of the scenario's Pod behind one Service,
+//! on N nodes, each node with its kube-proxy, and clients sending requests
+//! to it, so a `kubectl delete pod` is measured in failed requests by cause
+//! (disruption-model.md A.1–A.4). One room per concern:
+//!
+//! - `spec`: the scenario's `[service]`, `[traffic]`, `[app]`, `[[disruptions]]`;
+//! - `endpoints`: the EndpointSlice (KEP-1672) and the rules it gives (KEP-1669);
+//! - `proxy`: one kube-proxy per node, its bounded-frequency runner;
+//! - `traffic`: arrivals, routing, answers, failures, the retry;
+//! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
+//! - `app`: a replica's serving state, the app's reaction to SIGTERM;
+//! - `outcome`: failure causes and the metrics.
+//!
+//! Every replica is a whole `PodModel`, driven on the Service's own queue:
+//! its events travel as `ServiceEvent::Pod`, its handler schedules into a
+//! scratch queue whose events are moved over in order, and its observer
+//! (`Tap`) hands each change to the Service as it happens. That keeps one
+//! clock and one tie order for everything (a sub-simulation per replica
+//! would need its own tie rule between queues), and the Pod's rules are
+//! reused, not copied: the Service never decides what the kubelet does,
+//! only, for an app that drains, when it has finished (through `Drained`).
+//!
+//! Invariant: a Service with one replica and no traffic gives that replica
+//! exactly the metrics the Pod model gives the Pod alone.
+
+mod app;
+mod connection;
+mod endpoints;
+mod outcome;
+mod proxy;
+mod spec;
+mod traffic;
+
+pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
+pub use spec::{
+    AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
+    TrafficSpec, When,
+};
+
+use self::app::{NEVER, Replica, replica_stream};
+use self::connection::{Client, Conns};
+use self::endpoints::Slice;
+use self::proxy::Proxy;
+use self::traffic::{Requests, SETTLE_TAIL};
+use super::draw::{DrawKey, Stream};
+use super::event::PodEvent;
+use super::history::{Observer, Trace, TraceEntry};
+use super::pod::PodModel;
+use super::spec::{Deletion, RunSpec};
+use crate::engine::{EventQueue, Model, RunEnd, Scheduler, SimDuration, SimTime, Simulation};
+
+/// What the Service's queue holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServiceEvent {
+    /// An event of replica `replica`'s Pod model.
+    Pod { replica: u32, event: PodEvent },
+    /// `kubectl delete pod` of disruption `index`.
+    Disrupt { index: u32 },
+    /// A node's kube-proxy hears of slice version `version`.
+    Heard { node: u32, version: u32 },
+    /// A node's sync ran: its rules show what it has heard.
+    Synced { node: u32 },
+    /// The arrival process's next request.
+    Arrival,
+    /// The app answered request slot `request`.
+    Answered { request: u32, generation: u32 },
+    /// A connect to a vanished Pod IP gave up.
+    ConnectGaveUp { request: u32, generation: u32 },
+    /// `delay-then-drain`: the delay is over, the listener closes.
+    ListenerClosing { replica: u32 },
+    /// The app's shutdown work is done; it exits once idle.
+    DrainDue { replica: u32 },
+    /// A held (Node) connection sat idle for the keep-alive timeout.
+    IdleExpired { conn: u32, generation: u32 },
+    /// The Pod object is gone: the endpoint leaves the slice, the IP goes.
+    ObjectDeleted { replica: u32 },
+}
+
+/// A replica's observer: every change goes to the Service (`changes`,
+/// drained after each Pod event) and to the observer `O`.
+#[derive(Clone, Debug, Default)]
+pub struct Tap<O> {
+    changes: Vec<TraceEntry>,
+    pub inner: O,
+}
+
+impl<O: Observer> Observer for Tap<O> {
+    const KEEPS_HISTORY: bool = O::KEEPS_HISTORY;
+
+    #[inline]
+    fn observe(&mut self, entry: TraceEntry) {
+        self.changes.push(entry);
+        self.inner.observe(entry);
+    }
+
+    fn clear(&mut self) {
+        self.changes.clear();
+        self.inner.clear();
+    }
+}
+
+/// The Service on the engine.
+pub struct ServiceModel<O: Observer = ()> {
+    /// The Pod template, the Service and the horizon.
+    run: RunSpec,
+    service: ServiceSpec,
+    stream: Stream,
+    pods: Vec<PodModel<Tap<O>>>,
+    replicas: Vec<Replica>,
+    /// When each replica's Pod last handled an event: where its own run ended.
+    last_pod_event: Vec<SimTime>,
+    scratch: EventQueue<PodEvent>,
+    slice: Slice,
+    proxies: Vec<Proxy>,
+    clients: Vec<Client>,
+    conns: Conns,
+    requests: Requests,
+    /// Requests sent so far (the next request's index).
+    sent: u32,
+    next_arrival: f64,
+    started: Option<SimTime>,
+    traffic_end: Option<SimTime>,
+    disrupted: usize,
+    deleted: Vec<Deleted>,
+    /// Ready endpoints in the slice, from the traffic's start, at each change.
+    ready_history: Vec<(SimTime, u32)>,
+    failed_by: [u64; 6],
+    retried_ok: u64,
+    failures: Vec<FailedRequest>,
+}
+
+impl<O: Observer + Default> ServiceModel<O> {
+    /// A model of `run`, which must have a `service`.
+    pub fn new(run: RunSpec) -> Self {
+        let mut model = ServiceModel {
+            service: ServiceSpec::default(),
+            stream: run.stream,
+            run,
+            pods: Vec::new(),
+            replicas: Vec::new(),
+            last_pod_event: Vec::new(),
+            scratch: EventQueue::new(),
+            slice: Slice::default(),
+            proxies: Vec::new(),
+            clients: Vec::new(),
+            conns: Conns::default(),
+            requests: Requests::default(),
+            sent: 0,
+            next_arrival: 0.0,
+            started: None,
+            traffic_end: None,
+            disrupted: 0,
+            deleted: Vec::new(),
+            ready_history: Vec::new(),
+            failed_by: [0; 6],
+            retried_ok: 0,
+            failures: Vec::new(),
+        };
+        model.reset();
+        model
+    }
+
+    /// Back to replicas never created, for the current `run`.
+    pub fn reset(&mut self) {
+        self.service = self.run.service.as_deref().cloned().unwrap_or_default();
+        self.stream = self.run.stream;
+        let replicas = self.service.replicas.max(1);
+        let nodes = self.service.nodes.max(1);
+        let mut pod = self.run.pod.clone();
+        pod.deletion = Deletion::Never;
+        if let Some(app) = Replica::new(&pod, Stream::default()).app {
+            pod.containers[app.index()].drain = match self.service.app.on_sigterm {
+                OnSigterm::ExitImmediately => SimDuration::ZERO.into(),
+                _ => NEVER.into(),
+            };
+        }
+        self.pods.truncate(replicas as usize);
+        for r in 0..replicas {
+            let run = RunSpec {
+                pod: pod.clone(),
+                horizon: self.run.horizon,
+                stream: replica_stream(self.run.stream, r),
+                service: None,
+            };
+            match self.pods.get_mut(r as usize) {
+                Some(model) => {
+                    *model.run_spec_mut() = run;
+                    model.reset();
+                }
+                None => self.pods.push(PodModel::new(run, Tap::default())),
+            }
+        }
+        self.replicas.clear();
+        self.replicas
+            .extend((0..replicas).map(|r| Replica::new(&pod, replica_stream(self.run.stream, r))));
+        self.last_pod_event.clear();
+        self.last_pod_event.resize(replicas as usize, SimTime::ZERO);
+        self.scratch.clear();
+        self.slice.reset(replicas as usize);
+        self.proxies.resize_with(nodes as usize, Proxy::default);
+        self.proxies.truncate(nodes as usize);
+        for p in &mut self.proxies {
+            p.reset(self.service.min_sync_period);
+        }
+        let clients = self.service.traffic.as_ref().map_or(0, |t| t.clients.max(1));
+        self.clients.clear();
+        self.clients.extend((0..clients).map(|c| Client {
+            node: c % nodes,
+            pool: Vec::new(),
+        }));
+        self.conns.clear();
+        self.requests.clear();
+        self.sent = 0;
+        self.next_arrival = 0.0;
+        self.started = None;
+        self.traffic_end = None;
+        self.disrupted = 0;
+        self.deleted.clear();
+        self.ready_history.clear();
+        self.failed_by = [0; 6];
+        self.retried_ok = 0;
+        self.failures.clear();
+    }
+}
+
+impl<O: Observer> ServiceModel<O> {
+    /// Handles `event` of replica `r`'s Pod now, then what it changed.
+    fn pod_event(&mut self, r: usize, now: SimTime, event: PodEvent, s: &mut Scheduler<'_, ServiceEvent>) {
+        if !self.pods[r].is_current(&event) {
+            return;
+        }
+        self.last_pod_event[r] = now;
+        self.pods[r].handle(now, event, &mut Scheduler::over(now, &mut self.scratch));
+        let replica = r as u32;
+        while let Some((at, event)) = self.scratch.pop() {
+            s.at(at, ServiceEvent::Pod { replica, event });
+        }
+        let changes = std::mem::take(&mut self.pods[r].observer_mut().changes);
+        for &entry in &changes {
+            self.react(r, entry, s);
+        }
+        let mut changes = changes;
+        changes.clear();
+        // Keep the buffer unless a nested event refilled it meanwhile.
+        let slot = &mut self.pods[r].observer_mut().changes;
+        if slot.is_empty() {
+            *slot = changes;
+        }
+    }
+
+    /// The replicas' serving state went into the slice: a new version, if
+    /// the rules change, heard by each node after its propagation delay.
+    fn endpoints_changed(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        for (e, rep) in self.slice.endpoints.iter_mut().zip(&self.replicas) {
+            e.serving = rep.serving();
+            e.listed = (e.listed || e.serving) && !rep.object_gone;
+        }
+        if self.started.is_some() {
+            self.ready_history.push((now, self.slice.ready_count()));
+        }
+        if !self.slice.publish() {
+            return;
+        }
+        let version = self.slice.version();
+        let dist = self.service.propagation.dist();
+        for (node, p) in self.proxies.iter_mut().enumerate() {
+            let delay = match dist.fixed() {
+                Some(d) => d,
+                None => dist.sample(self.stream.uniform(node as u64, DrawKey::Propagation, version)),
+            };
+            p.last_heard_at = (now + delay).max(p.last_heard_at);
+            s.at(
+                p.last_heard_at,
+                ServiceEvent::Heard {
+                    node: node as u32,
+                    version,
+                },
+            );
+        }
+    }
+
+    /// Disruption `index`: the endpoint turns terminating now, the kubelet
+    /// hears of the deletion `kubelet_delay` later.
+    fn disrupt(&mut self, index: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let d = self.service.disruptions[index];
+        let r = d.replica as usize;
+        if r >= self.replicas.len() || self.replicas[r].deletion.is_some() {
+            return;
+        }
+        self.disrupted += 1;
+        self.replicas[r].deletion = Some(self.deleted.len());
+        self.deleted.push(Deleted {
+            replica: d.replica,
+            deleted_ms: now.as_millis(),
+            termination_ms: None,
+            last_request_ms: None,
+            rules_dropped_ms: vec![None; self.proxies.len()],
+        });
+        if let Some(grace) = d.grace_period {
+            self.pods[r].run_spec_mut().pod.termination_grace_period = grace;
+        }
+        self.slice.endpoints[r].terminating = true;
+        self.endpoints_changed(now, s);
+        s.after(
+            self.service.kubelet_delay,
+            ServiceEvent::Pod {
+                replica: d.replica,
+                event: PodEvent::DeletionRequested,
+            },
+        );
+    }
+
+    /// A node's sync ran at `now`.
+    fn synced(&mut self, node: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let p = &mut self.proxies[node];
+        p.sync_pending = false;
+        p.applied = p.heard;
+        p.rules.clear();
+        p.rules.extend_from_slice(self.slice.rules(p.heard));
+        for d in &mut self.deleted {
+            let dropped = &mut d.rules_dropped_ms[node];
+            if dropped.is_none() && !p.rules.contains(&d.replica) {
+                *dropped = Some(now.as_millis() - d.deleted_ms);
+            }
+        }
+        self.maybe_start(now, s);
+        self.maybe_settle(now);
+    }
+
+    /// Traffic starts once every replica is Ready in every node's rules.
+    fn maybe_start(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let all = self.replicas.len();
+        if self.started.is_some() || self.proxies.iter().any(|p| p.rules.len() < all) {
+            return;
+        }
+        self.started = Some(now);
+        self.ready_history.push((now, self.slice.ready_count()));
+        for (index, d) in self.service.disruptions.iter().enumerate() {
+            if let When::AfterReady(after) = d.when {
+                s.after(after, ServiceEvent::Disrupt { index: index as u32 });
+            }
+        }
+        if let Some(t) = &self.service.traffic {
+            let (rate, arrival) = (t.rate.get(), t.arrival);
+            self.traffic_end = t.duration.map(|d| now + d);
+            self.next_arrival = now.as_millis() as f64;
+            self.schedule_arrival(0, rate, arrival, now, s);
+        }
+    }
+
+    /// Traffic without a set duration stops 10 s after every disruption
+    /// has happened, every deleted Pod is gone and every node is in sync.
+    fn maybe_settle(&mut self, now: SimTime) {
+        let settled = self.started.is_some()
+            && self.traffic_end.is_none()
+            && self.disrupted == self.service.disruptions.len()
+            && self
+                .replicas
+                .iter()
+                .all(|r| r.deletion.is_none() || r.object_gone)
+            && self.proxies.iter().all(|p| p.applied == self.slice.version());
+        if settled {
+            self.traffic_end = Some(now + SETTLE_TAIL);
+        }
+    }
+
+    /// The metrics of a run that ended at `end` for reason `how`.
+    pub fn finish(&mut self, end: SimTime, how: RunEnd) -> ServiceMetrics {
+        let mut replicas = Vec::with_capacity(self.pods.len());
+        for (r, pod) in self.pods.iter_mut().enumerate() {
+            let own_end = match how {
+                RunEnd::Quiet => self.last_pod_event[r],
+                RunEnd::Horizon => end,
+            };
+            replicas.push(pod.finish(own_end, how));
+        }
+        for d in &mut self.deleted {
+            d.termination_ms = replicas[d.replica as usize].termination_ms;
+        }
+        let (min_ready, zero_ms) = self.endpoint_figures(end);
+        ServiceMetrics {
+            ready_ms: self.started.map(SimTime::as_millis),
+            requests: u64::from(self.sent),
+            failed: self.failed_by.iter().sum(),
+            failed_by: self.failed_by,
+            retried_ok: self.retried_ok,
+            min_ready_endpoints: min_ready,
+            zero_endpoints_ms: zero_ms,
+            deleted: self.deleted.clone(),
+            replicas,
+            end_ms: end.as_millis(),
+            horizon: how == RunEnd::Horizon,
+        }
+    }
+
+    /// The fewest ready endpoints and the time with none, over the traffic's span.
+    fn endpoint_figures(&self, end: SimTime) -> (Option<u32>, u64) {
+        let Some((start, stop)) = self.traffic_span() else {
+            return (None, 0);
+        };
+        let stop = stop.unwrap_or(end).min(end).max(start);
+        let mut min = None::<u32>;
+        let mut zero = 0;
+        for (i, &(at, ready)) in self.ready_history.iter().enumerate() {
+            if at > stop {
+                break;
+            }
+            let until = self.ready_history.get(i + 1).map_or(stop, |n| n.0.min(stop));
+            min = Some(min.map_or(ready, |m| m.min(ready)));
+            if ready == 0 {
+                zero += until.since(at).as_millis();
+            }
+        }
+        (min, zero)
+    }
+
+    /// Each failed request, when the observer keeps the history.
+    pub fn failures(&self) -> &[FailedRequest] {
+        &self.failures
+    }
+
+    /// What replica `r`'s observer kept.
+    pub fn replica_observer(&self, r: usize) -> &O {
+        &self.pods[r].observer().inner
+    }
+}
+
+impl<O: Observer> Model for ServiceModel<O> {
+    type Event = ServiceEvent;
+
+    fn is_current(&self, event: &ServiceEvent) -> bool {
+        match *event {
+            ServiceEvent::Pod { replica, event } => self.pods[replica as usize].is_current(&event),
+            ServiceEvent::Answered { request, generation }
+            | ServiceEvent::ConnectGaveUp { request, generation } => {
+                self.requests.all[request as usize].generation == generation
+            }
+            ServiceEvent::IdleExpired { conn, generation } => self.conns.get(conn).generation == generation,
+            _ => true,
+        }
+    }
+
+    fn handle(&mut self, now: SimTime, event: ServiceEvent, s: &mut Scheduler<'_, ServiceEvent>) {
+        match event {
+            ServiceEvent::Pod { replica, event } => self.pod_event(replica as usize, now, event, s),
+            ServiceEvent::Disrupt { index } => self.disrupt(index as usize, now, s),
+            ServiceEvent::Heard { node, version } => {
+                let period = self.service.min_sync_period;
+                let p = &mut self.proxies[node as usize];
+                p.heard = p.heard.max(version);
+                if let Some(at) = p.request_sync(now, period) {
+                    s.at(at, ServiceEvent::Synced { node });
+                }
+            }
+            ServiceEvent::Synced { node } => self.synced(node as usize, now, s),
+            ServiceEvent::Arrival => self.arrival(now, s),
+            ServiceEvent::Answered { request, .. } => self.answered(request, now, s),
+            ServiceEvent::ConnectGaveUp { request, .. } => self.connect_gave_up(request, now, s),
+            ServiceEvent::ListenerClosing { replica } => {
+                self.close_listener(replica as usize, now);
+                self.maybe_exit(replica as usize, now, s);
+            }
+            ServiceEvent::DrainDue { replica } => self.maybe_exit(replica as usize, now, s),
+            ServiceEvent::IdleExpired { conn, .. } => self.idle_expired(conn, now, s),
+            ServiceEvent::ObjectDeleted { replica } => {
+                self.replicas[replica as usize].object_gone = true;
+                self.endpoints_changed(now, s);
+                self.maybe_settle(now);
+            }
+        }
+    }
+}
+
+/// Runs Service specs one after another on the same buffers, like
+/// `PodSimulator` for Pods.
+pub struct ServiceSimulator<O: Observer + Default = ()> {
+    sim: Simulation<ServiceModel<O>>,
+}
+
+impl<O: Observer + Default> ServiceSimulator<O> {
+    /// A simulator for `run`, which has a `service`.
+    pub fn new(run: RunSpec) -> Self {
+        let horizon = run.horizon;
+        ServiceSimulator {
+            sim: Simulation::new(ServiceModel::new(run), horizon),
+        }
+    }
+
+    pub fn spec(&self) -> &RunSpec {
+        &self.sim.model().run
+    }
+
+    /// The spec of the next run; changes take effect at the next `run`.
+    pub fn spec_mut(&mut self) -> &mut RunSpec {
+        &mut self.sim.model_mut().run
+    }
+
+    /// Simulates the current spec from the replicas' creation to the end.
+    pub fn run(&mut self) -> ServiceMetrics {
+        let horizon = self.sim.model().run.horizon;
+        self.sim.set_horizon(horizon);
+        self.sim.rewind();
+        self.sim.model_mut().reset();
+        for replica in 0..self.sim.model().pods.len() as u32 {
+            let event = PodEvent::Created;
+            self.sim
+                .schedule(SimTime::ZERO, ServiceEvent::Pod { replica, event });
+        }
+        let at: Vec<(u32, SimDuration)> = (self.sim.model().service.disruptions.iter().enumerate())
+            .filter_map(|(i, d)| match d.when {
+                When::At(at) => Some((i as u32, at)),
+                When::AfterReady(_) => None,
+            })
+            .collect();
+        for (index, at) in at {
+            self.sim
+                .schedule(SimTime::ZERO + at, ServiceEvent::Disrupt { index });
+        }
+        let how = self.sim.run();
+        let end = match how {
+            RunEnd::Quiet => self.sim.time(),
+            RunEnd::Horizon => self.sim.horizon(),
+        };
+        self.sim.model_mut().finish(end, how)
+    }
+
+    /// Events handled and stale events dropped in the last run.
+    pub fn event_counts(&self) -> (u64, u64) {
+        self.sim.counts()
+    }
+
+    pub fn model(&self) -> &ServiceModel<O> {
+        self.sim.model()
+    }
+}
+
+/// One Service run with its history: what `podsim run` shows.
+#[derive(Clone, Debug)]
+pub struct ServiceReport {
+    pub metrics: ServiceMetrics,
+    /// Each replica's Pod history.
+    pub traces: Vec<Trace>,
+    /// Each failed request, in the order they failed.
+    pub failures: Vec<FailedRequest>,
+}
+
+/// Simulates the Service of `run` once, recording its history.
+pub fn simulate_service(run: &RunSpec) -> ServiceReport {
+    let mut simulator = ServiceSimulator::<Trace>::new(run.clone());
+    let metrics = simulator.run();
+    let model = simulator.model();
+    ServiceReport {
+        traces: (0..model.pods.len())
+            .map(|r| model.replica_observer(r).clone())
+            .collect(),
+        failures: model.failures().to_vec(),
+        metrics,
+    }
+}

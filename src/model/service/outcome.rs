@@ -1,0 +1,205 @@
+//! What a Service run measures: requests, failures by cause (A.3), the
+//! endpoints left, and each deleted Pod's timings.
+//!
+//! Invariant: `failed` is the sum of `failed_by`, and a request is counted
+//! once: as failed with the cause of its last try, or as answered (and, if
+//! a retry answered it, in `retried_ok` too).
+
+use crate::engine::SimTime;
+use crate::model::Metrics;
+
+/// Why a request failed (disruption-model.md A.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cause {
+    /// The endpoint race: the rule still points at a Pod whose listener closed (RST).
+    Refused,
+    /// No endpoint in the node's rules: REJECT.
+    NoEndpoints,
+    /// The rule points at a Pod whose IP is gone: the SYN goes unanswered.
+    Timeout,
+    /// In progress when the process exited or was SIGKILLed.
+    Inflight,
+    /// Sent on a kept-alive connection the instant its process died.
+    Reset,
+    /// Sent on a kept-alive connection the instant the server closed it.
+    KeepaliveRace,
+}
+
+impl Cause {
+    pub const ALL: [Cause; 6] = [
+        Cause::Refused,
+        Cause::NoEndpoints,
+        Cause::Timeout,
+        Cause::Inflight,
+        Cause::Reset,
+        Cause::KeepaliveRace,
+    ];
+
+    /// The CSV column of the cause's count.
+    pub fn column(self) -> &'static str {
+        match self {
+            Cause::Refused => "failed_refused",
+            Cause::NoEndpoints => "failed_no_endpoints",
+            Cause::Timeout => "failed_timeout",
+            Cause::Inflight => "failed_inflight",
+            Cause::Reset => "failed_reset",
+            Cause::KeepaliveRace => "failed_keepalive_race",
+        }
+    }
+
+    /// The cause in JSON and on the timeline.
+    pub fn name(self) -> &'static str {
+        &self.column()["failed_".len()..]
+    }
+
+    /// A failure before the request reached the app: safe to send again
+    /// (`retry = "once"`); a request cut in flight is not.
+    pub fn at_connection_level(self) -> bool {
+        self != Cause::Inflight
+    }
+}
+
+/// One failed request, for `--format json` and the timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FailedRequest {
+    /// When it failed (for a timeout, when the connect attempt gave up).
+    pub at: SimTime,
+    /// When it was sent.
+    pub sent: SimTime,
+    pub cause: Cause,
+    /// The replica it was routed to, if it got that far.
+    pub replica: Option<u32>,
+    pub client: u32,
+}
+
+/// One disruption's deleted Pod, as the Service saw it go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deleted {
+    pub replica: u32,
+    /// When `kubectl delete` ran.
+    pub deleted_ms: u64,
+    /// Deletion → last container exited.
+    pub termination_ms: Option<u64>,
+    /// Deletion → the last request routed to it (new connection or reused).
+    pub last_request_ms: Option<u64>,
+    /// Per node, deletion → its rules no longer list the Pod.
+    pub rules_dropped_ms: Vec<Option<u64>>,
+}
+
+/// The figures of one Service run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceMetrics {
+    /// When traffic started: every replica Ready in every node's rules.
+    pub ready_ms: Option<u64>,
+    pub requests: u64,
+    pub failed: u64,
+    /// By `Cause::ALL` order.
+    pub failed_by: [u64; 6],
+    pub retried_ok: u64,
+    /// Over the traffic's span, the fewest ready endpoints in the slice.
+    pub min_ready_endpoints: Option<u32>,
+    /// Over the traffic's span, time with no ready endpoint.
+    pub zero_endpoints_ms: u64,
+    /// One per disruption that happened.
+    pub deleted: Vec<Deleted>,
+    /// Each replica's own Pod metrics.
+    pub replicas: Vec<Metrics>,
+    /// When the run ended, and whether the horizon cut it.
+    pub end_ms: u64,
+    pub horizon: bool,
+}
+
+impl ServiceMetrics {
+    /// The CSV columns, in row order.
+    pub const NAMES: [&'static str; 17] = [
+        "ready_ms",
+        "requests",
+        "failed",
+        "failed_refused",
+        "failed_no_endpoints",
+        "failed_timeout",
+        "failed_inflight",
+        "failed_reset",
+        "failed_keepalive_race",
+        "retried_ok",
+        "min_ready_endpoints",
+        "zero_endpoints_ms",
+        "last_request_to_deleted_ms",
+        "termination_ms",
+        "sigkilled",
+        "outcome",
+        "end_ms",
+    ];
+
+    pub fn failed_of(&self, cause: Cause) -> u64 {
+        self.failed_by[cause as usize]
+    }
+
+    /// The latest of the deleted Pods' last requests.
+    pub fn last_request_to_deleted_ms(&self) -> Option<u64> {
+        self.deleted.iter().filter_map(|d| d.last_request_ms).max()
+    }
+
+    /// The slowest deleted Pod's termination.
+    pub fn termination_ms(&self) -> Option<u64> {
+        self.deleted.iter().filter_map(|d| d.termination_ms).max()
+    }
+
+    /// Containers SIGKILLed, all replicas together.
+    pub fn sigkilled(&self) -> u32 {
+        self.replicas.iter().map(|m| m.sigkilled).sum()
+    }
+
+    pub fn outcome(&self) -> &'static str {
+        if self.horizon { "horizon" } else { "settled" }
+    }
+
+    /// The cells in `NAMES` order: a number, or `None` for an empty cell,
+    /// except `outcome`, which `outcome()` writes.
+    pub fn numbers(&self) -> [Option<u64>; 17] {
+        let f = |c: Cause| Some(self.failed_of(c));
+        [
+            self.ready_ms,
+            Some(self.requests),
+            Some(self.failed),
+            f(Cause::Refused),
+            f(Cause::NoEndpoints),
+            f(Cause::Timeout),
+            f(Cause::Inflight),
+            f(Cause::Reset),
+            f(Cause::KeepaliveRace),
+            Some(self.retried_ok),
+            self.min_ready_endpoints.map(u64::from),
+            Some(self.zero_endpoints_ms),
+            self.last_request_to_deleted_ms(),
+            self.termination_ms(),
+            Some(u64::from(self.sigkilled())),
+            None,
+            Some(self.end_ms),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cause_names_are_their_columns_without_the_prefix() {
+        let names: Vec<&str> = Cause::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "refused",
+                "no_endpoints",
+                "timeout",
+                "inflight",
+                "reset",
+                "keepalive_race"
+            ]
+        );
+        for (i, c) in Cause::ALL.iter().enumerate() {
+            assert_eq!(ServiceMetrics::NAMES[3 + i], c.column());
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! A Service scenario as the model sees it: the replicas and nodes, the
+//! control plane's and kube-proxy's delays, the traffic, the app's reaction
+//! to SIGTERM and the disruptions. The Pod template stays a `PodSpec`: every
+//! replica is that Pod, run by the Pod model.
+//!
+//! Invariant: every value is exact (integer milliseconds, a rate kept by its
+//! bits), so a spec stays `Eq` and `Hash` like the Pod's, and every default
+//! below names its source in disruption-model.md (A.6, d).
+
+use crate::engine::SimDuration;
+use crate::model::dist::Dist;
+
+/// The Service in front of R replicas of the scenario's Pod.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ServiceSpec {
+    /// Replicas, placed round robin on the nodes (replica r on node r mod N).
+    pub replicas: u32,
+    /// Nodes, each with its kube-proxy; clients are placed round robin too.
+    pub nodes: u32,
+    /// Per node, endpoint change → that node's sync request.
+    pub propagation: Propagation,
+    /// Deletion → the kubelet starts preStop/SIGTERM (A.6: 0.05–0.3 s [inf]).
+    pub kubelet_delay: SimDuration,
+    /// kube-proxy's `minSyncPeriod` (1 s, burst 2: defaults.go).
+    pub min_sync_period: SimDuration,
+    /// Last container exit → the Pod object is gone: the endpoint leaves the
+    /// slice and the Pod IP stops answering (E8 → E9; 1 s [inf]).
+    pub cleanup: SimDuration,
+    /// Requests, if any are sent.
+    pub traffic: Option<TrafficSpec>,
+    /// How the serving app reacts to SIGTERM.
+    pub app: AppSpec,
+    /// Pods deleted during the run, in the order written.
+    pub disruptions: Vec<Disruption>,
+}
+
+impl Default for ServiceSpec {
+    fn default() -> Self {
+        ServiceSpec {
+            replicas: 3,
+            nodes: 3,
+            propagation: Propagation::Preset(Preset::Tiny),
+            kubelet_delay: SimDuration::from_millis(100),
+            min_sync_period: SimDuration::from_secs(1),
+            cleanup: SimDuration::from_secs(1),
+            traffic: None,
+            app: AppSpec::default(),
+            disruptions: Vec::new(),
+        }
+    }
+}
+
+/// A node's propagation delay: a named, sourced preset or any duration or
+/// distribution.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Propagation {
+    Preset(Preset),
+    Custom(Dist),
+}
+
+impl Propagation {
+    /// The distribution a node's delay is drawn from.
+    pub fn dist(&self) -> Dist {
+        match self {
+            Propagation::Preset(p) => p.dist(),
+            Propagation::Custom(d) => d.clone(),
+        }
+    }
+}
+
+/// Propagation presets (disruption-model.md A.6 and part d).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Preset {
+    /// kind, 1–3 quiet nodes: lognormal, median 0.2 s, p99 1 s.
+    Tiny,
+    /// ~100 nodes: median 1 s, p99 4 s ("sleep 3 is generally sufficient", kubernetes#43576) [inf].
+    Medium,
+    /// 5k nodes with iptables churn: median 8 s, p99 30 s (KEP-3453; CL2's 30 s threshold).
+    Large,
+    /// A GCP load balancer's health checks: 32 s (openshift/origin upgrade test).
+    GcpLb,
+    /// An Azure load balancer's health checks: 15 s (same test).
+    AzureLb,
+    /// An AWS NLB with IP targets: about 120 s (aws-load-balancer-controller#2366).
+    NlbIp,
+}
+
+impl Preset {
+    pub const ALL: [Preset; 6] = [
+        Preset::Tiny,
+        Preset::Medium,
+        Preset::Large,
+        Preset::GcpLb,
+        Preset::AzureLb,
+        Preset::NlbIp,
+    ];
+    /// The spellings, in `ALL` order.
+    pub const NAMES: [&'static str; 6] = ["tiny", "medium", "large", "gcp-lb", "azure-lb", "nlb-ip"];
+
+    pub fn name(self) -> &'static str {
+        Preset::NAMES[self as usize]
+    }
+
+    pub fn dist(self) -> Dist {
+        let ms = SimDuration::from_millis;
+        let lognormal = |median, p99| Dist::LogNormal {
+            median: ms(median),
+            p99: ms(p99),
+        };
+        match self {
+            Preset::Tiny => lognormal(200, 1000),
+            Preset::Medium => lognormal(1000, 4000),
+            Preset::Large => lognormal(8000, 30_000),
+            Preset::GcpLb => Dist::Fixed(ms(32_000)),
+            Preset::AzureLb => Dist::Fixed(ms(15_000)),
+            Preset::NlbIp => Dist::Fixed(ms(120_000)),
+        }
+    }
+}
+
+/// Requests per second, positive and finite; kept by its bits so it is `Eq`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rate(f64);
+
+impl Rate {
+    /// `r`, if it is a usable rate.
+    pub fn new(r: f64) -> Option<Rate> {
+        (r.is_finite() && r > 0.0).then_some(Rate(r))
+    }
+
+    pub fn get(self) -> f64 {
+        self.0
+    }
+
+    /// The rate whose `get().to_bits()` is `bits` (an axis value).
+    pub fn from_bits(bits: u64) -> Rate {
+        Rate(f64::from_bits(bits))
+    }
+}
+
+impl Eq for Rate {}
+
+impl std::hash::Hash for Rate {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.to_bits().hash(state);
+    }
+}
+
+/// The load: clients on the nodes sending requests to the Service.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TrafficSpec {
+    /// Requests per second to the whole Service, shared round robin by the clients.
+    pub rate: Rate,
+    pub arrival: Arrival,
+    pub connections: Connections,
+    /// Keep-alive only: idle connections a client keeps (Go's MaxIdleConnsPerHost).
+    pub pool: u32,
+    pub clients: u32,
+    /// How long the app takes to answer.
+    pub service_time: Dist,
+    pub retry: Retry,
+    /// Traffic runs this long from its start; `None`: until 10 s after the
+    /// last disruption has settled.
+    pub duration: Option<SimDuration>,
+    /// A SYN to a vanished Pod IP fails after this (Go's net.Dialer in
+    /// DefaultTransport: 30 s).
+    pub connect_timeout: SimDuration,
+}
+
+impl Default for TrafficSpec {
+    fn default() -> Self {
+        TrafficSpec {
+            rate: Rate(10.0),
+            arrival: Arrival::Poisson,
+            connections: Connections::New,
+            pool: 2,
+            clients: 1,
+            service_time: Dist::Fixed(SimDuration::from_millis(50)),
+            retry: Retry::None,
+            duration: None,
+            connect_timeout: SimDuration::from_secs(30),
+        }
+    }
+}
+
+/// When requests arrive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arrival {
+    /// Exponential gaps of mean 1/rate.
+    Poisson,
+    /// A request every 1/rate.
+    Constant,
+}
+
+impl Arrival {
+    pub const ALL: [Arrival; 2] = [Arrival::Poisson, Arrival::Constant];
+    pub const NAMES: [&'static str; 2] = ["poisson", "constant"];
+}
+
+/// How clients use connections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Connections {
+    /// One connection per request: isolates the endpoint race (the e2e tests' DisableKeepAlives).
+    New,
+    /// A pool of reused connections, pinned to their Pod by conntrack.
+    KeepAlive,
+}
+
+impl Connections {
+    pub const ALL: [Connections; 2] = [Connections::New, Connections::KeepAlive];
+    pub const NAMES: [&'static str; 2] = ["new", "keep-alive"];
+}
+
+/// What a client does with a failed request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Retry {
+    None,
+    /// A connection-level failure is sent once more on a fresh connection.
+    Once,
+}
+
+impl Retry {
+    pub const ALL: [Retry; 2] = [Retry::None, Retry::Once];
+    pub const NAMES: [&'static str; 2] = ["none", "once"];
+}
+
+/// The serving app: the first app container that is not a proxy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AppSpec {
+    pub on_sigterm: OnSigterm,
+    /// `delay-then-drain` only: the listener stays open this long after SIGTERM.
+    pub drain_delay: SimDuration,
+}
+
+/// The app's reaction to SIGTERM (disruption-model.md A.4). The container's
+/// `drain` is the app's own shutdown work: an idle app exits that long
+/// after SIGTERM (after `drain_delay`), a busy one when its last request is done.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum OnSigterm {
+    /// Exits at the signal: listener gone, in-flight requests cut.
+    ExitImmediately,
+    /// No handler (PID 1): serves on until SIGKILL at the grace deadline.
+    Ignore,
+    /// Keeps the listener open `drain_delay`, then as `CloseThenDrain`.
+    DelayThenDrain,
+    /// Go's `Server.Shutdown`: listener and idle connections closed, busy
+    /// ones closed after their current response.
+    #[default]
+    CloseThenDrain,
+    /// Node's `server.close()`: listener and idle sockets closed; busy
+    /// keep-alive sockets keep serving until idle for 5 s, or SIGKILL.
+    CloseKeepBusy,
+}
+
+impl OnSigterm {
+    pub const ALL: [OnSigterm; 5] = [
+        OnSigterm::ExitImmediately,
+        OnSigterm::Ignore,
+        OnSigterm::DelayThenDrain,
+        OnSigterm::CloseThenDrain,
+        OnSigterm::CloseKeepBusy,
+    ];
+    pub const NAMES: [&'static str; 5] = [
+        "exit-immediately",
+        "ignore",
+        "delay-then-drain",
+        "close-then-drain",
+        "close-keep-busy",
+    ];
+}
+
+/// One `kubectl delete pod`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Disruption {
+    pub when: When,
+    /// The replica deleted.
+    pub replica: u32,
+    /// `kubectl delete --grace-period`; `None`: the Pod's own.
+    pub grace_period: Option<SimDuration>,
+}
+
+impl Default for Disruption {
+    fn default() -> Self {
+        Disruption {
+            when: When::AfterReady(SimDuration::ZERO),
+            replica: 0,
+            grace_period: None,
+        }
+    }
+}
+
+/// When a disruption happens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum When {
+    /// At this time since the replicas were created.
+    At(SimDuration),
+    /// This long after the Service first had every replica Ready on every node.
+    AfterReady(SimDuration),
+}

@@ -1,0 +1,296 @@
+//! Requests: the arrival process, the route each takes (a kept-alive
+//! connection, or a new one through the client's node's rules, A.3), its
+//! answer or its failure, and the one retry `retry = "once"` allows.
+//!
+//! Invariant: every draw of a request is keyed by its index and its try
+//! (`DrawKey::ArrivalGap`, `Endpoint`, `ServiceTime`), never by the order
+//! in which things happened to be drawn, so a run is the same on any thread.
+
+use super::connection::ConnState;
+use super::outcome::{Cause, FailedRequest};
+use super::{ServiceEvent, ServiceModel};
+use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::draw::DrawKey;
+use crate::model::history::Observer;
+use crate::model::service::spec::{Arrival, Connections, Retry, TrafficSpec};
+
+/// No connection yet.
+const NO_CONN: u32 = u32::MAX;
+
+/// A request in progress.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Request {
+    pub client: u32,
+    /// Its number in the run: the counter of its draws.
+    pub index: u32,
+    pub sent: SimTime,
+    /// 1, or 2 once retried.
+    pub tries: u32,
+    pub conn: u32,
+    /// Where it was routed, once it was.
+    pub replica: Option<u32>,
+    /// Bumped when the slot is freed, so its pending events go stale.
+    pub generation: u32,
+}
+
+/// Requests in progress, by slot, with the free slots to reuse.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Requests {
+    pub all: Vec<Request>,
+    free: Vec<u32>,
+}
+
+impl Requests {
+    pub fn clear(&mut self) {
+        self.all.clear();
+        self.free.clear();
+    }
+
+    fn alloc(&mut self, client: u32, index: u32, sent: SimTime) -> u32 {
+        let request = Request {
+            client,
+            index,
+            sent,
+            tries: 1,
+            conn: NO_CONN,
+            replica: None,
+            generation: 0,
+        };
+        match self.free.pop() {
+            Some(slot) => {
+                let generation = self.all[slot as usize].generation;
+                self.all[slot as usize] = Request {
+                    generation,
+                    ..request
+                };
+                slot
+            }
+            None => {
+                self.all.push(request);
+                (self.all.len() - 1) as u32
+            }
+        }
+    }
+
+    fn release(&mut self, slot: u32) {
+        let r = &mut self.all[slot as usize];
+        r.generation = r.generation.wrapping_add(1);
+        self.free.push(slot);
+    }
+}
+
+impl<O: Observer> ServiceModel<O> {
+    fn traffic(&self) -> &TrafficSpec {
+        self.service
+            .traffic
+            .as_ref()
+            .expect("requests only run with traffic")
+    }
+
+    /// The arrival process's next request, unless the traffic is over.
+    pub(super) fn arrival(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        if self.traffic_end.is_some_and(|end| now >= end) {
+            return;
+        }
+        let t = self.traffic();
+        let (clients, rate, arrival) = (t.clients.max(1), t.rate.get(), t.arrival);
+        let index = self.sent;
+        self.sent += 1;
+        let slot = self.requests.alloc(index % clients, index, now);
+        self.send(slot, now, true, s);
+        self.schedule_arrival(index + 1, rate, arrival, now, s);
+    }
+
+    /// Schedules request `index`'s arrival, a gap after the previous one.
+    pub(super) fn schedule_arrival(
+        &mut self,
+        index: u32,
+        rate: f64,
+        arrival: Arrival,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) {
+        let mean_ms = 1000.0 / rate;
+        let gap = match arrival {
+            Arrival::Constant => mean_ms,
+            Arrival::Poisson => {
+                let u = self.stream.uniform(u64::from(index), DrawKey::ArrivalGap, 1);
+                -mean_ms * (-u).ln_1p()
+            }
+        };
+        self.next_arrival += gap;
+        let at = SimTime(self.next_arrival.round().max(0.0) as u64);
+        s.at(at.max(now), ServiceEvent::Arrival);
+    }
+
+    /// Sends request `slot`: on an idle kept-alive connection if `reuse`
+    /// and there is one, else on a new one through the node's rules.
+    fn send(&mut self, slot: u32, now: SimTime, reuse: bool, s: &mut Scheduler<'_, ServiceEvent>) {
+        let t = self.traffic();
+        let keep_alive = t.connections == Connections::KeepAlive;
+        let timeout = t.connect_timeout;
+        let request = self.requests.all[slot as usize];
+        let client = request.client as usize;
+        let pooled = reuse && keep_alive;
+        while let Some(c) = pooled.then(|| self.clients[client].pool.pop()).flatten() {
+            self.conns.unpool(c);
+            let conn = *self.conns.get(c);
+            match conn.state {
+                ConnState::Idle => {
+                    let conn = self.conns.get_mut(c);
+                    conn.generation = conn.generation.wrapping_add(1);
+                    return self.start(slot, c, now, s);
+                }
+                ConnState::Closed { at, reset } if at == now => {
+                    let cause = if reset { Cause::Reset } else { Cause::KeepaliveRace };
+                    self.requests.all[slot as usize].replica = Some(conn.replica);
+                    return self.fail(slot, cause, now, s);
+                }
+                // Closed earlier: the client saw the FIN and drops it.
+                _ => {}
+            }
+        }
+        let node = self.clients[client].node as usize;
+        let rules = &self.proxies[node].rules;
+        if rules.is_empty() {
+            return self.fail(slot, Cause::NoEndpoints, now, s);
+        }
+        let u = self
+            .stream
+            .uniform(u64::from(request.index), DrawKey::Endpoint, request.tries);
+        let pick = rules[((u * rules.len() as f64) as usize).min(rules.len() - 1)];
+        self.requests.all[slot as usize].replica = Some(pick);
+        self.routed(pick, now);
+        let rep = &mut self.replicas[pick as usize];
+        if rep.object_gone {
+            let generation = request.generation;
+            s.after(
+                timeout,
+                ServiceEvent::ConnectGaveUp {
+                    request: slot,
+                    generation,
+                },
+            );
+        } else if !rep.accepting() {
+            self.fail(slot, Cause::Refused, now, s);
+        } else {
+            let c = self.conns.open(request.client, pick, &mut rep.open);
+            self.start(slot, c, now, s);
+        }
+    }
+
+    /// Request `slot` goes out on connection `c`; its answer is due after
+    /// the service time.
+    fn start(&mut self, slot: u32, c: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        self.conns.get_mut(c).state = ConnState::Busy(slot);
+        let replica = self.conns.get(c).replica;
+        let request = &mut self.requests.all[slot as usize];
+        request.conn = c;
+        request.replica = Some(replica);
+        let (index, tries, generation) = (request.index, request.tries, request.generation);
+        self.routed(replica, now);
+        let dist = &self.traffic().service_time;
+        let took = match dist.fixed() {
+            Some(d) => d,
+            None => dist.sample(self.stream.uniform(u64::from(index), DrawKey::ServiceTime, tries)),
+        };
+        s.after(
+            took,
+            ServiceEvent::Answered {
+                request: slot,
+                generation,
+            },
+        );
+    }
+
+    /// A deleted replica got a request: the last so far.
+    fn routed(&mut self, replica: u32, now: SimTime) {
+        if let Some(i) = self.replicas[replica as usize].deletion {
+            let deleted = &mut self.deleted[i];
+            deleted.last_request_ms = Some(now.as_millis() - deleted.deleted_ms);
+        }
+    }
+
+    /// Request `slot` was answered; its connection goes back to the pool,
+    /// is held, or closes.
+    pub(super) fn answered(&mut self, slot: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let request = self.requests.all[slot as usize];
+        if request.tries > 1 {
+            self.retried_ok += 1;
+        }
+        self.requests.release(slot);
+        let c = request.conn;
+        let conn = *self.conns.get(c);
+        let r = conn.replica as usize;
+        let t = self.traffic();
+        let (keep_alive, pool) = (t.connections == Connections::KeepAlive, t.pool as usize);
+        let rep = &mut self.replicas[r];
+        let client = &mut self.clients[conn.client as usize];
+        let room = self.conns.idle_in(&client.pool) < pool;
+        if !keep_alive || rep.closing || !(room || rep.hostage) {
+            self.conns.close(c, now, false, &mut rep.open);
+        } else {
+            let conn = self.conns.get_mut(c);
+            conn.state = ConnState::Idle;
+            conn.pooled = true;
+            client.pool.push(c);
+            if rep.hostage {
+                self.hold_idle(c, s);
+            }
+        }
+        self.maybe_exit(r, now, s);
+    }
+
+    /// The connect attempt of request `slot` to a vanished Pod IP gave up.
+    pub(super) fn connect_gave_up(&mut self, slot: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        self.fail(slot, Cause::Timeout, now, s);
+    }
+
+    /// A hostage connection sat idle for the keep-alive timeout: closed.
+    pub(super) fn idle_expired(&mut self, c: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let conn = *self.conns.get(c);
+        if conn.state != ConnState::Idle {
+            return;
+        }
+        let r = conn.replica as usize;
+        self.conns.close(c, now, false, &mut self.replicas[r].open);
+        self.maybe_exit(r, now, s);
+    }
+
+    /// Request `slot` failed with `cause`: sent again once if the policy
+    /// allows, else counted.
+    pub(super) fn fail(
+        &mut self,
+        slot: u32,
+        cause: Cause,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) {
+        let request = self.requests.all[slot as usize];
+        if self.traffic().retry == Retry::Once && request.tries == 1 && cause.at_connection_level() {
+            let r = &mut self.requests.all[slot as usize];
+            r.tries = 2;
+            r.conn = NO_CONN;
+            return self.send(slot, now, false, s);
+        }
+        self.failed_by[cause as usize] += 1;
+        if O::KEEPS_HISTORY {
+            self.failures.push(FailedRequest {
+                at: now,
+                sent: request.sent,
+                cause,
+                replica: request.replica,
+                client: request.client,
+            });
+        }
+        self.requests.release(slot);
+    }
+
+    /// When the traffic that has started stops, if it is known yet.
+    pub(super) fn traffic_span(&self) -> Option<(SimTime, Option<SimTime>)> {
+        self.started.map(|start| (start, self.traffic_end))
+    }
+}
+
+/// The default tail: traffic runs this long after the last disruption has settled.
+pub(super) const SETTLE_TAIL: SimDuration = SimDuration::from_secs(10);
