@@ -11,6 +11,7 @@ mod output;
 mod plot;
 mod report;
 mod run;
+mod service;
 mod sweep;
 
 use std::path::Path;

@@ -76,6 +76,9 @@ pub fn load_scenarios(files: &[&Path], timings: Option<&Path>) -> Result<Vec<Sce
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
     let files: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
     let scenarios = load_scenarios(&files, args.timings.as_deref())?;
+    if scenarios.iter().any(|s| s.run.service.is_some()) {
+        return super::service::run(&scenarios, args, out);
+    }
     if let Some(path) = &args.svg {
         check_outputs(&[Planned {
             flag: "--svg",

@@ -12,6 +12,7 @@ pub mod kubectl;
 pub mod marks;
 pub mod plot;
 pub mod png;
+pub mod service;
 pub mod svg;
 pub mod table;
 pub mod timeline;

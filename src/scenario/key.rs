@@ -14,6 +14,10 @@ use crate::model::{
     RestartPolicy, RunSpec,
 };
 
+use crate::model::service::{
+    Arrival, Connections, OnSigterm, Preset, Propagation, Rate, Retry, TrafficSpec, When,
+};
+
 use super::dist::{parse_dist_list_text, parse_dist_text, parse_probability};
 use super::duration::parse_duration;
 
@@ -26,6 +30,33 @@ pub enum Scope {
     Pod,
     /// One `[[containers]]` entry.
     Container,
+    /// `[service]`: the replicas, nodes and kube-proxy.
+    Service,
+    /// `[traffic]`: the requests sent to the Service.
+    Traffic,
+    /// `[app]`: how the serving app reacts to SIGTERM.
+    App,
+    /// One `[[disruptions]]` entry (a `Key`'s index is the entry's).
+    Disruption,
+}
+
+impl Scope {
+    /// The Service's scopes: the table each is written in, as a grid
+    /// axis's path starts (`service.replicas`, `disruptions.0.at`).
+    pub const SERVICE: [Scope; 4] = [Scope::Service, Scope::Traffic, Scope::App, Scope::Disruption];
+
+    /// The table's name, for the Service's scopes.
+    pub fn table(self) -> &'static str {
+        match self {
+            Scope::Run => "",
+            Scope::Pod => "pod",
+            Scope::Container => "containers",
+            Scope::Service => "service",
+            Scope::Traffic => "traffic",
+            Scope::App => "app",
+            Scope::Disruption => "disruptions",
+        }
+    }
 }
 
 /// A field of a probe table (R27).
@@ -146,6 +177,27 @@ pub enum Field {
     Run,
     ExitCode,
     Probe(ProbeKind, ProbeField),
+    Replicas,
+    Nodes,
+    Propagation,
+    KubeletDelay,
+    MinSyncPeriod,
+    Cleanup,
+    Rate,
+    Arrival,
+    Connections,
+    Pool,
+    Clients,
+    ServiceTime,
+    Retry,
+    Duration,
+    ConnectTimeout,
+    OnSigterm,
+    DrainDelay,
+    At,
+    AfterReady,
+    Delete,
+    GracePeriod,
 }
 
 /// What kind of value a field takes: how it is read and written.
@@ -172,6 +224,10 @@ pub enum Unit {
     /// Durations or distributions, one per attempt; as an axis, one (the
     /// first attempt).
     DistList,
+    /// Requests per second, a number above 0 (`8.3`).
+    Rate,
+    /// A propagation preset's name, or a duration or distribution.
+    Propagation,
 }
 
 /// A value of some `Unit`, parsed and checked.
@@ -188,7 +244,13 @@ pub enum Value {
     Word(usize),
     Version(KubeVersion),
     DistList(Vec<Dist>),
+    Rate(Rate),
+    /// The index of a propagation preset in `Preset::ALL`.
+    Preset(usize),
 }
+
+/// Marks a preset in an encoded `Unit::Propagation` value (a duration never reaches it).
+const PRESET_TAG: u64 = 1 << 63;
 
 const FLAG_NAMES: [&str; 2] = ["false", "true"];
 const KINDS: [ContainerKind; 3] = [ContainerKind::Init, ContainerKind::Sidecar, ContainerKind::App];
@@ -202,7 +264,7 @@ const MODE_NAMES: [&str; 2] = ["service", "job"];
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 39] = {
+    pub const ALL: [Field; 60] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -245,6 +307,27 @@ impl Field {
             Field::Probe(L, P::SuccessThreshold),
             Field::Probe(L, P::FailureThreshold),
             Field::Probe(L, P::TerminationGracePeriod),
+            Field::Replicas,
+            Field::Nodes,
+            Field::Propagation,
+            Field::KubeletDelay,
+            Field::MinSyncPeriod,
+            Field::Cleanup,
+            Field::Rate,
+            Field::Arrival,
+            Field::Connections,
+            Field::Pool,
+            Field::Clients,
+            Field::ServiceTime,
+            Field::Retry,
+            Field::Duration,
+            Field::ConnectTimeout,
+            Field::OnSigterm,
+            Field::DrainDelay,
+            Field::At,
+            Field::AfterReady,
+            Field::Delete,
+            Field::GracePeriod,
         ]
     };
 
@@ -271,6 +354,23 @@ impl Field {
             | Field::Run
             | Field::ExitCode
             | Field::Probe(..) => Scope::Container,
+            Field::Replicas
+            | Field::Nodes
+            | Field::Propagation
+            | Field::KubeletDelay
+            | Field::MinSyncPeriod
+            | Field::Cleanup => Scope::Service,
+            Field::Rate
+            | Field::Arrival
+            | Field::Connections
+            | Field::Pool
+            | Field::Clients
+            | Field::ServiceTime
+            | Field::Retry
+            | Field::Duration
+            | Field::ConnectTimeout => Scope::Traffic,
+            Field::OnSigterm | Field::DrainDelay => Scope::App,
+            Field::At | Field::AfterReady | Field::Delete | Field::GracePeriod => Scope::Disruption,
         }
     }
 
@@ -310,6 +410,27 @@ impl Field {
             Field::Run => "run",
             Field::ExitCode => "exit_code",
             Field::Probe(_, field) => field.name(),
+            Field::Replicas => "replicas",
+            Field::Nodes => "nodes",
+            Field::Propagation => "propagation",
+            Field::KubeletDelay => "kubelet_delay",
+            Field::MinSyncPeriod => "min_sync_period",
+            Field::Cleanup => "cleanup",
+            Field::Rate => "rate",
+            Field::Arrival => "arrival",
+            Field::Connections => "connections",
+            Field::Pool => "pool",
+            Field::Clients => "clients",
+            Field::ServiceTime => "service_time",
+            Field::Retry => "retry",
+            Field::Duration => "duration",
+            Field::ConnectTimeout => "connect_timeout",
+            Field::OnSigterm => "on_sigterm",
+            Field::DrainDelay => "drain_delay",
+            Field::At => "at",
+            Field::AfterReady => "after_ready",
+            Field::Delete => "delete",
+            Field::GracePeriod => "grace_period",
         }
     }
 
@@ -336,8 +457,36 @@ impl Field {
             | Field::StopAt
             | Field::StopAfterReady
             | Field::BackoffInitial
-            | Field::BackoffCap => Unit::Millis,
-            Field::Boot | Field::Drain | Field::PreStop | Field::Run => Unit::Dist,
+            | Field::BackoffCap
+            | Field::KubeletDelay
+            | Field::MinSyncPeriod
+            | Field::Cleanup
+            | Field::Duration
+            | Field::ConnectTimeout
+            | Field::DrainDelay
+            | Field::At
+            | Field::AfterReady
+            | Field::GracePeriod => Unit::Millis,
+            Field::Boot | Field::Drain | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
+            Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
+            Field::Rate => Unit::Rate,
+            Field::Propagation => Unit::Propagation,
+            Field::Arrival => Unit::Word {
+                what: "arrival",
+                names: &Arrival::NAMES,
+            },
+            Field::Connections => Unit::Word {
+                what: "connections",
+                names: &Connections::NAMES,
+            },
+            Field::Retry => Unit::Word {
+                what: "retry",
+                names: &Retry::NAMES,
+            },
+            Field::OnSigterm => Unit::Word {
+                what: "on_sigterm",
+                names: &OnSigterm::NAMES,
+            },
             Field::CrashAfter => Unit::DistList,
             Field::FailProbability => Unit::Probability,
             Field::Seed | Field::Fails | Field::ExitCode => Unit::Count,
@@ -414,6 +563,43 @@ impl Field {
             Field::Probe(_, ProbeField::TerminationGracePeriod) => {
                 "probe-level terminationGracePeriodSeconds for the kill (not on readiness)"
             }
+            Field::Replicas => {
+                "replicas of the Pod behind the Service, placed round robin on the nodes; default 3"
+            }
+            Field::Nodes => "nodes, each with its kube-proxy; clients are placed round robin too; default 3",
+            Field::Propagation => {
+                "per node, endpoint change → sync request: a preset (tiny, medium, large, gcp-lb, azure-lb, nlb-ip) or a duration or distribution; default tiny"
+            }
+            Field::KubeletDelay => "deletion → the kubelet starts preStop/SIGTERM; default 100ms",
+            Field::MinSyncPeriod => {
+                "kube-proxy's minSyncPeriod (token bucket, burst 2); 0s syncs at once; default 1s"
+            }
+            Field::Cleanup => {
+                "last container exit → the Pod object is gone (endpoint removed, IP silent); default 1s"
+            }
+            Field::Rate => "requests per second to the whole Service, above 0",
+            Field::Arrival => "poisson (default) or constant",
+            Field::Connections => "new (default): one connection per request; keep-alive: a pool per client",
+            Field::Pool => "keep-alive: idle connections each client keeps; default 2",
+            Field::Clients => "load generators, placed round robin on the nodes; default 1",
+            Field::ServiceTime => "how long the app takes to answer; default 50ms; or a distribution",
+            Field::Retry => {
+                "none (default) or once: a connection-level failure is sent once more on a fresh connection"
+            }
+            Field::Duration => {
+                "traffic runs this long from its start; default until 10s after the last disruption settled"
+            }
+            Field::ConnectTimeout => "a SYN to a vanished Pod IP fails after this; default 30s",
+            Field::OnSigterm => {
+                "exit-immediately, ignore, delay-then-drain, close-then-drain (default, Go) or close-keep-busy (Node)"
+            }
+            Field::DrainDelay => "delay-then-drain: the listener stays open this long after SIGTERM",
+            Field::At => "delete the replica at this time since the replicas were created",
+            Field::AfterReady => {
+                "delete the replica this long after traffic started (every replica Ready on every node)"
+            }
+            Field::Delete => "the replica to delete, from 0",
+            Field::GracePeriod => "kubectl delete --grace-period; default the Pod's",
         }
     }
 
@@ -481,6 +667,14 @@ impl Unit {
             Unit::Word { what, names } => word(what, names, trimmed),
             Unit::Version => parse_kube_version(trimmed).map(Value::Version),
             Unit::DistList => parse_dist_list_text(trimmed).map(Value::DistList),
+            Unit::Rate => parse_rate(trimmed).map(Value::Rate),
+            Unit::Propagation => match Preset::NAMES.iter().position(|n| *n == trimmed) {
+                Some(i) => Ok(Value::Preset(i)),
+                None if trimmed.starts_with(|c: char| c.is_ascii_digit()) => {
+                    parse_dist_text(text).map(Value::from_dist)
+                }
+                None => Err(unknown_preset(trimmed)),
+            },
         }
     }
 
@@ -493,6 +687,9 @@ impl Unit {
             Unit::Flag => Value::Flag(encoded != 0),
             Unit::Word { .. } => Value::Word(encoded as usize),
             Unit::Version => Value::Version(KubeVersion(encoded as u32)),
+            Unit::Rate => Value::Rate(Rate::from_bits(encoded)),
+            Unit::Propagation if encoded & PRESET_TAG != 0 => Value::Preset((encoded & !PRESET_TAG) as usize),
+            Unit::Propagation => Value::Millis(SimDuration::from_millis(encoded)),
         }
     }
 
@@ -505,6 +702,11 @@ impl Unit {
             Unit::Flag => FLAG_NAMES[usize::from(encoded != 0)].to_string(),
             Unit::Word { names, .. } => format!("\"{}\"", names[encoded as usize]),
             Unit::Version => format!("\"1.{encoded}\""),
+            Unit::Rate => Rate::from_bits(encoded).get().to_string(),
+            Unit::Propagation if encoded & PRESET_TAG != 0 => {
+                format!("\"{}\"", Preset::NAMES[(encoded & !PRESET_TAG) as usize])
+            }
+            Unit::Propagation => SimDuration::from_millis(encoded).to_string(),
         }
     }
 
@@ -523,6 +725,12 @@ impl Unit {
                 buf.extend_from_slice(b"1.");
                 buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes());
             }
+            Unit::Rate => buf.extend_from_slice(Rate::from_bits(encoded).get().to_string().as_bytes()),
+            // A preset by its name; a fixed delay in milliseconds.
+            Unit::Propagation if encoded & PRESET_TAG != 0 => {
+                buf.extend_from_slice(Preset::NAMES[(encoded & !PRESET_TAG) as usize].as_bytes())
+            }
+            Unit::Propagation => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
         }
     }
 }
@@ -534,6 +742,20 @@ pub fn word(what: &str, names: &[&str], text: &str) -> Result<Value, String> {
         .position(|n| *n == text)
         .map(Value::Word)
         .ok_or_else(|| super::diagnostic::unknown_word(what, text, names))
+}
+
+/// A rate of requests per second: a finite number above 0.
+pub fn parse_rate(text: &str) -> Result<Rate, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(Rate::new)
+        .ok_or_else(|| format!("rate must be a number of requests per second above 0 (e.g. 8.3), not {text}"))
+}
+
+/// The message for a propagation that is no preset and no duration.
+pub fn unknown_preset(text: &str) -> String {
+    super::diagnostic::unknown_word("propagation preset", text, &Preset::NAMES)
+        + "; or write a duration such as \"2s\" or a distribution"
 }
 
 /// Parses `"1.33"` into a version podsim knows.
@@ -561,6 +783,8 @@ impl Value {
             Value::Word(i) => Some(*i as u64),
             Value::Version(v) => Some(u64::from(v.0)),
             Value::DistList(_) => None,
+            Value::Rate(r) => Some(r.get().to_bits()),
+            Value::Preset(i) => Some(*i as u64 | PRESET_TAG),
         }
     }
 
@@ -620,6 +844,8 @@ impl Key {
                     .map_or("?", |c| c.name.as_str());
                 format!("containers.{name}.{}", self.field.name())
             }
+            (Scope::Disruption, i) => format!("disruptions.{}.{}", i.unwrap_or(0), self.field.name()),
+            (scope, _) => format!("{}.{}", scope.table(), self.field.name()),
         }
     }
 
@@ -662,6 +888,30 @@ impl Key {
             (Field::BackoffInitial, _) => pod.backoff.initial = ms,
             (Field::BackoffCap, _) => pod.backoff.cap = ms,
             (Field::BackoffImmediateFirstRestart, _) => pod.backoff.immediate_first_restart = flag,
+            (
+                field @ (Field::Replicas
+                | Field::Nodes
+                | Field::Propagation
+                | Field::KubeletDelay
+                | Field::MinSyncPeriod
+                | Field::Cleanup
+                | Field::Rate
+                | Field::Arrival
+                | Field::Connections
+                | Field::Pool
+                | Field::Clients
+                | Field::ServiceTime
+                | Field::Retry
+                | Field::Duration
+                | Field::ConnectTimeout
+                | Field::OnSigterm
+                | Field::DrainDelay
+                | Field::At
+                | Field::AfterReady
+                | Field::Delete
+                | Field::GracePeriod),
+                _,
+            ) => set_service(field, self.container, run, value, ms, count, word),
             (_, None) => {}
             (Field::Kind, Some(c)) => c.kind = KINDS[word.min(2)],
             (Field::Boot, Some(c)) => c.boot = value.into_dist(),
@@ -693,6 +943,69 @@ impl Key {
                 }
             }
         }
+    }
+}
+
+/// Sets a field of the Service's scopes, making the `[service]` (and
+/// `[traffic]`) it belongs to if need be; `index` is a disruption's.
+fn set_service(
+    field: Field,
+    index: Option<usize>,
+    run: &mut RunSpec,
+    value: Value,
+    ms: SimDuration,
+    count: u32,
+    word: usize,
+) {
+    let service = run.service.get_or_insert_with(Default::default);
+    if field.scope() == Scope::Traffic {
+        let t = service.traffic.get_or_insert_with(TrafficSpec::default);
+        match field {
+            Field::Rate => {
+                if let Value::Rate(r) = value {
+                    t.rate = r;
+                }
+            }
+            Field::Arrival => t.arrival = Arrival::ALL[word.min(1)],
+            Field::Connections => t.connections = Connections::ALL[word.min(1)],
+            Field::Pool => t.pool = count,
+            Field::Clients => t.clients = count,
+            Field::ServiceTime => t.service_time = value.into_dist(),
+            Field::Retry => t.retry = Retry::ALL[word.min(1)],
+            Field::Duration => t.duration = Some(ms),
+            Field::ConnectTimeout => t.connect_timeout = ms,
+            _ => {}
+        }
+        return;
+    }
+    if field.scope() == Scope::Disruption {
+        let Some(d) = index.and_then(|i| service.disruptions.get_mut(i)) else {
+            return;
+        };
+        match field {
+            Field::At => d.when = When::At(ms),
+            Field::AfterReady => d.when = When::AfterReady(ms),
+            Field::Delete => d.replica = count,
+            Field::GracePeriod => d.grace_period = Some(ms),
+            _ => {}
+        }
+        return;
+    }
+    match field {
+        Field::Replicas => service.replicas = count,
+        Field::Nodes => service.nodes = count,
+        Field::Propagation => {
+            service.propagation = match value {
+                Value::Preset(i) => Propagation::Preset(Preset::ALL[i.min(Preset::ALL.len() - 1)]),
+                other => Propagation::Custom(other.into_dist()),
+            }
+        }
+        Field::KubeletDelay => service.kubelet_delay = ms,
+        Field::MinSyncPeriod => service.min_sync_period = ms,
+        Field::Cleanup => service.cleanup = ms,
+        Field::OnSigterm => service.app.on_sigterm = OnSigterm::ALL[word.min(4)],
+        Field::DrainDelay => service.app.drain_delay = ms,
+        _ => {}
     }
 }
 
@@ -746,6 +1059,8 @@ mod tests {
                 Unit::Word { .. } => Value::Word(1),
                 Unit::Version => Value::Version(KubeVersion(33)),
                 Unit::DistList => unreachable!("an axis unit is never a list"),
+                Unit::Rate => Value::Rate(Rate::new(8.5).unwrap()),
+                Unit::Propagation => Value::Preset(1),
             };
             assert_eq!(unit.decode(value.encode().unwrap()), value, "{field:?}");
             Key::container(field, 0).set(&mut run, value);

@@ -15,6 +15,7 @@ mod duration;
 pub mod key;
 pub mod manifest;
 pub mod rules;
+pub mod service;
 pub mod toml;
 
 use std::path::Path;
@@ -22,6 +23,7 @@ use std::path::Path;
 pub use diagnostic::{Diagnostic, Input, Problem, Severity, closest, line_col, unknown_word};
 pub use duration::parse_duration;
 pub use rules::check_spec;
+pub use service::check_service;
 
 use crate::model::RunSpec;
 
@@ -200,9 +202,15 @@ mod registry {
             Unit::Word { .. } => match field {
                 Field::RestartPolicy => ("\"Never\"", "Never"),
                 Field::Mode => ("\"job\"", "job"),
+                Field::Arrival => ("\"constant\"", "constant"),
+                Field::Connections => ("\"keep-alive\"", "keep-alive"),
+                Field::Retry => ("\"once\"", "once"),
+                Field::OnSigterm => ("\"ignore\"", "ignore"),
                 _ => ("\"app\"", "app"),
             },
             Unit::Version => ("\"1.33\"", "1.33"),
+            Unit::Rate => ("8.3", "8.3"),
+            Unit::Propagation => ("\"medium\"", "medium"),
         }
     }
 
@@ -253,6 +261,30 @@ mod registry {
                 (Scope::Container, Some(g)) => {
                     format!("{base}{} = {{ {} = {toml_value} }}\n", g.name(), field.leaf())
                 }
+                // A Service around the Pod, with the key in its own table.
+                (scope, _) => {
+                    let line = format!("{} = {toml_value}\n", field.name());
+                    let table = |s: Scope, rest: &str| {
+                        if s == scope {
+                            format!("{rest}{line}")
+                        } else {
+                            rest.to_string()
+                        }
+                    };
+                    let when = match field {
+                        Field::At | Field::AfterReady => "",
+                        _ => "after_ready = \"1s\"\n",
+                    };
+                    let rate = if field == Field::Rate { "" } else { "rate = 1\n" };
+                    format!(
+                        "[service]\n{}[traffic]\n{}[app]\n{}[[disruptions]]\n{}{}",
+                        table(Scope::Service, ""),
+                        table(Scope::Traffic, rate),
+                        table(Scope::App, ""),
+                        table(Scope::Disruption, when),
+                        base.replace("restart_policy = \"Never\"\n", "")
+                    )
+                }
             };
             accepted(
                 field,
@@ -264,6 +296,8 @@ mod registry {
                 Scope::Run => field.name(),
                 Scope::Pod => format!("pod.{}", field.name()),
                 Scope::Container => format!("containers.web.{}", field.name()),
+                Scope::Disruption => format!("disruptions.0.{}", field.name()),
+                scope => format!("{}.{}", scope.table(), field.name()),
             };
             let axis_value = match toml_value {
                 "[\"30s\"]" => "\"30s\"",
@@ -282,7 +316,11 @@ mod registry {
 
     #[test]
     fn every_key_is_read_by_annotations_and_the_overlay_or_sent_to_the_manifest() {
-        for field in Field::ALL {
+        // A manifest is one Pod: the Service's keys live in TOML scenarios only.
+        for field in Field::ALL
+            .into_iter()
+            .filter(|f| !Scope::SERVICE.contains(&f.scope()))
+        {
             let (toml_value, text) = sample(field);
             let (annotation, table) = match field.scope() {
                 Scope::Container => (format!("podsim.dev/web.{}", field.name()), "[containers.web]"),

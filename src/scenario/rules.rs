@@ -338,5 +338,27 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::BackoffImmediateFirstRestart
         | Field::Boot
         | Field::Fails => None,
+        // The Service's rules (`scenario::service`) check axes value by value.
+        Field::Replicas
+        | Field::Nodes
+        | Field::Propagation
+        | Field::KubeletDelay
+        | Field::MinSyncPeriod
+        | Field::Cleanup
+        | Field::Rate
+        | Field::Arrival
+        | Field::Connections
+        | Field::Pool
+        | Field::Clients
+        | Field::ServiceTime
+        | Field::Retry
+        | Field::Duration
+        | Field::ConnectTimeout
+        | Field::OnSigterm
+        | Field::DrainDelay
+        | Field::At
+        | Field::AfterReady
+        | Field::Delete
+        | Field::GracePeriod => None,
     }
 }

@@ -21,7 +21,15 @@ use crate::engine::SimDuration;
 use crate::model::{ContainerKind, ContainerSpec, PodSpec, RunSpec};
 
 /// Keys of the top level that are not settings.
-const STRUCTURE: [&str; 3] = ["name", "pod", "containers"];
+const STRUCTURE: [&str; 7] = [
+    "name",
+    "pod",
+    "containers",
+    "service",
+    "traffic",
+    "app",
+    "disruptions",
+];
 /// Keys only a grid file has.
 const GRID_ONLY: [&str; 2] = ["base", "axes"];
 
@@ -105,6 +113,18 @@ pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
             }
         }
         (Unit::Flag, DeValue::Boolean(b)) => Ok(Value::Flag(*b)),
+        (Unit::Rate, DeValue::Float(f)) => super::key::parse_rate(f.as_str())
+            .map(Value::Rate)
+            .map_err(ValueError::Invalid),
+        (Unit::Rate, DeValue::Integer(i)) => super::key::parse_rate(i.as_str())
+            .map(Value::Rate)
+            .map_err(ValueError::Invalid),
+        (Unit::Propagation, DeValue::String(s)) => Unit::Propagation
+            .parse_text("propagation", s)
+            .map_err(ValueError::UnknownWord),
+        (Unit::Propagation, DeValue::Table(table)) => dist_from_table(table)
+            .map(Value::from_dist)
+            .map_err(ValueError::Invalid),
         (Unit::Word { what, names }, DeValue::String(s)) => {
             word(what, names, s).map_err(ValueError::UnknownWord)
         }
@@ -145,6 +165,11 @@ pub fn one_value(unit: Unit) -> String {
         Unit::Flag => "true or false (no quotes)".into(),
         Unit::Word { names, .. } => format!("one of {} (in quotes)", names.join(", ")),
         Unit::Version => "a version in quotes such as \"1.33\"".into(),
+        Unit::Rate => "a number of requests per second above 0 such as 8.3 (no quotes)".into(),
+        Unit::Propagation => format!(
+            "a preset in quotes ({}), a duration such as \"2s\" or a distribution",
+            crate::model::service::Preset::NAMES.join(", ")
+        ),
     }
 }
 
@@ -161,6 +186,8 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
     };
     let mut name = String::new();
     let (mut pod, mut containers) = (None, None);
+    // The Service's tables: `[service]` first, so the others know it exists.
+    let mut service_tables: Vec<(Scope, &Spanned<toml::de::DeString>, &Spanned<DeValue>)> = Vec::new();
     for (key, value) in doc.get_ref() {
         match key.get_ref().as_ref() {
             "name" => match value.get_ref() {
@@ -174,6 +201,13 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
             },
             "pod" => pod = Some(value),
             "containers" => containers = Some(value),
+            word if Scope::SERVICE.iter().any(|s| s.table() == word) => {
+                let scope = Scope::SERVICE
+                    .into_iter()
+                    .find(|s| s.table() == word)
+                    .unwrap_or(Scope::Service);
+                service_tables.push((scope, key, value));
+            }
             word if GRID_ONLY.contains(&word) => {
                 return Err(Diagnostic::error(
                     origin,
@@ -194,6 +228,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
         };
         reader.table(Scope::Pod, None, "", table)?;
     }
+    reader.service(&service_tables)?;
     if let Err(problem) = check_spec(&reader.run.pod) {
         return Err(reader.rule(&problem));
     }
@@ -416,6 +451,86 @@ impl Reader<'_> {
         self.spans.push(((container, Spot::Field(field)), value.span()));
         let key = Key { field, container };
         key.set(&mut self.run, parsed);
+        Ok(())
+    }
+
+    /// `[service]`, `[traffic]`, `[app]` and `[[disruptions]]`, then the Service's rules.
+    fn service(
+        &mut self,
+        tables: &[(Scope, &Spanned<toml::de::DeString>, &Spanned<DeValue>)],
+    ) -> Result<(), Diagnostic> {
+        let Some(first) = tables.first() else {
+            return Ok(());
+        };
+        if !tables.iter().any(|(s, _, _)| *s == Scope::Service) {
+            return Err(self.error(
+                first.1.span(),
+                format!(
+                    "[{}] needs a [service] to send to: add [service] (replicas, nodes, propagation, …)",
+                    first.1.get_ref().as_ref() as &str
+                ),
+            ));
+        }
+        self.run.service.get_or_insert_with(Default::default);
+        for &(scope, key, value) in tables {
+            let word: &str = key.get_ref().as_ref();
+            match (scope, value.get_ref()) {
+                (Scope::Disruption, DeValue::Array(items)) => {
+                    for item in items.iter() {
+                        let DeValue::Table(table) = item.get_ref() else {
+                            return Err(
+                                self.error(item.span(), "each disruption is a table: write [[disruptions]]")
+                            );
+                        };
+                        let service = self.run.service.get_or_insert_with(Default::default);
+                        let index = service.disruptions.len();
+                        service.disruptions.push(Default::default());
+                        let when = [Field::At, Field::AfterReady];
+                        let given: Vec<Field> = when
+                            .into_iter()
+                            .filter(|f| table.get(f.leaf()).is_some())
+                            .collect();
+                        if given.len() != 1 {
+                            return Err(self.error(
+                                item.span(),
+                                format!("disruption {index}: say when with one of at = \"30s\" or after_ready = \"10s\""),
+                            ));
+                        }
+                        let context = format!("disruption {index}: ");
+                        self.table(scope, Some(index), &context, table)?;
+                    }
+                }
+                (Scope::Disruption, _) => {
+                    return Err(self.error(
+                        value.span(),
+                        "disruptions must be a list of tables: write [[disruptions]]",
+                    ));
+                }
+                (_, DeValue::Table(table)) => {
+                    self.table(scope, None, &format!("[{word}] "), table)?;
+                    if scope == Scope::Traffic {
+                        let service = self.run.service.get_or_insert_with(Default::default);
+                        service.traffic.get_or_insert_with(Default::default);
+                        if table.get(Field::Rate.leaf()).is_none() {
+                            return Err(self.error(
+                                key.span(),
+                                "[traffic] needs a rate: add rate = 10 (requests per second)",
+                            ));
+                        }
+                    }
+                }
+                _ => return Err(self.error(value.span(), format!("{word} must be a table: write [{word}]"))),
+            }
+        }
+        if let Err(p) = super::service::check_service(&self.run) {
+            let span = self
+                .spans
+                .iter()
+                .find(|((i, s), _)| *s == Spot::Field(p.field) && (p.index.is_none() || *i == p.index))
+                .map(|(_, span)| span.clone())
+                .unwrap_or_else(|| first.1.span());
+            return Err(self.error(span, p.message));
+        }
         Ok(())
     }
 

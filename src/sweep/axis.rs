@@ -135,12 +135,24 @@ enum Shape<'p> {
     Container(&'p str, Field),
     /// A group's table (`pod.backoff`, `containers.web.startup_probe`).
     Group(Group),
+    /// `disruptions.<index>.<key>`.
+    Disruption(usize, Field),
 }
 
 /// The path's shape, if it ends in a key the registry knows.
 fn shape(path: &str) -> Option<Shape<'_>> {
     if let Some(field) = Field::find(Scope::Run, path) {
         return Some(Shape::Field(field));
+    }
+    if let Some((table, rest)) = path.split_once('.')
+        && let Some(scope) = Scope::SERVICE.into_iter().find(|s| s.table() == table)
+    {
+        if scope == Scope::Disruption {
+            let (index, key) = rest.split_once('.')?;
+            let index: usize = index.parse().ok()?;
+            return Field::find(scope, key).map(|f| Shape::Disruption(index, f));
+        }
+        return Field::find(scope, rest).map(Shape::Field);
     }
     if let Some(rest) = path.strip_prefix("pod.") {
         if let Some(group) = Group::ALL
@@ -171,13 +183,17 @@ fn shape(path: &str) -> Option<Shape<'_>> {
 /// Whether a table written under `path` is the value of a key (so not a
 /// table of further axes): it ends in a key the registry knows.
 pub(super) fn names_a_key(path: &str) -> bool {
-    matches!(shape(path), Some(Shape::Field(_) | Shape::Container(..)))
+    matches!(
+        shape(path),
+        Some(Shape::Field(_) | Shape::Container(..) | Shape::Disruption(..))
+    )
 }
 
 /// Resolves an axis path against the base spec, or says what paths exist.
 pub(super) fn resolve(path: &str, spec: &PodSpec) -> Result<Key, String> {
     match shape(path) {
         Some(Shape::Field(field)) => Ok(Key::pod(field)),
+        Some(Shape::Disruption(index, field)) => Ok(Key::container(field, index)),
         Some(Shape::Container(name, field)) => {
             let index = spec
                 .containers
@@ -247,6 +263,8 @@ fn sweepable_paths(spec: &PodSpec) -> Vec<String> {
                     .iter()
                     .map(|c| format!("containers.{}.{}", c.name, field.name())),
             ),
+            Scope::Disruption => paths.push(format!("disruptions.0.{}", field.name())),
+            scope => paths.push(format!("{}.{}", scope.table(), field.name())),
         }
     }
     paths
@@ -364,6 +382,8 @@ fn list_example(unit: Unit) -> String {
         Unit::Count => "[0, 1, 2]".into(),
         Unit::Flag => "[true, false]".into(),
         Unit::Version => "[\"1.29\", \"1.36\"]".into(),
+        Unit::Rate => "[5, 8.3, 20]".into(),
+        Unit::Propagation => "[\"tiny\", \"medium\", \"2s\"]".into(),
         Unit::Word { names, .. } => format!(
             "[{}]",
             names

@@ -1,0 +1,168 @@
+//! What `podsim run` shows of a Service scenario: the figures, each deleted
+//! Pod (when each node's rules dropped it, its last request, its
+//! termination), every failed request with its time and cause, and each
+//! replica's own event timeline; as text, or as one JSON document.
+//!
+//! Invariant: the metric keys are `ServiceMetrics::NAMES`, in that order,
+//! the CSV's columns, so JSON and CSV never disagree about a name.
+
+use std::fmt::Write;
+
+use serde_json::{Map, Value, json};
+
+use crate::engine::SimTime;
+use crate::model::service::{FailedRequest, ServiceMetrics, ServiceReport};
+use crate::model::{PodSpec, RunReport};
+
+use super::{json as pod_json, timeline};
+
+/// The figures as a JSON object, absent ones as `null`.
+pub fn metrics_object(m: &ServiceMetrics) -> Value {
+    let mut object = Map::new();
+    for (name, n) in ServiceMetrics::NAMES.iter().zip(m.numbers()) {
+        let value = match *name {
+            "outcome" => Value::from(m.outcome()),
+            _ => n.map_or(Value::Null, Value::from),
+        };
+        object.insert(name.to_string(), value);
+    }
+    Value::Object(object)
+}
+
+fn failure_object(f: &FailedRequest) -> Value {
+    json!({
+        "at_ms": f.at.as_millis(),
+        "sent_ms": f.sent.as_millis(),
+        "cause": f.cause.name(),
+        "replica": f.replica,
+        "client": f.client,
+    })
+}
+
+/// `{"name", "metrics", "deleted": […], "failed_requests": […], "replicas": [{"metrics", "events"}, …]}`.
+pub fn run_document(name: &str, pod: &PodSpec, report: &ServiceReport) -> Value {
+    let m = &report.metrics;
+    let deleted: Vec<Value> = m
+        .deleted
+        .iter()
+        .map(|d| {
+            json!({
+                "replica": d.replica,
+                "deleted_ms": d.deleted_ms,
+                "termination_ms": d.termination_ms,
+                "last_request_ms": d.last_request_ms,
+                "rules_dropped_ms": d.rules_dropped_ms,
+            })
+        })
+        .collect();
+    let replicas: Vec<Value> = replica_reports(report)
+        .map(|r| pod_json::run_document(name, pod, &r))
+        .map(|mut doc| {
+            if let Some(o) = doc.as_object_mut() {
+                o.remove("name");
+            }
+            doc
+        })
+        .collect();
+    json!({
+        "name": name,
+        "metrics": metrics_object(m),
+        "deleted": deleted,
+        "failed_requests": report.failures.iter().map(failure_object).collect::<Vec<_>>(),
+        "replicas": replicas,
+    })
+}
+
+/// Each replica's history as the Pod views read it.
+fn replica_reports(report: &ServiceReport) -> impl Iterator<Item = RunReport> + '_ {
+    report
+        .traces
+        .iter()
+        .zip(&report.metrics.replicas)
+        .map(|(trace, metrics)| RunReport {
+            metrics: *metrics,
+            trace: trace.clone(),
+        })
+}
+
+fn at(ms: u64) -> SimTime {
+    SimTime(ms)
+}
+
+/// The text `podsim run` prints for a Service scenario.
+pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize) -> String {
+    let m = &report.metrics;
+    let mut out = String::new();
+    let _ = match m.ready_ms {
+        Some(ms) => writeln!(
+            out,
+            "Service ready (every replica in every node's rules) at {}",
+            at(ms)
+        ),
+        None => writeln!(
+            out,
+            "Service never ready: some replica never reached every node's rules"
+        ),
+    };
+    for d in &m.deleted {
+        let after = |ms: Option<u64>| ms.map_or("never".to_string(), |ms| format!("+{}", at(ms)));
+        let _ = writeln!(
+            out,
+            "replica {} deleted at {}: terminated {}, last request routed to it {}",
+            d.replica,
+            at(d.deleted_ms),
+            after(d.termination_ms),
+            after(d.last_request_ms)
+        );
+        let nodes: Vec<String> = d
+            .rules_dropped_ms
+            .iter()
+            .enumerate()
+            .map(|(i, ms)| format!("node {i} {}", after(*ms)))
+            .collect();
+        let _ = writeln!(out, "  rules dropped it: {}", nodes.join(", "));
+    }
+    let causes: Vec<String> = crate::model::service::Cause::ALL
+        .iter()
+        .filter(|&&c| m.failed_of(c) > 0)
+        .map(|&c| format!("{} {}", c.name(), m.failed_of(c)))
+        .collect();
+    let causes = if causes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", causes.join(", "))
+    };
+    let _ = writeln!(
+        out,
+        "requests {}, failed {}{causes}, answered by a retry {}",
+        m.requests, m.failed, m.retried_ok
+    );
+    let _ = writeln!(
+        out,
+        "fewest ready endpoints {}, time with none {} ms",
+        m.min_ready_endpoints.map_or("-".to_string(), |n| n.to_string()),
+        m.zero_endpoints_ms
+    );
+    if !report.failures.is_empty() {
+        let _ = writeln!(out, "\nfailed requests (sent → failed, cause, replica):");
+        for f in report.failures.iter().take(max_failures) {
+            let replica = f.replica.map_or("-".to_string(), |r| r.to_string());
+            let _ = writeln!(out, "  {} → {}  {:<14} {replica}", f.sent, f.at, f.cause.name());
+        }
+        if report.failures.len() > max_failures {
+            let _ = writeln!(
+                out,
+                "  … and {} more (all of them: --format json)",
+                report.failures.len() - max_failures
+            );
+        }
+    }
+    for (r, replica) in replica_reports(report).enumerate() {
+        let deleted = m.deleted.iter().any(|d| d.replica as usize == r);
+        if deleted {
+            let _ = writeln!(out, "\n-- replica {r} (deleted)\n");
+            let _ = write!(out, "{}", timeline::event_lines(pod, &replica));
+        }
+    }
+    out
+}
