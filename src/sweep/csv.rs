@@ -7,6 +7,7 @@
 //! empty cell, words as they are; the header and the cells always agree in
 //! number and order.
 
+use crate::model::service::ServiceMetrics;
 use crate::model::{Field, Metrics};
 
 /// Appends `n` in decimal.
@@ -35,6 +36,19 @@ pub fn push_metrics(buf: &mut Vec<u8>, metrics: &Metrics) {
             Field::Millis(None) => {}
             Field::Count(n) => push_u64(buf, u64::from(n)),
             Field::Text(text) => buf.extend_from_slice(text.as_bytes()),
+        }
+    }
+}
+
+/// Appends one cell per Service metric, each preceded by a comma, in
+/// `ServiceMetrics::NAMES` order.
+pub fn push_service_metrics(buf: &mut Vec<u8>, metrics: &ServiceMetrics) {
+    for (name, n) in ServiceMetrics::NAMES.iter().zip(metrics.numbers()) {
+        buf.push(b',');
+        match (*name, n) {
+            ("outcome", _) => buf.extend_from_slice(metrics.outcome().as_bytes()),
+            (_, Some(n)) => push_u64(buf, n),
+            (_, None) => {}
         }
     }
 }

@@ -20,8 +20,10 @@ use toml::de::{DeTable, DeValue};
 
 use super::axis::{Axis, Positioned, RANGE_KEYS, Values, names_a_key, parse_values, resolve, same_field};
 use super::csv;
+use crate::model::service::ServiceMetrics;
 use crate::model::{ContainerKind, Metrics, RunSpec};
-use crate::scenario::key::Field;
+use crate::scenario::check_service;
+use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::{Format, rule_class};
 use crate::scenario::toml::syntax_error;
 use crate::scenario::{Diagnostic, Input, Problem, Scenario, check_spec, read_input};
@@ -224,7 +226,7 @@ impl Grid {
             runs,
             sha256: [0; 32],
         };
-        if let Err((axis, message)) = grid.check_rules() {
+        if let Err((axis, message)) = grid.check_rules().and_then(|()| grid.check_service()) {
             return Err(file.error(spans[axis].clone(), message));
         }
         grid.sha256 = grid.canonical_sha256();
@@ -249,7 +251,10 @@ impl Grid {
     pub fn columns(&self) -> Vec<String> {
         let mut columns = vec!["run".to_string()];
         columns.extend(self.axes.iter().map(Axis::column));
-        columns.extend(Metrics::NAMES.iter().map(|n| n.to_string()));
+        match self.base.service {
+            Some(_) => columns.extend(ServiceMetrics::NAMES.iter().map(|n| n.to_string())),
+            None => columns.extend(Metrics::NAMES.iter().map(|n| n.to_string())),
+        }
         columns
     }
 
@@ -334,6 +339,38 @@ impl Grid {
         self.check_probe(&fewest_apps)
     }
 
+    /// `check_service` for each value of each axis on the base: the
+    /// Service's rules are about one key at a time (or `delete` against
+    /// `replicas`, which the base fixes unless both are swept).
+    fn check_service(&self) -> Result<(), (usize, String)> {
+        for (a, axis) in self.axes.iter().enumerate() {
+            if !Scope::SERVICE.contains(&axis.key.field.scope()) {
+                continue;
+            }
+            if self.base.service.is_none() {
+                return Err((
+                    a,
+                    format!(
+                        "axis \"{}\": the base scenario has no [service] to sweep",
+                        axis.path
+                    ),
+                ));
+            }
+            let last = axis.values.len().saturating_sub(1);
+            for i in [0, last] {
+                let mut run = self.base.clone();
+                axis.apply(i, &mut run);
+                if let Err(problem) = check_service(&run) {
+                    return Err((
+                        a,
+                        format!("{} = {}: {}", axis.path, axis.describe(i), problem.message),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// `check_spec` on the base with these (axis, value index) settings.
     fn check_probe(&self, probe: &[(usize, u64)]) -> Result<(), (usize, String)> {
         let mut run = self.base.clone();
@@ -376,6 +413,9 @@ impl Grid {
             "podsim grid 2\nbase {:?}\nhorizon {}\n",
             self.base.pod, self.base.horizon.0
         ));
+        if let Some(service) = &self.base.service {
+            hash.update(format!("service {service:?}\n"));
+        }
         for axis in &self.axes {
             hash.update(format!("axis {:?} {}:", axis.key, axis.path));
             // A range by its three numbers: a range of billions of values

@@ -23,7 +23,8 @@ use sha2::{Digest, Sha256};
 use super::SweepError;
 use super::csv;
 use super::grid::Grid;
-use crate::model::PodSimulator;
+use crate::model::service::ServiceSimulator;
+use crate::model::{PodSimulator, RunSpec};
 
 /// Runs per chunk: big enough to amortise the hand-over, small enough to
 /// keep the writer busy and the window's memory small.
@@ -45,15 +46,41 @@ pub struct Written {
 /// One thread's simulator and odometer, reused from chunk to chunk.
 struct Worker<'g> {
     grid: &'g Grid,
-    simulator: PodSimulator,
+    simulator: Simulator,
     digits: Vec<u64>,
+}
+
+/// A Pod grid's simulator, or a Service grid's (its base has a `[service]`).
+enum Simulator {
+    Pod(Box<PodSimulator>),
+    Service(Box<ServiceSimulator>),
+}
+
+impl Simulator {
+    fn spec_mut(&mut self) -> &mut RunSpec {
+        match self {
+            Simulator::Pod(s) => s.spec_mut(),
+            Simulator::Service(s) => s.spec_mut(),
+        }
+    }
+
+    /// Runs the current spec and appends its metric cells.
+    fn run_into(&mut self, buf: &mut Vec<u8>) {
+        match self {
+            Simulator::Pod(s) => csv::push_metrics(buf, &s.run()),
+            Simulator::Service(s) => csv::push_service_metrics(buf, &s.run()),
+        }
+    }
 }
 
 impl<'g> Worker<'g> {
     fn new(grid: &'g Grid) -> Self {
         Worker {
             grid,
-            simulator: PodSimulator::new(grid.base.clone()),
+            simulator: match grid.base.service {
+                Some(_) => Simulator::Service(Box::new(ServiceSimulator::new(grid.base.clone()))),
+                None => Simulator::Pod(Box::new(PodSimulator::new(grid.base.clone()))),
+            },
             digits: vec![0; grid.axes.len()],
         }
     }
@@ -72,13 +99,12 @@ impl<'g> Worker<'g> {
             for (axis, &digit) in grid.axes[changed_from..].iter().zip(&self.digits[changed_from..]) {
                 axis.apply(digit, spec);
             }
-            let metrics = self.simulator.run();
             csv::push_u64(buf, run);
             for (axis, &digit) in grid.axes.iter().zip(&self.digits) {
                 buf.push(b',');
                 axis.push_cell(buf, digit);
             }
-            csv::push_metrics(buf, &metrics);
+            self.simulator.run_into(buf);
             buf.push(b'\n');
             changed_from = self.advance();
         }
@@ -314,6 +340,27 @@ mod tests {
         let part = csv_of(&grid, 100..300, 2);
         let rows: Vec<&str> = all.lines().skip(101).take(200).collect();
         assert_eq!(part.lines().skip(1).collect::<Vec<_>>(), rows);
+    }
+
+    #[test]
+    fn a_service_grid_is_the_same_on_any_thread_count() {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/service");
+        let base = crate::scenario::Scenario::load(&folder.join("no-prestop.toml")).unwrap();
+        let text = "base = \"no-prestop.toml\"\n[axes]\n\"service.propagation\" = [\"tiny\", \"medium\"]\n\
+                    \"traffic.connections\" = [\"new\", \"keep-alive\"]\n\"seed\" = { from = 0, to = 9, step = 1 }\n";
+        let grid = Grid::parse(text, "g.toml", base, &folder).unwrap();
+        let one = csv_of(&grid, 0..grid.runs(), 1);
+        assert_eq!(csv_of(&grid, 0..grid.runs(), 3), one);
+        assert!(
+            one.starts_with("run,service.propagation,traffic.connections,seed,ready_ms,requests,failed,")
+        );
+        // Seeds differ: the runs are not all one.
+        let failed: std::collections::BTreeSet<&str> = one
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(6).unwrap())
+            .collect();
+        assert!(failed.len() > 1, "{one}");
     }
 
     #[test]
