@@ -57,8 +57,8 @@ fn seed_at_scales(c: &mut Criterion) {
     for factor in SCALES {
         let horizon = SimDuration(DEFAULT_HORIZON.as_millis() * factor);
         let mut simulator = PodSimulator::new(RunSpec {
-            pod: scaled(&seed, factor),
             horizon,
+            ..RunSpec::new(scaled(&seed, factor))
         });
         let metrics = simulator.run();
         assert_eq!(

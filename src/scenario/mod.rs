@@ -304,7 +304,15 @@ mod registry {
                 v => v,
             };
             let grid = format!("base = \"x.toml\"\n[axes]\n\"{path}\" = [{axis_value}]\n");
-            let base = Scenario::parse(BASE, "base.toml").unwrap();
+            let service_base = format!(
+                "[service]\n[traffic]\nrate = 1\n[[disruptions]]\nafter_ready = \"1s\"\n{}",
+                BASE.replace("restart_policy = \"Never\"\n", "")
+            );
+            let base_text = match Scope::SERVICE.contains(&field.scope()) {
+                true => service_base.as_str(),
+                false => BASE,
+            };
+            let base = Scenario::parse(base_text, "base.toml").unwrap();
             let result = Grid::parse(&grid, "g.toml", base, &folder)
                 .map(|_| ())
                 .map_err(|e| e.to_string());
