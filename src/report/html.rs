@@ -20,7 +20,9 @@ use crate::scenario::Scenario;
 
 /// One simulated scenario.
 pub struct ScenarioRun<'a> {
+    /// The scenario, for its containers' names and kinds.
     pub scenario: &'a Scenario,
+    /// What happened in the run.
     pub report: &'a RunReport,
 }
 

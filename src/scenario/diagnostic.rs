@@ -56,6 +56,7 @@ pub enum Problem {
     Unknown(Box<Unknown>),
     /// A manifest left timings out, so podsim used its defaults.
     AssumedTimings {
+        /// The container whose timings were left out.
         container: String,
         /// Each key with the default used (`boot` 1 s, `drain` 0 s).
         assumed: Vec<(String, crate::engine::SimDuration)>,
@@ -93,7 +94,9 @@ pub struct Unknown {
     pub context: String,
     /// What the word should have been (`key`, `kind`, `container`).
     pub what: String,
+    /// The word as written.
     pub word: String,
+    /// The words it could have been, for the suggestion and the list.
     pub valid: Vec<String>,
 }
 
@@ -112,11 +115,13 @@ impl Problem {
 /// One error or notice about one input.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
+    /// An error stops the input from being used; a warning is a notice.
     pub severity: Severity,
     /// The file (or a label for inline text, `request`, `inline`).
     pub origin: String,
     /// 1-based line and column (in characters), when the problem has a place.
     pub position: Option<(usize, usize)>,
+    /// What is wrong.
     pub problem: Problem,
     source: Option<Arc<io::Error>>,
 }

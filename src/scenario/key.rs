@@ -29,10 +29,15 @@ pub enum Scope {
 /// A field of a probe table (R27).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ProbeField {
+    /// `initial_delay` (`initialDelaySeconds`): the first probe waits this long.
     InitialDelay,
+    /// `period` (`periodSeconds`): time between two probes.
     Period,
+    /// `timeout` (`timeoutSeconds`): a probe slower than this fails.
     Timeout,
+    /// `success_threshold`: successes in a row that make a readiness probe pass.
     SuccessThreshold,
+    /// `failure_threshold`: failures in a row that fail the probe.
     FailureThreshold,
     /// Probe-level grace for the kill a failure causes (liveness, startup).
     TerminationGracePeriod,
@@ -78,7 +83,9 @@ impl ProbeField {
 /// container's probes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Group {
+    /// `[pod] backoff = { initial, cap, immediate_first_restart }` (R18).
     Backoff,
+    /// A container's probe of this kind (R27).
     Probe(ProbeKind),
 }
 
@@ -101,6 +108,7 @@ impl Group {
         }
     }
 
+    /// Where the group's table is written: under `[pod]` or in a container.
     pub fn scope(self) -> Scope {
         match self {
             Group::Backoff => Scope::Pod,
@@ -122,25 +130,45 @@ impl Group {
 /// One setting of a scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Field {
+    /// `horizon`: how long a run may last at most.
     Horizon,
+    /// `[pod] restart_policy`: Always, OnFailure or Never.
     RestartPolicy,
+    /// `[pod] termination_grace_period`: the SIGKILL deadline after deletion.
     TerminationGracePeriod,
+    /// `[pod] stop_at`: when the Pod is deleted.
     StopAt,
+    /// `[pod] stop_after_ready`: the Pod is deleted this long after it is Ready.
     StopAfterReady,
+    /// `[pod] mode`: a Pod that serves until deleted, or a Job's Pod that completes.
     Mode,
+    /// `[pod] kubernetes`: the version whose kubelet rules apply.
     Kubernetes,
+    /// `backoff.initial`: the first CrashLoopBackOff delay.
     BackoffInitial,
+    /// `backoff.cap`: the longest CrashLoopBackOff delay.
     BackoffCap,
+    /// `backoff.immediate_first_restart`: the first restart has no delay (1.35+).
     BackoffImmediateFirstRestart,
+    /// `kind`: init, sidecar or app.
     Kind,
+    /// `boot`: from the container's start to its process being up.
     Boot,
+    /// `drain`: from SIGTERM to the process exiting by itself.
     Drain,
+    /// `pre_stop`: the preStop hook's duration, before SIGTERM.
     PreStop,
+    /// `fails`: the first attempts that exit 1 at the end of boot.
     Fails,
+    /// `proxy`: the app's traffic goes through this container.
     Proxy,
+    /// `crash_after`: each attempt's running time before it crashes.
     CrashAfter,
+    /// `run`: an app's running time before it exits by itself.
     Run,
+    /// `exit_code`: the code an app exits with after `run`.
     ExitCode,
+    /// A field of one of the container's probes.
     Probe(ProbeKind, ProbeField),
 }
 
@@ -151,10 +179,13 @@ pub enum Unit {
     Millis,
     /// A whole number, 0 or more.
     Count,
+    /// `true` or `false`.
     Flag,
     /// One of these words (`what` names them in messages).
     Word {
+        /// What the words name, for messages (`kind`, `restart policy`).
         what: &'static str,
+        /// The valid words, in the order an axis indexes them.
         names: &'static [&'static str],
     },
     /// A Kubernetes version, `"1.20"` … `"1.36"`.
@@ -166,12 +197,17 @@ pub enum Unit {
 /// A value of some `Unit`, parsed and checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
+    /// A duration.
     Millis(SimDuration),
+    /// A whole number.
     Count(u32),
+    /// `true` or `false`.
     Flag(bool),
     /// The index of a word in its unit's names.
     Word(usize),
+    /// A Kubernetes minor version.
     Version(KubeVersion),
+    /// One duration per attempt.
     MillisList(Vec<SimDuration>),
 }
 
@@ -231,6 +267,7 @@ impl Field {
         ]
     };
 
+    /// Whether the field belongs to the run, the Pod or a container.
     pub fn scope(self) -> Scope {
         match self {
             Field::Horizon => Scope::Run,
@@ -309,6 +346,7 @@ impl Field {
             .find(|f| f.scope() == scope && f.name() == name)
     }
 
+    /// How the field's value is written and read.
     pub fn unit(self) -> Unit {
         match self {
             Field::Horizon
@@ -539,6 +577,7 @@ impl Value {
 /// A field of one container, or of the Pod or the run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Key {
+    /// Which setting.
     pub field: Field,
     /// The container's index in `PodSpec::containers`, for container fields.
     pub container: Option<usize>,

@@ -23,7 +23,9 @@ pub(super) const RANGE_KEYS: &[&str] = &["from", "to", "step"];
 pub struct Axis {
     /// The path as written, e.g. `containers.web.boot`.
     pub path: String,
+    /// The key it sets on each run's spec.
     pub key: Key,
+    /// The values, in the order runs take them.
     pub values: Values,
 }
 
@@ -31,16 +33,21 @@ pub struct Axis {
 /// milliseconds, a count, the index of a word, a version's minor.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Values {
+    /// Values as listed.
     List(Vec<u64>),
     /// `from`, `from + step`, … (`len` values), kept lazy so a fine range costs nothing.
     Range {
+        /// The first value.
         from: u64,
+        /// The distance between two values.
         step: u64,
+        /// How many values.
         len: u64,
     },
 }
 
 impl Values {
+    /// How many values the axis takes.
     pub fn len(&self) -> u64 {
         match self {
             Values::List(list) => list.len() as u64,
@@ -48,6 +55,7 @@ impl Values {
         }
     }
 
+    /// True for an axis with no value (the grid reader refuses one).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

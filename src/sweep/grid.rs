@@ -35,7 +35,9 @@ pub struct GridFile<'t> {
     text: &'t str,
     /// The base scenario's path as written, and where.
     pub base: (String, Range<usize>),
+    /// The `out` key: where the CSV goes unless `--out` says otherwise.
     pub out: Option<String>,
+    /// The `plot` key: where the trade-off plot goes.
     pub plot: Option<String>,
     axes_span: Range<usize>,
     doc: Spanned<DeTable<'t>>,
@@ -48,6 +50,7 @@ pub struct Grid {
     pub origin: String,
     /// The base scenario's run (Pod and horizon); axes change it run by run.
     pub base: RunSpec,
+    /// The swept keys; the last one varies fastest.
     pub axes: Vec<Axis>,
     /// The grid's default output, resolved against the grid file's folder.
     pub out: Option<PathBuf>,

@@ -29,6 +29,7 @@ pub enum SweepError {
     /// error's source, so callers can tell a closed pipe from the rest.
     #[error("cannot write the CSV")]
     Io(#[from] std::io::Error),
+    /// rayon could not start its thread pool.
     #[error("cannot start the worker threads: {0}")]
     Threads(String),
     /// Shards that do not fit together; the message names the files.
@@ -37,5 +38,8 @@ pub enum SweepError {
     /// The caller's progress callback asked to stop (an interrupt); `rows`
     /// rows were written, in run order.
     #[error("interrupted after {rows} rows")]
-    Interrupted { rows: u64 },
+    Interrupted {
+        /// Rows written before the stop.
+        rows: u64,
+    },
 }

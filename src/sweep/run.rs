@@ -34,6 +34,7 @@ const WINDOW_PER_THREAD: u64 = 8;
 /// What a sweep wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Written {
+    /// Rows, header excluded.
     pub rows: u64,
     /// Bytes, header included.
     pub bytes: u64,

@@ -24,7 +24,9 @@ use super::run::Written;
 /// Shard `index` (0-based) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
+    /// Which shard, from 0.
     pub index: u64,
+    /// How many shards the grid is cut into.
     pub count: u64,
 }
 
@@ -101,15 +103,19 @@ impl Shard {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
+    /// The version that wrote the CSV: a merge refuses shards of two versions.
     pub podsim_version: String,
     /// `Grid::sha256` in hex: which grid the runs come from.
     pub grid_sha256: String,
+    /// Runs in the whole grid, over every shard.
     pub runs_total: u64,
     /// The runs in this file: `first_run..end_run` (end exclusive).
     pub first_run: u64,
+    /// The first run after the runs in this file.
     pub end_run: u64,
     /// `K/N`, or `None` for a whole grid (a merge's output included).
     pub shard: Option<String>,
+    /// The CSV's header names, in order.
     pub columns: Vec<String>,
     /// Size of the CSV in bytes: a truncated file is named before it is read.
     pub bytes: u64,
@@ -155,8 +161,11 @@ fn runs_text(runs: Range<u64>) -> String {
 
 /// A shard to merge: its name (for messages), manifest and CSV.
 pub struct ShardInput<R> {
+    /// The shard's file name, for messages.
     pub name: String,
+    /// Its manifest, read first.
     pub manifest: Manifest,
+    /// Its CSV, read after the manifest checks out.
     pub csv: R,
 }
 

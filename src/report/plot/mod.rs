@@ -33,11 +33,17 @@ use super::table::{Table, TableError};
 /// What to plot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlotSpec {
+    /// The column on the x axis (by default `ready_ms`).
     pub x: String,
+    /// The column on the y axis (by default `exposed_total_ms`).
     pub y: String,
+    /// How runs are split into coloured groups.
     pub group: GroupBy,
+    /// Which column pairs runs into configurations, if any.
     pub pair: Option<PairBy>,
+    /// The picture's width in pixels.
     pub width: u32,
+    /// The picture's height in pixels.
     pub height: u32,
 }
 
@@ -46,6 +52,7 @@ pub struct PlotSpec {
 pub enum GroupBy {
     /// The layout axis: see `layout_column` (never the paired column).
     Layout,
+    /// The values of this column.
     Column(String),
     /// One group of all runs.
     Nothing,
@@ -61,7 +68,9 @@ pub enum PairBy {
     /// (the first is the one whose cost and saving are drawn); by default
     /// its two values in order of appearance.
     Column {
+        /// The column's name.
         name: String,
+        /// The two values in the order to compare, if given.
         values: Option<(String, String)>,
     },
 }
@@ -98,7 +107,9 @@ pub const BIN: f64 = 3.0;
 /// when paired, one configuration's differences.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Point {
+    /// The x value.
     pub x: f64,
+    /// The y value.
     pub y: f64,
     /// Row index in the table (when paired, the first value's run).
     pub row: usize,
@@ -107,7 +118,9 @@ pub struct Point {
 /// The runs of one group value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {
+    /// The group's value (or a label for all runs).
     pub name: String,
+    /// Every run of the group with values in x and y.
     pub points: Vec<Point>,
     /// Frontier runs by increasing x, each with the number of runs that share
     /// its exact (x, y) (the first of them in table order is the one kept).
@@ -118,19 +131,28 @@ pub struct Group {
 /// Runs paired by `column`: `first` against `second`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Paired {
+    /// Index of the pairing column in the table.
     pub column: usize,
+    /// The value whose runs are drawn as the cost.
     pub first: String,
+    /// The value they are compared against.
     pub second: String,
 }
 
 /// A computed trade-off plot, ready to draw.
 #[derive(Clone, Debug)]
 pub struct Tradeoff<'t> {
+    /// The table the points index into.
     pub table: &'t Table,
+    /// Index of the x column.
     pub x: usize,
+    /// Index of the y column.
     pub y: usize,
+    /// Index of the grouping column, if any.
     pub group: Option<usize>,
+    /// The pairing, if the runs are paired.
     pub pair: Option<Paired>,
+    /// The groups in order of first appearance.
     pub groups: Vec<Group>,
     /// Runs with no value in x or y (an absent metric, like `ready_ms` of a
     /// Pod that never became Ready), or, when paired, without a partner:
@@ -259,6 +281,7 @@ impl Tradeoff<'_> {
         Ok(())
     }
 
+    /// Runs drawn, over all groups.
     pub fn runs(&self) -> usize {
         self.groups.iter().map(|g| g.points.len()).sum()
     }

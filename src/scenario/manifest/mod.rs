@@ -30,14 +30,19 @@ use yaml::{Document, Stream, dotted};
 /// a Job completes where a Pod or a Deployment's Pod runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WorkloadKind {
+    /// `v1` Pod: the manifest is the Pod.
     Pod,
+    /// `batch/v1` Job: its Pod template, run to completion.
     Job,
+    /// `apps/v1` Deployment: one Pod of its template.
     Deployment,
 }
 
 impl WorkloadKind {
+    /// The kinds read, for the message that refuses another one.
     pub const NAMES: [&'static str; 3] = ["Pod", "Job", "Deployment"];
 
+    /// The kind as Kubernetes spells it.
     pub fn name(self) -> &'static str {
         match self {
             WorkloadKind::Pod => "Pod",
@@ -55,6 +60,7 @@ impl WorkloadKind {
         }
     }
 
+    /// The kind of a manifest's `kind` field, if podsim reads it.
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "Pod" => Some(WorkloadKind::Pod),
