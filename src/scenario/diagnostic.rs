@@ -150,6 +150,18 @@ impl Diagnostic {
         }
     }
 
+    /// A key at byte `span` of `text` that is none of `valid` (a table's
+    /// keys, a grid's keys): the message suggests the closest.
+    pub fn unknown_key(origin: &str, text: &str, span: Range<usize>, word: &str, valid: &[&str]) -> Self {
+        let valid = valid.iter().map(|v| v.to_string()).collect();
+        Diagnostic::error(
+            origin,
+            text,
+            Some(span),
+            Problem::unknown(String::new(), "key", word, valid),
+        )
+    }
+
     /// An error in the reader's words at byte `span` of `text`.
     pub fn at(origin: &str, text: &str, span: Option<Range<usize>>, message: impl Into<String>) -> Self {
         Diagnostic::error(origin, text, span, Problem::Message(message.into()))

@@ -24,7 +24,7 @@ use crate::model::{ContainerKind, Metrics, RunSpec};
 use crate::scenario::key::Field;
 use crate::scenario::rules::{Format, rule_class};
 use crate::scenario::toml::syntax_error;
-use crate::scenario::{Diagnostic, Input, Problem, Scenario, check_spec, read_input};
+use crate::scenario::{Diagnostic, Input, Scenario, check_spec, read_input};
 
 /// The keys of a grid file.
 const GRID_KEYS: &[&str] = &["base", "out", "plot", "axes"];
@@ -89,16 +89,12 @@ impl<'t> GridFile<'t> {
                     ));
                 }
                 other => {
-                    return Err(Diagnostic::error(
+                    return Err(Diagnostic::unknown_key(
                         origin,
                         text,
-                        Some(key.span()),
-                        Problem::unknown(
-                            String::new(),
-                            "key",
-                            other,
-                            GRID_KEYS.iter().map(|k| k.to_string()).collect(),
-                        ),
+                        key.span(),
+                        other,
+                        GRID_KEYS,
                     ));
                 }
             }

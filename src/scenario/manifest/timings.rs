@@ -112,16 +112,12 @@ impl Timings {
                     }
                 }
                 other => {
-                    return Err(Diagnostic::error(
+                    return Err(Diagnostic::unknown_key(
                         origin,
                         text,
-                        Some(key.span()),
-                        Problem::unknown(
-                            String::new(),
-                            "key",
-                            other,
-                            vec!["pod".into(), "containers".into()],
-                        ),
+                        key.span(),
+                        other,
+                        &["pod", "containers"],
                     ));
                 }
             }
