@@ -8,12 +8,14 @@
 //! - `history`: the changes the model reports, and that recording them
 //!   changes nothing (proptest);
 //! - `properties`: invariants over random Pods (proptest);
+//! - `invariants`: issue 16's invariants, read from the history (proptest);
 //! - `agreement`: the event engine against the seed's tick loop (proptest).
 
 mod agreement;
 mod common;
 mod fidelity;
 mod history;
+mod invariants;
 mod properties;
 mod restarts;
 mod seed;
