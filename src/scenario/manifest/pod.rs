@@ -10,11 +10,11 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler, PodSpec as K8sPodSpec, Probe as K8sProbe};
 
-use super::WorkloadKind;
+use super::kind::{Policies, WorkloadKind};
 use super::timings::{PREFIX, Setting, Timings, lookup};
 use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, ContainerSpec, PodMode, PodSpec, Probe, RestartPolicy, RunSpec};
+use crate::model::{ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, Probe, RestartPolicy, RunSpec};
 use crate::scenario::diagnostic::{Diagnostic, Problem, closest, unknown_word};
 use crate::scenario::duration::parse_duration;
 use crate::scenario::key::{Field, Group, Key, Scope};
@@ -37,7 +37,7 @@ pub struct Mapper<'a> {
     pub doc: &'a Document,
     pub kind: WorkloadKind,
     /// Path from the document root to the Pod template (empty for a Pod).
-    pub prefix: &'static [&'static str],
+    pub prefix: Vec<String>,
 }
 
 /// What a preStop hook says about its own duration.
@@ -64,8 +64,12 @@ impl Entry<'_> {
 }
 
 impl Mapper<'_> {
-    fn full<'p>(&self, rest: &[&'p str]) -> Vec<&'p str> {
-        self.prefix.iter().copied().chain(rest.iter().copied()).collect()
+    fn full<'p>(&'p self, rest: &[&'p str]) -> Vec<&'p str> {
+        self.prefix
+            .iter()
+            .map(String::as_str)
+            .chain(rest.iter().copied())
+            .collect()
     }
 
     /// An error at the key of `rest` (under the Pod template).
@@ -135,7 +139,7 @@ impl Mapper<'_> {
             restart_policy,
             termination_grace_period: grace,
             // A Job's Pod runs to completion (R43–R45).
-            mode: if self.kind == WorkloadKind::Job {
+            mode: if self.kind.completes() {
                 PodMode::Job
             } else {
                 PodMode::Service
@@ -161,8 +165,59 @@ impl Mapper<'_> {
             }
             .set(&mut run, setting.value.clone());
         }
+        // Drain and preStop matter only if the Pod ever shuts down.
+        let shuts_down = run.pod.deletion != Deletion::Never || stops_by_itself(&run.pod);
+        let mut boot = Vec::new();
+        let mut drain = Vec::new();
+        let mut first = None;
         for (i, entry) in entries.iter().enumerate() {
-            self.timing_notices(entry, &hooks[i], &set[i], notices)?;
+            let (no_boot, no_drain) = self.timing_notices(entry, &hooks[i], &set[i], shuts_down, notices)?;
+            let name = &entry.container.name;
+            if no_boot {
+                boot.push(name.clone());
+            }
+            if no_drain {
+                drain.push(name.clone());
+            }
+            if (no_boot || no_drain) && first.is_none() {
+                first = Some(i);
+            }
+        }
+        if let Some(i) = first {
+            let path = entries[i].path();
+            let mut at: Vec<&str> = path.iter().map(String::as_str).collect();
+            at.push("name");
+            let offset = self.doc.offset(&self.full(&at));
+            let assumed = [("boot", DEFAULT_BOOT, boot), ("drain", DEFAULT_DRAIN, drain)]
+                .into_iter()
+                .filter(|(_, _, names)| !names.is_empty())
+                .map(|(key, default, names)| (key.to_string(), default, names))
+                .collect();
+            let problem = Problem::AssumedTimings { assumed };
+            notices.push(
+                Diagnostic::error(
+                    self.stream.origin,
+                    self.stream.text,
+                    Some(offset..offset),
+                    problem,
+                )
+                .warning(),
+            );
+        }
+        if !shuts_down {
+            let offset = self.doc.offset(&self.full(&[]));
+            let problem = Problem::NeverDeleted {
+                job: self.kind.completes(),
+            };
+            notices.push(
+                Diagnostic::error(
+                    self.stream.origin,
+                    self.stream.text,
+                    Some(offset..offset),
+                    problem,
+                )
+                .warning(),
+            );
         }
         self.check(&run.pod, &entries)?;
         Ok(run)
@@ -198,19 +253,21 @@ impl Mapper<'_> {
                 self.value_error(&at, unknown_word("restartPolicy", text, &RestartPolicy::NAMES))
             })?),
         };
-        match (self.kind, policy) {
-            (WorkloadKind::Job, None | Some(RestartPolicy::Always)) => Err(self.error(
+        match (self.kind.policies(), policy) {
+            (Policies::NotAlways, None | Some(RestartPolicy::Always)) => Err(self.error(
                 &at,
                 format!(
-                    "{}: a Job's Pod template needs restartPolicy Never or OnFailure \
+                    "{}: a {}'s Pod template needs restartPolicy Never or OnFailure \
                      (Kubernetes rejects Always, the default)",
-                    dotted(&self.full(&at))
+                    dotted(&self.full(&at)),
+                    self.kind.name()
                 ),
             )),
-            (WorkloadKind::Deployment, Some(p)) if p != RestartPolicy::Always => Err(self.value_error(
+            (Policies::AlwaysOnly, Some(p)) if p != RestartPolicy::Always => Err(self.value_error(
                 &at,
                 format!(
-                    "a Deployment's Pods must use restartPolicy Always, the only value Kubernetes accepts there, not {}",
+                    "a {}'s Pods must use restartPolicy Always, the only value Kubernetes accepts there, not {}",
+                    self.kind.name(),
                     p.name()
                 ),
             )),
@@ -295,11 +352,37 @@ impl Mapper<'_> {
             });
         }
         for entry in &entries {
-            if entry.container.name.is_empty() {
-                let path: Vec<&str> = entry.path.iter().map(String::as_str).collect();
+            let c = entry.container;
+            let path: Vec<&str> = entry.path.iter().map(String::as_str).collect();
+            let at = |key: &'static str| [path.as_slice(), &[key]].concat();
+            if c.name.is_empty() {
                 return Err(self.error(
                     &path,
-                    format!("{}: container name is empty", dotted(&self.full(&path))),
+                    format!(
+                        "{}: the container has no name; Kubernetes requires one: add name: <name>",
+                        dotted(&self.full(&path))
+                    ),
+                ));
+            }
+            if !super::is_label(&c.name) {
+                return Err(self.value_error(
+                    &at("name"),
+                    format!(
+                        "\"{}\" is not a container name Kubernetes accepts (lowercase letters, digits and \
+                         '-', starting and ending with a letter or digit, at most 63); write one such as web",
+                        c.name
+                    ),
+                ));
+            }
+            if c.image.as_deref().is_none_or(|i| i.trim().is_empty()) {
+                return Err(self.error(
+                    &at("name"),
+                    format!(
+                        "{}: container \"{}\" has no image; Kubernetes requires one: add image: <name:tag> \
+                         (podsim does not pull it, any image will do)",
+                        dotted(&self.full(&path)),
+                        c.name
+                    ),
                 ));
             }
         }
@@ -426,15 +509,17 @@ impl Mapper<'_> {
         })
     }
 
-    /// What had to be assumed for a container, given the fields its settings
-    /// set; and a `pre_stop` setting without a hook to time is an error.
+    /// Notices for a container, given the fields its settings set, and
+    /// whether its boot and drain were assumed (drain only counts if the Pod
+    /// `shuts_down`); a `pre_stop` setting without a hook to time is an error.
     fn timing_notices(
         &self,
         entry: &Entry,
         hook: &Hook,
         set: &[Field],
+        shuts_down: bool,
         notices: &mut Vec<Diagnostic>,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<(bool, bool), Diagnostic> {
         let c = entry.container;
         let path = entry.path();
         let at = |key: &'static str| {
@@ -454,7 +539,7 @@ impl Mapper<'_> {
                     ),
                 ));
             }
-            Hook::Unknown(what) if !has(Field::PreStop) => {
+            Hook::Unknown(what) if !has(Field::PreStop) && shuts_down => {
                 notices.push(self.notice(
                     &at("lifecycle"),
                     format!(
@@ -466,29 +551,8 @@ impl Mapper<'_> {
             }
             _ => {}
         }
-        let mut assumed = Vec::new();
-        if !has(Field::Boot) {
-            assumed.push(("boot".to_string(), DEFAULT_BOOT));
-        }
-        if entry.kind != ContainerKind::Init && !has(Field::Drain) {
-            assumed.push(("drain".to_string(), DEFAULT_DRAIN));
-        }
-        if !assumed.is_empty() {
-            let offset = self.doc.offset(&self.full(&at("name")));
-            let problem = Problem::AssumedTimings {
-                container: c.name.clone(),
-                assumed,
-            };
-            notices.push(
-                Diagnostic::error(
-                    self.stream.origin,
-                    self.stream.text,
-                    Some(offset..offset),
-                    problem,
-                )
-                .warning(),
-            );
-        }
+        let no_boot = !has(Field::Boot);
+        let no_drain = shuts_down && entry.kind != ContainerKind::Init && !has(Field::Drain);
         if c.lifecycle.as_ref().is_some_and(|l| l.post_start.is_some()) {
             notices.push(self.notice(
                 &at("lifecycle"),
@@ -498,13 +562,27 @@ impl Mapper<'_> {
                 ),
             ));
         }
-        Ok(())
+        Ok((no_boot, no_drain))
     }
 
     /// A Kubernetes probe in the model's units, Kubernetes' defaults for what
     /// it leaves out (R27); its handler (exec, httpGet, …) does not matter:
     /// the container answers it once healthy.
     fn probe(&self, p: &K8sProbe, at: &[&str]) -> Result<Probe, Diagnostic> {
+        let handlers = [
+            p.exec.is_some(),
+            p.http_get.is_some(),
+            p.tcp_socket.is_some(),
+            p.grpc.is_some(),
+        ];
+        let problem = match handlers.iter().filter(|set| **set).count() {
+            0 => Some("has no handler; give it one of exec, httpGet, tcpSocket, grpc"),
+            1 => None,
+            _ => Some("has more than one handler; Kubernetes allows one"),
+        };
+        if let Some(problem) = problem {
+            return Err(self.error(at, format!("{}: the probe {problem}", dotted(&self.full(at)))));
+        }
         let d = Probe::default();
         let seconds = |value: Option<i32>,
                        key: &str,
@@ -635,6 +713,17 @@ impl Mapper<'_> {
         ));
         Ok(Hook::Lasts(SimDuration::ZERO))
     }
+}
+
+/// Whether the Pod ends without a deletion: every app exits after its
+/// `run` and none is restarted for it.
+fn stops_by_itself(pod: &PodSpec) -> bool {
+    pod.restart_policy != RestartPolicy::Always
+        && pod
+            .containers
+            .iter()
+            .filter(|c| c.kind == ContainerKind::App)
+            .all(|c| c.run.is_some() && (pod.restart_policy == RestartPolicy::Never || c.exit_code == 0))
 }
 
 /// How long `command` sleeps, if all it does is `sleep N`: `["sleep", "5"]`,
