@@ -186,16 +186,21 @@ impl<'a> Stream<'a> {
                     if let Err(e) = value {
                         let message = e.to_string();
                         let mut message = message.split(" at line ").next().unwrap_or(&message).to_string();
-                        let at = offset_of(text, e.line(), e.column());
-                        if text[..at.min(text.len())].trim_end().ends_with(',') {
+                        // serde_json counts columns in bytes; podsim, in characters.
+                        let line_start: usize = text
+                            .split_inclusive('\n')
+                            .take(e.line().saturating_sub(1))
+                            .map(str::len)
+                            .sum();
+                        let mut at = (line_start + e.column().saturating_sub(1)).min(text.len());
+                        while !text.is_char_boundary(at) {
+                            at -= 1;
+                        }
+                        if text[..at].trim_end().ends_with(',') {
                             message =
                                 "a comma before a closing bracket (JSON allows no trailing comma)".into();
                         }
-                        return Err(Diagnostic::positioned(
-                            origin,
-                            Some((e.line().max(1), e.column().max(1))),
-                            format!("invalid JSON: {message}"),
-                        ));
+                        return Err(stream.error(at, format!("invalid JSON: {message}")));
                     }
                     let end = values.byte_offset();
                     stream.walk(&blank_except(text, start..end))?;
@@ -595,6 +600,19 @@ mod tests {
             e.to_string(),
             "x.json:2:1: invalid JSON: a comma before a closing bracket (JSON allows no trailing comma)"
         );
+    }
+
+    /// serde_json counts columns in bytes: `é` is two of them, one column.
+    #[test]
+    fn issue_16_a_json_error_after_a_multibyte_character_is_placed_in_characters() {
+        let ascii = Stream::parse("{\"a\": \"xx\n\"}", "x.json", Syntax::Json)
+            .map(|_| ())
+            .unwrap_err();
+        let accent = Stream::parse("{\"a\": \"é\n\"}", "x.json", Syntax::Json)
+            .map(|_| ())
+            .unwrap_err();
+        // Both point at the string's last character, before the line break.
+        assert_eq!((ascii.position, accent.position), (Some((1, 9)), Some((1, 8))));
     }
 
     #[test]
