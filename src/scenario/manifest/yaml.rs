@@ -414,9 +414,14 @@ fn explain(message: &str, node: Option<(Vec<String>, Option<&str>)>) -> String {
     match scalar {
         Some(text) if integer => {
             let seconds = leaf.ends_with("Seconds") || leaf == "seconds";
+            // `sleep.seconds` says more than `seconds`.
+            let field = match path.as_slice() {
+                [.., parent, last] if last == "seconds" => format!("{parent}.{last}"),
+                _ => leaf.to_string(),
+            };
             match text.trim().parse::<f64>() {
                 Ok(v) if seconds && v.is_finite() && v.fract() != 0.0 => format!(
-                    "{at}: {text} is not a whole number of seconds; Kubernetes keeps {leaf} in whole \
+                    "{at}: {text} is not a whole number of seconds; Kubernetes keeps {field} in whole \
                      seconds: write {} or {}",
                     v.floor(),
                     v.ceil()
@@ -433,8 +438,23 @@ fn explain(message: &str, node: Option<(Vec<String>, Option<&str>)>) -> String {
         None if lower.contains("expected string") && !at.is_empty() => {
             format!("{at}: expected a string here")
         }
+        _ if lower.contains("expected sequence start") => {
+            format!("{at}: expected a list here (lines of `- item`, or [a, b])")
+        }
+        _ if lower.contains("expected mapping start") => {
+            format!("{at}: expected a mapping here (lines of `key: value`, or {{key: value}})")
+        }
         _ if at.is_empty() => message.to_string(),
-        _ => format!("{at}: {message}"),
+        _ => match message
+            .strip_prefix("invalid type: ")
+            .and_then(|rest| rest.split_once(", expected "))
+        {
+            Some((found, expected)) => {
+                let found = found.replace("sequence", "a list").replace("map", "a mapping");
+                format!("{at}: expected {expected}, found {found}")
+            }
+            None => format!("{at}: {message}"),
+        },
     }
 }
 
@@ -637,6 +657,13 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "x.yaml:8:34: spec.terminationGracePeriodSeconds: expected a whole number, not \"soon\""
+        );
+        let text = TWO.replace("  containers:\n", "  containers: web\n  x:\n");
+        let s = yaml(&text);
+        let e = s.parse_node::<Pod>(&s.documents[1], &[]).map(|_| ()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.yaml:8:15: spec.containers: expected a list here (lines of `- item`, or [a, b])"
         );
     }
 
