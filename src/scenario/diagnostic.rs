@@ -54,12 +54,18 @@ pub enum Problem {
     },
     /// A word that is not one of the valid ones: a key, a kind, a container name.
     Unknown(Box<Unknown>),
-    /// A manifest left timings out, so podsim used its defaults.
+    /// A manifest left timings out, so podsim used its defaults: told once
+    /// for the Pod, not once per container.
     AssumedTimings {
-        /// The container whose timings were left out.
-        container: String,
-        /// Each key with the default used (`boot` 1 s, `drain` 0 s).
-        assumed: Vec<(String, crate::engine::SimDuration)>,
+        /// Each key with the default used (`boot` 1 s, `drain` 0 s) and the
+        /// containers it was used for.
+        assumed: Vec<(String, crate::engine::SimDuration, Vec<String>)>,
+    },
+    /// A manifest's Pod never shuts down (no deletion, and its apps do not
+    /// finish by themselves), so drains and preStop hooks never run.
+    NeverDeleted {
+        /// A Job's Pod, which could also finish by its apps' `run`.
+        job: bool,
     },
     /// Anything else, in the reader's words (a bad value, a broken rule, a
     /// syntax error from the TOML or YAML parser).
@@ -67,22 +73,53 @@ pub enum Problem {
 }
 
 impl Problem {
-    /// The message, with `how` as the way to give a timings file (the CLI
-    /// names its flag; the library says "give a timings file").
-    pub fn message_with(&self, how: &str) -> Option<String> {
-        let Problem::AssumedTimings { container, assumed } = self else {
-            return None;
-        };
-        let keys: Vec<String> = assumed.iter().map(|(k, d)| format!("{k} {d}")).collect();
-        let annotations: Vec<String> = assumed
-            .iter()
-            .map(|(k, _)| format!("podsim.dev/{container}.{k}"))
-            .collect();
-        Some(format!(
-            "container \"{container}\": podsim assumes {} (annotate {} or {how})",
-            keys.join(", "),
-            annotations.join(", ")
-        ))
+    /// The message of a problem that mentions the timings file, with `flag`
+    /// as the way to give one (the CLI names its flag; the library, `None`,
+    /// says "a timings file"); `None` for the other problems.
+    pub fn message_with(&self, flag: Option<&str>) -> Option<String> {
+        let file = flag.unwrap_or("a timings file");
+        match self {
+            Problem::AssumedTimings { assumed } => {
+                let one = match assumed.as_slice() {
+                    [(_, _, names), rest @ ..] if names.len() == 1 => {
+                        rest.iter().all(|(_, _, n)| n == names).then(|| names[0].clone())
+                    }
+                    _ => None,
+                };
+                let keys: Vec<String> = assumed
+                    .iter()
+                    .map(|(k, d, names)| match &one {
+                        Some(_) => format!("{k} {d}"),
+                        None => format!("{k} {d} for {}", names.join(", ")),
+                    })
+                    .collect();
+                let container = one.as_deref().unwrap_or("<container>");
+                let annotations: Vec<String> = assumed
+                    .iter()
+                    .map(|(k, _, _)| format!("podsim.dev/{container}.{k}"))
+                    .collect();
+                let whose = one.map_or(String::new(), |name| format!("container \"{name}\": "));
+                Some(format!(
+                    "{whose}podsim assumes {} (annotate {} or {})",
+                    keys.join("; "),
+                    annotations.join(", "),
+                    match flag {
+                        Some(flag) => format!("use {flag}"),
+                        None => format!("give {file}"),
+                    }
+                ))
+            }
+            Problem::NeverDeleted { job } => Some(format!(
+                "the Pod is never deleted{}; add podsim.dev/stop_after_ready (or [pod] stop_after_ready in \
+                 {file}) to see shutdown",
+                if *job {
+                    " and its apps never finish (give each a podsim.dev/<container>.run to see the Job complete)"
+                } else {
+                    ""
+                }
+            )),
+            _ => None,
+        }
     }
 }
 
@@ -201,10 +238,9 @@ impl Diagnostic {
         match &self.problem {
             // The cause is the source: `{:#}` (anyhow's chain) prints it after.
             Problem::Unreadable(what) => format!("cannot read {}", what.name()),
-            Problem::AssumedTimings { .. } => self
-                .problem
-                .message_with("give a timings file")
-                .unwrap_or_default(),
+            Problem::AssumedTimings { .. } | Problem::NeverDeleted { .. } => {
+                self.problem.message_with(None).unwrap_or_default()
+            }
             Problem::GridNotScenario { key } => {
                 format!("unknown key \"{key}\": this looks like a grid file, not a scenario")
             }

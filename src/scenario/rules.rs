@@ -56,6 +56,8 @@ pub enum Rule {
     AppsOnly(Field, ContainerKind),
     /// `exit_code` without `run`: an app that never finishes has no exit code.
     ExitCodeNeedsRun,
+    /// A process exits with 0 to 255; Kubernetes reports nothing else.
+    ExitCodeOver255(i32),
     /// A probe table breaks one of R27's rules.
     Probe(ProbeKind, ProbeProblem),
     /// Kubernetes refuses a Job whose Pods restart `Always`.
@@ -127,6 +129,9 @@ impl SpecProblem {
                 "container \"{name}\": {} is for app containers (a {} does not finish by itself)",
                 field.name(),
                 kind.name()
+            ),
+            Rule::ExitCodeOver255(code) => format!(
+                "container \"{name}\": exit_code {code} is not an exit code; a process exits with 0 to 255"
             ),
             Rule::ExitCodeNeedsRun => {
                 format!("container \"{name}\": exit_code needs run (the time after which the app exits)")
@@ -211,6 +216,9 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
             Field::ExitCode
         };
         return Err((Some(field), Rule::AppsOnly(field, c.kind)));
+    }
+    if !(0..=255).contains(&c.exit_code) {
+        return Err((Some(Field::ExitCode), Rule::ExitCodeOver255(c.exit_code)));
     }
     if c.exit_code != 0 && c.run.is_none() {
         return Err((Some(Field::ExitCode), Rule::ExitCodeNeedsRun));
@@ -321,7 +329,8 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
     let second = 1000;
     match field {
         Field::Kind | Field::Proxy | Field::Mode => Some(encoded),
-        Field::Drain | Field::PreStop | Field::ExitCode => Some(u64::from(encoded > 0)),
+        Field::Drain | Field::PreStop => Some(u64::from(encoded > 0)),
+        Field::ExitCode => Some(encoded.min(256).div_ceil(255)),
         // Present whatever the value: only the container's kind decides.
         Field::Run | Field::CrashAfter => Some(0),
         Field::Probe(_, field) => Some(match field {

@@ -5,6 +5,8 @@
 //! - `errors`: every kind of bad input gets a clear message and exit 1;
 //! - `manifest`: `podsim run` on Kubernetes manifests: the CKAD lab Pods,
 //!   `--timings`, notices on stderr, errors with file:line:col;
+//! - `inputs`: several files, several workloads per file, standard input,
+//!   JSON, refusals listed after the rest ran, `report` reading the same;
 //! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML);
 //! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
 //!   rows, determinism across thread counts, shards merged back, refusals;
@@ -12,6 +14,7 @@
 
 pub mod common;
 mod errors;
+mod inputs;
 mod manifest;
 mod pictures;
 mod run;
