@@ -8,6 +8,7 @@
 //! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML);
 //! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
 //!   rows, determinism across thread counts, shards merged back, refusals;
+//! - `serve`: `podsim serve`'s API through a real socket;
 //! - `common`: starting the binary, throwaway files and folders.
 
 pub mod common;
@@ -15,4 +16,5 @@ mod errors;
 mod manifest;
 mod pictures;
 mod run;
+mod serve;
 mod sweep;
