@@ -12,6 +12,7 @@ mod output;
 mod plot;
 mod report;
 mod run;
+mod serve;
 mod sweep;
 
 use clap::{Parser, Subcommand};
@@ -23,6 +24,7 @@ pub use merge::MergeArgs;
 pub use plot::PlotArgs;
 pub use report::ReportArgs;
 pub use run::RunArgs;
+pub use serve::ServeArgs;
 pub use sweep::SweepArgs;
 
 /// podsim: a discrete-event simulator of the Kubernetes Pod lifecycle.
@@ -49,6 +51,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Merge the shards of a sweep into one CSV, checking they fit together.
     Merge(MergeArgs),
+    /// Serve the interactive what-if page on this machine (http://127.0.0.1:8080/).
+    Serve(ServeArgs),
 }
 
 impl Command {
@@ -60,6 +64,7 @@ impl Command {
             Command::Report(args) => report::run(args, out),
             Command::Sweep(args) => sweep::sweep(args, out),
             Command::Merge(args) => merge::merge(args, out),
+            Command::Serve(args) => serve::serve(args, out),
         }
     }
 }

@@ -14,7 +14,7 @@ use anyhow::Result;
 use clap::ValueEnum;
 
 use podsim::engine::SimDuration;
-use podsim::model::simulate;
+use podsim::model::{RunReport, simulate};
 use podsim::report::bands::{Figure, timelines_svg};
 use podsim::report::{json, kubectl, metrics_table, timeline};
 use podsim::scenario::{Diagnostic, Scenario};
@@ -135,19 +135,7 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
     match args.format {
         Format::Json => {
             for (input, report) in runs.iter().zip(&reports) {
-                let s = &input.scenario;
-                let mut document = serde_json::Map::new();
-                document.insert("name".into(), s.name.clone().into());
-                document.insert("source".into(), input.source.clone().into());
-                document.insert("kind".into(), s.workload.map(|k| k.name()).into());
-                document.insert(
-                    "notices".into(),
-                    s.notices.iter().map(notice_object).collect::<Vec<_>>().into(),
-                );
-                if let serde_json::Value::Object(rest) = json::run_document(&s.name, &s.run.pod, report) {
-                    document.extend(rest.into_iter().filter(|(k, _)| k != "name"));
-                }
-                serde_json::to_writer(&mut *out, &document)?;
+                serde_json::to_writer(&mut *out, &document(input, report))?;
                 writeln!(out)?;
             }
         }
@@ -180,6 +168,25 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// One run as `--format json` prints it (and `podsim serve`'s API answers):
+/// the scenario's name, where it came from, its kind and notices, then the
+/// metrics and typed events.
+pub(super) fn document(input: &Input, report: &RunReport) -> serde_json::Value {
+    let s = &input.scenario;
+    let mut document = serde_json::Map::new();
+    document.insert("name".into(), s.name.clone().into());
+    document.insert("source".into(), input.source.clone().into());
+    document.insert("kind".into(), s.workload.map(|k| k.name()).into());
+    document.insert(
+        "notices".into(),
+        s.notices.iter().map(notice_object).collect::<Vec<_>>().into(),
+    );
+    if let serde_json::Value::Object(rest) = json::run_document(&s.name, &s.run.pod, report) {
+        document.extend(rest.into_iter().filter(|(k, _)| k != "name"));
+    }
+    document.into()
 }
 
 /// A notice as JSON: where (`file`, `line`, `column`, null when it has no

@@ -10,6 +10,7 @@
 //! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML);
 //! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
 //!   rows, determinism across thread counts, shards merged back, refusals;
+//! - `serve`: `podsim serve`'s API through a real socket;
 //! - `common`: starting the binary, throwaway files and folders.
 
 pub mod common;
@@ -18,4 +19,5 @@ mod inputs;
 mod manifest;
 mod pictures;
 mod run;
+mod serve;
 mod sweep;

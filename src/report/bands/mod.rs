@@ -137,31 +137,65 @@ fn summary(report: &RunReport, measured: bool) -> String {
     format!("{ready} · {exposed}{termination}")
 }
 
+/// Where the shared time axis of `timelines_svg` lies: a page that moves a
+/// cursor over the picture maps its time to pixels with this.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimeAxis {
+    /// The time at the axis's right end, in milliseconds (a whole tick
+    /// past the longest run).
+    pub end_ms: u64,
+    /// The x of time zero, in the picture's pixels.
+    pub left_px: f64,
+    /// The x of `end_ms`.
+    pub right_px: f64,
+    /// The picture's width in pixels.
+    pub width_px: u32,
+}
+
+impl TimeAxis {
+    /// The axis `timelines_svg` draws for `figures`.
+    pub fn for_figures(figures: &[Figure]) -> TimeAxis {
+        let timelines: Vec<Timeline> = figures.iter().map(|f| Timeline::new(f.spec, f.report)).collect();
+        TimeAxis::of(&timelines)
+    }
+
+    fn of(timelines: &[Timeline]) -> TimeAxis {
+        let longest = timelines
+            .iter()
+            .map(|t| t.span().as_millis())
+            .max()
+            .unwrap_or(1)
+            .max(1) as f64
+            / 1000.0;
+        let step = tick_step(0.0, longest, 12);
+        let mut axis_end = (longest / step).ceil() * step;
+        // A mark on the very last instant would straddle the frame's edge.
+        let span_px = WIDTH as f64 - RIGHT - LABEL;
+        if (axis_end - longest) / axis_end * span_px < MARK_ROOM {
+            axis_end += step;
+        }
+        TimeAxis {
+            end_ms: (axis_end * 1000.0).round() as u64,
+            left_px: LABEL,
+            right_px: WIDTH as f64 - RIGHT,
+            width_px: WIDTH,
+        }
+    }
+}
+
 /// Draws `figures` stacked on one time axis.
 pub fn timelines_svg(figures: &[Figure]) -> String {
     let timelines: Vec<Timeline> = figures.iter().map(|f| Timeline::new(f.spec, f.report)).collect();
-    let longest = timelines
-        .iter()
-        .map(|t| t.span().as_millis())
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64
-        / 1000.0;
-    let step = tick_step(0.0, longest, 12);
-    let mut axis_end = (longest / step).ceil() * step;
-    // A mark on the very last instant would straddle the frame's edge.
-    let span_px = WIDTH as f64 - RIGHT - LABEL;
-    if (axis_end - longest) / axis_end * span_px < MARK_ROOM {
-        axis_end += step;
-    }
+    let axis = TimeAxis::of(&timelines);
+    let axis_end = axis.end_ms as f64 / 1000.0;
     let time = Scale {
         lo: 0.0,
         hi: axis_end,
-        from_px: LABEL,
-        to_px: WIDTH as f64 - RIGHT,
+        from_px: axis.left_px,
+        to_px: axis.right_px,
     };
     let x = |t: SimTime| time.px(t.as_millis() as f64 / 1000.0);
-    let end = SimTime((axis_end * 1000.0).round() as u64);
+    let end = SimTime(axis.end_ms);
     let labels: Vec<Vec<LineLabel>> = timelines.iter().map(|t| place_labels(t, &x, end)).collect();
     let heights: Vec<f64> = figures
         .iter()
