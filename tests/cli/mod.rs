@@ -8,11 +8,13 @@
 //! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML);
 //! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
 //!   rows, determinism across thread counts, shards merged back, refusals;
+//! - `replications`: distributions, replications and summaries in sweeps;
 //! - `common`: starting the binary, throwaway files and folders.
 
 pub mod common;
 mod errors;
 mod manifest;
 mod pictures;
+mod replications;
 mod run;
 mod sweep;
