@@ -16,8 +16,8 @@ use podsim::report::{json, kubectl, metrics_table, timeline};
 use podsim::scenario::Scenario;
 use podsim::scenario::manifest::Timings;
 
-use super::duration_arg;
 use super::output::{Planned, check_outputs, picture_path, write_picture};
+use super::{distribution, duration_arg};
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -46,6 +46,19 @@ pub struct RunArgs {
     /// Width of the band chart in cells.
     #[arg(long, default_value_t = 60, value_name = "CELLS", value_parser = clap::value_parser!(u64).range(10..=1000))]
     pub width: u64,
+
+    /// Run each scenario N times (replications 0 to N-1, each drawing its
+    /// own durations) and print each metric's distribution after the timeline.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub replications: u64,
+
+    /// Show the timeline of replication K (0-based) instead of replication 0.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub replication: u64,
+
+    /// The seed of every draw [default: the scenario's `seed`, else 0].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u32>,
 
     /// Also draw the runs as one picture, stacked on a shared time axis
     /// (.svg, or .png by extension); overwritten if it exists.
@@ -84,14 +97,14 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
             picture: true,
         }])?;
     }
-    let reports: Vec<_> = scenarios
-        .iter()
-        .map(|s| {
-            let mut run = s.run.clone();
-            run.horizon = args.horizon.unwrap_or(run.horizon);
-            simulate(&run)
-        })
-        .collect();
+    let reports: Vec<_> = scenarios.iter().map(|s| simulate(&run_of(s, args))).collect();
+    let mut distributions: Vec<_> = match args.replications {
+        1 => Vec::new(),
+        n => scenarios
+            .iter()
+            .map(|s| distribution::summarise(&run_of(s, args), n))
+            .collect(),
+    };
     if let Some(path) = &args.svg {
         let figures: Vec<Figure> = scenarios
             .iter()
@@ -118,7 +131,19 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
             let documents: Vec<_> = scenarios
                 .iter()
                 .zip(&reports)
-                .map(|(s, r)| json::run_document(&s.name, &s.run.pod, r))
+                .enumerate()
+                .map(|(i, (s, r))| {
+                    let mut document = json::run_document(&s.name, &s.run.pod, r);
+                    if let (Some(summary), Some(object)) =
+                        (distributions.get_mut(i), document.as_object_mut())
+                    {
+                        object.insert(
+                            "distribution".into(),
+                            distribution::json(summary, run_of(s, args).stream.seed),
+                        );
+                    }
+                    document
+                })
                 .collect();
             let value = if documents.len() == 1 {
                 documents.into_iter().next().unwrap_or_default()
@@ -140,6 +165,15 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
                 write!(out, "{}", metrics_table(&["value"], &[report.metrics]))?;
                 writeln!(out)?;
             }
+            for (scenario, summary) in scenarios.iter().zip(&mut distributions) {
+                writeln!(out, "== {} ({}): distribution", scenario.name, scenario.origin)?;
+                write!(
+                    out,
+                    "{}",
+                    distribution::text(summary, run_of(scenario, args).stream.seed)
+                )?;
+                writeln!(out)?;
+            }
             if scenarios.len() > 1 {
                 writeln!(out, "== side by side")?;
                 let names: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
@@ -149,6 +183,17 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The run of `scenario` as the flags change it: horizon, seed, replication.
+fn run_of(scenario: &Scenario, args: &RunArgs) -> podsim::model::RunSpec {
+    let mut run = scenario.run.clone();
+    run.horizon = args.horizon.unwrap_or(run.horizon);
+    if let Some(seed) = args.seed {
+        run.stream.seed = u64::from(seed);
+    }
+    run.stream.replication = args.replication;
+    run
 }
 
 /// The Pod's name for kubectl's NAME column: the scenario's name when it is

@@ -289,3 +289,137 @@ fn bad_replications_and_distributions_are_located() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn pictures_of_distributions_come_as_svg_png_and_in_the_report() {
+    let (dir, grid) = grid(
+        "replications = 50",
+        "\"containers.proxy.kind\" = [\"sidecar\", \"app\"]\n\"containers.web.boot\" = [\"1s\", \"3s\"]",
+    );
+    sweep(dir.path(), &grid, &[]);
+    let csv = dir.path().join("out.csv");
+    let ecdf = dir.path().join("ecdf.svg");
+    podsim()
+        .arg("plot")
+        .arg(&csv)
+        .args([
+            "--ecdf",
+            "ready_ms",
+            "--only",
+            "containers.web.boot_ms=1000",
+            "--out",
+        ])
+        .arg(&ecdf)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "empirical CDF of ready_ms, sidecar, app",
+        ));
+    let svg = fs::read_to_string(&ecdf).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let curves: Vec<(&str, &str)> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("curve"))
+        .map(|n| {
+            (
+                n.attribute("data-group").unwrap(),
+                n.attribute("data-runs").unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(curves, [("sidecar", "50"), ("app", "50")]);
+    let png = dir.path().join("ecdf.png");
+    podsim()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--ecdf", "ready_ms", "--out"])
+        .arg(&png)
+        .assert()
+        .success();
+    assert!(fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    // The scatter draws 4 combinations, each with its whiskers.
+    let scatter = dir.path().join("scatter.svg");
+    podsim()
+        .arg("plot")
+        .arg(&csv)
+        .arg("--out")
+        .arg(&scatter)
+        .assert()
+        .success();
+    let svg = fs::read_to_string(&scatter).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let spreads = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("spread"))
+        .count();
+    assert_eq!(spreads, 2, "one whisker group per layout");
+    assert!(svg.contains("4 runs of"), "one point per combination");
+    let report = dir.path().join("report.html");
+    podsim()
+        .arg("report")
+        .arg(&csv)
+        .arg("--out")
+        .arg(&report)
+        .assert()
+        .success();
+    assert!(
+        fs::read_to_string(&report)
+            .unwrap()
+            .contains("<figure class=\"ecdf\">")
+    );
+    // An unknown metric is named with the columns there are.
+    podsim()
+        .arg("plot")
+        .arg(&csv)
+        .args(["--ecdf", "redy_ms"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("did you mean \"ready_ms\"?"));
+}
+
+#[test]
+fn run_with_replications_prints_the_distribution_a_sweep_summarises() {
+    let out = podsim()
+        .args(["run", "scenarios/mesh-startup.toml", "--replications", "100"])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.contains("distribution over 100 replications (seed 0; percentiles by nearest rank)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("p_exposed 0  p_sigkilled 0  p_never_ready 0"),
+        "{text}"
+    );
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let out = podsim()
+            .args(["run", "scenarios/mesh-startup.toml", "--format", "json"])
+            .args(extra)
+            .assert()
+            .success();
+        serde_json::from_slice(&out.get_output().stdout).unwrap()
+    };
+    let doc = json(&["--replications", "100"]);
+    let p50 = doc["distribution"]["ready_ms"]["p50"].as_f64().unwrap();
+    // The same scenario swept once with 100 replications summarises alike.
+    let dir = TempDir::new();
+    let mesh = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/mesh-startup.toml");
+    let grid = write(
+        dir.path(),
+        "grid.toml",
+        &format!(
+            "base = '{}'\nreplications = 100\n[axes]\n\"containers.web.boot\" = [\"1s\"]\n",
+            mesh.display()
+        ),
+    );
+    let (_, summary) = sweep(dir.path(), &grid, &[]);
+    assert_eq!(rows(&summary)[0]["ready_ms_p50"], format!("{p50}"));
+    // --replication K shows replication K's own timeline: another proxy boot.
+    let ready = |doc: &serde_json::Value| doc["metrics"]["ready_ms"].clone();
+    let (zero, three) = (json(&[]), json(&["--replication", "3"]));
+    let again = json(&["--replication", "3", "--seed", "0"]);
+    assert_eq!(ready(&three), ready(&again));
+    let differs = (1..6).any(|k| ready(&json(&["--replication", &k.to_string()])) != ready(&zero));
+    assert!(differs);
+}
