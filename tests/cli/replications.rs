@@ -423,3 +423,69 @@ fn run_with_replications_prints_the_distribution_a_sweep_summarises() {
     let differs = (1..6).any(|k| ready(&json(&["--replication", &k.to_string()])) != ready(&zero));
     assert!(differs);
 }
+
+#[test]
+fn annotations_and_timings_files_take_the_same_spelling() {
+    let dir = TempDir::new();
+    let yaml = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/ckad/graceful.yaml"))
+        .unwrap()
+        .replace(
+            "podsim.dev/web.boot: \"2s\"",
+            "podsim.dev/web.boot: '{ dist = \"lognormal\", median = \"2s\", p99 = \"7s\" }'",
+        );
+    let pod = write(dir.path(), "pod.yaml", &yaml);
+    let boots = |extra: &[&str]| -> String {
+        let out = podsim()
+            .arg("run")
+            .arg(&pod)
+            .args(["--replications", "200", "--format", "json"])
+            .args(extra)
+            .assert()
+            .success();
+        let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        doc["distribution"]["ready_ms"].to_string()
+    };
+    let annotated = boots(&[]);
+    // A fixed 2 s boot would make every replication alike; this one varies.
+    assert!(
+        !annotated.contains("\"min\":3000.0,\"p50\":3000.0"),
+        "{annotated}"
+    );
+    let timings = write(
+        dir.path(),
+        "timings.toml",
+        "[containers.web]\nboot = { dist = \"lognormal\", median = \"2s\", p99 = \"7s\" }\n",
+    );
+    let fixed_pod = write(
+        dir.path(),
+        "fixed.yaml",
+        &yaml.replace(
+            "'{ dist = \"lognormal\", median = \"2s\", p99 = \"7s\" }'",
+            "\"2s\"",
+        ),
+    );
+    let out = podsim()
+        .arg("run")
+        .arg(&fixed_pod)
+        .arg("--timings")
+        .arg(&timings)
+        .args(["--replications", "200", "--format", "json"])
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    // Same key, same container, same seed: the same draws either way.
+    assert_eq!(doc["distribution"]["ready_ms"].to_string(), annotated);
+    let bad = write(
+        dir.path(),
+        "bad.yaml",
+        &yaml.replace("\"lognormal\"", "\"lognorm\""),
+    );
+    podsim()
+        .arg("run")
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "unknown dist \"lognorm\"; did you mean \"lognormal\"?",
+        ));
+}
