@@ -489,3 +489,49 @@ fn annotations_and_timings_files_take_the_same_spelling() {
             "unknown dist \"lognorm\"; did you mean \"lognormal\"?",
         ));
 }
+
+#[test]
+fn every_bad_distribution_is_a_located_error_with_exit_1() {
+    let dir = TempDir::new();
+    let cases = [
+        (
+            "boot = { dist = \"weibull\", mean = \"1s\" }",
+            "unknown dist \"weibull\"",
+        ),
+        (
+            "boot = { dist = \"lognormal\", median = \"2s\" }",
+            "needs median and p99",
+        ),
+        (
+            "boot = { dist = \"uniform\", min = \"-1s\", max = \"2s\" }",
+            "min: negative duration",
+        ),
+        (
+            "boot = { dist = \"lognormal\", median = \"2s\", p99 = \"1s\" }",
+            "p99 (1s) is below median (2s)",
+        ),
+        ("boot = { dist = \"empirical\", values = [] }", "values is empty"),
+        ("boot = \"1s\"\nfail_probability = 1.2", "must be from 0 to 1"),
+        ("boot = \"1s\"\nfail_probability = -0.5", "must be from 0 to 1"),
+    ];
+    for (i, (line, message)) in cases.iter().enumerate() {
+        let name = format!("bad-{i}.toml");
+        let path = write(
+            dir.path(),
+            &name,
+            &format!("[[containers]]\nname = \"web\"\nkind = \"app\"\n{line}\n"),
+        );
+        let out = podsim().arg("run").arg(&path).assert().code(1);
+        let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(
+            stderr.contains(&format!("{name}:")) && stderr.contains(message),
+            "{line}: {stderr}"
+        );
+        // file:line:col, on the line of the value.
+        let located = format!(
+            "{name}:{}:",
+            if line.contains("fail_probability") { 5 } else { 4 }
+        );
+        assert!(stderr.contains(&located), "{line}: {stderr}");
+    }
+}
