@@ -217,8 +217,8 @@ pub fn run_ticks(spec: &PodSpec, tick: SimDuration, max_ticks: u64) -> TickResul
         .map(|c| Slot {
             kind: c.kind,
             proxy: c.proxy,
-            boot: ticks(c.boot),
-            drain: ticks(c.drain),
+            boot: ticks(c.boot.fixed().unwrap_or_default()),
+            drain: ticks(c.drain.fixed().unwrap_or_default()),
             fails: c.fails,
             phase: Phase::Waiting,
             left: 0,

@@ -5,6 +5,7 @@
 //! terminals, files to write, signals and exit codes; the library only
 //! computes.
 
+mod distribution;
 mod inputs;
 mod interrupt;
 mod merge;

@@ -19,9 +19,9 @@ use podsim::report::bands::{Figure, timelines_svg};
 use podsim::report::{json, kubectl, metrics_table, timeline};
 use podsim::scenario::{Diagnostic, Scenario};
 
-use super::duration_arg;
 use super::inputs::{self, FormatArg, Input};
 use super::output::{Planned, check_outputs, picture_path, write_picture};
+use super::{distribution, duration_arg};
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -56,6 +56,19 @@ pub struct RunArgs {
     /// Width of the band chart in cells.
     #[arg(long, default_value_t = 60, value_name = "CELLS", value_parser = clap::value_parser!(u64).range(10..=1000))]
     pub width: u64,
+
+    /// Run each scenario N times (replications 0 to N-1, each drawing its
+    /// own durations) and print each metric's distribution after the timeline.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub replications: u64,
+
+    /// Show the timeline of replication K (0-based) instead of replication 0.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub replication: u64,
+
+    /// The seed of every draw [default: the scenario's `seed`, else 0].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u32>,
 
     /// Also draw the runs as one picture, stacked on a shared time axis
     /// (.svg, or .png by extension); overwritten if it exists.
@@ -102,12 +115,15 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
     }
     let reports: Vec<_> = runs
         .iter()
-        .map(|input| {
-            let mut run = input.scenario.run.clone();
-            run.horizon = args.horizon.unwrap_or(run.horizon);
-            simulate(&run)
-        })
+        .map(|i| simulate(&run_of(&i.scenario, args)))
         .collect();
+    let mut distributions: Vec<_> = match args.replications {
+        1 => Vec::new(),
+        n => runs
+            .iter()
+            .map(|i| distribution::summarise(&run_of(&i.scenario, args), n))
+            .collect(),
+    };
     if let Some(path) = &args.svg {
         let figures: Vec<Figure> = runs
             .iter()
@@ -134,8 +150,13 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
     }
     match args.format {
         Format::Json => {
-            for (input, report) in runs.iter().zip(&reports) {
-                serde_json::to_writer(&mut *out, &document(input, report))?;
+            for (i, (input, report)) in runs.iter().zip(&reports).enumerate() {
+                let mut document = document(input, report);
+                if let (Some(summary), Some(object)) = (distributions.get_mut(i), document.as_object_mut()) {
+                    let seed = run_of(&input.scenario, args).stream.seed;
+                    object.insert("distribution".into(), distribution::json(summary, seed));
+                }
+                serde_json::to_writer(&mut *out, &document)?;
                 writeln!(out)?;
             }
         }
@@ -150,6 +171,13 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
                 write!(out, "{}", timeline::band_chart(&picture, args.width))?;
                 writeln!(out)?;
                 write!(out, "{}", metrics_table(&["value"], &[report.metrics]))?;
+                writeln!(out)?;
+            }
+            for (input, summary) in runs.iter().zip(&mut distributions) {
+                let scenario = &input.scenario;
+                writeln!(out, "== {} ({}): distribution", scenario.name, input.source)?;
+                let seed = run_of(scenario, args).stream.seed;
+                write!(out, "{}", distribution::text(summary, seed))?;
                 writeln!(out)?;
             }
             if runs.len() > 1 {
@@ -198,6 +226,17 @@ fn notice_object(d: &Diagnostic) -> serde_json::Value {
         "column": d.position.map(|p| p.1),
         "message": super::message(d),
     })
+}
+
+/// The run of `scenario` as the flags change it: horizon, seed, replication.
+fn run_of(scenario: &Scenario, args: &RunArgs) -> podsim::model::RunSpec {
+    let mut run = scenario.run.clone();
+    run.horizon = args.horizon.unwrap_or(run.horizon);
+    if let Some(seed) = args.seed {
+        run.stream.seed = u64::from(seed);
+    }
+    run.stream.replication = args.replication;
+    run
 }
 
 /// The Pod's name for kubectl's NAME column: the scenario's name when it is

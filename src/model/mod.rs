@@ -6,12 +6,16 @@
 //! for the same spec however many runs it did before; reuse only saves
 //! allocations.
 
+mod dist;
+mod draw;
 mod event;
 mod history;
 mod metrics;
 mod pod;
 mod spec;
 
+pub use dist::{Dist, Probability, Z99, normal_cdf, normal_quantile};
+pub use draw::{DrawKey, Stream, name_hash};
 pub use event::PodEvent;
 pub use history::{Change, ExitReason, Line, Observer, Trace, TraceEntry};
 pub use metrics::{ExposureMeter, Field, Meters, Metrics, Outcome, PodPhase};

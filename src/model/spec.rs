@@ -4,6 +4,8 @@
 //! at least one app, no hooks on init containers); the model still never
 //! panics on an odd one, it only gives an odd answer.
 
+use super::dist::{Dist, Probability};
+use super::draw::Stream;
 use crate::engine::{DEFAULT_HORIZON, SimDuration};
 
 /// Index of a container in `PodSpec::containers`, which is declaration order.
@@ -259,22 +261,25 @@ pub struct ContainerSpec {
     pub name: String,
     /// Where it sits in the start order.
     pub kind: ContainerKind,
-    /// Init: start → exit 0. Sidecar and app: start → started.
-    pub boot: SimDuration,
+    /// Init: start → exit 0. Sidecar and app: start → started. Drawn
+    /// anew for each attempt, like every `Dist` of the container.
+    pub boot: Dist,
     /// SIGTERM → exit.
-    pub drain: SimDuration,
-    /// Duration of the preStop hook; zero means no hook.
-    pub pre_stop: SimDuration,
+    pub drain: Dist,
+    /// Duration of the preStop hook; fixed at zero means no hook.
+    pub pre_stop: Dist,
     /// The first `fails` attempts exit 1 at the end of boot.
     pub fails: u32,
+    /// Every later attempt exits 1 at the end of boot with this probability.
+    pub fail_probability: Probability,
     /// Carries the Pod's traffic; an app alive while no proxy is alive is exposed.
     pub proxy: bool,
     /// Startup, readiness and liveness probes, by `ProbeKind::index`.
     pub probes: [Option<Probe>; 3],
     /// Attempt i (from 1) crashes with exit 1 `crash_after[i - 1]` after it started.
-    pub crash_after: Vec<SimDuration>,
+    pub crash_after: Vec<Dist>,
     /// An app that finishes: it exits with `exit_code` this long after it is healthy.
-    pub run: Option<SimDuration>,
+    pub run: Option<Dist>,
     /// The code a finished `run` exits with.
     pub exit_code: i32,
 }
@@ -286,10 +291,11 @@ impl ContainerSpec {
         ContainerSpec {
             name: name.to_string(),
             kind,
-            boot,
-            drain: SimDuration::ZERO,
-            pre_stop: SimDuration::ZERO,
+            boot: Dist::Fixed(boot),
+            drain: Dist::default(),
+            pre_stop: Dist::default(),
             fails: 0,
+            fail_probability: Probability::NEVER,
             proxy: false,
             probes: [None; 3],
             crash_after: Vec::new(),
@@ -380,6 +386,8 @@ pub struct RunSpec {
     pub pod: PodSpec,
     /// Runs stop here: an endless crash loop becomes an outcome, not a hang.
     pub horizon: SimDuration,
+    /// The seed and replication every draw of the run is keyed by.
+    pub stream: Stream,
 }
 
 impl RunSpec {
@@ -388,6 +396,7 @@ impl RunSpec {
         RunSpec {
             pod,
             horizon: DEFAULT_HORIZON,
+            stream: Stream::default(),
         }
     }
 }

@@ -10,9 +10,11 @@
 
 use crate::engine::SimDuration;
 use crate::model::{
-    Backoff, ContainerKind, Deletion, KubeVersion, PodMode, PodSpec, Probe, ProbeKind, RestartPolicy, RunSpec,
+    Backoff, ContainerKind, Deletion, Dist, KubeVersion, PodMode, PodSpec, Probability, Probe, ProbeKind,
+    RestartPolicy, RunSpec,
 };
 
+use super::dist::{parse_dist_list_text, parse_dist_text, parse_probability};
 use super::duration::parse_duration;
 
 /// Which table of a scenario a field belongs to.
@@ -132,6 +134,8 @@ impl Group {
 pub enum Field {
     /// `horizon`: how long a run may last at most.
     Horizon,
+    /// `seed`: the seed of the run's random draws.
+    Seed,
     /// `[pod] restart_policy`: Always, OnFailure or Never.
     RestartPolicy,
     /// `[pod] termination_grace_period`: the SIGKILL deadline after deletion.
@@ -160,6 +164,8 @@ pub enum Field {
     PreStop,
     /// `fails`: the first attempts that exit 1 at the end of boot.
     Fails,
+    /// `fail_probability`: each attempt after the scripted `fails` fails with this probability.
+    FailProbability,
     /// `proxy`: the app's traffic goes through this container.
     Proxy,
     /// `crash_after`: each attempt's running time before it crashes.
@@ -175,8 +181,14 @@ pub enum Field {
 /// What kind of value a field takes: how it is read and written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
-    /// A duration with a unit (`"3s"`), written in CSV as integer milliseconds.
+    /// A duration with a unit (`"3s"`), written in CSV as integer
+    /// milliseconds: a setting, which does not vary from run to run.
     Millis,
+    /// A duration, or a distribution drawn anew for each container instance
+    /// (`{ dist = "lognormal", median = "3s", p99 = "10s" }`).
+    Dist,
+    /// A probability, 0 to 1 (`0.2`).
+    Probability,
     /// A whole number, 0 or more.
     Count,
     /// `true` or `false`.
@@ -190,15 +202,20 @@ pub enum Unit {
     },
     /// A Kubernetes version, `"1.20"` … `"1.36"`.
     Version,
-    /// Durations, one per attempt; as an axis, one duration (the first attempt).
-    MillisList,
+    /// Durations or distributions, one per attempt; as an axis, one (the
+    /// first attempt).
+    DistList,
 }
 
 /// A value of some `Unit`, parsed and checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
-    /// A duration.
+    /// A duration; also a fixed value of a `Unit::Dist` key.
     Millis(SimDuration),
+    /// A distribution that is not fixed.
+    Dist(Dist),
+    /// A probability, 0 to 1.
+    Probability(Probability),
     /// A whole number.
     Count(u32),
     /// `true` or `false`.
@@ -207,8 +224,8 @@ pub enum Value {
     Word(usize),
     /// A Kubernetes minor version.
     Version(KubeVersion),
-    /// One duration per attempt.
-    MillisList(Vec<SimDuration>),
+    /// One duration or distribution per attempt.
+    DistList(Vec<Dist>),
 }
 
 const FLAG_NAMES: [&str; 2] = ["false", "true"];
@@ -223,11 +240,12 @@ const MODE_NAMES: [&str; 2] = ["service", "job"];
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 37] = {
+    pub const ALL: [Field; 39] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
             Field::Horizon,
+            Field::Seed,
             Field::RestartPolicy,
             Field::TerminationGracePeriod,
             Field::StopAt,
@@ -242,6 +260,7 @@ impl Field {
             Field::Drain,
             Field::PreStop,
             Field::Fails,
+            Field::FailProbability,
             Field::Proxy,
             Field::CrashAfter,
             Field::Run,
@@ -270,7 +289,7 @@ impl Field {
     /// Whether the field belongs to the run, the Pod or a container.
     pub fn scope(self) -> Scope {
         match self {
-            Field::Horizon => Scope::Run,
+            Field::Horizon | Field::Seed => Scope::Run,
             Field::RestartPolicy
             | Field::TerminationGracePeriod
             | Field::StopAt
@@ -285,6 +304,7 @@ impl Field {
             | Field::Drain
             | Field::PreStop
             | Field::Fails
+            | Field::FailProbability
             | Field::Proxy
             | Field::CrashAfter
             | Field::Run
@@ -308,6 +328,7 @@ impl Field {
     pub fn leaf(self) -> &'static str {
         match self {
             Field::Horizon => "horizon",
+            Field::Seed => "seed",
             Field::RestartPolicy => "restart_policy",
             Field::TerminationGracePeriod => "termination_grace_period",
             Field::StopAt => "stop_at",
@@ -322,6 +343,7 @@ impl Field {
             Field::Drain => "drain",
             Field::PreStop => "pre_stop",
             Field::Fails => "fails",
+            Field::FailProbability => "fail_probability",
             Field::Proxy => "proxy",
             Field::CrashAfter => "crash_after",
             Field::Run => "run",
@@ -354,13 +376,11 @@ impl Field {
             | Field::StopAt
             | Field::StopAfterReady
             | Field::BackoffInitial
-            | Field::BackoffCap
-            | Field::Boot
-            | Field::Drain
-            | Field::PreStop
-            | Field::Run => Unit::Millis,
-            Field::CrashAfter => Unit::MillisList,
-            Field::Fails | Field::ExitCode => Unit::Count,
+            | Field::BackoffCap => Unit::Millis,
+            Field::Boot | Field::Drain | Field::PreStop | Field::Run => Unit::Dist,
+            Field::CrashAfter => Unit::DistList,
+            Field::FailProbability => Unit::Probability,
+            Field::Seed | Field::Fails | Field::ExitCode => Unit::Count,
             Field::Proxy | Field::BackoffImmediateFirstRestart => Unit::Flag,
             Field::RestartPolicy => Unit::Word {
                 what: "restart_policy",
@@ -388,6 +408,9 @@ impl Field {
             Field::Horizon => {
                 "stop the run at this simulated time (an endless crash loop becomes an outcome); default 24h"
             }
+            Field::Seed => {
+                "the seed of every draw (with the replication, the container, the key and the attempt); default 0"
+            }
             Field::RestartPolicy => "the Pod's restartPolicy: Always, OnFailure or Never; default Always",
             Field::TerminationGracePeriod => {
                 "terminationGracePeriodSeconds; default 30s (the kubelet never uses less than 1s)"
@@ -403,18 +426,23 @@ impl Field {
             }
             Field::Kind => "init, sidecar (an initContainers entry with restartPolicy: Always) or app",
             Field::Boot => {
-                "init: start → exit 0; sidecar, app: start → started (with probes: start → answers them)"
+                "init: start → exit 0; sidecar, app: start → started (with probes: start → answers them); a distribution draws it for each attempt"
             }
-            Field::Drain => "SIGTERM → exit; default 0s",
-            Field::PreStop => "how long the preStop hook runs; default 0s (no hook)",
+            Field::Drain => "SIGTERM → exit; default 0s; or a distribution",
+            Field::PreStop => "how long the preStop hook runs; default 0s (no hook); or a distribution",
             Field::Fails => "the first N attempts exit 1 at the end of boot; default 0",
+            Field::FailProbability => {
+                "every later attempt exits 1 at the end of boot with this probability, 0 to 1; default 0"
+            }
             Field::Proxy => {
                 "carries the Pod's traffic: an app alive while no proxy is alive is exposed; default false"
             }
             Field::CrashAfter => {
-                "attempt i crashes (exit 1) this long after its start; a list, one per attempt"
+                "attempt i crashes (exit 1) this long after its start; a list of durations or distributions, one per attempt"
             }
-            Field::Run => "apps only: exits with exit_code this long after it is healthy (a Job's work)",
+            Field::Run => {
+                "apps only: exits with exit_code this long after it is healthy (a Job's work); or a distribution"
+            }
             Field::ExitCode => "the exit code of that exit; default 0; needs run",
             Field::Probe(_, ProbeField::InitialDelay) => "initialDelaySeconds; default 0s",
             Field::Probe(_, ProbeField::Period) => "periodSeconds; default 10s",
@@ -469,7 +497,7 @@ impl Unit {
     /// The unit of the field as a sweep axis (one value per run).
     pub fn axis(self) -> Unit {
         match self {
-            Unit::MillisList => Unit::Millis,
+            Unit::DistList => Unit::Dist,
             other => other,
         }
     }
@@ -479,6 +507,8 @@ impl Unit {
         let trimmed = text.trim();
         match self {
             Unit::Millis => parse_duration(text).map(Value::Millis),
+            Unit::Dist => parse_dist_text(text).map(Value::from_dist),
+            Unit::Probability => parse_probability(key, trimmed).map(Value::Probability),
             Unit::Count => trimmed
                 .parse()
                 .map(Value::Count)
@@ -490,20 +520,15 @@ impl Unit {
             },
             Unit::Word { what, names } => word(what, names, trimmed),
             Unit::Version => parse_kube_version(trimmed).map(Value::Version),
-            Unit::MillisList => {
-                let list = trimmed.trim_start_matches('[').trim_end_matches(']');
-                list.split(',')
-                    .map(|d| parse_duration(d.trim().trim_matches('"')))
-                    .collect::<Result<_, _>>()
-                    .map(Value::MillisList)
-            }
+            Unit::DistList => parse_dist_list_text(trimmed).map(Value::DistList),
         }
     }
 
     /// The value `encoded` (as `Value::encode` made it) of this axis unit.
     pub fn decode(self, encoded: u64) -> Value {
         match self {
-            Unit::Millis | Unit::MillisList => Value::Millis(SimDuration::from_millis(encoded)),
+            Unit::Millis | Unit::Dist | Unit::DistList => Value::Millis(SimDuration::from_millis(encoded)),
+            Unit::Probability => Value::Probability(Probability::from_bits(encoded)),
             Unit::Count => Value::Count(encoded as u32),
             Unit::Flag => Value::Flag(encoded != 0),
             Unit::Word { .. } => Value::Word(encoded as usize),
@@ -514,7 +539,8 @@ impl Unit {
     /// `encoded` as a person writes it in a grid (`250ms`, `3`, `true`, `"app"`).
     pub fn describe(self, encoded: u64) -> String {
         match self {
-            Unit::Millis | Unit::MillisList => SimDuration::from_millis(encoded).to_string(),
+            Unit::Millis | Unit::Dist | Unit::DistList => SimDuration::from_millis(encoded).to_string(),
+            Unit::Probability => Probability::from_bits(encoded).to_string(),
             Unit::Count => encoded.to_string(),
             Unit::Flag => FLAG_NAMES[usize::from(encoded != 0)].to_string(),
             Unit::Word { names, .. } => format!("\"{}\"", names[encoded as usize]),
@@ -525,8 +551,11 @@ impl Unit {
     /// `encoded` as a CSV cell: digits for numbers, the word for words.
     pub fn cell(self, encoded: u64, buf: &mut Vec<u8>) {
         match self {
-            Unit::Millis | Unit::MillisList | Unit::Count => {
+            Unit::Millis | Unit::Dist | Unit::DistList | Unit::Count => {
                 buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes())
+            }
+            Unit::Probability => {
+                buf.extend_from_slice(Probability::from_bits(encoded).to_string().as_bytes())
             }
             Unit::Flag => buf.extend_from_slice(FLAG_NAMES[usize::from(encoded != 0)].as_bytes()),
             Unit::Word { names, .. } => buf.extend_from_slice(names[encoded as usize].as_bytes()),
@@ -565,11 +594,31 @@ impl Value {
     pub fn encode(&self) -> Option<u64> {
         match self {
             Value::Millis(d) => Some(d.as_millis()),
+            Value::Probability(p) => Some(p.get().to_bits()),
+            Value::Dist(_) => None,
             Value::Count(n) => Some(u64::from(*n)),
             Value::Flag(b) => Some(u64::from(*b)),
             Value::Word(i) => Some(*i as u64),
             Value::Version(v) => Some(u64::from(v.0)),
-            Value::MillisList(_) => None,
+            Value::DistList(_) => None,
+        }
+    }
+
+    /// A distribution as a value: a fixed one is a plain duration, so it
+    /// encodes, prints and compares as one.
+    pub fn from_dist(dist: Dist) -> Value {
+        match dist.fixed() {
+            Some(d) => Value::Millis(d),
+            None => Value::Dist(dist),
+        }
+    }
+
+    /// The value of a `Unit::Dist` key as a distribution.
+    pub fn into_dist(self) -> Dist {
+        match self {
+            Value::Dist(d) => d,
+            Value::Millis(d) => Dist::Fixed(d),
+            _ => Dist::default(),
         }
     }
 }
@@ -630,12 +679,17 @@ impl Key {
             _ => 0,
         };
         let flag = matches!(value, Value::Flag(true));
+        let chance = match value {
+            Value::Probability(p) => p,
+            _ => Probability::NEVER,
+        };
         let word = match value {
             Value::Word(i) => i,
             _ => 0,
         };
         match (self.field, container) {
             (Field::Horizon, _) => run.horizon = ms,
+            (Field::Seed, _) => run.stream.seed = u64::from(count),
             (Field::RestartPolicy, _) => pod.restart_policy = POLICIES[word.min(2)],
             (Field::TerminationGracePeriod, _) => pod.termination_grace_period = ms,
             (Field::StopAt, _) => pod.deletion = Deletion::At(ms),
@@ -651,20 +705,21 @@ impl Key {
             (Field::BackoffImmediateFirstRestart, _) => pod.backoff.immediate_first_restart = flag,
             (_, None) => {}
             (Field::Kind, Some(c)) => c.kind = KINDS[word.min(2)],
-            (Field::Boot, Some(c)) => c.boot = ms,
-            (Field::Drain, Some(c)) => c.drain = ms,
-            (Field::PreStop, Some(c)) => c.pre_stop = ms,
+            (Field::Boot, Some(c)) => c.boot = value.into_dist(),
+            (Field::Drain, Some(c)) => c.drain = value.into_dist(),
+            (Field::PreStop, Some(c)) => c.pre_stop = value.into_dist(),
             (Field::Fails, Some(c)) => c.fails = count,
+            (Field::FailProbability, Some(c)) => c.fail_probability = chance,
             (Field::Proxy, Some(c)) => c.proxy = flag,
-            (Field::Run, Some(c)) => c.run = Some(ms),
+            (Field::Run, Some(c)) => c.run = Some(value.into_dist()),
             (Field::ExitCode, Some(c)) => c.exit_code = count as i32,
             (Field::CrashAfter, Some(c)) => match value {
-                Value::MillisList(list) => c.crash_after = list,
+                Value::DistList(list) => c.crash_after = list,
                 // One duration (an axis): the first attempt crashes then.
                 // Reuses the list's allocation run after run.
-                _ => {
+                other => {
                     c.crash_after.clear();
-                    c.crash_after.push(ms);
+                    c.crash_after.push(other.into_dist());
                 }
             },
             (Field::Probe(kind, field), Some(c)) => {
@@ -725,19 +780,25 @@ mod tests {
         for field in Field::ALL {
             let unit = field.unit().axis();
             let value = match unit {
-                Unit::Millis => Value::Millis(SimDuration::from_millis(1500)),
+                Unit::Millis | Unit::Dist => Value::Millis(SimDuration::from_millis(1500)),
+                Unit::Probability => Value::Probability(Probability::new(0.25).unwrap()),
                 Unit::Count => Value::Count(2),
                 Unit::Flag => Value::Flag(true),
                 Unit::Word { .. } => Value::Word(1),
                 Unit::Version => Value::Version(KubeVersion(33)),
-                Unit::MillisList => unreachable!("an axis unit is never a list"),
+                Unit::DistList => unreachable!("an axis unit is never a list"),
             };
             assert_eq!(unit.decode(value.encode().unwrap()), value, "{field:?}");
             Key::container(field, 0).set(&mut run, value);
         }
         let web = &run.pod.containers[0];
-        assert_eq!((web.boot.as_millis(), web.fails, web.proxy), (1500, 2, true));
+        assert_eq!(
+            (web.boot.fixed().map(|d| d.as_millis()), web.fails, web.proxy),
+            (Some(1500), 2, true)
+        );
         assert_eq!(web.crash_after, [SimDuration::from_millis(1500)]);
+        assert_eq!(web.fail_probability.get(), 0.25);
+        assert_eq!(run.stream.seed, 2);
         assert_eq!(run.pod.kubernetes, KubeVersion(33));
         assert_eq!(run.horizon, SimDuration::from_millis(1500));
     }

@@ -10,6 +10,7 @@
 //! each combination it builds.
 
 pub mod diagnostic;
+pub mod dist;
 mod duration;
 pub mod key;
 pub mod manifest;
@@ -226,11 +227,11 @@ drain = "3s"
         assert_eq!(s.run.pod.termination_grace_period, SimDuration::from_secs(30));
         let proxy = &s.run.pod.containers[1];
         assert_eq!(
-            (proxy.kind, proxy.boot, proxy.drain, proxy.proxy),
+            (proxy.kind, proxy.boot.clone(), proxy.drain.clone(), proxy.proxy),
             (
                 ContainerKind::Sidecar,
-                SimDuration::from_secs(3),
-                SimDuration::from_secs(1),
+                SimDuration::from_secs(3).into(),
+                SimDuration::from_secs(1).into(),
                 true
             )
         );
@@ -282,7 +283,9 @@ mod registry {
     fn sample(field: Field) -> (&'static str, &'static str) {
         match field.unit() {
             Unit::Millis => ("\"2s\"", "2s"),
-            Unit::MillisList => ("[\"30s\"]", "30s"),
+            Unit::Dist => ("\"2s\"", "2s"),
+            Unit::DistList => ("[\"30s\"]", "30s"),
+            Unit::Probability => ("0.5", "0.5"),
             Unit::Count => match field {
                 // Non-zero needs `run`, which the manifest's app lacks.
                 Field::ExitCode => ("0", "0"),

@@ -190,8 +190,8 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
     if c.kind == ContainerKind::Init {
         let misplaced = [
             (Field::Proxy, c.proxy),
-            (Field::Drain, c.drain > SimDuration::ZERO),
-            (Field::PreStop, c.pre_stop > SimDuration::ZERO),
+            (Field::Drain, !c.drain.is_zero()),
+            (Field::PreStop, !c.pre_stop.is_zero()),
         ];
         if let Some((field, _)) = misplaced.iter().find(|(_, set)| *set) {
             return Err((Some(*field), Rule::NotOnInit(*field)));
@@ -349,6 +349,8 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         }
         Field::BackoffInitial => Some(u64::from(encoded >= second)),
         Field::Horizon
+        | Field::Seed
+        | Field::FailProbability
         | Field::TerminationGracePeriod
         | Field::StopAt
         | Field::StopAfterReady

@@ -13,6 +13,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::diagnostic::{Diagnostic, Problem};
+use super::dist::{dist_from_table, parse_probability};
 use super::key::{Field, Group, Key, Scope, Unit, Value, word};
 use super::rules::{Format, Rule, SpecProblem, check_spec, version_notices};
 use super::{Scenario, parse_duration};
@@ -64,20 +65,32 @@ pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
         (Unit::Millis, DeValue::String(s)) => {
             parse_duration(s).map(Value::Millis).map_err(ValueError::Invalid)
         }
-        (Unit::Millis | Unit::MillisList, DeValue::Integer(i)) => Err(ValueError::BareNumber(format!(
-            "a duration needs a unit and quotes: write \"{i}s\" or \"{i}ms\", not {i}"
-        ))),
-        (Unit::Millis | Unit::MillisList, DeValue::Float(f)) => Err(ValueError::BareNumber(format!(
-            "a duration needs a unit and quotes: write \"{f}s\", not {f}"
-        ))),
-        (Unit::MillisList, DeValue::Array(items)) => items
+        (Unit::Dist, DeValue::String(s)) => parse_duration(s).map(Value::Millis).map_err(ValueError::Invalid),
+        (Unit::Dist, DeValue::Table(table)) => dist_from_table(table)
+            .map(Value::from_dist)
+            .map_err(ValueError::Invalid),
+        (Unit::Millis, DeValue::Table(_)) => Err(ValueError::Invalid(
+            "takes one duration in quotes such as \"1s\": it is a setting, not a time that varies \
+             (distributions are for boot, drain, pre_stop, run and crash_after; sweep a setting as an axis)"
+                .into(),
+        )),
+        (Unit::Millis | Unit::Dist | Unit::DistList, DeValue::Integer(i)) => Err(ValueError::BareNumber(
+            format!("a duration needs a unit and quotes: write \"{i}s\" or \"{i}ms\", not {i}"),
+        )),
+        (Unit::Millis | Unit::Dist | Unit::DistList, DeValue::Float(f)) => Err(ValueError::BareNumber(
+            format!("a duration needs a unit and quotes: write \"{f}s\", not {f}"),
+        )),
+        (Unit::DistList, DeValue::Array(items)) => items
             .iter()
-            .map(|d| match value(Unit::Millis, d.get_ref())? {
-                Value::Millis(ms) => Ok(ms),
-                _ => Err(ValueError::Invalid("expected durations".into())),
-            })
-            .collect::<Result<Vec<SimDuration>, _>>()
-            .map(Value::MillisList),
+            .map(|d| value(Unit::Dist, d.get_ref()).map(Value::into_dist))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::DistList),
+        (Unit::Probability, DeValue::Float(f)) => parse_probability("", f.as_str())
+            .map(Value::Probability)
+            .map_err(ValueError::Invalid),
+        (Unit::Probability, DeValue::Integer(i)) => parse_probability("", i.as_str())
+            .map(Value::Probability)
+            .map_err(ValueError::Invalid),
         (Unit::Count, DeValue::Integer(i)) => {
             let n = i64::from_str_radix(i.as_str(), i.radix())
                 .map_err(|_| ValueError::Invalid(format!("{i} is too large")))?;
@@ -123,7 +136,11 @@ pub fn type_name(value: &DeValue) -> String {
 pub fn one_value(unit: Unit) -> String {
     match unit {
         Unit::Millis => "a duration in quotes such as \"250ms\" or \"1s\"".into(),
-        Unit::MillisList => "a list of durations such as [\"30s\", \"10s\"]".into(),
+        Unit::Dist => "a duration in quotes such as \"250ms\", or a distribution such as \
+                       { dist = \"lognormal\", median = \"3s\", p99 = \"10s\" }"
+            .into(),
+        Unit::DistList => "a list of durations such as [\"30s\", \"10s\"]".into(),
+        Unit::Probability => "a number from 0 to 1 such as 0.2 (no quotes)".into(),
         Unit::Count => "an integer such as 0 or 3 (no quotes)".into(),
         Unit::Flag => "true or false (no quotes)".into(),
         Unit::Word { names, .. } => format!("one of {} (in quotes)", names.join(", ")),

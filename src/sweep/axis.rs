@@ -10,8 +10,9 @@ use std::ops::Range;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use crate::model::{PodSpec, RunSpec};
-use crate::scenario::key::{Field, Group, Key, Scope, Unit};
+use super::csv;
+use crate::model::{Dist, PodSpec, RunSpec};
+use crate::scenario::key::{Field, Group, Key, Scope, Unit, Value};
 use crate::scenario::toml::value;
 use crate::scenario::{closest, unknown_word};
 
@@ -30,11 +31,14 @@ pub struct Axis {
 }
 
 /// An axis's values, each encoded as a `u64` its unit decodes:
-/// milliseconds, a count, the index of a word, a version's minor.
+/// milliseconds, a count, the index of a word, a version's minor; or, when
+/// one of them is a distribution, the distributions themselves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Values {
     /// Values as listed.
     List(Vec<u64>),
+    /// Durations and distributions (`boot = ["1s", { dist = … }]`).
+    Dists(Vec<Dist>),
     /// `from`, `from + step`, … (`len` values), kept lazy so a fine range costs nothing.
     Range {
         /// The first value.
@@ -51,6 +55,7 @@ impl Values {
     pub fn len(&self) -> u64 {
         match self {
             Values::List(list) => list.len() as u64,
+            Values::Dists(list) => list.len() as u64,
             Values::Range { len, .. } => *len,
         }
     }
@@ -60,10 +65,11 @@ impl Values {
         self.len() == 0
     }
 
-    /// The value at `index` (< `len`).
+    /// The value at `index` (< `len`); for distributions, `index` itself.
     pub fn get(&self, index: u64) -> u64 {
         match self {
             Values::List(list) => list[index as usize],
+            Values::Dists(_) => index,
             Values::Range { from, step, .. } => from + step * index,
         }
     }
@@ -78,25 +84,46 @@ impl Axis {
     /// Sets value `index` on `run`. Cheap: a sweep calls it for every
     /// changed axis of every run.
     pub fn apply(&self, index: u64, run: &mut RunSpec) {
-        self.key.set(run, self.unit().decode(self.values.get(index)));
+        let value = match &self.values {
+            Values::Dists(list) => Value::from_dist(list[index as usize].clone()),
+            values => self.unit().decode(values.get(index)),
+        };
+        self.key.set(run, value);
     }
 
-    /// The CSV column: the path, with `_ms` for durations.
+    /// The CSV column: the path, with `_ms` for durations (a column of
+    /// distributions holds their spellings, so no unit).
     pub fn column(&self) -> String {
-        match self.unit() {
-            Unit::Millis => format!("{}_ms", self.path),
+        match (self.unit(), &self.values) {
+            (_, Values::Dists(_)) => self.path.clone(),
+            (Unit::Millis | Unit::Dist, _) => format!("{}_ms", self.path),
             _ => self.path.clone(),
         }
     }
 
     /// Appends the CSV cell of value `index`.
     pub fn push_cell(&self, buf: &mut Vec<u8>, index: u64) {
-        self.unit().cell(self.values.get(index), buf);
+        match &self.values {
+            Values::Dists(list) => csv::push_text(buf, &list[index as usize].to_string()),
+            values => self.unit().cell(values.get(index), buf),
+        }
     }
 
     /// Value `index` as a person would write it in the grid file.
     pub(super) fn describe(&self, index: u64) -> String {
-        self.unit().describe(self.values.get(index))
+        match &self.values {
+            Values::Dists(list) => list[index as usize].to_string(),
+            values => self.unit().describe(values.get(index)),
+        }
+    }
+
+    /// Value `index` as the rules' classes see it (`rule_class`): a
+    /// distribution counts as a non-zero duration unless fixed at zero.
+    pub(super) fn rule_value(&self, index: u64) -> u64 {
+        match &self.values {
+            Values::Dists(list) => u64::from(!list[index as usize].is_zero()),
+            values => values.get(index),
+        }
     }
 }
 
@@ -240,6 +267,16 @@ pub(super) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Result<Value
             if items.is_empty() {
                 return Err((value.span(), "no values; give at least one".into()));
             }
+            if unit == Unit::Dist && items.iter().any(|i| matches!(i.get_ref(), DeValue::Table(_))) {
+                let list = items
+                    .iter()
+                    .map(|item| match crate::scenario::toml::value(unit, item.get_ref()) {
+                        Ok(v) => Ok(v.into_dist()),
+                        Err(e) => Err((item.span(), e.text().to_string())),
+                    })
+                    .collect::<Result<Vec<Dist>, _>>()?;
+                return Ok(Values::Dists(list));
+            }
             let list = items
                 .iter()
                 .map(|item| scalar(item, unit).map_err(|m| (item.span(), m)))
@@ -253,7 +290,9 @@ pub(super) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Result<Value
                 "expected a list such as {}{}",
                 list_example(unit),
                 match unit {
-                    Unit::Millis | Unit::Count => format!(" or a range such as {}", range_example(unit)),
+                    Unit::Millis | Unit::Dist | Unit::Count => {
+                        format!(" or a range such as {}", range_example(unit))
+                    }
                     _ => String::new(),
                 }
             ),
@@ -262,7 +301,7 @@ pub(super) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Result<Value
 }
 
 fn parse_range(span: Range<usize>, table: &DeTable, unit: Unit) -> Result<Values, Positioned> {
-    if !matches!(unit, Unit::Millis | Unit::Count) {
+    if !matches!(unit, Unit::Millis | Unit::Dist | Unit::Count) {
         return Err((
             span,
             format!(
@@ -328,7 +367,8 @@ fn scalar(item: &Spanned<DeValue>, unit: Unit) -> Result<u64, String> {
 /// A list of values of `unit` as it would be written in the grid.
 fn list_example(unit: Unit) -> String {
     match unit {
-        Unit::Millis | Unit::MillisList => "[\"250ms\", \"1s\"]".into(),
+        Unit::Millis | Unit::Dist | Unit::DistList => "[\"250ms\", \"1s\"]".into(),
+        Unit::Probability => "[0, 0.1, 0.5]".into(),
         Unit::Count => "[0, 1, 2]".into(),
         Unit::Flag => "[true, false]".into(),
         Unit::Version => "[\"1.29\", \"1.36\"]".into(),

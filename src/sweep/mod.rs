@@ -5,7 +5,8 @@
 //! - `csv`: the row encoder (cells as bytes, the header);
 //! - `grid`: grid files, checked before any run, and the run order;
 //! - `run`: parallel simulation with ordered, streamed CSV output;
-//! - `shard`: slices of the run range, the manifest beside each CSV, merging.
+//! - `shard`: slices of the run range, the manifest beside each CSV, merging;
+//! - `summary`: each combination's metrics over its replications.
 //!
 //! Invariant: a row's bytes depend only on the grid and its run index, so any
 //! thread count, and any split into shards merged back, gives the same file.
@@ -15,10 +16,11 @@ pub mod csv;
 pub mod grid;
 pub mod run;
 pub mod shard;
+pub mod summary;
 
 pub use axis::{Axis, Values};
 pub use grid::{Grid, GridFile};
-pub use run::{Written, run, sample_row_bytes};
+pub use run::{Output, Sinks, Written, run, sample_row_bytes};
 pub use shard::{Manifest, Shard, merge};
 
 /// What can go wrong once a grid is checked: only output, threads, shards

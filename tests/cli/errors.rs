@@ -61,7 +61,7 @@ fn unknown_key_suggests_the_closest() {
         "{e}"
     );
     assert!(
-        e.contains("expected one of name, kind, boot, drain, pre_stop, fails, proxy"),
+        e.contains("expected one of name, kind, boot, drain, pre_stop, fails, fail_probability, proxy"),
         "{e}"
     );
 }

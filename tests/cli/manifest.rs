@@ -129,7 +129,7 @@ fn an_annotation_typo_is_an_error_at_its_line_with_a_suggestion() {
         .stdout("")
         .stderr(format!(
             "podsim: error: {pod}:6:5: annotation \"podsim.dev/web.bot\": unknown timing key \"bot\"; \
-         did you mean \"boot\"? expected one of boot, drain, pre_stop, fails, proxy, crash_after, run, exit_code\n"
+         did you mean \"boot\"? expected one of boot, drain, pre_stop, fails, fail_probability, proxy, crash_after, run, exit_code\n"
         ));
 }
 

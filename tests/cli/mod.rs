@@ -11,6 +11,7 @@
 //! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
 //!   rows, determinism across thread counts, shards merged back, refusals;
 //! - `serve`: `podsim serve`'s API through a real socket;
+//! - `replications`: distributions, replications and summaries in sweeps;
 //! - `common`: starting the binary, throwaway files and folders.
 
 pub mod common;
@@ -18,6 +19,7 @@ mod errors;
 mod inputs;
 mod manifest;
 mod pictures;
+mod replications;
 mod run;
 mod serve;
 mod sweep;

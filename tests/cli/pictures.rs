@@ -85,9 +85,9 @@ fn seed_sweep_csv() -> String {
                 for web_drain in [1000, 3000] {
                     let spec = &mut sim.spec_mut().pod;
                     spec.containers[1].kind = kind;
-                    spec.containers[1].boot = SimDuration(proxy_boot);
-                    spec.containers[2].boot = SimDuration(web_boot);
-                    spec.containers[2].drain = SimDuration(web_drain);
+                    spec.containers[1].boot = SimDuration(proxy_boot).into();
+                    spec.containers[2].boot = SimDuration(web_boot).into();
+                    spec.containers[2].drain = SimDuration(web_drain).into();
                     let metrics = sim.run();
                     let cells: Vec<String> = metrics
                         .fields()

@@ -48,7 +48,7 @@ fn pod() -> impl Strategy<Value = PodSpec> {
             let has_sidecar = sidecar.is_some();
             if let Some((s, at)) = sidecar {
                 let sidecar = ContainerSpec {
-                    drain: secs(s.drain),
+                    drain: secs(s.drain).into(),
                     fails: s.fails,
                     ..ContainerSpec::new("sidecar", ContainerKind::Sidecar, secs(s.boot))
                 };
@@ -56,7 +56,7 @@ fn pod() -> impl Strategy<Value = PodSpec> {
             }
             for (i, s) in apps.iter().enumerate() {
                 containers.push(ContainerSpec {
-                    drain: secs(s.drain),
+                    drain: secs(s.drain).into(),
                     fails: s.fails,
                     ..ContainerSpec::new(&format!("app-{i}"), ContainerKind::App, secs(s.boot))
                 });

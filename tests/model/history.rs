@@ -135,7 +135,7 @@ proptest! {
     /// Recording is only watching: the metrics are the same with or without it.
     #[test]
     fn prop_recording_changes_no_metric(spec in rich_pod()) {
-        let run = RunSpec { pod: spec, horizon: SimDuration::from_secs(3600) };
+        let run = RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(spec) };
         let recorded = simulate(&run);
         prop_assert_eq!(PodSimulator::new(run).run(), recorded.metrics);
     }
@@ -143,7 +143,7 @@ proptest! {
     /// Every history tells each container a possible life.
     #[test]
     fn prop_the_history_tells_a_possible_life(spec in rich_pod()) {
-        let report = simulate(&RunSpec { pod: spec, horizon: SimDuration::from_secs(3600) });
+        let report = simulate(&RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(spec) });
         if let Err(why) = check_history(&report.trace) {
             prop_assert!(false, "{}", why);
         }

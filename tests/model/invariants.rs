@@ -60,8 +60,8 @@ fn union_ms(mut intervals: Vec<(u64, u64)>) -> u64 {
 
 fn run(spec: &PodSpec, horizon: SimDuration) -> podsim::model::RunReport {
     simulate(&RunSpec {
-        pod: spec.clone(),
         horizon,
+        ..RunSpec::new(spec.clone())
     })
 }
 

@@ -10,6 +10,7 @@
 //! - `properties`: invariants over random Pods (proptest);
 //! - `invariants`: issue 16's invariants, read from the history (proptest);
 //! - `agreement`: the event engine against the seed's tick loop (proptest).
+//! - `random`: durations drawn per attempt, seeds, chance failures.
 
 mod agreement;
 mod common;
@@ -17,6 +18,7 @@ mod fidelity;
 mod history;
 mod invariants;
 mod properties;
+mod random;
 mod restarts;
 mod seed;
 mod startup;

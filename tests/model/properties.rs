@@ -18,8 +18,8 @@ fn container(kind: ContainerKind) -> impl Strategy<Value = ContainerSpec> {
         move |(boot, drain, pre_stop, fails, proxy)| {
             let init = kind == ContainerKind::Init;
             ContainerSpec {
-                drain: if init { ms(0) } else { ms(drain) },
-                pre_stop: if init { ms(0) } else { ms(pre_stop) },
+                drain: if init { ms(0) } else { ms(drain) }.into(),
+                pre_stop: if init { ms(0) } else { ms(pre_stop) }.into(),
                 fails,
                 proxy: proxy && !init,
                 ..ContainerSpec::new("", kind, ms(boot))
@@ -99,9 +99,9 @@ pub fn rich_pod() -> impl Strategy<Value = PodSpec> {
                 continue;
             }
             c.probes = [startup, readiness, liveness];
-            c.crash_after = crashes.into_iter().map(ms).collect();
+            c.crash_after = crashes.into_iter().map(|c| ms(c).into()).collect();
             if c.kind == ContainerKind::App {
-                c.run = run.map(ms);
+                c.run = run.map(|r| ms(r).into());
                 c.exit_code = if c.run.is_some() { code } else { 0 };
             }
         }
@@ -122,8 +122,8 @@ proptest! {
     #[test]
     fn prop_same_input_same_output(spec in rich_pod(), other in rich_pod()) {
         let horizon = SimDuration::from_secs(3600);
-        let first = simulate(&RunSpec { pod: spec.clone(), horizon });
-        let mut reused = PodSimulator::recording(RunSpec { pod: other, horizon });
+        let first = simulate(&RunSpec { horizon, ..RunSpec::new(spec.clone()) });
+        let mut reused = PodSimulator::recording(RunSpec { horizon, ..RunSpec::new(other) });
         reused.run();
         reused.spec_mut().pod = spec.clone();
         let again = reused.run();
@@ -137,7 +137,7 @@ proptest! {
     /// Pod always ends with every container stopped in a terminal phase.
     #[test]
     fn prop_every_run_terminates(spec in pod(), rich in rich_pod()) {
-        let m = simulate(&RunSpec { pod: rich.clone(), horizon: SimDuration::from_secs(3600) }).metrics;
+        let m = simulate(&RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(rich.clone()) }).metrics;
         if rich.mode == PodMode::Job && m.outcome != Outcome::Horizon {
             prop_assert!(m.completed_ms.is_some() || m.outcome == Outcome::Stuck, "{:?}", m);
         }
@@ -154,7 +154,7 @@ proptest! {
     /// The exposed row drawn from the trace adds up to the metered exposure.
     #[test]
     fn prop_pictures_agree_with_metrics(spec in rich_pod()) {
-        let report = simulate(&RunSpec { pod: spec.clone(), horizon: SimDuration::from_secs(3600) });
+        let report = simulate(&RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(spec.clone()) });
         let timeline = Timeline::new(&spec, &report);
         let drawn: u64 = timeline.exposed.iter().map(|(a, b)| b.since(*a).as_millis()).sum();
         prop_assert_eq!(drawn, report.metrics.exposed_total_ms);
@@ -168,12 +168,12 @@ proptest! {
         for c in &mut spec.containers {
             c.proxy = false;
         }
-        spec.containers.insert(0, ContainerSpec { proxy: true, drain: ms(500), ..ContainerSpec::new("proxy", ContainerKind::Sidecar, ms(3000)) });
+        spec.containers.insert(0, ContainerSpec { proxy: true, drain: ms(500).into(), ..ContainerSpec::new("proxy", ContainerKind::Sidecar, ms(3000)) });
         let slowest_app = spec
             .containers
             .iter()
             .filter(|c| c.kind == ContainerKind::App)
-            .map(|c| c.pre_stop.as_millis() + c.drain.as_millis())
+            .map(|c| c.pre_stop.fixed().unwrap().as_millis() + c.drain.fixed().unwrap().as_millis())
             .max()
             .unwrap_or(0);
         spec.termination_grace_period = spec.termination_grace_period.max(ms(slowest_app + 1000));
@@ -196,8 +196,8 @@ fn sidecar_proxy_is_exposed_when_the_grace_period_runs_out() {
                 ..ContainerSpec::new("proxy", ContainerKind::Sidecar, ms(1000))
             },
             ContainerSpec {
-                pre_stop: ms(1500),
-                drain: ms(28_900),
+                pre_stop: ms(1500).into(),
+                drain: ms(28_900).into(),
                 ..ContainerSpec::new("web", ContainerKind::App, ms(1000))
             },
         ])

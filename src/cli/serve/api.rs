@@ -226,9 +226,17 @@ pub fn sweep(body: &str, state: &State) -> Reply {
         );
     }
     let mut csv = Vec::new();
-    let ran = podsim::sweep::run(&grid, 0..grid.runs(), 1, &mut csv, &mut |_| {
-        ControlFlow::Continue(())
-    });
+    let sinks = podsim::sweep::Sinks {
+        csv: &mut csv,
+        summary: None,
+    };
+    let ran = podsim::sweep::run(
+        &grid,
+        0..grid.runs(),
+        1,
+        sinks,
+        &mut |_| ControlFlow::Continue(()),
+    );
     if let Err(e) = ran {
         return Reply::error(500, &format!("the sweep failed: {e}"));
     }

@@ -27,11 +27,13 @@ mod startup;
 mod termination;
 
 use self::container::{Container, State, Stop};
+use super::dist::Dist;
+use super::draw::{DrawKey, name_hash};
 use super::event::PodEvent;
 use super::history::{Change, ExitReason, Observer, TraceEntry};
 use super::metrics::{Meters, Metrics, Outcome, PodPhase};
 use super::spec::{ContainerId, ContainerKind, ContainerSpec, Deletion, PodMode, RunSpec};
-use crate::engine::{Model, RunEnd, Scheduler, SimTime};
+use crate::engine::{Model, RunEnd, Scheduler, SimDuration, SimTime};
 
 impl<O: Observer> Model for PodModel<O> {
     type Event = PodEvent;
@@ -272,6 +274,22 @@ impl<O: Observer> PodModel<O> {
 
     fn spec_of(&self, id: ContainerId) -> &ContainerSpec {
         &self.run.pod.containers[id.index()]
+    }
+
+    /// `dist` drawn for container `id`'s current attempt. A fixed duration
+    /// returns at once: it costs a sweep without distributions nothing.
+    #[inline]
+    fn draw(&self, id: ContainerId, key: DrawKey, dist: &Dist) -> SimDuration {
+        match dist.fixed() {
+            Some(d) => d,
+            None => dist.sample(self.uniform(id, key)),
+        }
+    }
+
+    /// The uniform for `key` of container `id`'s current attempt.
+    fn uniform(&self, id: ContainerId, key: DrawKey) -> f64 {
+        let name = name_hash(&self.spec_of(id).name);
+        self.run.stream.uniform(name, key, self.container(id).attempt)
     }
 
     fn kind(&self, id: ContainerId) -> ContainerKind {

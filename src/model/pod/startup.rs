@@ -9,6 +9,8 @@
 use super::container::{Condition, Instance, State};
 use super::{PodModel, Stage};
 use crate::engine::{Scheduler, SimTime};
+use crate::model::dist::Probability;
+use crate::model::draw::DrawKey;
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, ExitReason, Observer};
 use crate::model::spec::{ContainerId, ContainerKind, ProbeKind};
@@ -47,15 +49,20 @@ impl<O: Observer> PodModel<O> {
 
     /// A new instance: its boot begins, and its scripted crash is set.
     fn start(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        let spec = self.spec_of(id);
-        let (kind, boot, probed) = (spec.kind, spec.boot, spec.has_probes());
-        let startup_probe = spec.probe(ProbeKind::Startup).is_some();
-        let crash = spec.crash_after.get(self.container(id).attempt as usize).copied();
         let c = self.container_mut(id);
         c.attempt += 1;
         c.last_start = now;
         c.state = State::Running(Instance::NEW);
         let attempt = c.attempt;
+        // The attempt is counted first: its draws are keyed by it.
+        let spec = self.spec_of(id);
+        let (kind, probed) = (spec.kind, spec.has_probes());
+        let startup_probe = spec.probe(ProbeKind::Startup).is_some();
+        let boot = self.draw(id, DrawKey::Boot, &spec.boot);
+        let crash = spec
+            .crash_after
+            .get(attempt as usize - 1)
+            .map(|d| self.draw(id, DrawKey::CrashAfter, d));
         self.emit(now, Some(id), Change::Starting { attempt });
         s.after(
             boot,
@@ -100,10 +107,17 @@ impl<O: Observer> PodModel<O> {
     /// container is alive and, without probes, started.
     pub(super) fn boot_finished(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         let spec = self.spec_of(id);
-        let (fails, kind, probed, run) = (spec.fails, spec.kind, spec.has_probes(), spec.run);
+        let (fails, kind, probed) = (spec.fails, spec.kind, spec.has_probes());
+        let chance = spec.fail_probability;
+        let run = spec.run.as_ref().map(|d| self.draw(id, DrawKey::Run, d));
+        let fails_by_chance =
+            chance != Probability::NEVER && chance.happens(self.uniform(id, DrawKey::Failure));
         let c = self.container_mut(id);
         if c.failures_used < fails {
             c.failures_used += 1;
+            return self.exit(id, now, ExitReason::Failed(1), s);
+        }
+        if fails_by_chance {
             return self.exit(id, now, ExitReason::Failed(1), s);
         }
         if kind == ContainerKind::Init {

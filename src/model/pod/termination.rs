@@ -12,6 +12,7 @@
 use super::container::{Kill, Killer, Stop};
 use super::{Cause, PodModel, Stage};
 use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::draw::DrawKey;
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer};
 use crate::model::spec::{ContainerId, ContainerKind};
@@ -81,7 +82,7 @@ impl<O: Observer> PodModel<O> {
         by: Killer,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
-        let pre_stop = self.spec_of(id).pre_stop;
+        let pre_stop = self.draw(id, DrawKey::PreStop, &self.spec_of(id).pre_stop);
         if pre_stop == SimDuration::ZERO {
             return self.after_pre_stop(id, now, grace, by, s);
         }
@@ -112,7 +113,7 @@ impl<O: Observer> PodModel<O> {
             return;
         };
         let elapsed = now.since(since);
-        let cut_off = self.spec_of(id).pre_stop > elapsed;
+        let cut_off = self.draw(id, DrawKey::PreStop, &self.spec_of(id).pre_stop) > elapsed;
         self.emit(now, Some(id), Change::PreStopFinished { cut_off });
         self.after_pre_stop(id, now, grace - elapsed.floor_secs(), by, s);
     }
@@ -213,7 +214,7 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         let timeout = budget.max(MIN_STOP_TIMEOUT);
-        let drain = self.spec_of(id).drain;
+        let drain = self.draw(id, DrawKey::Drain, &self.spec_of(id).drain);
         let attempt = self.enter_stop(id, by, Stop::Draining);
         self.emit(now, Some(id), Change::Sigterm { timeout });
         let (after, event) = if drain <= timeout {

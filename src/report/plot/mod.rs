@@ -24,7 +24,9 @@
 //! no run strictly better on both axes than a frontier run exists in its group.
 
 mod draw;
+pub mod ecdf;
 mod pair;
+pub mod spread;
 
 use std::collections::BTreeMap;
 
@@ -126,6 +128,8 @@ pub struct Group {
     /// its exact (x, y) (the first of them in table order is the one kept).
     /// Empty when paired: a difference has no "lower is better".
     pub frontier: Vec<(Point, usize)>,
+    /// With replications, each point's p10–p90 extent, by point; else empty.
+    pub spreads: Vec<spread::Spread>,
 }
 
 /// Runs paired by `column`: `first` against `second`.
@@ -245,7 +249,8 @@ pub fn tradeoff<'t>(table: &'t Table, spec: &PlotSpec) -> Result<Tradeoff<'t>, T
     if group == Some(paired.column) {
         return Err(pair::group_is_pair(table, paired.column));
     }
-    let (groups, skipped) = pair::points(table, &paired, x, y, group)?;
+    let (mut groups, skipped) = pair::points(table, &paired, x, y, group)?;
+    spread::collapse(table, &mut groups);
     plot.groups = groups;
     plot.skipped = skipped;
     plot.pair = Some(paired);
@@ -275,6 +280,7 @@ impl Tradeoff<'_> {
                 point,
             );
         }
+        spread::collapse(table, &mut self.groups);
         for g in &mut self.groups {
             g.frontier = frontier(&g.points);
         }
@@ -308,6 +314,7 @@ fn add_point<'t>(groups: &mut Vec<Group>, index: &mut BTreeMap<&'t str, usize>, 
             name: name.to_string(),
             points: Vec::new(),
             frontier: Vec::new(),
+            spreads: Vec::new(),
         });
         groups.len() - 1
     });

@@ -493,8 +493,8 @@ impl Mapper<'_> {
             DEFAULT_DRAIN
         };
         Ok(ContainerSpec {
-            drain,
-            pre_stop,
+            drain: drain.into(),
+            pre_stop: pre_stop.into(),
             probes: mapped,
             ..ContainerSpec::new(&c.name, entry.kind, DEFAULT_BOOT)
         })

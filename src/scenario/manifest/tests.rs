@@ -70,8 +70,11 @@ fn maps_kinds_hooks_grace_and_annotations() {
     let (proxy, web) = (&spec.containers[1], &spec.containers[2]);
     assert!(proxy.proxy);
     assert_eq!(
-        (proxy.boot, proxy.drain),
-        (SimDuration::from_secs(3), SimDuration::from_secs(1))
+        (&proxy.boot, &proxy.drain),
+        (
+            &SimDuration::from_secs(3).into(),
+            &SimDuration::from_secs(1).into()
+        )
     );
     assert_eq!(web.pre_stop, SimDuration::from_secs(5));
 }
@@ -385,7 +388,7 @@ fn annotation_typos_suggest_the_key_or_the_container() {
     assert_eq!(
         error(&POD.replace("podsim.dev/web.boot", "podsim.dev/web.bot")),
         "pod.yaml:10:5: annotation \"podsim.dev/web.bot\": unknown timing key \"bot\"; did you mean \
-             \"boot\"? expected one of boot, drain, pre_stop, fails, proxy, crash_after, run, exit_code"
+             \"boot\"? expected one of boot, drain, pre_stop, fails, fail_probability, proxy, crash_after, run, exit_code"
     );
     assert_eq!(
         error(&POD.replace("podsim.dev/web.boot", "podsim.dev/wbe.boot")),
@@ -400,7 +403,7 @@ fn annotation_typos_suggest_the_key_or_the_container() {
     assert_eq!(
         error(&POD.replace("stop_at", "stop-at")),
         "pod.yaml:12:5: annotation \"podsim.dev/stop-at\": unknown pod key \"stop-at\"; did you mean \
-             \"stop_at\"? expected one of horizon, stop_at, stop_after_ready, backoff.initial, backoff.cap, \
+             \"stop_at\"? expected one of horizon, seed, stop_at, stop_after_ready, backoff.initial, backoff.cap, \
              backoff.immediate_first_restart, kubernetes"
     );
     assert_eq!(

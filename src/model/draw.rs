@@ -1,0 +1,123 @@
+//! Where random numbers come from: a counter-based generator, so a draw is a
+//! pure function of what it is for — (seed, replication, container, key,
+//! attempt) — and not of how many draws came before it.
+//!
+//! Invariant: nothing here has state. The same five inputs give the same
+//! uniform on every thread, in every shard, in any run order, and whatever
+//! else the Pod drew: replication r of two combinations that differ in one
+//! axis sees the same proxy boot times (common random numbers).
+
+/// What a draw is for; its number is part of the counter, so the boot and
+/// the drain of one attempt are independent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawKey {
+    /// A container instance's boot.
+    Boot = 1,
+    /// Its drain after SIGTERM.
+    Drain = 2,
+    /// Its preStop hook.
+    PreStop = 3,
+    /// An app's `run`.
+    Run = 4,
+    /// A `crash_after` time.
+    CrashAfter = 5,
+    /// Whether the attempt fails (`fail_probability`).
+    Failure = 6,
+    /// The Pod's deletion time (`stop_at`, `stop_after_ready`).
+    Deletion = 7,
+}
+
+/// The seed and the replication of one run: the part of a draw's counter
+/// that the run, not the Pod, decides.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Stream {
+    /// `seed`: one stream of draws per seed.
+    pub seed: u64,
+    /// Which replication of a combination, from 0.
+    pub replication: u64,
+}
+
+/// SplitMix64's output function (Steele, Lea, Flood 2014): a bijection of
+/// `u64` whose every output bit depends on every input bit.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// FNV-1a of a container's name: a draw follows the container by name, so
+/// reordering or adding containers leaves its draws alone.
+pub fn name_hash(name: &str) -> u64 {
+    name.bytes().fold(0xCBF2_9CE4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
+    })
+}
+
+impl Stream {
+    /// A uniform in the open interval (0, 1) for this draw; `name` is the
+    /// container's `name_hash` (0 for the Pod), `attempt` counts from 1.
+    pub fn uniform(self, name: u64, key: DrawKey, attempt: u32) -> f64 {
+        // Each input is folded in through the mixer, with a distinct odd
+        // constant, so equal inputs in different places never cancel.
+        let mut h = mix(self.seed ^ 0x9E37_79B9_7F4A_7C15);
+        for (word, salt) in [
+            (self.replication, 0xD1B5_4A32_D192_ED03),
+            (name, 0xAEF1_7502_108E_F2D9),
+            ((key as u64) << 32 | u64::from(attempt), 0x8CB9_2BA7_2F3D_8DD7),
+        ] {
+            h = mix(h ^ word.wrapping_mul(salt));
+        }
+        // The top 53 bits, centred in their cell: never 0, never 1.
+        ((h >> 11) as f64 + 0.5) * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_draw_depends_on_each_input_and_on_nothing_else() {
+        let s = Stream {
+            seed: 42,
+            replication: 3,
+        };
+        let web = name_hash("web");
+        let u = s.uniform(web, DrawKey::Boot, 1);
+        assert_eq!(u, s.uniform(web, DrawKey::Boot, 1));
+        let others = [
+            Stream { seed: 43, ..s }.uniform(web, DrawKey::Boot, 1),
+            Stream { replication: 4, ..s }.uniform(web, DrawKey::Boot, 1),
+            s.uniform(name_hash("proxy"), DrawKey::Boot, 1),
+            s.uniform(web, DrawKey::Drain, 1),
+            s.uniform(web, DrawKey::Boot, 2),
+        ];
+        for other in others {
+            assert_ne!(u, other);
+        }
+        assert!(u > 0.0 && u < 1.0);
+    }
+
+    #[test]
+    fn uniforms_are_uniform() {
+        // 100,000 draws: the mean is 1/2 with standard error sqrt(1/12/n)
+        // ≈ 0.000913; each decile holds 10,000 ± 95 (binomial sd).
+        let s = Stream::default();
+        let n = 100_000;
+        let mut deciles = [0u32; 10];
+        let mut sum = 0.0;
+        for r in 0..n {
+            let u = Stream { replication: r, ..s }.uniform(7, DrawKey::Boot, 1);
+            sum += u;
+            deciles[(u * 10.0) as usize] += 1;
+        }
+        assert!(
+            (sum / n as f64 - 0.5).abs() < 4.0 * 0.000_913,
+            "{}",
+            sum / n as f64
+        );
+        for d in deciles {
+            assert!((f64::from(d) - 10_000.0).abs() < 4.0 * 95.0, "{deciles:?}");
+        }
+    }
+}
