@@ -369,6 +369,9 @@ fn describe(
         )?,
         Some(path) => writeln!(out, "output   {}", path.display())?,
     }
+    if let Some(summary) = summary_destination(args, grid, shard) {
+        writeln!(out, "summary  {} (one row per run)", summary.display())?;
+    }
     let header = podsim::sweep::csv::header_line(&grid.columns()).len() as f64;
     let samples = 1000;
     let per_row = sweep::sample_row_bytes(grid, runs.clone(), samples);

@@ -83,6 +83,7 @@ impl Axis {
 
     /// Sets value `index` on `run`. Cheap: a sweep calls it for every
     /// changed axis of every run.
+    #[inline]
     pub fn apply(&self, index: u64, run: &mut RunSpec) {
         let value = match &self.values {
             Values::Dists(list) => Value::from_dist(list[index as usize].clone()),
@@ -102,6 +103,7 @@ impl Axis {
     }
 
     /// Appends the CSV cell of value `index`.
+    #[inline]
     pub fn push_cell(&self, buf: &mut Vec<u8>, index: u64) {
         match &self.values {
             Values::Dists(list) => csv::push_text(buf, &list[index as usize].to_string()),

@@ -107,6 +107,11 @@ struct Worker<'g> {
     simulator: PodSimulator,
     digits: Vec<u64>,
     summary: Summary,
+    /// The current run's axis cells (each after its comma), and where each
+    /// axis's cell starts: only the axes the odometer turned are formatted
+    /// again, and each replication's row copies them.
+    cells: Vec<u8>,
+    cell_starts: Vec<usize>,
 }
 
 impl<'g> Worker<'g> {
@@ -116,6 +121,8 @@ impl<'g> Worker<'g> {
             simulator: PodSimulator::new(grid.base.clone()),
             digits: vec![0; grid.axes.len()],
             summary: Summary::default(),
+            cells: Vec::new(),
+            cell_starts: vec![0; grid.axes.len()],
         }
     }
 
@@ -135,6 +142,7 @@ impl<'g> Worker<'g> {
             for (axis, &digit) in grid.axes[changed_from..].iter().zip(&self.digits[changed_from..]) {
                 axis.apply(digit, spec);
             }
+            self.format_cells(changed_from);
             self.summary.clear();
             for replication in 0..replications {
                 self.simulator.spec_mut().stream.replication = replication;
@@ -144,7 +152,7 @@ impl<'g> Worker<'g> {
                     buf.push(b',');
                     csv::push_u64(buf, replication);
                 }
-                self.push_axes(buf);
+                buf.extend_from_slice(&self.cells);
                 csv::push_metrics(buf, &metrics);
                 buf.push(b'\n');
                 if summary.is_some() {
@@ -153,7 +161,7 @@ impl<'g> Worker<'g> {
             }
             if let Some(out) = summary.as_deref_mut() {
                 csv::push_u64(out, run);
-                self.push_axes(out);
+                out.extend_from_slice(&self.cells);
                 self.summary.push_cells(out);
                 out.push(b'\n');
             }
@@ -161,11 +169,15 @@ impl<'g> Worker<'g> {
         }
     }
 
-    /// The current run's axis cells, each preceded by a comma.
-    fn push_axes(&self, buf: &mut Vec<u8>) {
-        for (axis, &digit) in self.grid.axes.iter().zip(&self.digits) {
-            buf.push(b',');
-            axis.push_cell(buf, digit);
+    /// Formats the cells of the axes from `from` on (the others are as
+    /// they were for the previous run).
+    fn format_cells(&mut self, from: usize) {
+        self.cells
+            .truncate(self.cell_starts.get(from).copied().unwrap_or(0));
+        for (a, axis) in self.grid.axes.iter().enumerate().skip(from) {
+            self.cell_starts[a] = self.cells.len();
+            self.cells.push(b',');
+            axis.push_cell(&mut self.cells, self.digits[a]);
         }
     }
 

@@ -74,6 +74,7 @@ impl<O: Observer> PodModel<O> {
     }
 
     /// `killContainer` (R35): the preStop hook first, within `grace`.
+    #[inline]
     pub(super) fn begin_kill(
         &mut self,
         id: ContainerId,
@@ -120,6 +121,7 @@ impl<O: Observer> PodModel<O> {
 
     /// The rest of `killContainer` once the hook is over, with `budget` of
     /// grace left: a sidecar may have to wait for its turn (R35, R36).
+    #[inline]
     fn after_pre_stop(
         &mut self,
         id: ContainerId,
@@ -205,6 +207,7 @@ impl<O: Observer> PodModel<O> {
 
     /// SIGTERM with a stop timeout of what is left of the grace, at least
     /// 2 s; the process exits after its drain, or SIGKILL at the timeout.
+    #[inline]
     fn sigterm(
         &mut self,
         id: ContainerId,
