@@ -25,17 +25,17 @@ fn typical_pod() -> PodSpec {
         ContainerSpec::new("migrate", ContainerKind::Init, ms(1500)),
         ContainerSpec::new("config-fetch", ContainerKind::Init, ms(500)),
         ContainerSpec {
-            drain: ms(1000),
-            pre_stop: ms(5000),
+            drain: ms(1000).into(),
+            pre_stop: ms(5000).into(),
             proxy: true,
             ..ContainerSpec::new("proxy", ContainerKind::Sidecar, ms(2000))
         },
         ContainerSpec {
-            drain: ms(3000),
+            drain: ms(3000).into(),
             ..ContainerSpec::new("web", ContainerKind::App, ms(1000))
         },
         ContainerSpec {
-            drain: ms(2000),
+            drain: ms(2000).into(),
             ..ContainerSpec::new("worker", ContainerKind::App, ms(2500))
         },
     ]);

@@ -38,7 +38,17 @@ fn sweep_rows(c: &mut Criterion) {
             b.iter(|| {
                 memory.clear();
                 black_box(
-                    sweep::run(&grid, 0..ROWS, n, &mut memory, &mut |_| ControlFlow::Continue(())).unwrap(),
+                    sweep::run(
+                        &grid,
+                        0..ROWS,
+                        n,
+                        sweep::Sinks {
+                            csv: &mut memory,
+                            summary: None,
+                        },
+                        &mut |_| ControlFlow::Continue(()),
+                    )
+                    .unwrap(),
                 )
             })
         });
@@ -46,7 +56,17 @@ fn sweep_rows(c: &mut Criterion) {
             b.iter(|| {
                 let mut file = BufWriter::with_capacity(1 << 20, File::create(&file_path).unwrap());
                 black_box(
-                    sweep::run(&grid, 0..ROWS, n, &mut file, &mut |_| ControlFlow::Continue(())).unwrap(),
+                    sweep::run(
+                        &grid,
+                        0..ROWS,
+                        n,
+                        sweep::Sinks {
+                            csv: &mut file,
+                            summary: None,
+                        },
+                        &mut |_| ControlFlow::Continue(()),
+                    )
+                    .unwrap(),
                 )
             })
         });

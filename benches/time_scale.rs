@@ -31,9 +31,11 @@ fn scaled(spec: &PodSpec, factor: u64) -> PodSpec {
     let times = |d: SimDuration| SimDuration(d.as_millis() * factor);
     let mut spec = spec.clone();
     for c in &mut spec.containers {
-        c.boot = times(c.boot);
-        c.drain = times(c.drain);
-        c.pre_stop = times(c.pre_stop);
+        // The seed scenarios' durations are fixed ones.
+        let fixed = |d: &podsim::model::Dist| times(d.fixed().unwrap_or_default()).into();
+        c.boot = fixed(&c.boot);
+        c.drain = fixed(&c.drain);
+        c.pre_stop = fixed(&c.pre_stop);
     }
     spec.backoff.initial = times(spec.backoff.initial);
     spec.backoff.cap = times(spec.backoff.cap);

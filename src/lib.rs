@@ -4,8 +4,12 @@
 //! native sidecars and app containers with scripted boot, drain, preStop and
 //! failure times. The Pod model (`model`) replays the kubelet's rules on the
 //! event engine (`engine`) and measures time to Ready and "exposed" time — an
-//! app alive while no proxy is. `report` turns runs into text, JSON and
-//! pictures.
+//! app alive while no proxy is. A duration may be a distribution, drawn
+//! anew for each container attempt by a counter-based generator keyed by
+//! (seed, replication, container, key, attempt), so random runs stay
+//! reproducible on any thread. `sweep` runs grids of combinations, each as
+//! often as asked, and summarises the replications; `report` turns runs into
+//! text, JSON and pictures.
 //!
 //! ```
 //! use podsim::model::simulate;

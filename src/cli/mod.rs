@@ -5,27 +5,28 @@
 //! terminals, files to write, signals and exit codes; the library only
 //! computes.
 
+mod distribution;
+mod inputs;
 mod interrupt;
 mod merge;
 mod output;
 mod plot;
 mod report;
 mod run;
+mod serve;
 mod service;
 mod sweep;
-
-use std::path::Path;
 
 use clap::{Parser, Subcommand};
 
 use podsim::engine::SimDuration;
-use podsim::scenario::manifest::{Timings, is_manifest};
-use podsim::scenario::{Diagnostic, Problem, Scenario, parse_duration};
+use podsim::scenario::{Diagnostic, Problem, parse_duration};
 
 pub use merge::MergeArgs;
 pub use plot::PlotArgs;
 pub use report::ReportArgs;
 pub use run::RunArgs;
+pub use serve::ServeArgs;
 pub use sweep::SweepArgs;
 
 /// podsim: a discrete-event simulator of the Kubernetes Pod lifecycle.
@@ -52,6 +53,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Merge the shards of a sweep into one CSV, checking they fit together.
     Merge(MergeArgs),
+    /// Serve the interactive what-if page on this machine (http://127.0.0.1:8080/).
+    Serve(ServeArgs),
 }
 
 impl Command {
@@ -63,6 +66,7 @@ impl Command {
             Command::Report(args) => report::run(args, out),
             Command::Sweep(args) => sweep::sweep(args, out),
             Command::Merge(args) => merge::merge(args, out),
+            Command::Serve(args) => serve::serve(args, out),
         }
     }
 }
@@ -70,17 +74,21 @@ impl Command {
 /// A diagnostic as the user reads it: the library's words, plus the advice
 /// only the command line can give (which command or flag to use).
 pub fn render(d: &Diagnostic) -> String {
+    match d.position {
+        Some((line, col)) => format!("{}:{line}:{col}: {}", d.origin, message(d)),
+        None => format!("{}: {}", d.origin, message(d)),
+    }
+}
+
+/// `render` without the place: the text after `origin:line:col: `.
+pub fn message(d: &Diagnostic) -> String {
     match &d.problem {
         Problem::GridNotScenario { .. } => {
-            format!("{d}; run it with `podsim sweep --grid {}`", d.origin)
+            format!("{}; run it with `podsim sweep --grid {}`", d.message(), d.origin)
         }
-        problem => match problem.message_with("use --timings") {
-            Some(message) => match d.position {
-                Some((line, col)) => format!("{}:{line}:{col}: {message}", d.origin),
-                None => format!("{}: {message}", d.origin),
-            },
-            None => d.to_string(),
-        },
+        problem => problem
+            .message_with(Some("--timings"))
+            .unwrap_or_else(|| d.message()),
     }
 }
 
@@ -100,21 +108,6 @@ pub fn print_notices<'a>(notices: impl IntoIterator<Item = &'a Diagnostic>) {
     for notice in notices {
         eprintln!("podsim: notice: {}", render(notice));
     }
-}
-
-/// Loads a scenario or manifest for a command, `--timings` applied to manifests.
-pub fn load_scenario(path: &Path, timings: Option<&Timings>) -> anyhow::Result<Scenario> {
-    if let Some(t) = timings
-        && !is_manifest(path)
-    {
-        anyhow::bail!(
-            "{}: --timings {} applies to Kubernetes manifests (.yaml); write the timings into this TOML \
-             scenario instead",
-            path.display(),
-            t.origin
-        );
-    }
-    Scenario::load_with(path, timings).map_err(error)
 }
 
 /// Parses `"3s"`-style durations on the command line.

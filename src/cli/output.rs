@@ -302,6 +302,7 @@ mod tests {
             podsim_version: "0".into(),
             grid_sha256: "0".into(),
             runs_total: 1,
+            replications: 1,
             first_run: 0,
             end_run: 1,
             shard: None,

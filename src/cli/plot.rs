@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
+use podsim::report::plot::ecdf::{self, EcdfSpec};
 use podsim::report::plot::{GroupBy, PairBy, PlotSpec, tradeoff};
 use podsim::report::table::{Table, TableError};
 
@@ -43,6 +44,16 @@ pub struct PlotArgs {
     #[arg(long, value_name = "COLUMN[=A,B]", value_parser = pair_arg)]
     pub pair: Option<PairBy>,
 
+    /// Draw the empirical CDF of METRIC instead, one curve per group (the
+    /// groups as with --group): read a p99 off it at 0.99.
+    #[arg(long, value_name = "METRIC", conflicts_with_all = ["pair", "x", "y"])]
+    pub ecdf: Option<String>,
+
+    /// With --ecdf, only the rows whose COLUMN holds VALUE (one app boot of
+    /// a sweep, say).
+    #[arg(long, value_name = "COLUMN=VALUE", requires = "ecdf", value_parser = only_arg)]
+    pub only: Option<(String, String)>,
+
     /// Output file, .svg or .png; overwritten if it exists [default: the CSV's
     /// name with .svg].
     #[arg(long, short, value_name = "FILE", value_parser = picture_path)]
@@ -76,6 +87,12 @@ fn pair_arg(text: &str) -> Result<PairBy, String> {
     }
 }
 
+fn only_arg(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(c, v)| (c.to_string(), v.to_string()))
+        .ok_or_else(|| format!("write COLUMN=VALUE (e.g. containers.web.boot_ms=2000), not \"{text}\""))
+}
+
 pub fn plot(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
     let path = args.out.clone().unwrap_or_else(|| args.csv.with_extension("svg"));
     let group = match (&args.group, args.no_group) {
@@ -83,6 +100,26 @@ pub fn plot(args: &PlotArgs, out: &mut dyn Write) -> Result<()> {
         (None, true) => GroupBy::Nothing,
         (None, false) => GroupBy::Layout,
     };
+    if let Some(metric) = &args.ecdf {
+        let spec = EcdfSpec {
+            metric: metric.clone(),
+            group,
+            only: args.only.clone(),
+            width: args.width,
+            height: args.height,
+        };
+        let table = read_sweep(&args.csv)?;
+        let curves = ecdf::curves(&table, &spec)?;
+        write_picture(&path, &ecdf::svg(&table, &spec)?)?;
+        let names: Vec<&str> = curves.iter().map(|c| c.name.as_str()).collect();
+        writeln!(
+            out,
+            "wrote {}: empirical CDF of {metric}, {}",
+            path.display(),
+            names.join(", ")
+        )?;
+        return Ok(());
+    }
     let spec = PlotSpec {
         x: args.x.clone(),
         y: args.y.clone(),

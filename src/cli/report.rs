@@ -1,9 +1,13 @@
 //! `podsim report FILE...`: one self-contained HTML page for scenarios and
 //! sweep results: a `.csv` is a sweep, anything else a scenario read exactly
-//! as `podsim run` reads it (TOML, or a manifest with `--timings`).
+//! as `podsim run` reads it (TOML, or a manifest with `--timings`, several
+//! workloads per file, `-` for standard input).
+//!
+//! Invariant: a page is written only if every input was read; a page that
+//! silently lacks a refused input would look complete.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 
@@ -13,15 +17,19 @@ use podsim::report::html::{ScenarioRun, report};
 use podsim::report::table::Table;
 
 use super::duration_arg;
+use super::inputs::{self, FormatArg};
 use super::output::{Planned, check_outputs, write_file};
-use super::run::load_scenarios;
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
-    /// Scenario files (TOML, or Kubernetes manifests .yaml/.yml, as for
-    /// `podsim run`) and sweep CSV files (.csv).
+    /// Scenario files (TOML, or Kubernetes manifests .yaml/.yml/.json, `-` for
+    /// standard input, as for `podsim run`) and sweep CSV files (.csv).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+
+    /// Read every scenario input as this format, as for `podsim run --input-format`.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<FormatArg>,
 
     /// Timings for manifests, as for `podsim run --timings`.
     #[arg(long, value_name = "FILE.toml")]
@@ -54,25 +62,26 @@ pub fn run(args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
         .filter(is_csv)
         .map(|f| Table::load(f))
         .collect::<Result<_, _>>()?;
-    let files: Vec<&Path> = args
-        .files
+    let files: Vec<PathBuf> = args.files.iter().filter(|f| !is_csv(f)).cloned().collect();
+    let loaded = inputs::load(&inputs::paths(&files), args.timings.as_deref(), args.input_format)?;
+    loaded.refusals("nothing written")?;
+    let reports: Vec<_> = loaded
+        .runs
         .iter()
-        .filter(|f| !is_csv(f))
-        .map(PathBuf::as_path)
-        .collect();
-    let scenarios = load_scenarios(&files, args.timings.as_deref())?;
-    let reports: Vec<_> = scenarios
-        .iter()
-        .map(|s| {
-            let mut run = s.run.clone();
+        .map(|input| {
+            let mut run = input.scenario.run.clone();
             run.horizon = args.horizon.unwrap_or(run.horizon);
             simulate(&run)
         })
         .collect();
-    let runs: Vec<ScenarioRun> = scenarios
+    let runs: Vec<ScenarioRun> = loaded
+        .runs
         .iter()
         .zip(&reports)
-        .map(|(scenario, report)| ScenarioRun { scenario, report })
+        .map(|(input, report)| ScenarioRun {
+            scenario: &input.scenario,
+            report,
+        })
         .collect();
     let page = report(&runs, &sweeps)?;
     write_file(&args.out, page.as_bytes())?;

@@ -1,29 +1,39 @@
-//! `podsim run FILE...`: one scenario or several, as text or JSON.
+//! `podsim run FILE...`: one scenario or several, as text or JSON (one
+//! document per line, so a `jq` filter reads one run or a glob's worth
+//! the same way).
 //!
 //! Invariant: results go to `out`; notices (what loading a manifest had to
-//! assume) go to stderr, so they never mix with JSON on stdout.
+//! assume) and refusals go to stderr, so they never mix with JSON on
+//! stdout; the JSON carries the notices too. Refused inputs are listed
+//! after every valid one has run.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::ValueEnum;
 
 use podsim::engine::SimDuration;
-use podsim::model::simulate;
+use podsim::model::{RunReport, simulate};
 use podsim::report::bands::{Figure, timelines_svg};
 use podsim::report::{json, kubectl, metrics_table, timeline};
-use podsim::scenario::Scenario;
-use podsim::scenario::manifest::Timings;
+use podsim::scenario::{Diagnostic, Scenario};
 
-use super::duration_arg;
+use super::inputs::{self, FormatArg, Input};
 use super::output::{Planned, check_outputs, picture_path, write_picture};
+use super::{distribution, duration_arg};
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Scenario files: TOML, or Kubernetes manifests (.yaml, .yml) of a Pod, Job or Deployment.
+    /// Scenario files: TOML, or Kubernetes manifests (.yaml, .yml, .json) of any workload
+    /// with a Pod template, several per file, or `kind: List`; `-` reads standard input.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+
+    /// Read every input as this format, whatever its name [default: by extension;
+    /// standard input is sniffed: JSON, a TOML scenario, else YAML].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<FormatArg>,
 
     /// Timings for manifests (boot, drain, ... per container; stop_at, ... for the Pod);
     /// they win over podsim.dev/ annotations.
@@ -47,6 +57,19 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 60, value_name = "CELLS", value_parser = clap::value_parser!(u64).range(10..=1000))]
     pub width: u64,
 
+    /// Run each scenario N times (replications 0 to N-1, each drawing its
+    /// own durations) and print each metric's distribution after the timeline.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub replications: u64,
+
+    /// Show the timeline of replication K (0-based) instead of replication 0.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    pub replication: u64,
+
+    /// The seed of every draw [default: the scenario's `seed`, else 0].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u32>,
+
     /// Also draw the runs as one picture, stacked on a shared time axis
     /// (.svg, or .png by extension); overwritten if it exists.
     #[arg(long, value_name = "OUT.svg", value_parser = picture_path)]
@@ -57,26 +80,19 @@ pub struct RunArgs {
 pub enum Format {
     /// Timeline, band chart and metrics for people.
     Text,
-    /// One JSON document per file (an array for several files).
+    /// One JSON document per run, one per line (JSON Lines), notices included.
     Json,
 }
 
-/// Loads scenario files as `run` reads them — TOML, or manifests with the
-/// `--timings` overlay — and prints their notices; `report` shares it.
-pub fn load_scenarios(files: &[&Path], timings: Option<&Path>) -> Result<Vec<Scenario>> {
-    let timings = timings.map(Timings::load).transpose().map_err(super::error)?;
-    let scenarios: Vec<Scenario> = files
-        .iter()
-        .map(|f| super::load_scenario(f, timings.as_ref()))
-        .collect::<Result<_, _>>()?;
-    super::print_notices(scenarios.iter().flat_map(|s| &s.notices));
-    Ok(scenarios)
-}
-
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
-    let files: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
-    let scenarios = load_scenarios(&files, args.timings.as_deref())?;
-    if scenarios.iter().any(|s| s.run.service.is_some()) {
+    let loaded = inputs::load(
+        &inputs::paths(&args.files),
+        args.timings.as_deref(),
+        args.input_format,
+    )?;
+    if loaded.runs.iter().any(|i| i.scenario.run.service.is_some()) {
+        loaded.refusals("none ran")?;
+        let scenarios: Vec<Scenario> = loaded.runs.into_iter().map(|i| i.scenario).collect();
         return super::service::run(&scenarios, args, out);
     }
     if let Some(path) = &args.svg {
@@ -87,53 +103,72 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
             picture: true,
         }])?;
     }
-    let reports: Vec<_> = scenarios
+    show(args, &loaded.runs, out)?;
+    // Refusals come last, after what ran, where a terminal shows them.
+    out.flush()?;
+    let done = match loaded.runs.len() {
+        0 => "none ran".to_string(),
+        n => format!("the other {n} ran"),
+    };
+    loaded.refusals(&done)
+}
+
+/// Runs the valid inputs and writes what `args` asks for.
+fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
+    if runs.is_empty() {
+        return Ok(());
+    }
+    let reports: Vec<_> = runs
         .iter()
-        .map(|s| {
-            let mut run = s.run.clone();
-            run.horizon = args.horizon.unwrap_or(run.horizon);
-            simulate(&run)
-        })
+        .map(|i| simulate(&run_of(&i.scenario, args)))
         .collect();
+    let mut distributions: Vec<_> = match args.replications {
+        1 => Vec::new(),
+        n => runs
+            .iter()
+            .map(|i| distribution::summarise(&run_of(&i.scenario, args), n))
+            .collect(),
+    };
     if let Some(path) = &args.svg {
-        let figures: Vec<Figure> = scenarios
+        let figures: Vec<Figure> = runs
             .iter()
             .zip(&reports)
-            .map(|(s, report)| Figure {
-                title: &s.name,
-                spec: &s.run.pod,
+            .map(|(input, report)| Figure {
+                title: &input.scenario.name,
+                spec: &input.scenario.run.pod,
                 report,
             })
             .collect();
         write_picture(path, &timelines_svg(&figures))?;
     }
     if args.watch {
-        let pods: Vec<_> = scenarios
+        let pods: Vec<_> = runs
             .iter()
             .zip(&reports)
-            .map(|(scenario, report)| (pod_name(scenario), kubectl::watch(&scenario.run.pod, report)))
+            .map(|(input, report)| {
+                let scenario = &input.scenario;
+                (pod_name(scenario), kubectl::watch(&scenario.run.pod, report))
+            })
             .collect();
         write!(out, "{}", kubectl::watch_text(&pods))?;
         return Ok(());
     }
     match args.format {
         Format::Json => {
-            let documents: Vec<_> = scenarios
-                .iter()
-                .zip(&reports)
-                .map(|(s, r)| json::run_document(&s.name, &s.run.pod, r))
-                .collect();
-            let value = if documents.len() == 1 {
-                documents.into_iter().next().unwrap_or_default()
-            } else {
-                serde_json::Value::Array(documents)
-            };
-            serde_json::to_writer_pretty(&mut *out, &value)?;
-            writeln!(out)?;
+            for (i, (input, report)) in runs.iter().zip(&reports).enumerate() {
+                let mut document = document(input, report);
+                if let (Some(summary), Some(object)) = (distributions.get_mut(i), document.as_object_mut()) {
+                    let seed = run_of(&input.scenario, args).stream.seed;
+                    object.insert("distribution".into(), distribution::json(summary, seed));
+                }
+                serde_json::to_writer(&mut *out, &document)?;
+                writeln!(out)?;
+            }
         }
         Format::Text => {
-            for (scenario, report) in scenarios.iter().zip(&reports) {
-                writeln!(out, "== {} ({})", scenario.name, scenario.origin)?;
+            for (input, report) in runs.iter().zip(&reports) {
+                let scenario = &input.scenario;
+                writeln!(out, "== {} ({})", scenario.name, input.source)?;
                 writeln!(out)?;
                 write!(out, "{}", timeline::event_lines(&scenario.run.pod, report))?;
                 writeln!(out)?;
@@ -143,15 +178,70 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
                 write!(out, "{}", metrics_table(&["value"], &[report.metrics]))?;
                 writeln!(out)?;
             }
-            if scenarios.len() > 1 {
+            for (input, summary) in runs.iter().zip(&mut distributions) {
+                let scenario = &input.scenario;
+                writeln!(out, "== {} ({}): distribution", scenario.name, input.source)?;
+                let seed = run_of(scenario, args).stream.seed;
+                write!(out, "{}", distribution::text(summary, seed))?;
+                writeln!(out)?;
+            }
+            if runs.len() > 1 {
                 writeln!(out, "== side by side")?;
-                let names: Vec<&str> = scenarios.iter().map(|s| s.name.as_str()).collect();
+                let names: Vec<&str> = runs.iter().map(|i| i.scenario.name.as_str()).collect();
+                // Two workloads of one name are told apart by where they come from.
+                let unique = names.iter().enumerate().all(|(i, n)| !names[..i].contains(n));
+                let names: Vec<&str> = if unique {
+                    names
+                } else {
+                    runs.iter().map(|i| i.source.as_str()).collect()
+                };
                 let metrics: Vec<_> = reports.iter().map(|r| r.metrics).collect();
                 write!(out, "{}", metrics_table(&names, &metrics))?;
             }
         }
     }
     Ok(())
+}
+
+/// One run as `--format json` prints it (and `podsim serve`'s API answers):
+/// the scenario's name, where it came from, its kind and notices, then the
+/// metrics and typed events.
+pub(super) fn document(input: &Input, report: &RunReport) -> serde_json::Value {
+    let s = &input.scenario;
+    let mut document = serde_json::Map::new();
+    document.insert("name".into(), s.name.clone().into());
+    document.insert("source".into(), input.source.clone().into());
+    document.insert("kind".into(), s.workload.map(|k| k.name()).into());
+    document.insert(
+        "notices".into(),
+        s.notices.iter().map(notice_object).collect::<Vec<_>>().into(),
+    );
+    if let serde_json::Value::Object(rest) = json::run_document(&s.name, &s.run.pod, report) {
+        document.extend(rest.into_iter().filter(|(k, _)| k != "name"));
+    }
+    document.into()
+}
+
+/// A notice as JSON: where (`file`, `line`, `column`, null when it has no
+/// place) and the words the terminal shows.
+fn notice_object(d: &Diagnostic) -> serde_json::Value {
+    serde_json::json!({
+        "file": d.origin,
+        "line": d.position.map(|p| p.0),
+        "column": d.position.map(|p| p.1),
+        "message": super::message(d),
+    })
+}
+
+/// The run of `scenario` as the flags change it: horizon, seed, replication.
+fn run_of(scenario: &Scenario, args: &RunArgs) -> podsim::model::RunSpec {
+    let mut run = scenario.run.clone();
+    run.horizon = args.horizon.unwrap_or(run.horizon);
+    if let Some(seed) = args.seed {
+        run.stream.seed = u64::from(seed);
+    }
+    run.stream.replication = args.replication;
+    run
 }
 
 /// The Pod's name for kubectl's NAME column: the scenario's name when it is

@@ -45,7 +45,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Refuse grids with more combinations than this.
+    /// Refuse grids with more runs (combinations × replications) than this.
     #[arg(long, value_name = "N", default_value_t = 100_000_000)]
     pub max_runs: u64,
 
@@ -60,6 +60,23 @@ pub struct SweepArgs {
     /// moves the CSV; never for a shard or stdout].
     #[arg(long, value_name = "FILE", value_parser = picture_path)]
     pub plot: Option<PathBuf>,
+
+    /// Also write the summary: one row per combination, each metric's mean,
+    /// percentiles and extremes over its replications [default: the grid's
+    /// `summary`, unless --out moves the CSV]. Sharded like the CSV.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+
+    /// The seed of every draw [default: the grid's `seed`, else the base
+    /// scenario's, else 0].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u32>,
+
+    /// Run every combination N times, replication 0 to N-1 [default: the
+    /// grid's `replications`, else 1]. With N > 1 the CSV gets a
+    /// `replication` column after `run`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub replications: Option<u64>,
 
     /// The number of shards N, with `--shard auto`.
     #[arg(long, value_name = "N", requires = "shard", value_parser = clap::value_parser!(u64).range(1..))]
@@ -82,8 +99,14 @@ fn shard_arg(text: &str) -> Result<ShardArg, String> {
 
 pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
     let shard = shard_of(args)?;
-    let grid = Grid::load(&args.grid).map_err(super::error)?;
+    let mut grid = Grid::load(&args.grid).map_err(super::error)?;
     super::print_notices(&grid.notices);
+    if let Some(seed) = args.seed {
+        grid.set_seed(seed);
+    }
+    if let Some(replications) = args.replications {
+        grid.set_replications(replications);
+    }
     let runs = shard.map_or(0..grid.runs(), |s| s.runs(grid.runs()));
     if let Some(s) = shard.filter(|s| s.count > grid.runs()) {
         eprintln!(
@@ -96,17 +119,26 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
         );
     }
     let destination = destination(args, &grid, shard)?;
+    let summary = summary_destination(args, &grid, shard);
+    if summary.is_some() && grid.base.service.is_some() {
+        return Err(super::UsageError(format!(
+            "{} is a Service grid: summaries cover the Pod model's metrics only for now; \
+             sweep without --summary (and without the grid's summary key)",
+            grid.origin
+        ))
+        .into());
+    }
     if args.dry_run {
         return describe(&grid, shard, runs, destination.as_deref(), args, out);
     }
-    if grid.runs() > args.max_runs {
+    if grid.rows() > args.max_runs {
         bail!(
-            "{}: the grid has {} combinations, more than the limit of {}; narrow an axis, \
+            "{}: the grid has {}, more than the limit of {}; narrow an axis, \
              or raise the limit with --max-runs {}",
             grid.origin,
-            grouped(grid.runs()),
+            size_words(&grid),
             grouped(args.max_runs),
-            grid.runs()
+            grid.rows()
         );
     }
     // The grid's own plot belongs to the grid's own CSV: with --out it is
@@ -126,6 +158,14 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
             picture: false,
         });
     }
+    if let Some(path) = &summary {
+        planned.push(Planned {
+            flag: "--summary",
+            path,
+            keep_existing: !args.force,
+            picture: false,
+        });
+    }
     if let Some(path) = picture {
         planned.push(Planned {
             flag: "--plot",
@@ -140,48 +180,84 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,
     );
-    let bar = progress_bar(runs.end - runs.start);
-    let Some(path) = destination else {
-        sweep::run(&grid, runs, threads, out, &mut |rows| {
-            bar.set_position(rows);
-            ControlFlow::Continue(())
-        })?;
-        bar.finish_and_clear();
-        return Ok(());
+    let rows = (runs.end - runs.start) * grid.replications();
+    let bar = progress_bar(rows);
+    // From here until the files are complete, Ctrl-C and SIGTERM stop the
+    // sweep and remove the temporary files instead of leaving them behind
+    // (stdout alone is not interrupted gracefully: there is nothing to remove).
+    let interrupts = (destination.is_some() || summary.is_some())
+        .then(Interrupts::catch)
+        .transpose()?;
+    let mut file = destination
+        .as_ref()
+        .map(|path| PendingFile::create(path, args.force))
+        .transpose()?;
+    let mut summary_file = summary
+        .as_ref()
+        .map(|path| PendingFile::create(path, args.force))
+        .transpose()?;
+    let sinks = sweep::Sinks {
+        csv: match file.as_mut() {
+            Some(f) => f.writer(),
+            None => out,
+        },
+        summary: summary_file.as_mut().map(|f| f.writer() as &mut dyn Write),
     };
-    // From here until the CSV is complete, Ctrl-C and SIGTERM stop the
-    // sweep and remove the temporary file instead of leaving it behind.
-    let interrupts = Interrupts::catch()?;
-    let mut file = PendingFile::create(&path, args.force)?;
-    let result = sweep::run(&grid, runs.clone(), threads, file.writer(), &mut |rows| {
-        bar.set_position(rows);
-        interrupts.control()
+    let result = sweep::run(&grid, runs.clone(), threads, sinks, &mut |done| {
+        bar.set_position(done);
+        interrupts
+            .as_ref()
+            .map_or(ControlFlow::Continue(()), Interrupts::control)
     });
     bar.finish_and_clear();
     let written = match result {
-        Err(SweepError::Interrupted { rows }) => {
-            drop(file);
-            return Err(Interrupted {
-                done: rows,
-                total: runs.end - runs.start,
-            }
-            .into());
+        Err(SweepError::Interrupted { rows: done }) => {
+            drop((file, summary_file));
+            return Err(Interrupted { done, total: rows }.into());
         }
         other => other?,
     };
-    finish_with_manifest(file, &Manifest::new(&grid, runs, shard, &written))?;
+    if let (Some(f), Some(w)) = (summary_file, written.summary) {
+        finish_with_manifest(f, &Manifest::summary(&grid, runs.clone(), shard, &w))?;
+    }
+    let Some((file, path)) = file.zip(destination) else {
+        return Ok(());
+    };
+    finish_with_manifest(file, &Manifest::new(&grid, runs, shard, &written.csv))?;
     drop(interrupts);
     writeln!(
         out,
         "wrote {} rows ({}) to {}",
-        grouped(written.rows),
-        human_bytes(written.bytes as f64),
+        grouped(written.csv.rows),
+        human_bytes(written.csv.bytes as f64),
         path.display()
     )?;
+    if let (Some(w), Some(summary)) = (written.summary, &summary) {
+        writeln!(
+            out,
+            "wrote {} summary rows ({}) to {}",
+            grouped(w.rows),
+            human_bytes(w.bytes as f64),
+            summary.display()
+        )?;
+    }
     if let Some(picture) = picture {
         super::plot::draw(&path, picture, &PlotSpec::sweep(), out)?;
     }
     Ok(())
+}
+
+/// `21,600 combinations`, or `2,000 runs (2 combinations × 1,000 replications)`.
+fn size_words(grid: &Grid) -> String {
+    match grid.replications() {
+        1 => format!("{} combinations", grouped(grid.runs())),
+        n => format!(
+            "{} runs ({} combinations × {} replications)",
+            grouped(grid.rows()),
+            grouped(grid.runs()),
+            grouped(n)
+        ),
+    }
 }
 
 /// The shard to run, from `--shard` and `--shards`; a combination that can
@@ -223,6 +299,19 @@ fn destination(args: &SweepArgs, grid: &Grid, shard: Option<Shard>) -> Result<Op
     }))
 }
 
+/// The summary file, if any: `--summary` as named (but for `--shard auto`),
+/// or the grid's `summary` when `--out` does not move the CSV; a shard's
+/// gets its label like the CSV.
+fn summary_destination(args: &SweepArgs, grid: &Grid, shard: Option<Shard>) -> Option<PathBuf> {
+    let grid_summary = grid.summary.as_ref().filter(|_| args.out.is_none());
+    let path = args.summary.as_ref().or(grid_summary)?;
+    let exact = args.summary.is_some() && args.shard != Some(ShardArg::Auto);
+    Some(match shard {
+        Some(shard) if !exact => shard_path(path, shard),
+        _ => path.clone(),
+    })
+}
+
 /// `results/x.csv` → `results/x.shard-1-of-4.csv`.
 fn shard_path(path: &Path, shard: Shard) -> PathBuf {
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
@@ -249,12 +338,22 @@ fn describe(
         sweep::shard::hex(&grid.sha256())
     )?;
     writeln!(out, "runs     {} = {}", grouped(grid.runs()), sizes.join(" × "))?;
-    if grid.runs() > args.max_runs {
+    if grid.replications() > 1 {
+        writeln!(
+            out,
+            "rows     {} = {} runs × {} replications (seed {})",
+            grouped(grid.rows()),
+            grouped(grid.runs()),
+            grouped(grid.replications()),
+            grid.seed()
+        )?;
+    }
+    if grid.rows() > args.max_runs {
         writeln!(
             out,
             "limit    over --max-runs {}: the sweep will refuse it without --max-runs {}",
             grouped(args.max_runs),
-            grid.runs()
+            grid.rows()
         )?;
     }
     if let Some(s) = shard {
@@ -278,13 +377,16 @@ fn describe(
         )?,
         Some(path) => writeln!(out, "output   {}", path.display())?,
     }
+    if let Some(summary) = summary_destination(args, grid, shard) {
+        writeln!(out, "summary  {} (one row per run)", summary.display())?;
+    }
     let header = podsim::sweep::csv::header_line(&grid.columns()).len() as f64;
     let samples = 1000;
     let per_row = sweep::sample_row_bytes(grid, runs.clone(), samples);
     writeln!(
         out,
         "size     about {} ({per_row:.0} bytes a row, from {} sampled runs)",
-        human_bytes(header + per_row * (runs.end - runs.start) as f64),
+        human_bytes(header + per_row * ((runs.end - runs.start) * grid.replications()) as f64),
         grouped((runs.end - runs.start).min(samples))
     )?;
     Ok(())

@@ -20,6 +20,8 @@ pub const DEFAULT_HORIZON: SimDuration = SimDuration::from_secs(24 * 3600);
 /// queue to cancel an event: it bumps an attempt counter and lets events that
 /// carry an older attempt fall out as stale.
 pub trait Model {
+    /// The events this model schedules: small `Copy` values (an index and an
+    /// attempt), so the queue moves no heap data.
     type Event: Copy;
 
     /// False for an event that became stale (it carries an old attempt).
@@ -108,18 +110,23 @@ impl<M: Model> Simulation<M> {
         self.now
     }
 
+    /// The instant past which no event is handled.
     pub fn horizon(&self) -> SimTime {
         self.horizon
     }
 
+    /// Ends runs `horizon` after time zero: a crash loop or a Pod never
+    /// deleted stops there instead of running forever.
     pub fn set_horizon(&mut self, horizon: SimDuration) {
         self.horizon = SimTime::ZERO + horizon;
     }
 
+    /// The model, to read its state or meters after a run.
     pub fn model(&self) -> &M {
         &self.model
     }
 
+    /// The model, to reset it between runs without reallocating.
     pub fn model_mut(&mut self) -> &mut M {
         &mut self.model
     }

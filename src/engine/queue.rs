@@ -81,6 +81,7 @@ impl<E> Default for EventQueue<E> {
 }
 
 impl<E: Copy> EventQueue<E> {
+    /// An empty queue; it grows once to the largest a run needs and is then reused.
     pub fn new() -> Self {
         Self::default()
     }
@@ -123,10 +124,12 @@ impl<E: Copy> EventQueue<E> {
         self.heap.peek().map(Entry::at)
     }
 
+    /// Events waiting, stale ones included (they fall out when popped).
     pub fn len(&self) -> usize {
         self.heap.len() - usize::from(self.top_taken)
     }
 
+    /// True when no event waits: the run is over.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

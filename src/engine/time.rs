@@ -15,8 +15,10 @@ pub struct SimTime(pub u64);
 pub struct SimDuration(pub u64);
 
 impl SimTime {
+    /// The start of every run.
     pub const ZERO: SimTime = SimTime(0);
 
+    /// Milliseconds since the start of the run.
     pub fn as_millis(self) -> u64 {
         self.0
     }
@@ -28,16 +30,20 @@ impl SimTime {
 }
 
 impl SimDuration {
+    /// No time at all: an event scheduled with it runs at this instant.
     pub const ZERO: SimDuration = SimDuration(0);
 
+    /// `ms` milliseconds, podsim's resolution.
     pub const fn from_millis(ms: u64) -> Self {
         SimDuration(ms)
     }
 
+    /// `s` whole seconds (Kubernetes keeps most periods in seconds).
     pub const fn from_secs(s: u64) -> Self {
         SimDuration(s * 1000)
     }
 
+    /// The length in milliseconds, as the CSV writes it.
     pub fn as_millis(self) -> u64 {
         self.0
     }

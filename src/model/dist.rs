@@ -22,23 +22,32 @@ const MAX_SAMPLE_MS: f64 = 9.0e15;
 /// A duration, fixed or drawn anew for each container instance.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub enum Dist {
+    /// Always this duration: no draw at all.
     Fixed(SimDuration),
     /// ln X is normal with median `median` and 99th percentile `p99`.
     LogNormal {
+        /// The 50th percentile.
         median: SimDuration,
+        /// The 99th percentile (above the median).
         p99: SimDuration,
     },
     /// Every millisecond between `min` and `max` equally likely.
     Uniform {
+        /// The shortest value.
         min: SimDuration,
+        /// The longest value.
         max: SimDuration,
     },
+    /// Memoryless, as the gaps of a Poisson process.
     Exponential {
+        /// The mean (1/rate).
         mean: SimDuration,
     },
     /// Normal, truncated at 0 (conditioned on being 0 or more).
     Normal {
+        /// The mean before truncation.
         mean: SimDuration,
+        /// The standard deviation before truncation.
         sd: SimDuration,
     },
     /// One of these, each equally likely (repeat a value to weight it).
@@ -148,6 +157,7 @@ impl fmt::Display for Dist {
 pub struct Probability(f64);
 
 impl Probability {
+    /// Never: the default, which costs no draw.
     pub const NEVER: Probability = Probability(0.0);
 
     /// `p`, if it is a probability.
@@ -155,6 +165,7 @@ impl Probability {
         (0.0..=1.0).contains(&p).then_some(Probability(p))
     }
 
+    /// The probability, 0 to 1.
     pub fn get(self) -> f64 {
         self.0
     }

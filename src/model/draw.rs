@@ -11,10 +11,15 @@
 /// the drain of one attempt are independent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DrawKey {
+    /// A container instance's boot.
     Boot = 1,
+    /// Its drain after SIGTERM.
     Drain = 2,
+    /// Its preStop hook.
     PreStop = 3,
+    /// An app's `run`.
     Run = 4,
+    /// A `crash_after` time.
     CrashAfter = 5,
     /// Whether the attempt fails (`fail_probability`).
     Failure = 6,
@@ -35,7 +40,9 @@ pub enum DrawKey {
 /// that the run, not the Pod, decides.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Stream {
+    /// `seed`: one stream of draws per seed.
     pub seed: u64,
+    /// Which replication of a combination, from 0.
     pub replication: u64,
 }
 

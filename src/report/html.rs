@@ -11,7 +11,8 @@ use std::fmt::Write;
 
 use super::bands::{Figure, timelines_svg};
 use super::field_text;
-use super::plot::{GroupBy, PlotSpec, Tradeoff, tradeoff};
+use super::plot::ecdf::{self, EcdfSpec};
+use super::plot::{GroupBy, PlotSpec, Tradeoff, tradeoff, unit};
 use super::svg::{FONT_FAMILY, escape};
 use super::table::{Table, TableError};
 use super::timeline::event_lines;
@@ -20,7 +21,9 @@ use crate::scenario::Scenario;
 
 /// One simulated scenario.
 pub struct ScenarioRun<'a> {
+    /// The scenario, for its containers' names and kinds.
     pub scenario: &'a Scenario,
+    /// What happened in the run.
     pub report: &'a RunReport,
 }
 
@@ -174,6 +177,21 @@ fn sweep_section(page: &mut String, index: usize, table: &Table) -> Result<(), T
          is faster to Ready and less exposed at once.</figcaption>\n</figure>",
         plot.svg()
     );
+    if table.columns.iter().any(|c| c == "replication") {
+        let spec = EcdfSpec {
+            metric: "ready_ms".to_string(),
+            group: GroupBy::Layout,
+            only: None,
+            width: 900,
+            height: 560,
+        };
+        let _ = writeln!(
+            page,
+            "<figure class=\"ecdf\">\n{}<figcaption>The share of runs (all combinations and \
+             replications) Ready within a time: read the p99 at 0.99.</figcaption>\n</figure>",
+            ecdf::svg(table, &spec)?
+        );
+    }
     frontier_table(page, &plot);
     page.push_str("</section>\n");
     Ok(())
@@ -203,11 +221,16 @@ fn frontier_table(page: &mut String, plot: &Tradeoff) {
                 escape(&g.name),
                 escape(&plot.run_label(p.row))
             );
+            // A point over replications is their median, not one row's cell.
+            let cell = |column: usize, value: f64| match g.spreads.is_empty() {
+                true => table.rows[p.row][column].clone(),
+                false => format!("{}", value * unit(&table.columns[column]).1),
+            };
             let _ = write!(
                 page,
                 "<td>{}</td><td>{}</td><td>{same}</td>",
-                escape(&table.rows[p.row][plot.x]),
-                escape(&table.rows[p.row][plot.y])
+                escape(&cell(plot.x, p.x)),
+                escape(&cell(plot.y, p.y))
             );
             for &c in &params {
                 let _ = write!(page, "<td class=\"text\">{}</td>", escape(&table.rows[p.row][c]));

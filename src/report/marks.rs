@@ -15,18 +15,25 @@ pub const BAND: f64 = 16.0;
 /// The kinds of event mark, in legend order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mark {
+    /// The kubelet started creating the container (its boot begins).
     Start,
+    /// The container's process is up (a startup probe, if any, passed).
     Started,
     /// A startup or liveness probe failed its threshold: the kubelet kills
     /// the container (the SIGTERM that follows has its own mark).
     ProbeKill,
+    /// The kubelet sent SIGTERM (after the preStop hook, if any).
     Sigterm,
+    /// The container exited on its own or after SIGTERM.
     Exit,
+    /// The container exited with a failure or crashed.
     Failed,
+    /// The grace period ran out and the kubelet killed the container.
     Sigkill,
 }
 
 impl Mark {
+    /// Every mark, in the order the legend lists them.
     pub const ALL: [Mark; 7] = [
         Mark::Start,
         Mark::Started,
@@ -53,6 +60,7 @@ impl Mark {
         }
     }
 
+    /// The mark's name in the legend.
     pub fn name(self) -> &'static str {
         match self {
             Mark::Start => "start",

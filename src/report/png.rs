@@ -14,10 +14,13 @@ const DEJAVU_SANS: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 /// Why an SVG could not become a PNG.
 #[derive(Debug, thiserror::Error)]
 pub enum PngError {
+    /// resvg could not parse the SVG (a bug: podsim writes it).
     #[error("cannot read the SVG: {0}")]
     Svg(#[from] usvg::Error),
+    /// The size asked for is zero or beyond what resvg can allocate.
     #[error("picture of {0}×{1} px is empty or too large")]
     Size(u32, u32),
+    /// The PNG encoder failed.
     #[error("cannot encode the PNG: {0}")]
     Encode(String),
 }

@@ -160,13 +160,18 @@ impl Svg {
 /// A linear map from data values to pixels.
 #[derive(Clone, Copy, Debug)]
 pub struct Scale {
+    /// The smallest data value shown.
     pub lo: f64,
+    /// The largest data value shown.
     pub hi: f64,
+    /// The pixel `lo` lands on.
     pub from_px: f64,
+    /// The pixel `hi` lands on (less than `from_px` on a y axis, which grows upwards).
     pub to_px: f64,
 }
 
 impl Scale {
+    /// The pixel of `value`; a scale with no span maps everything to `from_px`.
     pub fn px(&self, value: f64) -> f64 {
         let span = if self.hi > self.lo { self.hi - self.lo } else { 1.0 };
         self.from_px + (value - self.lo) / span * (self.to_px - self.from_px)

@@ -14,28 +14,53 @@ use crate::scenario::closest;
 /// Why a table could not be read or a column not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
+    /// The file could not be read or is not CSV.
     #[error("{origin}: cannot read: {message}")]
-    Read { origin: String, message: String },
+    Read {
+        /// The file's name.
+        origin: String,
+        /// What the reader said.
+        message: String,
+    },
+    /// A column named on the command line is not in the header.
     #[error("{origin}: no column \"{name}\"; {hint}columns are: {}", columns.join(", "))]
     UnknownColumn {
+        /// The file's name.
         origin: String,
+        /// The column asked for.
         name: String,
+        /// The closest column, if one is close.
         hint: Hint,
+        /// Every column of the header.
         columns: Vec<String>,
     },
+    /// Not even a header: nothing to plot or report.
     #[error("{origin}: the file is empty: not even a header line")]
-    Empty { origin: String },
+    Empty {
+        /// The file's name.
+        origin: String,
+    },
+    /// The pairing column does not pair the runs (it has more or fewer
+    /// than two values, or a run has no partner).
     #[error("{origin}: cannot pair the runs by column \"{column}\": {problem}")]
     Pair {
+        /// The file's name.
         origin: String,
+        /// The pairing column.
         column: String,
+        /// Why the runs do not pair.
         problem: String,
     },
+    /// A field of a plotted column is not a number.
     #[error("{origin}:{line}: column \"{column}\": \"{value}\" is not a number")]
     NotANumber {
+        /// The file's name.
         origin: String,
+        /// The 1-based line of the row.
         line: usize,
+        /// The column.
         column: String,
+        /// The field as written.
         value: String,
     },
 }
@@ -58,7 +83,9 @@ impl fmt::Display for Hint {
 pub struct Table {
     /// Where it came from, for messages.
     pub origin: String,
+    /// The header's names, in order.
     pub columns: Vec<String>,
+    /// Each row's fields, as written (numbers are parsed when plotted).
     pub rows: Vec<Vec<String>>,
 }
 

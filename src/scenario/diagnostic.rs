@@ -54,11 +54,18 @@ pub enum Problem {
     },
     /// A word that is not one of the valid ones: a key, a kind, a container name.
     Unknown(Box<Unknown>),
-    /// A manifest left timings out, so podsim used its defaults.
+    /// A manifest left timings out, so podsim used its defaults: told once
+    /// for the Pod, not once per container.
     AssumedTimings {
-        container: String,
-        /// Each key with the default used (`boot` 1 s, `drain` 0 s).
-        assumed: Vec<(String, crate::engine::SimDuration)>,
+        /// Each key with the default used (`boot` 1 s, `drain` 0 s) and the
+        /// containers it was used for.
+        assumed: Vec<(String, crate::engine::SimDuration, Vec<String>)>,
+    },
+    /// A manifest's Pod never shuts down (no deletion, and its apps do not
+    /// finish by themselves), so drains and preStop hooks never run.
+    NeverDeleted {
+        /// A Job's Pod, which could also finish by its apps' `run`.
+        job: bool,
     },
     /// Anything else, in the reader's words (a bad value, a broken rule, a
     /// syntax error from the TOML or YAML parser).
@@ -66,22 +73,53 @@ pub enum Problem {
 }
 
 impl Problem {
-    /// The message, with `how` as the way to give a timings file (the CLI
-    /// names its flag; the library says "give a timings file").
-    pub fn message_with(&self, how: &str) -> Option<String> {
-        let Problem::AssumedTimings { container, assumed } = self else {
-            return None;
-        };
-        let keys: Vec<String> = assumed.iter().map(|(k, d)| format!("{k} {d}")).collect();
-        let annotations: Vec<String> = assumed
-            .iter()
-            .map(|(k, _)| format!("podsim.dev/{container}.{k}"))
-            .collect();
-        Some(format!(
-            "container \"{container}\": podsim assumes {} (annotate {} or {how})",
-            keys.join(", "),
-            annotations.join(", ")
-        ))
+    /// The message of a problem that mentions the timings file, with `flag`
+    /// as the way to give one (the CLI names its flag; the library, `None`,
+    /// says "a timings file"); `None` for the other problems.
+    pub fn message_with(&self, flag: Option<&str>) -> Option<String> {
+        let file = flag.unwrap_or("a timings file");
+        match self {
+            Problem::AssumedTimings { assumed } => {
+                let one = match assumed.as_slice() {
+                    [(_, _, names), rest @ ..] if names.len() == 1 => {
+                        rest.iter().all(|(_, _, n)| n == names).then(|| names[0].clone())
+                    }
+                    _ => None,
+                };
+                let keys: Vec<String> = assumed
+                    .iter()
+                    .map(|(k, d, names)| match &one {
+                        Some(_) => format!("{k} {d}"),
+                        None => format!("{k} {d} for {}", names.join(", ")),
+                    })
+                    .collect();
+                let container = one.as_deref().unwrap_or("<container>");
+                let annotations: Vec<String> = assumed
+                    .iter()
+                    .map(|(k, _, _)| format!("podsim.dev/{container}.{k}"))
+                    .collect();
+                let whose = one.map_or(String::new(), |name| format!("container \"{name}\": "));
+                Some(format!(
+                    "{whose}podsim assumes {} (annotate {} or {})",
+                    keys.join("; "),
+                    annotations.join(", "),
+                    match flag {
+                        Some(flag) => format!("use {flag}"),
+                        None => format!("give {file}"),
+                    }
+                ))
+            }
+            Problem::NeverDeleted { job } => Some(format!(
+                "the Pod is never deleted{}; add podsim.dev/stop_after_ready (or [pod] stop_after_ready in \
+                 {file}) to see shutdown",
+                if *job {
+                    " and its apps never finish (give each a podsim.dev/<container>.run to see the Job complete)"
+                } else {
+                    ""
+                }
+            )),
+            _ => None,
+        }
     }
 }
 
@@ -93,7 +131,9 @@ pub struct Unknown {
     pub context: String,
     /// What the word should have been (`key`, `kind`, `container`).
     pub what: String,
+    /// The word as written.
     pub word: String,
+    /// The words it could have been, for the suggestion and the list.
     pub valid: Vec<String>,
 }
 
@@ -112,11 +152,13 @@ impl Problem {
 /// One error or notice about one input.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
+    /// An error stops the input from being used; a warning is a notice.
     pub severity: Severity,
     /// The file (or a label for inline text, `request`, `inline`).
     pub origin: String,
     /// 1-based line and column (in characters), when the problem has a place.
     pub position: Option<(usize, usize)>,
+    /// What is wrong.
     pub problem: Problem,
     source: Option<Arc<io::Error>>,
 }
@@ -143,6 +185,18 @@ impl Diagnostic {
             problem,
             source: None,
         }
+    }
+
+    /// A key at byte `span` of `text` that is none of `valid` (a table's
+    /// keys, a grid's keys): the message suggests the closest.
+    pub fn unknown_key(origin: &str, text: &str, span: Range<usize>, word: &str, valid: &[&str]) -> Self {
+        let valid = valid.iter().map(|v| v.to_string()).collect();
+        Diagnostic::error(
+            origin,
+            text,
+            Some(span),
+            Problem::unknown(String::new(), "key", word, valid),
+        )
     }
 
     /// An error in the reader's words at byte `span` of `text`.
@@ -184,10 +238,9 @@ impl Diagnostic {
         match &self.problem {
             // The cause is the source: `{:#}` (anyhow's chain) prints it after.
             Problem::Unreadable(what) => format!("cannot read {}", what.name()),
-            Problem::AssumedTimings { .. } => self
-                .problem
-                .message_with("give a timings file")
-                .unwrap_or_default(),
+            Problem::AssumedTimings { .. } | Problem::NeverDeleted { .. } => {
+                self.problem.message_with(None).unwrap_or_default()
+            }
             Problem::GridNotScenario { key } => {
                 format!("unknown key \"{key}\": this looks like a grid file, not a scenario")
             }

@@ -62,10 +62,15 @@ impl Scope {
 /// A field of a probe table (R27).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ProbeField {
+    /// `initial_delay` (`initialDelaySeconds`): the first probe waits this long.
     InitialDelay,
+    /// `period` (`periodSeconds`): time between two probes.
     Period,
+    /// `timeout` (`timeoutSeconds`): a probe slower than this fails.
     Timeout,
+    /// `success_threshold`: successes in a row that make a readiness probe pass.
     SuccessThreshold,
+    /// `failure_threshold`: failures in a row that fail the probe.
     FailureThreshold,
     /// Probe-level grace for the kill a failure causes (liveness, startup).
     TerminationGracePeriod,
@@ -111,7 +116,9 @@ impl ProbeField {
 /// container's probes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Group {
+    /// `[pod] backoff = { initial, cap, immediate_first_restart }` (R18).
     Backoff,
+    /// A container's probe of this kind (R27).
     Probe(ProbeKind),
 }
 
@@ -134,6 +141,7 @@ impl Group {
         }
     }
 
+    /// Where the group's table is written: under `[pod]` or in a container.
     pub fn scope(self) -> Scope {
         match self {
             Group::Backoff => Scope::Pod,
@@ -155,48 +163,91 @@ impl Group {
 /// One setting of a scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Field {
+    /// `horizon`: how long a run may last at most.
     Horizon,
+    /// `seed`: the seed of the run's random draws.
     Seed,
+    /// `[pod] restart_policy`: Always, OnFailure or Never.
     RestartPolicy,
+    /// `[pod] termination_grace_period`: the SIGKILL deadline after deletion.
     TerminationGracePeriod,
+    /// `[pod] stop_at`: when the Pod is deleted.
     StopAt,
+    /// `[pod] stop_after_ready`: the Pod is deleted this long after it is Ready.
     StopAfterReady,
+    /// `[pod] mode`: a Pod that serves until deleted, or a Job's Pod that completes.
     Mode,
+    /// `[pod] kubernetes`: the version whose kubelet rules apply.
     Kubernetes,
+    /// `backoff.initial`: the first CrashLoopBackOff delay.
     BackoffInitial,
+    /// `backoff.cap`: the longest CrashLoopBackOff delay.
     BackoffCap,
+    /// `backoff.immediate_first_restart`: the first restart has no delay (1.35+).
     BackoffImmediateFirstRestart,
+    /// `kind`: init, sidecar or app.
     Kind,
+    /// `boot`: from the container's start to its process being up.
     Boot,
+    /// `drain`: from SIGTERM to the process exiting by itself.
     Drain,
+    /// `pre_stop`: the preStop hook's duration, before SIGTERM.
     PreStop,
+    /// `fails`: the first attempts that exit 1 at the end of boot.
     Fails,
+    /// `fail_probability`: each attempt after the scripted `fails` fails with this probability.
     FailProbability,
+    /// `proxy`: the app's traffic goes through this container.
     Proxy,
+    /// `crash_after`: each attempt's running time before it crashes.
     CrashAfter,
+    /// `run`: an app's running time before it exits by itself.
     Run,
+    /// `exit_code`: the code an app exits with after `run`.
     ExitCode,
+    /// A field of one of the container's probes.
     Probe(ProbeKind, ProbeField),
+    /// `[service] replicas`: Pods behind the Service.
     Replicas,
+    /// `[service] nodes`: nodes the replicas and clients are spread over.
     Nodes,
+    /// `[service] propagation`: endpoint change to a node's sync request.
     Propagation,
+    /// `[service] kubelet_delay`: deletion to the kubelet's first step.
     KubeletDelay,
+    /// `[service] min_sync_period`: kube-proxy's least time between syncs.
     MinSyncPeriod,
+    /// `[service] cleanup`: last container exit to the Pod object gone.
     Cleanup,
+    /// `[traffic] rate`: requests per second to the Service.
     Rate,
+    /// `[traffic] arrival`: poisson or constant.
     Arrival,
+    /// `[traffic] connections`: new or keep-alive.
     Connections,
+    /// `[traffic] pool`: keep-alive connections per client.
     Pool,
+    /// `[traffic] clients`: how many clients send.
     Clients,
+    /// `[traffic] service_time`: how long the app takes to answer.
     ServiceTime,
+    /// `[traffic] retry`: none or once.
     Retry,
+    /// `[traffic] duration`: how long traffic runs.
     Duration,
+    /// `[traffic] connect_timeout`: a connect to a gone Pod gives up after this.
     ConnectTimeout,
+    /// `[app] on_sigterm`: the app's reaction to SIGTERM.
     OnSigterm,
+    /// `[app] drain_delay`: delay-then-drain's delay.
     DrainDelay,
+    /// `[[disruptions]] at`: when the delete is sent.
     At,
+    /// `[[disruptions]] after_ready`: the delete this long after every replica is Ready.
     AfterReady,
+    /// `[[disruptions]] delete`: the replica deleted.
     Delete,
+    /// `[[disruptions]] grace_period`: kubectl delete --grace-period.
     GracePeriod,
 }
 
@@ -213,10 +264,13 @@ pub enum Unit {
     Probability,
     /// A whole number, 0 or more.
     Count,
+    /// `true` or `false`.
     Flag,
     /// One of these words (`what` names them in messages).
     Word {
+        /// What the words name, for messages (`kind`, `restart policy`).
         what: &'static str,
+        /// The valid words, in the order an axis indexes them.
         names: &'static [&'static str],
     },
     /// A Kubernetes version, `"1.20"` … `"1.36"`.
@@ -237,13 +291,19 @@ pub enum Value {
     Millis(SimDuration),
     /// A distribution that is not fixed.
     Dist(Dist),
+    /// A probability, 0 to 1.
     Probability(Probability),
+    /// A whole number.
     Count(u32),
+    /// `true` or `false`.
     Flag(bool),
     /// The index of a word in its unit's names.
     Word(usize),
+    /// A Kubernetes minor version.
     Version(KubeVersion),
+    /// One duration or distribution per attempt.
     DistList(Vec<Dist>),
+    /// A rate, requests per second.
     Rate(Rate),
     /// The index of a propagation preset in `Preset::ALL`.
     Preset(usize),
@@ -331,6 +391,7 @@ impl Field {
         ]
     };
 
+    /// Whether the field belongs to the run, the Pod or a container.
     pub fn scope(self) -> Scope {
         match self {
             Field::Horizon | Field::Seed => Scope::Run,
@@ -450,6 +511,7 @@ impl Field {
             .find(|f| f.scope() == scope && f.name() == name)
     }
 
+    /// How the field's value is written and read.
     pub fn unit(self) -> Unit {
         match self {
             Field::Horizon
@@ -810,6 +872,7 @@ impl Value {
 /// A field of one container, or of the Pod or the run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Key {
+    /// Which setting.
     pub field: Field,
     /// The container's index in `PodSpec::containers`, for container fields.
     pub container: Option<usize>,

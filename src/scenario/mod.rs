@@ -52,9 +52,63 @@ pub fn read_input(path: &Path, what: Input) -> Result<(String, String), Diagnost
     }
 }
 
+/// How an input is read: a TOML scenario, or a manifest in YAML or JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    /// A podsim scenario in TOML.
+    Toml,
+    /// A Kubernetes manifest, in this syntax.
+    Manifest(manifest::Syntax),
+}
+
+impl InputFormat {
+    /// By extension: `.yaml`, `.yml` and `.json` are manifests, anything else TOML.
+    pub fn of_path(path: &Path) -> InputFormat {
+        manifest::syntax_of(path).map_or(InputFormat::Toml, InputFormat::Manifest)
+    }
+
+    /// For text without a name (standard input): JSON if it opens with `{`
+    /// or `[` (but not a TOML table header), TOML if its first line is a
+    /// TOML table or `key = value`, else YAML.
+    pub fn sniff(text: &str) -> InputFormat {
+        let first = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with('#'))
+            .unwrap_or("");
+        let table = first.starts_with('[')
+            && first.ends_with(']')
+            && first
+                .trim_matches(['[', ']'])
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.-\"".contains(c));
+        let assignment = first.split_once('=').is_some_and(|(key, _)| {
+            let key = key.trim();
+            !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.-\"".contains(c))
+        });
+        // `[pod` still being typed is a TOML table, not a JSON array: a JSON
+        // array's first element is never a bare word.
+        let unfinished_table = first
+            .strip_prefix('[')
+            .map(|rest| rest.trim_start_matches('['))
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|c| c.is_ascii_alphabetic() && !first.contains(['{', '"', ',']));
+        if table && !first.trim_matches(['[', ']']).is_empty() || assignment || unfinished_table {
+            InputFormat::Toml
+        } else if first.starts_with('{') || first.starts_with('[') {
+            InputFormat::Manifest(manifest::Syntax::Json)
+        } else {
+            InputFormat::Manifest(manifest::Syntax::Yaml)
+        }
+    }
+}
+
 impl Scenario {
-    /// Reads and validates a scenario file: a Kubernetes manifest if it
-    /// ends in `.yaml` or `.yml`, else TOML.
+    /// Reads and validates a scenario file that holds one scenario: a
+    /// Kubernetes manifest if it ends in `.yaml`, `.yml` or `.json`, else TOML.
     pub fn load(path: &Path) -> Result<Scenario, Diagnostic> {
         Scenario::load_with(path, None)
     }
@@ -63,33 +117,74 @@ impl Scenario {
     /// its own timings, so it refuses one).
     pub fn load_with(path: &Path, timings: Option<&manifest::Timings>) -> Result<Scenario, Diagnostic> {
         let (origin, text) = read_input(path, Input::Scenario)?;
-        let mut scenario = match timings {
-            _ if manifest::is_manifest(path) => manifest::parse(&text, &origin, timings)?,
-            None => Scenario::parse(&text, &origin)?,
-            Some(t) => {
-                return Err(Diagnostic::whole(
-                    &origin,
-                    format!(
-                        "the timings file {} applies to Kubernetes manifests (.yaml); write the timings \
-                         into this TOML scenario instead",
-                        t.origin
-                    ),
-                ));
+        match InputFormat::of_path(path) {
+            InputFormat::Manifest(manifest::Syntax::Yaml) => {
+                manifest::parse(&text, &origin, timings).map(|s| named(s, &origin))
             }
-        };
-        if scenario.name.is_empty() {
-            scenario.name = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            format => {
+                let mut all = Scenario::read_all(&text, &origin, format, timings);
+                match all.len() {
+                    1 => all.remove(0),
+                    n => Err(Diagnostic::whole(
+                        &origin,
+                        format!("{n} workloads in one file; one is needed here: put it in a file of its own"),
+                    )),
+                }
+            }
         }
-        Ok(scenario)
+    }
+
+    /// Reads and validates every scenario of a file (a manifest may hold
+    /// several workloads), each a scenario or why it was refused.
+    pub fn load_all(
+        path: &Path,
+        format: InputFormat,
+        timings: Option<&manifest::Timings>,
+    ) -> Vec<Result<Scenario, Diagnostic>> {
+        match read_input(path, Input::Scenario) {
+            Ok((origin, text)) => Scenario::read_all(&text, &origin, format, timings),
+            Err(e) => vec![Err(e)],
+        }
+    }
+
+    /// `load_all` on text already read; `origin` names it in errors (and
+    /// gives an unnamed scenario its name).
+    pub fn read_all(
+        text: &str,
+        origin: &str,
+        format: InputFormat,
+        timings: Option<&manifest::Timings>,
+    ) -> Vec<Result<Scenario, Diagnostic>> {
+        let all = match (format, timings) {
+            (InputFormat::Manifest(syntax), _) => manifest::parse_all(text, origin, syntax, timings),
+            (InputFormat::Toml, None) => vec![Scenario::parse(text, origin)],
+            (InputFormat::Toml, Some(t)) => vec![Err(Diagnostic::whole(
+                origin,
+                format!(
+                    "the timings file {} applies to Kubernetes manifests (.yaml, .json); write the timings \
+                     into this TOML scenario instead",
+                    t.origin
+                ),
+            ))],
+        };
+        all.into_iter().map(|r| r.map(|s| named(s, origin))).collect()
     }
 
     /// Parses and validates TOML scenario text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
         toml::parse(text, origin)
     }
+}
+
+/// `scenario`, named after its file (without the extension) if it has no name.
+fn named(mut scenario: Scenario, origin: &str) -> Scenario {
+    if scenario.name.is_empty() {
+        scenario.name = Path::new(origin)
+            .file_stem()
+            .map(|s| s.to_string_lossy().trim_matches(['<', '>']).to_string())
+            .unwrap_or_default();
+    }
+    scenario
 }
 
 #[cfg(test)]

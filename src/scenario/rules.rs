@@ -25,8 +25,11 @@ pub enum Format {
 /// What a probe table gets wrong (R27).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProbeProblem {
+    /// `periodSeconds` is at least 1.
     PeriodUnderASecond,
+    /// `timeoutSeconds` is at least 1.
     TimeoutUnderASecond,
+    /// `failureThreshold` and `successThreshold` are at least 1.
     ThresholdZero,
     /// Liveness and startup probes need `successThreshold: 1`.
     SuccessThresholdNotOne,
@@ -37,6 +40,7 @@ pub enum ProbeProblem {
 /// A rule of the Pod spec, with what the message needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Rule {
+    /// Two containers of one Pod share a name.
     DuplicateName,
     /// R8: a regular init container runs to completion: it has no hooks,
     /// carries no traffic, drains nothing (`proxy`, `drain`, `pre_stop`).
@@ -45,10 +49,16 @@ pub enum Rule {
     ProbeOnInit(ProbeKind),
     /// Init containers fail by `fails`, not by crashing while they serve.
     CrashOnInit,
+    /// Native sidecars (`restartPolicy: Always` on an init container) need
+    /// Kubernetes 1.28 or later (behind a feature gate there, on by default from 1.29).
     NativeSidecarsNeed128(KubeVersion),
     /// `run`/`exit_code` are for apps (a sidecar or init does not finish by itself).
     AppsOnly(Field, ContainerKind),
+    /// `exit_code` without `run`: an app that never finishes has no exit code.
     ExitCodeNeedsRun,
+    /// A process exits with 0 to 255; Kubernetes reports nothing else.
+    ExitCodeOver255(i32),
+    /// A probe table breaks one of R27's rules.
     Probe(ProbeKind, ProbeProblem),
     /// Kubernetes refuses a Job whose Pods restart `Always`.
     JobRestartsAlways,
@@ -58,6 +68,7 @@ pub enum Rule {
     /// to 300 s, the initial delay 10 s or 1 s); shorter would let a
     /// container that fails at once restart at the same instant forever.
     BackoffUnderASecond(Field),
+    /// A Pod needs at least one app container.
     NoApp,
     /// `stop_at` and `stop_after_ready` together (a deletion happens once).
     TwoDeletions,
@@ -70,6 +81,7 @@ pub struct SpecProblem {
     pub container: Option<usize>,
     /// The field to point at; `None` for the container's name (or the Pod).
     pub field: Option<Field>,
+    /// Which rule.
     pub rule: Rule,
 }
 
@@ -117,6 +129,9 @@ impl SpecProblem {
                 "container \"{name}\": {} is for app containers (a {} does not finish by itself)",
                 field.name(),
                 kind.name()
+            ),
+            Rule::ExitCodeOver255(code) => format!(
+                "container \"{name}\": exit_code {code} is not an exit code; a process exits with 0 to 255"
             ),
             Rule::ExitCodeNeedsRun => {
                 format!("container \"{name}\": exit_code needs run (the time after which the app exits)")
@@ -201,6 +216,9 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
             Field::ExitCode
         };
         return Err((Some(field), Rule::AppsOnly(field, c.kind)));
+    }
+    if !(0..=255).contains(&c.exit_code) {
+        return Err((Some(Field::ExitCode), Rule::ExitCodeOver255(c.exit_code)));
     }
     if c.exit_code != 0 && c.run.is_none() {
         return Err((Some(Field::ExitCode), Rule::ExitCodeNeedsRun));
@@ -311,7 +329,8 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
     let second = 1000;
     match field {
         Field::Kind | Field::Proxy | Field::Mode => Some(encoded),
-        Field::Drain | Field::PreStop | Field::ExitCode => Some(u64::from(encoded > 0)),
+        Field::Drain | Field::PreStop => Some(u64::from(encoded > 0)),
+        Field::ExitCode => Some(encoded.min(256).div_ceil(255)),
         // Present whatever the value: only the container's kind decides.
         Field::Run | Field::CrashAfter => Some(0),
         Field::Probe(_, field) => Some(match field {

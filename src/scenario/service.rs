@@ -16,8 +16,11 @@ use super::key::Field;
 /// index for a disruption's field) and the message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServiceProblem {
+    /// The key to point at.
     pub field: Field,
+    /// The disruption's index, for a disruption's key.
     pub index: Option<usize>,
+    /// What is wrong, and what would do.
     pub message: String,
 }
 

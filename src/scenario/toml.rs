@@ -535,17 +535,7 @@ impl Reader<'_> {
     }
 
     fn unknown(&self, key: &Spanned<toml::de::DeString>, valid: &[&str]) -> Diagnostic {
-        Diagnostic::error(
-            self.origin,
-            self.text,
-            Some(key.span()),
-            Problem::unknown(
-                String::new(),
-                "key",
-                key.get_ref(),
-                valid.iter().map(|v| v.to_string()).collect(),
-            ),
-        )
+        Diagnostic::unknown_key(self.origin, self.text, key.span(), key.get_ref(), valid)
     }
 }
 

@@ -24,7 +24,9 @@ pub(super) const RANGE_KEYS: &[&str] = &["from", "to", "step"];
 pub struct Axis {
     /// The path as written, e.g. `containers.web.boot`.
     pub path: String,
+    /// The key it sets on each run's spec.
     pub key: Key,
+    /// The values, in the order runs take them.
     pub values: Values,
 }
 
@@ -33,18 +35,23 @@ pub struct Axis {
 /// one of them is a distribution, the distributions themselves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Values {
+    /// Values as listed.
     List(Vec<u64>),
     /// Durations and distributions (`boot = ["1s", { dist = … }]`).
     Dists(Vec<Dist>),
     /// `from`, `from + step`, … (`len` values), kept lazy so a fine range costs nothing.
     Range {
+        /// The first value.
         from: u64,
+        /// The distance between two values.
         step: u64,
+        /// How many values.
         len: u64,
     },
 }
 
 impl Values {
+    /// How many values the axis takes.
     pub fn len(&self) -> u64 {
         match self {
             Values::List(list) => list.len() as u64,
@@ -53,6 +60,7 @@ impl Values {
         }
     }
 
+    /// True for an axis with no value (the grid reader refuses one).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -75,6 +83,7 @@ impl Axis {
 
     /// Sets value `index` on `run`. Cheap: a sweep calls it for every
     /// changed axis of every run.
+    #[inline]
     pub fn apply(&self, index: u64, run: &mut RunSpec) {
         let value = match &self.values {
             Values::Dists(list) => Value::from_dist(list[index as usize].clone()),
@@ -94,6 +103,7 @@ impl Axis {
     }
 
     /// Appends the CSV cell of value `index`.
+    #[inline]
     pub fn push_cell(&self, buf: &mut Vec<u8>, index: u64) {
         match &self.values {
             Values::Dists(list) => csv::push_text(buf, &list[index as usize].to_string()),

@@ -20,16 +20,17 @@ use toml::de::{DeTable, DeValue};
 
 use super::axis::{Axis, Positioned, RANGE_KEYS, Values, names_a_key, parse_values, resolve, same_field};
 use super::csv;
+use super::summary::Summary;
 use crate::model::service::ServiceMetrics;
 use crate::model::{ContainerKind, Metrics, RunSpec};
 use crate::scenario::check_service;
 use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::{Format, rule_class};
 use crate::scenario::toml::syntax_error;
-use crate::scenario::{Diagnostic, Input, Problem, Scenario, check_spec, read_input};
+use crate::scenario::{Diagnostic, Input, Scenario, check_spec, read_input};
 
 /// The keys of a grid file.
-const GRID_KEYS: &[&str] = &["base", "out", "plot", "axes"];
+const GRID_KEYS: &[&str] = &["base", "out", "plot", "summary", "seed", "replications", "axes"];
 
 /// A grid file as written: its keys checked, its axes not yet resolved.
 pub struct GridFile<'t> {
@@ -37,8 +38,16 @@ pub struct GridFile<'t> {
     text: &'t str,
     /// The base scenario's path as written, and where.
     pub base: (String, Range<usize>),
+    /// The `out` key: where the CSV goes unless `--out` says otherwise.
     pub out: Option<String>,
+    /// The `plot` key: where the trade-off plot goes.
     pub plot: Option<String>,
+    /// The `summary` key: where the per-combination summary goes.
+    pub summary: Option<String>,
+    /// `seed`, replacing the base scenario's.
+    pub seed: Option<u32>,
+    /// `replications`: runs per combination.
+    pub replications: Option<u64>,
     axes_span: Range<usize>,
     doc: Spanned<DeTable<'t>>,
 }
@@ -50,14 +59,19 @@ pub struct Grid {
     pub origin: String,
     /// The base scenario's run (Pod and horizon); axes change it run by run.
     pub base: RunSpec,
+    /// The swept keys; the last one varies fastest.
     pub axes: Vec<Axis>,
     /// The grid's default output, resolved against the grid file's folder.
     pub out: Option<PathBuf>,
     /// Where to draw the trade-off plot after the sweep, likewise resolved.
     pub plot: Option<PathBuf>,
+    /// Where to write the summary (one row per combination), likewise resolved.
+    pub summary: Option<PathBuf>,
     /// What loading the base scenario had to assume (`Scenario::notices`).
     pub notices: Vec<Diagnostic>,
     runs: u64,
+    /// Each combination runs this many times, replication 0, 1, … (≥ 1).
+    replications: u64,
     sha256: [u8; 32],
 }
 
@@ -66,13 +80,27 @@ impl<'t> GridFile<'t> {
     pub fn parse(text: &'t str, origin: &'t str) -> Result<GridFile<'t>, Diagnostic> {
         let doc = DeTable::parse(text).map_err(|e| syntax_error(origin, text, &e))?;
         let error = |span: Range<usize>, message: String| Diagnostic::at(origin, text, Some(span), message);
-        let (mut base, mut out, mut plot, mut axes_span) = (None, None, None, None);
+        let (mut base, mut out, mut plot, mut summary, mut axes_span) = (None, None, None, None, None);
+        let (mut seed, mut replications) = (None, None);
         for (key, value) in doc.get_ref() {
             let string = || string_value(value, key.get_ref()).map_err(|m| error(value.span(), m));
             match key.get_ref().as_ref() {
                 "base" => base = Some((string()?, value.span())),
                 "out" => out = Some(string()?),
                 "plot" => plot = Some(string()?),
+                "summary" => summary = Some(string()?),
+                "seed" => {
+                    let n = whole(value, "seed", 0).map_err(|m| error(value.span(), m))?;
+                    seed = Some(u32::try_from(n).map_err(|_| {
+                        error(
+                            value.span(),
+                            format!("seed must be at most {}, not {n}", u32::MAX),
+                        )
+                    })?);
+                }
+                "replications" => {
+                    replications = Some(whole(value, "replications", 1).map_err(|m| error(value.span(), m))?)
+                }
                 "axes" => match value.get_ref() {
                     DeValue::Table(_) => axes_span = Some(value.span()),
                     _ => return Err(error(value.span(), "axes must be a table: write [axes]".into())),
@@ -88,16 +116,12 @@ impl<'t> GridFile<'t> {
                     ));
                 }
                 other => {
-                    return Err(Diagnostic::error(
+                    return Err(Diagnostic::unknown_key(
                         origin,
                         text,
-                        Some(key.span()),
-                        Problem::unknown(
-                            String::new(),
-                            "key",
-                            other,
-                            GRID_KEYS.iter().map(|k| k.to_string()).collect(),
-                        ),
+                        key.span(),
+                        other,
+                        GRID_KEYS,
                     ));
                 }
             }
@@ -123,6 +147,9 @@ impl<'t> GridFile<'t> {
             base,
             out,
             plot,
+            summary,
+            seed,
+            replications,
             axes_span,
             doc,
         })
@@ -216,14 +243,20 @@ impl Grid {
                         .to_string(),
                 )
             })?;
+        let mut base_run = base.run;
+        if let Some(seed) = file.seed {
+            base_run.stream.seed = u64::from(seed);
+        }
         let mut grid = Grid {
             origin: file.origin.to_string(),
-            base: base.run,
+            base: base_run,
             notices: base.notices,
             axes,
             out: file.out.as_ref().map(|o| relative_to(folder, o)),
             plot: file.plot.as_ref().map(|p| relative_to(folder, p)),
+            summary: file.summary.as_ref().map(|p| relative_to(folder, p)),
             runs,
+            replications: file.replications.unwrap_or(1),
             sha256: [0; 32],
         };
         if let Err((axis, message)) = grid.check_rules().and_then(|()| grid.check_service()) {
@@ -238,6 +271,35 @@ impl Grid {
         self.runs
     }
 
+    /// How many times each combination runs.
+    pub fn replications(&self) -> u64 {
+        self.replications
+    }
+
+    /// CSV rows: combinations times replications (saturating: such a grid
+    /// is refused by `--max-runs` long before).
+    pub fn rows(&self) -> u64 {
+        self.runs.saturating_mul(self.replications)
+    }
+
+    /// The seed every draw starts from.
+    pub fn seed(&self) -> u64 {
+        self.base.stream.seed
+    }
+
+    /// Replaces the seed (`--seed`); the grid's hash follows.
+    pub fn set_seed(&mut self, seed: u32) {
+        self.base.stream.seed = u64::from(seed);
+        self.sha256 = self.canonical_sha256();
+    }
+
+    /// Replaces the replications (`--replications`, at least 1); the grid's
+    /// hash and columns follow.
+    pub fn set_replications(&mut self, replications: u64) {
+        self.replications = replications.max(1);
+        self.sha256 = self.canonical_sha256();
+    }
+
     /// SHA-256 of what the grid means (base spec, horizon, axes and their
     /// values, the columns), not of how the file is written: comments,
     /// spacing, key order and the base file's path do not change it, so the
@@ -247,14 +309,26 @@ impl Grid {
         self.sha256
     }
 
-    /// CSV columns: `run`, one per axis, then the metrics.
+    /// CSV columns: `run`, `replication` when there are several, one per
+    /// axis, then the metrics.
     pub fn columns(&self) -> Vec<String> {
         let mut columns = vec!["run".to_string()];
+        if self.replications > 1 {
+            columns.push("replication".to_string());
+        }
         columns.extend(self.axes.iter().map(Axis::column));
         match self.base.service {
             Some(_) => columns.extend(ServiceMetrics::NAMES.iter().map(|n| n.to_string())),
             None => columns.extend(Metrics::NAMES.iter().map(|n| n.to_string())),
         }
+        columns
+    }
+
+    /// Summary columns: `run`, one per axis, then `Summary::columns`.
+    pub fn summary_columns(&self) -> Vec<String> {
+        let mut columns = vec!["run".to_string()];
+        columns.extend(self.axes.iter().map(Axis::column));
+        columns.extend(Summary::columns());
         columns
     }
 
@@ -416,6 +490,13 @@ impl Grid {
         if let Some(service) = &self.base.service {
             hash.update(format!("service {service:?}\n"));
         }
+        // Only when set, so a grid without them keeps the hash it had.
+        if self.base.stream.seed != 0 {
+            hash.update(format!("seed {}\n", self.base.stream.seed));
+        }
+        if self.replications != 1 {
+            hash.update(format!("replications {}\n", self.replications));
+        }
         for axis in &self.axes {
             hash.update(format!("axis {:?} {}:", axis.key, axis.path));
             // A range by its three numbers: a range of billions of values
@@ -470,6 +551,24 @@ fn relative_to(folder: &Path, path: &str) -> PathBuf {
         }
     }
     joined
+}
+
+/// A whole number of at least `min`, for `seed` and `replications`.
+fn whole(value: &Spanned<DeValue>, key: &str, min: u64) -> Result<u64, String> {
+    let DeValue::Integer(i) = value.get_ref() else {
+        return Err(format!(
+            "{key} must be a whole number without quotes, e.g. {key} = {}",
+            min.max(1) * 10
+        ));
+    };
+    let n = i64::from_str_radix(i.as_str(), i.radix()).map_err(|_| format!("{key}: {i} is too large"))?;
+    match u64::try_from(n) {
+        Ok(n) if n >= min => Ok(n),
+        _ if min == 1 => Err(format!(
+            "{key} must be at least 1 (each combination runs that many times), not {i}"
+        )),
+        _ => Err(format!("{key} must be {min} or more, not {i}")),
+    }
 }
 
 fn string_value(value: &Spanned<DeValue>, key: &str) -> Result<String, String> {

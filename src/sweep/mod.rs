@@ -5,7 +5,8 @@
 //! - `csv`: the row encoder (cells as bytes, the header);
 //! - `grid`: grid files, checked before any run, and the run order;
 //! - `run`: parallel simulation with ordered, streamed CSV output;
-//! - `shard`: slices of the run range, the manifest beside each CSV, merging.
+//! - `shard`: slices of the run range, the manifest beside each CSV, merging;
+//! - `summary`: each combination's metrics over its replications.
 //!
 //! Invariant: a row's bytes depend only on the grid and its run index, so any
 //! thread count, and any split into shards merged back, gives the same file.
@@ -15,10 +16,11 @@ pub mod csv;
 pub mod grid;
 pub mod run;
 pub mod shard;
+pub mod summary;
 
 pub use axis::{Axis, Values};
 pub use grid::{Grid, GridFile};
-pub use run::{Written, run, sample_row_bytes};
+pub use run::{Output, Sinks, Written, run, sample_row_bytes};
 pub use shard::{Manifest, Shard, merge};
 
 /// What can go wrong once a grid is checked: only output, threads, shards
@@ -29,6 +31,7 @@ pub enum SweepError {
     /// error's source, so callers can tell a closed pipe from the rest.
     #[error("cannot write the CSV")]
     Io(#[from] std::io::Error),
+    /// rayon could not start its thread pool.
     #[error("cannot start the worker threads: {0}")]
     Threads(String),
     /// Shards that do not fit together; the message names the files.
@@ -37,5 +40,8 @@ pub enum SweepError {
     /// The caller's progress callback asked to stop (an interrupt); `rows`
     /// rows were written, in run order.
     #[error("interrupted after {rows} rows")]
-    Interrupted { rows: u64 },
+    Interrupted {
+        /// Rows written before the stop.
+        rows: u64,
+    },
 }

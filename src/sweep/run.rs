@@ -1,7 +1,9 @@
 //! Running a grid's runs in parallel and streaming them as CSV rows.
 //!
-//! Work is cut into chunks of consecutive runs. Each rayon worker claims the
-//! next chunk, simulates it and formats its rows into a reused buffer; the
+//! Work is cut into chunks of consecutive runs (combinations), each with
+//! all its replications, which are adjacent in the CSV. Each rayon worker
+//! claims the next chunk, simulates it and formats its rows (and, with a
+//! summary, one summary row per combination) into reused buffers; the
 //! caller's thread writes the buffers to the sink in chunk order as they
 //! arrive. A worker may run at most a window of chunks ahead of the writer,
 //! so memory stays flat however many runs there are, and no worker ever
@@ -23,11 +25,13 @@ use sha2::{Digest, Sha256};
 use super::SweepError;
 use super::csv;
 use super::grid::Grid;
+use super::summary::Summary;
 use crate::model::service::ServiceSimulator;
-use crate::model::{PodSimulator, RunSpec};
+use crate::model::{Metrics, PodSimulator, RunSpec};
 
-/// Runs per chunk: big enough to amortise the hand-over, small enough to
-/// keep the writer busy and the window's memory small.
+/// Rows per chunk: big enough to amortise the hand-over, small enough to
+/// keep the writer busy and the window's memory small. A chunk holds whole
+/// combinations, so at least one whatever its replications.
 const CHUNK_RUNS: u64 = 1024;
 /// How many chunks, per thread, may be done or in progress ahead of the writer.
 const WINDOW_PER_THREAD: u64 = 8;
@@ -35,6 +39,7 @@ const WINDOW_PER_THREAD: u64 = 8;
 /// What a sweep wrote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Written {
+    /// Rows, header excluded.
     pub rows: u64,
     /// Bytes, header included.
     pub bytes: u64,
@@ -43,11 +48,71 @@ pub struct Written {
     pub sha256: [u8; 32],
 }
 
+/// What a sweep wrote: the CSV, and the summary when one was asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Output {
+    /// The CSV's rows, bytes and hash.
+    pub csv: Written,
+    /// The summary's, if one was written.
+    pub summary: Option<Written>,
+}
+
+/// Where a sweep writes: the CSV, and optionally the summary.
+pub struct Sinks<'a> {
+    /// Where the CSV goes.
+    pub csv: &'a mut dyn Write,
+    /// Where the summary goes, if one is asked for.
+    pub summary: Option<&'a mut dyn Write>,
+}
+
+/// A writer's bytes so far and their running digest.
+struct Tally {
+    written: Written,
+    hash: Sha256,
+}
+
+impl Tally {
+    fn start(sink: &mut dyn Write, header: &[u8]) -> std::io::Result<Tally> {
+        sink.write_all(header)?;
+        let mut hash = Sha256::new();
+        hash.update(header);
+        Ok(Tally {
+            written: Written {
+                rows: 0,
+                bytes: header.len() as u64,
+                sha256: [0; 32],
+            },
+            hash,
+        })
+    }
+
+    fn write(&mut self, sink: &mut dyn Write, buf: &[u8], rows: u64) -> std::io::Result<()> {
+        sink.write_all(buf)?;
+        self.hash.update(buf);
+        self.written.bytes += buf.len() as u64;
+        self.written.rows += rows;
+        Ok(())
+    }
+
+    fn finish(self) -> Written {
+        Written {
+            sha256: self.hash.finalize().into(),
+            ..self.written
+        }
+    }
+}
+
 /// One thread's simulator and odometer, reused from chunk to chunk.
 struct Worker<'g> {
     grid: &'g Grid,
     simulator: Simulator,
     digits: Vec<u64>,
+    summary: Summary,
+    /// The current run's axis cells (each after its comma), and where each
+    /// axis's cell starts: only the axes the odometer turned are formatted
+    /// again, and each replication's row copies them.
+    cells: Vec<u8>,
+    cell_starts: Vec<usize>,
 }
 
 /// A Pod grid's simulator, or a Service grid's (its base has a `[service]`).
@@ -64,11 +129,20 @@ impl Simulator {
         }
     }
 
-    /// Runs the current spec and appends its metric cells.
-    fn run_into(&mut self, buf: &mut Vec<u8>) {
+    /// Runs the current spec and appends its metric cells; returns the
+    /// Pod's metrics for the summary (a Service grid has none: the CLI
+    /// refuses a summary for one).
+    fn run_into(&mut self, buf: &mut Vec<u8>) -> Option<Metrics> {
         match self {
-            Simulator::Pod(s) => csv::push_metrics(buf, &s.run()),
-            Simulator::Service(s) => csv::push_service_metrics(buf, &s.run()),
+            Simulator::Pod(s) => {
+                let metrics = s.run();
+                csv::push_metrics(buf, &metrics);
+                Some(metrics)
+            }
+            Simulator::Service(s) => {
+                csv::push_service_metrics(buf, &s.run());
+                None
+            }
         }
     }
 }
@@ -82,15 +156,20 @@ impl<'g> Worker<'g> {
                 None => Simulator::Pod(Box::new(PodSimulator::new(grid.base.clone()))),
             },
             digits: vec![0; grid.axes.len()],
+            summary: Summary::default(),
+            cells: Vec::new(),
+            cell_starts: vec![0; grid.axes.len()],
         }
     }
 
-    /// Appends the rows of `runs` to `buf`.
-    fn rows(&mut self, runs: Range<u64>, buf: &mut Vec<u8>) {
+    /// Appends the rows of `runs` (every replication of each) to `buf`,
+    /// and with `summary` one summary row per run.
+    fn rows(&mut self, runs: Range<u64>, buf: &mut Vec<u8>, mut summary: Option<&mut Vec<u8>>) {
         if runs.is_empty() {
             return;
         }
         let grid = self.grid;
+        let replications = grid.replications();
         grid.digits(runs.start, &mut self.digits);
         // Every axis at the chunk's start; then only those the odometer turns.
         let mut changed_from = 0;
@@ -99,14 +178,41 @@ impl<'g> Worker<'g> {
             for (axis, &digit) in grid.axes[changed_from..].iter().zip(&self.digits[changed_from..]) {
                 axis.apply(digit, spec);
             }
-            csv::push_u64(buf, run);
-            for (axis, &digit) in grid.axes.iter().zip(&self.digits) {
-                buf.push(b',');
-                axis.push_cell(buf, digit);
+            self.format_cells(changed_from);
+            self.summary.clear();
+            for replication in 0..replications {
+                self.simulator.spec_mut().stream.replication = replication;
+                csv::push_u64(buf, run);
+                if replications > 1 {
+                    buf.push(b',');
+                    csv::push_u64(buf, replication);
+                }
+                buf.extend_from_slice(&self.cells);
+                let metrics = self.simulator.run_into(buf);
+                buf.push(b'\n');
+                if let (Some(metrics), true) = (metrics, summary.is_some()) {
+                    self.summary.add(&metrics);
+                }
             }
-            self.simulator.run_into(buf);
-            buf.push(b'\n');
+            if let Some(out) = summary.as_deref_mut() {
+                csv::push_u64(out, run);
+                out.extend_from_slice(&self.cells);
+                self.summary.push_cells(out);
+                out.push(b'\n');
+            }
             changed_from = self.advance();
+        }
+    }
+
+    /// Formats the cells of the axes from `from` on (the others are as
+    /// they were for the previous run).
+    fn format_cells(&mut self, from: usize) {
+        self.cells
+            .truncate(self.cell_starts.get(from).copied().unwrap_or(0));
+        for (a, axis) in self.grid.axes.iter().enumerate().skip(from) {
+            self.cell_starts[a] = self.cells.len();
+            self.cells.push(b',');
+            axis.push_cell(&mut self.cells, self.digits[a]);
         }
     }
 
@@ -123,35 +229,39 @@ impl<'g> Worker<'g> {
     }
 }
 
-/// Simulates `runs` of `grid` on `threads` threads and writes the CSV
-/// (header, then one row per run in run order) to `sink`; `progress` hears
-/// the number of rows written as they are written, and stops the sweep by
-/// breaking (`SweepError::Interrupted`: an interrupt asked for it).
+/// Simulates `runs` of `grid` (each `grid.replications()` times) on
+/// `threads` threads and writes the CSV (header, then one row per run and
+/// replication, in that order) to `sinks.csv`, and the summary (one row per
+/// run) to `sinks.summary`; `progress` hears the number of CSV rows written
+/// as they are written, and stops the sweep by breaking
+/// (`SweepError::Interrupted`: an interrupt asked for it).
 pub fn run(
     grid: &Grid,
     runs: Range<u64>,
     threads: usize,
-    sink: &mut dyn Write,
+    sinks: Sinks<'_>,
     progress: &mut dyn FnMut(u64) -> ControlFlow<()>,
-) -> Result<Written, SweepError> {
-    let header = csv::header_line(&grid.columns());
-    sink.write_all(&header)?;
-    let mut hash = Sha256::new();
-    hash.update(&header);
-    let mut written = Written {
-        rows: 0,
-        bytes: header.len() as u64,
-        sha256: [0; 32],
+) -> Result<Output, SweepError> {
+    let Sinks {
+        csv: sink,
+        summary: mut summary_sink,
+    } = sinks;
+    let mut tally = Tally::start(sink, &csv::header_line(&grid.columns()))?;
+    let mut summary_tally = match summary_sink.as_deref_mut() {
+        Some(out) => Some(Tally::start(out, &csv::header_line(&grid.summary_columns()))?),
+        None => None,
     };
     let threads = threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(|e| SweepError::Threads(e.to_string()))?;
-    let chunks = (runs.end - runs.start).div_ceil(CHUNK_RUNS);
+    let replications = grid.replications();
+    let per_chunk = (CHUNK_RUNS / replications).max(1);
+    let chunks = (runs.end - runs.start).div_ceil(per_chunk);
     let chunk_runs = |chunk: u64| {
-        let first = runs.start + chunk * CHUNK_RUNS;
-        first..first.saturating_add(CHUNK_RUNS).min(runs.end)
+        let first = runs.start + chunk * per_chunk;
+        first..first.saturating_add(per_chunk).min(runs.end)
     };
     let window = WINDOW_PER_THREAD * threads as u64;
     let shared = Shared {
@@ -161,7 +271,8 @@ pub fn run(
         stop: AtomicBool::new(false),
         spare: Mutex::new(Vec::new()),
     };
-    let (done_tx, done_rx) = mpsc::channel::<(u64, Vec<u8>)>();
+    let summarise = summary_tally.is_some();
+    let (done_tx, done_rx) = mpsc::channel::<(u64, Buffers)>();
     pool.in_place_scope(|scope| {
         for _ in 0..threads {
             let (done_tx, shared) = (done_tx.clone(), &shared);
@@ -173,10 +284,12 @@ pub fn run(
                     if chunk >= chunks || !shared.wait_for_room(chunk, window) {
                         return;
                     }
-                    let mut buf = lock(&shared.spare).pop().unwrap_or_default();
-                    buf.clear();
-                    worker.rows(chunk_runs(chunk), &mut buf);
-                    if done_tx.send((chunk, buf)).is_err() {
+                    let mut bufs = lock(&shared.spare).pop().unwrap_or_default();
+                    bufs.csv.clear();
+                    bufs.summary.clear();
+                    let summary = summarise.then_some(&mut bufs.summary);
+                    worker.rows(chunk_runs(chunk), &mut bufs.csv, summary);
+                    if done_tx.send((chunk, bufs)).is_err() {
                         return;
                     }
                 }
@@ -184,27 +297,31 @@ pub fn run(
         }
         drop(done_tx);
         // Chunks that arrived before their turn wait in their slot of the window.
-        let mut slots: Vec<Option<Vec<u8>>> = (0..window).map(|_| None).collect();
+        let mut slots: Vec<Option<Buffers>> = (0..window).map(|_| None).collect();
         let mut next_write = 0;
         let result = (|| -> Result<(), SweepError> {
             while next_write < chunks {
                 // Every sender gone early means a worker panicked; the scope re-raises it.
-                let Ok((chunk, buf)) = done_rx.recv() else {
+                let Ok((chunk, bufs)) = done_rx.recv() else {
                     return Ok(());
                 };
-                slots[(chunk % window) as usize] = Some(buf);
-                while let Some(buf) = slots[(next_write % window) as usize].take() {
-                    sink.write_all(&buf)?;
-                    hash.update(&buf);
-                    written.bytes += buf.len() as u64;
-                    written.rows += chunk_runs(next_write).end - chunk_runs(next_write).start;
-                    lock(&shared.spare).push(buf);
+                slots[(chunk % window) as usize] = Some(bufs);
+                while let Some(bufs) = slots[(next_write % window) as usize].take() {
+                    let done = chunk_runs(next_write);
+                    let combinations = done.end - done.start;
+                    tally.write(sink, &bufs.csv, combinations * replications)?;
+                    if let (Some(t), Some(out)) = (summary_tally.as_mut(), summary_sink.as_deref_mut()) {
+                        t.write(out, &bufs.summary, combinations)?;
+                    }
+                    lock(&shared.spare).push(bufs);
                     next_write += 1;
                     *lock(&shared.written) = next_write;
                     shared.advanced.notify_all();
                 }
-                if progress(written.rows).is_break() {
-                    return Err(SweepError::Interrupted { rows: written.rows });
+                if progress(tally.written.rows).is_break() {
+                    return Err(SweepError::Interrupted {
+                        rows: tally.written.rows,
+                    });
                 }
             }
             Ok(())
@@ -214,8 +331,17 @@ pub fn run(
         }
         result
     })?;
-    written.sha256 = hash.finalize().into();
-    Ok(written)
+    Ok(Output {
+        csv: tally.finish(),
+        summary: summary_tally.map(Tally::finish),
+    })
+}
+
+/// A chunk's CSV rows and summary rows.
+#[derive(Default)]
+struct Buffers {
+    csv: Vec<u8>,
+    summary: Vec<u8>,
 }
 
 /// What the workers and the writer share.
@@ -228,7 +354,7 @@ struct Shared {
     /// Set when writing failed or a worker panicked: everyone stops.
     stop: AtomicBool,
     /// Written buffers, for the workers to fill again.
-    spare: Mutex<Vec<Vec<u8>>>,
+    spare: Mutex<Vec<Buffers>>,
 }
 
 impl Shared {
@@ -283,9 +409,9 @@ pub fn sample_row_bytes(grid: &Grid, runs: Range<u64>, samples: u64) -> f64 {
     let len = u128::from(runs.end - runs.start);
     for k in 0..count {
         let run = runs.start + (u128::from(k) * 0x9E37_79B9_7F4A_7C15 % len) as u64;
-        worker.rows(run..run + 1, &mut buf);
+        worker.rows(run..run + 1, &mut buf, None);
     }
-    buf.len() as f64 / count as f64
+    buf.len() as f64 / (count * grid.replications()) as f64
 }
 
 #[cfg(test)]
@@ -302,7 +428,11 @@ mod tests {
 
     fn csv_of(grid: &Grid, runs: Range<u64>, threads: usize) -> String {
         let mut out = Vec::new();
-        run(grid, runs, threads, &mut out, &mut |_| ControlFlow::Continue(())).unwrap();
+        let sinks = Sinks {
+            csv: &mut out,
+            summary: None,
+        };
+        run(grid, runs, threads, sinks, &mut |_| ControlFlow::Continue(())).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -368,7 +498,11 @@ mod tests {
         let grid = seed_grid("\"containers.web.boot\" = { from = \"0s\", to = \"100s\", step = \"1ms\" }");
         let mut out = Vec::new();
         let stop_at = 3 * CHUNK_RUNS;
-        let e = run(&grid, 0..grid.runs(), 2, &mut out, &mut |rows| {
+        let sinks = Sinks {
+            csv: &mut out,
+            summary: None,
+        };
+        let e = run(&grid, 0..grid.runs(), 2, sinks, &mut |rows| {
             if rows >= stop_at {
                 ControlFlow::Break(())
             } else {
@@ -392,7 +526,13 @@ mod tests {
     fn the_digest_is_that_of_the_bytes_written() {
         let grid = seed_grid("\"containers.web.boot\" = [\"1s\", \"2s\"]");
         let mut out = Vec::new();
-        let written = run(&grid, 0..2, 1, &mut out, &mut |_| ControlFlow::Continue(())).unwrap();
+        let sinks = Sinks {
+            csv: &mut out,
+            summary: None,
+        };
+        let written = run(&grid, 0..2, 1, sinks, &mut |_| ControlFlow::Continue(()))
+            .unwrap()
+            .csv;
         assert_eq!(written.bytes, out.len() as u64);
         assert_eq!(written.sha256, <[u8; 32]>::from(Sha256::digest(&out)));
     }
@@ -409,9 +549,17 @@ mod tests {
             }
         }
         let grid = seed_grid("\"containers.web.boot\" = { from = \"0s\", to = \"100s\", step = \"1ms\" }");
-        let e = run(&grid, 0..grid.runs(), 2, &mut Full, &mut |_| {
-            ControlFlow::Continue(())
-        })
+        let sinks = Sinks {
+            csv: &mut Full,
+            summary: None,
+        };
+        let e = run(
+            &grid,
+            0..grid.runs(),
+            2,
+            sinks,
+            &mut |_| ControlFlow::Continue(()),
+        )
         .unwrap_err();
         let SweepError::Io(cause) = e else { panic!("{e}") };
         assert_eq!(cause.to_string(), "disk full");

@@ -24,7 +24,9 @@ use super::run::Written;
 /// Shard `index` (0-based) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
+    /// Which shard, from 0.
     pub index: u64,
+    /// How many shards the grid is cut into.
     pub count: u64,
 }
 
@@ -101,21 +103,37 @@ impl Shard {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
+    /// The version that wrote the CSV: a merge refuses shards of two versions.
     pub podsim_version: String,
     /// `Grid::sha256` in hex: which grid the runs come from.
     pub grid_sha256: String,
+    /// Runs in the whole grid, over every shard.
     pub runs_total: u64,
+    /// Rows per run (the `replication` column counts them); written only
+    /// when above 1, so manifests of grids without replications keep their bytes.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub replications: u64,
     /// The runs in this file: `first_run..end_run` (end exclusive).
     pub first_run: u64,
+    /// The first run after the runs in this file.
     pub end_run: u64,
     /// `K/N`, or `None` for a whole grid (a merge's output included).
     pub shard: Option<String>,
+    /// The CSV's header names, in order.
     pub columns: Vec<String>,
     /// Size of the CSV in bytes: a truncated file is named before it is read.
     pub bytes: u64,
     /// SHA-256 of the CSV in hex: an edited or damaged file is refused
     /// even when its size is right.
     pub csv_sha256: String,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 impl Manifest {
@@ -125,12 +143,23 @@ impl Manifest {
             podsim_version: env!("CARGO_PKG_VERSION").to_string(),
             grid_sha256: hex(&grid.sha256()),
             runs_total: grid.runs(),
+            replications: grid.replications(),
             first_run: runs.start,
             end_run: runs.end,
             shard: shard.map(|s| format!("{}/{}", s.index, s.count)),
             columns: grid.columns(),
             bytes: written.bytes,
             csv_sha256: hex(&written.sha256),
+        }
+    }
+
+    /// The manifest of the summary of those runs: one row per run, so
+    /// shards of a summary merge like shards of a CSV.
+    pub fn summary(grid: &Grid, runs: Range<u64>, shard: Option<Shard>, written: &Written) -> Manifest {
+        Manifest {
+            replications: 1,
+            columns: grid.summary_columns(),
+            ..Manifest::new(grid, runs, shard, written)
         }
     }
 }
@@ -155,8 +184,11 @@ fn runs_text(runs: Range<u64>) -> String {
 
 /// A shard to merge: its name (for messages), manifest and CSV.
 pub struct ShardInput<R> {
+    /// The shard's file name, for messages.
     pub name: String,
+    /// Its manifest, read first.
     pub manifest: Manifest,
+    /// Its CSV, read after the manifest checks out.
     pub csv: R,
 }
 
@@ -185,7 +217,10 @@ pub fn merge<R: BufRead>(
                 "podsim {} instead of {}",
                 m.podsim_version, reference.podsim_version
             ))
-        } else if m.columns != reference.columns || m.runs_total != reference.runs_total {
+        } else if m.columns != reference.columns
+            || m.runs_total != reference.runs_total
+            || m.replications != reference.replications
+        {
             Some("other columns or another number of runs".into())
         } else if m.first_run > m.end_run || m.end_run > m.runs_total {
             Some(format!(
@@ -243,23 +278,42 @@ pub fn merge<R: BufRead>(
             ));
         }
         let mut next = shard.manifest.first_run;
+        // With replications each run has that many rows, numbered in the
+        // second column from 0.
+        let replications = reference.replications;
+        let mut replication = 0;
         loop {
             line.clear();
             if shard.csv.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
                 break;
             }
             own.update(&line);
-            let cell = line.split(|&b| b == b',').next().unwrap_or_default();
-            let run = std::str::from_utf8(cell).ok().and_then(|c| c.parse::<u64>().ok());
-            if line.ends_with(b"\n") && run == Some(next) && next < shard.manifest.end_run {
+            let mut cells = line.split(|&b| b == b',');
+            let mut number = || {
+                let cell = cells.next().unwrap_or_default();
+                std::str::from_utf8(cell.trim_ascii_end())
+                    .ok()
+                    .and_then(|c| c.parse::<u64>().ok())
+            };
+            let run = number();
+            let in_order = replications == 1 || number() == Some(replication);
+            if line.ends_with(b"\n") && run == Some(next) && in_order && next < shard.manifest.end_run {
                 sink.write_all(&line)?;
                 merged.update(&line);
                 bytes += line.len() as u64;
-                next += 1;
+                replication += 1;
+                if replication == replications {
+                    replication = 0;
+                    next += 1;
+                }
                 continue;
             }
             return fail(match run {
                 Some(run) if run < next => format!("{name}: run {run} appears twice"),
+                Some(run) if run == next && replications > 1 => format!(
+                    "{name}: run {run}: expected replication {replication}, found \"{}\"",
+                    String::from_utf8_lossy(&line).trim_end()
+                ),
                 Some(run) if run < shard.manifest.end_run && line.ends_with(b"\n") => {
                     format!("{name}: {}{} missing", runs_text(next..run), verb(next..run))
                 }
@@ -269,7 +323,7 @@ pub fn merge<R: BufRead>(
                 ),
             });
         }
-        if next != shard.manifest.end_run {
+        if next != shard.manifest.end_run || replication != 0 {
             let absent = next..shard.manifest.end_run;
             return fail(format!(
                 "{name}: {}{} missing; its manifest promises runs up to {}",
@@ -341,6 +395,7 @@ mod tests {
             podsim_version: "0".into(),
             grid_sha256: "g".into(),
             runs_total: total,
+            replications: 1,
             first_run: runs.start,
             end_run: runs.end,
             shard: None,
@@ -353,6 +408,46 @@ mod tests {
             manifest,
             csv: Vec::leak(csv),
         }
+    }
+
+    /// A shard of runs with 2 replications each, rows `(run, replication)`.
+    fn replicated(runs: Range<u64>, rows: &[(u64, u64)]) -> ShardInput<&'static [u8]> {
+        let columns = vec!["run".to_string(), "replication".to_string()];
+        let mut csv = csv::header_line(&columns);
+        for (r, k) in rows {
+            csv.extend_from_slice(format!("{r},{k}\n").as_bytes());
+        }
+        let mut shard = input(runs, 2, &[]);
+        shard.manifest.replications = 2;
+        shard.manifest.columns = columns;
+        shard.manifest.bytes = csv.len() as u64;
+        shard.manifest.csv_sha256 = hex(&Sha256::digest(&csv));
+        shard.csv = Vec::leak(csv);
+        shard
+    }
+
+    #[test]
+    fn replications_are_merged_run_by_run_and_a_missing_one_is_named() {
+        let mut out = Vec::new();
+        let shards = vec![
+            replicated(1..2, &[(1, 0), (1, 1)]),
+            replicated(0..1, &[(0, 0), (0, 1)]),
+        ];
+        merge(shards, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "run,replication\n0,0\n0,1\n1,0\n1,1\n"
+        );
+        let e = merge_error(vec![
+            replicated(0..1, &[(0, 0), (0, 1)]),
+            replicated(1..2, &[(1, 1)]),
+        ]);
+        assert_eq!(e, "s1.csv: run 1: expected replication 0, found \"1,1\"");
+        let e = merge_error(vec![
+            replicated(0..1, &[(0, 0)]),
+            replicated(1..2, &[(1, 0), (1, 1)]),
+        ]);
+        assert!(e.contains("s0.csv: run 0 is missing"), "{e}");
     }
 
     fn merge_error(shards: Vec<ShardInput<&'static [u8]>>) -> String {

@@ -53,7 +53,7 @@ page="file://$work/report.html"
 chromium_run() {
     timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
-        --disable-default-apps --disable-extensions --host-resolver-rules="MAP * ~NOTFOUND" \
+        --disable-default-apps --disable-extensions --host-resolver-rules="${RESOLVER:-MAP * ~NOTFOUND}" \
         --user-data-dir="$(mktemp -d -p "$work")" "$@" 2> "$work/stderr.txt" \
         || fail "chromium exited non-zero: $(tail -3 "$work/stderr.txt")"
 }
@@ -89,3 +89,26 @@ want=$((${#inputs[@]}))
 
 [ -z "${KEEP:-}" ] || cp "$work/shot.png" "$KEEP"
 echo "browser check: ok ($svgs pictures, screenshot $size bytes, no request beyond the file)"
+
+# podsim serve: the page drives itself as a user would (?selftest: the seed's
+# figures, a cursor step and kubectl's status, the "fail the first init
+# container once" what-if, a syntax error shown at its line) and must say
+# SELFTEST PASS; it may request nothing but its own server. Screenshots at
+# a laptop's and a phone's width land in target/browser/ for a look.
+"$bin" serve --port 0 > "$work/serve.txt" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 50); do grep -qs listening "$work/serve.txt" && break; sleep 0.1; done
+url=$(grep -o 'http://[0-9.:]*/' "$work/serve.txt") || fail "podsim serve did not start: $(cat "$work/serve.txt")"
+# Names still resolve nowhere; only the server's own address is reachable.
+export RESOLVER="MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+chromium_run --virtual-time-budget=20000 --log-net-log="$work/serve-net.json" --dump-dom "${url}?selftest" > "$work/serve-dom.html"
+verdict=$(grep -o 'id="selftest">SELFTEST [A-Z]*[^<]*' "$work/serve-dom.html" || echo "no verdict")
+[ "$verdict" = 'id="selftest">SELFTEST PASS' ] || fail "podsim serve's page: $verdict"
+others=$(page_requests "$work/serve-net.json" | grep -v "\"url\":\"${url}" || true)
+[ -z "$others" ] || fail "podsim serve's page made requests elsewhere: $others"
+mkdir -p target/browser
+chromium_run --virtual-time-budget=8000 --hide-scrollbars --window-size=1280,1400 --screenshot=target/browser/serve-1280.png "$url" > /dev/null
+chromium_run --virtual-time-budget=8000 --hide-scrollbars --window-size=390,1600 --screenshot=target/browser/serve-390.png "$url" > /dev/null
+[ -s target/browser/serve-1280.png ] && [ -s target/browser/serve-390.png ] || fail "no screenshot of podsim serve"
+echo "browser check: podsim serve ok (self-test passed, no request beyond its server, screenshots in target/browser/)"

@@ -26,7 +26,7 @@ spec:
 ";
 
 #[test]
-fn the_ckad_lab_runs_side_by_side_without_notices() {
+fn the_ckad_lab_runs_side_by_side_with_notices_only_for_the_pods_never_deleted() {
     let files = [
         "app-init",
         "ordered-init",
@@ -36,7 +36,17 @@ fn the_ckad_lab_runs_side_by_side_without_notices() {
         "graceful",
     ];
     let paths: Vec<String> = files.iter().map(|f| format!("scenarios/ckad/{f}.yaml")).collect();
-    let mut assert = podsim().arg("run").args(&paths).assert().success().stderr("");
+    let never = "the Pod is never deleted; add podsim.dev/stop_after_ready (or [pod] stop_after_ready in \
+                 --timings) to see shutdown";
+    let mut assert = podsim()
+        .arg("run")
+        .args(&paths)
+        .assert()
+        .success()
+        .stderr(format!(
+            "podsim: notice: scenarios/ckad/ordered-init.yaml:3:1: {never}\n\
+         podsim: notice: scenarios/ckad/adapter-pod.yaml:5:1: {never}\n"
+        ));
     for f in files {
         assert = assert.stdout(predicate::str::contains(format!(
             "== {f} (scenarios/ckad/{f}.yaml)"
@@ -83,14 +93,24 @@ fn assumed_timings_are_notices_on_stderr_and_json_stays_clean() {
     let pod = file(&dir, "bare.yaml", BARE);
     let out = podsim().args(["run", &pod, "--format", "json"]).output().unwrap();
     assert!(out.status.success());
-    assert_eq!(json(&out.stdout)["metrics"]["ready_ms"], 1000);
+    let document = json(&out.stdout);
+    assert_eq!(document["metrics"]["ready_ms"], 1000);
+    // Never deleted: its drain never matters, so only boot is assumed.
+    let assumed = "container \"web\": podsim assumes boot 1s (annotate podsim.dev/web.boot or use --timings)";
+    let never = "the Pod is never deleted; add podsim.dev/stop_after_ready (or [pod] stop_after_ready in \
+                 --timings) to see shutdown";
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         stderr,
-        format!(
-            "podsim: notice: {pod}:7:5: container \"web\": podsim assumes boot 1s, drain 0s \
-             (annotate podsim.dev/web.boot, podsim.dev/web.drain or use --timings)\n"
-        )
+        format!("podsim: notice: {pod}:7:5: {assumed}\npodsim: notice: {pod}:1:1: {never}\n")
+    );
+    // The JSON carries the same notices, with their places.
+    assert_eq!(
+        document["notices"],
+        serde_json::json!([
+            {"file": pod, "line": 7, "column": 5, "message": assumed},
+            {"file": pod, "line": 1, "column": 1, "message": never},
+        ])
     );
 }
 
@@ -139,7 +159,7 @@ fn timings_for_a_toml_scenario_or_an_unknown_container_are_refused() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
-            "applies to Kubernetes manifests (.yaml)",
+            "applies to Kubernetes manifests (.yaml, .yml, .json); write the timings into this TOML",
         ));
     podsim()
         .args(["run", "scenarios/ckad/graceful.yaml", "--timings", &timings])

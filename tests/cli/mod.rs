@@ -5,14 +5,21 @@
 //! - `errors`: every kind of bad input gets a clear message and exit 1;
 //! - `manifest`: `podsim run` on Kubernetes manifests: the CKAD lab Pods,
 //!   `--timings`, notices on stderr, errors with file:line:col;
+//! - `inputs`: several files, several workloads per file, standard input,
+//!   JSON, refusals listed after the rest ran, `report` reading the same;
 //! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML);
 //! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
 //!   rows, determinism across thread counts, shards merged back, refusals;
+//! - `serve`: `podsim serve`'s API through a real socket;
+//! - `replications`: distributions, replications and summaries in sweeps;
 //! - `common`: starting the binary, throwaway files and folders.
 
 pub mod common;
 mod errors;
+mod inputs;
 mod manifest;
 mod pictures;
+mod replications;
 mod run;
+mod serve;
 mod sweep;

@@ -4,20 +4,31 @@ use serde_json::Value;
 
 use super::common::{TempDir, podsim, write};
 
-fn json_of(args: &[&str]) -> Value {
+/// The documents `run --format json` prints, one per line.
+fn json_lines(args: &[&str]) -> Vec<Value> {
     let out = podsim()
         .args(["run", "--format", "json"])
         .args(args)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON document per line"))
+        .collect()
+}
+
+/// The one document of a run of one file.
+fn json_of(args: &[&str]) -> Value {
+    let mut documents = json_lines(args);
+    assert_eq!(documents.len(), 1);
+    documents.remove(0)
 }
 
 #[test]
 fn json_for_the_two_seed_scenarios_holds_the_chapter_figures() {
-    let v = json_of(&["scenarios/seed-sidecar.toml", "scenarios/seed-side-by-side.toml"]);
-    let runs = v.as_array().expect("an array for several files");
+    let runs = json_lines(&["scenarios/seed-sidecar.toml", "scenarios/seed-side-by-side.toml"]);
+    assert_eq!(runs.len(), 2, "one line per run");
     let sidecar = &runs[0]["metrics"];
     assert_eq!(runs[0]["name"], "proxy as a native sidecar");
     assert_eq!(sidecar["ready_ms"], 6000);
@@ -297,17 +308,14 @@ fn every_json_event_type_is_in_the_readme() {
         for entry in std::fs::read_dir(root).unwrap() {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if path.is_file() && name != "seed-grid.toml" {
+            if path.is_file() && !name.ends_with("-grid.toml") {
                 files.push(path.to_string_lossy().into_owned());
             }
         }
     }
     files.sort();
     let args: Vec<&str> = files.iter().map(String::as_str).collect();
-    let v = json_of(&args);
-    let mut types: Vec<String> = v
-        .as_array()
-        .unwrap()
+    let mut types: Vec<String> = json_lines(&args)
         .iter()
         .flat_map(|doc| doc["events"].as_array().unwrap().clone())
         .map(|e| e["type"].as_str().unwrap().to_string())

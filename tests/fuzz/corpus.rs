@@ -22,12 +22,16 @@ pub fn seeds(target: Target, repo: &Path) -> Vec<Vec<u8>> {
             .map(|p| head(&read(p), CSV_LINES))
             .collect(),
         Target::Merge => merge_seeds(repo),
-        _ => files(repo, &["scenarios", "benches/grids"], "")
+        _ => files(repo, &["scenarios", "benches/grids", "tests/manifests"], "")
             .iter()
             .map(|p| read(p))
             .filter(|bytes| kind_of(&String::from_utf8_lossy(bytes)) == Some(target))
             .collect(),
     };
+    if target == Target::Manifest {
+        let shapes = manifest_shapes(&seeds);
+        seeds.extend(shapes);
+    }
     for text in inline_texts(repo) {
         match kind_of(&text) {
             Some(kind) if kind == target => seeds.push(text.into_bytes()),
@@ -59,6 +63,50 @@ fn kind_of(text: &str) -> Option<Target> {
     } else {
         None
     }
+}
+
+/// The bundled manifests in the other shapes the reader takes, made from
+/// them at each run so they never go stale: each as JSON (as `kubectl get
+/// -o json` prints it), every document of them as one `List` (in YAML and
+/// in JSON), and all of them as one multi-document stream.
+fn manifest_shapes(yaml: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut items = Vec::new();
+    let mut shapes = Vec::new();
+    for text in yaml {
+        let text = String::from_utf8_lossy(text);
+        let Ok(documents) = serde_saphyr::from_multiple::<serde_json::Value>(&text) else {
+            continue; // A JSON seed, or a document YAML reads differently.
+        };
+        let documents: Vec<serde_json::Value> = documents.into_iter().filter(|d| !d.is_null()).collect();
+        for document in &documents {
+            shapes.push(serde_json::to_vec_pretty(document).expect("a value serializes"));
+        }
+        items.extend(documents);
+    }
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items, "metadata": {}});
+    shapes.push(serde_json::to_vec_pretty(&list).expect("a value serializes"));
+    // The same List in YAML's block style: each document an item, indented.
+    let mut block = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for text in yaml {
+        let text = String::from_utf8_lossy(text);
+        for document in text.split("\n---").filter(|d| d.contains("kind:")) {
+            let lines = document
+                .lines()
+                .filter(|l| !l.trim().is_empty() && !l.starts_with('#') && *l != "---");
+            for (i, line) in lines.enumerate() {
+                block.push_str(if i == 0 { "- " } else { "  " });
+                block.push_str(line);
+                block.push('\n');
+            }
+        }
+    }
+    shapes.push(block.into_bytes());
+    let stream: Vec<u8> = yaml
+        .iter()
+        .flat_map(|t| [b"---\n".as_slice(), t].concat())
+        .collect();
+    shapes.push(stream);
+    shapes
 }
 
 /// Shards as the merge target reads them (`manifest \0 csv ...`): the

@@ -299,6 +299,39 @@ fn every_target_has_its_bundled_seeds() {
     }
 }
 
+/// Issue 16: the manifest target's seeds cover every shape the reader
+/// takes, each accepted: JSON, a `List` in JSON and in YAML, several
+/// documents in one stream.
+#[test]
+fn issue_16_the_manifest_seeds_hold_json_lists_and_streams() {
+    let seeds = corpus::seeds(Target::Manifest, repo());
+    let accepted = |shape: &dyn Fn(&str) -> bool| {
+        seeds
+            .iter()
+            .map(|s| String::from_utf8_lossy(s).into_owned())
+            .filter(|s| shape(s))
+            .filter(|s| Target::Manifest.run(s.as_bytes()) == Outcome::Accepted)
+            .count()
+    };
+    let json = |s: &str| s.trim_start().starts_with('{');
+    assert!(
+        accepted(&|s| json(s) && !s.contains("\"List\"")) >= 7,
+        "JSON documents"
+    );
+    assert!(
+        accepted(&|s| json(s) && s.contains("\"kind\": \"List\"")) >= 1,
+        "a JSON List"
+    );
+    assert!(
+        accepted(&|s| s.starts_with("apiVersion: v1\nkind: List\n")) >= 1,
+        "a YAML List"
+    );
+    assert!(
+        accepted(&|s| s.matches("\n---").count() > 5) >= 1,
+        "a long stream"
+    );
+}
+
 /// `PODSIM_FUZZ_CORPUS=DIR cargo test --test main fuzz:: write_corpus -- --ignored`
 /// writes each target's seeds to `DIR/<target>/` for `cargo fuzz`.
 #[test]

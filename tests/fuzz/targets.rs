@@ -20,8 +20,8 @@ use podsim::model::PodSimulator;
 use podsim::report::html;
 use podsim::report::plot::{PlotSpec, tradeoff};
 use podsim::report::table::{Table, TableError};
-use podsim::scenario::Scenario;
-use podsim::scenario::manifest::{self, Timings};
+use podsim::scenario::manifest::{self, Syntax, Timings};
+use podsim::scenario::{InputFormat, Scenario};
 use podsim::sweep::{self, Grid, Manifest, shard::ShardInput};
 
 /// The podsim checkout, for the grid's `scenarios/` folder and the manifest
@@ -66,8 +66,9 @@ pub enum Target {
     GridToml,
     /// A `--timings` overlay, applied to a bundled manifest when valid.
     TimingsToml,
-    /// A Kubernetes manifest, one document or several (`podsim run x.yaml`),
-    /// in whatever formats the manifest reader accepts; simulated when valid.
+    /// A Kubernetes manifest (`podsim run x.yaml`, `x.json`, `-`): YAML or
+    /// JSON, one document or several, `List`s; each workload simulated when
+    /// valid, each refusal checked.
     Manifest,
     /// A sweep's CSV as `plot` and `report` read it: the table, the trade-off
     /// plot (which must be well-formed SVG) and the HTML report page.
@@ -143,11 +144,25 @@ impl Target {
                 }
             }
             Target::Manifest => {
+                // As `podsim run -` reads it (JSON or YAML sniffed), and as
+                // YAML too: a JSON text is also a YAML one.
                 let text = String::from_utf8_lossy(data);
-                match manifest::parse(&text, ORIGIN, None) {
-                    Ok(scenario) => simulate(&scenario),
-                    Err(e) => located(&e.to_string(), &[ORIGIN], &text),
+                let mut syntaxes = vec![Syntax::Yaml];
+                if InputFormat::sniff(&text) == InputFormat::Manifest(Syntax::Json) {
+                    syntaxes.push(Syntax::Json);
                 }
+                let mut outcome = Outcome::Refused;
+                for syntax in syntaxes {
+                    for result in manifest::parse_all(&text, ORIGIN, syntax, None) {
+                        match result {
+                            Ok(scenario) => outcome = simulate(&scenario),
+                            Err(e) => {
+                                located(&e.to_string(), &[ORIGIN], &text);
+                            }
+                        }
+                    }
+                }
+                outcome
             }
             Target::CsvTable => csv_table(data),
             Target::Merge => merge(data),

@@ -3,7 +3,11 @@
 //! - `ckad`: the six Pods of the CKAD multi-container lab, loaded from
 //!   `scenarios/ckad/` and run on the real model, against values worked out
 //!   by hand from the kubelet rules (R-numbers of kubelet-semantics.md);
+//! - `real`: manifests as published (`tests/manifests/`): the Kubernetes
+//!   website's examples, Istio's and Linkerd's injected Pods, the Cloud SQL
+//!   proxy's Job, a `kubectl get -o json` List;
 //! - `robust`: bad input never panics (proptest).
 
 mod ckad;
+mod real;
 mod robust;

@@ -8,6 +8,7 @@
 //! - `history`: the changes the model reports, and that recording them
 //!   changes nothing (proptest);
 //! - `properties`: invariants over random Pods (proptest);
+//! - `invariants`: issue 16's invariants, read from the history (proptest);
 //! - `agreement`: the event engine against the seed's tick loop (proptest).
 //! - `random`: durations drawn per attempt, seeds, chance failures;
 //! - `service`: replicas behind a Service, failed requests by cause.
@@ -16,6 +17,7 @@ mod agreement;
 mod common;
 mod fidelity;
 mod history;
+mod invariants;
 mod properties;
 mod random;
 mod restarts;

@@ -287,11 +287,19 @@ impl<O: Observer> PodModel<O> {
     fn draw(&self, id: ContainerId, key: DrawKey, dist: &Dist) -> SimDuration {
         match dist.fixed() {
             Some(d) => d,
-            None => dist.sample(self.uniform(id, key)),
+            None => self.draw_random(id, key, dist),
         }
     }
 
+    /// Kept out of line, so the fixed path inlined into every handler stays
+    /// as small as it was before distributions existed.
+    #[inline(never)]
+    fn draw_random(&self, id: ContainerId, key: DrawKey, dist: &Dist) -> SimDuration {
+        dist.sample(self.uniform(id, key))
+    }
+
     /// The uniform for `key` of container `id`'s current attempt.
+    #[inline(never)]
     fn uniform(&self, id: ContainerId, key: DrawKey) -> f64 {
         let name = name_hash(&self.spec_of(id).name);
         self.run.stream.uniform(name, key, self.container(id).attempt)

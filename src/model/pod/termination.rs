@@ -74,6 +74,7 @@ impl<O: Observer> PodModel<O> {
     }
 
     /// `killContainer` (R35): the preStop hook first, within `grace`.
+    #[inline]
     pub(super) fn begin_kill(
         &mut self,
         id: ContainerId,
@@ -86,12 +87,7 @@ impl<O: Observer> PodModel<O> {
         if pre_stop == SimDuration::ZERO {
             return self.after_pre_stop(id, now, grace, by, s);
         }
-        let c = self.container_mut(id);
-        let attempt = c.attempt;
-        if let Some(instance) = c.instance_mut() {
-            let stop = Stop::Hook { since: now, grace };
-            instance.kill = Some(Kill { by, stop });
-        }
+        let attempt = self.enter_stop(id, by, Stop::Hook { since: now, grace });
         self.emit(now, Some(id), Change::PreStopStarted);
         s.after(
             pre_stop.min(grace),
@@ -125,6 +121,7 @@ impl<O: Observer> PodModel<O> {
 
     /// The rest of `killContainer` once the hook is over, with `budget` of
     /// grace left: a sidecar may have to wait for its turn (R35, R36).
+    #[inline]
     fn after_pre_stop(
         &mut self,
         id: ContainerId,
@@ -141,12 +138,7 @@ impl<O: Observer> PodModel<O> {
         if !must_wait {
             return self.sigterm(id, now, budget, by, s);
         }
-        let c = self.container_mut(id);
-        let attempt = c.attempt;
-        if let Some(instance) = c.instance_mut() {
-            let stop = Stop::AwaitingTurn { since: now, budget };
-            instance.kill = Some(Kill { by, stop });
-        }
+        let attempt = self.enter_stop(id, by, Stop::AwaitingTurn { since: now, budget });
         self.emit(now, Some(id), Change::AwaitingTurn);
         s.after(
             budget,
@@ -202,8 +194,20 @@ impl<O: Observer> PodModel<O> {
         self.sigterm(id, now, budget - now.since(since).floor_secs(), by, s);
     }
 
+    /// Moves `id`'s instance to the next stage of its kill; returns the
+    /// attempt, which the event that ends the stage carries (so a restart
+    /// in between makes that event stale).
+    fn enter_stop(&mut self, id: ContainerId, by: Killer, stop: Stop) -> u32 {
+        let c = self.container_mut(id);
+        if let Some(instance) = c.instance_mut() {
+            instance.kill = Some(Kill { by, stop });
+        }
+        c.attempt
+    }
+
     /// SIGTERM with a stop timeout of what is left of the grace, at least
     /// 2 s; the process exits after its drain, or SIGKILL at the timeout.
+    #[inline]
     fn sigterm(
         &mut self,
         id: ContainerId,
@@ -214,14 +218,7 @@ impl<O: Observer> PodModel<O> {
     ) {
         let timeout = budget.max(MIN_STOP_TIMEOUT);
         let drain = self.draw(id, DrawKey::Drain, &self.spec_of(id).drain);
-        let c = self.container_mut(id);
-        let attempt = c.attempt;
-        if let Some(instance) = c.instance_mut() {
-            instance.kill = Some(Kill {
-                by,
-                stop: Stop::Draining,
-            });
-        }
+        let attempt = self.enter_stop(id, by, Stop::Draining);
         self.emit(now, Some(id), Change::Sigterm { timeout });
         let (after, event) = if drain <= timeout {
             (

@@ -53,27 +53,67 @@ use crate::engine::{EventQueue, Model, RunEnd, Scheduler, SimDuration, SimTime, 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ServiceEvent {
     /// An event of replica `replica`'s Pod model.
-    Pod { replica: u32, event: PodEvent },
+    Pod {
+        /// The replica, from 0.
+        replica: u32,
+        /// The Pod model's own event.
+        event: PodEvent,
+    },
     /// `kubectl delete pod` of disruption `index`.
-    Disrupt { index: u32 },
+    Disrupt {
+        /// Which `[[disruptions]]` entry, from 0.
+        index: u32,
+    },
     /// A node's kube-proxy hears of slice version `version`.
-    Heard { node: u32, version: u32 },
+    Heard {
+        /// The node, from 0.
+        node: u32,
+        /// The EndpointSlice version it hears of.
+        version: u32,
+    },
     /// A node's sync ran: its rules show what it has heard.
-    Synced { node: u32 },
+    Synced {
+        /// The node, from 0.
+        node: u32,
+    },
     /// The arrival process's next request.
     Arrival,
     /// The app answered request slot `request`.
-    Answered { request: u32, generation: u32 },
+    Answered {
+        /// The request's slot.
+        request: u32,
+        /// The slot's use, so a reused slot's old events fall out as stale.
+        generation: u32,
+    },
     /// A connect to a vanished Pod IP gave up.
-    ConnectGaveUp { request: u32, generation: u32 },
+    ConnectGaveUp {
+        /// The request's slot.
+        request: u32,
+        /// The slot's use, so a reused slot's old events fall out as stale.
+        generation: u32,
+    },
     /// `delay-then-drain`: the delay is over, the listener closes.
-    ListenerClosing { replica: u32 },
+    ListenerClosing {
+        /// The replica, from 0.
+        replica: u32,
+    },
     /// The app's shutdown work is done; it exits once idle.
-    DrainDue { replica: u32 },
+    DrainDue {
+        /// The replica, from 0.
+        replica: u32,
+    },
     /// A held (Node) connection sat idle for the keep-alive timeout.
-    IdleExpired { conn: u32, generation: u32 },
+    IdleExpired {
+        /// The connection's slot.
+        conn: u32,
+        /// The slot's use, so a reused slot's old events fall out as stale.
+        generation: u32,
+    },
     /// The Pod object is gone: the endpoint leaves the slice, the IP goes.
-    ObjectDeleted { replica: u32 },
+    ObjectDeleted {
+        /// The replica, from 0.
+        replica: u32,
+    },
 }
 
 /// A replica's observer: every change goes to the Service (`changes`,
@@ -81,6 +121,7 @@ pub enum ServiceEvent {
 #[derive(Clone, Debug, Default)]
 pub struct Tap<O> {
     changes: Vec<TraceEntry>,
+    /// The observer the replica's changes also go to.
     pub inner: O,
 }
 
@@ -486,6 +527,7 @@ impl<O: Observer + Default> ServiceSimulator<O> {
         }
     }
 
+    /// The run being simulated.
     pub fn spec(&self) -> &RunSpec {
         &self.sim.model().run
     }
@@ -529,6 +571,7 @@ impl<O: Observer + Default> ServiceSimulator<O> {
         self.sim.counts()
     }
 
+    /// The model, to read its state after a run.
     pub fn model(&self) -> &ServiceModel<O> {
         self.sim.model()
     }
@@ -537,6 +580,7 @@ impl<O: Observer + Default> ServiceSimulator<O> {
 /// One Service run with its history: what `podsim run` shows.
 #[derive(Clone, Debug)]
 pub struct ServiceReport {
+    /// The run's figures.
     pub metrics: ServiceMetrics,
     /// Each replica's Pod history.
     pub traces: Vec<Trace>,

@@ -26,6 +26,7 @@ pub enum Cause {
 }
 
 impl Cause {
+    /// Every cause, in the order the CSV's columns list them.
     pub const ALL: [Cause; 6] = [
         Cause::Refused,
         Cause::NoEndpoints,
@@ -66,15 +67,18 @@ pub struct FailedRequest {
     pub at: SimTime,
     /// When it was sent.
     pub sent: SimTime,
+    /// Why it failed.
     pub cause: Cause,
     /// The replica it was routed to, if it got that far.
     pub replica: Option<u32>,
+    /// The client that sent it, from 0.
     pub client: u32,
 }
 
 /// One disruption's deleted Pod, as the Service saw it go.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deleted {
+    /// The replica deleted, from 0.
     pub replica: u32,
     /// When `kubectl delete` ran.
     pub deleted_ms: u64,
@@ -91,10 +95,13 @@ pub struct Deleted {
 pub struct ServiceMetrics {
     /// When traffic started: every replica Ready in every node's rules.
     pub ready_ms: Option<u64>,
+    /// Requests sent (retries not counted again).
     pub requests: u64,
+    /// Requests that failed, every cause together.
     pub failed: u64,
     /// By `Cause::ALL` order.
     pub failed_by: [u64; 6],
+    /// Requests that failed once and succeeded on the retry.
     pub retried_ok: u64,
     /// Over the traffic's span, the fewest ready endpoints in the slice.
     pub min_ready_endpoints: Option<u32>,
@@ -106,6 +113,7 @@ pub struct ServiceMetrics {
     pub replicas: Vec<Metrics>,
     /// When the run ended, and whether the horizon cut it.
     pub end_ms: u64,
+    /// The horizon cut the run short.
     pub horizon: bool,
 }
 
@@ -131,6 +139,7 @@ impl ServiceMetrics {
         "end_ms",
     ];
 
+    /// Requests that failed for `cause`.
     pub fn failed_of(&self, cause: Cause) -> u64 {
         self.failed_by[cause as usize]
     }
@@ -150,6 +159,7 @@ impl ServiceMetrics {
         self.replicas.iter().map(|m| m.sigkilled).sum()
     }
 
+    /// How the run ended, as the CSV writes it.
     pub fn outcome(&self) -> &'static str {
         if self.horizon { "horizon" } else { "settled" }
     }

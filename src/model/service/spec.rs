@@ -54,7 +54,9 @@ impl Default for ServiceSpec {
 /// distribution.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Propagation {
+    /// A named preset, with its source.
     Preset(Preset),
+    /// Any duration or distribution.
     Custom(Dist),
 }
 
@@ -86,6 +88,7 @@ pub enum Preset {
 }
 
 impl Preset {
+    /// Every preset, in the order messages list them.
     pub const ALL: [Preset; 6] = [
         Preset::Tiny,
         Preset::Medium,
@@ -97,10 +100,12 @@ impl Preset {
     /// The spellings, in `ALL` order.
     pub const NAMES: [&'static str; 6] = ["tiny", "medium", "large", "gcp-lb", "azure-lb", "nlb-ip"];
 
+    /// The preset's spelling.
     pub fn name(self) -> &'static str {
         Preset::NAMES[self as usize]
     }
 
+    /// The preset's per-node delay distribution.
     pub fn dist(self) -> Dist {
         let ms = SimDuration::from_millis;
         let lognormal = |median, p99| Dist::LogNormal {
@@ -128,6 +133,7 @@ impl Rate {
         (r.is_finite() && r > 0.0).then_some(Rate(r))
     }
 
+    /// Requests per second.
     pub fn get(self) -> f64 {
         self.0
     }
@@ -151,13 +157,17 @@ impl std::hash::Hash for Rate {
 pub struct TrafficSpec {
     /// Requests per second to the whole Service, shared round robin by the clients.
     pub rate: Rate,
+    /// How requests are spaced.
     pub arrival: Arrival,
+    /// One connection per request, or pooled keep-alive ones.
     pub connections: Connections,
     /// Keep-alive only: idle connections a client keeps (Go's MaxIdleConnsPerHost).
     pub pool: u32,
+    /// Clients, placed on the nodes round robin.
     pub clients: u32,
     /// How long the app takes to answer.
     pub service_time: Dist,
+    /// Whether a failed request is sent once more.
     pub retry: Retry,
     /// Traffic runs this long from its start; `None`: until 10 s after the
     /// last disruption has settled.
@@ -193,7 +203,9 @@ pub enum Arrival {
 }
 
 impl Arrival {
+    /// Every arrival process, in `NAMES` order.
     pub const ALL: [Arrival; 2] = [Arrival::Poisson, Arrival::Constant];
+    /// The spellings.
     pub const NAMES: [&'static str; 2] = ["poisson", "constant"];
 }
 
@@ -207,26 +219,32 @@ pub enum Connections {
 }
 
 impl Connections {
+    /// Every connection mode, in `NAMES` order.
     pub const ALL: [Connections; 2] = [Connections::New, Connections::KeepAlive];
+    /// The spellings.
     pub const NAMES: [&'static str; 2] = ["new", "keep-alive"];
 }
 
 /// What a client does with a failed request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Retry {
+    /// Never.
     None,
     /// A connection-level failure is sent once more on a fresh connection.
     Once,
 }
 
 impl Retry {
+    /// Every retry policy, in `NAMES` order.
     pub const ALL: [Retry; 2] = [Retry::None, Retry::Once];
+    /// The spellings.
     pub const NAMES: [&'static str; 2] = ["none", "once"];
 }
 
 /// The serving app: the first app container that is not a proxy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct AppSpec {
+    /// What the app does on SIGTERM.
     pub on_sigterm: OnSigterm,
     /// `delay-then-drain` only: the listener stays open this long after SIGTERM.
     pub drain_delay: SimDuration,
@@ -253,6 +271,7 @@ pub enum OnSigterm {
 }
 
 impl OnSigterm {
+    /// Every reaction, in `NAMES` order.
     pub const ALL: [OnSigterm; 5] = [
         OnSigterm::ExitImmediately,
         OnSigterm::Ignore,
@@ -260,6 +279,7 @@ impl OnSigterm {
         OnSigterm::CloseThenDrain,
         OnSigterm::CloseKeepBusy,
     ];
+    /// The spellings.
     pub const NAMES: [&'static str; 5] = [
         "exit-immediately",
         "ignore",
@@ -272,6 +292,7 @@ impl OnSigterm {
 /// One `kubectl delete pod`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Disruption {
+    /// When the delete is sent.
     pub when: When,
     /// The replica deleted.
     pub replica: u32,

@@ -15,7 +15,7 @@ use super::{BIN, Point, Tradeoff, axis_title, describe, unit};
 use crate::report::svg::{Num, Scale, Svg, tick_label, tick_step, ticks_by_step};
 
 /// Colour-blind-safe (Okabe–Ito), yellow last because it is faint on white.
-const PALETTE: [&str; 8] = [
+pub(super) const PALETTE: [&str; 8] = [
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
 ];
 
@@ -143,6 +143,14 @@ struct Titles {
 
 impl Tradeoff<'_> {
     fn titles(&self) -> Titles {
+        let mut titles = self.texts();
+        if self.groups.iter().any(|g| !g.spreads.is_empty()) {
+            titles.note.push_str("; median, p10–p90 whiskers");
+        }
+        titles
+    }
+
+    fn texts(&self) -> Titles {
         let columns = &self.table.columns;
         let (x_name, y_name) = (&columns[self.x], &columns[self.y]);
         let grouped = self.group.map_or("not grouped".to_string(), |g| {
@@ -208,8 +216,17 @@ impl Tradeoff<'_> {
         let (width, height) = (self.width.max(400), self.height.max(300));
         let (left, right, top, bottom) = (78.0, 230.0, 62.0, 58.0);
         let points = || self.groups.iter().flat_map(|g| g.points.iter());
-        let (x_lo, x_hi) = domain(points().map(|p| p.x));
-        let (y_lo, y_hi) = domain(points().map(|p| p.y));
+        let spreads = || self.groups.iter().flat_map(|g| g.spreads.iter());
+        let (x_lo, x_hi) = domain(
+            points()
+                .map(|p| p.x)
+                .chain(spreads().flat_map(|s| [s.x.0, s.x.1])),
+        );
+        let (y_lo, y_hi) = domain(
+            points()
+                .map(|p| p.y)
+                .chain(spreads().flat_map(|s| [s.y.0, s.y.1])),
+        );
         let plot_right = width as f64 - right;
         let plot_bottom = height as f64 - bottom;
         let sx = Scale {
@@ -310,6 +327,9 @@ impl Tradeoff<'_> {
         } else {
             "run"
         };
+        for (i, g) in self.groups.iter().enumerate() {
+            super::spread::draw(&mut svg, g, Marker::of(i).color, sx, sy);
+        }
         for i in order {
             let (g, marker) = (&self.groups[i], Marker::of(i));
             svg.open(

@@ -24,7 +24,9 @@
 //! no run strictly better on both axes than a frontier run exists in its group.
 
 mod draw;
+pub mod ecdf;
 mod pair;
+pub mod spread;
 
 use std::collections::BTreeMap;
 
@@ -33,11 +35,17 @@ use super::table::{Table, TableError};
 /// What to plot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlotSpec {
+    /// The column on the x axis (by default `ready_ms`).
     pub x: String,
+    /// The column on the y axis (by default `exposed_total_ms`).
     pub y: String,
+    /// How runs are split into coloured groups.
     pub group: GroupBy,
+    /// Which column pairs runs into configurations, if any.
     pub pair: Option<PairBy>,
+    /// The picture's width in pixels.
     pub width: u32,
+    /// The picture's height in pixels.
     pub height: u32,
 }
 
@@ -46,6 +54,7 @@ pub struct PlotSpec {
 pub enum GroupBy {
     /// The layout axis: see `layout_column` (never the paired column).
     Layout,
+    /// The values of this column.
     Column(String),
     /// One group of all runs.
     Nothing,
@@ -61,7 +70,9 @@ pub enum PairBy {
     /// (the first is the one whose cost and saving are drawn); by default
     /// its two values in order of appearance.
     Column {
+        /// The column's name.
         name: String,
+        /// The two values in the order to compare, if given.
         values: Option<(String, String)>,
     },
 }
@@ -98,7 +109,9 @@ pub const BIN: f64 = 3.0;
 /// when paired, one configuration's differences.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Point {
+    /// The x value.
     pub x: f64,
+    /// The y value.
     pub y: f64,
     /// Row index in the table (when paired, the first value's run).
     pub row: usize,
@@ -107,30 +120,43 @@ pub struct Point {
 /// The runs of one group value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {
+    /// The group's value (or a label for all runs).
     pub name: String,
+    /// Every run of the group with values in x and y.
     pub points: Vec<Point>,
     /// Frontier runs by increasing x, each with the number of runs that share
     /// its exact (x, y) (the first of them in table order is the one kept).
     /// Empty when paired: a difference has no "lower is better".
     pub frontier: Vec<(Point, usize)>,
+    /// With replications, each point's p10–p90 extent, by point; else empty.
+    pub spreads: Vec<spread::Spread>,
 }
 
 /// Runs paired by `column`: `first` against `second`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Paired {
+    /// Index of the pairing column in the table.
     pub column: usize,
+    /// The value whose runs are drawn as the cost.
     pub first: String,
+    /// The value they are compared against.
     pub second: String,
 }
 
 /// A computed trade-off plot, ready to draw.
 #[derive(Clone, Debug)]
 pub struct Tradeoff<'t> {
+    /// The table the points index into.
     pub table: &'t Table,
+    /// Index of the x column.
     pub x: usize,
+    /// Index of the y column.
     pub y: usize,
+    /// Index of the grouping column, if any.
     pub group: Option<usize>,
+    /// The pairing, if the runs are paired.
     pub pair: Option<Paired>,
+    /// The groups in order of first appearance.
     pub groups: Vec<Group>,
     /// Runs with no value in x or y (an absent metric, like `ready_ms` of a
     /// Pod that never became Ready), or, when paired, without a partner:
@@ -223,7 +249,8 @@ pub fn tradeoff<'t>(table: &'t Table, spec: &PlotSpec) -> Result<Tradeoff<'t>, T
     if group == Some(paired.column) {
         return Err(pair::group_is_pair(table, paired.column));
     }
-    let (groups, skipped) = pair::points(table, &paired, x, y, group)?;
+    let (mut groups, skipped) = pair::points(table, &paired, x, y, group)?;
+    spread::collapse(table, &mut groups);
     plot.groups = groups;
     plot.skipped = skipped;
     plot.pair = Some(paired);
@@ -253,12 +280,14 @@ impl Tradeoff<'_> {
                 point,
             );
         }
+        spread::collapse(table, &mut self.groups);
         for g in &mut self.groups {
             g.frontier = frontier(&g.points);
         }
         Ok(())
     }
 
+    /// Runs drawn, over all groups.
     pub fn runs(&self) -> usize {
         self.groups.iter().map(|g| g.points.len()).sum()
     }
@@ -285,6 +314,7 @@ fn add_point<'t>(groups: &mut Vec<Group>, index: &mut BTreeMap<&'t str, usize>, 
             name: name.to_string(),
             points: Vec::new(),
             frontier: Vec::new(),
+            spreads: Vec::new(),
         });
         groups.len() - 1
     });

@@ -8,15 +8,15 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Container, LifecycleHandler, PodSpec as K8sPodSpec, Probe as K8sProbe};
+use k8s_openapi::api::core::v1::{Container, PodSpec as K8sPodSpec};
 
-use super::WorkloadKind;
+use super::handler::Hook;
+use super::kind::{Policies, WorkloadKind};
 use super::timings::{PREFIX, Setting, Timings, lookup};
 use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, ContainerSpec, PodMode, PodSpec, Probe, RestartPolicy, RunSpec};
+use crate::model::{ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, RestartPolicy, RunSpec};
 use crate::scenario::diagnostic::{Diagnostic, Problem, closest, unknown_word};
-use crate::scenario::duration::parse_duration;
 use crate::scenario::key::{Field, Group, Key, Scope};
 use crate::scenario::rules::{Format, Rule, check_spec};
 
@@ -37,16 +37,7 @@ pub struct Mapper<'a> {
     pub doc: &'a Document,
     pub kind: WorkloadKind,
     /// Path from the document root to the Pod template (empty for a Pod).
-    pub prefix: &'static [&'static str],
-}
-
-/// What a preStop hook says about its own duration.
-enum Hook {
-    Absent,
-    /// A `sleep` action or an `exec` of `sleep N`.
-    Lasts(SimDuration),
-    /// An `httpGet` or another `exec`: how long it takes is not written.
-    Unknown(&'static str),
+    pub prefix: Vec<String>,
 }
 
 /// One container with its kind and its path in the document.
@@ -64,17 +55,21 @@ impl Entry<'_> {
 }
 
 impl Mapper<'_> {
-    fn full<'p>(&self, rest: &[&'p str]) -> Vec<&'p str> {
-        self.prefix.iter().copied().chain(rest.iter().copied()).collect()
+    pub(super) fn full<'p>(&'p self, rest: &[&'p str]) -> Vec<&'p str> {
+        self.prefix
+            .iter()
+            .map(String::as_str)
+            .chain(rest.iter().copied())
+            .collect()
     }
 
     /// An error at the key of `rest` (under the Pod template).
-    fn error(&self, rest: &[&str], message: impl Into<String>) -> Diagnostic {
+    pub(super) fn error(&self, rest: &[&str], message: impl Into<String>) -> Diagnostic {
         self.stream.error(self.doc.offset(&self.full(rest)), message)
     }
 
     /// An error at the value of `rest`, named by its path.
-    fn value_error(&self, rest: &[&str], message: impl std::fmt::Display) -> Diagnostic {
+    pub(super) fn value_error(&self, rest: &[&str], message: impl std::fmt::Display) -> Diagnostic {
         let path = self.full(rest);
         self.stream.error(
             self.doc.value_offset(&path),
@@ -82,7 +77,7 @@ impl Mapper<'_> {
         )
     }
 
-    fn notice(&self, rest: &[&str], message: impl Into<String>) -> Diagnostic {
+    pub(super) fn notice(&self, rest: &[&str], message: impl Into<String>) -> Diagnostic {
         self.error(rest, message).warning()
     }
 
@@ -135,7 +130,7 @@ impl Mapper<'_> {
             restart_policy,
             termination_grace_period: grace,
             // A Job's Pod runs to completion (R43–R45).
-            mode: if self.kind == WorkloadKind::Job {
+            mode: if self.kind.completes() {
                 PodMode::Job
             } else {
                 PodMode::Service
@@ -161,8 +156,59 @@ impl Mapper<'_> {
             }
             .set(&mut run, setting.value.clone());
         }
+        // Drain and preStop matter only if the Pod ever shuts down.
+        let shuts_down = run.pod.deletion != Deletion::Never || stops_by_itself(&run.pod);
+        let mut boot = Vec::new();
+        let mut drain = Vec::new();
+        let mut first = None;
         for (i, entry) in entries.iter().enumerate() {
-            self.timing_notices(entry, &hooks[i], &set[i], notices)?;
+            let (no_boot, no_drain) = self.timing_notices(entry, &hooks[i], &set[i], shuts_down, notices)?;
+            let name = &entry.container.name;
+            if no_boot {
+                boot.push(name.clone());
+            }
+            if no_drain {
+                drain.push(name.clone());
+            }
+            if (no_boot || no_drain) && first.is_none() {
+                first = Some(i);
+            }
+        }
+        if let Some(i) = first {
+            let path = entries[i].path();
+            let mut at: Vec<&str> = path.iter().map(String::as_str).collect();
+            at.push("name");
+            let offset = self.doc.offset(&self.full(&at));
+            let assumed = [("boot", DEFAULT_BOOT, boot), ("drain", DEFAULT_DRAIN, drain)]
+                .into_iter()
+                .filter(|(_, _, names)| !names.is_empty())
+                .map(|(key, default, names)| (key.to_string(), default, names))
+                .collect();
+            let problem = Problem::AssumedTimings { assumed };
+            notices.push(
+                Diagnostic::error(
+                    self.stream.origin,
+                    self.stream.text,
+                    Some(offset..offset),
+                    problem,
+                )
+                .warning(),
+            );
+        }
+        if !shuts_down {
+            let offset = self.doc.offset(&self.full(&[]));
+            let problem = Problem::NeverDeleted {
+                job: self.kind.completes(),
+            };
+            notices.push(
+                Diagnostic::error(
+                    self.stream.origin,
+                    self.stream.text,
+                    Some(offset..offset),
+                    problem,
+                )
+                .warning(),
+            );
         }
         self.check(&run.pod, &entries)?;
         Ok(run)
@@ -198,19 +244,21 @@ impl Mapper<'_> {
                 self.value_error(&at, unknown_word("restartPolicy", text, &RestartPolicy::NAMES))
             })?),
         };
-        match (self.kind, policy) {
-            (WorkloadKind::Job, None | Some(RestartPolicy::Always)) => Err(self.error(
+        match (self.kind.policies(), policy) {
+            (Policies::NotAlways, None | Some(RestartPolicy::Always)) => Err(self.error(
                 &at,
                 format!(
-                    "{}: a Job's Pod template needs restartPolicy Never or OnFailure \
+                    "{}: a {}'s Pod template needs restartPolicy Never or OnFailure \
                      (Kubernetes rejects Always, the default)",
-                    dotted(&self.full(&at))
+                    dotted(&self.full(&at)),
+                    self.kind.name()
                 ),
             )),
-            (WorkloadKind::Deployment, Some(p)) if p != RestartPolicy::Always => Err(self.value_error(
+            (Policies::AlwaysOnly, Some(p)) if p != RestartPolicy::Always => Err(self.value_error(
                 &at,
                 format!(
-                    "a Deployment's Pods must use restartPolicy Always, the only value Kubernetes accepts there, not {}",
+                    "a {}'s Pods must use restartPolicy Always, the only value Kubernetes accepts there, not {}",
+                    self.kind.name(),
                     p.name()
                 ),
             )),
@@ -295,11 +343,37 @@ impl Mapper<'_> {
             });
         }
         for entry in &entries {
-            if entry.container.name.is_empty() {
-                let path: Vec<&str> = entry.path.iter().map(String::as_str).collect();
+            let c = entry.container;
+            let path: Vec<&str> = entry.path.iter().map(String::as_str).collect();
+            let at = |key: &'static str| [path.as_slice(), &[key]].concat();
+            if c.name.is_empty() {
                 return Err(self.error(
                     &path,
-                    format!("{}: container name is empty", dotted(&self.full(&path))),
+                    format!(
+                        "{}: the container has no name; Kubernetes requires one: add name: <name>",
+                        dotted(&self.full(&path))
+                    ),
+                ));
+            }
+            if !super::is_label(&c.name) {
+                return Err(self.value_error(
+                    &at("name"),
+                    format!(
+                        "\"{}\" is not a container name Kubernetes accepts (lowercase letters, digits and \
+                         '-', starting and ending with a letter or digit, at most 63); write one such as web",
+                        c.name
+                    ),
+                ));
+            }
+            if c.image.as_deref().is_none_or(|i| i.trim().is_empty()) {
+                return Err(self.error(
+                    &at("name"),
+                    format!(
+                        "{}: container \"{}\" has no image; Kubernetes requires one: add image: <name:tag> \
+                         (podsim does not pull it, any image will do)",
+                        dotted(&self.full(&path)),
+                        c.name
+                    ),
                 ));
             }
         }
@@ -426,15 +500,17 @@ impl Mapper<'_> {
         })
     }
 
-    /// What had to be assumed for a container, given the fields its settings
-    /// set; and a `pre_stop` setting without a hook to time is an error.
+    /// Notices for a container, given the fields its settings set, and
+    /// whether its boot and drain were assumed (drain only counts if the Pod
+    /// `shuts_down`); a `pre_stop` setting without a hook to time is an error.
     fn timing_notices(
         &self,
         entry: &Entry,
         hook: &Hook,
         set: &[Field],
+        shuts_down: bool,
         notices: &mut Vec<Diagnostic>,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<(bool, bool), Diagnostic> {
         let c = entry.container;
         let path = entry.path();
         let at = |key: &'static str| {
@@ -454,7 +530,7 @@ impl Mapper<'_> {
                     ),
                 ));
             }
-            Hook::Unknown(what) if !has(Field::PreStop) => {
+            Hook::Unknown(what) if !has(Field::PreStop) && shuts_down => {
                 notices.push(self.notice(
                     &at("lifecycle"),
                     format!(
@@ -466,29 +542,8 @@ impl Mapper<'_> {
             }
             _ => {}
         }
-        let mut assumed = Vec::new();
-        if !has(Field::Boot) {
-            assumed.push(("boot".to_string(), DEFAULT_BOOT));
-        }
-        if entry.kind != ContainerKind::Init && !has(Field::Drain) {
-            assumed.push(("drain".to_string(), DEFAULT_DRAIN));
-        }
-        if !assumed.is_empty() {
-            let offset = self.doc.offset(&self.full(&at("name")));
-            let problem = Problem::AssumedTimings {
-                container: c.name.clone(),
-                assumed,
-            };
-            notices.push(
-                Diagnostic::error(
-                    self.stream.origin,
-                    self.stream.text,
-                    Some(offset..offset),
-                    problem,
-                )
-                .warning(),
-            );
-        }
+        let no_boot = !has(Field::Boot);
+        let no_drain = shuts_down && entry.kind != ContainerKind::Init && !has(Field::Drain);
         if c.lifecycle.as_ref().is_some_and(|l| l.post_start.is_some()) {
             notices.push(self.notice(
                 &at("lifecycle"),
@@ -498,183 +553,17 @@ impl Mapper<'_> {
                 ),
             ));
         }
-        Ok(())
-    }
-
-    /// A Kubernetes probe in the model's units, Kubernetes' defaults for what
-    /// it leaves out (R27); its handler (exec, httpGet, …) does not matter:
-    /// the container answers it once healthy.
-    fn probe(&self, p: &K8sProbe, at: &[&str]) -> Result<Probe, Diagnostic> {
-        let d = Probe::default();
-        let seconds = |value: Option<i32>,
-                       key: &str,
-                       default: SimDuration|
-         -> Result<SimDuration, Diagnostic> {
-            match value {
-                None => Ok(default),
-                Some(v) if v < 0 => Err(self.value_error(&[at, &[key]].concat(), format!("{v} is negative"))),
-                Some(v) => Ok(SimDuration::from_secs(v as u64)),
-            }
-        };
-        let count = |value: Option<i32>, key: &str, default: u32| -> Result<u32, Diagnostic> {
-            match value {
-                None => Ok(default),
-                Some(v) if v < 1 => {
-                    Err(self.value_error(&[at, &[key]].concat(), format!("{v}: must be at least 1")))
-                }
-                Some(v) => Ok(v as u32),
-            }
-        };
-        Ok(Probe {
-            initial_delay: seconds(p.initial_delay_seconds, "initialDelaySeconds", d.initial_delay)?,
-            period: seconds(p.period_seconds, "periodSeconds", d.period)?,
-            timeout: seconds(p.timeout_seconds, "timeoutSeconds", d.timeout)?,
-            success_threshold: count(p.success_threshold, "successThreshold", d.success_threshold)?,
-            failure_threshold: count(p.failure_threshold, "failureThreshold", d.failure_threshold)?,
-            termination_grace_period: match p.termination_grace_period_seconds {
-                None => None,
-                Some(v) => Some(seconds(
-                    i32::try_from(v).ok(),
-                    "terminationGracePeriodSeconds",
-                    d.timeout,
-                )?),
-            },
-        })
-    }
-
-    /// The preStop hook's duration where the manifest tells it (R39).
-    fn pre_stop(
-        &self,
-        c: &Container,
-        path: &[String],
-        grace: SimDuration,
-        notices: &mut Vec<Diagnostic>,
-    ) -> Result<Hook, Diagnostic> {
-        let path: Vec<&str> = path.iter().map(String::as_str).collect();
-        let path = path.as_slice();
-        let Some(handler) = c.lifecycle.as_ref().and_then(|l| l.pre_stop.as_ref()) else {
-            return Ok(Hook::Absent);
-        };
-        let at = |rest: &[&'static str]| [path, rest].concat();
-        let LifecycleHandler {
-            exec,
-            http_get,
-            sleep,
-            tcp_socket,
-        } = handler;
-        let actions = [
-            exec.is_some(),
-            http_get.is_some(),
-            sleep.is_some(),
-            tcp_socket.is_some(),
-        ];
-        match actions.iter().filter(|set| **set).count() {
-            0 => {
-                return Err(self.error(
-                    &at(&["lifecycle", "preStop"]),
-                    format!(
-                        "container \"{}\": lifecycle.preStop has no action; give it one of exec, httpGet, sleep",
-                        c.name
-                    ),
-                ));
-            }
-            1 => {}
-            _ => {
-                return Err(self.error(
-                    &at(&["lifecycle", "preStop"]),
-                    format!(
-                        "container \"{}\": lifecycle.preStop has more than one action; Kubernetes allows one",
-                        c.name
-                    ),
-                ));
-            }
-        }
-        if let Some(sleep) = sleep {
-            let seconds = sleep.seconds;
-            let grace_secs = grace.as_millis() / 1000;
-            if seconds < 0 || seconds as u64 > grace_secs {
-                return Err(self.value_error(
-                    &at(&["lifecycle", "preStop", "sleep", "seconds"]),
-                    format!(
-                        "container \"{}\": a preStop sleep of {seconds} s is not allowed with \
-                         terminationGracePeriodSeconds {grace_secs}; Kubernetes wants 0 to {grace_secs} \
-                         seconds (R39)",
-                        c.name
-                    ),
-                ));
-            }
-            return Ok(Hook::Lasts(SimDuration::from_secs(seconds as u64)));
-        }
-        if let Some(exec) = exec {
-            let command = exec.command.as_deref().unwrap_or_default();
-            let Some(duration) = sleep_command(command) else {
-                return Ok(Hook::Unknown("exec"));
-            };
-            if duration > grace {
-                notices.push(self.notice(
-                    &at(&["lifecycle", "preStop"]),
-                    format!(
-                        "container \"{}\": its preStop runs {duration}, longer than the grace period {grace}; \
-                         the kubelet stops waiting for it at {grace} (R38)",
-                        c.name
-                    ),
-                ));
-            }
-            return Ok(Hook::Lasts(duration));
-        }
-        if http_get.is_some() {
-            return Ok(Hook::Unknown("httpGet"));
-        }
-        notices.push(self.notice(
-            &at(&["lifecycle", "preStop", "tcpSocket"]),
-            format!(
-                "container \"{}\": tcpSocket is not a supported hook action; the kubelet fails the hook at \
-                 once, so podsim runs no preStop",
-                c.name
-            ),
-        ));
-        Ok(Hook::Lasts(SimDuration::ZERO))
+        Ok((no_boot, no_drain))
     }
 }
 
-/// How long `command` sleeps, if all it does is `sleep N`: `["sleep", "5"]`,
-/// `["/bin/sh", "-c", "sleep 10"]`. N is seconds, or a duration (`"1m"`).
-fn sleep_command(command: &[String]) -> Option<SimDuration> {
-    let base = |word: &str| word.rsplit('/').next().unwrap_or(word).to_string();
-    let words: Vec<&str> = match command {
-        [shell, flag, script]
-            if ["sh", "bash", "ash", "dash"].contains(&base(shell).as_str()) && flag == "-c" =>
-        {
-            script.split_whitespace().collect()
-        }
-        _ => command.iter().map(String::as_str).collect(),
-    };
-    match words.as_slice() {
-        [sleep, n] if base(sleep) == "sleep" => {
-            let unitless = n.bytes().all(|b| b.is_ascii_digit() || b == b'.');
-            parse_duration(&if unitless { format!("{n}s") } else { n.to_string() }).ok()
-        }
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words(command: &[&str]) -> Option<u64> {
-        let command: Vec<String> = command.iter().map(|s| s.to_string()).collect();
-        sleep_command(&command).map(SimDuration::as_millis)
-    }
-
-    #[test]
-    fn exec_of_sleep_is_read_in_its_usual_spellings() {
-        assert_eq!(words(&["/bin/sh", "-c", "sleep 10"]), Some(10_000));
-        assert_eq!(words(&["sh", "-c", " sleep  2.5 "]), Some(2_500));
-        assert_eq!(words(&["sleep", "5"]), Some(5_000));
-        assert_eq!(words(&["/bin/sleep", "1m"]), Some(60_000));
-        assert_eq!(words(&["/bin/sh", "-c", "nginx -s quit; sleep 5"]), None);
-        assert_eq!(words(&["sleep"]), None);
-        assert_eq!(words(&["sleep", "forever"]), None);
-    }
+/// Whether the Pod ends without a deletion: every app exits after its
+/// `run` and none is restarted for it.
+fn stops_by_itself(pod: &PodSpec) -> bool {
+    pod.restart_policy != RestartPolicy::Always
+        && pod
+            .containers
+            .iter()
+            .filter(|c| c.kind == ContainerKind::App)
+            .all(|c| c.run.is_some() && (pod.restart_policy == RestartPolicy::Never || c.exit_code == 0))
 }

@@ -26,7 +26,9 @@ pub const PREFIX: &str = "podsim.dev/";
 pub struct Setting {
     /// The container's name; `None` for a Pod or run setting.
     pub container: Option<String>,
+    /// The key, as the registry knows it.
     pub field: Field,
+    /// The value as written, checked for its unit.
     pub value: Value,
 }
 
@@ -67,6 +69,7 @@ pub fn lookup(scope: Scope, name: &str, context: &str, what: &str) -> Result<Fie
 /// manifest can check (hence the spans kept for them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Timings {
+    /// The file's name, for messages.
     pub origin: String,
     text: String,
     /// In the order written: Pod settings, then each container's.
@@ -109,16 +112,12 @@ impl Timings {
                     }
                 }
                 other => {
-                    return Err(Diagnostic::error(
+                    return Err(Diagnostic::unknown_key(
                         origin,
                         text,
-                        Some(key.span()),
-                        Problem::unknown(
-                            String::new(),
-                            "key",
-                            other,
-                            vec!["pod".into(), "containers".into()],
-                        ),
+                        key.span(),
+                        other,
+                        &["pod", "containers"],
                     ));
                 }
             }

@@ -1,13 +1,16 @@
-//! YAML streams as manifests need them: where each document lies, where each
-//! of its keys and values was written, and typed parsing of one document into
-//! `k8s-openapi` types with the fields Kubernetes would not know reported.
+//! YAML streams as manifests need them (JSON too: a JSON value is a YAML
+//! flow node): where each document lies, where each of its keys and values
+//! was written, and typed parsing of one node (a document, or an item of a
+//! `List`) into `k8s-openapi` types with the fields Kubernetes would not know
+//! reported and the YAML crate's type errors reworded with the field's path.
 //!
-//! Invariant: every position is one of the original text. A document is
-//! parsed from a copy of the stream in which every other document is blanked
-//! (characters become spaces, line breaks stay), so a position the YAML crate
-//! reports is a position in the user's file.
+//! Invariant: every position is one of the original text. A node is parsed
+//! from a copy of the text in which everything else is blanked (characters
+//! become spaces, line breaks stay), so a position the YAML crate reports
+//! is a position in the user's file.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use serde::de::DeserializeOwned;
 use serde_saphyr::granit_parser::{Event, Parser};
@@ -15,14 +18,19 @@ use serde_saphyr::{DefaultMessageFormatter, MessageFormatter};
 
 use crate::scenario::diagnostic::{Diagnostic, line_col};
 
+/// What only a Helm template refers to inside `{{ }}`.
+const HELM_OBJECTS: [&str; 5] = [".Values", ".Release", ".Chart", "include \"", "template \""];
+
 /// Joins path segments; no YAML key a manifest uses contains it.
 const SEP: char = '\u{1f}';
 
-/// Where one node was written: its key (for a mapping entry) and its value.
+/// Where one node was written: its key (for a mapping entry), its value,
+/// and the byte just past it.
 #[derive(Clone, Debug)]
 struct Place {
     key: Option<usize>,
     value: usize,
+    end: usize,
     scalar: Option<String>,
 }
 
@@ -31,6 +39,8 @@ struct Place {
 pub struct Document {
     /// Byte where the document starts (its `---`, or its first node).
     start: usize,
+    /// Byte where the next document starts (or the end of the text).
+    end: usize,
     places: HashMap<String, Place>,
 }
 
@@ -38,6 +48,11 @@ impl Document {
     /// The text of the scalar at `path` (e.g. `["kind"]`), if it is one.
     pub fn scalar(&self, path: &[&str]) -> Option<&str> {
         self.places.get(&join(path))?.scalar.as_deref()
+    }
+
+    /// Whether anything was written at `path`.
+    pub fn has(&self, path: &[&str]) -> bool {
+        self.places.contains_key(&join(path))
     }
 
     /// Nothing but perhaps a null, as after a trailing `---`.
@@ -66,6 +81,43 @@ impl Document {
             .get(&join(path))
             .map_or_else(|| self.offset(path), |p| p.value)
     }
+
+    /// Whether some path under `root` ends in `leaf` below a `within` key
+    /// (`image` under `containers`): how a custom resource shows it holds
+    /// containers.
+    pub fn has_leaf_below(&self, root: &[&str], leaf: &str, within: &[&str]) -> bool {
+        self.places.keys().any(|p| {
+            let segments: Vec<&str> = p.split(SEP).collect();
+            segments.starts_with(root)
+                && segments.last() == Some(&leaf)
+                && segments[root.len()..].iter().any(|s| within.contains(s))
+        })
+    }
+
+    /// The bytes of the node at `path`: the whole document for `[]`.
+    fn range(&self, path: &[&str]) -> Range<usize> {
+        match (path, self.places.get(&join(path))) {
+            ([], _) | (_, None) => self.start..self.end,
+            (_, Some(place)) => place.value..place.end,
+        }
+    }
+
+    /// The path and the scalar text of the node written at byte `offset`
+    /// (its key or its value), the deepest one if several start there.
+    fn node_at(&self, offset: usize) -> Option<(Vec<String>, Option<&str>)> {
+        self.places
+            .iter()
+            .filter(|(_, p)| p.value == offset || p.key == Some(offset))
+            .max_by_key(|(path, _)| (path.matches(SEP).count(), path.len()))
+            .map(|(path, p)| {
+                let segments = if path.is_empty() {
+                    Vec::new()
+                } else {
+                    path.split(SEP).map(str::to_string).collect()
+                };
+                (segments, p.scalar.as_deref())
+            })
+    }
 }
 
 fn join(path: &[&str]) -> String {
@@ -79,7 +131,16 @@ fn join(path: &[&str]) -> String {
     joined
 }
 
-/// A YAML stream split into documents.
+/// Whether a text is YAML or JSON: the same reader, other words in errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// YAML (the default for `.yaml`, `.yml` and standard input).
+    Yaml,
+    /// JSON (`.json`, or `kubectl get -o json`).
+    Json,
+}
+
+/// A YAML stream (or a stream of JSON values) split into documents.
 pub struct Stream<'a> {
     pub origin: &'a str,
     pub text: &'a str,
@@ -98,39 +159,119 @@ enum Frame {
     },
 }
 
+impl Frame {
+    fn path(&self) -> &str {
+        match self {
+            Frame::Map { path, .. } | Frame::Seq { path, .. } => path,
+        }
+    }
+}
+
 impl<'a> Stream<'a> {
-    /// Reads the structure of `text`; a syntax error is positioned.
-    pub fn parse(text: &'a str, origin: &'a str) -> Result<Self, Diagnostic> {
-        let mut documents = Vec::new();
+    /// Reads the structure of `text`; a syntax error is positioned, and an
+    /// unrendered Helm template is told as one.
+    pub fn parse(text: &'a str, origin: &'a str, syntax: Syntax) -> Result<Self, Diagnostic> {
+        let mut stream = Stream {
+            origin,
+            text,
+            documents: Vec::new(),
+        };
+        match syntax {
+            Syntax::Yaml => stream.walk(text).map_err(|e| stream.helm().unwrap_or(e))?,
+            Syntax::Json => {
+                // serde_json knows JSON's own words for a syntax error; each
+                // value of the stream is then walked as a document of its own.
+                let mut values =
+                    serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+                let mut start = 0;
+                while let Some(value) = values.next() {
+                    if let Err(e) = value {
+                        let message = e.to_string();
+                        let mut message = message.split(" at line ").next().unwrap_or(&message).to_string();
+                        // serde_json counts columns in bytes; podsim, in characters.
+                        let line_start: usize = text
+                            .split_inclusive('\n')
+                            .take(e.line().saturating_sub(1))
+                            .map(str::len)
+                            .sum();
+                        let mut at = (line_start + e.column().saturating_sub(1)).min(text.len());
+                        while !text.is_char_boundary(at) {
+                            at -= 1;
+                        }
+                        if text[..at].trim_end().ends_with(',') {
+                            message =
+                                "a comma before a closing bracket (JSON allows no trailing comma)".into();
+                        }
+                        return Err(stream.error(at, format!("invalid JSON: {message}")));
+                    }
+                    let end = values.byte_offset();
+                    stream.walk(&blank_except(text, start..end))?;
+                    if let Some(doc) = stream.documents.last_mut() {
+                        doc.start = start;
+                        doc.end = end;
+                    }
+                    start = end;
+                }
+            }
+        }
+        Ok(stream)
+    }
+
+    /// The documents of `text` (the stream's text, or a copy with parts
+    /// blanked), appended with the place of every node.
+    fn walk(&mut self, text: &str) -> Result<(), Diagnostic> {
+        let first = self.documents.len();
         let mut stack: Vec<Frame> = Vec::new();
         for item in Parser::new_from_str(text) {
             let (event, span) = item.map_err(|e| {
                 let marker = e.marker();
                 Diagnostic::positioned(
-                    origin,
+                    self.origin,
                     Some((marker.line(), marker.col() + 1)),
                     format!("invalid YAML: {}", e.info()),
                 )
             })?;
             let at = span.start.byte_offset().unwrap_or(0);
+            let end = span.end.byte_offset().unwrap_or(at);
             let scalar = match &event {
                 Event::DocumentStart(..) => {
-                    documents.push(Document {
+                    self.documents.push(Document {
                         start: at,
+                        end: text.len(),
                         places: HashMap::new(),
                     });
                     continue;
                 }
                 Event::MappingEnd | Event::SequenceEnd => {
-                    stack.pop();
+                    if let (Some(frame), Some(document)) = (stack.pop(), self.documents.last_mut())
+                        && let Some(place) = document.places.get_mut(frame.path())
+                    {
+                        place.end = end.max(place.value);
+                    }
                     continue;
+                }
+                Event::MappingStart(..) if self.text[at.min(self.text.len())..].starts_with("{{") => {
+                    return Err(self.helm().unwrap_or_else(|| self.error(at, "unexpected {{")));
+                }
+                // Quoted, a template survives the YAML reader: Helm's own
+                // objects give it away (a Vault annotation's template does not).
+                Event::Scalar(value, ..)
+                    if value.contains("{{") && HELM_OBJECTS.iter().any(|o| value.contains(o)) =>
+                {
+                    return Err(self.helm().unwrap_or_else(|| self.error(at, "unexpected {{")));
                 }
                 Event::Scalar(value, ..) => Some(value.to_string()),
                 Event::MappingStart(..) | Event::SequenceStart(..) | Event::Alias(..) => None,
                 _ => continue,
             };
-            let Some(document) = documents.last_mut() else {
+            let Some(document) = self.documents.last_mut() else {
                 continue;
+            };
+            let place = |key| Place {
+                key,
+                value: at,
+                end,
+                scalar: scalar.clone(),
             };
             // The path of this node, or `None` when it is a mapping key.
             let path = match stack.last_mut() {
@@ -142,14 +283,7 @@ impl<'a> Stream<'a> {
                 Some(Frame::Map { path, key }) => match key.take() {
                     Some((name, key_at)) => {
                         let path = child(path, &name);
-                        document.places.insert(
-                            path.clone(),
-                            Place {
-                                key: Some(key_at),
-                                value: at,
-                                scalar: scalar.clone(),
-                            },
-                        );
+                        document.places.insert(path.clone(), place(Some(key_at)));
                         Some(path)
                     }
                     None => {
@@ -161,11 +295,7 @@ impl<'a> Stream<'a> {
                 },
             };
             if let Some(path) = &path {
-                document.places.entry(path.clone()).or_insert(Place {
-                    key: None,
-                    value: at,
-                    scalar: scalar.clone(),
-                });
+                document.places.entry(path.clone()).or_insert(place(None));
             }
             let frame_path = path.unwrap_or_else(|| "?".into());
             match event {
@@ -180,11 +310,22 @@ impl<'a> Stream<'a> {
                 _ => {}
             }
         }
-        Ok(Stream {
-            origin,
-            text,
-            documents,
-        })
+        // Each document ends where the next one starts.
+        let starts: Vec<usize> = self.documents[first..].iter().skip(1).map(|d| d.start).collect();
+        for (doc, next) in self.documents[first..].iter_mut().zip(starts) {
+            doc.end = next;
+        }
+        Ok(())
+    }
+
+    /// An unrendered Helm template, told as one at its first `{{`.
+    fn helm(&self) -> Option<Diagnostic> {
+        let at = self.text.find("{{")?;
+        Some(self.error(
+            at,
+            "this is an unrendered Helm template ({{ ... }}), not a manifest: run `helm template` \
+             first and give podsim what it prints",
+        ))
     }
 
     /// An error at byte `offset`.
@@ -198,53 +339,151 @@ impl<'a> Stream<'a> {
         format!("{line}:{col}")
     }
 
-    /// Parses document `index` into `T`. Fields that `T` does not know
-    /// (kubectl's strict field validation rejects them) come back as paths.
-    pub fn parse_document<T: DeserializeOwned>(
+    /// Parses the node at `path` of `doc` (`[]`: the whole document) into
+    /// `T`. Fields that `T` does not know (kubectl's strict field validation
+    /// rejects them) come back as paths from the document's root.
+    pub fn parse_node<T: DeserializeOwned>(
         &self,
-        index: usize,
+        doc: &Document,
+        path: &[&str],
     ) -> Result<(T, Vec<Vec<String>>), Diagnostic> {
-        let text = self.isolate(index);
+        let text = blank_except(self.text, doc.range(path));
         let mut unknown = Vec::new();
+        // One callback type for every `T`: the deserializers of the Pod
+        // spec, which every workload holds, are then compiled once.
+        let mut note = |found: serde_ignored::Path| unknown.push(segments(&found));
+        let note: &mut dyn FnMut(serde_ignored::Path) = &mut note;
         let options = serde_saphyr::options! { with_snippet: false };
         let parsed = serde_saphyr::with_deserializer_from_str_with_options(&text, options, |de| {
-            serde_ignored::deserialize(de, |path| unknown.push(segments(&path)))
+            serde_ignored::deserialize(de, &mut *note)
         });
-        match parsed {
-            Ok(value) => Ok((value, unknown)),
-            Err(e) => {
-                let message: String = DefaultMessageFormatter
-                    .format_message(&e)
-                    .chars()
-                    .map(|c| if c.is_control() { ' ' } else { c })
-                    .collect();
-                // Advice for the programmer, not for the user of the file.
-                let message = match message.split_once(", set DuplicateKeyPolicy") {
-                    Some((kept, _)) => kept.to_string(),
-                    None => message,
-                };
-                let position = e
-                    .location()
-                    .filter(|l| l.line() > 0)
-                    .map(|l| (l.line() as usize, l.column().max(1) as usize));
-                Err(Diagnostic::positioned(self.origin, position, message))
-            }
-        }
+        let value = parsed.map_err(|e| self.type_error(doc, &e))?;
+        let root: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+        let unknown = unknown
+            .into_iter()
+            .map(|p| root.iter().cloned().chain(p).collect())
+            .collect();
+        Ok((value, unknown))
     }
 
-    /// The stream with every document but `index` blanked out.
-    fn isolate(&self, index: usize) -> String {
-        let start = self.documents.get(index).map_or(0, |d| d.start);
-        let end = self.documents.get(index + 1).map_or(self.text.len(), |d| d.start);
-        self.text
-            .char_indices()
-            .map(|(i, c)| match c {
-                '\n' | '\r' => c,
-                _ if (start..end).contains(&i) => c,
-                _ => ' ',
-            })
-            .collect()
+    /// The YAML crate's error in podsim's words: the field's path, what was
+    /// written and what to write instead.
+    fn type_error(&self, doc: &Document, e: &serde_saphyr::Error) -> Diagnostic {
+        let message: String = DefaultMessageFormatter
+            .format_message(e)
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        // Advice for the programmer, not for the user of the file.
+        let message = match message.split_once(", set DuplicateKeyPolicy") {
+            Some((kept, _)) => kept.to_string(),
+            None => message,
+        };
+        let position = e
+            .location()
+            .filter(|l| l.line() > 0)
+            .map(|l| (l.line() as usize, l.column().max(1) as usize));
+        let node = position
+            .map(|(line, col)| offset_of(self.text, line, col))
+            .and_then(|offset| doc.node_at(offset));
+        Diagnostic::positioned(self.origin, position, explain(&message, node))
     }
+}
+
+/// `message` with the path of the node it is about and, for a number or a
+/// flag, what Kubernetes wants there.
+fn explain(message: &str, node: Option<(Vec<String>, Option<&str>)>) -> String {
+    let Some((path, scalar)) = node else {
+        return message.to_string();
+    };
+    let leaf = path.last().map_or("", String::as_str);
+    let at = dotted(&path);
+    let lower = message.to_lowercase();
+    let integer = ["i64", "i32", "u32", "u64", "integer"]
+        .iter()
+        .any(|t| lower.contains(t));
+    if let Some(field) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next())
+    {
+        let at = if at.is_empty() {
+            "the document".to_string()
+        } else {
+            at
+        };
+        return format!("{at}: {field} is missing; Kubernetes requires it here");
+    }
+    match scalar {
+        Some(text) if integer => {
+            let seconds = leaf.ends_with("Seconds") || leaf == "seconds";
+            // `sleep.seconds` says more than `seconds`.
+            let field = match path.as_slice() {
+                [.., parent, last] if last == "seconds" => format!("{parent}.{last}"),
+                _ => leaf.to_string(),
+            };
+            match text.trim().parse::<f64>() {
+                Ok(v) if seconds && v.is_finite() && v.fract() != 0.0 => format!(
+                    "{at}: {text} is not a whole number of seconds; Kubernetes keeps {field} in whole \
+                     seconds: write {} or {}",
+                    v.floor(),
+                    v.ceil()
+                ),
+                Ok(v) if v.is_finite() && v.fract() == 0.0 => {
+                    format!("{at}: {text} is out of range for {leaf}; write a smaller whole number")
+                }
+                _ => format!("{at}: expected a whole number, not \"{text}\""),
+            }
+        }
+        Some(text) if lower.contains("bool") => {
+            format!("{at}: expected true or false, not \"{text}\"")
+        }
+        None if lower.contains("expected string") && !at.is_empty() => {
+            format!("{at}: expected a string here")
+        }
+        _ if lower.contains("expected sequence start") => {
+            format!("{at}: expected a list here (lines of `- item`, or [a, b])")
+        }
+        _ if lower.contains("expected mapping start") => {
+            format!("{at}: expected a mapping here (lines of `key: value`, or {{key: value}})")
+        }
+        _ if at.is_empty() => message.to_string(),
+        _ => match message
+            .strip_prefix("invalid type: ")
+            .and_then(|rest| rest.split_once(", expected "))
+        {
+            Some((found, expected)) => {
+                let found = found.replace("sequence", "a list").replace("map", "a mapping");
+                format!("{at}: expected {expected}, found {found}")
+            }
+            None => format!("{at}: {message}"),
+        },
+    }
+}
+
+/// The byte of 1-based `line` and `col` (in characters) in `text`.
+fn offset_of(text: &str, line: usize, col: usize) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let rest = &text[start.min(text.len())..];
+    start
+        + rest
+            .char_indices()
+            .nth(col.saturating_sub(1))
+            .map_or(rest.len(), |(i, _)| i)
+}
+
+/// `text` with every byte outside `keep` blanked (line breaks stay).
+fn blank_except(text: &str, keep: Range<usize>) -> String {
+    text.char_indices()
+        .map(|(i, c)| match c {
+            '\n' | '\r' => c,
+            _ if keep.contains(&i) => c,
+            _ => ' ',
+        })
+        .collect()
 }
 
 fn child(parent: &str, name: &str) -> String {
@@ -293,12 +532,17 @@ pub fn dotted(path: &[impl AsRef<str>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::api::core::v1::Pod;
 
     const TWO: &str = "# leading comment\napiVersion: v1\nkind: Service\n---\napiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: web\n    image: nginx\n";
 
+    fn yaml(text: &str) -> Stream<'_> {
+        Stream::parse(text, "x.yaml", Syntax::Yaml).unwrap_or_else(|e| panic!("{e}"))
+    }
+
     #[test]
     fn finds_documents_and_the_place_of_every_node() {
-        let s = Stream::parse(TWO, "x.yaml").unwrap();
+        let s = yaml(TWO);
         assert_eq!(s.documents.len(), 2);
         assert_eq!(s.documents[0].scalar(&["kind"]), Some("Service"));
         let pod = &s.documents[1];
@@ -321,22 +565,126 @@ mod tests {
     #[test]
     fn a_document_parses_with_the_positions_of_the_whole_stream() {
         let text = TWO.replace("image: nginx", "image: [nginx");
-        let e = Stream::parse(&text, "x.yaml").map(|_| ()).unwrap_err();
-        assert!(e.to_string().starts_with("x.yaml:1"), "{e}");
-        let text = TWO.replace("containers:\n", "containers: 3\n  x:\n");
-        let s = Stream::parse(&text, "x.yaml").unwrap();
-        let e = s
-            .parse_document::<k8s_openapi::api::core::v1::Pod>(1)
+        let e = Stream::parse(&text, "x.yaml", Syntax::Yaml)
             .map(|_| ())
             .unwrap_err();
+        assert!(e.to_string().starts_with("x.yaml:1"), "{e}");
+        let text = TWO.replace("containers:\n", "containers: 3\n  x:\n");
+        let s = yaml(&text);
+        let e = s.parse_node::<Pod>(&s.documents[1], &[]).map(|_| ()).unwrap_err();
         assert!(e.to_string().starts_with("x.yaml:8:"), "{e}");
     }
 
     #[test]
     fn unknown_fields_come_back_as_paths() {
         let text = TWO.replace("image: nginx", "imgae: nginx");
-        let s = Stream::parse(&text, "x.yaml").unwrap();
-        let (_, unknown) = s.parse_document::<k8s_openapi::api::core::v1::Pod>(1).unwrap();
+        let s = yaml(&text);
+        let (_, unknown) = s.parse_node::<Pod>(&s.documents[1], &[]).unwrap();
         assert_eq!(dotted(&unknown[0]), "spec.containers[0].imgae");
+    }
+
+    /// `kubectl get -o yaml` of two Pods: each item parses alone, at its
+    /// own lines, its unknown fields under `items[i]`.
+    const LIST: &str = "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n  spec:\n    containers:\n    - name: a\n      image: nginx\n- apiVersion: v1\n  kind: Pod\n  spec:\n    containers:\n    - name: b\n      imgae: nginx\nkind: List\n";
+
+    #[test]
+    fn an_item_of_a_list_parses_on_its_own_with_its_paths() {
+        let s = yaml(LIST);
+        let doc = &s.documents[0];
+        let (first, unknown) = s.parse_node::<Pod>(doc, &["items", "0"]).unwrap();
+        assert_eq!(first.spec.unwrap().containers[0].name, "a");
+        assert!(unknown.is_empty());
+        let (second, unknown) = s.parse_node::<Pod>(doc, &["items", "1"]).unwrap();
+        assert_eq!(second.spec.unwrap().containers[0].name, "b");
+        assert_eq!(dotted(&unknown[0]), "items[1].spec.containers[0].imgae");
+        assert_eq!(
+            s.line_col(doc.offset(&["items", "1", "spec", "containers", "0", "imgae"])),
+            "14:7"
+        );
+    }
+
+    #[test]
+    fn json_values_are_documents_with_the_positions_of_the_file() {
+        let text = "{\"kind\": \"Pod\",\n \"spec\": {\"containers\": [{\"name\": \"a\", \"image\": \"x\"}]}}\n{\"kind\":\"Job\"}\n";
+        let s = Stream::parse(text, "x.json", Syntax::Json).unwrap();
+        assert_eq!(s.documents.len(), 2);
+        assert_eq!(s.documents[1].scalar(&["kind"]), Some("Job"));
+        let (pod, _) = s.parse_node::<Pod>(&s.documents[0], &[]).unwrap();
+        assert_eq!(pod.spec.unwrap().containers[0].image.as_deref(), Some("x"));
+        assert_eq!(
+            s.line_col(s.documents[0].value_offset(&["spec", "containers", "0", "name"])),
+            "2:35"
+        );
+        let e = Stream::parse("{\"kind\": \"Pod\",\n}", "x.json", Syntax::Json)
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.json:2:1: invalid JSON: a comma before a closing bracket (JSON allows no trailing comma)"
+        );
+    }
+
+    /// serde_json counts columns in bytes: `é` is two of them, one column.
+    #[test]
+    fn issue_16_a_json_error_after_a_multibyte_character_is_placed_in_characters() {
+        let ascii = Stream::parse("{\"a\": \"xx\n\"}", "x.json", Syntax::Json)
+            .map(|_| ())
+            .unwrap_err();
+        let accent = Stream::parse("{\"a\": \"é\n\"}", "x.json", Syntax::Json)
+            .map(|_| ())
+            .unwrap_err();
+        // Both point at the string's last character, before the line break.
+        assert_eq!((ascii.position, accent.position), (Some((1, 9)), Some((1, 8))));
+    }
+
+    #[test]
+    fn type_errors_name_the_field_and_what_to_write() {
+        let text = TWO.replace(
+            "  containers:",
+            "  terminationGracePeriodSeconds: 2.5\n  containers:",
+        );
+        let s = yaml(&text);
+        let e = s.parse_node::<Pod>(&s.documents[1], &[]).map(|_| ()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.yaml:8:34: spec.terminationGracePeriodSeconds: 2.5 is not a whole number of seconds; \
+             Kubernetes keeps terminationGracePeriodSeconds in whole seconds: write 2 or 3"
+        );
+        let text = TWO.replace(
+            "  containers:",
+            "  terminationGracePeriodSeconds: soon\n  containers:",
+        );
+        let s = yaml(&text);
+        let e = s.parse_node::<Pod>(&s.documents[1], &[]).map(|_| ()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.yaml:8:34: spec.terminationGracePeriodSeconds: expected a whole number, not \"soon\""
+        );
+        let text = TWO.replace("  containers:\n", "  containers: web\n  x:\n");
+        let s = yaml(&text);
+        let e = s.parse_node::<Pod>(&s.documents[1], &[]).map(|_| ()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.yaml:8:15: spec.containers: expected a list here (lines of `- item`, or [a, b])"
+        );
+    }
+
+    #[test]
+    fn an_unrendered_helm_template_is_told_as_one() {
+        let helm = "Helm template ({{ ... }}), not a manifest: run `helm template` first";
+        for text in [
+            "kind: Pod\nmetadata:\n  name: {{ .Release.Name }}\n",
+            "kind: Pod\nspec:\n  {{- if .Values.x }}\n  a: [\n",
+            "kind: Pod\nmetadata:\n  name: \"{{ .Values.name }}\"\n",
+        ] {
+            let e = Stream::parse(text, "x.yaml", Syntax::Yaml)
+                .map(|_| ())
+                .unwrap_err();
+            assert!(e.to_string().starts_with("x.yaml:3:"), "{e}");
+            assert!(e.to_string().contains(helm), "{e}");
+        }
+        // A Vault agent's template in an annotation is a plain string.
+        let vault = "kind: Pod\nmetadata:\n  annotations:\n    a: \"{{- with secret \\\"db\\\" }}{{ .Data }}{{ end }}\"\n";
+        assert!(Stream::parse(vault, "x.yaml", Syntax::Yaml).is_ok());
     }
 }

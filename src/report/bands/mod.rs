@@ -8,11 +8,14 @@
 //! metrics; only the event marks are read from the history, one per line of
 //! the event timeline.
 
+mod lines;
+
 use super::marks::{BAND, Mark};
 use super::svg::{Attr, Num, Scale, Svg, tick_label, tick_step, ticks};
 use super::timeline::{BandState, Timeline};
 use crate::engine::{SimDuration, SimTime};
 use crate::model::{PodSpec, RunReport};
+use lines::{DEADLINE_LINE, DELETION_LINE, LineLabel, READY_LINE, label_rows, place_labels};
 
 /// One run to draw.
 pub struct Figure<'a> {
@@ -98,44 +101,6 @@ fn band_meaning(state: BandState) -> &'static str {
     }
 }
 
-/// One of the Pod's vertical lines.
-#[derive(Clone, Copy)]
-struct PodLine {
-    kind: &'static str,
-    label: &'static str,
-    color: &'static str,
-    dash: &'static str,
-}
-
-impl PodLine {
-    fn style(&self) -> [Attr<'_>; 3] {
-        [
-            ("stroke", &self.color),
-            ("stroke-width", &2),
-            ("stroke-dasharray", &self.dash),
-        ]
-    }
-}
-
-const READY_LINE: PodLine = PodLine {
-    kind: "ready",
-    label: "Ready",
-    color: READY,
-    dash: "5 3",
-};
-const DELETION_LINE: PodLine = PodLine {
-    kind: "deletion",
-    label: "deletion",
-    color: DELETION,
-    dash: "none",
-};
-const DEADLINE_LINE: PodLine = PodLine {
-    kind: "kill-deadline",
-    label: "SIGKILL deadline",
-    color: DEADLINE,
-    dash: "2 3",
-};
-
 /// The height of one run's block, with `label_rows` rows of line labels.
 fn block_height(figure: &Figure, label_rows: usize) -> f64 {
     TITLE_ROW
@@ -143,76 +108,6 @@ fn block_height(figure: &Figure, label_rows: usize) -> f64 {
         + LABEL_ROW * label_rows as f64
         + ROW * (figure.spec.containers.len() + 1) as f64
         + GAP
-}
-
-/// The label of one of the Pod's lines, where it was placed.
-struct LineLabel {
-    line: PodLine,
-    at: SimTime,
-    /// The line is past the axis end: the label says where, at the edge.
-    beyond: bool,
-    text: String,
-    /// Its left and right edge, in pixels.
-    left: f64,
-    right: f64,
-    /// 0 is the row nearest the bands.
-    row: usize,
-}
-
-/// The labels of a run's lines, each in the lowest row where it overlaps no
-/// other: centred on its line (kept inside the picture), or right-aligned at
-/// the axis end for a line beyond it. Ready, deletion and the SIGKILL
-/// deadline often fall within a second of each other.
-fn place_labels(t: &Timeline, x: &dyn Fn(SimTime) -> f64, axis_end: SimTime) -> Vec<LineLabel> {
-    let lines = [
-        (READY_LINE, t.ready),
-        (DELETION_LINE, t.deletion),
-        (DEADLINE_LINE, t.kill_deadline),
-    ];
-    let mut labels: Vec<LineLabel> = lines
-        .into_iter()
-        .filter_map(|(line, at)| Some((line, at?)))
-        .map(|(line, at)| {
-            let beyond = at > axis_end;
-            let text = if beyond {
-                format!("{} at {} →", line.label, secs(at.as_millis()))
-            } else {
-                line.label.to_string()
-            };
-            // Labels are 11 px; `text_width` measures 12 px.
-            let width = text_width(&text) * 11.0 / 12.0;
-            let right_edge = WIDTH as f64 - 4.0;
-            let centre = if beyond { x(axis_end) - width / 2.0 } else { x(at) };
-            let left = (centre - width / 2.0).clamp(LABEL, right_edge - width);
-            LineLabel {
-                line,
-                at,
-                beyond,
-                text,
-                left,
-                right: left + width,
-                row: 0,
-            }
-        })
-        .collect();
-    labels.sort_by(|a, b| a.left.total_cmp(&b.left));
-    let mut row_ends: Vec<f64> = Vec::new();
-    for label in &mut labels {
-        label.row = match row_ends.iter().position(|&end| label.left >= end + 6.0) {
-            Some(row) => row,
-            None => {
-                row_ends.push(f64::NEG_INFINITY);
-                row_ends.len() - 1
-            }
-        };
-        row_ends[label.row] = label.right;
-    }
-    labels
-}
-
-/// The rows the labels take (at least one, so blocks line up).
-fn label_rows(labels: &[LineLabel]) -> usize {
-    labels.iter().map(|l| l.row + 1).max().unwrap_or(1)
 }
 
 /// `6s`-style text for a number of milliseconds.
@@ -242,31 +137,65 @@ fn summary(report: &RunReport, measured: bool) -> String {
     format!("{ready} · {exposed}{termination}")
 }
 
+/// Where the shared time axis of `timelines_svg` lies: a page that moves a
+/// cursor over the picture maps its time to pixels with this.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimeAxis {
+    /// The time at the axis's right end, in milliseconds (a whole tick
+    /// past the longest run).
+    pub end_ms: u64,
+    /// The x of time zero, in the picture's pixels.
+    pub left_px: f64,
+    /// The x of `end_ms`.
+    pub right_px: f64,
+    /// The picture's width in pixels.
+    pub width_px: u32,
+}
+
+impl TimeAxis {
+    /// The axis `timelines_svg` draws for `figures`.
+    pub fn for_figures(figures: &[Figure]) -> TimeAxis {
+        let timelines: Vec<Timeline> = figures.iter().map(|f| Timeline::new(f.spec, f.report)).collect();
+        TimeAxis::of(&timelines)
+    }
+
+    fn of(timelines: &[Timeline]) -> TimeAxis {
+        let longest = timelines
+            .iter()
+            .map(|t| t.span().as_millis())
+            .max()
+            .unwrap_or(1)
+            .max(1) as f64
+            / 1000.0;
+        let step = tick_step(0.0, longest, 12);
+        let mut axis_end = (longest / step).ceil() * step;
+        // A mark on the very last instant would straddle the frame's edge.
+        let span_px = WIDTH as f64 - RIGHT - LABEL;
+        if (axis_end - longest) / axis_end * span_px < MARK_ROOM {
+            axis_end += step;
+        }
+        TimeAxis {
+            end_ms: (axis_end * 1000.0).round() as u64,
+            left_px: LABEL,
+            right_px: WIDTH as f64 - RIGHT,
+            width_px: WIDTH,
+        }
+    }
+}
+
 /// Draws `figures` stacked on one time axis.
 pub fn timelines_svg(figures: &[Figure]) -> String {
     let timelines: Vec<Timeline> = figures.iter().map(|f| Timeline::new(f.spec, f.report)).collect();
-    let longest = timelines
-        .iter()
-        .map(|t| t.span().as_millis())
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64
-        / 1000.0;
-    let step = tick_step(0.0, longest, 12);
-    let mut axis_end = (longest / step).ceil() * step;
-    // A mark on the very last instant would straddle the frame's edge.
-    let span_px = WIDTH as f64 - RIGHT - LABEL;
-    if (axis_end - longest) / axis_end * span_px < MARK_ROOM {
-        axis_end += step;
-    }
+    let axis = TimeAxis::of(&timelines);
+    let axis_end = axis.end_ms as f64 / 1000.0;
     let time = Scale {
         lo: 0.0,
         hi: axis_end,
-        from_px: LABEL,
-        to_px: WIDTH as f64 - RIGHT,
+        from_px: axis.left_px,
+        to_px: axis.right_px,
     };
     let x = |t: SimTime| time.px(t.as_millis() as f64 / 1000.0);
-    let end = SimTime((axis_end * 1000.0).round() as u64);
+    let end = SimTime(axis.end_ms);
     let labels: Vec<Vec<LineLabel>> = timelines.iter().map(|t| place_labels(t, &x, end)).collect();
     let heights: Vec<f64> = figures
         .iter()

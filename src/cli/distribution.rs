@@ -1,0 +1,114 @@
+//! `podsim run --replications N`: the scenario run N times, replication 0
+//! to N-1, and each metric's distribution over them, as text or JSON.
+//!
+//! Invariant: the figures are those a sweep's summary row would hold for
+//! the same scenario, seed and replications (the same `Summary`).
+
+use std::fmt::Write as _;
+
+use podsim::model::{Metrics, PodSimulator, RunSpec};
+use podsim::sweep::summary::{STATS, Stats, Summary};
+
+/// The summary of `replications` runs of `run` (its seed, replications 0 to N-1).
+pub fn summarise(run: &RunSpec, replications: u64) -> Summary {
+    let mut simulator = PodSimulator::new(run.clone());
+    let mut summary = Summary::default();
+    for replication in 0..replications {
+        simulator.spec_mut().stream.replication = replication;
+        summary.add(&simulator.run());
+    }
+    summary
+}
+
+/// The metrics that are durations (shown in seconds) or counts.
+fn is_millis(name: &str) -> bool {
+    name.ends_with("_ms")
+}
+
+fn numeric() -> impl Iterator<Item = &'static str> {
+    Metrics::NAMES
+        .into_iter()
+        .filter(|n| !matches!(*n, "phase" | "outcome"))
+}
+
+fn stat_values(s: &Stats) -> [f64; 6] {
+    [
+        s.mean,
+        s.p50 as f64,
+        s.p90 as f64,
+        s.p99 as f64,
+        s.min as f64,
+        s.max as f64,
+    ]
+}
+
+/// A table: one row per numeric metric, mean to max, then the shares.
+pub fn text(summary: &mut Summary, seed: u64) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "distribution over {} replications (seed {seed}; percentiles by nearest rank)",
+        summary.replications()
+    );
+    let _ = write!(out, "{:<20}", "metric");
+    for stat in STATS {
+        let _ = write!(out, "  {stat:>10}");
+    }
+    out.push('\n');
+    for name in numeric() {
+        let _ = write!(out, "{name:<20}");
+        match summary.stats(name) {
+            Some(s) => {
+                for v in stat_values(&s) {
+                    let cell = if is_millis(name) {
+                        format!("{:.3}s", v / 1000.0)
+                    } else {
+                        format!("{}", (v * 1000.0).round() / 1000.0)
+                    };
+                    let _ = write!(out, "  {cell:>10}");
+                }
+            }
+            None => {
+                let _ = write!(out, "  {:>10}", "absent");
+            }
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "p_exposed {}  p_sigkilled {}  p_never_ready {}",
+        summary.p_exposed(),
+        summary.p_sigkilled(),
+        summary.p_never_ready()
+    );
+    out
+}
+
+/// The same as a JSON object: `{"replications": N, "ready_ms": {"mean": …}, …}`.
+pub fn json(summary: &mut Summary, seed: u64) -> serde_json::Value {
+    let mut object = serde_json::Map::new();
+    object.insert("replications".into(), summary.replications().into());
+    object.insert("seed".into(), seed.into());
+    for name in numeric() {
+        let value = match summary.stats(name) {
+            Some(s) => {
+                let stats: serde_json::Map<String, serde_json::Value> = STATS
+                    .iter()
+                    .zip(stat_values(&s))
+                    .map(|(k, v)| (k.to_string(), v.into()))
+                    .collect();
+                stats.into()
+            }
+            None => serde_json::Value::Null,
+        };
+        object.insert(name.into(), value);
+    }
+    for (key, share) in [
+        ("p_exposed", summary.p_exposed()),
+        ("p_sigkilled", summary.p_sigkilled()),
+        ("p_never_ready", summary.p_never_ready()),
+    ] {
+        object.insert(key.into(), share.into());
+    }
+    object.into()
+}

@@ -1,0 +1,264 @@
+//! The JSON API behind the page. Bodies are scenario text (TOML, or a
+//! manifest in YAML or JSON: sniffed as `podsim run -` does) or small JSON
+//! objects carrying such text; answers are JSON.
+//!
+//! - `POST /api/run`: one scenario; the answer is exactly the document
+//!   `podsim run --format json` prints for it (an array of them when the
+//!   text holds several workloads).
+//! - `POST /api/view`: `{"scenarios": [text, …]}`, what the page draws: each
+//!   run's document and kubectl watch lines, and one timeline picture of all
+//!   of them on a shared time axis, with that axis.
+//! - `POST /api/sweep`: `{"scenario": text, "grid": text}` (a grid's
+//!   `[axes]`; its `base` is the scenario), at most `--max-runs` runs; the
+//!   CSV's columns and rows as JSON.
+//! - `GET /api/initial`: the scenarios the page opens with.
+//!
+//! An input error is a 400 whose body is `{"error": {file, line, column,
+//! message}}`, the file being `request`.
+
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use podsim::engine::SimDuration;
+use podsim::model::{RunReport, simulate};
+use podsim::report::bands::{Figure, TimeAxis, timelines_svg};
+use podsim::report::kubectl;
+use podsim::scenario::{Diagnostic, InputFormat, Scenario};
+use podsim::sweep::{Grid, GridFile};
+
+use super::State;
+use crate::cli::inputs::Input;
+
+/// The name request bodies go by in error messages.
+pub const ORIGIN: &str = "request";
+
+/// The longest horizon served: the default one. A longer run is for `podsim run`.
+const MAX_HORIZON: SimDuration = SimDuration::from_secs(24 * 3600);
+
+/// The most scenarios one `/api/view` draws side by side.
+const MAX_VIEWS: usize = 4;
+
+/// An answer: status, type and bytes.
+pub struct Reply {
+    /// The HTTP status code.
+    pub status: u16,
+    /// The `Content-Type`.
+    pub content_type: &'static str,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    /// 200 with a JSON body.
+    fn json(value: &Value) -> Reply {
+        Reply {
+            status: 200,
+            content_type: "application/json",
+            body: serde_json::to_vec(value).unwrap_or_default(),
+        }
+    }
+
+    /// The page itself.
+    pub fn page(html: &str) -> Reply {
+        Reply {
+            status: 200,
+            content_type: "text/html; charset=utf-8",
+            body: html.as_bytes().to_vec(),
+        }
+    }
+
+    /// `status` with `{"error": {"message": …}}`.
+    pub fn error(status: u16, message: &str) -> Reply {
+        Reply {
+            status,
+            ..Reply::json(&json!({ "error": { "message": message } }))
+        }
+    }
+
+    /// 400 for an input error, with its place.
+    fn input_error(d: &Diagnostic) -> Reply {
+        Reply {
+            status: 400,
+            ..Reply::json(&json!({ "error": error_object(d) }))
+        }
+    }
+}
+
+/// Where an input error is and what it says, for the page to underline.
+fn error_object(d: &Diagnostic) -> Value {
+    json!({
+        "file": d.origin,
+        "line": d.position.map(|p| p.0),
+        "column": d.position.map(|p| p.1),
+        "message": crate::cli::message(d),
+    })
+}
+
+/// Every workload of `text`, checked and bounded, or the first refusal.
+fn read(text: &str) -> Result<Vec<Input>, Diagnostic> {
+    let mut inputs = Vec::new();
+    for result in Scenario::read_all(text, ORIGIN, InputFormat::sniff(text), None) {
+        let scenario = result?;
+        if scenario.run.horizon > MAX_HORIZON {
+            return Err(Diagnostic::whole(
+                ORIGIN,
+                format!(
+                    "horizon {} is longer than the {} podsim serve runs; use podsim run for longer runs",
+                    scenario.run.horizon, MAX_HORIZON
+                ),
+            ));
+        }
+        let source = ORIGIN.to_string();
+        inputs.push(Input { scenario, source });
+    }
+    Ok(inputs)
+}
+
+/// `POST /api/run`.
+pub fn run(body: &str) -> Reply {
+    let inputs = match read(body) {
+        Ok(inputs) => inputs,
+        Err(d) => return Reply::input_error(&d),
+    };
+    let mut documents: Vec<Value> = inputs
+        .iter()
+        .map(|input| crate::cli::run::document(input, &simulate(&input.scenario.run)))
+        .collect();
+    match documents.len() {
+        1 => Reply::json(&documents.remove(0)),
+        _ => Reply::json(&Value::Array(documents)),
+    }
+}
+
+/// `POST /api/view`.
+pub fn view(body: &str) -> Reply {
+    let texts: Vec<String> = match serde_json::from_str::<Value>(body) {
+        Ok(Value::Object(mut o)) => match o.remove("scenarios") {
+            Some(Value::Array(a)) if a.iter().all(Value::is_string) => a
+                .into_iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect(),
+            _ => return Reply::error(400, "scenarios must be an array of scenario texts"),
+        },
+        _ => return Reply::error(400, "the body must be a JSON object: {\"scenarios\": [text, …]}"),
+    };
+    if texts.is_empty() || texts.len() > MAX_VIEWS {
+        return Reply::error(400, &format!("give 1 to {MAX_VIEWS} scenarios"));
+    }
+    let mut runs = Vec::new();
+    let mut drawn: Vec<(Input, RunReport)> = Vec::new();
+    for text in &texts {
+        match read(text) {
+            Err(d) => runs.push(json!({ "error": error_object(&d) })),
+            Ok(mut inputs) => {
+                // A manifest with several workloads shows its first.
+                let input = inputs.remove(0);
+                let report = simulate(&input.scenario.run);
+                let watch: Vec<Value> = kubectl::watch(&input.scenario.run.pod, &report)
+                    .iter()
+                    .map(|w| json!({ "at_ms": w.at.as_millis(), "ready": w.ready, "status": w.status, "restarts": w.restarts }))
+                    .collect();
+                runs.push(
+                    json!({ "document": crate::cli::run::document(&input, &report), "kubectl": watch }),
+                );
+                drawn.push((input, report));
+            }
+        }
+    }
+    let figures: Vec<Figure> = drawn
+        .iter()
+        .map(|(input, report)| Figure {
+            title: &input.scenario.name,
+            spec: &input.scenario.run.pod,
+            report,
+        })
+        .collect();
+    let picture = if figures.is_empty() {
+        json!(null)
+    } else {
+        let axis = TimeAxis::for_figures(&figures);
+        json!({
+            "svg": timelines_svg(&figures),
+            "axis": { "end_ms": axis.end_ms, "left_px": axis.left_px, "right_px": axis.right_px, "width_px": axis.width_px },
+        })
+    };
+    Reply::json(&json!({ "runs": runs, "picture": picture }))
+}
+
+/// `POST /api/sweep`.
+pub fn sweep(body: &str, state: &State) -> Reply {
+    let (scenario, grid) = match serde_json::from_str::<Value>(body) {
+        Ok(v) => match (
+            v.get("scenario").and_then(Value::as_str),
+            v.get("grid").and_then(Value::as_str),
+        ) {
+            (Some(s), Some(g)) => (s.to_string(), g.to_string()),
+            _ => return Reply::error(400, "the body must be {\"scenario\": text, \"grid\": text}"),
+        },
+        Err(e) => return Reply::error(400, &format!("the body is not JSON: {e}")),
+    };
+    let mut inputs = match read(&scenario) {
+        Ok(inputs) => inputs,
+        Err(d) => return Reply::input_error(&d),
+    };
+    // The grid's base is the scenario sent with it.
+    let grid_text = if grid.lines().any(|l| l.trim_start().starts_with("base")) {
+        grid
+    } else {
+        format!("base = \"{ORIGIN}\"\n{grid}")
+    };
+    let grid = GridFile::parse(&grid_text, ORIGIN)
+        .and_then(|file| Grid::new(file, inputs.remove(0).scenario, Path::new(".")));
+    let grid = match grid {
+        Ok(grid) => grid,
+        Err(d) => return Reply::input_error(&d),
+    };
+    if grid.runs() > state.max_runs {
+        return Reply::error(
+            400,
+            &format!(
+                "the grid has {} runs; podsim serve runs at most {} (--max-runs)",
+                grid.runs(),
+                state.max_runs
+            ),
+        );
+    }
+    let mut csv = Vec::new();
+    let sinks = podsim::sweep::Sinks {
+        csv: &mut csv,
+        summary: None,
+    };
+    let ran = podsim::sweep::run(
+        &grid,
+        0..grid.runs(),
+        1,
+        sinks,
+        &mut |_| ControlFlow::Continue(()),
+    );
+    if let Err(e) = ran {
+        return Reply::error(500, &format!("the sweep failed: {e}"));
+    }
+    let mut reader = csv::Reader::from_reader(csv.as_slice());
+    let columns: Vec<String> = match reader.headers() {
+        Ok(h) => h.iter().map(String::from).collect(),
+        Err(e) => return Reply::error(500, &format!("the sweep's CSV: {e}")),
+    };
+    let rows: Vec<Vec<String>> = reader
+        .records()
+        .filter_map(Result::ok)
+        .map(|r| r.iter().map(String::from).collect())
+        .collect();
+    Reply::json(&json!({ "columns": columns, "rows": rows }))
+}
+
+/// `GET /api/initial`.
+pub fn initial(state: &State) -> Reply {
+    let scenarios: Vec<Value> = state
+        .initial
+        .iter()
+        .map(|(source, text)| json!({ "source": source, "text": text }))
+        .collect();
+    Reply::json(&json!({ "scenarios": scenarios }))
+}

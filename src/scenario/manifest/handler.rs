@@ -1,0 +1,218 @@
+//! What a container's handlers say: how long its preStop hook lasts, where
+//! the manifest tells it (a `sleep`, an `exec` of `sleep N`), and its
+//! probes in the model's units with Kubernetes' defaults (R27).
+//!
+//! Invariant: a handler Kubernetes would reject (none, or two at once) is
+//! refused here, at its place in the file; one whose duration the manifest
+//! does not tell is `Hook::Unknown`, for the mapper to assume and notice.
+
+use k8s_openapi::api::core::v1::{Container, LifecycleHandler, Probe as K8sProbe};
+
+use super::pod::Mapper;
+use super::yaml::dotted;
+use crate::engine::SimDuration;
+use crate::model::Probe;
+use crate::scenario::diagnostic::Diagnostic;
+use crate::scenario::duration::parse_duration;
+
+/// What a preStop hook says about its own duration.
+pub enum Hook {
+    Absent,
+    /// A `sleep` action or an `exec` of `sleep N`.
+    Lasts(SimDuration),
+    /// An `httpGet` or another `exec`: how long it takes is not written.
+    Unknown(&'static str),
+}
+
+impl Mapper<'_> {
+    /// A Kubernetes probe in the model's units, Kubernetes' defaults for what
+    /// it leaves out (R27); its handler (exec, httpGet, …) does not matter:
+    /// the container answers it once healthy.
+    pub(super) fn probe(&self, p: &K8sProbe, at: &[&str]) -> Result<Probe, Diagnostic> {
+        let handlers = [
+            p.exec.is_some(),
+            p.http_get.is_some(),
+            p.tcp_socket.is_some(),
+            p.grpc.is_some(),
+        ];
+        let problem = match handlers.iter().filter(|set| **set).count() {
+            0 => Some("has no handler; give it one of exec, httpGet, tcpSocket, grpc"),
+            1 => None,
+            _ => Some("has more than one handler; Kubernetes allows one"),
+        };
+        if let Some(problem) = problem {
+            return Err(self.error(at, format!("{}: the probe {problem}", dotted(&self.full(at)))));
+        }
+        let d = Probe::default();
+        let seconds = |value: Option<i32>,
+                       key: &str,
+                       default: SimDuration|
+         -> Result<SimDuration, Diagnostic> {
+            match value {
+                None => Ok(default),
+                Some(v) if v < 0 => Err(self.value_error(&[at, &[key]].concat(), format!("{v} is negative"))),
+                Some(v) => Ok(SimDuration::from_secs(v as u64)),
+            }
+        };
+        let count = |value: Option<i32>, key: &str, default: u32| -> Result<u32, Diagnostic> {
+            match value {
+                None => Ok(default),
+                Some(v) if v < 1 => {
+                    Err(self.value_error(&[at, &[key]].concat(), format!("{v}: must be at least 1")))
+                }
+                Some(v) => Ok(v as u32),
+            }
+        };
+        Ok(Probe {
+            initial_delay: seconds(p.initial_delay_seconds, "initialDelaySeconds", d.initial_delay)?,
+            period: seconds(p.period_seconds, "periodSeconds", d.period)?,
+            timeout: seconds(p.timeout_seconds, "timeoutSeconds", d.timeout)?,
+            success_threshold: count(p.success_threshold, "successThreshold", d.success_threshold)?,
+            failure_threshold: count(p.failure_threshold, "failureThreshold", d.failure_threshold)?,
+            termination_grace_period: match p.termination_grace_period_seconds {
+                None => None,
+                Some(v) => Some(seconds(
+                    i32::try_from(v).ok(),
+                    "terminationGracePeriodSeconds",
+                    d.timeout,
+                )?),
+            },
+        })
+    }
+
+    /// The preStop hook's duration where the manifest tells it (R39).
+    pub(super) fn pre_stop(
+        &self,
+        c: &Container,
+        path: &[String],
+        grace: SimDuration,
+        notices: &mut Vec<Diagnostic>,
+    ) -> Result<Hook, Diagnostic> {
+        let path: Vec<&str> = path.iter().map(String::as_str).collect();
+        let path = path.as_slice();
+        let Some(handler) = c.lifecycle.as_ref().and_then(|l| l.pre_stop.as_ref()) else {
+            return Ok(Hook::Absent);
+        };
+        let at = |rest: &[&'static str]| [path, rest].concat();
+        let LifecycleHandler {
+            exec,
+            http_get,
+            sleep,
+            tcp_socket,
+        } = handler;
+        let actions = [
+            exec.is_some(),
+            http_get.is_some(),
+            sleep.is_some(),
+            tcp_socket.is_some(),
+        ];
+        match actions.iter().filter(|set| **set).count() {
+            0 => {
+                return Err(self.error(
+                    &at(&["lifecycle", "preStop"]),
+                    format!(
+                        "container \"{}\": lifecycle.preStop has no action; give it one of exec, httpGet, sleep",
+                        c.name
+                    ),
+                ));
+            }
+            1 => {}
+            _ => {
+                return Err(self.error(
+                    &at(&["lifecycle", "preStop"]),
+                    format!(
+                        "container \"{}\": lifecycle.preStop has more than one action; Kubernetes allows one",
+                        c.name
+                    ),
+                ));
+            }
+        }
+        if let Some(sleep) = sleep {
+            let seconds = sleep.seconds;
+            let grace_secs = grace.as_millis() / 1000;
+            if seconds < 0 || seconds as u64 > grace_secs {
+                return Err(self.value_error(
+                    &at(&["lifecycle", "preStop", "sleep", "seconds"]),
+                    format!(
+                        "container \"{}\": a preStop sleep of {seconds} s is not allowed with \
+                         terminationGracePeriodSeconds {grace_secs}; Kubernetes wants 0 to {grace_secs} \
+                         seconds (R39)",
+                        c.name
+                    ),
+                ));
+            }
+            return Ok(Hook::Lasts(SimDuration::from_secs(seconds as u64)));
+        }
+        if let Some(exec) = exec {
+            let command = exec.command.as_deref().unwrap_or_default();
+            let Some(duration) = sleep_command(command) else {
+                return Ok(Hook::Unknown("exec"));
+            };
+            if duration > grace {
+                notices.push(self.notice(
+                    &at(&["lifecycle", "preStop"]),
+                    format!(
+                        "container \"{}\": its preStop runs {duration}, longer than the grace period {grace}; \
+                         the kubelet stops waiting for it at {grace} (R38)",
+                        c.name
+                    ),
+                ));
+            }
+            return Ok(Hook::Lasts(duration));
+        }
+        if http_get.is_some() {
+            return Ok(Hook::Unknown("httpGet"));
+        }
+        notices.push(self.notice(
+            &at(&["lifecycle", "preStop", "tcpSocket"]),
+            format!(
+                "container \"{}\": tcpSocket is not a supported hook action; the kubelet fails the hook at \
+                 once, so podsim runs no preStop",
+                c.name
+            ),
+        ));
+        Ok(Hook::Lasts(SimDuration::ZERO))
+    }
+}
+
+/// How long `command` sleeps, if all it does is `sleep N`: `["sleep", "5"]`,
+/// `["/bin/sh", "-c", "sleep 10"]`. N is seconds, or a duration (`"1m"`).
+fn sleep_command(command: &[String]) -> Option<SimDuration> {
+    let base = |word: &str| word.rsplit('/').next().unwrap_or(word).to_string();
+    let words: Vec<&str> = match command {
+        [shell, flag, script]
+            if ["sh", "bash", "ash", "dash"].contains(&base(shell).as_str()) && flag == "-c" =>
+        {
+            script.split_whitespace().collect()
+        }
+        _ => command.iter().map(String::as_str).collect(),
+    };
+    match words.as_slice() {
+        [sleep, n] if base(sleep) == "sleep" => {
+            let unitless = n.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+            parse_duration(&if unitless { format!("{n}s") } else { n.to_string() }).ok()
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(command: &[&str]) -> Option<u64> {
+        let command: Vec<String> = command.iter().map(|s| s.to_string()).collect();
+        sleep_command(&command).map(SimDuration::as_millis)
+    }
+
+    #[test]
+    fn exec_of_sleep_is_read_in_its_usual_spellings() {
+        assert_eq!(words(&["/bin/sh", "-c", "sleep 10"]), Some(10_000));
+        assert_eq!(words(&["sh", "-c", " sleep  2.5 "]), Some(2_500));
+        assert_eq!(words(&["sleep", "5"]), Some(5_000));
+        assert_eq!(words(&["/bin/sleep", "1m"]), Some(60_000));
+        assert_eq!(words(&["/bin/sh", "-c", "nginx -s quit; sleep 5"]), None);
+        assert_eq!(words(&["sleep"]), None);
+        assert_eq!(words(&["sleep", "forever"]), None);
+    }
+}

@@ -1,0 +1,680 @@
+//! The manifest reader on inline YAML: kinds, mapping, refusals and notices,
+//! each message checked word for word where its wording is the point.
+
+use super::*;
+use crate::engine::SimDuration;
+use crate::model::{ContainerKind, Deletion, PodMode, RestartPolicy};
+
+/// A Pod with every kind of container; lines are numbered for the
+/// positions the tests expect.
+const POD: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: demo
+  annotations:
+    podsim.dev/migrate.boot: \"2s\"
+    podsim.dev/proxy.boot: \"3s\"
+    podsim.dev/proxy.drain: \"1s\"
+    podsim.dev/proxy.proxy: \"true\"
+    podsim.dev/web.boot: \"1s\"
+    podsim.dev/web.drain: \"3s\"
+    podsim.dev/stop_at: \"10s\"
+spec:
+  terminationGracePeriodSeconds: 20
+  initContainers:
+  - name: migrate
+    image: busybox
+  - name: proxy
+    image: envoy
+    restartPolicy: Always
+  containers:
+  - name: web
+    image: nginx
+    lifecycle:
+      preStop:
+        exec:
+          command: [\"/bin/sh\", \"-c\", \"sleep 5\"]
+";
+
+fn scenario(text: &str) -> Scenario {
+    parse(text, "pod.yaml", None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn error(text: &str) -> String {
+    parse(text, "pod.yaml", None).unwrap_err().to_string()
+}
+
+#[test]
+fn maps_kinds_hooks_grace_and_annotations() {
+    let s = scenario(POD);
+    assert_eq!((s.name.as_str(), s.workload), ("demo", Some(WorkloadKind::Pod)));
+    assert!(s.notices.is_empty(), "{:?}", s.notices);
+    let spec = &s.run.pod;
+    assert_eq!(spec.termination_grace_period, SimDuration::from_secs(20));
+    assert_eq!(spec.deletion, Deletion::At(SimDuration::from_secs(10)));
+    assert_eq!(spec.restart_policy, RestartPolicy::Always);
+    let kinds: Vec<_> = spec
+        .containers
+        .iter()
+        .map(|c| (c.name.as_str(), c.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("migrate", ContainerKind::Init),
+            ("proxy", ContainerKind::Sidecar),
+            ("web", ContainerKind::App)
+        ]
+    );
+    let (proxy, web) = (&spec.containers[1], &spec.containers[2]);
+    assert!(proxy.proxy);
+    assert_eq!(
+        (&proxy.boot, &proxy.drain),
+        (
+            &SimDuration::from_secs(3).into(),
+            &SimDuration::from_secs(1).into()
+        )
+    );
+    assert_eq!(web.pre_stop, SimDuration::from_secs(5));
+}
+
+#[test]
+fn the_overlay_wins_over_annotations() {
+    let overlay = Timings::parse(
+        "[pod]\nstop_after_ready = \"1s\"\n[containers.web]\nboot = \"7s\"\n",
+        "t.toml",
+    )
+    .unwrap();
+    let s = parse(POD, "pod.yaml", Some(&overlay)).unwrap();
+    assert_eq!(s.run.pod.containers[2].boot, SimDuration::from_secs(7));
+    assert_eq!(s.run.pod.containers[2].drain, SimDuration::from_secs(3));
+    assert_eq!(
+        s.run.pod.deletion,
+        Deletion::AfterReady(SimDuration::from_secs(1))
+    );
+    let overlay = Timings::parse("[containers.wbe]\nboot = \"7s\"\n", "t.toml").unwrap();
+    assert_eq!(
+        parse(POD, "pod.yaml", Some(&overlay)).unwrap_err().to_string(),
+        "t.toml:1:13: [containers.wbe]: unknown container \"wbe\"; did you mean \"web\"? \
+             expected one of migrate, proxy, web"
+    );
+}
+
+#[test]
+fn missing_timings_get_defaults_and_a_notice() {
+    let text = POD.replace("    podsim.dev/web.boot: \"1s\"\n", "");
+    let s = scenario(&text);
+    assert_eq!(s.run.pod.containers[2].boot, pod::DEFAULT_BOOT);
+    let notices: Vec<String> = s.notices.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        notices,
+        [
+            "pod.yaml:21:5: container \"web\": podsim assumes boot 1s (annotate podsim.dev/web.boot or give a timings file)"
+        ]
+    );
+}
+
+#[test]
+fn an_http_pre_stop_needs_a_timing_or_gets_the_default_with_a_notice() {
+    let text = POD.replace(
+        "        exec:\n          command: [\"/bin/sh\", \"-c\", \"sleep 5\"]\n",
+        "        httpGet:\n          port: 80\n",
+    );
+    let s = scenario(&text);
+    assert_eq!(s.run.pod.containers[2].pre_stop, pod::DEFAULT_HOOK);
+    assert!(
+        s.notices[0]
+            .to_string()
+            .contains("how long its httpGet preStop hook takes"),
+        "{:?}",
+        s.notices
+    );
+    let timed = text.replace(
+        "podsim.dev/stop_at",
+        "podsim.dev/web.pre_stop: \"4s\"\n    podsim.dev/stop_at",
+    );
+    let s = scenario(&timed);
+    assert_eq!(s.run.pod.containers[2].pre_stop, SimDuration::from_secs(4));
+    assert!(s.notices.is_empty());
+}
+
+#[test]
+fn r39_a_pre_stop_sleep_longer_than_the_grace_period_is_refused() {
+    let text = POD.replace(
+        "        exec:\n          command: [\"/bin/sh\", \"-c\", \"sleep 5\"]\n",
+        "        sleep:\n          seconds: 21\n",
+    );
+    assert_eq!(
+        error(&text),
+        "pod.yaml:27:20: spec.containers[0].lifecycle.preStop.sleep.seconds: container \"web\": a preStop \
+             sleep of 21 s is not allowed with terminationGracePeriodSeconds 20; Kubernetes wants 0 to 20 \
+             seconds (R39)"
+    );
+    // Equal is allowed (the check is `seconds > grace`).
+    assert_eq!(
+        scenario(&text.replace("21", "20")).run.pod.containers[2].pre_stop,
+        SimDuration::from_secs(20)
+    );
+}
+
+#[test]
+fn an_ordinary_init_container_may_only_have_restart_policy_always() {
+    let text = POD.replace(
+        "    image: busybox\n",
+        "    image: busybox\n    restartPolicy: OnFailure\n",
+    );
+    assert_eq!(
+        error(&text),
+        "pod.yaml:18:20: spec.initContainers[0].restartPolicy: init container \"migrate\": restartPolicy \
+             \"OnFailure\" is not allowed; an init container's restartPolicy may only be Always (a native \
+             sidecar), or be left out"
+    );
+    let text = POD.replace("restartPolicy: Always", "restartPolicy: always");
+    assert!(error(&text).contains("did you mean \"Always\"?"));
+}
+
+#[test]
+fn r8_an_ordinary_init_container_has_no_hooks() {
+    let text = POD.replace(
+        "    image: busybox\n",
+        "    image: busybox\n    lifecycle:\n      preStop:\n        sleep:\n          seconds: 1\n",
+    );
+    assert_eq!(
+        error(&text),
+        "pod.yaml:18:5: init container \"migrate\": lifecycle is not allowed on an init container (it runs \
+             to completion); add restartPolicy: Always to make it a native sidecar"
+    );
+}
+
+#[test]
+fn r8_drain_and_proxy_do_not_apply_to_an_ordinary_init_container() {
+    let text = POD.replace("podsim.dev/migrate.boot", "podsim.dev/migrate.drain");
+    assert_eq!(
+        error(&text),
+        "pod.yaml:16:5: init container \"migrate\": drain does not apply to an init container (it runs to \
+             completion); drop podsim.dev/migrate.drain (or its entry in the timings file), or add \
+             restartPolicy: Always to make it a native sidecar"
+    );
+}
+
+#[test]
+fn restart_policy_on_an_app_container_is_refused() {
+    let text = POD.replace(
+        "    image: nginx\n",
+        "    image: nginx\n    restartPolicy: Always\n",
+    );
+    let e = error(&text);
+    assert!(
+        e.starts_with("pod.yaml:24:20: spec.containers[0].restartPolicy: container \"web\": restartPolicy"),
+        "{e}"
+    );
+    assert!(e.contains("move the container to initContainers"), "{e}");
+}
+
+#[test]
+fn names_are_unique_across_init_and_app_containers() {
+    let text = POD.replace("  - name: migrate", "  - name: web");
+    assert_eq!(
+        error(&text),
+        "pod.yaml:22:5: duplicate container name \"web\"; names must be unique in a Pod"
+    );
+}
+
+const KINDS: &str =
+    "Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Job, CronJob";
+
+#[test]
+fn kinds_podsim_cannot_run_are_named() {
+    assert_eq!(
+        error(&POD.replace("kind: Pod", "kind: Pdo")),
+        format!("pod.yaml:2:7: unknown kind \"Pdo\"; did you mean \"Pod\"? expected one of {KINDS}")
+    );
+    assert!(error(&POD.replace("kind: Pod", "kind: Service")).contains("unknown kind \"Service\""));
+}
+
+#[test]
+fn custom_resources_are_named_with_their_api_version_and_what_is_read() {
+    let knative = "apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata:\n  name: hello\nspec:\n  \
+                   template:\n    spec:\n      containers:\n      - image: ghcr.io/knative/helloworld-go\n";
+    assert_eq!(
+        error(knative),
+        format!(
+            "pod.yaml:2:7: Knative Service (serving.knative.dev/v1) is a custom resource, which podsim does \
+             not read; podsim reads {KINDS}: write its Pod template as one of them (a Deployment, say) to \
+             simulate it"
+        )
+    );
+    // One that holds no containers, beside a workload, is only skipped.
+    let monitor = "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: m\n";
+    let s = scenario(&format!("{monitor}---\n{POD}"));
+    assert_eq!(
+        s.notices[0].to_string(),
+        "pod.yaml:2:1: skipped ServiceMonitor (monitoring.coreos.com/v1) \"m\": not a workload"
+    );
+    // One that does is refused, and the workload beside it still runs.
+    let all = parse_all(&format!("{POD}---\n{knative}"), "pod.yaml", Syntax::Yaml, None);
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[0].as_ref().map(|s| s.name.as_str()), Ok("demo"));
+    assert!(
+        all[1]
+            .as_ref()
+            .unwrap_err()
+            .to_string()
+            .starts_with("pod.yaml:30:7: Knative Service")
+    );
+}
+
+/// A minimal object of `kind` around a Pod template whose spec is `spec`
+/// (indented for the template's place).
+fn object(kind: WorkloadKind, spec: &str) -> String {
+    let template: String = spec.lines().map(|l| format!("      {l}\n")).collect();
+    let head = format!(
+        "apiVersion: {}\nkind: {}\nmetadata:\n  name: w\n",
+        kind.api_version(),
+        kind.name()
+    );
+    match kind {
+        WorkloadKind::Pod => format!(
+            "{head}spec:\n{}",
+            spec.lines().map(|l| format!("  {l}\n")).collect::<String>()
+        ),
+        WorkloadKind::CronJob => format!(
+            "{head}spec:\n  schedule: \"* * * * *\"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n{}",
+            spec.lines()
+                .map(|l| format!("          {l}\n"))
+                .collect::<String>()
+        ),
+        _ => format!("{head}spec:\n  replicas: 1\n  template:\n    spec:\n{template}").replace(
+            "  replicas: 1\n",
+            if kind == WorkloadKind::DaemonSet || kind.completes() {
+                ""
+            } else {
+                "  replicas: 1\n"
+            },
+        ),
+    }
+}
+
+#[test]
+fn every_kind_with_a_pod_template_is_read_with_its_restart_rules() {
+    let spec = |policy: &str| format!("restartPolicy: {policy}\ncontainers:\n- name: web\n  image: nginx\n");
+    for kind in WorkloadKind::ALL {
+        let ok = if kind.completes() { "Never" } else { "Always" };
+        let s = scenario(&object(kind, &spec(ok)));
+        assert_eq!((s.name.as_str(), s.workload), ("w", Some(kind)), "{kind:?}");
+        assert_eq!(s.run.pod.containers[0].name, "web");
+        let mode = if kind.completes() {
+            PodMode::Job
+        } else {
+            PodMode::Service
+        };
+        assert_eq!(s.run.pod.mode, mode, "{kind:?}");
+        let wrong = if kind.completes() { "Always" } else { "Never" };
+        let result = parse(&object(kind, &spec(wrong)), "pod.yaml", None);
+        match kind {
+            WorkloadKind::Pod => assert!(result.is_ok()),
+            _ => {
+                let e = result.unwrap_err().to_string();
+                assert!(e.contains(&format!("a {}'s Pod", kind.name())), "{e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_cronjob_is_read_from_its_job_template_and_annotations_belong_to_the_pod_template() {
+    let text = object(
+        WorkloadKind::CronJob,
+        "restartPolicy: OnFailure\ncontainers:\n- name: hello\n  image: busybox\n",
+    );
+    let s = scenario(&text);
+    assert_eq!(s.run.pod.restart_policy, RestartPolicy::OnFailure);
+    let misplaced = text.replace(
+        "  jobTemplate:\n",
+        "  jobTemplate:\n    metadata:\n      annotations:\n        podsim.dev/hello.boot: \"2s\"\n",
+    );
+    assert_eq!(
+        error(&misplaced),
+        "pod.yaml:10:9: annotation \"podsim.dev/hello.boot\" is on the CronJob \
+         (spec.jobTemplate.metadata.annotations); podsim reads its annotations from the Pod template: move it \
+         to spec.jobTemplate.spec.template.metadata.annotations"
+    );
+}
+
+#[test]
+fn replicas_other_than_one_are_a_notice_for_every_kind_that_has_them() {
+    let spec = "containers:\n- name: web\n  image: nginx\n";
+    let text = object(WorkloadKind::StatefulSet, spec).replace("replicas: 1", "replicas: 3");
+    assert_eq!(
+        scenario(&text).notices[0].to_string(),
+        "pod.yaml:6:13: replicas: 3; podsim simulates one Pod of the StatefulSet"
+    );
+}
+
+#[test]
+fn the_api_version_must_be_the_kinds() {
+    assert_eq!(
+        error(&POD.replace("apiVersion: v1", "apiVersion: apps/v1")),
+        "pod.yaml:1:1: apiVersion \"apps/v1\" is not the Pod's; write apiVersion: v1"
+    );
+    assert_eq!(
+        error(&POD.replace("apiVersion: v1\n", "")),
+        "pod.yaml:1:1: apiVersion is missing; write apiVersion: v1"
+    );
+}
+
+#[test]
+fn a_pod_needs_containers() {
+    let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers: []\n";
+    assert_eq!(
+        error(text),
+        "pod.yaml:6:3: spec.containers: the Pod has no containers; Kubernetes needs at least one"
+    );
+}
+
+#[test]
+fn unknown_fields_are_refused_like_kubectl_does() {
+    let e = error(&POD.replace("restartPolicy: Always", "restartPolicyy: Always"));
+    assert_eq!(
+        e,
+        "pod.yaml:20:5: unknown field \"spec.initContainers[1].restartPolicyy\" (Kubernetes rejects it); \
+             `kubectl explain pod.spec.initContainers` lists the valid ones"
+    );
+}
+
+#[test]
+fn annotation_typos_suggest_the_key_or_the_container() {
+    assert_eq!(
+        error(&POD.replace("podsim.dev/web.boot", "podsim.dev/web.bot")),
+        "pod.yaml:10:5: annotation \"podsim.dev/web.bot\": unknown timing key \"bot\"; did you mean \
+             \"boot\"? expected one of boot, drain, pre_stop, fails, fail_probability, proxy, crash_after, run, exit_code"
+    );
+    assert_eq!(
+        error(&POD.replace("podsim.dev/web.boot", "podsim.dev/wbe.boot")),
+        "pod.yaml:10:5: annotation \"podsim.dev/wbe.boot\": unknown container \"wbe\"; did you mean \
+             \"web\"? expected one of migrate, proxy, web"
+    );
+    assert_eq!(
+        error(&POD.replace("\"10s\"", "\"10\"")),
+        "pod.yaml:12:25: annotation \"podsim.dev/stop_at\": duration \"10\" needs a unit: ms, s, m or h \
+             (e.g. \"10s\")"
+    );
+    assert_eq!(
+        error(&POD.replace("stop_at", "stop-at")),
+        "pod.yaml:12:5: annotation \"podsim.dev/stop-at\": unknown pod key \"stop-at\"; did you mean \
+             \"stop_at\"? expected one of horizon, seed, stop_at, stop_after_ready, backoff.initial, backoff.cap, \
+             backoff.immediate_first_restart, kubernetes"
+    );
+    assert_eq!(
+        error(&POD.replace("podsim.dev/web.boot", "podsim.dev/boot")),
+        "pod.yaml:10:5: annotation \"podsim.dev/boot\": boot belongs to a container: write \
+             \"podsim.dev/<container>.boot\""
+    );
+    assert_eq!(
+        error(&POD.replace("podsim.dev/web.boot", "podsim.io/web.boot")),
+        "pod.yaml:10:5: annotation \"podsim.io/web.boot\": podsim reads annotations that start with \
+             \"podsim.dev/\""
+    );
+}
+
+const JOB: &str = "\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: batch
+spec:
+  template:
+    metadata:
+      annotations:
+        podsim.dev/work.boot: \"20s\"
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: work
+        image: busybox
+";
+
+#[test]
+fn a_job_is_read_from_its_template_and_recorded_as_a_job() {
+    let s = scenario(JOB);
+    assert_eq!((s.name.as_str(), s.workload), ("batch", Some(WorkloadKind::Job)));
+    assert_eq!(s.run.pod.restart_policy, RestartPolicy::Never);
+    assert_eq!(s.run.pod.containers[0].boot, SimDuration::from_secs(20));
+}
+
+#[test]
+fn a_job_may_not_restart_always() {
+    let expected = "a Job's Pod template needs restartPolicy Never or OnFailure \
+                        (Kubernetes rejects Always, the default)";
+    let e = error(&JOB.replace("Never", "Always"));
+    assert_eq!(
+        e,
+        format!("pod.yaml:11:7: spec.template.spec.restartPolicy: {expected}")
+    );
+    let e = error(&JOB.replace("      restartPolicy: Never\n", ""));
+    assert_eq!(
+        e,
+        format!("pod.yaml:10:5: spec.template.spec.restartPolicy: {expected}")
+    );
+}
+
+#[test]
+fn a_deployment_is_read_from_its_template() {
+    let text = JOB
+        .replace("batch/v1", "apps/v1")
+        .replace("kind: Job", "kind: Deployment")
+        .replace("restartPolicy: Never", "restartPolicy: Always");
+    let s = scenario(&text);
+    assert_eq!(s.workload, Some(WorkloadKind::Deployment));
+    let s = scenario(&text.replace("spec:\n  template:", "spec:\n  replicas: 3\n  template:"));
+    assert_eq!(
+        s.notices[0].to_string(),
+        "pod.yaml:6:13: replicas: 3; podsim simulates one Pod of the Deployment"
+    );
+    let e = error(&text.replace("restartPolicy: Always", "restartPolicy: Never"));
+    assert!(
+        e.starts_with("pod.yaml:11:22: spec.template.spec.restartPolicy: a Deployment's Pods"),
+        "{e}"
+    );
+}
+
+#[test]
+fn other_documents_are_skipped_with_a_notice_and_every_workload_runs() {
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n";
+    let s = scenario(&format!("{service}---\n{POD}---\n"));
+    assert_eq!(s.name, "demo");
+    assert_eq!(
+        s.notices[0].to_string(),
+        "pod.yaml:2:1: skipped Service \"web\": not a workload"
+    );
+    // Positions stay those of the whole file.
+    let e = error(&format!(
+        "{service}---\n{}",
+        POD.replace("kind: Pod", "kind: Pdo")
+    ));
+    assert!(e.starts_with("pod.yaml:10:7: unknown kind \"Pdo\""), "{e}");
+    let both = format!("{POD}---\n{JOB}");
+    let all = parse_all(&both, "pod.yaml", Syntax::Yaml, None);
+    let names: Vec<_> = all
+        .iter()
+        .flatten()
+        .map(|s| (s.name.as_str(), s.workload))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("demo", Some(WorkloadKind::Pod)),
+            ("batch", Some(WorkloadKind::Job))
+        ]
+    );
+    // Where one is needed (a sweep's base), several are an error.
+    assert_eq!(
+        error(&both),
+        "pod.yaml: 2 workloads in one file (Pod \"demo\", Job \"batch\"); one is needed here: put it in a \
+         file of its own"
+    );
+    // A refused workload does not stop the others.
+    let all = parse_all(
+        &format!("{}---\n{JOB}", POD.replace("image: nginx", "imag: nginx")),
+        "pod.yaml",
+        Syntax::Yaml,
+        None,
+    );
+    assert!(
+        all[0]
+            .as_ref()
+            .unwrap_err()
+            .to_string()
+            .starts_with("pod.yaml:23:5: unknown field")
+    );
+    assert_eq!(all[1].as_ref().map(|s| s.name.as_str()), Ok("batch"));
+    assert_eq!(
+        error(&format!("{service}---\n{service}")),
+        format!(
+            "pod.yaml: no workload in the file (found Service \"web\" at 2:1, Service \"web\" at 10:1); \
+             podsim reads {KINDS}"
+        )
+    );
+}
+
+#[test]
+fn type_and_syntax_errors_carry_the_position_the_yaml_crate_gives() {
+    let e = error(&POD.replace(
+        "terminationGracePeriodSeconds: 20",
+        "terminationGracePeriodSeconds: soon",
+    ));
+    assert!(e.starts_with("pod.yaml:14:"), "{e}");
+    let e = error(&POD.replace("[\"/bin/sh\", \"-c\", \"sleep 5\"]", "[\"/bin/sh\""));
+    assert!(e.starts_with("pod.yaml:2"), "{e}");
+    assert!(e.contains("invalid YAML"), "{e}");
+}
+
+/// `kubectl get pods -o yaml` prints a `List`; a `PodList` from the API
+/// leaves each item's kind out.
+#[test]
+fn a_list_runs_each_item_as_kubectl_prints_them() {
+    let item = |name: &str, extra: &str| {
+        format!(
+            "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: {name}\n  spec:\n{extra}    containers:\n    \
+             - name: web\n      image: nginx\n"
+        )
+    };
+    let list = |b: &str| {
+        format!(
+            "apiVersion: v1\nitems:\n{}{}kind: List\nmetadata:\n  resourceVersion: \"\"\n",
+            item("a", ""),
+            item("b", b)
+        )
+    };
+    let text = list("");
+    let all = parse_all(&text, "pod.yaml", Syntax::Yaml, None);
+    let names: Vec<_> = all.iter().flatten().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    // Item b's spec starts on line 15; its first key is line 16.
+    let all = parse_all(
+        &list("    terminationGracePeriodSeconds: 1.5\n"),
+        "pod.yaml",
+        Syntax::Yaml,
+        None,
+    );
+    assert!(all[0].is_ok());
+    assert_eq!(
+        all[1].as_ref().unwrap_err().to_string(),
+        "pod.yaml:16:36: items[1].spec.terminationGracePeriodSeconds: 1.5 is not a whole number of seconds; \
+         Kubernetes keeps terminationGracePeriodSeconds in whole seconds: write 1 or 2"
+    );
+    let pod_list = text
+        .replace("kind: List", "kind: PodList")
+        .replace("  kind: Pod\n", "")
+        .replace("- apiVersion: v1\n  metadata", "- metadata");
+    let all = parse_all(&pod_list, "pod.yaml", Syntax::Yaml, None);
+    assert_eq!(all.iter().flatten().count(), 2, "{all:?}");
+}
+
+#[test]
+fn json_as_kubectl_prints_it_is_read_like_yaml() {
+    let text = "{\n    \"apiVersion\": \"v1\",\n    \"kind\": \"Pod\",\n    \"metadata\": {\"name\": \"j\", \"annotations\": {\"podsim.dev/web.boot\": \"4s\"}},\n    \"spec\": {\"containers\": [{\"name\": \"web\", \"image\": \"nginx\"}]}\n}\n";
+    let all = parse_all(text, "pod.json", Syntax::Json, None);
+    let s = all[0].as_ref().unwrap();
+    assert_eq!(s.run.pod.containers[0].boot, SimDuration::from_secs(4));
+    let e = parse_all(
+        &text.replace("\"nginx\"", "[\"nginx\"]"),
+        "pod.json",
+        Syntax::Json,
+        None,
+    );
+    assert_eq!(
+        e[0].as_ref().unwrap_err().to_string(),
+        "pod.json:5:54: spec.containers[0].image: expected a string here"
+    );
+}
+
+#[test]
+fn what_kubernetes_rejects_is_refused_with_the_field_and_what_to_write() {
+    assert_eq!(
+        error(&POD.replace("    image: nginx\n", "")),
+        "pod.yaml:22:5: spec.containers[0]: container \"web\" has no image; Kubernetes requires one: add \
+         image: <name:tag> (podsim does not pull it, any image will do)"
+    );
+    assert_eq!(
+        error(&POD.replace("  name: demo", "  name: <YOUR-APP>")),
+        "pod.yaml:4:9: metadata.name: \"<YOUR-APP>\" is not a name Kubernetes accepts (lowercase letters, \
+         digits, '-' and '.', starting and ending with a letter or digit, at most 253); write one such as my-app"
+    );
+    assert!(error(&POD.replace("- name: web", "- name: Web")).starts_with(
+        "pod.yaml:22:11: spec.containers[0].name: \"Web\" is not a container name Kubernetes accepts"
+    ));
+    let probe = POD.replace(
+        "    image: nginx\n",
+        "    image: nginx\n    readinessProbe:\n      periodSeconds: 3\n",
+    );
+    assert_eq!(
+        error(&probe),
+        "pod.yaml:24:5: spec.containers[0].readinessProbe: the probe has no handler; give it one of exec, \
+         httpGet, tcpSocket, grpc"
+    );
+    let exit = POD.replace(
+        "    podsim.dev/web.boot",
+        "    podsim.dev/web.run: \"2s\"\n    podsim.dev/web.exit_code: \"256\"\n    podsim.dev/web.boot",
+    );
+    assert!(
+        error(&exit)
+            .ends_with("container \"web\": exit_code 256 is not an exit code; a process exits with 0 to 255"),
+        "{}",
+        error(&exit)
+    );
+    assert!(scenario(&exit.replace("\"256\"", "\"255\"")).run.pod.containers[2].exit_code == 255);
+}
+
+#[test]
+fn a_pod_never_deleted_gets_one_notice_and_no_drain_assumed() {
+    let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: web\n    image: nginx\n  - name: proxy\n    image: envoy\n";
+    let notices: Vec<String> = scenario(text).notices.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        notices,
+        [
+            "pod.yaml:7:5: podsim assumes boot 1s for web, proxy (annotate podsim.dev/<container>.boot or give \
+             a timings file)",
+            "pod.yaml:1:1: the Pod is never deleted; add podsim.dev/stop_after_ready (or [pod] stop_after_ready \
+             in a timings file) to see shutdown",
+        ]
+    );
+    // Deleted, drain matters: one line still, per key the containers concerned.
+    let deleted = text.replace(
+        "  name: p\n",
+        "  name: p\n  annotations:\n    podsim.dev/stop_at: \"9s\"\n    podsim.dev/proxy.drain: \"1s\"\n",
+    );
+    let notices: Vec<String> = scenario(&deleted)
+        .notices
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        notices,
+        [
+            "pod.yaml:10:5: podsim assumes boot 1s for web, proxy; drain 0s for web (annotate \
+          podsim.dev/<container>.boot, podsim.dev/<container>.drain or give a timings file)"
+        ]
+    );
+}

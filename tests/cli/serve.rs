@@ -1,0 +1,231 @@
+//! `podsim serve` through a real TCP socket: the binary listens on a free
+//! port, and each test speaks plain HTTP/1.1 to it, as a browser would.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+
+use super::common::podsim_process;
+
+/// A running `podsim serve --port 0`, stopped when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(extra: &[&str]) -> Server {
+        let mut child = podsim_process()
+            .args(["serve", "--port", "0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("podsim serve starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout piped"))
+            .read_line(&mut line)
+            .expect("the first line says where it listens");
+        let port = line
+            .rsplit(':')
+            .next()
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no port in {line:?}"));
+        Server { child, port }
+    }
+
+    /// Sends one request; returns the status code and the body.
+    fn request(&self, method: &str, path: &str, body: &[u8]) -> (u16, String) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connects");
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).expect("request head sent");
+        // The server may refuse before reading all of an oversized body.
+        let _ = stream.write_all(body);
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        let status = answer
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no status line in {answer:?}"));
+        let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_string();
+        (status, body)
+    }
+
+    fn json(&self, method: &str, path: &str, body: &str) -> (u16, serde_json::Value) {
+        let (status, text) = self.request(method, path, body.as_bytes());
+        let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        (status, value)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn seed(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/scenarios/{name}", env!("CARGO_MANIFEST_DIR")))
+        .expect("seed scenario")
+}
+
+#[test]
+fn the_api_gives_the_seed_figures() {
+    let server = Server::start(&[]);
+    let (status, doc) = server.json("POST", "/api/run", &seed("seed-sidecar.toml"));
+    assert_eq!(status, 200, "{doc}");
+    assert_eq!(doc["metrics"]["exposed_total_ms"], 0);
+    assert_eq!(doc["metrics"]["ready_ms"], 6000);
+    assert_eq!(doc["source"], "request");
+    let (_, doc) = server.json("POST", "/api/run", &seed("seed-side-by-side.toml"));
+    assert_eq!(doc["metrics"]["exposed_startup_ms"], 2000);
+    assert_eq!(doc["metrics"]["exposed_shutdown_ms"], 2000);
+    assert_eq!(doc["metrics"]["ready_ms"], 5000);
+}
+
+#[test]
+fn the_run_answer_is_what_run_format_json_prints() {
+    let server = Server::start(&[]);
+    let (_, body) = server.request("POST", "/api/run", seed("seed-sidecar.toml").as_bytes());
+    let printed = podsim_process()
+        .args(["run", "--format", "json", "-"])
+        .stdin(
+            std::fs::File::open(format!(
+                "{}/scenarios/seed-sidecar.toml",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap(),
+        )
+        .output()
+        .expect("podsim run");
+    let mut printed: serde_json::Value = serde_json::from_slice(&printed.stdout).expect("one JSON document");
+    // The one difference is the input's name: standard input there, the request here.
+    printed["source"] = "request".into();
+    let answered: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answered, printed);
+}
+
+#[test]
+fn a_bad_body_gets_400_with_line_and_column() {
+    let server = Server::start(&[]);
+    let (status, doc) = server.json("POST", "/api/run", "name = \"x\"\n[pod\n");
+    assert_eq!(status, 400);
+    assert_eq!(doc["error"]["file"], "request");
+    assert_eq!(doc["error"]["line"], 2, "{doc}");
+    assert!(doc["error"]["column"].as_u64().is_some(), "{doc}");
+    let (status, doc) = server.json(
+        "POST",
+        "/api/run",
+        "[[containers]]\nname = \"web\"\nboot = \"1s\"\nkind = \"ap\"\n",
+    );
+    assert_eq!(status, 400);
+    assert_eq!(doc["error"]["line"], 4, "{doc}");
+    assert!(doc["error"]["message"].as_str().unwrap().contains("app"), "{doc}");
+}
+
+#[test]
+fn an_oversized_body_gets_413_and_the_server_goes_on() {
+    let server = Server::start(&[]);
+    let (status, _) = server.request("POST", "/api/run", &vec![b'#'; (1 << 20) + 1]);
+    assert_eq!(status, 413);
+    let (status, _) = server.request("POST", "/api/run", seed("seed-sidecar.toml").as_bytes());
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn nothing_but_the_page_and_the_api_is_served() {
+    let server = Server::start(&[]);
+    let (status, page) = server.request("GET", "/", b"");
+    assert_eq!(status, 200);
+    assert!(page.contains("<title>podsim"), "{page}");
+    // No file system behind it, whatever the path says.
+    for path in [
+        "/scenarios/seed-sidecar.toml",
+        "/../Cargo.toml",
+        "/api/run/../../etc/passwd",
+    ] {
+        assert_eq!(server.request("GET", path, b"").0, 404, "{path}");
+    }
+    assert_eq!(server.request("GET", "/api/run", b"").0, 405);
+    let (status, doc) = server.json("GET", "/api/initial", "");
+    assert_eq!(status, 200);
+    assert_eq!(doc["scenarios"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn fifty_concurrent_requests_are_all_answered() {
+    let server = Server::start(&[]);
+    let body = seed("seed-side-by-side.toml");
+    std::thread::scope(|scope| {
+        let answers: Vec<_> = (0..50)
+            .map(|_| scope.spawn(|| server.json("POST", "/api/run", &body)))
+            .collect();
+        for answer in answers {
+            let (status, doc) = answer.join().expect("request thread");
+            assert_eq!(status, 200);
+            assert_eq!(doc["metrics"]["exposed_total_ms"], 4000);
+        }
+    });
+}
+
+#[test]
+fn a_sweep_answers_its_rows_within_max_runs() {
+    let server = Server::start(&["--max-runs", "10"]);
+    let request = |values: &str| {
+        serde_json::json!({
+            "scenario": seed("seed-side-by-side.toml"),
+            "grid": format!("[axes]\n\"containers.proxy.boot\" = {values}\n"),
+        })
+        .to_string()
+    };
+    let (status, doc) = server.json("POST", "/api/sweep", &request("[\"1s\", \"3s\"]"));
+    assert_eq!(status, 200, "{doc}");
+    let columns = doc["columns"].as_array().unwrap();
+    let ready = columns.iter().position(|c| c == "ready_ms").unwrap();
+    // Side by side, Ready when the slower of proxy (boot b) and web (1 s)
+    // is up after the 2 s init: 2 + max(b, 1).
+    assert_eq!(doc["rows"][0][ready], "3000");
+    assert_eq!(doc["rows"][1][ready], "5000");
+    let (status, doc) = server.json(
+        "POST",
+        "/api/sweep",
+        &request("{ from = \"0s\", to = \"10s\", step = \"1s\" }"),
+    );
+    assert_eq!(status, 400);
+    assert!(
+        doc["error"]["message"].as_str().unwrap().contains("at most 10"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_view_draws_every_scenario_on_one_axis() {
+    let server = Server::start(&[]);
+    let body = serde_json::json!({ "scenarios": [seed("seed-sidecar.toml"), "[[containers]]\nname = \"web\"\nboot = \"1s\"\nkind = 1\n"] });
+    let (status, doc) = server.json("POST", "/api/view", &body.to_string());
+    assert_eq!(status, 200);
+    assert_eq!(doc["runs"][0]["document"]["metrics"]["ready_ms"], 6000);
+    assert_eq!(doc["runs"][1]["error"]["line"], 4, "{doc}");
+    assert!(doc["picture"]["svg"].as_str().unwrap().starts_with("<svg"));
+    // The seed sidecar Pod ends at 14 s; the axis ends a whole tick past it.
+    let end = doc["picture"]["axis"]["end_ms"].as_u64().unwrap();
+    assert!(end >= 14_000, "{end}");
+    // kubectl's view at 7 s: both containers Ready, Running.
+    let watch = doc["runs"][0]["kubectl"].as_array().unwrap();
+    let at_7s = watch
+        .iter()
+        .rev()
+        .find(|w| w["at_ms"].as_u64().unwrap() <= 7000)
+        .unwrap();
+    assert_eq!(
+        (at_7s["ready"].as_str(), at_7s["status"].as_str()),
+        (Some("2/2"), Some("Running"))
+    );
+}

@@ -1,0 +1,228 @@
+//! Manifests as they are published (`tests/manifests/`, each with its
+//! source): the Kubernetes website's StatefulSet, DaemonSet and CronJob,
+//! Istio's and Linkerd's injectors' output with native sidecars, the Cloud
+//! SQL Auth Proxy's Job, and a `kubectl get -o json` List of two of them.
+//! Each is read as it is, and what it implies is worked out by hand from
+//! the kubelet rules (R-numbers of kubelet-semantics.md).
+
+use std::path::{Path, PathBuf};
+
+use podsim::engine::SimDuration;
+use podsim::model::{ContainerKind, PodMode, PodPhase, RunReport, simulate};
+use podsim::scenario::manifest::{Timings, WorkloadKind};
+use podsim::scenario::{InputFormat, Problem, Scenario};
+
+fn path(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/manifests")
+        .join(file)
+}
+
+/// Every workload of a bundled file, each of which must be read.
+fn load(file: &str, timings: Option<&str>) -> Vec<Scenario> {
+    let path = path(file);
+    let timings = timings.map(|t| Timings::load(&self::path(t)).unwrap_or_else(|e| panic!("{e}")));
+    Scenario::load_all(&path, InputFormat::of_path(&path), timings.as_ref())
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+        .collect()
+}
+
+fn one(file: &str, timings: Option<&str>) -> (Scenario, RunReport) {
+    let mut all = load(file, timings);
+    assert_eq!(all.len(), 1, "{file}");
+    let scenario = all.remove(0);
+    let report = simulate(&scenario.run);
+    (scenario, report)
+}
+
+fn kinds(s: &Scenario) -> Vec<(&str, ContainerKind)> {
+    s.run
+        .pod
+        .containers
+        .iter()
+        .map(|c| (c.name.as_str(), c.kind))
+        .collect()
+}
+
+fn problems(s: &Scenario) -> Vec<&Problem> {
+    s.notices.iter().map(|n| &n.problem).collect()
+}
+
+/// When `who` first did `what`, in ms.
+fn first(s: &Scenario, r: &RunReport, who: &str, what: &str) -> Option<u64> {
+    r.lines()
+        .find(|(e, line)| {
+            e.container.map(|c| s.run.pod.container(c).name.as_str()) == Some(who) && line.to_string() == what
+        })
+        .map(|(e, _)| e.at.as_millis())
+}
+
+#[test]
+fn the_website_statefulset_runs_one_pod_and_skips_its_service() {
+    let (s, r) = one("web-statefulset.yaml", None);
+    assert_eq!(
+        (s.name.as_str(), s.workload),
+        ("web", Some(WorkloadKind::StatefulSet))
+    );
+    let notices: Vec<String> = s.notices.iter().map(|n| n.message()).collect();
+    assert_eq!(notices[0], "skipped Service \"nginx\": not a workload");
+    assert_eq!(
+        notices[1],
+        "replicas: 2; podsim simulates one Pod of the StatefulSet"
+    );
+    // No timings: nginx boots the default 1 s and, without probes, is
+    // Ready when started (R21); never deleted, the Pod runs on.
+    assert_eq!(r.metrics.ready_ms, Some(1000));
+    assert_eq!(r.metrics.termination_ms, None);
+    assert!(matches!(problems(&s)[3], Problem::NeverDeleted { job: false }));
+}
+
+#[test]
+fn the_website_daemonset_keeps_its_grace_period() {
+    let (s, _) = one("fluentd-daemonset.yaml", None);
+    assert_eq!(s.workload, Some(WorkloadKind::DaemonSet));
+    assert_eq!(s.run.pod.termination_grace_period, SimDuration::from_secs(30));
+    assert_eq!(kinds(&s), [("fluentd-elasticsearch", ContainerKind::App)]);
+}
+
+#[test]
+fn the_website_cronjob_is_a_job_that_completes_once_its_work_is_timed() {
+    let (s, r) = one("hello-cronjob.yaml", None);
+    assert_eq!(s.workload, Some(WorkloadKind::CronJob));
+    assert_eq!(s.run.pod.mode, PodMode::Job);
+    assert!(matches!(problems(&s)[1], Problem::NeverDeleted { job: true }));
+    assert_eq!(r.metrics.completed_ms, None);
+    // The page's own copy before CronJob went GA is refused with the fix.
+    let old = std::fs::read_to_string(path("hello-cronjob.yaml"))
+        .unwrap()
+        .replace("apiVersion: batch/v1\n", "apiVersion: batch/v1beta1\n");
+    let e = podsim::scenario::manifest::parse(&old, "cronjob.yaml", None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cronjob.yaml:5:1: apiVersion \"batch/v1beta1\" is not the CronJob's; write apiVersion: batch/v1"
+    );
+}
+
+#[test]
+fn istio_injected_native_sidecars_start_before_the_app_and_never_expose_it() {
+    let (s, r) = one("istio-native-sidecar.yaml", None);
+    assert_eq!(
+        kinds(&s),
+        [
+            ("istio-init", ContainerKind::Init),
+            ("istio-proxy", ContainerKind::Sidecar),
+            ("other-sidecar", ContainerKind::Sidecar),
+            ("hello", ContainerKind::App),
+        ]
+    );
+    let proxy = &s.run.pod.containers[1];
+    let startup = proxy.probes[0].expect("istio-proxy's startupProbe");
+    assert_eq!(
+        (startup.period, startup.failure_threshold),
+        (SimDuration::from_secs(1), 600)
+    );
+    let readiness = proxy.probes[1].expect("istio-proxy's readinessProbe");
+    assert_eq!(
+        (readiness.period, readiness.timeout, readiness.failure_threshold),
+        (SimDuration::from_secs(15), SimDuration::from_secs(3), 4)
+    );
+    // istio-init 0→1 s (default boot); istio-proxy starts at 1 s, answers at
+    // 2 s, and its startup probe (a tick every second, R28) sees it then:
+    // Started at 2 s (R31), and only then do the next sidecar and the app
+    // start (R5).
+    assert_eq!(first(&s, &r, "istio-init", "exited 0 (completed)"), Some(1000));
+    assert_eq!(first(&s, &r, "istio-proxy", "started"), Some(2000));
+    assert_eq!(first(&s, &r, "hello", "starting"), Some(2000));
+    // With the proxy marked and the Pod deleted: the app never runs without
+    // it (R36: sidecars stop after the apps), and the pilot-agent drain
+    // preStop, an exec that is not `sleep N`, is assumed with a notice.
+    let dir = std::env::temp_dir().join(format!("podsim-istio-{}.toml", std::process::id()));
+    std::fs::write(
+        &dir,
+        "[pod]\nstop_after_ready = \"5s\"\n[containers.istio-proxy]\nproxy = true\ndrain = \"2s\"\n",
+    )
+    .unwrap();
+    let timings = Timings::load(&dir).unwrap();
+    std::fs::remove_file(&dir).unwrap();
+    let path = path("istio-native-sidecar.yaml");
+    let deleted = Scenario::load_with(&path, Some(&timings)).unwrap();
+    let report = simulate(&deleted.run);
+    assert_eq!(report.metrics.exposed_total_ms, 0);
+    assert!(report.metrics.termination_ms.is_some());
+    let notices: Vec<String> = deleted.notices.iter().map(|n| n.message()).collect();
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("how long its exec preStop hook takes")),
+        "{notices:?}"
+    );
+}
+
+#[test]
+fn linkerd_injected_native_sidecar_maps_its_three_probes() {
+    let (s, r) = one("linkerd-native-sidecar.yaml", None);
+    assert_eq!(s.workload, Some(WorkloadKind::Deployment));
+    assert_eq!(
+        kinds(&s),
+        [
+            ("linkerd-init", ContainerKind::Init),
+            ("linkerd-proxy", ContainerKind::Sidecar),
+            ("web-svc", ContainerKind::App),
+        ]
+    );
+    let [startup, readiness, liveness] = s.run.pod.containers[1].probes;
+    let (startup, readiness, liveness) = (startup.unwrap(), readiness.unwrap(), liveness.unwrap());
+    assert_eq!(
+        (startup.period, startup.failure_threshold),
+        (SimDuration::from_secs(1), 120)
+    );
+    assert_eq!(readiness.initial_delay, SimDuration::from_secs(2));
+    assert_eq!(liveness.initial_delay, SimDuration::from_secs(10));
+    // R27's defaults where the injector leaves them out.
+    assert_eq!(
+        (liveness.period, liveness.failure_threshold),
+        (SimDuration::from_secs(10), 3)
+    );
+    // replicas: 1 is no notice; the app starts once the proxy is Started.
+    assert!(s.notices.iter().all(|n| !n.message().starts_with("replicas")));
+    assert_eq!(first(&s, &r, "linkerd-proxy", "started"), Some(2000));
+    assert_eq!(first(&s, &r, "web-svc", "starting"), Some(2000));
+}
+
+#[test]
+fn the_cloud_sql_proxy_job_completes_and_stops_its_sidecar_r44() {
+    let (s, r) = one(
+        "cloud-sql-proxy-job.yaml",
+        Some("cloud-sql-proxy-job.timings.toml"),
+    );
+    assert_eq!(s.workload, Some(WorkloadKind::Job));
+    assert!(s.notices.is_empty(), "{:?}", s.notices);
+    // proxy 0→2 s; my-application starts at 2 s, started at 3 s (Ready),
+    // works 10 s and exits 0 at 13 s; the sidecar then gets SIGTERM (R44)
+    // and drains 1 s: the Pod Succeeds at 14 s, never exposed.
+    assert_eq!(r.metrics.ready_ms, Some(3000));
+    assert_eq!(
+        first(&s, &r, "my-application", "exited 0 (completed)"),
+        Some(13_000)
+    );
+    assert_eq!(r.metrics.completed_ms, Some(14_000));
+    assert_eq!(r.metrics.phase, PodPhase::Succeeded);
+    assert_eq!(r.metrics.exposed_total_ms, 0);
+}
+
+#[test]
+fn a_kubectl_json_list_runs_each_item_at_its_own_lines() {
+    let all = load("kubectl-get-list.json", None);
+    let names: Vec<_> = all.iter().map(|s| (s.name.as_str(), s.workload)).collect();
+    assert_eq!(
+        names,
+        [
+            ("web", Some(WorkloadKind::StatefulSet)),
+            ("fluentd-elasticsearch", Some(WorkloadKind::DaemonSet)),
+        ]
+    );
+    // The replicas notice points into the JSON: `"replicas": 2` is line 11.
+    let replicas = &all[0].notices[0];
+    assert_eq!(replicas.position.map(|p| p.0), Some(11));
+}
