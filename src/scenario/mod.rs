@@ -52,7 +52,9 @@ pub fn read_input(path: &Path, what: Input) -> Result<(String, String), Diagnost
 /// How an input is read: a TOML scenario, or a manifest in YAML or JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {
+    /// A podsim scenario.
     Toml,
+    /// A Kubernetes manifest, in this syntax.
     Manifest(manifest::Syntax),
 }
 

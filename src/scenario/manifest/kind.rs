@@ -19,13 +19,21 @@ use crate::scenario::diagnostic::Diagnostic;
 /// a Job's Pod completes where a Deployment's runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WorkloadKind {
+    /// `v1` Pod: its own spec.
     Pod,
+    /// `apps/v1` Deployment.
     Deployment,
+    /// `apps/v1` StatefulSet.
     StatefulSet,
+    /// `apps/v1` DaemonSet: one Pod per node; podsim simulates one.
     DaemonSet,
+    /// `apps/v1` ReplicaSet.
     ReplicaSet,
+    /// `v1` ReplicationController, ReplicaSet's predecessor.
     ReplicationController,
+    /// `batch/v1` Job: its Pod runs to completion.
     Job,
+    /// `batch/v1` CronJob: a Job's Pod, once per schedule; podsim simulates one.
     CronJob,
 }
 
@@ -41,6 +49,7 @@ pub enum Policies {
 }
 
 impl WorkloadKind {
+    /// Every kind, in the order messages list them.
     pub const ALL: [WorkloadKind; 8] = [
         WorkloadKind::Pod,
         WorkloadKind::Deployment,
@@ -52,6 +61,7 @@ impl WorkloadKind {
         WorkloadKind::CronJob,
     ];
 
+    /// The `kind` as written in a manifest.
     pub fn name(self) -> &'static str {
         match self {
             WorkloadKind::Pod => "Pod",
@@ -79,6 +89,7 @@ impl WorkloadKind {
         }
     }
 
+    /// The kind written `text` (case matters, as for Kubernetes).
     pub fn parse(text: &str) -> Option<Self> {
         WorkloadKind::ALL.into_iter().find(|k| k.name() == text)
     }
@@ -92,6 +103,7 @@ impl WorkloadKind {
         }
     }
 
+    /// The restart policies its Pods may have.
     pub fn policies(self) -> Policies {
         match self {
             WorkloadKind::Pod => Policies::Any,

@@ -134,7 +134,9 @@ fn join(path: &[&str]) -> String {
 /// Whether a text is YAML or JSON: the same reader, other words in errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Syntax {
+    /// YAML, one document or several (`---`).
     Yaml,
+    /// JSON, one value or several in a row (as `jq` prints them).
     Json,
 }
 
