@@ -55,7 +55,7 @@ pub fn read_input(path: &Path, what: Input) -> Result<(String, String), Diagnost
 /// How an input is read: a TOML scenario, or a manifest in YAML or JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {
-    /// A podsim scenario in TOML.
+    /// A podsim scenario.
     Toml,
     /// A Kubernetes manifest, in this syntax.
     Manifest(manifest::Syntax),
@@ -117,21 +117,14 @@ impl Scenario {
     /// its own timings, so it refuses one).
     pub fn load_with(path: &Path, timings: Option<&manifest::Timings>) -> Result<Scenario, Diagnostic> {
         let (origin, text) = read_input(path, Input::Scenario)?;
-        match InputFormat::of_path(path) {
-            InputFormat::Manifest(manifest::Syntax::Yaml) => {
-                manifest::parse(&text, &origin, timings).map(|s| named(s, &origin))
+        let scenario = match InputFormat::of_path(path) {
+            InputFormat::Manifest(syntax) => manifest::parse_one(&text, &origin, syntax, timings)?,
+            InputFormat::Toml => {
+                let mut all = Scenario::read_all(&text, &origin, InputFormat::Toml, timings);
+                all.remove(0)?
             }
-            format => {
-                let mut all = Scenario::read_all(&text, &origin, format, timings);
-                match all.len() {
-                    1 => all.remove(0),
-                    n => Err(Diagnostic::whole(
-                        &origin,
-                        format!("{n} workloads in one file; one is needed here: put it in a file of its own"),
-                    )),
-                }
-            }
-        }
+        };
+        Ok(named(scenario, &origin))
     }
 
     /// Reads and validates every scenario of a file (a manifest may hold

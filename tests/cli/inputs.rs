@@ -239,3 +239,18 @@ fn report_reads_several_workloads_and_refuses_to_write_a_page_missing_one() {
         ));
     assert!(!out.exists(), "no page without every input");
 }
+
+#[test]
+fn input_format_reads_a_file_whatever_its_name() {
+    let dir = TempDir::new();
+    let pod = write(dir.path(), "pod.txt", POD);
+    // By its name, a TOML scenario: YAML is not TOML.
+    podsim().arg("run").arg(&pod).assert().code(1);
+    let out = podsim()
+        .args(["run", "--format", "json", "--input-format", "yaml"])
+        .arg(&pod)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(lines(&out.stdout)[0]["metrics"]["ready_ms"], 2000);
+}

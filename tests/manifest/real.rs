@@ -226,3 +226,22 @@ fn a_kubectl_json_list_runs_each_item_at_its_own_lines() {
     let replicas = &all[0].notices[0];
     assert_eq!(replicas.position.map(|p| p.0), Some(11));
 }
+
+#[test]
+fn where_one_workload_is_needed_a_list_of_two_is_refused_naming_them() {
+    let e = Scenario::load(&path("kubectl-get-list.json")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: 2 workloads in one file (StatefulSet \"web\", DaemonSet \"fluentd-elasticsearch\"); one is \
+             needed here: put it in a file of its own",
+            path("kubectl-get-list.json").display()
+        )
+    );
+    // One workload in JSON is a scenario like its YAML.
+    let dir = std::env::temp_dir().join(format!("podsim-one-{}.json", std::process::id()));
+    std::fs::write(&dir, "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"p\"}, \"spec\": {\"containers\": [{\"name\": \"web\", \"image\": \"nginx\"}]}}").unwrap();
+    let one = Scenario::load(&dir);
+    std::fs::remove_file(&dir).unwrap();
+    assert_eq!(one.unwrap().name, "p");
+}

@@ -19,21 +19,21 @@ use crate::scenario::diagnostic::Diagnostic;
 /// a Job's Pod completes where a Deployment's runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WorkloadKind {
-    /// `v1` Pod: the manifest is the Pod.
+    /// `v1` Pod: its own spec.
     Pod,
-    /// `apps/v1` Deployment: one Pod of its template.
+    /// `apps/v1` Deployment.
     Deployment,
-    /// `apps/v1` StatefulSet: one Pod of its template.
+    /// `apps/v1` StatefulSet.
     StatefulSet,
-    /// `apps/v1` DaemonSet: the Pod of one node.
+    /// `apps/v1` DaemonSet: one Pod per node; podsim simulates one.
     DaemonSet,
-    /// `apps/v1` ReplicaSet: one Pod of its template.
+    /// `apps/v1` ReplicaSet.
     ReplicaSet,
-    /// `v1` ReplicationController: one Pod of its template.
+    /// `v1` ReplicationController, ReplicaSet's predecessor.
     ReplicationController,
-    /// `batch/v1` Job: its Pod template, run to completion.
+    /// `batch/v1` Job: its Pod runs to completion.
     Job,
-    /// `batch/v1` CronJob: one run of its job template's Pod.
+    /// `batch/v1` CronJob: a Job's Pod, once per schedule; podsim simulates one.
     CronJob,
 }
 
@@ -49,7 +49,7 @@ pub enum Policies {
 }
 
 impl WorkloadKind {
-    /// Every kind read, in the order messages list them.
+    /// Every kind, in the order messages list them.
     pub const ALL: [WorkloadKind; 8] = [
         WorkloadKind::Pod,
         WorkloadKind::Deployment,
@@ -61,7 +61,7 @@ impl WorkloadKind {
         WorkloadKind::CronJob,
     ];
 
-    /// The kind as Kubernetes spells it.
+    /// The `kind` as written in a manifest.
     pub fn name(self) -> &'static str {
         match self {
             WorkloadKind::Pod => "Pod",
@@ -89,7 +89,7 @@ impl WorkloadKind {
         }
     }
 
-    /// The kind of a manifest's `kind` field, if podsim reads it.
+    /// The kind written `text` (case matters, as for Kubernetes).
     pub fn parse(text: &str) -> Option<Self> {
         WorkloadKind::ALL.into_iter().find(|k| k.name() == text)
     }
@@ -103,7 +103,7 @@ impl WorkloadKind {
         }
     }
 
-    /// The restart policies Kubernetes allows the kind's Pods.
+    /// The restart policies its Pods may have.
     pub fn policies(self) -> Policies {
         match self {
             WorkloadKind::Pod => Policies::Any,

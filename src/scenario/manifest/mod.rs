@@ -47,10 +47,20 @@ pub fn is_manifest(path: &Path) -> bool {
     syntax_of(path).is_some()
 }
 
-/// Parses a manifest that must hold exactly one workload (a sweep's base);
-/// `timings` (the overlay) wins over annotations.
+/// Parses a YAML manifest that must hold exactly one workload (a sweep's
+/// base); `timings` (the overlay) wins over annotations.
 pub fn parse(text: &str, origin: &str, timings: Option<&Timings>) -> Result<Scenario, Diagnostic> {
-    let mut all = parse_all(text, origin, Syntax::Yaml, timings);
+    parse_one(text, origin, Syntax::Yaml, timings)
+}
+
+/// `parse`, in either syntax.
+pub fn parse_one(
+    text: &str,
+    origin: &str,
+    syntax: Syntax,
+    timings: Option<&Timings>,
+) -> Result<Scenario, Diagnostic> {
+    let mut all = parse_all(text, origin, syntax, timings);
     if all.len() == 1 {
         return all.remove(0);
     }

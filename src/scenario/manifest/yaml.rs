@@ -5,9 +5,10 @@
 //! reported and the YAML crate's type errors reworded with the field's path.
 //!
 //! Invariant: every position is one of the original text. A node is parsed
-//! from a copy of the text in which everything else is blanked (characters
-//! become spaces, line breaks stay), so a position the YAML crate reports
-//! is a position in the user's file.
+//! from an excerpt of the text (see `Excerpt`) whose positions are mapped
+//! back, so a position the YAML crate reports is one in the user's file;
+//! the excerpt costs the node's length, not the file's, so a `List` of
+//! thousands of Pods is read in linear time.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -134,9 +135,9 @@ fn join(path: &[&str]) -> String {
 /// Whether a text is YAML or JSON: the same reader, other words in errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Syntax {
-    /// YAML (the default for `.yaml`, `.yml` and standard input).
+    /// YAML, one document or several (`---`).
     Yaml,
-    /// JSON (`.json`, or `kubectl get -o json`).
+    /// JSON, one value or several in a row (as `jq` prints them).
     Json,
 }
 
@@ -145,6 +146,34 @@ pub struct Stream<'a> {
     pub origin: &'a str,
     pub text: &'a str,
     pub documents: Vec<Document>,
+    /// The byte where each line starts, as YAML counts lines (a `\n`, a
+    /// `\r\n` or a lone `\r` ends one).
+    line_starts: Vec<usize>,
+}
+
+/// The bytes `start..` of the text, to be parsed alone: their first line
+/// keeps its column (the characters before them on it become spaces, so a
+/// block mapping keeps its indentation), the lines above are only counted.
+struct Excerpt {
+    text: String,
+    /// The byte of the text where the excerpt's own bytes start.
+    start: usize,
+    /// Spaces put before them.
+    indent: usize,
+    /// Lines of the text above the excerpt's first.
+    lines_before: usize,
+}
+
+impl Excerpt {
+    /// The text's byte for the excerpt's byte `offset`.
+    fn original(&self, offset: usize) -> usize {
+        self.start + offset.saturating_sub(self.indent)
+    }
+
+    /// The text's line and column for the excerpt's (1-based) ones.
+    fn position(&self, line: usize, col: usize) -> (usize, usize) {
+        (line + self.lines_before, col)
+    }
 }
 
 /// A mapping or sequence being walked, and where its next child goes.
@@ -171,13 +200,24 @@ impl<'a> Stream<'a> {
     /// Reads the structure of `text`; a syntax error is positioned, and an
     /// unrendered Helm template is told as one.
     pub fn parse(text: &'a str, origin: &'a str, syntax: Syntax) -> Result<Self, Diagnostic> {
+        let mut line_starts = vec![0];
+        let bytes = text.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
+                line_starts.push(i + 1);
+            }
+        }
         let mut stream = Stream {
             origin,
             text,
             documents: Vec::new(),
+            line_starts,
         };
         match syntax {
-            Syntax::Yaml => stream.walk(text).map_err(|e| stream.helm().unwrap_or(e))?,
+            Syntax::Yaml => {
+                let whole = stream.excerpt(0..text.len());
+                stream.walk(&whole).map_err(|e| stream.helm().unwrap_or(e))?
+            }
             Syntax::Json => {
                 // serde_json knows JSON's own words for a syntax error; each
                 // value of the stream is then walked as a document of its own.
@@ -205,7 +245,8 @@ impl<'a> Stream<'a> {
                         return Err(stream.error(at, format!("invalid JSON: {message}")));
                     }
                     let end = values.byte_offset();
-                    stream.walk(&blank_except(text, start..end))?;
+                    let value = stream.excerpt(start..end);
+                    stream.walk(&value)?;
                     if let Some(doc) = stream.documents.last_mut() {
                         doc.start = start;
                         doc.end = end;
@@ -217,27 +258,48 @@ impl<'a> Stream<'a> {
         Ok(stream)
     }
 
-    /// The documents of `text` (the stream's text, or a copy with parts
-    /// blanked), appended with the place of every node.
-    fn walk(&mut self, text: &str) -> Result<(), Diagnostic> {
+    /// The bytes `range` of the text as an `Excerpt`.
+    fn excerpt(&self, range: std::ops::Range<usize>) -> Excerpt {
+        let line = self
+            .line_starts
+            .partition_point(|&s| s <= range.start)
+            .saturating_sub(1);
+        let line_start = self.line_starts.get(line).copied().unwrap_or(0).min(range.start);
+        let indent = self
+            .text
+            .get(line_start..range.start)
+            .map_or(0, |t| t.chars().count());
+        let mut text = " ".repeat(indent);
+        text.push_str(self.text.get(range.clone()).unwrap_or(""));
+        Excerpt {
+            text,
+            start: range.start,
+            indent,
+            lines_before: line,
+        }
+    }
+
+    /// The documents of `excerpt` (the whole text, or one JSON value),
+    /// appended with the place of every node.
+    fn walk(&mut self, excerpt: &Excerpt) -> Result<(), Diagnostic> {
         let first = self.documents.len();
         let mut stack: Vec<Frame> = Vec::new();
-        for item in Parser::new_from_str(text) {
+        for item in Parser::new_from_str(&excerpt.text) {
             let (event, span) = item.map_err(|e| {
                 let marker = e.marker();
                 Diagnostic::positioned(
                     self.origin,
-                    Some((marker.line(), marker.col() + 1)),
+                    Some(excerpt.position(marker.line(), marker.col() + 1)),
                     format!("invalid YAML: {}", e.info()),
                 )
             })?;
-            let at = span.start.byte_offset().unwrap_or(0);
-            let end = span.end.byte_offset().unwrap_or(at);
+            let at = excerpt.original(span.start.byte_offset().unwrap_or(0));
+            let end = excerpt.original(span.end.byte_offset().unwrap_or(0)).max(at);
             let scalar = match &event {
                 Event::DocumentStart(..) => {
                     self.documents.push(Document {
                         start: at,
-                        end: text.len(),
+                        end: excerpt.original(excerpt.text.len()),
                         places: HashMap::new(),
                     });
                     continue;
@@ -347,17 +409,17 @@ impl<'a> Stream<'a> {
         doc: &Document,
         path: &[&str],
     ) -> Result<(T, Vec<Vec<String>>), Diagnostic> {
-        let text = blank_except(self.text, doc.range(path));
+        let excerpt = self.excerpt(doc.range(path));
         let mut unknown = Vec::new();
         // One callback type for every `T`: the deserializers of the Pod
         // spec, which every workload holds, are then compiled once.
         let mut note = |found: serde_ignored::Path| unknown.push(segments(&found));
         let note: &mut dyn FnMut(serde_ignored::Path) = &mut note;
         let options = serde_saphyr::options! { with_snippet: false };
-        let parsed = serde_saphyr::with_deserializer_from_str_with_options(&text, options, |de| {
+        let parsed = serde_saphyr::with_deserializer_from_str_with_options(&excerpt.text, options, |de| {
             serde_ignored::deserialize(de, &mut *note)
         });
-        let value = parsed.map_err(|e| self.type_error(doc, &e))?;
+        let value = parsed.map_err(|e| self.type_error(doc, &excerpt, &e))?;
         let root: Vec<String> = path.iter().map(|s| s.to_string()).collect();
         let unknown = unknown
             .into_iter()
@@ -368,7 +430,7 @@ impl<'a> Stream<'a> {
 
     /// The YAML crate's error in podsim's words: the field's path, what was
     /// written and what to write instead.
-    fn type_error(&self, doc: &Document, e: &serde_saphyr::Error) -> Diagnostic {
+    fn type_error(&self, doc: &Document, excerpt: &Excerpt, e: &serde_saphyr::Error) -> Diagnostic {
         let message: String = DefaultMessageFormatter
             .format_message(e)
             .chars()
@@ -382,7 +444,7 @@ impl<'a> Stream<'a> {
         let position = e
             .location()
             .filter(|l| l.line() > 0)
-            .map(|l| (l.line() as usize, l.column().max(1) as usize));
+            .map(|l| excerpt.position(l.line() as usize, l.column().max(1) as usize));
         let node = position
             .map(|(line, col)| offset_of(self.text, line, col))
             .and_then(|offset| doc.node_at(offset));
@@ -473,17 +535,6 @@ fn offset_of(text: &str, line: usize, col: usize) -> usize {
             .char_indices()
             .nth(col.saturating_sub(1))
             .map_or(rest.len(), |(i, _)| i)
-}
-
-/// `text` with every byte outside `keep` blanked (line breaks stay).
-fn blank_except(text: &str, keep: Range<usize>) -> String {
-    text.char_indices()
-        .map(|(i, c)| match c {
-            '\n' | '\r' => c,
-            _ if keep.contains(&i) => c,
-            _ => ' ',
-        })
-        .collect()
 }
 
 fn child(parent: &str, name: &str) -> String {
