@@ -18,6 +18,10 @@ use sha2::{Digest, Sha256};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+mod file;
+
+pub use file::GridFile;
+
 use super::axis::{Axis, Positioned, RANGE_KEYS, Values, names_a_key, parse_values, resolve, same_field};
 use super::csv;
 use super::summary::Summary;
@@ -26,31 +30,7 @@ use crate::model::{ContainerKind, Metrics, RunSpec};
 use crate::scenario::check_service;
 use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::{Format, rule_class};
-use crate::scenario::toml::syntax_error;
 use crate::scenario::{Diagnostic, Input, Scenario, check_spec, read_input};
-
-/// The keys of a grid file.
-const GRID_KEYS: &[&str] = &["base", "out", "plot", "summary", "seed", "replications", "axes"];
-
-/// A grid file as written: its keys checked, its axes not yet resolved.
-pub struct GridFile<'t> {
-    origin: &'t str,
-    text: &'t str,
-    /// The base scenario's path as written, and where.
-    pub base: (String, Range<usize>),
-    /// The `out` key: where the CSV goes unless `--out` says otherwise.
-    pub out: Option<String>,
-    /// The `plot` key: where the trade-off plot goes.
-    pub plot: Option<String>,
-    /// The `summary` key: where the per-combination summary goes.
-    pub summary: Option<String>,
-    /// `seed`, replacing the base scenario's.
-    pub seed: Option<u32>,
-    /// `replications`: runs per combination.
-    pub replications: Option<u64>,
-    axes_span: Range<usize>,
-    doc: Spanned<DeTable<'t>>,
-}
 
 /// A checked grid, ready to run.
 #[derive(Clone, Debug)]
@@ -73,91 +53,6 @@ pub struct Grid {
     /// Each combination runs this many times, replication 0, 1, … (≥ 1).
     replications: u64,
     sha256: [u8; 32],
-}
-
-impl<'t> GridFile<'t> {
-    /// Reads grid text; `origin` names it in errors.
-    pub fn parse(text: &'t str, origin: &'t str) -> Result<GridFile<'t>, Diagnostic> {
-        let doc = DeTable::parse(text).map_err(|e| syntax_error(origin, text, &e))?;
-        let error = |span: Range<usize>, message: String| Diagnostic::at(origin, text, Some(span), message);
-        let (mut base, mut out, mut plot, mut summary, mut axes_span) = (None, None, None, None, None);
-        let (mut seed, mut replications) = (None, None);
-        for (key, value) in doc.get_ref() {
-            let string = || string_value(value, key.get_ref()).map_err(|m| error(value.span(), m));
-            match key.get_ref().as_ref() {
-                "base" => base = Some((string()?, value.span())),
-                "out" => out = Some(string()?),
-                "plot" => plot = Some(string()?),
-                "summary" => summary = Some(string()?),
-                "seed" => {
-                    let n = whole(value, "seed", 0).map_err(|m| error(value.span(), m))?;
-                    seed = Some(u32::try_from(n).map_err(|_| {
-                        error(
-                            value.span(),
-                            format!("seed must be at most {}, not {n}", u32::MAX),
-                        )
-                    })?);
-                }
-                "replications" => {
-                    replications = Some(whole(value, "replications", 1).map_err(|m| error(value.span(), m))?)
-                }
-                "axes" => match value.get_ref() {
-                    DeValue::Table(_) => axes_span = Some(value.span()),
-                    _ => return Err(error(value.span(), "axes must be a table: write [axes]".into())),
-                },
-                "name" | "horizon" | "pod" | "containers" => {
-                    return Err(error(
-                        key.span(),
-                        format!(
-                            "\"{}\" belongs in a scenario, and this looks like one; a grid names its \
-                             scenario with base = \"scenario.toml\" and lists what to sweep under [axes]",
-                            key.get_ref()
-                        ),
-                    ));
-                }
-                other => {
-                    return Err(Diagnostic::unknown_key(
-                        origin,
-                        text,
-                        key.span(),
-                        other,
-                        GRID_KEYS,
-                    ));
-                }
-            }
-        }
-        let Some(base) = base else {
-            return Err(error(
-                0..0,
-                "the grid names no base scenario; add base = \"scenario.toml\" (relative to the grid file)"
-                    .into(),
-            ));
-        };
-        let Some(axes_span) = axes_span else {
-            return Err(error(
-                0..0,
-                "the grid has no [axes] table; add one with at least one axis, e.g. \
-                 \"containers.web.boot\" = [\"1s\", \"2s\"]"
-                    .into(),
-            ));
-        };
-        Ok(GridFile {
-            origin,
-            text,
-            base,
-            out,
-            plot,
-            summary,
-            seed,
-            replications,
-            axes_span,
-            doc,
-        })
-    }
-
-    fn error(&self, span: Range<usize>, message: String) -> Diagnostic {
-        Diagnostic::at(self.origin, self.text, Some(span), message)
-    }
 }
 
 impl Grid {
@@ -553,31 +448,6 @@ fn relative_to(folder: &Path, path: &str) -> PathBuf {
     joined
 }
 
-/// A whole number of at least `min`, for `seed` and `replications`.
-fn whole(value: &Spanned<DeValue>, key: &str, min: u64) -> Result<u64, String> {
-    let DeValue::Integer(i) = value.get_ref() else {
-        return Err(format!(
-            "{key} must be a whole number without quotes, e.g. {key} = {}",
-            min.max(1) * 10
-        ));
-    };
-    let n = i64::from_str_radix(i.as_str(), i.radix()).map_err(|_| format!("{key}: {i} is too large"))?;
-    match u64::try_from(n) {
-        Ok(n) if n >= min => Ok(n),
-        _ if min == 1 => Err(format!(
-            "{key} must be at least 1 (each combination runs that many times), not {i}"
-        )),
-        _ => Err(format!("{key} must be {min} or more, not {i}")),
-    }
-}
-
-fn string_value(value: &Spanned<DeValue>, key: &str) -> Result<String, String> {
-    match value.get_ref() {
-        DeValue::String(s) => Ok(s.to_string()),
-        _ => Err(format!("{key} must be a path in quotes, e.g. {key} = \"x.toml\"")),
-    }
-}
-
 /// Collects axes in file order, flattening nested tables (`containers.web.boot
 /// = [...]` without quotes is a TOML dotted key) into dotted paths; a table
 /// under a path that names a key is that key's value (a range).
@@ -602,164 +472,4 @@ fn flatten<'a>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn scenarios() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
-    }
-
-    fn grid(axes: &str) -> Result<Grid, Diagnostic> {
-        let text = format!("base = \"seed-sidecar.toml\"\n[axes]\n{axes}");
-        let base = Scenario::load(&scenarios().join("seed-sidecar.toml")).unwrap();
-        Grid::parse(&text, "g.toml", base, &scenarios())
-    }
-
-    fn error(axes: &str) -> String {
-        grid(axes).unwrap_err().to_string()
-    }
-
-    #[test]
-    fn axes_keep_file_order_and_the_last_varies_fastest() {
-        let g = grid(
-            "\"pod.backoff.cap\" = [\"8s\", \"60s\"]\ncontainers.web.boot = { from = \"1s\", to = \"2s\", step = \"500ms\" }\n",
-        )
-        .unwrap();
-        assert_eq!(g.runs(), 6);
-        let paths: Vec<&str> = g.axes.iter().map(|a| a.path.as_str()).collect();
-        assert_eq!(paths, ["pod.backoff.cap", "containers.web.boot"]);
-        let mut digits = [0; 2];
-        g.digits(4, &mut digits);
-        assert_eq!(digits, [1, 1]);
-        assert_eq!(
-            g.columns()[..3],
-            ["run", "pod.backoff.cap_ms", "containers.web.boot_ms"]
-        );
-    }
-
-    #[test]
-    fn relative_paths_fold_parent_folders() {
-        assert_eq!(
-            relative_to(Path::new("scenarios"), "../results/x.csv"),
-            Path::new("results/x.csv")
-        );
-        assert_eq!(relative_to(Path::new(""), "../x.csv"), Path::new("../x.csv"));
-        assert_eq!(relative_to(Path::new("/a/b"), "/abs.csv"), Path::new("/abs.csv"));
-    }
-
-    #[test]
-    fn the_hash_ignores_layout_but_not_meaning() {
-        let a = grid("\"containers.web.boot\" = [\"1s\", \"2s\"]").unwrap();
-        let b = grid("# a comment\ncontainers.web.boot = { from = \"1s\", to = \"2000ms\", step = \"1s\" }")
-            .unwrap();
-        let c = grid("\"containers.web.boot\" = [\"1s\", \"3s\"]").unwrap();
-        assert_eq!(a.sha256(), b.sha256());
-        assert_ne!(a.sha256(), c.sha256());
-    }
-
-    #[test]
-    fn errors_name_the_line_and_the_axis() {
-        let unknown = error("\"containers.web.bot\" = [\"1s\"]");
-        assert!(
-            unknown.starts_with(
-                "g.toml:3:1: unknown axis \"containers.web.bot\"; did you mean \"containers.web.boot\"?"
-            ),
-            "{unknown}"
-        );
-        assert!(
-            error("\"containers.wbe.boot\" = [\"1s\"]")
-                .contains("unknown container \"wbe\"; did you mean \"web\"?")
-        );
-        assert!(
-            error("\"containers.web.boot\" = []")
-                .starts_with("g.toml:3:25: axis \"containers.web.boot\": no values")
-        );
-        assert!(error("\"containers.web.boot\" = [1]").contains("write \"1s\" or \"1ms\", not 1"));
-        assert!(
-            error("\"containers.web.fails\" = [\"1\"]")
-                .contains("expected an integer such as 0 or 3 (no quotes), found the string \"1\"")
-        );
-        assert!(
-            error("\"containers.web.kind\" = [\"ap\"]")
-                .contains("unknown kind \"ap\"; did you mean \"app\"?")
-        );
-        let step = error("\"containers.web.boot\" = { from = \"0s\", to = \"1s\", step = \"0s\" }");
-        assert!(
-            step.starts_with("g.toml:3:58: axis \"containers.web.boot\": step must be greater than zero"),
-            "{step}"
-        );
-        assert!(
-            error("\"containers.web.fails\" = { from = 0, to = 3, step = -1 }")
-                .contains("step must be greater than zero")
-        );
-        assert!(
-            error("\"containers.web.boot\" = { from = \"5s\", to = \"1s\", step = \"1s\" }")
-                .contains("to (1s) is before from (5s)")
-        );
-        assert!(error("name = [\"x\"]").contains("cannot be swept"));
-        assert!(
-            error("\"pod.stop_at\" = [\"1s\"]\n\"pod.stop_after_ready\" = [\"1s\"]")
-                .starts_with("g.toml:4:1:")
-        );
-    }
-
-    /// Issue 9, symptom 1: the axis help and suggestions come from the one
-    /// list of keys, so every pod key is suggested and listed, and a probe
-    /// table never suggests itself.
-    #[test]
-    fn issue_9_axis_suggestions_come_from_the_registry() {
-        let e = error("\"pod.mdoe\" = [\"job\"]");
-        assert!(
-            e.contains("unknown axis \"pod.mdoe\"; did you mean \"pod.mode\"?"),
-            "{e}"
-        );
-        assert!(e.contains("pod.mode, pod.kubernetes"), "{e}");
-        let e = error("\"containers.web.startup_probe\" = [\"1s\"]");
-        assert!(
-            e.contains(
-                "axis \"containers.web.startup_probe\": startup_probe is a table; sweep one of its keys: \
-                 containers.web.startup_probe.initial_delay"
-            ),
-            "{e}"
-        );
-        assert!(!e.contains("did you mean"), "{e}");
-        let e = error("\"containers.web.startup_probe.perod\" = [\"1s\"]");
-        assert!(
-            e.contains("did you mean \"containers.web.startup_probe.period\"?"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn combinations_that_break_pod_rules_are_found_before_running() {
-        let e = error("\"containers.proxy.kind\" = [\"sidecar\", \"init\"]");
-        assert!(e.starts_with("g.toml:3:1: the combination containers.proxy.kind = \"init\" breaks a Pod rule: container \"proxy\": proxy is not allowed"), "{e}");
-        let e = error("\"containers.config-fetch.drain\" = [\"0s\", \"1s\"]");
-        assert!(
-            e.contains("containers.config-fetch.drain = 1s breaks a Pod rule"),
-            "{e}"
-        );
-        let e =
-            error("\"containers.config-fetch.pre_stop\" = { from = \"0s\", to = \"1h\", step = \"1ms\" }");
-        assert!(
-            e.contains("containers.config-fetch.pre_stop = 1ms breaks a Pod rule"),
-            "{e}"
-        );
-        let e = error("\"containers.web.kind\" = [\"app\", \"sidecar\"]");
-        assert!(e.contains("the Pod has no app container"), "{e}");
-        assert!(grid("\"containers.proxy.kind\" = [\"sidecar\", \"app\"]").is_ok());
-    }
-
-    #[test]
-    fn a_scenario_given_as_a_grid_is_recognised() {
-        let text = std::fs::read_to_string(scenarios().join("seed-sidecar.toml")).unwrap();
-        let base = Scenario::load(&scenarios().join("seed-sidecar.toml")).unwrap();
-        let e = Grid::parse(&text, "s.toml", base, &scenarios())
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("s.toml:4:1: \"name\" belongs in a scenario, and this looks like one"),
-            "{e}"
-        );
-    }
-}
+mod tests;

@@ -1,0 +1,479 @@
+//! Every key a scenario may set: its name, scope, group, unit, meaning,
+//! and the manifest field that owns it when a manifest has one.
+
+use crate::model::{ContainerKind, ProbeKind, RestartPolicy};
+
+use crate::model::service::{Arrival, Connections, OnSigterm, Retry};
+
+use super::unit::*;
+use super::{Group, ProbeField, Scope};
+
+/// One setting of a scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// `horizon`: how long a run may last at most.
+    Horizon,
+    /// `seed`: the seed of the run's random draws.
+    Seed,
+    /// `[pod] restart_policy`: Always, OnFailure or Never.
+    RestartPolicy,
+    /// `[pod] termination_grace_period`: the SIGKILL deadline after deletion.
+    TerminationGracePeriod,
+    /// `[pod] stop_at`: when the Pod is deleted.
+    StopAt,
+    /// `[pod] stop_after_ready`: the Pod is deleted this long after it is Ready.
+    StopAfterReady,
+    /// `[pod] mode`: a Pod that serves until deleted, or a Job's Pod that completes.
+    Mode,
+    /// `[pod] kubernetes`: the version whose kubelet rules apply.
+    Kubernetes,
+    /// `backoff.initial`: the first CrashLoopBackOff delay.
+    BackoffInitial,
+    /// `backoff.cap`: the longest CrashLoopBackOff delay.
+    BackoffCap,
+    /// `backoff.immediate_first_restart`: the first restart has no delay (1.35+).
+    BackoffImmediateFirstRestart,
+    /// `kind`: init, sidecar or app.
+    Kind,
+    /// `boot`: from the container's start to its process being up.
+    Boot,
+    /// `drain`: from SIGTERM to the process exiting by itself.
+    Drain,
+    /// `pre_stop`: the preStop hook's duration, before SIGTERM.
+    PreStop,
+    /// `fails`: the first attempts that exit 1 at the end of boot.
+    Fails,
+    /// `fail_probability`: each attempt after the scripted `fails` fails with this probability.
+    FailProbability,
+    /// `proxy`: the app's traffic goes through this container.
+    Proxy,
+    /// `crash_after`: each attempt's running time before it crashes.
+    CrashAfter,
+    /// `run`: an app's running time before it exits by itself.
+    Run,
+    /// `exit_code`: the code an app exits with after `run`.
+    ExitCode,
+    /// A field of one of the container's probes.
+    Probe(ProbeKind, ProbeField),
+    /// `[service] replicas`: Pods behind the Service.
+    Replicas,
+    /// `[service] nodes`: nodes the replicas and clients are spread over.
+    Nodes,
+    /// `[service] propagation`: endpoint change to a node's sync request.
+    Propagation,
+    /// `[service] kubelet_delay`: deletion to the kubelet's first step.
+    KubeletDelay,
+    /// `[service] min_sync_period`: kube-proxy's least time between syncs.
+    MinSyncPeriod,
+    /// `[service] cleanup`: last container exit to the Pod object gone.
+    Cleanup,
+    /// `[traffic] rate`: requests per second to the Service.
+    Rate,
+    /// `[traffic] arrival`: poisson or constant.
+    Arrival,
+    /// `[traffic] connections`: new or keep-alive.
+    Connections,
+    /// `[traffic] pool`: keep-alive connections per client.
+    Pool,
+    /// `[traffic] clients`: how many clients send.
+    Clients,
+    /// `[traffic] service_time`: how long the app takes to answer.
+    ServiceTime,
+    /// `[traffic] retry`: none or once.
+    Retry,
+    /// `[traffic] duration`: how long traffic runs.
+    Duration,
+    /// `[traffic] connect_timeout`: a connect to a gone Pod gives up after this.
+    ConnectTimeout,
+    /// `[app] on_sigterm`: the app's reaction to SIGTERM.
+    OnSigterm,
+    /// `[app] drain_delay`: delay-then-drain's delay.
+    DrainDelay,
+    /// `[[disruptions]] at`: when the delete is sent.
+    At,
+    /// `[[disruptions]] after_ready`: the delete this long after every replica is Ready.
+    AfterReady,
+    /// `[[disruptions]] delete`: the replica deleted.
+    Delete,
+    /// `[[disruptions]] grace_period`: kubectl delete --grace-period.
+    GracePeriod,
+}
+
+impl Field {
+    /// Every field, in the order the README's tables list them.
+    pub const ALL: [Field; 60] = {
+        use ProbeField as P;
+        use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
+        [
+            Field::Horizon,
+            Field::Seed,
+            Field::RestartPolicy,
+            Field::TerminationGracePeriod,
+            Field::StopAt,
+            Field::StopAfterReady,
+            Field::BackoffInitial,
+            Field::BackoffCap,
+            Field::BackoffImmediateFirstRestart,
+            Field::Mode,
+            Field::Kubernetes,
+            Field::Kind,
+            Field::Boot,
+            Field::Drain,
+            Field::PreStop,
+            Field::Fails,
+            Field::FailProbability,
+            Field::Proxy,
+            Field::CrashAfter,
+            Field::Run,
+            Field::ExitCode,
+            Field::Probe(S, P::InitialDelay),
+            Field::Probe(S, P::Period),
+            Field::Probe(S, P::Timeout),
+            Field::Probe(S, P::SuccessThreshold),
+            Field::Probe(S, P::FailureThreshold),
+            Field::Probe(S, P::TerminationGracePeriod),
+            Field::Probe(R, P::InitialDelay),
+            Field::Probe(R, P::Period),
+            Field::Probe(R, P::Timeout),
+            Field::Probe(R, P::SuccessThreshold),
+            Field::Probe(R, P::FailureThreshold),
+            Field::Probe(R, P::TerminationGracePeriod),
+            Field::Probe(L, P::InitialDelay),
+            Field::Probe(L, P::Period),
+            Field::Probe(L, P::Timeout),
+            Field::Probe(L, P::SuccessThreshold),
+            Field::Probe(L, P::FailureThreshold),
+            Field::Probe(L, P::TerminationGracePeriod),
+            Field::Replicas,
+            Field::Nodes,
+            Field::Propagation,
+            Field::KubeletDelay,
+            Field::MinSyncPeriod,
+            Field::Cleanup,
+            Field::Rate,
+            Field::Arrival,
+            Field::Connections,
+            Field::Pool,
+            Field::Clients,
+            Field::ServiceTime,
+            Field::Retry,
+            Field::Duration,
+            Field::ConnectTimeout,
+            Field::OnSigterm,
+            Field::DrainDelay,
+            Field::At,
+            Field::AfterReady,
+            Field::Delete,
+            Field::GracePeriod,
+        ]
+    };
+
+    /// Whether the field belongs to the run, the Pod or a container.
+    pub fn scope(self) -> Scope {
+        match self {
+            Field::Horizon | Field::Seed => Scope::Run,
+            Field::RestartPolicy
+            | Field::TerminationGracePeriod
+            | Field::StopAt
+            | Field::StopAfterReady
+            | Field::Mode
+            | Field::Kubernetes
+            | Field::BackoffInitial
+            | Field::BackoffCap
+            | Field::BackoffImmediateFirstRestart => Scope::Pod,
+            Field::Kind
+            | Field::Boot
+            | Field::Drain
+            | Field::PreStop
+            | Field::Fails
+            | Field::FailProbability
+            | Field::Proxy
+            | Field::CrashAfter
+            | Field::Run
+            | Field::ExitCode
+            | Field::Probe(..) => Scope::Container,
+            Field::Replicas
+            | Field::Nodes
+            | Field::Propagation
+            | Field::KubeletDelay
+            | Field::MinSyncPeriod
+            | Field::Cleanup => Scope::Service,
+            Field::Rate
+            | Field::Arrival
+            | Field::Connections
+            | Field::Pool
+            | Field::Clients
+            | Field::ServiceTime
+            | Field::Retry
+            | Field::Duration
+            | Field::ConnectTimeout => Scope::Traffic,
+            Field::OnSigterm | Field::DrainDelay => Scope::App,
+            Field::At | Field::AfterReady | Field::Delete | Field::GracePeriod => Scope::Disruption,
+        }
+    }
+
+    /// The group the field sits in, if any.
+    pub fn group(self) -> Option<Group> {
+        match self {
+            Field::BackoffInitial | Field::BackoffCap | Field::BackoffImmediateFirstRestart => {
+                Some(Group::Backoff)
+            }
+            Field::Probe(kind, _) => Some(Group::Probe(kind)),
+            _ => None,
+        }
+    }
+
+    /// The key within its group's table, or within its scope's table.
+    pub fn leaf(self) -> &'static str {
+        match self {
+            Field::Horizon => "horizon",
+            Field::Seed => "seed",
+            Field::RestartPolicy => "restart_policy",
+            Field::TerminationGracePeriod => "termination_grace_period",
+            Field::StopAt => "stop_at",
+            Field::StopAfterReady => "stop_after_ready",
+            Field::Mode => "mode",
+            Field::Kubernetes => "kubernetes",
+            Field::BackoffInitial => "initial",
+            Field::BackoffCap => "cap",
+            Field::BackoffImmediateFirstRestart => "immediate_first_restart",
+            Field::Kind => "kind",
+            Field::Boot => "boot",
+            Field::Drain => "drain",
+            Field::PreStop => "pre_stop",
+            Field::Fails => "fails",
+            Field::FailProbability => "fail_probability",
+            Field::Proxy => "proxy",
+            Field::CrashAfter => "crash_after",
+            Field::Run => "run",
+            Field::ExitCode => "exit_code",
+            Field::Probe(_, field) => field.name(),
+            Field::Replicas => "replicas",
+            Field::Nodes => "nodes",
+            Field::Propagation => "propagation",
+            Field::KubeletDelay => "kubelet_delay",
+            Field::MinSyncPeriod => "min_sync_period",
+            Field::Cleanup => "cleanup",
+            Field::Rate => "rate",
+            Field::Arrival => "arrival",
+            Field::Connections => "connections",
+            Field::Pool => "pool",
+            Field::Clients => "clients",
+            Field::ServiceTime => "service_time",
+            Field::Retry => "retry",
+            Field::Duration => "duration",
+            Field::ConnectTimeout => "connect_timeout",
+            Field::OnSigterm => "on_sigterm",
+            Field::DrainDelay => "drain_delay",
+            Field::At => "at",
+            Field::AfterReady => "after_ready",
+            Field::Delete => "delete",
+            Field::GracePeriod => "grace_period",
+        }
+    }
+
+    /// The key within its scope's table: `boot`, `backoff.cap`,
+    /// `startup_probe.period`.
+    pub fn name(self) -> String {
+        match self.group() {
+            Some(group) => format!("{}.{}", group.name(), self.leaf()),
+            None => self.leaf().to_string(),
+        }
+    }
+
+    /// The field named `name` (as `Field::name` spells it) in `scope`.
+    pub fn find(scope: Scope, name: &str) -> Option<Field> {
+        Field::ALL
+            .into_iter()
+            .find(|f| f.scope() == scope && f.name() == name)
+    }
+
+    /// How the field's value is written and read.
+    pub fn unit(self) -> Unit {
+        match self {
+            Field::Horizon
+            | Field::TerminationGracePeriod
+            | Field::StopAt
+            | Field::StopAfterReady
+            | Field::BackoffInitial
+            | Field::BackoffCap
+            | Field::KubeletDelay
+            | Field::MinSyncPeriod
+            | Field::Cleanup
+            | Field::Duration
+            | Field::ConnectTimeout
+            | Field::DrainDelay
+            | Field::At
+            | Field::AfterReady
+            | Field::GracePeriod => Unit::Millis,
+            Field::Boot | Field::Drain | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
+            Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
+            Field::Rate => Unit::Rate,
+            Field::Propagation => Unit::Propagation,
+            Field::Arrival => Unit::Word {
+                what: "arrival",
+                names: &Arrival::NAMES,
+            },
+            Field::Connections => Unit::Word {
+                what: "connections",
+                names: &Connections::NAMES,
+            },
+            Field::Retry => Unit::Word {
+                what: "retry",
+                names: &Retry::NAMES,
+            },
+            Field::OnSigterm => Unit::Word {
+                what: "on_sigterm",
+                names: &OnSigterm::NAMES,
+            },
+            Field::CrashAfter => Unit::DistList,
+            Field::FailProbability => Unit::Probability,
+            Field::Seed | Field::Fails | Field::ExitCode => Unit::Count,
+            Field::Proxy | Field::BackoffImmediateFirstRestart => Unit::Flag,
+            Field::RestartPolicy => Unit::Word {
+                what: "restart_policy",
+                names: &RestartPolicy::NAMES,
+            },
+            Field::Kind => Unit::Word {
+                what: "kind",
+                names: &ContainerKind::NAMES,
+            },
+            Field::Mode => Unit::Word {
+                what: "mode",
+                names: &MODE_NAMES,
+            },
+            Field::Kubernetes => Unit::Version,
+            Field::Probe(_, field) => match field {
+                ProbeField::SuccessThreshold | ProbeField::FailureThreshold => Unit::Count,
+                _ => Unit::Millis,
+            },
+        }
+    }
+
+    /// What the field means, for the README's tables and `--help`.
+    pub fn doc(self) -> &'static str {
+        match self {
+            Field::Horizon => {
+                "stop the run at this simulated time (an endless crash loop becomes an outcome); default 24h"
+            }
+            Field::Seed => {
+                "the seed of every draw (with the replication, the container, the key and the attempt); default 0"
+            }
+            Field::RestartPolicy => "the Pod's restartPolicy: Always, OnFailure or Never; default Always",
+            Field::TerminationGracePeriod => {
+                "terminationGracePeriodSeconds; default 30s (the kubelet never uses less than 1s)"
+            }
+            Field::StopAt => "delete the Pod at this time",
+            Field::StopAfterReady => "delete the Pod this long after it became Ready",
+            Field::Mode => "service (default) or job: a Job's Pod runs to completion",
+            Field::Kubernetes => "the kubelet simulated, \"1.20\" … \"1.36\" (default)",
+            Field::BackoffInitial => "CrashLoopBackOff's first non-zero delay; default 10s",
+            Field::BackoffCap => "CrashLoopBackOff's ceiling (maxContainerRestartPeriod); default 300s",
+            Field::BackoffImmediateFirstRestart => {
+                "the first restart happens at once, as the kubelet does; false gives the seed's curve; default true"
+            }
+            Field::Kind => "init, sidecar (an initContainers entry with restartPolicy: Always) or app",
+            Field::Boot => {
+                "init: start → exit 0; sidecar, app: start → started (with probes: start → answers them); a distribution draws it for each attempt"
+            }
+            Field::Drain => "SIGTERM → exit; default 0s; or a distribution",
+            Field::PreStop => "how long the preStop hook runs; default 0s (no hook); or a distribution",
+            Field::Fails => "the first N attempts exit 1 at the end of boot; default 0",
+            Field::FailProbability => {
+                "every later attempt exits 1 at the end of boot with this probability, 0 to 1; default 0"
+            }
+            Field::Proxy => {
+                "carries the Pod's traffic: an app alive while no proxy is alive is exposed; default false"
+            }
+            Field::CrashAfter => {
+                "attempt i crashes (exit 1) this long after its start; a list of durations or distributions, one per attempt"
+            }
+            Field::Run => {
+                "apps only: exits with exit_code this long after it is healthy (a Job's work); or a distribution"
+            }
+            Field::ExitCode => "the exit code of that exit; default 0; needs run",
+            Field::Probe(_, ProbeField::InitialDelay) => "initialDelaySeconds; default 0s",
+            Field::Probe(_, ProbeField::Period) => "periodSeconds; default 10s",
+            Field::Probe(_, ProbeField::Timeout) => "timeoutSeconds; default 1s",
+            Field::Probe(_, ProbeField::SuccessThreshold) => {
+                "successThreshold; default 1 (must be 1 for startup, liveness)"
+            }
+            Field::Probe(_, ProbeField::FailureThreshold) => "failureThreshold; default 3",
+            Field::Probe(_, ProbeField::TerminationGracePeriod) => {
+                "probe-level terminationGracePeriodSeconds for the kill (not on readiness)"
+            }
+            Field::Replicas => {
+                "replicas of the Pod behind the Service, placed round robin on the nodes; default 3"
+            }
+            Field::Nodes => "nodes, each with its kube-proxy; clients are placed round robin too; default 3",
+            Field::Propagation => {
+                "per node, endpoint change → sync request: a preset (tiny, medium, large, gcp-lb, azure-lb, nlb-ip) or a duration or distribution; default tiny"
+            }
+            Field::KubeletDelay => "deletion → the kubelet starts preStop/SIGTERM; default 100ms",
+            Field::MinSyncPeriod => {
+                "kube-proxy's minSyncPeriod (token bucket, burst 2); 0s syncs at once; default 1s"
+            }
+            Field::Cleanup => {
+                "last container exit → the Pod object is gone (endpoint removed, IP silent); default 1s"
+            }
+            Field::Rate => "requests per second to the whole Service, above 0",
+            Field::Arrival => "poisson (default) or constant",
+            Field::Connections => "new (default): one connection per request; keep-alive: a pool per client",
+            Field::Pool => "keep-alive: idle connections each client keeps; default 2",
+            Field::Clients => "load generators, placed round robin on the nodes; default 1",
+            Field::ServiceTime => "how long the app takes to answer; default 50ms; or a distribution",
+            Field::Retry => {
+                "none (default) or once: a connection-level failure is sent once more on a fresh connection"
+            }
+            Field::Duration => {
+                "traffic runs this long from its start; default until 10s after the last disruption settled"
+            }
+            Field::ConnectTimeout => "a SYN to a vanished Pod IP fails after this; default 30s",
+            Field::OnSigterm => {
+                "exit-immediately, ignore, delay-then-drain, close-then-drain (default, Go) or close-keep-busy (Node)"
+            }
+            Field::DrainDelay => "delay-then-drain: the listener stays open this long after SIGTERM",
+            Field::At => "delete the replica at this time since the replicas were created",
+            Field::AfterReady => {
+                "delete the replica this long after traffic started (every replica Ready on every node)"
+            }
+            Field::Delete => "the replica to delete, from 0",
+            Field::GracePeriod => "kubectl delete --grace-period; default the Pod's",
+        }
+    }
+
+    /// Where a Kubernetes manifest says this already: annotations and the
+    /// timings overlay carry only what Kubernetes does not know, so they
+    /// refuse these keys and name the manifest field to edit instead.
+    pub fn manifest_field(self) -> Option<String> {
+        match self {
+            Field::RestartPolicy => Some("spec.restartPolicy".into()),
+            Field::TerminationGracePeriod => Some("spec.terminationGracePeriodSeconds".into()),
+            Field::Mode => Some("the manifest's kind (a Job runs to completion)".into()),
+            Field::Kind => Some("where the container is listed (initContainers, with restartPolicy: Always for a native sidecar, or containers)".into()),
+            Field::Probe(kind, field) => Some(format!("the container's {}Probe.{}", kind.name(), field.k8s_name())),
+            _ => None,
+        }
+    }
+
+    /// The scope's keys for suggestions and messages: its fields outside
+    /// groups, then each group's name.
+    pub fn names(scope: Scope) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = Field::ALL
+            .iter()
+            .filter(|f| f.scope() == scope && f.group().is_none())
+            .map(|f| f.leaf())
+            .collect();
+        names.extend(Group::ALL.iter().filter(|g| g.scope() == scope).map(|g| g.name()));
+        names
+    }
+
+    /// The keys of a group's table.
+    pub fn names_in(group: Group) -> Vec<&'static str> {
+        Field::ALL
+            .iter()
+            .filter(|f| f.group() == Some(group))
+            .map(|f| f.leaf())
+            .collect()
+    }
+}

@@ -1,0 +1,164 @@
+//! The one list of scenario keys: every setting a scenario, an annotation,
+//! a timings overlay or a grid axis may name, with its unit, what it means,
+//! and the one way it is set on a `RunSpec`.
+//!
+//! Invariant: every reader (the TOML scenario, `podsim.dev/` annotations,
+//! the `--timings` overlay, grid axes) looks keys up here and sets them with
+//! `Key::set`, so a key means the same, is spelt the same and is checked the
+//! same wherever it is written. Adding a key is one `Field` variant and its
+//! arms below, plus its rule in `rules` if it has one.
+//!
+//! The rooms: `field` (every key and what it is), `unit` (how a value is
+//! written, read and encoded for an axis), `set` (a `Key` on a `RunSpec`).
+
+mod field;
+mod set;
+mod unit;
+
+pub use field::Field;
+pub use set::{Key, default_backoff_cap};
+pub use unit::{Unit, Value, parse_kube_version, parse_rate, unknown_preset, word};
+
+use crate::model::{Probe, ProbeKind, RunSpec};
+
+/// Which table of a scenario a field belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// The run as a whole (top level of a scenario: `horizon`).
+    Run,
+    /// `[pod]`.
+    Pod,
+    /// One `[[containers]]` entry.
+    Container,
+    /// `[service]`: the replicas, nodes and kube-proxy.
+    Service,
+    /// `[traffic]`: the requests sent to the Service.
+    Traffic,
+    /// `[app]`: how the serving app reacts to SIGTERM.
+    App,
+    /// One `[[disruptions]]` entry (a `Key`'s index is the entry's).
+    Disruption,
+}
+
+impl Scope {
+    /// The Service's scopes: the table each is written in, as a grid
+    /// axis's path starts (`service.replicas`, `disruptions.0.at`).
+    pub const SERVICE: [Scope; 4] = [Scope::Service, Scope::Traffic, Scope::App, Scope::Disruption];
+
+    /// The table's name, for the Service's scopes.
+    pub fn table(self) -> &'static str {
+        match self {
+            Scope::Run => "",
+            Scope::Pod => "pod",
+            Scope::Container => "containers",
+            Scope::Service => "service",
+            Scope::Traffic => "traffic",
+            Scope::App => "app",
+            Scope::Disruption => "disruptions",
+        }
+    }
+}
+
+/// A field of a probe table (R27).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProbeField {
+    /// `initial_delay` (`initialDelaySeconds`): the first probe waits this long.
+    InitialDelay,
+    /// `period` (`periodSeconds`): time between two probes.
+    Period,
+    /// `timeout` (`timeoutSeconds`): a probe slower than this fails.
+    Timeout,
+    /// `success_threshold`: successes in a row that make a readiness probe pass.
+    SuccessThreshold,
+    /// `failure_threshold`: failures in a row that fail the probe.
+    FailureThreshold,
+    /// Probe-level grace for the kill a failure causes (liveness, startup).
+    TerminationGracePeriod,
+}
+
+impl ProbeField {
+    /// Every probe field, in the order the README lists them.
+    pub const ALL: [ProbeField; 6] = [
+        ProbeField::InitialDelay,
+        ProbeField::Period,
+        ProbeField::Timeout,
+        ProbeField::SuccessThreshold,
+        ProbeField::FailureThreshold,
+        ProbeField::TerminationGracePeriod,
+    ];
+
+    /// The key inside a probe table.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProbeField::InitialDelay => "initial_delay",
+            ProbeField::Period => "period",
+            ProbeField::Timeout => "timeout",
+            ProbeField::SuccessThreshold => "success_threshold",
+            ProbeField::FailureThreshold => "failure_threshold",
+            ProbeField::TerminationGracePeriod => "termination_grace_period",
+        }
+    }
+
+    /// The Kubernetes probe field this is.
+    fn k8s_name(self) -> &'static str {
+        match self {
+            ProbeField::InitialDelay => "initialDelaySeconds",
+            ProbeField::Period => "periodSeconds",
+            ProbeField::Timeout => "timeoutSeconds",
+            ProbeField::SuccessThreshold => "successThreshold",
+            ProbeField::FailureThreshold => "failureThreshold",
+            ProbeField::TerminationGracePeriod => "terminationGracePeriodSeconds",
+        }
+    }
+}
+
+/// A table of keys inside a scope's table: `[pod] backoff = { … }` and a
+/// container's probes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Group {
+    /// `[pod] backoff = { initial, cap, immediate_first_restart }` (R18).
+    Backoff,
+    /// A container's probe of this kind (R27).
+    Probe(ProbeKind),
+}
+
+impl Group {
+    /// Every group, in the order the README lists them.
+    pub const ALL: [Group; 4] = [
+        Group::Backoff,
+        Group::Probe(ProbeKind::Startup),
+        Group::Probe(ProbeKind::Readiness),
+        Group::Probe(ProbeKind::Liveness),
+    ];
+
+    /// The key that holds the group's table.
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Backoff => "backoff",
+            Group::Probe(ProbeKind::Startup) => "startup_probe",
+            Group::Probe(ProbeKind::Readiness) => "readiness_probe",
+            Group::Probe(ProbeKind::Liveness) => "liveness_probe",
+        }
+    }
+
+    /// Where the group's table is written: under `[pod]` or in a container.
+    pub fn scope(self) -> Scope {
+        match self {
+            Group::Backoff => Scope::Pod,
+            Group::Probe(_) => Scope::Container,
+        }
+    }
+
+    /// What writing the group's table does by itself: a probe table makes
+    /// the container have that probe, with Kubernetes' defaults (R27).
+    pub fn open(self, run: &mut RunSpec, container: Option<usize>) {
+        if let (Group::Probe(kind), Some(i)) = (self, container)
+            && let Some(c) = run.pod.containers.get_mut(i)
+        {
+            c.probes[kind.index()].get_or_insert_with(Probe::default);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,218 @@
+//! A key of one container, the Pod, the run or the Service, and the one way
+//! it is set on a `RunSpec`.
+
+use crate::engine::SimDuration;
+use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, RunSpec};
+
+use crate::model::service::{Arrival, Connections, OnSigterm, Preset, Propagation, Retry, TrafficSpec, When};
+
+use super::unit::*;
+use super::{Field, ProbeField, Scope};
+
+/// A field of one container, or of the Pod or the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// Which setting.
+    pub field: Field,
+    /// The container's index in `PodSpec::containers`, for container fields.
+    pub container: Option<usize>,
+}
+
+impl Key {
+    /// A Pod or run field.
+    pub fn pod(field: Field) -> Key {
+        Key {
+            field,
+            container: None,
+        }
+    }
+
+    /// A field of container `index`.
+    pub fn container(field: Field, index: usize) -> Key {
+        Key {
+            field,
+            container: Some(index),
+        }
+    }
+
+    /// The path a grid axis uses: `horizon`, `pod.backoff.cap`,
+    /// `containers.web.startup_probe.period`.
+    pub fn path(&self, spec: &PodSpec) -> String {
+        match (self.field.scope(), self.container) {
+            (Scope::Run, _) => self.field.name(),
+            (Scope::Pod, _) => format!("pod.{}", self.field.name()),
+            (Scope::Container, i) => {
+                let name = i
+                    .and_then(|i| spec.containers.get(i))
+                    .map_or("?", |c| c.name.as_str());
+                format!("containers.{name}.{}", self.field.name())
+            }
+            (Scope::Disruption, i) => format!("disruptions.{}.{}", i.unwrap_or(0), self.field.name()),
+            (scope, _) => format!("{}.{}", scope.table(), self.field.name()),
+        }
+    }
+
+    /// Sets the field to `value`, which has the field's unit (its axis unit
+    /// for a list). The one place a key changes a spec: cheap, because a
+    /// sweep calls it for every changed axis of every run.
+    pub fn set(self, run: &mut RunSpec, value: Value) {
+        let pod = &mut run.pod;
+        let container = self.container.and_then(|i| pod.containers.get_mut(i));
+        let ms = match value {
+            Value::Millis(d) => d,
+            _ => SimDuration::ZERO,
+        };
+        let count = match value {
+            Value::Count(n) => n,
+            _ => 0,
+        };
+        let flag = matches!(value, Value::Flag(true));
+        let chance = match value {
+            Value::Probability(p) => p,
+            _ => Probability::NEVER,
+        };
+        let word = match value {
+            Value::Word(i) => i,
+            _ => 0,
+        };
+        match (self.field, container) {
+            (Field::Horizon, _) => run.horizon = ms,
+            (Field::Seed, _) => run.stream.seed = u64::from(count),
+            (Field::RestartPolicy, _) => pod.restart_policy = POLICIES[word.min(2)],
+            (Field::TerminationGracePeriod, _) => pod.termination_grace_period = ms,
+            (Field::StopAt, _) => pod.deletion = Deletion::At(ms),
+            (Field::StopAfterReady, _) => pod.deletion = Deletion::AfterReady(ms),
+            (Field::Mode, _) => pod.mode = MODES[word.min(1)],
+            (Field::Kubernetes, _) => {
+                if let Value::Version(v) = value {
+                    pod.kubernetes = v;
+                }
+            }
+            (Field::BackoffInitial, _) => pod.backoff.initial = ms,
+            (Field::BackoffCap, _) => pod.backoff.cap = ms,
+            (Field::BackoffImmediateFirstRestart, _) => pod.backoff.immediate_first_restart = flag,
+            (
+                field @ (Field::Replicas
+                | Field::Nodes
+                | Field::Propagation
+                | Field::KubeletDelay
+                | Field::MinSyncPeriod
+                | Field::Cleanup
+                | Field::Rate
+                | Field::Arrival
+                | Field::Connections
+                | Field::Pool
+                | Field::Clients
+                | Field::ServiceTime
+                | Field::Retry
+                | Field::Duration
+                | Field::ConnectTimeout
+                | Field::OnSigterm
+                | Field::DrainDelay
+                | Field::At
+                | Field::AfterReady
+                | Field::Delete
+                | Field::GracePeriod),
+                _,
+            ) => set_service(field, self.container, run, value, ms, count, word),
+            (_, None) => {}
+            (Field::Kind, Some(c)) => c.kind = KINDS[word.min(2)],
+            (Field::Boot, Some(c)) => c.boot = value.into_dist(),
+            (Field::Drain, Some(c)) => c.drain = value.into_dist(),
+            (Field::PreStop, Some(c)) => c.pre_stop = value.into_dist(),
+            (Field::Fails, Some(c)) => c.fails = count,
+            (Field::FailProbability, Some(c)) => c.fail_probability = chance,
+            (Field::Proxy, Some(c)) => c.proxy = flag,
+            (Field::Run, Some(c)) => c.run = Some(value.into_dist()),
+            (Field::ExitCode, Some(c)) => c.exit_code = count as i32,
+            (Field::CrashAfter, Some(c)) => match value {
+                Value::DistList(list) => c.crash_after = list,
+                // One duration (an axis): the first attempt crashes then.
+                // Reuses the list's allocation run after run.
+                other => {
+                    c.crash_after.clear();
+                    c.crash_after.push(other.into_dist());
+                }
+            },
+            (Field::Probe(kind, field), Some(c)) => {
+                let probe = c.probes[kind.index()].get_or_insert_with(Probe::default);
+                match field {
+                    ProbeField::InitialDelay => probe.initial_delay = ms,
+                    ProbeField::Period => probe.period = ms,
+                    ProbeField::Timeout => probe.timeout = ms,
+                    ProbeField::SuccessThreshold => probe.success_threshold = count,
+                    ProbeField::FailureThreshold => probe.failure_threshold = count,
+                    ProbeField::TerminationGracePeriod => probe.termination_grace_period = Some(ms),
+                }
+            }
+        }
+    }
+}
+
+/// Sets a field of the Service's scopes, making the `[service]` (and
+/// `[traffic]`) it belongs to if need be; `index` is a disruption's.
+fn set_service(
+    field: Field,
+    index: Option<usize>,
+    run: &mut RunSpec,
+    value: Value,
+    ms: SimDuration,
+    count: u32,
+    word: usize,
+) {
+    let service = run.service.get_or_insert_with(Default::default);
+    if field.scope() == Scope::Traffic {
+        let t = service.traffic.get_or_insert_with(TrafficSpec::default);
+        match field {
+            Field::Rate => {
+                if let Value::Rate(r) = value {
+                    t.rate = r;
+                }
+            }
+            Field::Arrival => t.arrival = Arrival::ALL[word.min(1)],
+            Field::Connections => t.connections = Connections::ALL[word.min(1)],
+            Field::Pool => t.pool = count,
+            Field::Clients => t.clients = count,
+            Field::ServiceTime => t.service_time = value.into_dist(),
+            Field::Retry => t.retry = Retry::ALL[word.min(1)],
+            Field::Duration => t.duration = Some(ms),
+            Field::ConnectTimeout => t.connect_timeout = ms,
+            _ => {}
+        }
+        return;
+    }
+    if field.scope() == Scope::Disruption {
+        let Some(d) = index.and_then(|i| service.disruptions.get_mut(i)) else {
+            return;
+        };
+        match field {
+            Field::At => d.when = When::At(ms),
+            Field::AfterReady => d.when = When::AfterReady(ms),
+            Field::Delete => d.replica = count,
+            Field::GracePeriod => d.grace_period = Some(ms),
+            _ => {}
+        }
+        return;
+    }
+    match field {
+        Field::Replicas => service.replicas = count,
+        Field::Nodes => service.nodes = count,
+        Field::Propagation => {
+            service.propagation = match value {
+                Value::Preset(i) => Propagation::Preset(Preset::ALL[i.min(Preset::ALL.len() - 1)]),
+                other => Propagation::Custom(other.into_dist()),
+            }
+        }
+        Field::KubeletDelay => service.kubelet_delay = ms,
+        Field::MinSyncPeriod => service.min_sync_period = ms,
+        Field::Cleanup => service.cleanup = ms,
+        Field::OnSigterm => service.app.on_sigterm = OnSigterm::ALL[word.min(4)],
+        Field::DrainDelay => service.app.drain_delay = ms,
+        _ => {}
+    }
+}
+
+/// The Kubernetes default cap, which versions before 1.32 cannot change.
+pub fn default_backoff_cap() -> SimDuration {
+    Backoff::default().cap
+}

@@ -1,0 +1,65 @@
+//! The key registry's own tables: decoding follows the name lists.
+
+use super::unit::*;
+use super::*;
+use crate::engine::SimDuration;
+use crate::model::service::Rate;
+use crate::model::{ContainerKind, ContainerSpec, KubeVersion, PodSpec, Probability, RestartPolicy};
+
+#[test]
+fn decoding_tables_follow_the_name_lists() {
+    for (i, kind) in KINDS.iter().enumerate() {
+        assert_eq!(kind.name(), ContainerKind::NAMES[i]);
+    }
+    for (i, policy) in POLICIES.iter().enumerate() {
+        assert_eq!(policy.name(), RestartPolicy::NAMES[i]);
+    }
+}
+
+#[test]
+fn every_field_is_listed_once_and_found_by_its_name() {
+    for field in Field::ALL {
+        assert_eq!(
+            Field::find(field.scope(), &field.name()),
+            Some(field),
+            "{field:?}"
+        );
+    }
+    let mut seen = std::collections::HashSet::new();
+    assert!(Field::ALL.iter().all(|f| seen.insert(*f)));
+}
+
+#[test]
+fn every_scalar_value_survives_encoding() {
+    let mut run = RunSpec::new(PodSpec::new(vec![ContainerSpec::new(
+        "web",
+        ContainerKind::App,
+        SimDuration::ZERO,
+    )]));
+    for field in Field::ALL {
+        let unit = field.unit().axis();
+        let value = match unit {
+            Unit::Millis | Unit::Dist => Value::Millis(SimDuration::from_millis(1500)),
+            Unit::Probability => Value::Probability(Probability::new(0.25).unwrap()),
+            Unit::Count => Value::Count(2),
+            Unit::Flag => Value::Flag(true),
+            Unit::Word { .. } => Value::Word(1),
+            Unit::Version => Value::Version(KubeVersion(33)),
+            Unit::DistList => unreachable!("an axis unit is never a list"),
+            Unit::Rate => Value::Rate(Rate::new(8.5).unwrap()),
+            Unit::Propagation => Value::Preset(1),
+        };
+        assert_eq!(unit.decode(value.encode().unwrap()), value, "{field:?}");
+        Key::container(field, 0).set(&mut run, value);
+    }
+    let web = &run.pod.containers[0];
+    assert_eq!(
+        (web.boot.fixed().map(|d| d.as_millis()), web.fails, web.proxy),
+        (Some(1500), 2, true)
+    );
+    assert_eq!(web.crash_after, [SimDuration::from_millis(1500)]);
+    assert_eq!(web.fail_probability.get(), 0.25);
+    assert_eq!(run.stream.seed, 2);
+    assert_eq!(run.pod.kubernetes, KubeVersion(33));
+    assert_eq!(run.horizon, SimDuration::from_millis(1500));
+}

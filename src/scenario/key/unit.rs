@@ -1,0 +1,250 @@
+//! How a key's value is written, read and encoded: the units, the parsed
+//! values, and the tables that turn a word or a version into an axis index.
+
+use crate::engine::SimDuration;
+use crate::model::{ContainerKind, Dist, KubeVersion, PodMode, Probability, RestartPolicy};
+
+use crate::model::service::{Preset, Rate};
+
+use crate::scenario::dist::{parse_dist_list_text, parse_dist_text, parse_probability};
+use crate::scenario::duration::parse_duration;
+
+/// What kind of value a field takes: how it is read and written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A duration with a unit (`"3s"`), written in CSV as integer
+    /// milliseconds: a setting, which does not vary from run to run.
+    Millis,
+    /// A duration, or a distribution drawn anew for each container instance
+    /// (`{ dist = "lognormal", median = "3s", p99 = "10s" }`).
+    Dist,
+    /// A probability, 0 to 1 (`0.2`).
+    Probability,
+    /// A whole number, 0 or more.
+    Count,
+    /// `true` or `false`.
+    Flag,
+    /// One of these words (`what` names them in messages).
+    Word {
+        /// What the words name, for messages (`kind`, `restart policy`).
+        what: &'static str,
+        /// The valid words, in the order an axis indexes them.
+        names: &'static [&'static str],
+    },
+    /// A Kubernetes version, `"1.20"` … `"1.36"`.
+    Version,
+    /// Durations or distributions, one per attempt; as an axis, one (the
+    /// first attempt).
+    DistList,
+    /// Requests per second, a number above 0 (`8.3`).
+    Rate,
+    /// A propagation preset's name, or a duration or distribution.
+    Propagation,
+}
+
+/// A value of some `Unit`, parsed and checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// A duration; also a fixed value of a `Unit::Dist` key.
+    Millis(SimDuration),
+    /// A distribution that is not fixed.
+    Dist(Dist),
+    /// A probability, 0 to 1.
+    Probability(Probability),
+    /// A whole number.
+    Count(u32),
+    /// `true` or `false`.
+    Flag(bool),
+    /// The index of a word in its unit's names.
+    Word(usize),
+    /// A Kubernetes minor version.
+    Version(KubeVersion),
+    /// One duration or distribution per attempt.
+    DistList(Vec<Dist>),
+    /// A rate, requests per second.
+    Rate(Rate),
+    /// The index of a propagation preset in `Preset::ALL`.
+    Preset(usize),
+}
+
+/// Marks a preset in an encoded `Unit::Propagation` value (a duration never reaches it).
+pub(super) const PRESET_TAG: u64 = 1 << 63;
+
+pub(super) const FLAG_NAMES: [&str; 2] = ["false", "true"];
+pub(super) const KINDS: [ContainerKind; 3] =
+    [ContainerKind::Init, ContainerKind::Sidecar, ContainerKind::App];
+pub(super) const POLICIES: [RestartPolicy; 3] = [
+    RestartPolicy::Always,
+    RestartPolicy::OnFailure,
+    RestartPolicy::Never,
+];
+pub(super) const MODES: [PodMode; 2] = [PodMode::Service, PodMode::Job];
+pub(super) const MODE_NAMES: [&str; 2] = ["service", "job"];
+
+impl Unit {
+    /// The unit of the field as a sweep axis (one value per run).
+    pub fn axis(self) -> Unit {
+        match self {
+            Unit::DistList => Unit::Dist,
+            other => other,
+        }
+    }
+
+    /// A value written as text (an annotation, a CSV cell).
+    pub fn parse_text(self, key: &str, text: &str) -> Result<Value, String> {
+        let trimmed = text.trim();
+        match self {
+            Unit::Millis => parse_duration(text).map(Value::Millis),
+            Unit::Dist => parse_dist_text(text).map(Value::from_dist),
+            Unit::Probability => parse_probability(key, trimmed).map(Value::Probability),
+            Unit::Count => trimmed
+                .parse()
+                .map(Value::Count)
+                .map_err(|_| format!("{key} must be a whole number, 0 or more (e.g. \"2\"), not \"{text}\"")),
+            Unit::Flag => match trimmed {
+                "true" => Ok(Value::Flag(true)),
+                "false" => Ok(Value::Flag(false)),
+                _ => Err(format!("{key} must be \"true\" or \"false\", not \"{text}\"")),
+            },
+            Unit::Word { what, names } => word(what, names, trimmed),
+            Unit::Version => parse_kube_version(trimmed).map(Value::Version),
+            Unit::DistList => parse_dist_list_text(trimmed).map(Value::DistList),
+            Unit::Rate => parse_rate(trimmed).map(Value::Rate),
+            Unit::Propagation => match Preset::NAMES.iter().position(|n| *n == trimmed) {
+                Some(i) => Ok(Value::Preset(i)),
+                None if trimmed.starts_with(|c: char| c.is_ascii_digit()) => {
+                    parse_dist_text(text).map(Value::from_dist)
+                }
+                None => Err(unknown_preset(trimmed)),
+            },
+        }
+    }
+
+    /// The value `encoded` (as `Value::encode` made it) of this axis unit.
+    pub fn decode(self, encoded: u64) -> Value {
+        match self {
+            Unit::Millis | Unit::Dist | Unit::DistList => Value::Millis(SimDuration::from_millis(encoded)),
+            Unit::Probability => Value::Probability(Probability::from_bits(encoded)),
+            Unit::Count => Value::Count(encoded as u32),
+            Unit::Flag => Value::Flag(encoded != 0),
+            Unit::Word { .. } => Value::Word(encoded as usize),
+            Unit::Version => Value::Version(KubeVersion(encoded as u32)),
+            Unit::Rate => Value::Rate(Rate::from_bits(encoded)),
+            Unit::Propagation if encoded & PRESET_TAG != 0 => Value::Preset((encoded & !PRESET_TAG) as usize),
+            Unit::Propagation => Value::Millis(SimDuration::from_millis(encoded)),
+        }
+    }
+
+    /// `encoded` as a person writes it in a grid (`250ms`, `3`, `true`, `"app"`).
+    pub fn describe(self, encoded: u64) -> String {
+        match self {
+            Unit::Millis | Unit::Dist | Unit::DistList => SimDuration::from_millis(encoded).to_string(),
+            Unit::Probability => Probability::from_bits(encoded).to_string(),
+            Unit::Count => encoded.to_string(),
+            Unit::Flag => FLAG_NAMES[usize::from(encoded != 0)].to_string(),
+            Unit::Word { names, .. } => format!("\"{}\"", names[encoded as usize]),
+            Unit::Version => format!("\"1.{encoded}\""),
+            Unit::Rate => Rate::from_bits(encoded).get().to_string(),
+            Unit::Propagation if encoded & PRESET_TAG != 0 => {
+                format!("\"{}\"", Preset::NAMES[(encoded & !PRESET_TAG) as usize])
+            }
+            Unit::Propagation => SimDuration::from_millis(encoded).to_string(),
+        }
+    }
+
+    /// `encoded` as a CSV cell: digits for numbers, the word for words.
+    pub fn cell(self, encoded: u64, buf: &mut Vec<u8>) {
+        match self {
+            Unit::Millis | Unit::Dist | Unit::DistList | Unit::Count => {
+                buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes())
+            }
+            Unit::Probability => {
+                buf.extend_from_slice(Probability::from_bits(encoded).to_string().as_bytes())
+            }
+            Unit::Flag => buf.extend_from_slice(FLAG_NAMES[usize::from(encoded != 0)].as_bytes()),
+            Unit::Word { names, .. } => buf.extend_from_slice(names[encoded as usize].as_bytes()),
+            Unit::Version => {
+                buf.extend_from_slice(b"1.");
+                buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes());
+            }
+            Unit::Rate => buf.extend_from_slice(Rate::from_bits(encoded).get().to_string().as_bytes()),
+            // A preset by its name; a fixed delay in milliseconds.
+            Unit::Propagation if encoded & PRESET_TAG != 0 => {
+                buf.extend_from_slice(Preset::NAMES[(encoded & !PRESET_TAG) as usize].as_bytes())
+            }
+            Unit::Propagation => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
+        }
+    }
+}
+
+/// The word `text` of `names`, or the message naming the valid ones.
+pub fn word(what: &str, names: &[&str], text: &str) -> Result<Value, String> {
+    names
+        .iter()
+        .position(|n| *n == text)
+        .map(Value::Word)
+        .ok_or_else(|| crate::scenario::diagnostic::unknown_word(what, text, names))
+}
+
+/// A rate of requests per second: a finite number above 0.
+pub fn parse_rate(text: &str) -> Result<Rate, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(Rate::new)
+        .ok_or_else(|| format!("rate must be a number of requests per second above 0 (e.g. 8.3), not {text}"))
+}
+
+/// The message for a propagation that is no preset and no duration.
+pub fn unknown_preset(text: &str) -> String {
+    crate::scenario::diagnostic::unknown_word("propagation preset", text, &Preset::NAMES)
+        + "; or write a duration such as \"2s\" or a distribution"
+}
+
+/// Parses `"1.33"` into a version podsim knows.
+pub fn parse_kube_version(text: &str) -> Result<KubeVersion, String> {
+    let minor = text.strip_prefix("1.").and_then(|m| m.parse::<u32>().ok());
+    let (oldest, newest) = (KubeVersion::OLDEST.0, KubeVersion::NEWEST.0);
+    match minor {
+        Some(m) if (oldest..=newest).contains(&m) => Ok(KubeVersion(m)),
+        _ => Err(format!(
+            "unknown kubernetes version \"{text}\"; podsim knows \"1.{oldest}\" to \"1.{newest}\""
+        )),
+    }
+}
+
+impl Value {
+    /// The value as one `u64` (milliseconds, a count, a word's index, a
+    /// version's minor), for axes; `None` for a list.
+    pub fn encode(&self) -> Option<u64> {
+        match self {
+            Value::Millis(d) => Some(d.as_millis()),
+            Value::Probability(p) => Some(p.get().to_bits()),
+            Value::Dist(_) => None,
+            Value::Count(n) => Some(u64::from(*n)),
+            Value::Flag(b) => Some(u64::from(*b)),
+            Value::Word(i) => Some(*i as u64),
+            Value::Version(v) => Some(u64::from(v.0)),
+            Value::DistList(_) => None,
+            Value::Rate(r) => Some(r.get().to_bits()),
+            Value::Preset(i) => Some(*i as u64 | PRESET_TAG),
+        }
+    }
+
+    /// A distribution as a value: a fixed one is a plain duration, so it
+    /// encodes, prints and compares as one.
+    pub fn from_dist(dist: Dist) -> Value {
+        match dist.fixed() {
+            Some(d) => Value::Millis(d),
+            None => Value::Dist(dist),
+        }
+    }
+
+    /// The value of a `Unit::Dist` key as a distribution.
+    pub fn into_dist(self) -> Dist {
+        match self {
+            Value::Dist(d) => d,
+            Value::Millis(d) => Dist::Fixed(d),
+            _ => Dist::default(),
+        }
+    }
+}
