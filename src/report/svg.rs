@@ -67,6 +67,21 @@ pub struct Svg {
 }
 
 impl Svg {
+    /// The dark frame around a plot's area, corners `from` and `to`.
+    pub fn frame(&mut self, from: (f64, f64), to: (f64, f64)) {
+        self.leaf(
+            "rect",
+            &[
+                ("x", &Num(from.0)),
+                ("y", &Num(from.1)),
+                ("width", &Num(to.0 - from.0)),
+                ("height", &Num(to.1 - from.1)),
+                ("fill", &"none"),
+                ("stroke", &"#333333"),
+            ],
+        );
+    }
+
     /// A document of `width` × `height` pixels on a white background.
     pub fn new(width: u32, height: u32) -> Svg {
         let mut out = String::with_capacity(16 * 1024);

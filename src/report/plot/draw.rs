@@ -288,17 +288,7 @@ impl Tradeoff<'_> {
             svg.line((sx.px(0.0), top), (sx.px(0.0), plot_bottom), &zero);
             svg.line((left, sy.px(0.0)), (plot_right, sy.px(0.0)), &zero);
         }
-        svg.leaf(
-            "rect",
-            &[
-                ("x", &Num(left)),
-                ("y", &Num(top)),
-                ("width", &Num(plot_right - left)),
-                ("height", &Num(plot_bottom - top)),
-                ("fill", &"none"),
-                ("stroke", &"#333333"),
-            ],
-        );
+        svg.frame((left, top), (plot_right, plot_bottom));
         svg.text(
             (left + plot_right) / 2.0,
             plot_bottom + 40.0,

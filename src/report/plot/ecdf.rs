@@ -167,17 +167,7 @@ pub fn svg(table: &Table, spec: &EcdfSpec) -> Result<String, TableError> {
             &[("text-anchor", &"end"), ("fill", &"#777777")],
         );
     }
-    svg.leaf(
-        "rect",
-        &[
-            ("x", &Num(left)),
-            ("y", &Num(top)),
-            ("width", &Num(plot_right - left)),
-            ("height", &Num(plot_bottom - top)),
-            ("fill", &"none"),
-            ("stroke", &"#333333"),
-        ],
-    );
+    svg.frame((left, top), (plot_right, plot_bottom));
     svg.text(
         (left + plot_right) / 2.0,
         plot_bottom + 40.0,
