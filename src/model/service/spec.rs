@@ -19,12 +19,12 @@ pub struct ServiceSpec {
     pub nodes: u32,
     /// Per node, endpoint change → that node's sync request.
     pub propagation: Propagation,
-    /// Deletion → the kubelet starts preStop/SIGTERM (A.6: 0.05–0.3 s [inf]).
+    /// Deletion → the kubelet starts preStop/SIGTERM (A.6: 0.05–0.3 s, inferred).
     pub kubelet_delay: SimDuration,
     /// kube-proxy's `minSyncPeriod` (1 s, burst 2: defaults.go).
     pub min_sync_period: SimDuration,
     /// Last container exit → the Pod object is gone: the endpoint leaves the
-    /// slice and the Pod IP stops answering (E8 → E9; 1 s [inf]).
+    /// slice and the Pod IP stops answering (E8 → E9; 1 s, inferred).
     pub cleanup: SimDuration,
     /// Requests, if any are sent.
     pub traffic: Option<TrafficSpec>,
@@ -75,7 +75,7 @@ impl Propagation {
 pub enum Preset {
     /// kind, 1–3 quiet nodes: lognormal, median 0.2 s, p99 1 s.
     Tiny,
-    /// ~100 nodes: median 1 s, p99 4 s ("sleep 3 is generally sufficient", kubernetes#43576) [inf].
+    /// ~100 nodes: median 1 s, p99 4 s ("sleep 3 is generally sufficient", kubernetes#43576) (inferred).
     Medium,
     /// 5k nodes with iptables churn: median 8 s, p99 30 s (KEP-3453; CL2's 30 s threshold).
     Large,
