@@ -163,7 +163,25 @@ fn scenarios_section(page: &mut String, runs: &[ScenarioRun]) -> Result<(), Tabl
 }
 
 fn sweep_section(page: &mut String, index: usize, table: &Table) -> Result<(), TableError> {
-    let plot = tradeoff(table, &PlotSpec::default())?;
+    // Which trade-off a table holds: a Pod sweep's time to Ready against
+    // exposure; a summary's (`--summary`) the same at the medians; a
+    // Service sweep's failed requests against the termination time.
+    let has = |name: &str| table.columns.iter().any(|c| c == name);
+    let (x, y) = if has("ready_ms") && has("exposed_total_ms") {
+        ("ready_ms", "exposed_total_ms")
+    } else if has("ready_ms_p50") {
+        ("ready_ms_p50", "exposed_total_ms_p50")
+    } else if has("failed") && has("termination_ms") {
+        ("termination_ms", "failed")
+    } else {
+        ("ready_ms", "exposed_total_ms")
+    };
+    let spec = PlotSpec {
+        x: x.into(),
+        y: y.into(),
+        ..PlotSpec::default()
+    };
+    let plot = tradeoff(table, &spec)?;
     let _ = writeln!(
         page,
         "<section class=\"sweep\" id=\"sweep-{index}\">\n<h2>Sweep: {}</h2>\n<p>{} runs, {} groups.</p>",

@@ -686,3 +686,39 @@ fn report_reads_manifests_and_timings_as_run_does() {
         .code(1)
         .stderr(predicates::str::contains("--timings"));
 }
+
+/// `podsim report results/*.csv` draws every kind of table a sweep writes:
+/// a Pod sweep (Ready against exposure), a summary (the same at the
+/// medians) and a Service sweep (failed requests against termination).
+#[test]
+fn the_report_draws_every_bundled_result() {
+    let dir = temp();
+    let out = dir.path().join("all.html");
+    let mut csvs: Vec<PathBuf> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .collect();
+    csvs.sort();
+    assert!(
+        csvs.iter().any(|p| p.to_string_lossy().ends_with("-summary.csv")),
+        "{csvs:?}"
+    );
+    assert!(
+        csvs.iter().any(|p| p.to_string_lossy().contains("service")),
+        "{csvs:?}"
+    );
+    podsim()
+        .arg("report")
+        .args(&csvs)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let page = read(&out);
+    assert_eq!(page.matches("<section class=\"sweep\"").count(), csvs.len());
+    assert!(
+        page.contains("ready_ms_p50") || page.contains("Ready (p50"),
+        "the summary plot names its medians"
+    );
+}
