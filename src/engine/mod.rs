@@ -177,6 +177,15 @@ impl<M: Model> Simulation<M> {
         None
     }
 
+    /// The instant a run that ended `how` ended at: its last event, or the
+    /// horizon that cut it short.
+    pub fn end_time(&self, how: RunEnd) -> SimTime {
+        match how {
+            RunEnd::Quiet => self.now,
+            RunEnd::Horizon => self.horizon,
+        }
+    }
+
     /// Handles events until none is left or the horizon is reached.
     pub fn run(&mut self) -> RunEnd {
         while self.step().is_some() {}

@@ -26,7 +26,7 @@ pub use spec::{
     PodSpec, Probe, ProbeKind, RestartPolicy, RunSpec,
 };
 
-use crate::engine::{RunEnd, Simulation};
+use crate::engine::Simulation;
 
 /// Runs one Pod spec after another on the same buffers: the unit of work of
 /// a sweep, where allocating per run would cost more than simulating. The
@@ -87,10 +87,7 @@ impl<O: Observer> PodSimulator<O> {
             self.sim.schedule(at, event);
         }
         let how = self.sim.run();
-        let end = match how {
-            RunEnd::Quiet => self.sim.time(),
-            RunEnd::Horizon => self.sim.horizon(),
-        };
+        let end = self.sim.end_time(how);
         self.sim.model_mut().finish(end, how)
     }
 

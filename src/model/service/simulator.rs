@@ -2,7 +2,7 @@
 //! recorded run for `podsim run`.
 
 use super::{FailedRequest, ServiceEvent, ServiceMetrics, ServiceModel, When};
-use crate::engine::{RunEnd, SimDuration, SimTime, Simulation};
+use crate::engine::{SimDuration, SimTime, Simulation};
 use crate::model::event::PodEvent;
 use crate::model::history::{Observer, Trace};
 use crate::model::spec::RunSpec;
@@ -54,10 +54,7 @@ impl<O: Observer + Default> ServiceSimulator<O> {
                 .schedule(SimTime::ZERO + at, ServiceEvent::Disrupt { index });
         }
         let how = self.sim.run();
-        let end = match how {
-            RunEnd::Quiet => self.sim.time(),
-            RunEnd::Horizon => self.sim.horizon(),
-        };
+        let end = self.sim.end_time(how);
         self.sim.model_mut().finish(end, how)
     }
 

@@ -81,6 +81,12 @@ impl Mapper<'_> {
         self.error(rest, message).warning()
     }
 
+    /// A notice of a typed `problem` at byte `offset` of the file.
+    fn notice_at(&self, offset: usize, problem: Problem) -> Diagnostic {
+        let (origin, text) = (self.stream.origin, self.stream.text);
+        Diagnostic::error(origin, text, Some(offset..offset), problem).warning()
+    }
+
     pub fn map(
         &self,
         spec: &K8sPodSpec,
@@ -185,30 +191,14 @@ impl Mapper<'_> {
                 .map(|(key, default, names)| (key.to_string(), default, names))
                 .collect();
             let problem = Problem::AssumedTimings { assumed };
-            notices.push(
-                Diagnostic::error(
-                    self.stream.origin,
-                    self.stream.text,
-                    Some(offset..offset),
-                    problem,
-                )
-                .warning(),
-            );
+            notices.push(self.notice_at(offset, problem));
         }
         if !shuts_down {
             let offset = self.doc.offset(&self.full(&[]));
             let problem = Problem::NeverDeleted {
                 job: self.kind.completes(),
             };
-            notices.push(
-                Diagnostic::error(
-                    self.stream.origin,
-                    self.stream.text,
-                    Some(offset..offset),
-                    problem,
-                )
-                .warning(),
-            );
+            notices.push(self.notice_at(offset, problem));
         }
         self.check(&run.pod, &entries)?;
         Ok(run)
