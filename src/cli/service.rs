@@ -1,5 +1,6 @@
 //! `podsim run` for Service scenarios: the replicas behind a Service, the
-//! requests they answered and the ones that failed, as text or JSON.
+//! requests they answered and the ones that failed, as text (with the
+//! race drawn in cells) or JSON, and the race's picture with `--svg`.
 //!
 //! Invariant: a Service run is never mixed into a Pod run's output: the
 //! two kinds of scenario are refused together, so every document of one
@@ -13,6 +14,7 @@ use podsim::model::service::simulate_service;
 use podsim::report::service;
 use podsim::scenario::Scenario;
 
+use super::output::{Planned, check_outputs, write_picture};
 use super::run::{Format, RunArgs};
 
 /// How many failed requests the text lists before pointing to JSON.
@@ -26,11 +28,28 @@ pub fn run(scenarios: &[Scenario], args: &RunArgs, out: &mut dyn Write) -> Resul
         ))
         .into());
     }
-    if args.svg.is_some() || args.watch {
+    if args.watch {
         return Err(super::UsageError(
-            "--svg and --watch draw one Pod; for a Service scenario use the text or --format json".into(),
+            "--watch follows one Pod as kubectl does; a Service scenario's race is between its \
+             endpoints and its replicas' shutdown, which the text (its chart) and --svg show"
+                .into(),
         )
         .into());
+    }
+    if let Some(path) = &args.svg {
+        if scenarios.len() > 1 {
+            return Err(super::UsageError(format!(
+                "--svg draws one Service run and {} scenarios were given; draw each on its own",
+                scenarios.len()
+            ))
+            .into());
+        }
+        check_outputs(&[Planned {
+            flag: "--svg",
+            path,
+            keep_existing: false,
+            picture: true,
+        }])?;
     }
     let reports: Vec<_> = scenarios
         .iter()
@@ -40,6 +59,12 @@ pub fn run(scenarios: &[Scenario], args: &RunArgs, out: &mut dyn Write) -> Resul
             simulate_service(&run)
         })
         .collect();
+    if let (Some(path), Some(scenario), Some(report)) = (&args.svg, scenarios.first(), reports.first()) {
+        write_picture(
+            path,
+            &service::service_svg(&scenario.name, &scenario.run.pod, report),
+        )?;
+    }
     match args.format {
         Format::Json => {
             let mut documents: Vec<_> = scenarios
@@ -62,7 +87,7 @@ pub fn run(scenarios: &[Scenario], args: &RunArgs, out: &mut dyn Write) -> Resul
                 write!(
                     out,
                     "{}",
-                    service::text(&scenario.run.pod, report, LISTED_FAILURES)
+                    service::text(&scenario.run.pod, report, LISTED_FAILURES, args.width)
                 )?;
                 writeln!(out)?;
             }

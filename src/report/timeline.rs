@@ -117,7 +117,14 @@ impl Timeline {
     /// Builds the bands of `report`, a run of `spec`, from its history: the
     /// spec gives only the rows' names and kinds.
     pub fn new(spec: &PodSpec, report: &RunReport) -> Timeline {
-        let end = SimTime(report.metrics.end_ms);
+        Timeline::until(spec, report, SimTime(report.metrics.end_ms))
+    }
+
+    /// The same, drawn on to `end` if that is later than the run's own
+    /// end: a replica of a Service keeps its last state until the
+    /// Service's run ends, though its own Pod had nothing more to do.
+    pub fn until(spec: &PodSpec, report: &RunReport, end: SimTime) -> Timeline {
+        let end = end.max(SimTime(report.metrics.end_ms));
         let n = spec.containers.len();
         let mut state = vec![BandState::Waiting; n];
         let mut since = vec![SimTime::ZERO; n];
@@ -255,24 +262,88 @@ pub fn event_lines(spec: &PodSpec, report: &RunReport) -> String {
     out
 }
 
-/// A step that divides the span into at most `columns` cells: 1, 2 or 5 × 10^k ms.
-fn cell_width(span: SimTime, columns: u64) -> SimDuration {
-    let mut step = 1u64;
-    loop {
-        for m in [1, 2, 5] {
-            if span.as_millis().div_ceil(step * m) <= columns {
-                return SimDuration(step * m);
+/// The terminal chart's columns: equal cells of 1, 2 or 5 × 10^k ms, as
+/// few as cover the span within the width asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cells {
+    /// One cell's time.
+    pub cell: SimDuration,
+    /// How many cells cover the span.
+    pub count: usize,
+}
+
+impl Cells {
+    /// Cells covering `span` in at most `max_columns`.
+    pub fn new(span: SimTime, max_columns: u64) -> Cells {
+        let mut step = 1u64;
+        let cell = 'found: loop {
+            for m in [1, 2, 5] {
+                if span.as_millis().div_ceil(step * m) <= max_columns {
+                    break 'found SimDuration(step * m);
+                }
+            }
+            step *= 10;
+        };
+        Cells {
+            cell,
+            count: span.as_millis().div_ceil(cell.as_millis()) as usize,
+        }
+    }
+
+    /// The middle instant of cell `c`: the state a cell shows.
+    pub fn mid(&self, c: usize) -> SimTime {
+        SimTime(c as u64 * self.cell.as_millis() + self.cell.as_millis() / 2)
+    }
+
+    /// The cell instant `t` falls in (the last, for `t` at or past the end).
+    pub fn of(&self, t: SimTime) -> usize {
+        ((t.as_millis() / self.cell.as_millis()) as usize).min(self.count.saturating_sub(1))
+    }
+
+    /// A row of `glyphs` with `glyph` in the cell of each instant given.
+    pub fn marks(&self, marks: &[(Option<SimTime>, char)]) -> String {
+        let mut row = vec![' '; self.count];
+        for &(t, glyph) in marks {
+            if let (Some(t), false) = (t, row.is_empty()) {
+                row[self.of(t)] = glyph;
             }
         }
-        step *= 10;
+        row.into_iter().collect()
     }
+
+    /// The line under a chart: `0`, the span's end, and the cell's time.
+    pub fn scale(&self, label_width: usize, span: SimTime) -> String {
+        format!(
+            "{:<label_width$}  0{:>w$}  (one cell = {})",
+            "",
+            span.to_string(),
+            self.cell,
+            w = self.count.saturating_sub(1)
+        )
+    }
+}
+
+/// Row `i` of `timeline` in `cells`: each cell the state at its middle.
+pub fn band_row(timeline: &Timeline, i: usize, cells: &Cells) -> String {
+    (0..cells.count)
+        .map(|c| timeline.state_at(i, cells.mid(c)).glyph())
+        .collect()
+}
+
+/// The band glyphs' legend, one line.
+pub fn band_legend() -> String {
+    let legend: Vec<String> = BandState::ALL
+        .iter()
+        .filter(|s| **s != BandState::Exited)
+        .map(|s| format!("{} {}", s.glyph(), s.name()))
+        .collect();
+    legend.join("  ")
 }
 
 /// The terminal band chart: one row per container plus the exposed row, each
 /// cell showing the state at the middle of its slice of time.
 pub fn band_chart(timeline: &Timeline, max_columns: u64) -> String {
-    let cell = cell_width(timeline.span(), max_columns);
-    let cells = timeline.span().as_millis().div_ceil(cell.as_millis()) as usize;
+    let cells = Cells::new(timeline.span(), max_columns);
     let label_width = timeline
         .rows
         .iter()
@@ -280,47 +351,32 @@ pub fn band_chart(timeline: &Timeline, max_columns: u64) -> String {
         .max()
         .unwrap_or(8)
         .max(8);
-    let mid = |c: usize| SimTime(c as u64 * cell.as_millis() + cell.as_millis() / 2);
     let mut out = String::new();
     for (i, row) in timeline.rows.iter().enumerate() {
         let label = format!("{} ({})", row.name, row.kind.name());
-        let band: String = (0..cells).map(|c| timeline.state_at(i, mid(c)).glyph()).collect();
-        let _ = writeln!(out, "{label:<label_width$} |{band}|");
+        let _ = writeln!(out, "{label:<label_width$} |{}|", band_row(timeline, i, &cells));
     }
-    let exposed: String = (0..cells)
-        .map(|c| if timeline.exposed_at(mid(c)) { '!' } else { ' ' })
+    let exposed: String = (0..cells.count)
+        .map(|c| {
+            if timeline.exposed_at(cells.mid(c)) {
+                '!'
+            } else {
+                ' '
+            }
+        })
         .collect();
     let _ = writeln!(out, "{:<label_width$} |{exposed}|", "exposed");
-    let mut marks = vec![' '; cells];
-    let mut mark = |t: Option<SimTime>, glyph: char| {
-        if let Some(t) = t {
-            let c = (t.as_millis() / cell.as_millis()) as usize;
-            if let Some(slot) = marks.get_mut(c.min(cells.saturating_sub(1))) {
-                *slot = glyph;
-            }
-        }
-    };
-    mark(timeline.ready, 'R');
-    mark(timeline.deletion, 'D');
-    mark(timeline.kill_deadline.filter(|&k| k <= timeline.span()), 'K');
-    let marks: String = marks.into_iter().collect();
+    let marks = cells.marks(&[
+        (timeline.ready, 'R'),
+        (timeline.deletion, 'D'),
+        (timeline.kill_deadline.filter(|&k| k <= timeline.span()), 'K'),
+    ]);
     let _ = writeln!(out, "{:<label_width$} |{marks}|", "");
-    let _ = writeln!(
-        out,
-        "{:<label_width$}  0{:>w$}  (one cell = {cell})",
-        "",
-        timeline.span().to_string(),
-        w = cells.saturating_sub(1)
-    );
-    let legend: Vec<String> = BandState::ALL
-        .iter()
-        .filter(|s| **s != BandState::Exited)
-        .map(|s| format!("{} {}", s.glyph(), s.name()))
-        .collect();
+    let _ = writeln!(out, "{}", cells.scale(label_width, timeline.span()));
     let _ = writeln!(
         out,
         "{}  ! exposed  R Ready  D deletion  K SIGKILL deadline",
-        legend.join("  ")
+        band_legend()
     );
     out
 }

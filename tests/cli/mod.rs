@@ -8,6 +8,8 @@
 //! - `inputs`: several files, several workloads per file, standard input,
 //!   JSON, refusals listed after the rest ran, `report` reading the same;
 //! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML);
+//! - `service_pictures`: a Service run's picture of the race, SVG and text,
+//!   against a run worked out by hand;
 //! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
 //!   rows, determinism across thread counts, shards merged back, refusals;
 //! - `serve`: `podsim serve`'s API through a real socket;
@@ -22,4 +24,5 @@ mod pictures;
 mod replications;
 mod run;
 mod serve;
+mod service_pictures;
 mod sweep;

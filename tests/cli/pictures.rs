@@ -23,7 +23,7 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn parse(text: &str) -> Document<'_> {
+pub(super) fn parse(text: &str) -> Document<'_> {
     let options = ParsingOptions {
         allow_dtd: true,
         ..ParsingOptions::default()
@@ -31,16 +31,16 @@ fn parse(text: &str) -> Document<'_> {
     Document::parse_with_options(text, options).unwrap_or_else(|e| panic!("not well-formed: {e}"))
 }
 
-fn has_class(node: &Node, class: &str) -> bool {
+pub(super) fn has_class(node: &Node, class: &str) -> bool {
     node.attribute("class")
         .is_some_and(|c| c.split_whitespace().any(|c| c == class))
 }
 
-fn with_class<'a, 'i>(root: Node<'a, 'i>, class: &str) -> Vec<Node<'a, 'i>> {
+pub(super) fn with_class<'a, 'i>(root: Node<'a, 'i>, class: &str) -> Vec<Node<'a, 'i>> {
     root.descendants().filter(|n| has_class(n, class)).collect()
 }
 
-fn attr_u64(node: &Node, name: &str) -> u64 {
+pub(super) fn attr_u64(node: &Node, name: &str) -> u64 {
     node.attribute(name)
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no numeric {name} on {node:?}"))
@@ -60,7 +60,7 @@ fn cells(row: Node) -> Vec<String> {
         .collect()
 }
 
-fn texts(root: Node) -> Vec<String> {
+pub(super) fn texts(root: Node) -> Vec<String> {
     root.descendants()
         .filter(|n| n.has_tag_name("text"))
         .map(|n| n.text().unwrap_or_default().to_string())

@@ -170,6 +170,8 @@ pub struct ServiceModel<O: Observer = ()> {
     failed_by: [u64; 6],
     retried_ok: u64,
     failures: Vec<FailedRequest>,
+    /// When each answered request was sent, if the observer keeps the history.
+    answered_sent: Vec<SimTime>,
 }
 
 impl<O: Observer + Default> ServiceModel<O> {
@@ -198,6 +200,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             failed_by: [0; 6],
             retried_ok: 0,
             failures: Vec::new(),
+            answered_sent: Vec::new(),
         };
         model.reset();
         model
@@ -263,6 +266,7 @@ impl<O: Observer + Default> ServiceModel<O> {
         self.failed_by = [0; 6];
         self.retried_ok = 0;
         self.failures.clear();
+        self.answered_sent.clear();
     }
 }
 
@@ -460,6 +464,13 @@ impl<O: Observer> ServiceModel<O> {
     /// Each failed request, when the observer keeps the history.
     pub fn failures(&self) -> &[FailedRequest] {
         &self.failures
+    }
+
+    /// When each answered request was sent, in the order they were
+    /// answered, when the observer keeps the history: with `failures`,
+    /// every request the picture's strip draws.
+    pub fn answered_sent(&self) -> &[SimTime] {
+        &self.answered_sent
     }
 
     /// What replica `r`'s observer kept.

@@ -78,6 +78,8 @@ pub struct ServiceReport {
     pub traces: Vec<Trace>,
     /// Each failed request, in the order they failed.
     pub failures: Vec<FailedRequest>,
+    /// When each answered request was sent, in the order they were answered.
+    pub answered: Vec<SimTime>,
 }
 
 /// Simulates the Service of `run` once, recording its history.
@@ -90,6 +92,7 @@ pub fn simulate_service(run: &RunSpec) -> ServiceReport {
             .map(|r| model.replica_observer(r).clone())
             .collect(),
         failures: model.failures().to_vec(),
+        answered: model.answered_sent().to_vec(),
         metrics,
     }
 }

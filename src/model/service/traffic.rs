@@ -218,6 +218,9 @@ impl<O: Observer> ServiceModel<O> {
         if request.tries > 1 {
             self.retried_ok += 1;
         }
+        if O::KEEPS_HISTORY {
+            self.answered_sent.push(request.sent);
+        }
         self.requests.release(slot);
         let c = request.conn;
         let conn = *self.conns.get(c);

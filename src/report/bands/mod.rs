@@ -2,16 +2,21 @@
 //! the red "exposed" row, and the Pod's Ready, deletion and SIGKILL-deadline
 //! lines; several runs stack one above another on one shared time axis, so
 //! two layouts of the same Pod read side by side like the seed chapter's demo.
+//! A Service's picture (`report::service`) stacks its replicas with the same
+//! `Blocks` on the same `TimeAxis`, and adds its own rows below.
 //!
 //! Invariant: the bands and the exposed row are drawn from `Timeline` (never
 //! re-derived here), so the picture agrees with the text chart and the
 //! metrics; only the event marks are read from the history, one per line of
 //! the event timeline.
 
+mod axis;
 mod lines;
 
+pub use axis::TimeAxis;
+
 use super::marks::{BAND, Mark};
-use super::svg::{Attr, Num, Scale, Svg, tick_label, tick_step, ticks};
+use super::svg::{Attr, Num, Svg};
 use super::timeline::{BandState, Timeline};
 use crate::engine::{SimDuration, SimTime};
 use crate::model::{PodSpec, RunReport};
@@ -27,11 +32,11 @@ pub struct Figure<'a> {
     pub report: &'a RunReport,
 }
 
-const WIDTH: u32 = 1000;
+pub(crate) const WIDTH: u32 = 1000;
 /// Where the time axis starts: the row labels live left of it.
-const LABEL: f64 = 210.0;
-const RIGHT: f64 = 24.0;
-const TOP: f64 = 10.0;
+pub(crate) const LABEL: f64 = 210.0;
+pub(crate) const RIGHT: f64 = 24.0;
+pub(crate) const TOP: f64 = 10.0;
 const TITLE_ROW: f64 = 24.0;
 /// One row of the labels above the bands that name the Pod's vertical
 /// lines; labels that would overlap go to further rows.
@@ -39,19 +44,19 @@ const LABEL_ROW: f64 = 13.0;
 /// Space between the lowest label row and the bands.
 const LABEL_GAP: f64 = 3.0;
 /// The least room between the last event's mark and the right edge.
-const MARK_ROOM: f64 = 10.0;
-const ROW: f64 = 24.0;
-const GAP: f64 = 18.0;
-const AXIS: f64 = 44.0;
-const LEGEND: f64 = 56.0;
+pub(super) const MARK_ROOM: f64 = 10.0;
+pub(crate) const ROW: f64 = 24.0;
+pub(crate) const GAP: f64 = 18.0;
+pub(crate) const AXIS: f64 = 44.0;
+pub(crate) const LEGEND: f64 = 56.0;
 
 const EXPOSED: &str = "#d62728";
 const READY: &str = "#2e7d32";
-const DELETION: &str = "#333333";
+pub(crate) const DELETION: &str = "#333333";
 const DEADLINE: &str = "#c62828";
-const MUTED: &str = "#666666";
+pub(crate) const MUTED: &str = "#666666";
 /// `text`, cut with an ellipsis to about `width` pixels.
-fn fit(text: &str, width: f64) -> String {
+pub(crate) fn fit(text: &str, width: f64) -> String {
     if text_width(text) <= width {
         return text.to_string();
     }
@@ -68,7 +73,7 @@ fn fit(text: &str, width: f64) -> String {
 
 /// About how wide `text` is in 12-px DejaVu Sans, to space the legend
 /// (capitals are wider than the rest).
-fn text_width(text: &str) -> f64 {
+pub(crate) fn text_width(text: &str) -> f64 {
     text.chars()
         .map(|c| match c {
             ' ' => 3.8,
@@ -137,48 +142,52 @@ fn summary(report: &RunReport, measured: bool) -> String {
     format!("{ready} · {exposed}{termination}")
 }
 
-/// Where the shared time axis of `timelines_svg` lies: a page that moves a
-/// cursor over the picture maps its time to pixels with this.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TimeAxis {
-    /// The time at the axis's right end, in milliseconds (a whole tick
-    /// past the longest run).
-    pub end_ms: u64,
-    /// The x of time zero, in the picture's pixels.
-    pub left_px: f64,
-    /// The x of `end_ms`.
-    pub right_px: f64,
-    /// The picture's width in pixels.
-    pub width_px: u32,
+/// Runs laid out one above another: each with its bands, its line labels
+/// and its height, ready to draw from some `top` on a shared axis.
+pub(crate) struct Blocks<'f, 'a> {
+    figures: &'f [Figure<'a>],
+    timelines: Vec<Timeline>,
+    labels: Vec<Vec<LineLabel>>,
+    heights: Vec<f64>,
 }
 
-impl TimeAxis {
-    /// The axis `timelines_svg` draws for `figures`.
-    pub fn for_figures(figures: &[Figure]) -> TimeAxis {
-        let timelines: Vec<Timeline> = figures.iter().map(|f| Timeline::new(f.spec, f.report)).collect();
-        TimeAxis::of(&timelines)
+impl<'f, 'a> Blocks<'f, 'a> {
+    /// The blocks of `figures`, whose bands are `timelines`, on `axis`.
+    pub(crate) fn new(figures: &'f [Figure<'a>], timelines: Vec<Timeline>, axis: &TimeAxis) -> Self {
+        let x = |t: SimTime| axis.x(t);
+        let end = SimTime(axis.end_ms);
+        let labels: Vec<Vec<LineLabel>> = timelines.iter().map(|t| place_labels(t, &x, end)).collect();
+        let heights = figures
+            .iter()
+            .zip(&labels)
+            .map(|(f, l)| block_height(f, label_rows(l)))
+            .collect();
+        Blocks {
+            figures,
+            timelines,
+            labels,
+            heights,
+        }
     }
 
-    fn of(timelines: &[Timeline]) -> TimeAxis {
-        let longest = timelines
+    /// Their height together, the gap after the last one included.
+    pub(crate) fn height(&self) -> f64 {
+        self.heights.iter().sum()
+    }
+
+    /// Draws them from `top` down.
+    pub(crate) fn draw(&self, svg: &mut Svg, top: f64, axis: &TimeAxis) {
+        let x = |t: SimTime| axis.x(t);
+        let mut y = top;
+        for (((figure, timeline), labels), height) in self
+            .figures
             .iter()
-            .map(|t| t.span().as_millis())
-            .max()
-            .unwrap_or(1)
-            .max(1) as f64
-            / 1000.0;
-        let step = tick_step(0.0, longest, 12);
-        let mut axis_end = (longest / step).ceil() * step;
-        // A mark on the very last instant would straddle the frame's edge.
-        let span_px = WIDTH as f64 - RIGHT - LABEL;
-        if (axis_end - longest) / axis_end * span_px < MARK_ROOM {
-            axis_end += step;
-        }
-        TimeAxis {
-            end_ms: (axis_end * 1000.0).round() as u64,
-            left_px: LABEL,
-            right_px: WIDTH as f64 - RIGHT,
-            width_px: WIDTH,
+            .zip(&self.timelines)
+            .zip(&self.labels)
+            .zip(&self.heights)
+        {
+            draw_block(svg, figure, timeline, labels, y, &x);
+            y += height;
         }
     }
 }
@@ -187,53 +196,15 @@ impl TimeAxis {
 pub fn timelines_svg(figures: &[Figure]) -> String {
     let timelines: Vec<Timeline> = figures.iter().map(|f| Timeline::new(f.spec, f.report)).collect();
     let axis = TimeAxis::of(&timelines);
-    let axis_end = axis.end_ms as f64 / 1000.0;
-    let time = Scale {
-        lo: 0.0,
-        hi: axis_end,
-        from_px: axis.left_px,
-        to_px: axis.right_px,
-    };
-    let x = |t: SimTime| time.px(t.as_millis() as f64 / 1000.0);
-    let end = SimTime(axis.end_ms);
-    let labels: Vec<Vec<LineLabel>> = timelines.iter().map(|t| place_labels(t, &x, end)).collect();
-    let heights: Vec<f64> = figures
-        .iter()
-        .zip(&labels)
-        .map(|(f, l)| block_height(f, label_rows(l)))
-        .collect();
-    let blocks: f64 = heights.iter().sum();
-    let height = (TOP + blocks + AXIS + LEGEND).ceil() as u32;
+    let blocks = Blocks::new(figures, timelines, &axis);
+    let height = (TOP + blocks.height() + AXIS + LEGEND).ceil() as u32;
     let mut svg = Svg::new(WIDTH, height);
     svg.title("podsim timelines");
-
-    let grid_bottom = TOP + blocks - GAP;
-    let tick_values = ticks(0.0, axis_end, 12);
-    for &t in &tick_values {
-        let px = time.px(t);
-        svg.line((px, TOP), (px, grid_bottom), &[("stroke", &"#eeeeee")]);
-    }
-
-    let mut y = TOP;
-    for (((figure, timeline), labels), height) in figures.iter().zip(&timelines).zip(&labels).zip(&heights) {
-        draw_block(&mut svg, figure, timeline, labels, y, &x);
-        y += height;
-    }
-
-    // The shared time axis.
+    let grid_bottom = TOP + blocks.height() - GAP;
+    axis.draw_grid(&mut svg, TOP, grid_bottom);
+    blocks.draw(&mut svg, TOP, &axis);
     let axis_y = grid_bottom + 6.0;
-    svg.line((LABEL, axis_y), (time.to_px, axis_y), &[("stroke", &"#333333")]);
-    for &t in &tick_values {
-        let px = time.px(t);
-        svg.line((px, axis_y), (px, axis_y + 4.0), &[("stroke", &"#333333")]);
-        svg.text(px, axis_y + 16.0, &tick_label(t), &[("text-anchor", &"middle")]);
-    }
-    svg.text(
-        10.0,
-        axis_y + 16.0,
-        "time since Pod creation (s)",
-        &[("fill", &MUTED), ("class", &"axis-title")],
-    );
+    axis.draw(&mut svg, axis_y, "time since Pod creation (s)");
     draw_legend(&mut svg, axis_y + AXIS - 10.0);
     svg.finish()
 }
@@ -411,7 +382,7 @@ fn draw_block(
 }
 
 /// Two lines of legend: band colours and the exposed row; marks and lines.
-fn draw_legend(svg: &mut Svg, top: f64) {
+pub(crate) fn draw_legend(svg: &mut Svg, top: f64) {
     svg.open("g", &[("class", &"legend")]);
     let mut cx = 10.0;
     let swatches = BandState::ALL
@@ -449,7 +420,7 @@ fn draw_legend(svg: &mut Svg, top: f64) {
 }
 
 /// The frame a row's bands are drawn in, across the whole time axis.
-fn band_frame(svg: &mut Svg, band_y: f64, right: f64, fill: &str, stroke: &str) {
+pub(crate) fn band_frame(svg: &mut Svg, band_y: f64, right: f64, fill: &str, stroke: &str) {
     svg.leaf(
         "rect",
         &[

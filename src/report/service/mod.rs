@@ -1,10 +1,16 @@
 //! What `podsim run` shows of a Service scenario: the figures, each deleted
 //! Pod (when each node's rules dropped it, its last request, its
 //! termination), every failed request with its time and cause, and each
-//! replica's own event timeline; as text, or as one JSON document.
+//! replica's own event timeline; as text, or as one JSON document. The
+//! race's pictures have rooms of their own: `picture` (SVG), `chart`
+//! (terminal cells), both reading the requests through `strip`.
 //!
 //! Invariant: the metric keys are `ServiceMetrics::NAMES`, in that order,
 //! the CSV's columns, so JSON and CSV never disagree about a name.
+
+mod chart;
+mod picture;
+pub mod strip;
 
 use std::fmt::Write;
 
@@ -15,6 +21,9 @@ use crate::model::service::{FailedRequest, ServiceMetrics, ServiceReport};
 use crate::model::{PodSpec, RunReport};
 
 use super::{json as pod_json, timeline};
+
+pub use chart::chart;
+pub use picture::{MAX_MARKS, service_svg};
 
 /// The figures as a JSON object, absent ones as `null`.
 pub fn metrics_object(m: &ServiceMetrics) -> Value {
@@ -89,8 +98,9 @@ fn at(ms: u64) -> SimTime {
     SimTime(ms)
 }
 
-/// The text `podsim run` prints for a Service scenario.
-pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize) -> String {
+/// The text `podsim run` prints for a Service scenario; its chart at most
+/// `width` cells wide.
+pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u64) -> String {
     let m = &report.metrics;
     let mut out = String::new();
     let _ = match m.ready_ms {
@@ -143,6 +153,7 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize) -> Strin
         m.min_ready_endpoints.map_or("-".to_string(), |n| n.to_string()),
         m.zero_endpoints_ms
     );
+    let _ = write!(out, "\n{}", chart(pod, report, width));
     if !report.failures.is_empty() {
         let _ = writeln!(out, "\nfailed requests (sent → failed, cause, replica):");
         for f in report.failures.iter().take(max_failures) {

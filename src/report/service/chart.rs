@@ -1,0 +1,95 @@
+//! The race in the terminal: the Service run's picture as rows of cells —
+//! each replica's containers (the Pod band chart's glyphs), each node's
+//! rules still sending new connections to a deleted Pod, and the requests
+//! (a cell with any answered one, and the cause of most failures in it).
+//!
+//! Invariant: the cells are the Pod chart's (`Cells`), and the rows read
+//! what the SVG reads (`Timeline::until`, `Deleted`, `strip`), so the two
+//! pictures of a run agree.
+
+use std::fmt::Write;
+
+use super::replica_reports;
+use super::strip::{self, Outcome};
+use crate::engine::SimTime;
+use crate::model::PodSpec;
+use crate::model::service::ServiceReport;
+use crate::report::timeline::{Cells, Timeline, band_legend, band_row};
+
+/// The chart of `report`, at most `max_columns` cells wide.
+pub fn chart(pod: &PodSpec, report: &ServiceReport, max_columns: u64) -> String {
+    let m = &report.metrics;
+    let end = SimTime(m.end_ms);
+    let timelines: Vec<Timeline> = replica_reports(report)
+        .map(|r| Timeline::until(pod, &r, end))
+        .collect();
+    let span = timelines.iter().map(Timeline::span).max().unwrap_or(end);
+    let cells = Cells::new(span, max_columns);
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for (r, t) in timelines.iter().enumerate() {
+        for (i, row) in t.rows.iter().enumerate() {
+            let label = format!("replica {r} {} ({})", row.name, row.kind.name());
+            rows.push((label, band_row(t, i, &cells)));
+        }
+    }
+    let nodes = m.deleted.first().map_or(0, |d| d.rules_dropped_ms.len());
+    for node in 0..nodes {
+        let routed: String = (0..cells.count)
+            .map(|c| {
+                // Any overlap shows: a node's window is often shorter than a cell.
+                let cell = cells.cell.as_millis();
+                let (from, to) = (c as u64 * cell, (c as u64 + 1) * cell);
+                let still = m.deleted.iter().any(|d| {
+                    let dropped = d.rules_dropped_ms[node].map_or(u64::MAX, |ms| d.deleted_ms + ms);
+                    d.deleted_ms < to && from < dropped
+                });
+                if still { '=' } else { ' ' }
+            })
+            .collect();
+        rows.push((format!("node {node} rules"), routed));
+    }
+    let requests = strip::requests(report);
+    let counts = strip::counts(&requests, cells.count, |t| cells.of(t));
+    let answered: String = counts
+        .iter()
+        .map(|c| if c[0] > 0 { Outcome::Answered.glyph() } else { ' ' })
+        .collect();
+    rows.push(("requests answered".to_string(), answered));
+    let failed: String = counts
+        .iter()
+        .map(|c| {
+            // The cause of most failures in the cell; the first in the CSV's order on a tie.
+            let most = Outcome::ALL[1..].iter().rev().max_by_key(|o| c[o.index()]);
+            match most {
+                Some(o) if c[o.index()] > 0 => o.glyph(),
+                _ => ' ',
+            }
+        })
+        .collect();
+    rows.push(("requests failed".to_string(), failed));
+    let deletes: Vec<(Option<SimTime>, char)> = m
+        .ready_ms
+        .map(|ms| (Some(SimTime(ms)), 'T'))
+        .into_iter()
+        .chain(m.deleted.iter().map(|d| (Some(SimTime(d.deleted_ms)), 'D')))
+        .collect();
+    rows.push((String::new(), cells.marks(&deletes)));
+
+    let width = rows.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (label, cells) in &rows {
+        let _ = writeln!(out, "{label:<width$} |{cells}|");
+    }
+    let _ = writeln!(out, "{}", cells.scale(width, span));
+    let _ = writeln!(out, "{}", band_legend());
+    let causes: Vec<String> = Outcome::ALL[1..]
+        .iter()
+        .map(|o| format!("{} {}", o.glyph(), o.name()))
+        .collect();
+    let _ = writeln!(
+        out,
+        "= rules still route to a deleted Pod  · answered  failed: {}  T traffic starts  D kubectl delete",
+        causes.join("  ")
+    );
+    out
+}

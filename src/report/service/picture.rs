@@ -1,0 +1,411 @@
+//! The picture of the race (SVG) for one Service run: each replica's
+//! containers as the Pod bands draw them, one row per node showing how long
+//! its kube-proxy still sent new connections to each deleted Pod, and the
+//! request strip — one mark per request at the instant it was sent, a lane
+//! per outcome (answered, then each cause that failed any) — on one time
+//! axis, with `kubectl delete` drawn across the nodes and the strip.
+//!
+//! Invariant: everything drawn comes from the run's one record (the
+//! replicas' histories, `ServiceMetrics::deleted`, the answered and failed
+//! requests); the strip's marks, or above `MAX_MARKS` its per-pixel-column
+//! counts, add up to the run's figures per cause.
+
+use super::replica_reports;
+use super::strip::{self, Outcome, Sent};
+use crate::engine::SimTime;
+use crate::model::PodSpec;
+use crate::model::service::{Deleted, ServiceReport};
+use crate::report::bands::{
+    AXIS, Blocks, DELETION, Figure, GAP, LABEL, LEGEND, MUTED, ROW, TOP, TimeAxis, WIDTH, band_frame,
+    draw_legend, text_width,
+};
+use crate::report::marks::BAND;
+use crate::report::svg::{Num, Svg};
+use crate::report::timeline::Timeline;
+
+/// Above this many requests the strip counts them per pixel column instead
+/// of drawing each: one element each would make a 10^5-request run a
+/// picture of tens of megabytes, and a pixel shows no more than its count.
+pub const MAX_MARKS: usize = 5000;
+
+const TITLE_ROW: f64 = 24.0;
+/// The colour of a node's stretch still routing to a deleted Pod.
+const STILL_ROUTED: &str = "#f4b183";
+/// The third legend line (outcomes, the node rows).
+const SERVICE_LEGEND: f64 = 24.0;
+
+/// The picture of `report`, a run of the Service whose Pod is `pod`.
+pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String {
+    let m = &report.metrics;
+    let end = SimTime(m.end_ms);
+    let runs: Vec<_> = replica_reports(report).collect();
+    let titles: Vec<String> = (0..runs.len())
+        .map(|r| match m.deleted.iter().find(|d| d.replica as usize == r) {
+            Some(d) => format!("replica {r} (deleted at {})", SimTime(d.deleted_ms)),
+            None => format!("replica {r}"),
+        })
+        .collect();
+    let figures: Vec<Figure> = runs
+        .iter()
+        .zip(&titles)
+        .map(|(report, title)| Figure {
+            title,
+            spec: pod,
+            report,
+        })
+        .collect();
+    let timelines: Vec<Timeline> = runs.iter().map(|r| Timeline::until(pod, r, end)).collect();
+    let axis = TimeAxis::of(&timelines);
+    let blocks = Blocks::new(&figures, timelines, &axis);
+    let requests = strip::requests(report);
+    let totals = strip::totals(&requests);
+    let lanes: Vec<Outcome> = Outcome::ALL
+        .into_iter()
+        .filter(|o| *o == Outcome::Answered || totals[o.index()] > 0)
+        .collect();
+    let nodes = m.deleted.first().map_or(0, |d| d.rules_dropped_ms.len());
+
+    let blocks_top = TOP + TITLE_ROW;
+    let nodes_top = blocks_top + blocks.height();
+    let strip_top = nodes_top + TITLE_ROW + ROW * nodes as f64 + GAP / 2.0;
+    let strip_bottom = strip_top + TITLE_ROW + ROW * lanes.len() as f64;
+    let height = (strip_bottom + GAP + AXIS + LEGEND + SERVICE_LEGEND).ceil() as u32;
+    let mut svg = Svg::new(WIDTH, height);
+    svg.title("podsim Service run");
+    svg.open("g", &[("class", &"service"), ("data-name", &title)]);
+    svg.text(
+        10.0,
+        TOP + 16.0,
+        title,
+        &[("font-size", &15), ("font-weight", &"bold"), ("class", &"title")],
+    );
+    svg.text(
+        WIDTH as f64 - 24.0,
+        TOP + 16.0,
+        &headline(report),
+        &[("text-anchor", &"end"), ("fill", &MUTED), ("class", &"summary")],
+    );
+    axis.draw_grid(&mut svg, blocks_top, strip_bottom);
+    blocks.draw(&mut svg, blocks_top, &axis);
+    draw_nodes(&mut svg, &m.deleted, nodes, nodes_top, end, &axis);
+    draw_strip(&mut svg, &requests, &lanes, &totals, strip_top, &axis);
+    for d in &m.deleted {
+        let x = axis.x(SimTime(d.deleted_ms));
+        svg.open(
+            "g",
+            &[
+                ("class", &"service-line"),
+                ("data-kind", &"delete"),
+                ("data-replica", &d.replica),
+                ("data-at", &d.deleted_ms),
+            ],
+        );
+        svg.title(&format!(
+            "kubectl delete of replica {} at {}",
+            d.replica,
+            SimTime(d.deleted_ms)
+        ));
+        svg.line(
+            (x, nodes_top + TITLE_ROW - 4.0),
+            (x, strip_bottom),
+            &[("stroke", &DELETION), ("stroke-width", &2)],
+        );
+        svg.close();
+        svg.text(
+            x + 4.0,
+            nodes_top + TITLE_ROW - 6.0,
+            "kubectl delete",
+            &[("fill", &DELETION), ("font-size", &11)],
+        );
+    }
+    svg.close();
+    let axis_y = strip_bottom + 6.0;
+    axis.draw(&mut svg, axis_y, "time since the replicas were created (s)");
+    draw_legend(&mut svg, axis_y + AXIS - 10.0);
+    draw_service_legend(&mut svg, axis_y + AXIS - 10.0 + 48.0);
+    svg.finish()
+}
+
+/// The line beside the picture's title: replicas, nodes, requests, failures.
+fn headline(report: &ServiceReport) -> String {
+    let m = &report.metrics;
+    let nodes = m.deleted.first().map_or(String::new(), |d| {
+        format!(
+            " on {} node{}",
+            d.rules_dropped_ms.len(),
+            plural(d.rules_dropped_ms.len())
+        )
+    });
+    format!(
+        "{} replica{}{nodes} · {} requests, {} failed",
+        m.replicas.len(),
+        plural(m.replicas.len()),
+        m.requests,
+        m.failed
+    )
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The title of a section of rows, left, in the picture's muted bold.
+fn section_title(svg: &mut Svg, top: f64, text: &str) {
+    svg.text(10.0, top + 16.0, text, &[("font-weight", &"bold")]);
+}
+
+/// A row's label: its name at the left, a note right-aligned before the axis.
+fn row_label(svg: &mut Svg, band_y: f64, name: &str, note: &str) {
+    svg.text(10.0, band_y + 12.0, name, &[]);
+    svg.text(
+        LABEL - 8.0,
+        band_y + 12.0,
+        note,
+        &[("text-anchor", &"end"), ("fill", &MUTED)],
+    );
+}
+
+/// One row per node: from each deletion until that node's rules dropped the
+/// Pod (or the run's end, if they never did), new connections still went to it.
+fn draw_nodes(svg: &mut Svg, deleted: &[Deleted], nodes: usize, top: f64, end: SimTime, axis: &TimeAxis) {
+    if nodes == 0 {
+        return;
+    }
+    section_title(
+        svg,
+        top,
+        "kube-proxy: new connections still sent to the deleted Pod",
+    );
+    let right = axis.right_px;
+    for node in 0..nodes {
+        let band_y = top + TITLE_ROW + ROW * node as f64 + (ROW - BAND) / 2.0;
+        svg.open("g", &[("class", &"node"), ("data-node", &node)]);
+        row_label(svg, band_y, &format!("node {node}"), "rules");
+        band_frame(svg, band_y, right, "none", "#e4e4e4");
+        for d in deleted {
+            let from = SimTime(d.deleted_ms);
+            let dropped = d.rules_dropped_ms[node].map(|ms| SimTime(d.deleted_ms + ms));
+            let to = dropped.unwrap_or(end);
+            let after = dropped.map_or("never dropped".to_string(), |t| {
+                format!("dropped at {t} (+{})", t.since(from))
+            });
+            svg.titled(
+                "rect",
+                &[
+                    ("class", &"still-routed"),
+                    ("data-replica", &d.replica),
+                    ("data-from", &from.as_millis()),
+                    ("data-to", &to.as_millis()),
+                    ("x", &Num(axis.x(from))),
+                    ("y", &Num(band_y)),
+                    ("width", &Num(axis.x(to) - axis.x(from))),
+                    ("height", &Num(BAND)),
+                    ("fill", &STILL_ROUTED),
+                ],
+                &format!(
+                    "node {node} still sends new connections to replica {} from {from}: {after}",
+                    d.replica
+                ),
+            );
+            if let Some(t) = dropped {
+                let x = axis.x(t);
+                svg.titled(
+                    "path",
+                    &[
+                        ("class", &"rule-drop"),
+                        ("data-replica", &d.replica),
+                        ("data-at", &t.as_millis()),
+                        (
+                            "d",
+                            &format!("M{} {}v{}", Num(x), Num(band_y - 2.0), Num(BAND + 4.0)),
+                        ),
+                        ("stroke", &"#222222"),
+                        ("stroke-width", &2.5),
+                    ],
+                    &format!("t={t} node {node}'s rules drop replica {}", d.replica),
+                );
+            }
+        }
+        svg.close();
+    }
+}
+
+/// The request strip: a lane per outcome in `lanes`, each request a mark at
+/// its send instant, or counted per pixel column above `MAX_MARKS`.
+fn draw_strip(
+    svg: &mut Svg,
+    requests: &[Sent],
+    lanes: &[Outcome],
+    totals: &[u64; 7],
+    top: f64,
+    axis: &TimeAxis,
+) {
+    let binned = requests.len() > MAX_MARKS;
+    let sent: u64 = totals.iter().sum();
+    let title = if binned {
+        format!("requests, by when they were sent ({sent}, counted per pixel column)")
+    } else {
+        format!("requests, by when they were sent ({sent}, one mark each)")
+    };
+    svg.open(
+        "g",
+        &[
+            ("class", &"requests"),
+            ("data-binned", &binned),
+            ("data-count", &sent),
+        ],
+    );
+    section_title(svg, top, &title);
+    let lane_y = |o: Outcome| {
+        let i = lanes.iter().position(|l| *l == o).unwrap_or(0);
+        top + TITLE_ROW + ROW * i as f64 + (ROW - BAND) / 2.0
+    };
+    for &lane in lanes {
+        let band_y = lane_y(lane);
+        let count = totals[lane.index()];
+        let name = match lane {
+            Outcome::Answered => "answered".to_string(),
+            Outcome::Failed(_) => format!("failed: {}", lane.name()),
+        };
+        svg.open("g", &[("class", &"lane"), ("data-outcome", &lane.name())]);
+        row_label(svg, band_y, &name, &count.to_string());
+        band_frame(svg, band_y, axis.right_px, "none", "#e4e4e4");
+        svg.close();
+    }
+    if binned {
+        draw_bins(svg, requests, lanes, axis, &lane_y);
+    } else {
+        for r in requests {
+            draw_request(svg, r, lane_y(r.outcome), axis);
+        }
+    }
+    svg.close();
+}
+
+/// One request's mark: a thin grey tick if answered, a coloured bar with
+/// its story as tooltip if it failed.
+fn draw_request(svg: &mut Svg, r: &Sent, band_y: f64, axis: &TimeAxis) {
+    let x = axis.x(r.at);
+    let (name, color, at) = (r.outcome.name(), r.outcome.color(), r.at.as_millis());
+    let Some(f) = r.failure else {
+        svg.line(
+            (x, band_y + 2.0),
+            (x, band_y + BAND - 2.0),
+            &[
+                ("class", &"request"),
+                ("data-outcome", &name),
+                ("data-at", &at),
+                ("stroke", &color),
+                ("stroke-opacity", &0.6),
+            ],
+        );
+        return;
+    };
+    let replica = f
+        .replica
+        .map_or("no replica".to_string(), |r| format!("replica {r}"));
+    svg.titled(
+        "rect",
+        &[
+            ("class", &"request"),
+            ("data-outcome", &name),
+            ("data-at", &at),
+            ("x", &Num(x - 1.5)),
+            ("y", &Num(band_y)),
+            ("width", &3),
+            ("height", &Num(BAND)),
+            ("fill", &color),
+        ],
+        &format!(
+            "sent {} by client {}, {name} at {} ({replica})",
+            r.at, f.client, f.at
+        ),
+    );
+}
+
+/// The requests counted per pixel column: a column's shade in its lane
+/// grows with its count, relative to the lane's busiest column.
+fn draw_bins(
+    svg: &mut Svg,
+    requests: &[Sent],
+    lanes: &[Outcome],
+    axis: &TimeAxis,
+    lane_y: &dyn Fn(Outcome) -> f64,
+) {
+    let columns = (axis.right_px - axis.left_px).floor().max(1.0) as usize;
+    let end = axis.end_ms.max(1);
+    let column_of = |t: SimTime| (t.as_millis() as u128 * columns as u128 / end as u128) as usize;
+    let counts = strip::counts(requests, columns, column_of);
+    let ms_of = |c: usize| (c as u128 * end as u128 / columns as u128) as u64;
+    for &lane in lanes {
+        let i = lane.index();
+        let busiest = counts.iter().map(|c| c[i]).max().unwrap_or(0).max(1);
+        for (c, count) in counts.iter().map(|c| c[i]).enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let (from, to) = (SimTime(ms_of(c)), SimTime(ms_of(c + 1)));
+            let opacity = 0.3 + 0.7 * count as f64 / busiest as f64;
+            let attrs: [crate::report::svg::Attr; 10] = [
+                ("class", &"request-bin"),
+                ("data-outcome", &lane.name()),
+                ("data-count", &count),
+                ("data-from", &from.as_millis()),
+                ("x", &Num(axis.left_px + c as f64)),
+                ("y", &Num(lane_y(lane))),
+                ("width", &1),
+                ("height", &Num(BAND)),
+                ("fill", &lane.color()),
+                ("fill-opacity", &Num(opacity)),
+            ];
+            match lane {
+                Outcome::Answered => svg.leaf("rect", &attrs),
+                Outcome::Failed(_) => svg.titled(
+                    "rect",
+                    &attrs,
+                    &format!("{count} {} sent {from}–{to}", lane.name()),
+                ),
+            }
+        }
+    }
+}
+
+/// The third legend line: the outcomes' colours and the node rows' marks.
+fn draw_service_legend(svg: &mut Svg, top: f64) {
+    svg.open("g", &[("class", &"legend")]);
+    let mut cx = 10.0;
+    for o in Outcome::ALL {
+        svg.leaf(
+            "rect",
+            &[
+                ("x", &Num(cx)),
+                ("y", &Num(top)),
+                ("width", &14),
+                ("height", &12),
+                ("fill", &o.color()),
+            ],
+        );
+        svg.text(cx + 18.0, top + 10.5, o.name(), &[]);
+        cx += 30.0 + text_width(o.name());
+    }
+    svg.leaf(
+        "rect",
+        &[
+            ("x", &Num(cx)),
+            ("y", &Num(top)),
+            ("width", &14),
+            ("height", &12),
+            ("fill", &STILL_ROUTED),
+        ],
+    );
+    let routed = "still routed";
+    svg.text(cx + 18.0, top + 10.5, routed, &[]);
+    cx += 30.0 + text_width(routed);
+    svg.line(
+        (cx + 4.0, top - 1.0),
+        (cx + 4.0, top + 13.0),
+        &[("stroke", &"#222222"), ("stroke-width", &2.5)],
+    );
+    svg.text(cx + 12.0, top + 10.5, "rules dropped", &[]);
+    svg.close();
+}

@@ -1,0 +1,345 @@
+//! The picture of a Service run (`podsim run --svg` and the text chart),
+//! checked against a run worked out by hand: one replica (so every new
+//! connection goes to it and no draw decides anything) on two nodes,
+//! propagation 300 ms, kube-proxy syncing at once, 10 requests/s at
+//! constant gaps, 50 ms each, for 5 s.
+//!
+//! - web boots 0–1 s; both nodes hear of it and sync at 1.3 s: traffic
+//!   starts then, the first request at 1.4 s, one every 100 ms, the last
+//!   at 6.2 s (the 5 s end at 6.3 s sends nothing): 49 requests;
+//! - `kubectl delete` at 1.3 + 2.02 = 3.32 s; the kubelet 100 ms later,
+//!   3.42 s: SIGTERM, the listener closes (close-then-drain), the app exits
+//!   after its 1 s drain, 4.42 s;
+//! - the only endpoint stays in the rules while it serves (KEP-1669's
+//!   fallback to serving terminating endpoints), so 3.5–4.7 s are
+//!   refused (13); its exit empties the slice, heard and synced 300 ms
+//!   later, 4.72 s, on both nodes (+1.4 s after the delete); 4.8–6.2 s
+//!   find no endpoint (15); 1.4–3.4 s were answered (21).
+
+use super::common::{TempDir, podsim, write};
+use super::pictures::{attr_u64, parse, texts, with_class};
+use roxmltree::Node;
+
+const HAND: &str = r#"
+name = "one replica, worked by hand"
+seed = 1
+
+[service]
+replicas = 1
+nodes = 2
+propagation = "300ms"
+kubelet_delay = "100ms"
+min_sync_period = "0s"
+
+[traffic]
+rate = 10
+arrival = "constant"
+connections = "new"
+clients = 2
+service_time = "50ms"
+duration = "5s"
+
+[app]
+on_sigterm = "close-then-drain"
+
+[[disruptions]]
+after_ready = "2020ms"
+delete = 0
+
+[[containers]]
+name = "web"
+kind = "app"
+boot = "1s"
+drain = "1s"
+"#;
+
+/// 6,000 requests/s for 20 s to three replicas: far more than `MAX_MARKS`.
+const BUSY: &str = r#"
+name = "busy"
+seed = 3
+
+[service]
+replicas = 3
+nodes = 2
+propagation = "500ms"
+kubelet_delay = "100ms"
+min_sync_period = "0s"
+
+[traffic]
+rate = 6000
+arrival = "poisson"
+connections = "new"
+clients = 4
+service_time = "20ms"
+duration = "20s"
+
+[[disruptions]]
+after_ready = "5s"
+delete = 0
+
+[[containers]]
+name = "web"
+kind = "app"
+boot = "1s"
+drain = "1s"
+"#;
+
+/// The run's metrics as `--format json` prints them.
+fn metrics(path: &std::path::Path) -> serde_json::Value {
+    let out = podsim()
+        .args(["run", "--format", "json"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["metrics"].clone()
+}
+
+/// The picture's seconds-to-pixels map, read off its axis labels `0` and `1`.
+fn axis_x(doc: &roxmltree::Document) -> impl Fn(f64) -> f64 {
+    let tick = |label: &str| -> f64 {
+        doc.descendants()
+            .find(|n| n.has_tag_name("text") && n.text() == Some(label))
+            .and_then(|n| n.attribute("x"))
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("no tick {label}"))
+    };
+    let (zero, one) = (tick("0"), tick("1"));
+    move |secs| zero + secs * (one - zero)
+}
+
+fn near(a: f64, b: f64) -> bool {
+    (a - b).abs() < 0.02
+}
+
+/// Per outcome, how many requests the strip shows: its marks, or the
+/// counts of its per-column bins.
+fn strip_counts(root: Node) -> std::collections::BTreeMap<String, u64> {
+    let mut counts = std::collections::BTreeMap::new();
+    for mark in with_class(root, "request") {
+        *counts
+            .entry(mark.attribute("data-outcome").unwrap().to_string())
+            .or_default() += 1;
+    }
+    for bin in with_class(root, "request-bin") {
+        *counts
+            .entry(bin.attribute("data-outcome").unwrap().to_string())
+            .or_default() += attr_u64(&bin, "data-count");
+    }
+    counts
+}
+
+#[test]
+fn the_race_picture_of_a_run_worked_by_hand() {
+    let dir = TempDir::new();
+    let scenario = write(dir.path(), "hand.toml", HAND);
+    let out = dir.path().join("race.svg");
+    podsim()
+        .arg("run")
+        .arg(&scenario)
+        .arg("--svg")
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let doc = parse(&text);
+    let x = axis_x(&doc);
+
+    // The replica's block, drawn as a Pod's: booting, running until SIGTERM, draining until its exit.
+    let blocks = with_class(doc.root(), "scenario");
+    let names: Vec<&str> = blocks.iter().map(|b| b.attribute("data-name").unwrap()).collect();
+    assert_eq!(names, ["replica 0 (deleted at 3.320s)"]);
+    let bands: Vec<(&str, u64, u64)> = with_class(blocks[0], "band")
+        .iter()
+        .map(|b| {
+            (
+                b.attribute("data-state").unwrap(),
+                attr_u64(b, "data-from"),
+                attr_u64(b, "data-to"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        bands,
+        [
+            ("booting", 0, 1000),
+            ("running", 1000, 3420),
+            ("draining", 3420, 4420)
+        ]
+    );
+
+    // kubectl delete, across the node rows and the strip.
+    let delete = with_class(doc.root(), "service-line");
+    assert_eq!(delete.len(), 1);
+    assert_eq!(attr_u64(&delete[0], "data-at"), 3320);
+    let line = delete[0].children().find(|c| c.has_tag_name("line")).unwrap();
+    let x1: f64 = line.attribute("x1").unwrap().parse().unwrap();
+    assert!(near(x1, x(3.32)), "delete at x {x1}, want {}", x(3.32));
+
+    // Each node: still routed 3.32–4.72 s, its rules dropping the Pod at 4.72 s.
+    let nodes = with_class(doc.root(), "node");
+    assert_eq!(nodes.len(), 2);
+    for node in &nodes {
+        let routed = with_class(*node, "still-routed");
+        assert_eq!(routed.len(), 1);
+        assert_eq!(
+            (attr_u64(&routed[0], "data-from"), attr_u64(&routed[0], "data-to")),
+            (3320, 4720)
+        );
+        let drop = with_class(*node, "rule-drop");
+        assert_eq!(drop.len(), 1);
+        assert_eq!(attr_u64(&drop[0], "data-at"), 4720);
+        let d = drop[0].attribute("d").unwrap();
+        let drop_x: f64 = d[1..d.find(' ').unwrap()].parse().unwrap();
+        assert!(near(drop_x, x(4.72)), "rule drop at x {drop_x}, want {}", x(4.72));
+    }
+
+    // The strip: one mark per request, lanes for the outcomes that happened.
+    let strip = with_class(doc.root(), "requests");
+    assert_eq!(strip[0].attribute("data-binned"), Some("false"));
+    let lanes: Vec<&str> = with_class(strip[0], "lane")
+        .iter()
+        .map(|l| l.attribute("data-outcome").unwrap())
+        .collect();
+    assert_eq!(lanes, ["answered", "refused", "no_endpoints"]);
+    let at = |outcome: &str| -> Vec<u64> {
+        with_class(strip[0], "request")
+            .iter()
+            .filter(|m| m.attribute("data-outcome") == Some(outcome))
+            .map(|m| attr_u64(m, "data-at"))
+            .collect()
+    };
+    let every = |from: u64, to: u64| (from..=to).step_by(100).collect::<Vec<u64>>();
+    assert_eq!(at("answered"), every(1400, 3400));
+    assert_eq!(at("refused"), every(3500, 4700));
+    assert_eq!(at("no_endpoints"), every(4800, 6200));
+    let first_refused = with_class(strip[0], "request")
+        .into_iter()
+        .find(|m| m.attribute("data-outcome") == Some("refused"))
+        .unwrap();
+    let mark_x: f64 = first_refused.attribute("x").unwrap().parse().unwrap();
+    assert!(
+        near(mark_x + 1.5, x(3.5)),
+        "first refused at x {}, want {}",
+        mark_x + 1.5,
+        x(3.5)
+    );
+
+    // The marks count what the metrics count.
+    let m = metrics(&scenario);
+    let counts = strip_counts(doc.root());
+    assert_eq!(
+        (m["requests"].as_u64(), m["failed"].as_u64()),
+        (Some(49), Some(28))
+    );
+    assert_eq!(counts["refused"], m["failed_refused"].as_u64().unwrap());
+    assert_eq!(counts["no_endpoints"], m["failed_no_endpoints"].as_u64().unwrap());
+    assert_eq!(counts["answered"], 49 - 28);
+    let labels = texts(doc.root());
+    for label in [
+        "node 0",
+        "node 1",
+        "answered",
+        "failed: refused",
+        "kubectl delete",
+        "still routed",
+    ] {
+        assert!(labels.iter().any(|l| l == label), "no label {label:?}");
+    }
+}
+
+#[test]
+fn the_text_draws_the_race_in_cells() {
+    let dir = TempDir::new();
+    let scenario = write(dir.path(), "hand.toml", HAND);
+    let out = podsim().arg("run").arg(&scenario).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = |label: &str| -> String {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("no row {label:?} in\n{text}"));
+        line[line.find('|').unwrap() + 1..line.rfind('|').unwrap()].to_string()
+    };
+    // The run ends at 6.3 s (the arrival that finds the traffic over): 32
+    // cells of 200 ms. Each cell shows the state at its middle.
+    assert!(text.contains("(one cell = 200ms)"), "{text}");
+    assert_eq!(
+        row("replica 0 web (app)"),
+        format!(
+            "{}{}{}{}",
+            "░".repeat(5),
+            "█".repeat(12),
+            "▒".repeat(5),
+            " ".repeat(10)
+        )
+    );
+    // Still routed 3.32–4.72 s: cells 16 (3.2–3.4 s) to 23 (4.6–4.8 s).
+    let routed = format!("{}{}{}", " ".repeat(16), "=".repeat(8), " ".repeat(8));
+    assert_eq!(row("node 0 rules"), routed);
+    assert_eq!(row("node 1 rules"), routed);
+    // Refused 3.5–4.7 s: cells 17–23; no endpoints 4.8–6.2 s: cells 24–31.
+    assert_eq!(
+        row("requests failed"),
+        format!("{}{}{}", " ".repeat(17), "r".repeat(7), "n".repeat(8))
+    );
+    // Answered 1.4–3.4 s: cells 7–17.
+    assert_eq!(
+        row("requests answered"),
+        format!("{}{}{}", " ".repeat(7), "·".repeat(11), " ".repeat(14))
+    );
+}
+
+#[test]
+fn a_busy_run_is_counted_per_pixel_column_and_stays_small() {
+    let dir = TempDir::new();
+    let scenario = write(dir.path(), "busy.toml", BUSY);
+    let out = dir.path().join("busy.svg");
+    podsim()
+        .arg("run")
+        .arg(&scenario)
+        .arg("--svg")
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.len() < 1_000_000, "{} bytes", text.len());
+    let doc = parse(&text);
+    let strip = with_class(doc.root(), "requests");
+    assert_eq!(strip[0].attribute("data-binned"), Some("true"));
+    assert!(with_class(doc.root(), "request").is_empty());
+    let m = metrics(&scenario);
+    let requests = m["requests"].as_u64().unwrap();
+    assert!(requests > 100_000, "{requests} requests");
+    let counts = strip_counts(doc.root());
+    assert_eq!(counts["refused"], m["failed_refused"].as_u64().unwrap());
+    assert!(counts["refused"] > 0, "the race failed nothing: {m}");
+    assert_eq!(counts.values().sum::<u64>(), requests);
+    assert_eq!(counts["answered"], requests - m["failed"].as_u64().unwrap());
+}
+
+#[test]
+fn watch_and_one_picture_of_several_services_are_usage_errors() {
+    let watch = podsim()
+        .args(["run", "scenarios/service/no-prestop.toml", "--watch"])
+        .output()
+        .unwrap();
+    assert_eq!(watch.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&watch.stderr).contains("--watch follows one Pod"));
+    let dir = TempDir::new();
+    let out = dir.path().join("two.svg");
+    let two = podsim()
+        .args([
+            "run",
+            "scenarios/service/no-prestop.toml",
+            "scenarios/service/pre-stop-3s.toml",
+            "--svg",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(two.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&two.stderr).contains("--svg draws one Service run"));
+    assert!(!out.exists());
+}
