@@ -94,7 +94,8 @@ echo "browser check: ok ($svgs pictures, screenshot $size bytes, no request beyo
 # figures, a cursor step and kubectl's status, the "fail the first init
 # container once" what-if, a syntax error shown at its line) and must say
 # SELFTEST PASS; it may request nothing but its own server. Screenshots at
-# a laptop's and a phone's width land in target/browser/ for a look.
+# a laptop's and a phone's width land in target/browser/ for a look; then
+# the same for a Service scenario (below).
 "$bin" serve --port 0 > "$work/serve.txt" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
@@ -111,4 +112,21 @@ mkdir -p target/browser
 chromium_run --virtual-time-budget=8000 --hide-scrollbars --window-size=1280,1400 --screenshot=target/browser/serve-1280.png "$url" > /dev/null
 chromium_run --virtual-time-budget=8000 --hide-scrollbars --window-size=390,1600 --screenshot=target/browser/serve-390.png "$url" > /dev/null
 [ -s target/browser/serve-1280.png ] && [ -s target/browser/serve-390.png ] || fail "no screenshot of podsim serve"
-echo "browser check: podsim serve ok (self-test passed, no request beyond its server, screenshots in target/browser/)"
+
+# The Service view: a second server opened with a bundled Service scenario;
+# ?selftest=service checks the picture of the race is drawn, the failed
+# count shown equals /api/run's, and "add a 5 s preStop" brings it to 0.
+"$bin" serve --port 0 scenarios/service/no-prestop.toml > "$work/serve-service.txt" 2>&1 &
+service_server=$!
+trap 'kill $server $service_server 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 50); do grep -qs listening "$work/serve-service.txt" && break; sleep 0.1; done
+service_url=$(grep -o 'http://[0-9.:]*/' "$work/serve-service.txt") \
+    || fail "podsim serve (Service) did not start: $(cat "$work/serve-service.txt")"
+chromium_run --virtual-time-budget=20000 --log-net-log="$work/service-net.json" --dump-dom "${service_url}?selftest=service" > "$work/service-dom.html"
+verdict=$(grep -o 'id="selftest">SELFTEST [A-Z]*[^<]*' "$work/service-dom.html" || echo "no verdict")
+[ "$verdict" = 'id="selftest">SELFTEST PASS' ] || fail "podsim serve's Service view: $verdict"
+others=$(page_requests "$work/service-net.json" | grep -v "\"url\":\"${service_url}" || true)
+[ -z "$others" ] || fail "podsim serve's Service view made requests elsewhere: $others"
+chromium_run --virtual-time-budget=8000 --hide-scrollbars --window-size=1280,1600 --screenshot=target/browser/serve-service-1280.png "$service_url" > /dev/null
+[ -s target/browser/serve-service-1280.png ] || fail "no screenshot of podsim serve's Service view"
+echo "browser check: podsim serve ok (self-tests passed, no request beyond its server, screenshots in target/browser/)"

@@ -53,7 +53,9 @@ impl Server {
             .nth(1)
             .and_then(|s| s.parse().ok())
             .unwrap_or_else(|| panic!("no status line in {answer:?}"));
-        let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_string();
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+        let chunked = head.to_ascii_lowercase().contains("transfer-encoding: chunked");
+        let body = if chunked { unchunk(body) } else { body.to_string() };
         (status, body)
     }
 
@@ -62,6 +64,25 @@ impl Server {
         let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
         (status, value)
     }
+}
+
+/// A chunked body (what the server sends for large answers) put back
+/// together; sizes count bytes, so the chunks are joined as bytes.
+fn unchunk(rest: &str) -> String {
+    let (mut rest, mut body) = (rest.as_bytes(), Vec::new());
+    while let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&rest[..eol])
+            .unwrap_or("?")
+            .trim()
+            .to_string();
+        let size = usize::from_str_radix(&size, 16).unwrap_or_else(|_| panic!("chunk size {size:?}"));
+        if size == 0 {
+            break;
+        }
+        body.extend_from_slice(&rest[eol + 2..eol + 2 + size]);
+        rest = &rest[eol + 2 + size + 2..];
+    }
+    String::from_utf8(body).expect("a UTF-8 body")
 }
 
 impl Drop for Server {
@@ -228,4 +249,34 @@ fn a_view_draws_every_scenario_on_one_axis() {
         (at_7s["ready"].as_str(), at_7s["status"].as_str()),
         (Some("2/2"), Some("Running"))
     );
+}
+
+#[test]
+fn a_service_scenario_gets_its_own_document_and_the_picture_of_the_race() {
+    let server = Server::start(&[]);
+    let text = seed("service/no-prestop.toml");
+    let (status, doc) = server.json("POST", "/api/run", &text);
+    assert_eq!(status, 200, "{doc}");
+    let printed = podsim_process()
+        .args(["run", "--format", "json", "scenarios/service/no-prestop.toml"])
+        .output()
+        .expect("podsim run");
+    let printed: serde_json::Value = serde_json::from_slice(&printed.stdout).expect("one JSON document");
+    assert_eq!(doc, printed);
+    // README's table: two requests refused, each listed with its cause.
+    assert_eq!(doc["metrics"]["failed"], 2);
+    assert_eq!(doc["failed_requests"].as_array().map(Vec::len), Some(2));
+
+    let body = serde_json::json!({ "scenarios": [text, seed("seed-sidecar.toml")] });
+    let (status, view) = server.json("POST", "/api/view", &body.to_string());
+    assert_eq!(status, 200, "{view}");
+    let service = &view["runs"][0];
+    assert_eq!(service["document"], printed);
+    let svg = service["service_svg"].as_str().expect("the race's picture");
+    assert_eq!(svg.matches("class=\"node\"").count(), 3, "one row per node");
+    assert_eq!(svg.matches("data-outcome=\"refused\" data-at=").count(), 2);
+    // The Pod scenario beside it keeps the shared timeline to itself.
+    assert!(view["runs"][1].get("service_svg").is_none());
+    let picture = view["picture"]["svg"].as_str().unwrap();
+    assert_eq!(picture.matches("class=\"scenario\"").count(), 1);
 }

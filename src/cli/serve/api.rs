@@ -4,10 +4,11 @@
 //!
 //! - `POST /api/run`: one scenario; the answer is exactly the document
 //!   `podsim run --format json` prints for it (an array of them when the
-//!   text holds several workloads).
+//!   text holds several workloads), a Service scenario's included.
 //! - `POST /api/view`: `{"scenarios": [text, …]}`, what the page draws: each
 //!   run's document and kubectl watch lines, and one timeline picture of all
-//!   of them on a shared time axis, with that axis.
+//!   the Pod runs on a shared time axis, with that axis; a Service run
+//!   carries its own picture of the race (`service_svg`) instead.
 //! - `POST /api/sweep`: `{"scenario": text, "grid": text}` (a grid's
 //!   `[axes]`; its `base` is the scenario), at most `--max-runs` runs; the
 //!   CSV's columns and rows as JSON.
@@ -22,9 +23,11 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use podsim::engine::SimDuration;
+use podsim::model::service::simulate_service;
 use podsim::model::{RunReport, simulate};
 use podsim::report::bands::{Figure, TimeAxis, timelines_svg};
 use podsim::report::kubectl;
+use podsim::report::service;
 use podsim::scenario::{Diagnostic, InputFormat, Scenario};
 use podsim::sweep::{Grid, GridFile};
 
@@ -124,7 +127,13 @@ pub fn run(body: &str) -> Reply {
     };
     let mut documents: Vec<Value> = inputs
         .iter()
-        .map(|input| crate::cli::run::document(input, &simulate(&input.scenario.run)))
+        .map(|input| match input.scenario.run.service {
+            Some(_) => {
+                let s = &input.scenario;
+                service::run_document(&s.name, &s.run.pod, &simulate_service(&s.run))
+            }
+            None => crate::cli::run::document(input, &simulate(&input.scenario.run)),
+        })
         .collect();
     match documents.len() {
         1 => Reply::json(&documents.remove(0)),
@@ -155,6 +164,16 @@ pub fn view(body: &str) -> Reply {
             Ok(mut inputs) => {
                 // A manifest with several workloads shows its first.
                 let input = inputs.remove(0);
+                if input.scenario.run.service.is_some() {
+                    let s = &input.scenario;
+                    let report = simulate_service(&s.run);
+                    runs.push(json!({
+                        "document": service::run_document(&s.name, &s.run.pod, &report),
+                        "kubectl": [],
+                        "service_svg": service::service_svg(&s.name, &s.run.pod, &report),
+                    }));
+                    continue;
+                }
                 let report = simulate(&input.scenario.run);
                 let watch: Vec<Value> = kubectl::watch(&input.scenario.run.pod, &report)
                     .iter()
