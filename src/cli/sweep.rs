@@ -203,8 +203,8 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
         },
         summary: summary_file.as_mut().map(|f| f.writer() as &mut dyn Write),
     };
-    let result = sweep::run(&grid, runs.clone(), threads, sinks, &mut |done| {
-        bar.set_position(done);
+    let result = sweep::run(&grid, runs.clone(), threads, sinks, &mut |at| {
+        bar.set_position(at.rows());
         interrupts
             .as_ref()
             .map_or(ControlFlow::Continue(()), Interrupts::control)
