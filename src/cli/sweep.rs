@@ -37,7 +37,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=4096))]
     pub threads: Option<u16>,
 
-    /// Overwrite an existing output file.
+    /// Overwrite an existing output file (with --checkpoint, also an
+    /// unfinished sweep's checkpoint).
     #[arg(long)]
     pub force: bool,
 
