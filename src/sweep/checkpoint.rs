@@ -135,7 +135,10 @@ impl Checkpoint {
                 current: now.podsim_version,
             });
         }
-        if then.grid_sha256 != now.grid_sha256 || then.columns != now.columns {
+        if then.grid_sha256 != now.grid_sha256
+            || then.columns != now.columns
+            || then.replications != now.replications
+        {
             return Err(ResumeError::Grid {
                 recorded: then.grid_sha256.clone(),
                 current: now.grid_sha256,
@@ -178,9 +181,12 @@ impl Checkpoint {
         Ok(())
     }
 
-    /// The rows the CSV holds up to `next_run`; the summary holds one per run.
+    /// The rows the CSV holds up to `next_run`; the summary holds one per
+    /// run. Saturating, as a checkpoint not yet `check`ed may hold any numbers.
     pub fn csv_rows(&self) -> u64 {
-        (self.next_run - self.csv.first_run) * self.csv.replications
+        self.next_run
+            .saturating_sub(self.csv.first_run)
+            .saturating_mul(self.csv.replications)
     }
 
     /// Whether `prefix`, the tally of a partial file's leading bytes as

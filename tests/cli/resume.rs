@@ -421,6 +421,37 @@ fn a_damaged_checkpoint_or_partial_file_is_refused_with_its_name() {
     refused(&resume, &out, "cannot read");
     fs::write(&json, &checkpoint[..checkpoint.len() / 2]).unwrap();
     refused(&resume, &out, "not a podsim checkpoint; remove it to start over");
+    // Numbers at the edges of what JSON can say, or that do not agree.
+    let value: Value = serde_json::from_slice(&checkpoint).unwrap();
+    for (pointer, number, message) in [
+        (
+            "/next_run",
+            u64::MAX,
+            "it does not add up: its next run 18446744073709551615 is outside",
+        ),
+        ("/csv/replications", u64::MAX, "it was written for another grid"),
+        ("/csv/first_run", 7, "it holds runs 7..200002"),
+        ("/csv/bytes", u64::MAX, "fewer than 18446744073709551615"),
+        (
+            "/summary/end_run",
+            3,
+            "its summary's grid or runs are not its CSV's",
+        ),
+    ] {
+        let mut edited = value.clone();
+        *edited.pointer_mut(pointer).unwrap() = number.into();
+        fs::write(&json, serde_json::to_vec(&edited).unwrap()).unwrap();
+        let message = if cfg!(debug_assertions) {
+            message.replace("200002", "20002")
+        } else {
+            message.into()
+        };
+        refused(&resume, &out, &message);
+    }
+    let mut negative = value.clone();
+    negative["next_run"] = (-1).into();
+    fs::write(&json, serde_json::to_vec(&negative).unwrap()).unwrap();
+    refused(&resume, &out, "not a podsim checkpoint");
     fs::write(&json, &checkpoint).unwrap();
     podsim().args(&resume).assert().success();
 }
