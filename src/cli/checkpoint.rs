@@ -29,7 +29,9 @@ use anyhow::{Context, Result, bail};
 use podsim::sweep::checkpoint::Checkpoint;
 use podsim::sweep::{self, Grid, Manifest, Output, Progress, Resume, Shard, Sinks, SweepError, Tally};
 
-use super::output::{PendingFile, finish_with_manifest, partial_path, read_manifest, suffixed};
+use super::output::{
+    PendingFile, finish_with_manifest, partial_path, read_manifest, suffixed, write_durably,
+};
 use super::sweep::grouped;
 use super::{Interrupted, UsageError};
 
@@ -468,28 +470,6 @@ fn save(outputs: &Outputs, at: &mut Progress<'_>, syncs: &[&File], json: &Path) 
     let mut text = serde_json::to_vec_pretty(&checkpoint)?;
     text.push(b'\n');
     write_durably(json, &text).with_context(|| format!("cannot write {}", json.display()))
-}
-
-/// Writes `bytes` to `path` so that a crash at any moment leaves the old
-/// file or the new one, whole: temporary name, fsync, rename, fsync of the
-/// folder (which makes the rename itself durable).
-fn write_durably(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let temp = suffixed(path, &format!(".{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut file = File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    written?;
-    let folder = path
-        .parent()
-        .filter(|f| !f.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    File::open(folder)?.sync_all()
 }
 
 #[cfg(test)]

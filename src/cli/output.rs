@@ -297,6 +297,28 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     pending.finish()
 }
 
+/// Writes `bytes` to `path` so that a crash at any moment leaves the old
+/// file or the new one, whole: temporary name, fsync, rename, fsync of the
+/// folder (which makes the rename itself durable).
+pub fn write_durably(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let temp = suffixed(path, &format!(".{}.tmp", std::process::id()));
+    let written = (|| {
+        let mut file = File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&temp, path)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written?;
+    let folder = path
+        .parent()
+        .filter(|f| !f.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    File::open(folder)?.sync_all()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
