@@ -406,12 +406,17 @@ impl Part {
             ),
             other => other.with_context(|| format!("cannot write {}", path.display()))?,
         };
-        file.try_lock().map_err(|_| {
-            anyhow::anyhow!(
+        match file.try_lock() {
+            Err(fs::TryLockError::WouldBlock) => bail!(
                 "{} is being written by another podsim (it holds the file's lock); let it finish or stop it",
                 path.display()
-            )
-        })?;
+            ),
+            // A file system without locks (some network ones): go on unlocked.
+            Err(fs::TryLockError::Error(e)) if e.kind() != io::ErrorKind::Unsupported => {
+                return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+            }
+            _ => {}
+        }
         let damaged = |problem: String| {
             anyhow::anyhow!(
                 "cannot resume from {}: {problem}; start over with --force instead of --resume",

@@ -354,6 +354,29 @@ mod tests {
     }
 
     #[test]
+    fn a_partial_file_is_kept_when_dropped_and_renamed_when_finished() {
+        let dir = scratch("partial");
+        let target = dir.join("x.csv");
+        let file = File::create(partial_path(&target)).unwrap();
+        let mut pending = PendingFile::partial(&target, file);
+        pending.writer().write_all(b"run\n0\n").unwrap();
+        drop(pending);
+        assert_eq!(names(&dir), ["x.csv.partial"]);
+        assert_eq!(fs::read(partial_path(&target)).unwrap(), b"run\n0\n");
+        let mut file = fs::OpenOptions::new()
+            .append(true)
+            .open(partial_path(&target))
+            .unwrap();
+        file.write_all(b"1\n").unwrap();
+        PendingFile::partial(&target, file).finish().unwrap();
+        assert_eq!(names(&dir), ["x.csv"]);
+        assert_eq!(fs::read(&target).unwrap(), b"run\n0\n1\n");
+        write_durably(&dir.join("c.json"), b"{}").unwrap();
+        assert_eq!(names(&dir), ["c.json", "x.csv"], "no temporary file left");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_finished_file_appears_whole_with_its_manifest_last() {
         let dir = scratch("finished");
         let target = dir.join("x.csv");

@@ -531,3 +531,50 @@ fn checkpoint_flags_that_cannot_work_are_usage_errors() {
     }
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "only the grid");
 }
+
+#[test]
+fn a_second_sweep_on_the_same_out_is_refused_while_the_first_writes() {
+    let dir = TempDir::new();
+    let grid = grid(dir.path());
+    let out = dir.path().join("l.csv");
+    let mut first = podsim_process()
+        .args(sweep_args(&grid, &out))
+        .args(["--checkpoint", "--threads", "1", "--checkpoint-every", "1"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while checkpoint_rows(&out).is_none_or(|rows| rows == 0) {
+        assert!(first.try_wait().unwrap().is_none(), "the first sweep ended first");
+        assert!(started.elapsed() < Duration::from_secs(120), "no progress");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let second = podsim()
+        .args(sweep_args(&grid, &out))
+        .arg("--resume")
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&second.get_output().stderr).into_owned();
+    let running = first.try_wait().unwrap().is_none();
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &first.id().to_string()])
+        .status();
+    let status = first.wait().unwrap();
+    assert!(
+        running,
+        "the first sweep ended before the second was refused: {stderr}"
+    );
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        stderr.contains(&format!(
+            "{}.partial is being written by another podsim",
+            out.display()
+        )),
+        "{stderr}"
+    );
+    podsim()
+        .args(sweep_args(&grid, &out))
+        .arg("--resume")
+        .assert()
+        .success();
+}
