@@ -5,6 +5,7 @@
 //! terminals, files to write, signals and exit codes; the library only
 //! computes.
 
+mod checkpoint;
 mod distribution;
 mod inputs;
 mod interrupt;
@@ -134,16 +135,22 @@ impl std::error::Error for UsageError {}
 pub struct Interrupted {
     pub done: u64,
     pub total: u64,
+    /// The partial file a checkpointed sweep keeps.
+    pub kept: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Display for Interrupted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "interrupted after {} of {} runs; nothing written",
-            sweep::grouped(self.done),
-            sweep::grouped(self.total)
-        )
+        let (done, total) = (sweep::grouped(self.done), sweep::grouped(self.total));
+        match &self.kept {
+            None => write!(f, "interrupted after {done} of {total} runs; nothing written"),
+            Some(partial) => write!(
+                f,
+                "interrupted after {done} of {total} runs; {} keeps them, checkpointed: run the same \
+                 sweep with --resume to go on",
+                partial.display()
+            ),
+        }
     }
 }
 

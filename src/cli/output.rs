@@ -10,10 +10,15 @@
 //! (`check_outputs`): a missing folder or an existing CSV is refused before a
 //! sweep's first run, not after its last.
 //!
+//! A checkpointed sweep (`checkpoint.rs`) writes under `<target>.partial`
+//! instead, a name that does not change from one process to the next, and
+//! keeps that file when it stops early: its checkpoint says which of its
+//! bytes count.
+//!
 //! Invariant: a regular file at the final name was written to the end; an
 //! error, a panic or an interrupt removes the temporary file (a killed
-//! process leaves only `*.tmp`); messages name the final path, never the
-//! temporary one.
+//! process leaves only `*.tmp`), and keeps a partial one; messages name the
+//! final path, never the temporary one.
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -27,31 +32,51 @@ use podsim::sweep::Manifest;
 /// A file being written under a temporary name.
 pub struct PendingFile {
     target: PathBuf,
-    /// `None` when writing straight to a device or FIFO.
-    temp: Option<PathBuf>,
+    staging: Staging,
     writer: Option<BufWriter<File>>,
+}
+
+/// Where a pending file's bytes go until it is finished.
+enum Staging {
+    /// Straight to the target, a device or FIFO.
+    Direct,
+    /// `<target>.<pid>.tmp`, removed unless finished.
+    Temp(PathBuf),
+    /// `<target>.partial`, kept unless finished.
+    Partial(PathBuf),
 }
 
 impl PendingFile {
     /// Starts writing `target`; refuses an existing regular file unless `force`.
     pub fn create(target: &Path, force: bool) -> Result<PendingFile> {
         let special = fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir());
-        let temp = if special {
-            None
+        let staging = if special {
+            Staging::Direct
         } else {
             check_writable(target)?;
             refuse_existing(target, force)?;
-            let mut name = target.file_name().unwrap_or_default().to_os_string();
-            name.push(format!(".{}.tmp", std::process::id()));
-            Some(target.with_file_name(name))
+            Staging::Temp(suffixed(target, &format!(".{}.tmp", std::process::id())))
         };
-        let path = temp.as_deref().unwrap_or(target);
+        let path = match &staging {
+            Staging::Temp(temp) => temp.as_path(),
+            _ => target,
+        };
         let file = File::create(path).with_context(|| format!("cannot write {}", target.display()))?;
-        Ok(PendingFile {
+        Ok(PendingFile::new(target, staging, file))
+    }
+
+    /// Goes on writing `target` through `file`, open at `partial_path(target)`
+    /// and positioned where the next byte goes.
+    pub fn partial(target: &Path, file: File) -> PendingFile {
+        PendingFile::new(target, Staging::Partial(partial_path(target)), file)
+    }
+
+    fn new(target: &Path, staging: Staging, file: File) -> PendingFile {
+        PendingFile {
             target: target.to_path_buf(),
-            temp,
+            staging,
             writer: Some(BufWriter::with_capacity(1 << 20, file)),
-        })
+        }
     }
 
     pub fn writer(&mut self) -> &mut BufWriter<File> {
@@ -60,29 +85,46 @@ impl PendingFile {
             .expect("a pending file has a writer until it is renamed")
     }
 
-    /// Flushes the file and gives it its final name. No fsync: the rename
-    /// guards against an interrupted process, which is the common failure;
-    /// waiting for the disk would double the time of a million-row sweep.
+    /// Flushes the file and gives it its final name. No fsync for a
+    /// temporary file: the rename guards against an interrupted process,
+    /// which is the common failure; waiting for the disk would double the
+    /// time of a million-row sweep. A partial file, whose sweep asked to
+    /// survive a lost machine, is on disk before it is renamed.
     pub fn finish(mut self) -> Result<()> {
+        let cannot = || format!("cannot write {}", self.target.display());
         if let Some(mut writer) = self.writer.take() {
-            writer
-                .flush()
-                .with_context(|| format!("cannot write {}", self.target.display()))?;
+            writer.flush().with_context(cannot)?;
+            if let Staging::Partial(_) = self.staging {
+                writer.get_ref().sync_data().with_context(cannot)?;
+            }
         }
-        match &self.temp {
-            Some(temp) => fs::rename(temp, &self.target)
-                .with_context(|| format!("cannot write {}", self.target.display())),
-            None => Ok(()),
+        match &self.staging {
+            Staging::Temp(staged) | Staging::Partial(staged) => {
+                fs::rename(staged, &self.target).with_context(cannot)
+            }
+            Staging::Direct => Ok(()),
         }
     }
 }
 
 impl Drop for PendingFile {
     fn drop(&mut self) {
-        if let (Some(_), Some(temp)) = (self.writer.take(), &self.temp) {
+        if let (Some(_), Staging::Temp(temp)) = (self.writer.take(), &self.staging) {
             let _ = fs::remove_file(temp);
         }
     }
+}
+
+/// `<target>.partial`: where a checkpointed sweep writes `target`.
+pub fn partial_path(target: &Path) -> PathBuf {
+    suffixed(target, ".partial")
+}
+
+/// `target` with `suffix` added to its file name.
+pub fn suffixed(target: &Path, suffix: &str) -> PathBuf {
+    let mut name = target.file_name().unwrap_or_default().to_os_string();
+    name.push(suffix);
+    target.with_file_name(name)
 }
 
 /// An error unless `target` is free or `force` allows replacing it.
@@ -163,16 +205,14 @@ fn check_writable(target: &Path) -> Result<()> {
 
 /// `<csv>.manifest.json`: where a CSV's manifest lives.
 pub fn manifest_path(csv: &Path) -> PathBuf {
-    let mut name = csv.file_name().unwrap_or_default().to_os_string();
-    name.push(".manifest.json");
-    csv.with_file_name(name)
+    suffixed(csv, ".manifest.json")
 }
 
 /// Renames a finished CSV into place, then its manifest: a CSV whose
 /// manifest is missing or stale is never taken for a finished sweep. A
 /// device or FIFO gets no manifest.
 pub fn finish_with_manifest(csv: PendingFile, manifest: &Manifest) -> Result<()> {
-    if csv.temp.is_none() {
+    if let Staging::Direct = csv.staging {
         return csv.finish();
     }
     let path = manifest_path(&csv.target);
@@ -257,6 +297,28 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     pending.finish()
 }
 
+/// Writes `bytes` to `path` so that a crash at any moment leaves the old
+/// file or the new one, whole: temporary name, fsync, rename, fsync of the
+/// folder (which makes the rename itself durable).
+pub fn write_durably(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let temp = suffixed(path, &format!(".{}.tmp", std::process::id()));
+    let written = (|| {
+        let mut file = File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&temp, path)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written?;
+    let folder = path
+        .parent()
+        .filter(|f| !f.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    File::open(folder)?.sync_all()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,6 +351,29 @@ mod tests {
         drop(pending);
         assert!(names(&dir).is_empty());
         fs::remove_dir(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_partial_file_is_kept_when_dropped_and_renamed_when_finished() {
+        let dir = scratch("partial");
+        let target = dir.join("x.csv");
+        let file = File::create(partial_path(&target)).unwrap();
+        let mut pending = PendingFile::partial(&target, file);
+        pending.writer().write_all(b"run\n0\n").unwrap();
+        drop(pending);
+        assert_eq!(names(&dir), ["x.csv.partial"]);
+        assert_eq!(fs::read(partial_path(&target)).unwrap(), b"run\n0\n");
+        let mut file = fs::OpenOptions::new()
+            .append(true)
+            .open(partial_path(&target))
+            .unwrap();
+        file.write_all(b"1\n").unwrap();
+        PendingFile::partial(&target, file).finish().unwrap();
+        assert_eq!(names(&dir), ["x.csv"]);
+        assert_eq!(fs::read(&target).unwrap(), b"run\n0\n1\n");
+        write_durably(&dir.join("c.json"), b"{}").unwrap();
+        assert_eq!(names(&dir), ["c.json", "x.csv"], "no temporary file left");
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

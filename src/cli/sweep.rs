@@ -12,10 +12,11 @@ use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use podsim::report::plot::PlotSpec;
-use podsim::sweep::{self, Grid, Manifest, Shard, SweepError};
+use podsim::sweep::{self, Grid, Output, Progress, Shard, SweepError};
 
+use super::checkpoint::{CheckpointArgs, Outputs, Plan, Session, finish_files};
 use super::interrupt::Interrupts;
-use super::output::{PendingFile, Planned, check_outputs, finish_with_manifest, picture_path};
+use super::output::{PendingFile, Planned, check_outputs, picture_path};
 use super::{Interrupted, UsageError};
 
 #[derive(Debug, clap::Args)]
@@ -36,7 +37,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=4096))]
     pub threads: Option<u16>,
 
-    /// Overwrite an existing output file.
+    /// Overwrite an existing output file (with --checkpoint, also an
+    /// unfinished sweep's checkpoint).
     #[arg(long)]
     pub force: bool,
 
@@ -81,6 +83,9 @@ pub struct SweepArgs {
     /// The number of shards N, with `--shard auto`.
     #[arg(long, value_name = "N", requires = "shard", value_parser = clap::value_parser!(u64).range(1..))]
     pub shards: Option<u64>,
+
+    #[command(flatten)]
+    pub keep: CheckpointArgs,
 }
 
 /// `--shard`: a slice given on the command line, or one the job array picks.
@@ -174,57 +179,57 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
             picture: true,
         });
     }
+    let outputs = Outputs {
+        grid: &grid,
+        runs: runs.clone(),
+        shard,
+        csv: destination.as_deref(),
+        summary: summary.as_deref(),
+    };
+    let plan = args.keep.plan(&outputs)?;
+    if let (Plan::Finished(rows), Some(path)) = (&plan, &destination) {
+        writeln!(
+            out,
+            "{} is complete already ({} rows); nothing to resume",
+            path.display(),
+            grouped(*rows)
+        )?;
+        return Ok(());
+    }
     // Every output is refused or accepted before the bar appears or any run starts.
     check_outputs(&planned)?;
+    let session = match plan {
+        Plan::Keep(every) => Some(Session::open(&outputs, args.keep.resume, args.force, every)?),
+        _ => None,
+    };
     let threads = args.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,
     );
-    let rows = (runs.end - runs.start) * grid.replications();
-    let bar = progress_bar(rows);
+    let bar = progress_bar((runs.end - runs.start) * grid.replications());
     // From here until the files are complete, Ctrl-C and SIGTERM stop the
-    // sweep and remove the temporary files instead of leaving them behind
-    // (stdout alone is not interrupted gracefully: there is nothing to remove).
+    // sweep and remove the temporary files (or keep the checkpointed ones)
+    // instead of leaving them behind (stdout alone is not interrupted
+    // gracefully: there is nothing to remove).
     let interrupts = (destination.is_some() || summary.is_some())
         .then(Interrupts::catch)
         .transpose()?;
-    let mut file = destination
-        .as_ref()
-        .map(|path| PendingFile::create(path, args.force))
-        .transpose()?;
-    let mut summary_file = summary
-        .as_ref()
-        .map(|path| PendingFile::create(path, args.force))
-        .transpose()?;
-    let sinks = sweep::Sinks {
-        csv: match file.as_mut() {
-            Some(f) => f.writer(),
-            None => out,
-        },
-        summary: summary_file.as_mut().map(|f| f.writer() as &mut dyn Write),
-    };
-    let result = sweep::run(&grid, runs.clone(), threads, sinks, &mut |done| {
-        bar.set_position(done);
+    let mut progress = |at: &mut Progress<'_>| {
+        bar.set_position(at.rows());
         interrupts
             .as_ref()
             .map_or(ControlFlow::Continue(()), Interrupts::control)
-    });
-    bar.finish_and_clear();
-    let written = match result {
-        Err(SweepError::Interrupted { rows: done }) => {
-            drop((file, summary_file));
-            return Err(Interrupted { done, total: rows }.into());
-        }
-        other => other?,
     };
-    if let (Some(f), Some(w)) = (summary_file, written.summary) {
-        finish_with_manifest(f, &Manifest::summary(&grid, runs.clone(), shard, &w))?;
-    }
-    let Some((file, path)) = file.zip(destination) else {
+    let result = match session {
+        Some(session) => session.run(&outputs, threads, &mut progress),
+        None => plain(&outputs, args.force, threads, out, &mut progress),
+    };
+    bar.finish_and_clear();
+    let written = result?;
+    drop(interrupts);
+    let Some(path) = destination else {
         return Ok(());
     };
-    finish_with_manifest(file, &Manifest::new(&grid, runs, shard, &written.csv))?;
-    drop(interrupts);
     writeln!(
         out,
         "wrote {} rows ({}) to {}",
@@ -245,6 +250,42 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
         super::plot::draw(&path, picture, &PlotSpec::sweep(), out)?;
     }
     Ok(())
+}
+
+/// Writes the sweep to temporary files renamed into place when complete
+/// (or to `out`, stdout, when there is no CSV file).
+fn plain(
+    outputs: &Outputs,
+    force: bool,
+    threads: usize,
+    out: &mut dyn Write,
+    progress: &mut dyn FnMut(&mut Progress<'_>) -> ControlFlow<()>,
+) -> Result<Output> {
+    let create = |path: &Path| PendingFile::create(path, force);
+    let mut file = outputs.csv.map(create).transpose()?;
+    let mut summary_file = outputs.summary.map(create).transpose()?;
+    let sinks = sweep::Sinks {
+        csv: match file.as_mut() {
+            Some(f) => f.writer(),
+            None => out,
+        },
+        summary: summary_file.as_mut().map(|f| f.writer() as &mut dyn Write),
+    };
+    let written = match sweep::run(outputs.grid, outputs.runs.clone(), threads, sinks, progress) {
+        Err(SweepError::Interrupted { rows: done }) => {
+            drop((file, summary_file));
+            let total = (outputs.runs.end - outputs.runs.start) * outputs.grid.replications();
+            return Err(Interrupted {
+                done,
+                total,
+                kept: None,
+            }
+            .into());
+        }
+        other => other?,
+    };
+    finish_files(outputs, file, summary_file, &written)?;
+    Ok(written)
 }
 
 /// `21,600 combinations`, or `2,000 runs (2 combinations × 1,000 replications)`.

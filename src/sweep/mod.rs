@@ -6,22 +6,28 @@
 //! - `grid`: grid files, checked before any run, and the run order;
 //! - `run`: parallel simulation with ordered, streamed CSV output;
 //! - `shard`: slices of the run range, the manifest beside each CSV, merging;
-//! - `summary`: each combination's metrics over its replications.
+//! - `summary`: each combination's metrics over its replications;
+//! - `tally`: rows, bytes and digests written, and the progress between batches;
+//! - `checkpoint`: what a stopped sweep left, and whether it can be resumed.
 //!
 //! Invariant: a row's bytes depend only on the grid and its run index, so any
 //! thread count, and any split into shards merged back, gives the same file.
 
 pub mod axis;
+pub mod checkpoint;
 pub mod csv;
 pub mod grid;
 pub mod run;
 pub mod shard;
 pub mod summary;
+pub mod tally;
 
 pub use axis::{Axis, Values};
+pub use checkpoint::Checkpoint;
 pub use grid::{Grid, GridFile};
-pub use run::{Output, Sinks, Written, run, sample_row_bytes};
+pub use run::{Resume, Sinks, resume, run, sample_row_bytes};
 pub use shard::{Manifest, Shard, merge};
+pub use tally::{Output, Progress, Tally, Written};
 
 /// What can go wrong once a grid is checked: only output, threads, shards
 /// and being told to stop.

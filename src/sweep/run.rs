@@ -10,8 +10,12 @@
 //! waits for the others at a barrier (which on a busy machine, with one
 //! worker descheduled, would idle the rest).
 //!
+//! A sweep stopped between two batches (`Progress` is where) is resumed by
+//! `resume` from the files it left: rows are written in run order, so the
+//! runs before the stop are all there and the rest follow.
+//!
 //! Invariant: the bytes written depend only on the grid and the run range,
-//! never on the thread count or on scheduling: a chunk's rows depend only on
+//! never on the thread count, on scheduling or on where it was resumed: a chunk's rows depend only on
 //! its runs (every axis is applied afresh at a chunk's start), and chunks are
 //! written in index order.
 
@@ -20,12 +24,11 @@ use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
-use sha2::{Digest, Sha256};
-
 use super::SweepError;
 use super::csv;
 use super::grid::Grid;
 use super::summary::Summary;
+use super::tally::{Output, Progress, Tally};
 use crate::model::service::ServiceSimulator;
 use crate::model::{Metrics, PodSimulator, RunSpec};
 
@@ -36,27 +39,6 @@ const CHUNK_RUNS: u64 = 1024;
 /// How many chunks, per thread, may be done or in progress ahead of the writer.
 const WINDOW_PER_THREAD: u64 = 8;
 
-/// What a sweep wrote.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Written {
-    /// Rows, header excluded.
-    pub rows: u64,
-    /// Bytes, header included.
-    pub bytes: u64,
-    /// SHA-256 of those bytes, for the manifest: hashed by the writer as it
-    /// writes, so the file is never read back.
-    pub sha256: [u8; 32],
-}
-
-/// What a sweep wrote: the CSV, and the summary when one was asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Output {
-    /// The CSV's rows, bytes and hash.
-    pub csv: Written,
-    /// The summary's, if one was written.
-    pub summary: Option<Written>,
-}
-
 /// Where a sweep writes: the CSV, and optionally the summary.
 pub struct Sinks<'a> {
     /// Where the CSV goes.
@@ -65,41 +47,15 @@ pub struct Sinks<'a> {
     pub summary: Option<&'a mut dyn Write>,
 }
 
-/// A writer's bytes so far and their running digest.
-struct Tally {
-    written: Written,
-    hash: Sha256,
-}
-
-impl Tally {
-    fn start(sink: &mut dyn Write, header: &[u8]) -> std::io::Result<Tally> {
-        sink.write_all(header)?;
-        let mut hash = Sha256::new();
-        hash.update(header);
-        Ok(Tally {
-            written: Written {
-                rows: 0,
-                bytes: header.len() as u64,
-                sha256: [0; 32],
-            },
-            hash,
-        })
-    }
-
-    fn write(&mut self, sink: &mut dyn Write, buf: &[u8], rows: u64) -> std::io::Result<()> {
-        sink.write_all(buf)?;
-        self.hash.update(buf);
-        self.written.bytes += buf.len() as u64;
-        self.written.rows += rows;
-        Ok(())
-    }
-
-    fn finish(self) -> Written {
-        Written {
-            sha256: self.hash.finalize().into(),
-            ..self.written
-        }
-    }
+/// What the sinks of a resumed sweep already hold: the rows of every run
+/// before the first one it is given, read back from the files a stopped
+/// sweep left (`Tally::read`).
+pub struct Resume {
+    /// The CSV's prefix.
+    pub csv: Tally,
+    /// The summary's, when the sweep writes one; a summary sink without it
+    /// starts afresh, with its header.
+    pub summary: Option<Tally>,
 }
 
 /// One thread's simulator and odometer, reused from chunk to chunk.
@@ -232,24 +188,43 @@ impl<'g> Worker<'g> {
 /// Simulates `runs` of `grid` (each `grid.replications()` times) on
 /// `threads` threads and writes the CSV (header, then one row per run and
 /// replication, in that order) to `sinks.csv`, and the summary (one row per
-/// run) to `sinks.summary`; `progress` hears the number of CSV rows written
-/// as they are written, and stops the sweep by breaking
-/// (`SweepError::Interrupted`: an interrupt asked for it).
+/// run) to `sinks.summary`. `progress` hears, after each batch of rows
+/// written, where the sweep stands (and may flush the sinks there, for a
+/// checkpoint); it stops the sweep by breaking (`SweepError::Interrupted`:
+/// an interrupt asked for it), and nothing is written after that.
 pub fn run(
     grid: &Grid,
     runs: Range<u64>,
     threads: usize,
     sinks: Sinks<'_>,
-    progress: &mut dyn FnMut(u64) -> ControlFlow<()>,
+    progress: &mut dyn FnMut(&mut Progress<'_>) -> ControlFlow<()>,
+) -> Result<Output, SweepError> {
+    let csv = Tally::start(sinks.csv, &csv::header_line(&grid.columns()))?;
+    let from = Resume { csv, summary: None };
+    resume(grid, runs, threads, sinks, from, progress)
+}
+
+/// `run` for a sweep stopped earlier: `sinks` already hold what `from`
+/// tallies, the rows of the runs before `runs.start`, and the rows of
+/// `runs` follow them, so the files and digests end as `run` would have
+/// left them over the whole range.
+pub fn resume(
+    grid: &Grid,
+    runs: Range<u64>,
+    threads: usize,
+    sinks: Sinks<'_>,
+    from: Resume,
+    progress: &mut dyn FnMut(&mut Progress<'_>) -> ControlFlow<()>,
 ) -> Result<Output, SweepError> {
     let Sinks {
         csv: sink,
         summary: mut summary_sink,
     } = sinks;
-    let mut tally = Tally::start(sink, &csv::header_line(&grid.columns()))?;
-    let mut summary_tally = match summary_sink.as_deref_mut() {
-        Some(out) => Some(Tally::start(out, &csv::header_line(&grid.summary_columns()))?),
-        None => None,
+    let mut tally = from.csv;
+    let mut summary_tally = match (summary_sink.as_deref_mut(), from.summary) {
+        (Some(_), Some(prefix)) => Some(prefix),
+        (Some(out), None) => Some(Tally::start(out, &csv::header_line(&grid.summary_columns()))?),
+        (None, _) => None,
     };
     let threads = threads.max(1);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -318,10 +293,16 @@ pub fn run(
                     *lock(&shared.written) = next_write;
                     shared.advanced.notify_all();
                 }
-                if progress(tally.written.rows).is_break() {
-                    return Err(SweepError::Interrupted {
-                        rows: tally.written.rows,
-                    });
+                let mut at = Progress {
+                    next_run: (runs.start + next_write * per_chunk).min(runs.end),
+                    csv: (&mut *sink, &tally),
+                    summary: summary_sink
+                        .as_deref_mut()
+                        .map(|out| out as &mut dyn Write)
+                        .zip(summary_tally.as_ref()),
+                };
+                if progress(&mut at).is_break() {
+                    return Err(SweepError::Interrupted { rows: tally.rows() });
                 }
             }
             Ok(())
@@ -332,8 +313,8 @@ pub fn run(
         result
     })?;
     Ok(Output {
-        csv: tally.finish(),
-        summary: summary_tally.map(Tally::finish),
+        csv: tally.written(),
+        summary: summary_tally.as_ref().map(Tally::written),
     })
 }
 
@@ -417,6 +398,7 @@ pub fn sample_row_bytes(grid: &Grid, runs: Range<u64>, samples: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sha2::{Digest, Sha256};
     use std::path::Path;
 
     fn seed_grid(axes: &str) -> Grid {
@@ -502,8 +484,8 @@ mod tests {
             csv: &mut out,
             summary: None,
         };
-        let e = run(&grid, 0..grid.runs(), 2, sinks, &mut |rows| {
-            if rows >= stop_at {
+        let e = run(&grid, 0..grid.runs(), 2, sinks, &mut |at| {
+            if at.rows() >= stop_at {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use super::SweepError;
 use super::csv;
 use super::grid::Grid;
-use super::run::Written;
+use super::tally::Written;
 
 /// Shard `index` (0-based) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

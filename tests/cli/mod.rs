@@ -14,6 +14,8 @@
 //!   rows, determinism across thread counts, shards merged back, refusals;
 //! - `serve`: `podsim serve`'s API through a real socket;
 //! - `replications`: distributions, replications and summaries in sweeps;
+//! - `resume`: `sweep --checkpoint` and `--resume`: stopped at seeded
+//!   points by SIGKILL and SIGTERM, resumed byte for byte; refusals;
 //! - `common`: starting the binary, throwaway files and folders.
 
 pub mod common;
@@ -22,6 +24,7 @@ mod inputs;
 mod manifest;
 mod pictures;
 mod replications;
+pub mod resume;
 mod run;
 mod serve;
 mod service_pictures;

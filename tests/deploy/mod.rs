@@ -5,7 +5,8 @@
 //!   field the API server would not know (kubectl's strict validation);
 //! - the sweep Job's command line, run once per index with
 //!   `JOB_COMPLETION_INDEX` set, then the merge Job's, give byte for byte the
-//!   CSV of an unsharded sweep.
+//!   CSV of an unsharded sweep; also when a Pod is replaced part-way through
+//!   its shard (it resumes from its checkpoint) or after finishing it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -128,11 +129,11 @@ fn local_args(job: &Job, root: &Path) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn the_indexed_job_and_the_merge_give_the_unsharded_csv() {
+/// The Jobs' volumes in a fresh folder: the ConfigMap (the grid and its
+/// base side by side) at `grid/`, an empty `results/`.
+fn volumes() -> TempDir {
     let dir = TempDir::new();
     let root = dir.path();
-    // The ConfigMap: the grid and its base side by side.
     fs::create_dir_all(root.join("grid")).unwrap();
     fs::create_dir_all(root.join("results")).unwrap();
     let scenarios = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
@@ -142,23 +143,29 @@ fn the_indexed_job_and_the_merge_give_the_unsharded_csv() {
         root.join("grid/seed-sidecar.toml"),
     )
     .unwrap();
-    let jobs = jobs();
-    let named = |name: &str| {
-        jobs.iter()
-            .find(|j| j.metadata.name.as_deref() == Some(name))
-            .unwrap()
-    };
-    let sweep = named("podsim-sweep");
-    let completions = sweep.spec.as_ref().unwrap().completions.unwrap();
-    for index in 0..completions {
-        podsim()
-            .args(local_args(sweep, root))
-            .env("JOB_COMPLETION_INDEX", index.to_string())
-            .assert()
-            .success();
-    }
+    dir
+}
+
+fn named<'a>(jobs: &'a [Job], name: &str) -> &'a Job {
+    jobs.iter()
+        .find(|j| j.metadata.name.as_deref() == Some(name))
+        .unwrap()
+}
+
+/// Runs the sweep Job's Pod of `index` in `root`.
+fn shard_pod(sweep: &Job, root: &Path, index: i32) -> assert_cmd::assert::Assert {
     podsim()
-        .args(local_args(named("podsim-merge"), root))
+        .args(local_args(sweep, root))
+        .env("JOB_COMPLETION_INDEX", index.to_string())
+        .assert()
+        .success()
+}
+
+/// Runs the merge Job in `root`, and checks its CSV and manifest against an
+/// unsharded sweep's.
+fn merge_gives_the_unsharded_csv(jobs: &[Job], root: &Path) {
+    podsim()
+        .args(local_args(named(jobs, "podsim-merge"), root))
         .assert()
         .success();
     let whole = root.join("whole.csv");
@@ -173,4 +180,44 @@ fn the_indexed_job_and_the_merge_give_the_unsharded_csv() {
     assert!(fs::read(&merged).unwrap() == fs::read(&whole).unwrap());
     let manifest = |p: &Path| fs::read_to_string(format!("{}.manifest.json", p.display())).unwrap();
     assert_eq!(manifest(&merged), manifest(&whole));
+}
+
+#[test]
+fn the_indexed_job_and_the_merge_give_the_unsharded_csv() {
+    let dir = volumes();
+    let jobs = jobs();
+    let sweep = named(&jobs, "podsim-sweep");
+    let completions = sweep.spec.as_ref().unwrap().completions.unwrap();
+    for index in 0..completions {
+        shard_pod(sweep, dir.path(), index);
+    }
+    merge_gives_the_unsharded_csv(&jobs, dir.path());
+}
+
+#[test]
+fn a_replaced_shard_pod_continues_its_shard_and_a_finished_one_is_kept() {
+    let dir = volumes();
+    let root = dir.path();
+    let jobs = jobs();
+    let sweep = named(&jobs, "podsim-sweep");
+    let completions = sweep.spec.as_ref().unwrap().completions.unwrap();
+    for index in 0..completions {
+        shard_pod(sweep, root, index);
+    }
+    // Pod 3 lost with its node after a checkpoint at run 9000 of its runs
+    // 8100..10800 (21,600 runs in 8 slices), rubbish written after it.
+    let shard = root.join("results/sweep.shard-3-of-8.csv");
+    super::cli::resume::stopped_at(&shard, None, 9000, b"9000,app,\0\0");
+    let replaced = shard_pod(sweep, root, 3);
+    let stderr = String::from_utf8_lossy(&replaced.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("at run 9000: 900 of 2,700 rows kept from its checkpoint"),
+        "{stderr}"
+    );
+    // Pod 5 finished, but its exit was lost: the replacement leaves the shard be.
+    let finished = root.join("results/sweep.shard-5-of-8.csv");
+    let before = fs::metadata(&finished).unwrap().modified().unwrap();
+    shard_pod(sweep, root, 5).stdout(predicates::str::contains("is complete already (2,700 rows)"));
+    assert_eq!(fs::metadata(&finished).unwrap().modified().unwrap(), before);
+    merge_gives_the_unsharded_csv(&jobs, root);
 }

@@ -22,6 +22,7 @@ pub fn seeds(target: Target, repo: &Path) -> Vec<Vec<u8>> {
             .map(|p| head(&read(p), CSV_LINES))
             .collect(),
         Target::Merge => merge_seeds(repo),
+        Target::Checkpoint => checkpoint_seeds(),
         _ => files(repo, &["scenarios", "benches/grids", "tests/manifests"], "")
             .iter()
             .map(|p| read(p))
@@ -107,6 +108,48 @@ fn manifest_shapes(yaml: &[Vec<u8>]) -> Vec<Vec<u8>> {
         .collect();
     shapes.push(stream);
     shapes
+}
+
+/// What a sweep of the checkpoint grid stopped after each of its runs
+/// leaves (`checkpoint \0 csv \0 summary`), the partial files with rows
+/// after the checkpoint in every other one, as a lost machine leaves them.
+fn checkpoint_seeds() -> Vec<Vec<u8>> {
+    use podsim::sweep::checkpoint::Checkpoint;
+    use podsim::sweep::{Output, Tally};
+    let grid = super::targets::checkpoint_grid();
+    let (csv, summary) = super::targets::whole_sweep(&grid);
+    // The bytes of the header and of the rows of the runs before `next`,
+    // each row's first cell being its run.
+    let cut = |file: &[u8], next: u64| -> usize {
+        let lines = file.split_inclusive(|&b| b == b'\n');
+        let kept = lines.take_while(|l| {
+            let run = String::from_utf8_lossy(l.split(|&b| b == b',').next().unwrap_or_default());
+            run == "run" || run.parse::<u64>().is_ok_and(|r| r < next)
+        });
+        kept.map(<[u8]>::len).sum()
+    };
+    (0..=grid.runs())
+        .map(|next| {
+            let (c, s) = (cut(&csv, next), cut(&summary, next));
+            let written = |file: &[u8], len: usize| {
+                Tally::read(&mut &file[..], len as u64)
+                    .expect("a prefix")
+                    .written()
+            };
+            let output = Output {
+                csv: written(&csv, c),
+                summary: Some(written(&summary, s)),
+            };
+            let checkpoint = Checkpoint::new(&grid, 0..grid.runs(), None, next, &output);
+            let tail = if next % 2 == 1 { csv.len() } else { c };
+            let mut input = serde_json::to_vec_pretty(&checkpoint).expect("a checkpoint serializes");
+            input.push(0);
+            input.extend_from_slice(&csv[..tail]);
+            input.push(0);
+            input.extend_from_slice(&summary[..s]);
+            input
+        })
+        .collect()
 }
 
 /// Shards as the merge target reads them (`manifest \0 csv ...`): the

@@ -273,6 +273,11 @@ fn fuzz_merge() {
     fuzz(Target::Merge);
 }
 
+#[test]
+fn fuzz_checkpoint() {
+    fuzz(Target::Checkpoint);
+}
+
 /// Every target has seeds, and the bundled ones among them: a corpus that
 /// silently lost its files would fuzz nothing.
 #[test]
@@ -288,6 +293,8 @@ fn every_target_has_its_bundled_seeds() {
             Target::Manifest => 7,
             // The two seed layouts and the blog's Job.
             Target::ScenarioToml => 3,
+            // The grid stopped after each of its 6 runs, and before the first.
+            Target::Checkpoint => 7,
             Target::CsvTable | Target::GridToml | Target::Merge | Target::TimingsToml => 1,
         };
         assert!(

@@ -13,6 +13,7 @@
 //! input goes through, all in this file, so a change of their shape is
 //! mended here once.
 
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use podsim::engine::{DEFAULT_HORIZON, SimDuration};
@@ -22,7 +23,8 @@ use podsim::report::plot::{PlotSpec, tradeoff};
 use podsim::report::table::{Table, TableError};
 use podsim::scenario::manifest::{self, Syntax, Timings};
 use podsim::scenario::{InputFormat, Scenario};
-use podsim::sweep::{self, Grid, Manifest, shard::ShardInput};
+use podsim::sweep::checkpoint::Checkpoint;
+use podsim::sweep::{self, Grid, Manifest, Output, Resume, Sinks, Tally, shard::ShardInput};
 
 /// The podsim checkout, for the grid's `scenarios/` folder and the manifest
 /// an overlay is applied to: the crate's folder, or its parent for `fuzz/`.
@@ -76,16 +78,26 @@ pub enum Target {
     /// Shards as `merge` reads them: NUL-separated pairs of a manifest (JSON)
     /// and its CSV. A merge that succeeds writes one header and every run once.
     Merge,
+    /// What `sweep --resume` reads, against `CHECKPOINT_GRID`: a checkpoint
+    /// (JSON), its CSV's partial file and its summary's, NUL-separated. A
+    /// checkpoint accepted is resumed, and must end with the bytes of the
+    /// uninterrupted sweep.
+    Checkpoint,
 }
 
+/// The grid the checkpoint target resumes: 6 combinations × 2 replications.
+pub const CHECKPOINT_GRID: &str = "base = \"seed-sidecar.toml\"\nreplications = 2\n[axes]\n\
+    \"containers.proxy.kind\" = [\"sidecar\", \"app\"]\n\"containers.web.boot\" = [\"1s\", \"2s\", \"3s\"]\n";
+
 impl Target {
-    pub const ALL: [Target; 6] = [
+    pub const ALL: [Target; 7] = [
         Target::ScenarioToml,
         Target::GridToml,
         Target::TimingsToml,
         Target::Manifest,
         Target::CsvTable,
         Target::Merge,
+        Target::Checkpoint,
     ];
 
     /// The name of its `cargo fuzz` target and of its corpus folder.
@@ -97,6 +109,7 @@ impl Target {
             Target::Manifest => "manifest",
             Target::CsvTable => "csv_table",
             Target::Merge => "merge",
+            Target::Checkpoint => "checkpoint",
         }
     }
 
@@ -166,6 +179,7 @@ impl Target {
             }
             Target::CsvTable => csv_table(data),
             Target::Merge => merge(data),
+            Target::Checkpoint => checkpoint(data),
         }
     }
 }
@@ -269,6 +283,78 @@ fn merge(data: &[u8]) -> Outcome {
             Outcome::Refused
         }
     }
+}
+
+/// The checkpoint target's grid, read from `CHECKPOINT_GRID`.
+pub fn checkpoint_grid() -> Grid {
+    Grid::read(CHECKPOINT_GRID, ORIGIN, &repo().join("scenarios")).expect("the checkpoint target's grid")
+}
+
+/// The CSV and summary of the whole checkpoint grid, uninterrupted.
+pub fn whole_sweep(grid: &Grid) -> (Vec<u8>, Vec<u8>) {
+    let (mut csv, mut summary) = (Vec::new(), Vec::new());
+    let sinks = Sinks {
+        csv: &mut csv,
+        summary: Some(&mut summary),
+    };
+    sweep::run(grid, 0..grid.runs(), 1, sinks, &mut |_| ControlFlow::Continue(())).expect("the sweep runs");
+    (csv, summary)
+}
+
+/// `sweep --resume` on `checkpoint \0 csv \0 summary`, checked as the CLI
+/// checks them before a run; an accepted one is resumed to the end.
+fn checkpoint(data: &[u8]) -> Outcome {
+    let grid = checkpoint_grid();
+    let mut parts = data.splitn(3, |&b| b == 0);
+    let mut part = || parts.next().unwrap_or_default();
+    let (json, csv, summary) = (part(), part(), part());
+    let Ok(c) = serde_json::from_slice::<Checkpoint>(json) else {
+        return Outcome::Refused; // The CLI refuses it, naming the checkpoint's file.
+    };
+    let runs = 0..grid.runs();
+    if let Err(e) = c.check(&grid, runs.clone(), None, true) {
+        assert!(!e.to_string().is_empty(), "a refusal that says nothing");
+        return Outcome::Refused;
+    }
+    let s = c.summary.as_ref().expect("check() compared the summaries");
+    let (Ok(csv_prefix), Ok(summary_prefix)) = (
+        Tally::read(&mut &csv[..], c.csv.bytes),
+        Tally::read(&mut &summary[..], s.bytes),
+    ) else {
+        return Outcome::Refused;
+    };
+    if Checkpoint::check_prefix(&c.csv, c.csv_rows(), &csv_prefix).is_err()
+        || Checkpoint::check_prefix(s, c.next_run - c.csv.first_run, &summary_prefix).is_err()
+    {
+        return Outcome::Refused;
+    }
+    let mut resumed = (
+        csv[..c.csv.bytes as usize].to_vec(),
+        summary[..s.bytes as usize].to_vec(),
+    );
+    let sinks = Sinks {
+        csv: &mut resumed.0,
+        summary: Some(&mut resumed.1),
+    };
+    let from = Resume {
+        csv: csv_prefix,
+        summary: Some(summary_prefix),
+    };
+    let done: Output = sweep::resume(&grid, c.next_run..runs.end, 1, sinks, from, &mut |_| {
+        ControlFlow::Continue(())
+    })
+    .expect("an accepted checkpoint resumes");
+    let whole = whole_sweep(&grid);
+    assert!(
+        resumed == whole,
+        "a resumed sweep differs from the uninterrupted one"
+    );
+    assert_eq!(
+        done.csv.bytes,
+        whole.0.len() as u64,
+        "the resumed tally is not the file's"
+    );
+    Outcome::Accepted
 }
 
 /// Checks that `message` starts with one of `origins` and a colon, and that
