@@ -36,7 +36,10 @@ fn requests_per_second(c: &mut Criterion) {
     let runs = [
         ("bundled/new/50rps", load_run("scenarios/service/no-prestop.toml")),
         ("new/1000rps/60s", service(1000.0, 60, Connections::New)),
-        ("keep_alive/1000rps/60s", service(1000.0, 60, Connections::KeepAlive)),
+        (
+            "keep_alive/1000rps/60s",
+            service(1000.0, 60, Connections::KeepAlive),
+        ),
     ];
     let mut group = c.benchmark_group("service");
     for (name, run) in runs {

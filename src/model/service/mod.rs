@@ -9,7 +9,9 @@
 //! - `traffic`: arrivals, routing, answers, failures, the retry;
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
 //! - `app`: a replica's serving state, the app's reaction to SIGTERM;
-//! - `outcome`: failure causes and the metrics.
+//! - `outcome`: failure causes and the metrics;
+//! - `record`: what a recorded run keeps: each replica's changes (`Tap`)
+//!   and, when asked, the routing log (`Record`).
 //!
 //! Every replica is a whole `PodModel`, driven on the Service's own queue:
 //! its events travel as `ServiceEvent::Pod`, its handler schedules into a
@@ -28,11 +30,13 @@ mod connection;
 mod endpoints;
 mod outcome;
 mod proxy;
+mod record;
 mod simulator;
 mod spec;
 mod traffic;
 
 pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
+pub use record::{Record, Tap};
 pub use simulator::{ServiceReport, ServiceSimulator, simulate_service};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
@@ -46,7 +50,7 @@ use self::proxy::Proxy;
 use self::traffic::{Requests, SETTLE_TAIL};
 use super::draw::{DrawKey, Stream};
 use super::event::PodEvent;
-use super::history::{Observer, TraceEntry};
+use super::history::Observer;
 use super::pod::PodModel;
 use super::spec::{Deletion, RunSpec};
 use crate::engine::{EventQueue, Model, RunEnd, Scheduler, SimDuration, SimTime};
@@ -118,30 +122,6 @@ pub enum ServiceEvent {
     },
 }
 
-/// A replica's observer: every change goes to the Service (`changes`,
-/// drained after each Pod event) and to the observer `O`.
-#[derive(Clone, Debug, Default)]
-pub struct Tap<O> {
-    changes: Vec<TraceEntry>,
-    /// The observer the replica's changes also go to.
-    pub inner: O,
-}
-
-impl<O: Observer> Observer for Tap<O> {
-    const KEEPS_HISTORY: bool = O::KEEPS_HISTORY;
-
-    #[inline]
-    fn observe(&mut self, entry: TraceEntry) {
-        self.changes.push(entry);
-        self.inner.observe(entry);
-    }
-
-    fn clear(&mut self) {
-        self.changes.clear();
-        self.inner.clear();
-    }
-}
-
 /// The Service on the engine.
 pub struct ServiceModel<O: Observer = ()> {
     /// The Pod template, the Service and the horizon.
@@ -170,6 +150,8 @@ pub struct ServiceModel<O: Observer = ()> {
     failed_by: [u64; 6],
     retried_ok: u64,
     failures: Vec<FailedRequest>,
+    /// The routing log, when one was asked for (`ServiceSimulator::keep_log`).
+    log: Option<Vec<Record>>,
 }
 
 impl<O: Observer + Default> ServiceModel<O> {
@@ -198,6 +180,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             failed_by: [0; 6],
             retried_ok: 0,
             failures: Vec::new(),
+            log: None,
         };
         model.reset();
         model
@@ -263,6 +246,9 @@ impl<O: Observer + Default> ServiceModel<O> {
         self.failed_by = [0; 6];
         self.retried_ok = 0;
         self.failures.clear();
+        if let Some(log) = &mut self.log {
+            log.clear();
+        }
     }
 }
 
@@ -360,6 +346,12 @@ impl<O: Observer> ServiceModel<O> {
         p.applied = p.heard;
         p.rules.clear();
         p.rules.extend_from_slice(self.slice.rules(p.heard));
+        self.record(|m| Record::Synced {
+            at: now,
+            node: node as u32,
+            rules: m.proxies[node].rules.clone(),
+        });
+        let p = &self.proxies[node];
         for d in &mut self.deleted {
             let dropped = &mut d.rules_dropped_ms[node];
             if dropped.is_none() && !p.rules.contains(&d.replica) {

@@ -63,6 +63,11 @@ impl<O: Observer + Default> ServiceSimulator<O> {
         self.sim.counts()
     }
 
+    /// Keeps the routing log (`ServiceModel::log`) from the next run on.
+    pub fn keep_log(&mut self) {
+        self.sim.model_mut().keep_log();
+    }
+
     /// The model, to read its state after a run.
     pub fn model(&self) -> &ServiceModel<O> {
         self.sim.model()
