@@ -305,3 +305,15 @@ fn a_run_is_a_function_of_its_spec_and_seed() {
     assert_eq!(reused.run(), first);
     assert_eq!(simulate_service(&run).metrics, first);
 }
+
+#[test]
+fn a_repeating_disruption_deletes_the_next_replica_each_period_while_one_is_left() {
+    // Propagation 0: traffic from 1 s; the first delete 10 s in (11 s),
+    // then every 5 s the next replica (16 s, 21 s), and no fourth: three.
+    let mut s = service(3, SimDuration::ZERO, secs(10), steady(secs(30)));
+    s.disruptions[0].every = Some(secs(5));
+    let m = run(web(SimDuration::ZERO), s);
+    assert_eq!(m.ready_ms, Some(1000));
+    let deleted: Vec<(u32, u64)> = m.deleted.iter().map(|d| (d.replica, d.deleted_ms)).collect();
+    assert_eq!(deleted, [(0, 11_000), (1, 16_000), (2, 21_000)]);
+}

@@ -1,7 +1,7 @@
 //! Issue 16's invariants of the Service model under random Service
 //! scenarios (any replica and node count, propagation, sync period,
 //! arrival, connection mode, retry, SIGTERM reaction, disruptions at any
-//! moment, a web app with or without a proxy sidecar), each checked
+//! moment, once or repeating, a web app with or without a proxy sidecar), each checked
 //! against the run's routing log, so the figures and the decisions behind
 //! them must agree.
 
@@ -103,10 +103,13 @@ fn service() -> impl Strategy<Value = RunSpec> {
         0u64..2000,
     );
     let app = (0usize..OnSigterm::ALL.len(), 0u64..5000);
-    let disruptions = proptest::collection::vec(
-        (any::<bool>(), 0u64..20_000, proptest::option::of(1u64..20)),
-        0..4,
+    let disruption = (
+        any::<bool>(),
+        0u64..20_000,
+        proptest::option::of(1u64..20),
+        proptest::option::of(1u64..15_000),
     );
+    let disruptions = proptest::collection::vec(disruption, 0..4);
     (knobs, traffic(), app, disruptions, pod(), any::<u64>()).prop_map(
         |(
             (replicas, nodes, propagation, kubelet, sync, cleanup),
@@ -120,7 +123,7 @@ fn service() -> impl Strategy<Value = RunSpec> {
                 .into_iter()
                 .take(replicas as usize)
                 .enumerate()
-                .map(|(i, (after_ready, at, grace))| Disruption {
+                .map(|(i, (after_ready, at, grace, every))| Disruption {
                     when: if after_ready {
                         When::AfterReady(ms(at))
                     } else {
@@ -128,6 +131,7 @@ fn service() -> impl Strategy<Value = RunSpec> {
                     },
                     replica: i as u32,
                     grace_period: grace.map(SimDuration::from_secs),
+                    every: every.map(ms),
                 })
                 .collect();
             let mut service = ServiceSpec {

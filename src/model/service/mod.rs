@@ -65,10 +65,12 @@ pub enum ServiceEvent {
         /// The Pod model's own event.
         event: PodEvent,
     },
-    /// `kubectl delete pod` of disruption `index`.
+    /// `kubectl delete pod` of disruption `index`, its `round`-th repetition.
     Disrupt {
         /// Which `[[disruptions]]` entry, from 0.
         index: u32,
+        /// 0, then 1, 2, … for a disruption with `every`.
+        round: u32,
     },
     /// A node's kube-proxy hears of slice version `version`.
     Heard {
@@ -308,18 +310,28 @@ impl<O: Observer> ServiceModel<O> {
         }
     }
 
-    /// Disruption `index`: the endpoint turns terminating now, the kubelet
-    /// hears of the deletion `kubelet_delay` later.
-    fn disrupt(&mut self, index: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+    /// Round `round` of disruption `index` deletes replica `replica +
+    /// round`: its endpoint turns terminating now, the kubelet hears of the
+    /// deletion `kubelet_delay` later. A repeating disruption's next round
+    /// comes `every` later, while a replica is left for it; the last round
+    /// (one that finds no replica to delete, too) counts it as done.
+    fn disrupt(&mut self, index: usize, round: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let d = self.service.disruptions[index];
-        let r = d.replica as usize;
+        let r = (d.replica + round) as usize;
+        let last = r + 1 >= self.replicas.len();
+        match d.every {
+            Some(every) if !last => {
+                let (index, round) = (index as u32, round + 1);
+                s.after(every, ServiceEvent::Disrupt { index, round });
+            }
+            _ => self.disrupted += 1,
+        }
         if r >= self.replicas.len() || self.replicas[r].deletion.is_some() {
             return;
         }
-        self.disrupted += 1;
         self.replicas[r].deletion = Some(self.deleted.len());
         self.deleted.push(Deleted {
-            replica: d.replica,
+            replica: r as u32,
             deleted_ms: now.as_millis(),
             termination_ms: None,
             last_request_ms: None,
@@ -333,7 +345,7 @@ impl<O: Observer> ServiceModel<O> {
         s.after(
             self.service.kubelet_delay,
             ServiceEvent::Pod {
-                replica: d.replica,
+                replica: r as u32,
                 event: PodEvent::DeletionRequested,
             },
         );
@@ -372,7 +384,8 @@ impl<O: Observer> ServiceModel<O> {
         self.ready_history.push((now, self.slice.ready_count()));
         for (index, d) in self.service.disruptions.iter().enumerate() {
             if let When::AfterReady(after) = d.when {
-                s.after(after, ServiceEvent::Disrupt { index: index as u32 });
+                let index = index as u32;
+                s.after(after, ServiceEvent::Disrupt { index, round: 0 });
             }
         }
         if let Some(t) = &self.service.traffic {
@@ -478,7 +491,7 @@ impl<O: Observer> Model for ServiceModel<O> {
     fn handle(&mut self, now: SimTime, event: ServiceEvent, s: &mut Scheduler<'_, ServiceEvent>) {
         match event {
             ServiceEvent::Pod { replica, event } => self.pod_event(replica as usize, now, event, s),
-            ServiceEvent::Disrupt { index } => self.disrupt(index as usize, now, s),
+            ServiceEvent::Disrupt { index, round } => self.disrupt(index as usize, round, now, s),
             ServiceEvent::Heard { node, version } => {
                 let period = self.service.min_sync_period;
                 let p = &mut self.proxies[node as usize];

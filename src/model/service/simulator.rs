@@ -51,7 +51,7 @@ impl<O: Observer + Default> ServiceSimulator<O> {
             .collect();
         for (index, at) in at {
             self.sim
-                .schedule(SimTime::ZERO + at, ServiceEvent::Disrupt { index });
+                .schedule(SimTime::ZERO + at, ServiceEvent::Disrupt { index, round: 0 });
         }
         let how = self.sim.run();
         let end = self.sim.end_time(how);
