@@ -23,10 +23,15 @@ const TABLES: [Scope; 4] = Scope::SERVICE;
 /// `service.replicas`, `traffic.rate`, `app.on_sigterm`,
 /// `disruptions.0.at`: the field and the disruption's index, `None` if
 /// `path` does not start with a Service table (it is a Pod or container
-/// key), or the message saying what is wrong with it.
+/// key), or the message saying what is wrong with it. A container may be
+/// called like a table (`app`, `service`): a container key after the name
+/// (`app.boot`) is that container's, since no Service key is spelt like one.
 pub fn service_key(path: &str, context: &str) -> Option<Result<(Field, Option<usize>), Problem>> {
     let (table, rest) = path.split_once('.')?;
     let scope = TABLES.into_iter().find(|s| s.table() == table)?;
+    if Field::find(Scope::Container, rest).is_some() {
+        return None;
+    }
     let (index, leaf) = match scope {
         Scope::Disruption => {
             let Some((index, leaf)) = rest.split_once('.') else {
@@ -194,6 +199,11 @@ mod tests {
     fn a_pod_without_service_keys_stays_a_pod_scenario() {
         let s = parse(&pod(""), "pod.yaml", None).unwrap();
         assert!(s.run.service.is_none());
+        // A container called like a table keeps its own keys.
+        let text = pod("").replace("web", "app");
+        let s = parse(&text, "pod.yaml", None).unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.run.service.is_none());
+        assert_eq!(s.run.pod.containers[0].boot, SimDuration::from_secs(2));
     }
 
     #[test]
