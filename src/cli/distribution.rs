@@ -74,13 +74,12 @@ pub fn text(summary: &mut Summary, seed: u64) -> String {
         }
         out.push('\n');
     }
-    let _ = writeln!(
-        out,
-        "p_exposed {}  p_sigkilled {}  p_never_ready {}",
-        summary.p_exposed(),
-        summary.p_sigkilled(),
-        summary.p_never_ready()
-    );
+    let shares: Vec<String> = summary
+        .shares()
+        .iter()
+        .map(|(name, share)| format!("{name} {share}"))
+        .collect();
+    let _ = writeln!(out, "{}", shares.join("  "));
     out
 }
 
@@ -103,11 +102,7 @@ pub fn json(summary: &mut Summary, seed: u64) -> serde_json::Value {
         };
         object.insert(name.into(), value);
     }
-    for (key, share) in [
-        ("p_exposed", summary.p_exposed()),
-        ("p_sigkilled", summary.p_sigkilled()),
-        ("p_never_ready", summary.p_never_ready()),
-    ] {
+    for (key, share) in summary.shares() {
         object.insert(key.into(), share.into());
     }
     object.into()

@@ -125,14 +125,6 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
     }
     let destination = destination(args, &grid, shard)?;
     let summary = summary_destination(args, &grid, shard);
-    if summary.is_some() && grid.base.service.is_some() {
-        return Err(super::UsageError(format!(
-            "{} is a Service grid: summaries cover the Pod model's metrics only for now; \
-             sweep without --summary (and without the grid's summary key)",
-            grid.origin
-        ))
-        .into());
-    }
     if args.dry_run {
         return describe(&grid, shard, runs, destination.as_deref(), args, out);
     }

@@ -165,10 +165,14 @@ fn scenarios_section(page: &mut String, runs: &[ScenarioRun]) -> Result<(), Tabl
 fn sweep_section(page: &mut String, index: usize, table: &Table) -> Result<(), TableError> {
     // Which trade-off a table holds: a Pod sweep's time to Ready against
     // exposure; a summary's (`--summary`) the same at the medians; a
-    // Service sweep's failed requests against the termination time.
+    // Service sweep's failed requests against the termination time, and
+    // its summary's p99 of failed requests (the minimal-safe-settings
+    // question) against the median termination.
     let has = |name: &str| table.columns.iter().any(|c| c == name);
     let (x, y) = if has("ready_ms") && has("exposed_total_ms") {
         ("ready_ms", "exposed_total_ms")
+    } else if has("failed_p99") && has("termination_ms_p50") {
+        ("termination_ms_p50", "failed_p99")
     } else if has("ready_ms_p50") {
         ("ready_ms_p50", "exposed_total_ms_p50")
     } else if has("failed") && has("termination_ms") {

@@ -9,6 +9,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::model::Metrics;
+use crate::model::service::ServiceMetrics;
 use crate::scenario::closest;
 
 /// Why a table could not be read or a column not be used.
@@ -147,11 +148,21 @@ impl Table {
     }
 
     /// Columns that are neither metrics nor the run number: in a sweep's
-    /// CSV, the swept parameters.
+    /// CSV, the swept parameters. A sweep writes the metrics last (a Pod's
+    /// or a Service's; a summary's after `replications`), so everything
+    /// from the first of them on is a figure, not a parameter.
     pub fn parameters(&self) -> Vec<usize> {
-        (0..self.columns.len())
-            .filter(|&c| self.columns[c] != "run" && !Metrics::NAMES.contains(&self.columns[c].as_str()))
-            .collect()
+        let is_metric = |c: &String| {
+            c == "replications"
+                || Metrics::NAMES.contains(&c.as_str())
+                || ServiceMetrics::NAMES.contains(&c.as_str())
+        };
+        let end = self
+            .columns
+            .iter()
+            .position(is_metric)
+            .unwrap_or(self.columns.len());
+        (0..end).filter(|&c| self.columns[c] != "run").collect()
     }
 
     /// The number in `row` at `column`; `None` for an empty cell (an absent metric).
@@ -207,6 +218,22 @@ mod tests {
         assert_eq!(
             e,
             "t.csv:3: column \"containers.proxy.kind\": \"sidecar\" is not a number"
+        );
+    }
+
+    #[test]
+    fn parameters_are_the_columns_before_the_figures() {
+        let pod = Table::read(CSV.as_bytes(), "t.csv").unwrap();
+        assert_eq!(pod.parameters(), [1]);
+        let service = "run,replication,traffic.connections,ready_ms,requests,failed\n";
+        assert_eq!(
+            Table::read(service.as_bytes(), "s.csv").unwrap().parameters(),
+            [1, 2]
+        );
+        let summary = "run,service.propagation,replications,failed_mean,failed_p99,p_failed\n";
+        assert_eq!(
+            Table::read(summary.as_bytes(), "s.csv").unwrap().parameters(),
+            [1]
         );
     }
 

@@ -412,18 +412,42 @@ mod registry {
 
     #[test]
     fn every_key_is_read_by_annotations_and_the_overlay_or_sent_to_the_manifest() {
-        // A manifest is one Pod: the Service's keys live in TOML scenarios only.
-        for field in Field::ALL
-            .into_iter()
-            .filter(|f| !Scope::SERVICE.contains(&f.scope()))
-        {
+        for field in Field::ALL {
             let (toml_value, text) = sample(field);
-            let (annotation, table) = match field.scope() {
-                Scope::Container => (format!("podsim.dev/web.{}", field.name()), "[containers.web]"),
-                _ => (format!("podsim.dev/{}", field.name()), "[pod]"),
+            let name = field.name();
+            // A Service key's annotation path is its grid axis's path; a
+            // traffic key needs a rate with it, a disruption's a when.
+            let (annotation, table, with) = match field.scope() {
+                Scope::Container => (format!("podsim.dev/web.{name}"), "[containers.web]".into(), None),
+                Scope::Traffic if field != Field::Rate => (
+                    format!("podsim.dev/traffic.{name}"),
+                    "[traffic]".into(),
+                    Some(("traffic.rate", "rate", "1")),
+                ),
+                Scope::Disruption if !matches!(field, Field::At | Field::AfterReady) => (
+                    format!("podsim.dev/disruptions.0.{name}"),
+                    "[disruptions.0]".into(),
+                    Some(("disruptions.0.after_ready", "after_ready", "\"1s\"")),
+                ),
+                Scope::Disruption => (
+                    format!("podsim.dev/disruptions.0.{name}"),
+                    "[disruptions.0]".into(),
+                    None,
+                ),
+                scope @ (Scope::Service | Scope::Traffic | Scope::App) => (
+                    format!("podsim.dev/{}.{name}", scope.table()),
+                    format!("[{}]", scope.table()),
+                    None,
+                ),
+                Scope::Run | Scope::Pod => (format!("podsim.dev/{name}"), "[pod]".into(), None),
             };
-            let yaml = POD.replace("KEY", &annotation).replace("VALUE", text);
-            let overlay = format!("{table}\n{} = {toml_value}\n", field.name());
+            let mut yaml = POD.replace("KEY", &annotation).replace("VALUE", text);
+            let mut overlay = format!("{table}\n{name} = {toml_value}\n");
+            if let Some((path, key, value)) = with {
+                let line = format!("    podsim.dev/{path}: '{}'\n", value.trim_matches('"'));
+                yaml = yaml.replace("spec:\n", &format!("{line}spec:\n"));
+                overlay.push_str(&format!("{key} = {value}\n"));
+            }
             let by_annotation = manifest::parse(&yaml, "k.yaml", None)
                 .map(|_| ())
                 .map_err(|e| e.to_string());

@@ -66,6 +66,15 @@ pub fn check_service(run: &RunSpec) -> Result<(), ServiceProblem> {
         );
     }
     for (i, d) in service.disruptions.iter().enumerate() {
+        if d.every == Some(crate::engine::SimDuration::ZERO) {
+            return problem(
+                Field::Every,
+                Some(i),
+                format!(
+                    "disruption {i}: every must be above 0s: write the time between two deletions, such as \"10m\""
+                ),
+            );
+        }
         if d.replica >= replicas {
             return problem(
                 Field::Delete,
@@ -131,6 +140,10 @@ mod tests {
             error_of("[traffic]\nrate = 5\n"),
             "s.toml:1:2: [traffic] needs a [service] to send to: add [service] (replicas, nodes, propagation, …)"
         );
+        assert_eq!(
+            error_of("[service]\n[[disruptions]]\nat = \"5s\"\nevery = \"0s\"\n"),
+            "s.toml:4:9: disruption 0: every must be above 0s: write the time between two deletions, such as \"10m\""
+        );
         let e = error_of("[service]\n[[disruptions]]\ndelete = 0\n");
         assert!(e.contains("say when with one of at"), "{e}");
     }
@@ -156,6 +169,7 @@ mod tests {
                 when: When::AfterReady(crate::engine::SimDuration::from_secs(10)),
                 replica: 1,
                 grace_period: Some(crate::engine::SimDuration::from_secs(5)),
+                every: None,
             }]
         );
         assert_eq!(s.run.stream.seed, 4);

@@ -30,7 +30,7 @@ use super::grid::Grid;
 use super::summary::Summary;
 use super::tally::{Output, Progress, Tally};
 use crate::model::service::ServiceSimulator;
-use crate::model::{Metrics, PodSimulator, RunSpec};
+use crate::model::{PodSimulator, RunSpec};
 
 /// Rows per chunk: big enough to amortise the hand-over, small enough to
 /// keep the writer busy and the window's memory small. A chunk holds whole
@@ -85,19 +85,23 @@ impl Simulator {
         }
     }
 
-    /// Runs the current spec and appends its metric cells; returns the
-    /// Pod's metrics for the summary (a Service grid has none: the CLI
-    /// refuses a summary for one).
-    fn run_into(&mut self, buf: &mut Vec<u8>) -> Option<Metrics> {
+    /// Runs the current spec, appends its metric cells and, with a
+    /// summary, adds its metrics to it.
+    fn run_into(&mut self, buf: &mut Vec<u8>, summary: Option<&mut Summary>) {
         match self {
             Simulator::Pod(s) => {
                 let metrics = s.run();
                 csv::push_metrics(buf, &metrics);
-                Some(metrics)
+                if let Some(summary) = summary {
+                    summary.add(&metrics);
+                }
             }
             Simulator::Service(s) => {
-                csv::push_service_metrics(buf, &s.run());
-                None
+                let metrics = s.run();
+                csv::push_service_metrics(buf, &metrics);
+                if let Some(summary) = summary {
+                    summary.add_service(&metrics);
+                }
             }
         }
     }
@@ -112,7 +116,7 @@ impl<'g> Worker<'g> {
                 None => Simulator::Pod(Box::new(PodSimulator::new(grid.base.clone()))),
             },
             digits: vec![0; grid.axes.len()],
-            summary: Summary::default(),
+            summary: Summary::new(grid.table()),
             cells: Vec::new(),
             cell_starts: vec![0; grid.axes.len()],
         }
@@ -144,11 +148,9 @@ impl<'g> Worker<'g> {
                     csv::push_u64(buf, replication);
                 }
                 buf.extend_from_slice(&self.cells);
-                let metrics = self.simulator.run_into(buf);
+                let into = summary.is_some().then_some(&mut self.summary);
+                self.simulator.run_into(buf, into);
                 buf.push(b'\n');
-                if let (Some(metrics), true) = (metrics, summary.is_some()) {
-                    self.summary.add(&metrics);
-                }
             }
             if let Some(out) = summary.as_deref_mut() {
                 csv::push_u64(out, run);

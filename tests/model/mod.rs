@@ -11,7 +11,8 @@
 //! - `invariants`: issue 16's invariants, read from the history (proptest);
 //! - `agreement`: the event engine against the seed's tick loop (proptest).
 //! - `random`: durations drawn per attempt, seeds, chance failures;
-//! - `service`: replicas behind a Service, failed requests by cause.
+//! - `service`: replicas behind a Service, failed requests by cause;
+//! - `service_invariants`: issue 16's invariants of the Service model (proptest).
 
 mod agreement;
 mod common;
@@ -23,5 +24,6 @@ mod random;
 mod restarts;
 mod seed;
 mod service;
+mod service_invariants;
 mod startup;
 mod termination;

@@ -305,3 +305,39 @@ fn a_run_is_a_function_of_its_spec_and_seed() {
     assert_eq!(reused.run(), first);
     assert_eq!(simulate_service(&run).metrics, first);
 }
+
+#[test]
+fn a_repeating_disruption_deletes_the_next_replica_each_period_while_one_is_left() {
+    // Propagation 0: traffic from 1 s; the first delete 10 s in (11 s),
+    // then every 5 s the next replica (16 s, 21 s), and no fourth: three.
+    let mut s = service(3, SimDuration::ZERO, secs(10), steady(secs(30)));
+    s.disruptions[0].every = Some(secs(5));
+    let m = run(web(SimDuration::ZERO), s);
+    assert_eq!(m.ready_ms, Some(1000));
+    let deleted: Vec<(u32, u64)> = m.deleted.iter().map(|d| (d.replica, d.deleted_ms)).collect();
+    assert_eq!(deleted, [(0, 11_000), (1, 16_000), (2, 21_000)]);
+}
+
+#[test]
+fn the_soak_is_a_day_of_ten_million_requests_with_a_delete_every_ten_minutes() {
+    let s = load("benches/soak/service-24h.toml");
+    let service = s.run.service.as_deref().unwrap();
+    let t = service.traffic.as_ref().unwrap();
+    // 120/s for 86,400 s: 10.37 M requests expected.
+    let expected = t.rate.get() * t.duration.unwrap().as_millis() as f64 / 1000.0;
+    assert!(expected >= 10e6, "{expected}");
+    // A delete 10, 20, …, 1430 min after traffic started, 143 while it
+    // runs (the 144th falls on its end), and on to the 25 h horizon: 149
+    // in all (25 × 6 less the first 10 minutes), a replica for every one.
+    assert_eq!(service.disruptions[0].every, Some(SimDuration::from_secs(600)));
+    assert_eq!(s.run.horizon, SimDuration::from_secs(25 * 3600));
+    assert!(service.replicas > 25 * 6 - 1);
+    // Its first 30 minutes: two deletions, at 10 and 20 minutes into the traffic.
+    let mut run = s.run.clone();
+    run.horizon = SimDuration::from_secs(1800);
+    let m = ServiceSimulator::<()>::new(run).run();
+    let start = m.ready_ms.unwrap();
+    let deleted: Vec<u64> = m.deleted.iter().map(|d| d.deleted_ms - start).collect();
+    assert_eq!(deleted, [600_000, 1_200_000]);
+    assert!(m.horizon);
+}

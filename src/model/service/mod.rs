@@ -9,7 +9,9 @@
 //! - `traffic`: arrivals, routing, answers, failures, the retry;
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
 //! - `app`: a replica's serving state, the app's reaction to SIGTERM;
-//! - `outcome`: failure causes and the metrics.
+//! - `outcome`: failure causes and the metrics;
+//! - `record`: what a recorded run keeps: each replica's changes (`Tap`)
+//!   and, when asked, the routing log (`Record`).
 //!
 //! Every replica is a whole `PodModel`, driven on the Service's own queue:
 //! its events travel as `ServiceEvent::Pod`, its handler schedules into a
@@ -28,11 +30,13 @@ mod connection;
 mod endpoints;
 mod outcome;
 mod proxy;
+mod record;
 mod simulator;
 mod spec;
 mod traffic;
 
 pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
+pub use record::{Record, Tap};
 pub use simulator::{ServiceReport, ServiceSimulator, simulate_service};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
@@ -46,7 +50,7 @@ use self::proxy::Proxy;
 use self::traffic::{Requests, SETTLE_TAIL};
 use super::draw::{DrawKey, Stream};
 use super::event::PodEvent;
-use super::history::{Observer, TraceEntry};
+use super::history::Observer;
 use super::pod::PodModel;
 use super::spec::{Deletion, RunSpec};
 use crate::engine::{EventQueue, Model, RunEnd, Scheduler, SimDuration, SimTime};
@@ -61,10 +65,12 @@ pub enum ServiceEvent {
         /// The Pod model's own event.
         event: PodEvent,
     },
-    /// `kubectl delete pod` of disruption `index`.
+    /// `kubectl delete pod` of disruption `index`, its `round`-th repetition.
     Disrupt {
         /// Which `[[disruptions]]` entry, from 0.
         index: u32,
+        /// 0, then 1, 2, … for a disruption with `every`.
+        round: u32,
     },
     /// A node's kube-proxy hears of slice version `version`.
     Heard {
@@ -118,30 +124,6 @@ pub enum ServiceEvent {
     },
 }
 
-/// A replica's observer: every change goes to the Service (`changes`,
-/// drained after each Pod event) and to the observer `O`.
-#[derive(Clone, Debug, Default)]
-pub struct Tap<O> {
-    changes: Vec<TraceEntry>,
-    /// The observer the replica's changes also go to.
-    pub inner: O,
-}
-
-impl<O: Observer> Observer for Tap<O> {
-    const KEEPS_HISTORY: bool = O::KEEPS_HISTORY;
-
-    #[inline]
-    fn observe(&mut self, entry: TraceEntry) {
-        self.changes.push(entry);
-        self.inner.observe(entry);
-    }
-
-    fn clear(&mut self) {
-        self.changes.clear();
-        self.inner.clear();
-    }
-}
-
 /// The Service on the engine.
 pub struct ServiceModel<O: Observer = ()> {
     /// The Pod template, the Service and the horizon.
@@ -172,6 +154,8 @@ pub struct ServiceModel<O: Observer = ()> {
     failures: Vec<FailedRequest>,
     /// When each answered request was sent, if the observer keeps the history.
     answered_sent: Vec<SimTime>,
+    /// The routing log, when one was asked for (`ServiceSimulator::keep_log`).
+    log: Option<Vec<Record>>,
 }
 
 impl<O: Observer + Default> ServiceModel<O> {
@@ -201,6 +185,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             retried_ok: 0,
             failures: Vec::new(),
             answered_sent: Vec::new(),
+            log: None,
         };
         model.reset();
         model
@@ -267,6 +252,9 @@ impl<O: Observer + Default> ServiceModel<O> {
         self.retried_ok = 0;
         self.failures.clear();
         self.answered_sent.clear();
+        if let Some(log) = &mut self.log {
+            log.clear();
+        }
     }
 }
 
@@ -326,18 +314,28 @@ impl<O: Observer> ServiceModel<O> {
         }
     }
 
-    /// Disruption `index`: the endpoint turns terminating now, the kubelet
-    /// hears of the deletion `kubelet_delay` later.
-    fn disrupt(&mut self, index: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+    /// Round `round` of disruption `index` deletes replica `replica +
+    /// round`: its endpoint turns terminating now, the kubelet hears of the
+    /// deletion `kubelet_delay` later. A repeating disruption's next round
+    /// comes `every` later, while a replica is left for it; the last round
+    /// (one that finds no replica to delete, too) counts it as done.
+    fn disrupt(&mut self, index: usize, round: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let d = self.service.disruptions[index];
-        let r = d.replica as usize;
+        let r = (d.replica + round) as usize;
+        let last = r + 1 >= self.replicas.len();
+        match d.every {
+            Some(every) if !last => {
+                let (index, round) = (index as u32, round + 1);
+                s.after(every, ServiceEvent::Disrupt { index, round });
+            }
+            _ => self.disrupted += 1,
+        }
         if r >= self.replicas.len() || self.replicas[r].deletion.is_some() {
             return;
         }
-        self.disrupted += 1;
         self.replicas[r].deletion = Some(self.deleted.len());
         self.deleted.push(Deleted {
-            replica: d.replica,
+            replica: r as u32,
             deleted_ms: now.as_millis(),
             termination_ms: None,
             last_request_ms: None,
@@ -351,7 +349,7 @@ impl<O: Observer> ServiceModel<O> {
         s.after(
             self.service.kubelet_delay,
             ServiceEvent::Pod {
-                replica: d.replica,
+                replica: r as u32,
                 event: PodEvent::DeletionRequested,
             },
         );
@@ -364,6 +362,12 @@ impl<O: Observer> ServiceModel<O> {
         p.applied = p.heard;
         p.rules.clear();
         p.rules.extend_from_slice(self.slice.rules(p.heard));
+        self.record(|m| Record::Synced {
+            at: now,
+            node: node as u32,
+            rules: m.proxies[node].rules.clone(),
+        });
+        let p = &self.proxies[node];
         for d in &mut self.deleted {
             let dropped = &mut d.rules_dropped_ms[node];
             if dropped.is_none() && !p.rules.contains(&d.replica) {
@@ -384,7 +388,8 @@ impl<O: Observer> ServiceModel<O> {
         self.ready_history.push((now, self.slice.ready_count()));
         for (index, d) in self.service.disruptions.iter().enumerate() {
             if let When::AfterReady(after) = d.when {
-                s.after(after, ServiceEvent::Disrupt { index: index as u32 });
+                let index = index as u32;
+                s.after(after, ServiceEvent::Disrupt { index, round: 0 });
             }
         }
         if let Some(t) = &self.service.traffic {
@@ -497,7 +502,7 @@ impl<O: Observer> Model for ServiceModel<O> {
     fn handle(&mut self, now: SimTime, event: ServiceEvent, s: &mut Scheduler<'_, ServiceEvent>) {
         match event {
             ServiceEvent::Pod { replica, event } => self.pod_event(replica as usize, now, event, s),
-            ServiceEvent::Disrupt { index } => self.disrupt(index as usize, now, s),
+            ServiceEvent::Disrupt { index, round } => self.disrupt(index as usize, round, now, s),
             ServiceEvent::Heard { node, version } => {
                 let period = self.service.min_sync_period;
                 let p = &mut self.proxies[node as usize];

@@ -51,7 +51,7 @@ impl<O: Observer + Default> ServiceSimulator<O> {
             .collect();
         for (index, at) in at {
             self.sim
-                .schedule(SimTime::ZERO + at, ServiceEvent::Disrupt { index });
+                .schedule(SimTime::ZERO + at, ServiceEvent::Disrupt { index, round: 0 });
         }
         let how = self.sim.run();
         let end = self.sim.end_time(how);
@@ -61,6 +61,11 @@ impl<O: Observer + Default> ServiceSimulator<O> {
     /// Events handled and stale events dropped in the last run.
     pub fn event_counts(&self) -> (u64, u64) {
         self.sim.counts()
+    }
+
+    /// Keeps the routing log (`ServiceModel::log`) from the next run on.
+    pub fn keep_log(&mut self) {
+        self.sim.model_mut().keep_log();
     }
 
     /// The model, to read its state after a run.

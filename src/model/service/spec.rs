@@ -298,6 +298,10 @@ pub struct Disruption {
     pub replica: u32,
     /// `kubectl delete --grace-period`; `None`: the Pod's own.
     pub grace_period: Option<SimDuration>,
+    /// Repeat this often, deleting the next replica each time (`replica`,
+    /// then the one after it, …) while one is left; `None`: once. No
+    /// ReplicaSet replaces a deleted Pod, so a long soak runs many replicas.
+    pub every: Option<SimDuration>,
 }
 
 impl Default for Disruption {
@@ -306,6 +310,7 @@ impl Default for Disruption {
             when: When::AfterReady(SimDuration::ZERO),
             replica: 0,
             grace_period: None,
+            every: None,
         }
     }
 }

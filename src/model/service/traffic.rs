@@ -8,6 +8,7 @@
 
 use super::connection::ConnState;
 use super::outcome::{Cause, FailedRequest};
+use super::record::Record;
 use super::{ServiceEvent, ServiceModel};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::DrawKey;
@@ -139,7 +140,9 @@ impl<O: Observer> ServiceModel<O> {
                 ConnState::Idle => {
                     let conn = self.conns.get_mut(c);
                     conn.generation = conn.generation.wrapping_add(1);
-                    return self.start(slot, c, now, s);
+                    let replica = conn.replica;
+                    self.routed(slot, replica, false, now);
+                    return self.start(slot, c, s);
                 }
                 ConnState::Closed { at, reset } if at == now => {
                     let cause = if reset { Cause::Reset } else { Cause::KeepaliveRace };
@@ -160,7 +163,7 @@ impl<O: Observer> ServiceModel<O> {
             .uniform(u64::from(request.index), DrawKey::Endpoint, request.tries);
         let pick = rules[((u * rules.len() as f64) as usize).min(rules.len() - 1)];
         self.requests.all[slot as usize].replica = Some(pick);
-        self.routed(pick, now);
+        self.routed(slot, pick, true, now);
         let rep = &mut self.replicas[pick as usize];
         if rep.object_gone {
             let generation = request.generation;
@@ -175,20 +178,19 @@ impl<O: Observer> ServiceModel<O> {
             self.fail(slot, Cause::Refused, now, s);
         } else {
             let c = self.conns.open(request.client, pick, &mut rep.open);
-            self.start(slot, c, now, s);
+            self.start(slot, c, s);
         }
     }
 
     /// Request `slot` goes out on connection `c`; its answer is due after
     /// the service time.
-    fn start(&mut self, slot: u32, c: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+    fn start(&mut self, slot: u32, c: u32, s: &mut Scheduler<'_, ServiceEvent>) {
         self.conns.get_mut(c).state = ConnState::Busy(slot);
         let replica = self.conns.get(c).replica;
         let request = &mut self.requests.all[slot as usize];
         request.conn = c;
         request.replica = Some(replica);
         let (index, tries, generation) = (request.index, request.tries, request.generation);
-        self.routed(replica, now);
         let dist = &self.traffic().service_time;
         let took = match dist.fixed() {
             Some(d) => d,
@@ -203,12 +205,24 @@ impl<O: Observer> ServiceModel<O> {
         );
     }
 
-    /// A deleted replica got a request: the last so far.
-    fn routed(&mut self, replica: u32, now: SimTime) {
+    /// Request `slot` went to `replica`, on a new connection (`fresh`) or
+    /// a pooled one: for a deleted replica, the last request so far.
+    fn routed(&mut self, slot: u32, replica: u32, fresh: bool, now: SimTime) {
         if let Some(i) = self.replicas[replica as usize].deletion {
             let deleted = &mut self.deleted[i];
             deleted.last_request_ms = Some(now.as_millis() - deleted.deleted_ms);
         }
+        self.record(|m| {
+            let request = m.requests.all[slot as usize];
+            Record::Routed {
+                at: now,
+                request: request.index,
+                tries: request.tries,
+                node: m.clients[request.client as usize].node,
+                replica,
+                fresh,
+            }
+        });
     }
 
     /// Request `slot` was answered; its connection goes back to the pool,
@@ -221,6 +235,10 @@ impl<O: Observer> ServiceModel<O> {
         if O::KEEPS_HISTORY {
             self.answered_sent.push(request.sent);
         }
+        self.record(|_| Record::Answered {
+            at: now,
+            request: request.index,
+        });
         self.requests.release(slot);
         let c = request.conn;
         let conn = *self.conns.get(c);

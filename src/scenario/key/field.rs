@@ -97,11 +97,13 @@ pub enum Field {
     Delete,
     /// `[[disruptions]] grace_period`: kubectl delete --grace-period.
     GracePeriod,
+    /// `[[disruptions]] every`: repeat, deleting the next replica each time.
+    Every,
 }
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 60] = {
+    pub const ALL: [Field; 61] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -165,6 +167,7 @@ impl Field {
             Field::AfterReady,
             Field::Delete,
             Field::GracePeriod,
+            Field::Every,
         ]
     };
 
@@ -208,7 +211,9 @@ impl Field {
             | Field::Duration
             | Field::ConnectTimeout => Scope::Traffic,
             Field::OnSigterm | Field::DrainDelay => Scope::App,
-            Field::At | Field::AfterReady | Field::Delete | Field::GracePeriod => Scope::Disruption,
+            Field::At | Field::AfterReady | Field::Delete | Field::GracePeriod | Field::Every => {
+                Scope::Disruption
+            }
         }
     }
 
@@ -269,6 +274,7 @@ impl Field {
             Field::AfterReady => "after_ready",
             Field::Delete => "delete",
             Field::GracePeriod => "grace_period",
+            Field::Every => "every",
         }
     }
 
@@ -305,7 +311,8 @@ impl Field {
             | Field::DrainDelay
             | Field::At
             | Field::AfterReady
-            | Field::GracePeriod => Unit::Millis,
+            | Field::GracePeriod
+            | Field::Every => Unit::Millis,
             Field::Boot | Field::Drain | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
             Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
             Field::Rate => Unit::Rate,
@@ -439,6 +446,9 @@ impl Field {
             }
             Field::Delete => "the replica to delete, from 0",
             Field::GracePeriod => "kubectl delete --grace-period; default the Pod's",
+            Field::Every => {
+                "repeat this often, deleting the next replica (delete + 1, + 2, …) while one is left; default once"
+            }
         }
     }
 

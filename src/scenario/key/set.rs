@@ -112,7 +112,8 @@ impl Key {
                 | Field::At
                 | Field::AfterReady
                 | Field::Delete
-                | Field::GracePeriod),
+                | Field::GracePeriod
+                | Field::Every),
                 _,
             ) => set_service(field, self.container, run, value, ms, count, word),
             (_, None) => {}
@@ -190,6 +191,7 @@ fn set_service(
             Field::AfterReady => d.when = When::AfterReady(ms),
             Field::Delete => d.replica = count,
             Field::GracePeriod => d.grace_period = Some(ms),
+            Field::Every => d.every = Some(ms),
             _ => {}
         }
         return;

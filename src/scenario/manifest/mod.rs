@@ -15,6 +15,7 @@
 mod handler;
 mod kind;
 mod pod;
+mod service;
 mod timings;
 mod yaml;
 
@@ -24,7 +25,7 @@ mod tests;
 use std::path::Path;
 
 pub use kind::WorkloadKind;
-pub use timings::{PREFIX, Setting, Timings};
+pub use timings::{PREFIX, Setting, Source, Timings};
 pub use yaml::Syntax;
 
 use super::Scenario;

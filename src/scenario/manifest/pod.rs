@@ -12,7 +12,8 @@ use k8s_openapi::api::core::v1::{Container, PodSpec as K8sPodSpec};
 
 use super::handler::Hook;
 use super::kind::{Policies, WorkloadKind};
-use super::timings::{PREFIX, Setting, Timings, lookup};
+use super::service::{self, service_key};
+use super::timings::{PREFIX, Setting, Source, Timings, lookup};
 use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
 use crate::model::{ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, RestartPolicy, RunSpec};
@@ -145,6 +146,7 @@ impl Mapper<'_> {
             ..PodSpec::new(Vec::new())
         };
         let mut run = RunSpec::new(pod);
+        service::prepare(&mut run, &settings);
         // Each setting over the manifest's Pod, annotations first, so the
         // overlay wins key by key (and a deletion it sets replaces theirs).
         let mut set = vec![Vec::new(); entries.len()];
@@ -158,12 +160,22 @@ impl Mapper<'_> {
             }
             Key {
                 field: setting.field,
-                container: index,
+                container: index.or(setting.index),
             }
             .set(&mut run, setting.value.clone());
         }
+        if let Err((i, message)) = service::check(&run, &settings) {
+            return Err(match &settings[i].source {
+                Source::Annotation(key) => self.error(&["metadata", "annotations", key.as_str()], message),
+                Source::Overlay(span) => match overlay {
+                    Some(overlay) => overlay.error(span.clone(), message),
+                    None => self.error(&[], message),
+                },
+            });
+        }
         // Drain and preStop matter only if the Pod ever shuts down.
-        let shuts_down = run.pod.deletion != Deletion::Never || stops_by_itself(&run.pod);
+        let disrupted = run.service.as_ref().is_some_and(|s| !s.disruptions.is_empty());
+        let shuts_down = run.pod.deletion != Deletion::Never || disrupted || stops_by_itself(&run.pod);
         let mut boot = Vec::new();
         let mut drain = Vec::new();
         let mut first = None;
@@ -403,31 +415,36 @@ impl Mapper<'_> {
                 )
             };
             let pod_field = lookup(Scope::Pod, rest, &context, "pod key");
-            let (container, field) = match (pod_field, rest.split_once('.')) {
-                (Ok(field), _) => (None, field),
-                (Err(_), Some((container, timing)))
-                    if !timing.is_empty() && Group::ALL.iter().all(|g| g.name() != container) =>
-                {
-                    if !names.contains(&container) {
-                        let valid = names.iter().map(|n| n.to_string()).collect();
-                        return Err(key_error(Problem::unknown(
-                            context,
-                            "container",
-                            container,
-                            valid,
-                        )));
+            let (container, index, field) =
+                match (service_key(rest, &context), pod_field, rest.split_once('.')) {
+                    (Some(found), _, _) => {
+                        let (field, index) = found.map_err(key_error)?;
+                        (None, index, field)
                     }
-                    let field =
-                        lookup(Scope::Container, timing, &context, "timing key").map_err(key_error)?;
-                    (Some(container.to_string()), field)
-                }
-                (Err(_), _) if Field::find(Scope::Container, rest).is_some() => {
-                    return Err(key_error(Problem::Message(format!(
-                        "{context}{rest} belongs to a container: write \"{PREFIX}<container>.{rest}\""
-                    ))));
-                }
-                (Err(problem), _) => return Err(key_error(problem)),
-            };
+                    (None, Ok(field), _) => (None, None, field),
+                    (None, Err(_), Some((container, timing)))
+                        if !timing.is_empty() && Group::ALL.iter().all(|g| g.name() != container) =>
+                    {
+                        if !names.contains(&container) {
+                            let valid = names.iter().map(|n| n.to_string()).collect();
+                            return Err(key_error(Problem::unknown(
+                                context,
+                                "container",
+                                container,
+                                valid,
+                            )));
+                        }
+                        let field =
+                            lookup(Scope::Container, timing, &context, "timing key").map_err(key_error)?;
+                        (Some(container.to_string()), None, field)
+                    }
+                    (None, Err(_), _) if Field::find(Scope::Container, rest).is_some() => {
+                        return Err(key_error(Problem::Message(format!(
+                            "{context}{rest} belongs to a container: write \"{PREFIX}<container>.{rest}\""
+                        ))));
+                    }
+                    (None, Err(problem), _) => return Err(key_error(problem)),
+                };
             let value = field.unit().parse_text(&field.name(), text).map_err(|message| {
                 let path = self.full(&at);
                 self.stream
@@ -444,8 +461,10 @@ impl Mapper<'_> {
             }
             settings.push(Setting {
                 container,
+                index,
                 field,
                 value,
+                source: Source::Annotation(key.clone()),
             });
         }
         Ok(settings)

@@ -1,7 +1,8 @@
 //! What Kubernetes does not know (how long a container boots, drains, …;
-//! when the Pod is deleted; the node's back-off): read from `podsim.dev/`
-//! Pod annotations and from a timings overlay file, in the words of TOML
-//! scenarios, as a list of settings applied over the manifest's Pod.
+//! when the Pod is deleted; the node's back-off; the Service, traffic and
+//! disruptions it runs under): read from `podsim.dev/` Pod annotations and
+//! from a timings overlay file, in the words of TOML scenarios, as a list
+//! of settings applied over the manifest's Pod.
 //!
 //! Invariant: both sources look their keys up in the registry (`key`) and
 //! set them with `Key::set`, so a key means the same and is checked the
@@ -24,21 +25,44 @@ pub const PREFIX: &str = "podsim.dev/";
 /// One setting as written, before the manifest says which container is which.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Setting {
-    /// The container's name; `None` for a Pod or run setting.
+    /// The container's name; `None` for a Pod, run or Service setting.
     pub container: Option<String>,
+    /// A disruption's index, for a disruption's key.
+    pub index: Option<usize>,
     /// The key, as the registry knows it.
     pub field: Field,
     /// The value as written, checked for its unit.
     pub value: Value,
+    /// Where it was written, for a rule that only the whole scenario can check.
+    pub source: Source,
+}
+
+/// Where a setting was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The annotation of this key.
+    Annotation(String),
+    /// These bytes of the overlay.
+    Overlay(Range<usize>),
+}
+
+/// The scopes whose keys a source's table `scope` holds: a Pod table holds
+/// the run's keys too; every other table its own.
+fn scopes(scope: Scope) -> &'static [Scope] {
+    match scope {
+        Scope::Run | Scope::Pod => &[Scope::Run, Scope::Pod],
+        Scope::Container => &[Scope::Container],
+        Scope::Service => &[Scope::Service],
+        Scope::Traffic => &[Scope::Traffic],
+        Scope::App => &[Scope::App],
+        Scope::Disruption => &[Scope::Disruption],
+    }
 }
 
 /// The keys these sources accept for `scope`: the registry's, less those the
 /// manifest expresses itself.
 pub fn accepted(scope: Scope) -> Vec<String> {
-    let scopes: &[Scope] = match scope {
-        Scope::Container => &[Scope::Container],
-        _ => &[Scope::Run, Scope::Pod],
-    };
+    let scopes = scopes(scope);
     Field::ALL
         .iter()
         .filter(|f| scopes.contains(&f.scope()) && f.manifest_field().is_none())
@@ -49,11 +73,7 @@ pub fn accepted(scope: Scope) -> Vec<String> {
 /// The field `name` (`boot`, `backoff.cap`) these sources accept in `scope`,
 /// or the message saying why not (`what` names the source's keys).
 pub fn lookup(scope: Scope, name: &str, context: &str, what: &str) -> Result<Field, Problem> {
-    let scopes: &[Scope] = match scope {
-        Scope::Container => &[Scope::Container],
-        _ => &[Scope::Run, Scope::Pod],
-    };
-    let field = scopes.iter().find_map(|s| Field::find(*s, name));
+    let field = scopes(scope).iter().find_map(|s| Field::find(*s, name));
     match field {
         Some(field) => match field.manifest_field() {
             None => Ok(field),
@@ -99,7 +119,26 @@ impl Timings {
                 return Err(timings.error(table.span(), format!("{} must be a table", key.get_ref())));
             };
             match key.get_ref().as_ref() {
-                "pod" => timings.read(Scope::Pod, None, "[pod]", entries)?,
+                "pod" => timings.read(Scope::Pod, None, None, "[pod]", entries)?,
+                table @ ("service" | "traffic" | "app") => {
+                    let scope = Scope::SERVICE.into_iter().find(|s| s.table() == table);
+                    let scope = scope.unwrap_or(Scope::Service);
+                    timings.read(scope, None, None, &format!("[{table}]"), entries)?;
+                }
+                "disruptions" => {
+                    for (index, keys) in entries {
+                        let (Ok(i), DeValue::Table(keys)) =
+                            (index.get_ref().parse::<usize>(), keys.get_ref())
+                        else {
+                            return Err(timings.error(
+                                index.span(),
+                                "expected a disruption's table by its index: [disruptions.0], [disruptions.1], …",
+                            ));
+                        };
+                        let context = format!("[disruptions.{i}]");
+                        timings.read(Scope::Disruption, None, Some(i), &context, keys)?;
+                    }
+                }
                 "containers" => {
                     for (name, keys) in entries {
                         let DeValue::Table(keys) = keys.get_ref() else {
@@ -108,7 +147,7 @@ impl Timings {
                         let name_text = name.get_ref().to_string();
                         timings.containers.push((name_text.clone(), name.span()));
                         let context = format!("[containers.{name_text}]");
-                        timings.read(Scope::Container, Some(&name_text), &context, keys)?;
+                        timings.read(Scope::Container, Some(&name_text), None, &context, keys)?;
                     }
                 }
                 other => {
@@ -117,7 +156,7 @@ impl Timings {
                         text,
                         key.span(),
                         other,
-                        &["pod", "containers"],
+                        &["pod", "containers", "service", "traffic", "app", "disruptions"],
                     ));
                 }
             }
@@ -125,11 +164,13 @@ impl Timings {
         Ok(timings)
     }
 
-    /// The keys of one table (`[pod]` or `[containers.<name>]`), groups included.
+    /// The keys of one table (`[pod]`, `[containers.<name>]`, `[service]`,
+    /// `[disruptions.<index>]`, …), groups included.
     fn read(
         &mut self,
         scope: Scope,
         container: Option<&str>,
+        index: Option<usize>,
         table_name: &str,
         entries: &DeTable,
     ) -> Result<(), Diagnostic> {
@@ -143,28 +184,39 @@ impl Timings {
                 (Some(group), DeValue::Table(inner)) => {
                     for (leaf, item) in inner {
                         let path = format!("{}.{}", group.name(), leaf.get_ref());
-                        self.one(scope, container, table_name, &path, leaf, item, &mut stops)?;
+                        self.one(
+                            (scope, container, index),
+                            table_name,
+                            &path,
+                            leaf,
+                            item,
+                            &mut stops,
+                        )?;
                     }
                 }
-                _ => self.one(scope, container, table_name, name, key, item, &mut stops)?,
+                _ => self.one((scope, container, index), table_name, name, key, item, &mut stops)?,
             }
         }
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// One key of a table; `at` is the table's scope, container and disruption index.
     fn one(
         &mut self,
-        scope: Scope,
-        container: Option<&str>,
+        at: (Scope, Option<&str>, Option<usize>),
         table_name: &str,
         path: &str,
         key: &Spanned<toml::de::DeString>,
         item: &Spanned<DeValue>,
         stops: &mut Vec<Field>,
     ) -> Result<(), Diagnostic> {
+        let (scope, container, index) = at;
         let context = format!("{table_name} {path}: ");
-        let field = lookup(scope, path, &context, "timing key")
+        let what = match scope {
+            Scope::Run | Scope::Pod | Scope::Container => "timing key".to_string(),
+            _ => format!("{table_name} key"),
+        };
+        let field = lookup(scope, path, &context, &what)
             .map_err(|p| Diagnostic::error(&self.origin, &self.text, Some(key.span()), p))?;
         let parsed = value(field.unit(), item.get_ref())
             .map_err(|e| self.error(item.span(), e.message(&format!("{table_name} "), &field.name())))?;
@@ -179,8 +231,10 @@ impl Timings {
         }
         self.settings.push(Setting {
             container: container.map(str::to_string),
+            index,
             field,
             value: parsed,
+            source: Source::Overlay(key.span()),
         });
         Ok(())
     }

@@ -24,7 +24,7 @@ pub use file::GridFile;
 
 use super::axis::{Axis, Positioned, RANGE_KEYS, Values, names_a_key, parse_values, resolve, same_field};
 use super::csv;
-use super::summary::Summary;
+use super::summary::{Summary, Table};
 use crate::model::service::ServiceMetrics;
 use crate::model::{ContainerKind, Metrics, RunSpec};
 use crate::scenario::check_service;
@@ -223,8 +223,16 @@ impl Grid {
     pub fn summary_columns(&self) -> Vec<String> {
         let mut columns = vec!["run".to_string()];
         columns.extend(self.axes.iter().map(Axis::column));
-        columns.extend(Summary::columns());
+        columns.extend(Summary::columns(self.table()));
         columns
+    }
+
+    /// Whose metrics the grid's rows hold: a Service's when its base has a `[service]`.
+    pub fn table(&self) -> Table {
+        match self.base.service {
+            Some(_) => Table::Service,
+            None => Table::Pod,
+        }
     }
 
     /// The value index of each axis for run `run` (last axis fastest).

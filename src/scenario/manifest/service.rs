@@ -1,0 +1,288 @@
+//! A manifest's Pod behind a Service: the Service's keys written as
+//! `podsim.dev/` annotations (`podsim.dev/service.replicas: "3"`,
+//! `podsim.dev/traffic.rate: "8.3"`, `podsim.dev/app.on_sigterm`,
+//! `podsim.dev/disruptions.0.after_ready`) or as the timings overlay's
+//! `[service]`, `[traffic]`, `[app]` and `[disruptions.<i>]` tables, in
+//! the words of a TOML scenario's tables and a grid axis's paths.
+//!
+//! Invariant: a manifest with any of these keys becomes a Service scenario
+//! under exactly the rules a TOML one obeys (a `[traffic]` needs a rate, a
+//! disruption says when once, `check_service`), and each refusal points at
+//! the annotation or overlay key that broke it.
+
+use crate::model::RunSpec;
+use crate::scenario::diagnostic::Problem;
+use crate::scenario::key::{Field, Scope};
+use crate::scenario::service::check_service;
+
+use super::timings::Setting;
+
+/// The tables a Service key is written under, as its path starts.
+const TABLES: [Scope; 4] = Scope::SERVICE;
+
+/// `service.replicas`, `traffic.rate`, `app.on_sigterm`,
+/// `disruptions.0.at`: the field and the disruption's index, `None` if
+/// `path` does not start with a Service table (it is a Pod or container
+/// key), or the message saying what is wrong with it. A container may be
+/// called like a table (`app`, `service`): a container key after the name
+/// (`app.boot`) is that container's, since no Service key is spelt like one.
+pub fn service_key(path: &str, context: &str) -> Option<Result<(Field, Option<usize>), Problem>> {
+    let (table, rest) = path.split_once('.')?;
+    let scope = TABLES.into_iter().find(|s| s.table() == table)?;
+    if Field::find(Scope::Container, rest).is_some() {
+        return None;
+    }
+    let (index, leaf) = match scope {
+        Scope::Disruption => {
+            let Some((index, leaf)) = rest.split_once('.') else {
+                return Some(Err(Problem::Message(format!(
+                    "{context}a disruption's key names its entry: write disruptions.<index>.<key>, \
+                     such as disruptions.0.after_ready"
+                ))));
+            };
+            match index.parse::<usize>() {
+                Ok(i) => (Some(i), leaf),
+                Err(_) => {
+                    return Some(Err(Problem::Message(format!(
+                        "{context}\"{index}\" is not a disruption's index: write disruptions.0.{leaf} \
+                         for the first, disruptions.1.{leaf} for the second"
+                    ))));
+                }
+            }
+        }
+        _ => (None, rest),
+    };
+    Some(match Field::find(scope, leaf) {
+        Some(field) => Ok((field, index)),
+        None => Err(Problem::unknown(
+            context.to_string(),
+            &format!("[{table}] key"),
+            leaf,
+            Field::names(scope).into_iter().map(String::from).collect(),
+        )),
+    })
+}
+
+/// Makes the Service that `settings` write into, with as many disruptions
+/// as their indices name, before they are set; nothing if none is a
+/// Service key (the manifest stays a Pod scenario).
+pub fn prepare(run: &mut RunSpec, settings: &[Setting]) {
+    let service_keys = settings.iter().filter(|s| TABLES.contains(&s.field.scope()));
+    let Some(last) = service_keys.map(|s| s.index.map_or(0, |i| i + 1)).max() else {
+        return;
+    };
+    let service = run.service.get_or_insert_with(Default::default);
+    service.disruptions.resize(last, Default::default());
+}
+
+/// The Service's rules once `settings` are set: which setting to point at
+/// (an index into `settings`) and the message.
+pub fn check(run: &RunSpec, settings: &[Setting]) -> Result<(), (usize, String)> {
+    let Some(service) = run.service.as_deref() else {
+        return Ok(());
+    };
+    let position = |keep: &dyn Fn(&Setting) -> bool| settings.iter().rposition(keep);
+    let is_traffic = |s: &Setting| s.field.scope() == Scope::Traffic;
+    if let Some(i) = position(&is_traffic)
+        && position(&|s| s.field == Field::Rate).is_none()
+    {
+        return Err((
+            i,
+            "traffic needs a rate: add traffic.rate (requests per second)".into(),
+        ));
+    }
+    for d in 0..service.disruptions.len() {
+        let of = |s: &Setting| s.index == Some(d);
+        let Some(i) = position(&of) else {
+            return Err((
+                position(&|s| s.index > Some(d)).unwrap_or(0),
+                format!("disruption {d} is missing: number the disruptions from 0 without a gap"),
+            ));
+        };
+        let whens = [Field::At, Field::AfterReady].map(|f| position(&|s| of(s) && s.field == f));
+        if let [Some(a), Some(b)] = whens {
+            return Err((
+                a.max(b),
+                format!("disruption {d}: at and after_ready are both set; keep one"),
+            ));
+        }
+        if whens == [None, None] {
+            return Err((
+                i,
+                format!(
+                    "disruption {d}: say when with one of disruptions.{d}.at or disruptions.{d}.after_ready"
+                ),
+            ));
+        }
+    }
+    check_service(run).map_err(|p| {
+        let blamed = position(&|s| s.field == p.field && (p.index.is_none() || s.index == p.index));
+        let any_service = position(&|s| TABLES.contains(&s.field.scope()));
+        (blamed.or(any_service).unwrap_or(0), p.message)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::SimDuration;
+    use crate::model::service::{Arrival, Connections, OnSigterm, Preset, Propagation, When};
+    use crate::scenario::manifest::{Timings, parse};
+
+    /// A Pod whose annotations (line 5 on) put it behind a Service.
+    fn pod(annotations: &str) -> String {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  annotations:\n    podsim.dev/web.boot: \"2s\"\n\
+             {annotations}spec:\n  containers:\n  - name: web\n    image: nginx\n"
+        )
+    }
+
+    fn error(text: &str, overlay: Option<&Timings>) -> String {
+        parse(text, "pod.yaml", overlay).unwrap_err().to_string()
+    }
+
+    const SERVICE: &str = "    podsim.dev/service.replicas: \"3\"\n    podsim.dev/service.propagation: \"medium\"\n\
+        \x20   podsim.dev/service.kubelet_delay: \"200ms\"\n    podsim.dev/traffic.rate: \"8.3\"\n\
+        \x20   podsim.dev/traffic.arrival: \"constant\"\n    podsim.dev/traffic.connections: \"keep-alive\"\n\
+        \x20   podsim.dev/app.on_sigterm: \"ignore\"\n    podsim.dev/disruptions.0.after_ready: \"10s\"\n\
+        \x20   podsim.dev/disruptions.0.delete: \"2\"\n    podsim.dev/disruptions.1.at: \"40s\"\n";
+
+    #[test]
+    fn service_annotations_make_a_service_scenario() {
+        let s = parse(&pod(SERVICE), "pod.yaml", None).unwrap_or_else(|e| panic!("{e}"));
+        let service = s.run.service.as_deref().expect("a Service scenario");
+        assert_eq!(service.replicas, 3);
+        assert_eq!(service.propagation, Propagation::Preset(Preset::Medium));
+        assert_eq!(service.kubelet_delay, SimDuration::from_millis(200));
+        let t = service.traffic.as_ref().unwrap();
+        assert_eq!(
+            (t.rate.get(), t.arrival, t.connections),
+            (8.3, Arrival::Constant, Connections::KeepAlive)
+        );
+        assert_eq!(service.app.on_sigterm, OnSigterm::Ignore);
+        let disruptions: Vec<(When, u32)> = service.disruptions.iter().map(|d| (d.when, d.replica)).collect();
+        assert_eq!(
+            disruptions,
+            [
+                (When::AfterReady(SimDuration::from_secs(10)), 2),
+                (When::At(SimDuration::from_secs(40)), 0)
+            ]
+        );
+        // The Pod is still the manifest's, its annotations applied.
+        assert_eq!(s.run.pod.containers[0].boot, SimDuration::from_secs(2));
+        // Deleted by a disruption: no "never deleted" notice.
+        assert!(
+            s.notices.iter().all(|n| !n.to_string().contains("never deleted")),
+            "{:?}",
+            s.notices
+        );
+    }
+
+    #[test]
+    fn the_overlay_writes_the_service_tables_and_wins_over_annotations() {
+        let overlay = Timings::parse(
+            "[service]\nreplicas = 5\n[traffic]\nrate = 20\n[app]\non_sigterm = \"close-keep-busy\"\n\
+             [disruptions.0]\nat = \"3s\"\ndelete = 4\n",
+            "t.toml",
+        )
+        .unwrap();
+        let text = pod("    podsim.dev/service.replicas: \"2\"\n    podsim.dev/traffic.rate: \"1\"\n");
+        let s = parse(&text, "pod.yaml", Some(&overlay)).unwrap_or_else(|e| panic!("{e}"));
+        let service = s.run.service.as_deref().unwrap();
+        assert_eq!(service.replicas, 5);
+        assert_eq!(service.traffic.as_ref().unwrap().rate.get(), 20.0);
+        assert_eq!(service.app.on_sigterm, OnSigterm::CloseKeepBusy);
+        assert_eq!(service.disruptions[0].when, When::At(SimDuration::from_secs(3)));
+        assert_eq!(service.disruptions[0].replica, 4);
+    }
+
+    #[test]
+    fn a_pod_without_service_keys_stays_a_pod_scenario() {
+        let s = parse(&pod(""), "pod.yaml", None).unwrap();
+        assert!(s.run.service.is_none());
+        // A container called like a table keeps its own keys.
+        let text = pod("").replace("web", "app");
+        let s = parse(&text, "pod.yaml", None).unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.run.service.is_none());
+        assert_eq!(s.run.pod.containers[0].boot, SimDuration::from_secs(2));
+    }
+
+    #[test]
+    fn bad_service_annotations_are_refused_where_they_are_written() {
+        // Line 7 is the first annotation after web.boot.
+        let one = |line: &str| error(&pod(&format!("    {line}\n")), None);
+        assert_eq!(
+            one("podsim.dev/traffic.rate: \"0\""),
+            // Column 30: the value's opening quote.
+            "pod.yaml:7:30: annotation \"podsim.dev/traffic.rate\": rate must be a number of requests per \
+             second above 0 (e.g. 8.3), not 0"
+        );
+        assert_eq!(
+            one("podsim.dev/service.replicas: \"0\""),
+            "pod.yaml:7:5: replicas must be 1 or more"
+        );
+        let e = one("podsim.dev/service.propagation: \"tinny\"");
+        assert!(
+            e.starts_with("pod.yaml:7:37: ") && e.contains("did you mean \"tiny\""),
+            "{e}"
+        );
+        let e = one("podsim.dev/service.replica: \"3\"");
+        assert!(
+            e.starts_with("pod.yaml:7:5: ") && e.contains("did you mean \"replicas\""),
+            "{e}"
+        );
+        assert_eq!(
+            one("podsim.dev/traffic.clients: \"2\""),
+            "pod.yaml:7:5: traffic needs a rate: add traffic.rate (requests per second)"
+        );
+        assert_eq!(
+            one("podsim.dev/disruptions.0.delete: \"1\""),
+            "pod.yaml:7:5: disruption 0: say when with one of disruptions.0.at or disruptions.0.after_ready"
+        );
+        assert_eq!(
+            one("podsim.dev/disruptions.1.at: \"5s\""),
+            "pod.yaml:7:5: disruption 0 is missing: number the disruptions from 0 without a gap"
+        );
+        let e = one("podsim.dev/disruptions.first.at: \"5s\"");
+        assert!(e.contains("\"first\" is not a disruption's index"), "{e}");
+        let e = error(
+            &pod("    podsim.dev/disruptions.0.at: \"5s\"\n    podsim.dev/disruptions.0.delete: \"3\"\n"),
+            None,
+        );
+        assert_eq!(
+            e,
+            "pod.yaml:8:5: disruption 0: delete = 3 is beyond the replicas: with replicas = 3, delete one of 0 to 2"
+        );
+        // A Pod deletion competes with the disruptions.
+        let e = error(
+            &pod("    podsim.dev/stop_at: \"5s\"\n    podsim.dev/service.nodes: \"2\"\n"),
+            None,
+        );
+        assert!(
+            e.starts_with("pod.yaml:") && e.contains("deletes Pods with [[disruptions]]"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bad_overlay_service_keys_are_refused_in_the_overlay() {
+        let e = Timings::parse("[traffic]\nrat = 5\n", "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.toml:2:1: ") && e.contains("did you mean \"rate\""),
+            "{e}"
+        );
+        let e = Timings::parse("[disruptions.x]\nat = \"1s\"\n", "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.toml:1:14: ") && e.contains("[disruptions.0]"),
+            "{e}"
+        );
+        let overlay = Timings::parse("[service]\nreplicas = 0\n", "t.toml").unwrap();
+        assert_eq!(
+            error(&pod(""), Some(&overlay)),
+            "t.toml:2:1: replicas must be 1 or more"
+        );
+    }
+}
