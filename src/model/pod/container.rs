@@ -25,9 +25,6 @@ pub(super) struct Container {
     /// The API has shown it Running or Terminated at least once, so it no
     /// longer keeps the Pod Pending (R47).
     pub has_run: bool,
-    /// Running when the Pod's termination began: it holds back the SIGTERM
-    /// of earlier sidecars until it exits (R36).
-    pub running_at_termination: bool,
     /// The probe workers' tickers, by `ProbeKind::index`; they outlive
     /// instances (R28).
     pub tickers: [Ticker; 3],
@@ -42,16 +39,11 @@ impl Container {
         backoff_streak: 0,
         last_start: SimTime::ZERO,
         has_run: false,
-        running_at_termination: false,
         tickers: [Ticker::NEW; 3],
     };
 
     pub fn is_running(&self) -> bool {
         matches!(self.state, State::Running(_))
-    }
-
-    pub fn has_exited(&self) -> bool {
-        matches!(self.state, State::Exited(_))
     }
 
     pub fn instance(&self) -> Option<&Instance> {

@@ -49,6 +49,10 @@ impl<O: Observer> PodModel<O> {
 
     /// A new instance: its boot begins, and its scripted crash is set.
     fn start(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        self.running += 1;
+        if self.kind(id) == ContainerKind::App {
+            self.running_apps += 1;
+        }
         let c = self.container_mut(id);
         c.attempt += 1;
         c.last_start = now;
