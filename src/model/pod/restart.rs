@@ -74,7 +74,7 @@ impl<O: Observer> PodModel<O> {
             // Ticks scheduled for this instance are void; the next instance
             // schedules its own on the same ticker grid (R28).
             ticker.generation += 1;
-            ticker.pending = false;
+            ticker.pending = None;
         }
         self.running -= 1;
         if kind == ContainerKind::App {

@@ -67,6 +67,9 @@ impl<O: Observer> PodModel<O> {
             .crash_after
             .get(attempt as usize - 1)
             .map(|d| self.draw(id, DrawKey::CrashAfter, d));
+        if let Some(instance) = self.container_mut(id).instance_mut() {
+            instance.boot_end = now + boot;
+        }
         self.emit(now, Some(id), Change::Starting { attempt });
         s.after(
             boot,
