@@ -63,5 +63,35 @@ fn runs_per_second(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, runs_per_second);
+/// `apps` apps behind 8 native sidecars, deleted once all are up: every
+/// exit during termination may release a sidecar, so this shows whether
+/// the cost of a run grows linearly with the container count (issue 15).
+fn wide_pod(apps: usize) -> PodSpec {
+    let sidecars = (0..8).map(|i| ContainerSpec {
+        drain: ms(500).into(),
+        ..ContainerSpec::new(&format!("sidecar-{i}"), ContainerKind::Sidecar, ms(1000))
+    });
+    let apps = (0..apps).map(|i| ContainerSpec {
+        // Apps drain for different times, so they exit one by one.
+        drain: ms(1000 + 10 * i as u64).into(),
+        ..ContainerSpec::new(&format!("app-{i}"), ContainerKind::App, ms(2000))
+    });
+    let mut spec = PodSpec::new(sidecars.chain(apps).collect());
+    spec.deletion = Deletion::At(SimDuration::from_secs(60));
+    spec
+}
+
+fn container_count(c: &mut Criterion) {
+    let mut group = c.benchmark_group("model/apps_behind_8_sidecars");
+    for apps in [2, 8, 32, 128] {
+        let mut simulator = PodSimulator::new(RunSpec::new(wide_pod(apps)));
+        let metrics = simulator.run();
+        assert!(metrics.termination_ms.is_some(), "{apps} apps: never stopped");
+        group.throughput(Throughput::Elements(apps as u64 + 8));
+        group.bench_function(apps.to_string(), |b| b.iter(|| black_box(simulator.run())));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, runs_per_second, container_count);
 criterion_main!(benches);

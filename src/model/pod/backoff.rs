@@ -2,8 +2,9 @@
 //! start, 0, 10, 20, 40 … 300 s (`Backoff::delay`), the streak starting over
 //! after a run longer than 10 minutes.
 //!
-//! Invariant: the wait ends in `BackOffExpired` and a sync, never in a
-//! start of its own, so a restart keeps to the startup order (R5, R10).
+//! Invariant: the wait ends in `BackOffExpired` and a sync
+//! (`sync_after_back_off`), never in a start of its own, so a restart keeps
+//! to the startup order (R5, R10).
 
 use super::PodModel;
 use super::container::State;
@@ -48,6 +49,6 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         self.container_mut(id).state = State::Waiting;
-        self.sync(now, s);
+        self.sync_after_back_off(id, now, s);
     }
 }

@@ -25,9 +25,6 @@ pub(super) struct Container {
     /// The API has shown it Running or Terminated at least once, so it no
     /// longer keeps the Pod Pending (R47).
     pub has_run: bool,
-    /// Running when the Pod's termination began: it holds back the SIGTERM
-    /// of earlier sidecars until it exits (R36).
-    pub running_at_termination: bool,
     /// The probe workers' tickers, by `ProbeKind::index`; they outlive
     /// instances (R28).
     pub tickers: [Ticker; 3],
@@ -42,16 +39,11 @@ impl Container {
         backoff_streak: 0,
         last_start: SimTime::ZERO,
         has_run: false,
-        running_at_termination: false,
         tickers: [Ticker::NEW; 3],
     };
 
     pub fn is_running(&self) -> bool {
         matches!(self.state, State::Running(_))
-    }
-
-    pub fn has_exited(&self) -> bool {
-        matches!(self.state, State::Exited(_))
     }
 
     pub fn instance(&self) -> Option<&Instance> {
@@ -91,8 +83,8 @@ pub(super) struct Instance {
     pub condition: Condition,
     /// A kill under way, if any (R35).
     pub kill: Option<Kill>,
-    /// This instance's consecutive probe results, by `ProbeKind::index` (R30).
-    pub streaks: [Streak; 3],
+    /// When its boot ends: from then on it answers its probes.
+    pub boot_end: SimTime,
 }
 
 impl Instance {
@@ -101,7 +93,7 @@ impl Instance {
         booted: false,
         condition: Condition::NotStarted,
         kill: None,
-        streaks: [Streak::None; 3],
+        boot_end: SimTime::ZERO,
     };
 }
 
@@ -141,25 +133,13 @@ pub(super) enum Stop {
     Draining,
 }
 
-/// The current run of equal results of one probe (R30).
+/// What the tick a worker waits for will find (R30, R31).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Streak {
-    /// Not probed yet in this instance.
-    None,
-    Successes(u32),
-    Failures(u32),
-}
-
-impl Streak {
-    /// The streak after one more result.
-    pub fn after(self, success: bool) -> Streak {
-        match (self, success) {
-            (Streak::Successes(n), true) => Streak::Successes(n + 1),
-            (_, true) => Streak::Successes(1),
-            (Streak::Failures(n), false) => Streak::Failures(n + 1),
-            (_, false) => Streak::Failures(1),
-        }
-    }
+pub(super) enum Verdict {
+    /// The success threshold is reached: started, or ready.
+    Passes,
+    /// The failure threshold is reached: the container is killed.
+    Fails,
 }
 
 /// A probe worker's ticker (R28): its anchor and the last tick it used,
@@ -169,8 +149,9 @@ pub(super) struct Ticker {
     pub anchor: SimTime,
     pub last_tick: Option<SimTime>,
     pub generation: u32,
-    /// A tick of the current generation is scheduled.
-    pub pending: bool,
+    /// The tick of the current generation that is scheduled, by what it
+    /// will decide: the ticks before it change nothing, so none is.
+    pub pending: Option<Verdict>,
 }
 
 impl Ticker {
@@ -178,20 +159,6 @@ impl Ticker {
         anchor: SimTime::ZERO,
         last_tick: None,
         generation: 0,
-        pending: false,
+        pending: None,
     };
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_streak_counts_equal_results_and_restarts_on_a_different_one() {
-        let after = |results: &[bool]| results.iter().fold(Streak::None, |s, &r| s.after(r));
-        assert_eq!(after(&[true, true]), Streak::Successes(2));
-        assert_eq!(after(&[true, true, false]), Streak::Failures(1));
-        assert_eq!(after(&[false, false, false]), Streak::Failures(3));
-        assert_eq!(after(&[false, true]), Streak::Successes(1));
-    }
 }

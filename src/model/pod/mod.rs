@@ -105,6 +105,17 @@ pub struct PodModel<O: Observer = ()> {
     /// Alive apps (not proxies) and alive proxies, for exposure.
     alive_apps: u32,
     alive_proxies: u32,
+    /// Containers running, and apps among them: termination asks after
+    /// every exit whether anything still runs, so it is counted, not
+    /// searched for (a search made termination quadratic in the apps).
+    running: u32,
+    running_apps: u32,
+    /// App containers, and those that exited for good (R43).
+    apps: u32,
+    apps_done: u32,
+    /// While terminating: the last-declared sidecar still running, the only
+    /// one whose turn can come next (R36).
+    last_sidecar: Option<ContainerId>,
     measures_exposure: bool,
     exposed: bool,
     meters: Meters,
@@ -150,6 +161,11 @@ impl<O: Observer> PodModel<O> {
             needed_for_ready: 0,
             alive_apps: 0,
             alive_proxies: 0,
+            running: 0,
+            running_apps: 0,
+            apps: 0,
+            apps_done: 0,
+            last_sidecar: None,
             measures_exposure: false,
             exposed: false,
             meters: Meters::default(),
@@ -196,6 +212,15 @@ impl<O: Observer> PodModel<O> {
             .count() as u32;
         self.alive_apps = 0;
         self.alive_proxies = 0;
+        self.running = 0;
+        self.running_apps = 0;
+        self.apps = pod
+            .containers
+            .iter()
+            .filter(|c| c.kind == ContainerKind::App)
+            .count() as u32;
+        self.apps_done = 0;
+        self.last_sidecar = None;
         self.measures_exposure = pod.measures_exposure();
         self.exposed = false;
         self.meters.clear();

@@ -54,8 +54,6 @@ impl<O: Observer> PodModel<O> {
 
     /// Every app container has exited for good (R43).
     pub(super) fn apps_finished(&self) -> bool {
-        self.ids()
-            .filter(|&id| self.kind(id) == ContainerKind::App)
-            .all(|id| self.container(id).has_exited())
+        self.apps_done == self.apps
     }
 }

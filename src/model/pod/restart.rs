@@ -74,7 +74,11 @@ impl<O: Observer> PodModel<O> {
             // Ticks scheduled for this instance are void; the next instance
             // schedules its own on the same ticker grid (R28).
             ticker.generation += 1;
-            ticker.pending = false;
+            ticker.pending = None;
+        }
+        self.running -= 1;
+        if kind == ContainerKind::App {
+            self.running_apps -= 1;
         }
         self.emit(now, Some(id), Change::Exited(reason));
         if instance.condition == Condition::Ready {
@@ -84,7 +88,7 @@ impl<O: Observer> PodModel<O> {
             self.set_alive(id, false, now);
         }
         if self.is_terminating() {
-            return self.exited_while_terminating(now, s);
+            return self.exited_while_terminating(id, now, s);
         }
         let probe_kill = instance.kill.is_some_and(|k| k.by == Killer::Probe);
         match after_exit(self.run.pod.restart_policy, kind, reason, probe_kill) {
@@ -93,9 +97,12 @@ impl<O: Observer> PodModel<O> {
                 self.emit(now, None, Change::PodFailed);
                 return self.begin_termination(now, Cause::InitFailed, s);
             }
-            AfterExit::StayExited if kind == ContainerKind::App && self.apps_finished() => {
-                self.emit(now, None, Change::AppsFinished);
-                return self.begin_termination(now, Cause::AppsFinished, s);
+            AfterExit::StayExited if kind == ContainerKind::App => {
+                self.apps_done += 1;
+                if self.apps_finished() {
+                    self.emit(now, None, Change::AppsFinished);
+                    return self.begin_termination(now, Cause::AppsFinished, s);
+                }
             }
             AfterExit::StayExited => {}
         }

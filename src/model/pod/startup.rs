@@ -47,8 +47,29 @@ impl<O: Observer> PodModel<O> {
         }
     }
 
+    /// The sync after `id`'s back-off expired. Once the Pod is initialized
+    /// it can start nothing else: every other app and sidecar runs or waits
+    /// out a back-off of its own (restarts are independent then, R10), so
+    /// it starts `id` without walking every container, which made a crash
+    /// loop cost O(containers) per restart.
+    pub(super) fn sync_after_back_off(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        match self.stage {
+            Stage::Initialized if self.kind(id) != ContainerKind::Init => self.start(id, now, s),
+            _ => self.sync(now, s),
+        }
+    }
+
     /// A new instance: its boot begins, and its scripted crash is set.
     fn start(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        self.running += 1;
+        if self.kind(id) == ContainerKind::App {
+            self.running_apps += 1;
+        }
         let c = self.container_mut(id);
         c.attempt += 1;
         c.last_start = now;
@@ -63,6 +84,9 @@ impl<O: Observer> PodModel<O> {
             .crash_after
             .get(attempt as usize - 1)
             .map(|d| self.draw(id, DrawKey::CrashAfter, d));
+        if let Some(instance) = self.container_mut(id).instance_mut() {
+            instance.boot_end = now + boot;
+        }
         self.emit(now, Some(id), Change::Starting { attempt });
         s.after(
             boot,

@@ -40,14 +40,13 @@ impl<O: Observer> PodModel<O> {
     pub(super) fn begin_termination(&mut self, now: SimTime, cause: Cause, s: &mut Scheduler<'_, PodEvent>) {
         let grace = self.run.pod.termination_grace_period.max(MIN_POD_GRACE);
         self.stage = Stage::Terminating(cause);
-        for c in &mut self.containers {
-            c.running_at_termination = c.is_running();
-        }
+        // Nothing starts from here on (R40), so whatever runs now is what
+        // ran when termination began.
+        self.last_sidecar = self.running_sidecar_before(self.containers.len());
         for id in self.ids() {
-            let c = self.container(id);
             // A container already being killed (a probe failure) keeps its own kill.
-            let unkilled = c.instance().is_some_and(|i| i.kill.is_none());
-            if c.running_at_termination && unkilled {
+            let unkilled = self.container(id).instance().is_some_and(|i| i.kill.is_none());
+            if unkilled {
                 self.begin_kill(id, now, grace, Killer::Termination, s);
             }
         }
@@ -57,8 +56,17 @@ impl<O: Observer> PodModel<O> {
 
     /// Once termination has begun, an exit may end it, and may be the one a
     /// waiting sidecar waited for. No container restarts any more (R40).
-    pub(super) fn exited_while_terminating(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        self.release_waiting_sidecars(now, s);
+    pub(super) fn exited_while_terminating(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        if self.last_sidecar == Some(id) {
+            // Each exit moves the search down; a termination scans once in all.
+            self.last_sidecar = self.running_sidecar_before(id.index());
+        }
+        self.release_waiting_sidecar(now, s);
         self.note_if_stopped(now);
         self.note_phase(now);
     }
@@ -66,7 +74,7 @@ impl<O: Observer> PodModel<O> {
     /// Termination is over when no container runs any more.
     fn note_if_stopped(&mut self, now: SimTime) {
         if let Stage::Terminating(cause) = self.stage
-            && !self.containers.iter().any(|c| c.is_running())
+            && self.running == 0
         {
             self.stage = Stage::Stopped(cause);
             self.emit(now, None, Change::ContainersStopped);
@@ -153,31 +161,33 @@ impl<O: Observer> PodModel<O> {
     /// later-declared sidecar that was running when termination began has
     /// exited; regular init containers never hold it back (R41).
     fn sidecar_waits_for_apps(&self, sidecar: ContainerId) -> bool {
-        self.ids().any(|id| {
-            let holds_back = match self.kind(id) {
-                ContainerKind::App => true,
-                ContainerKind::Sidecar => id > sidecar,
-                ContainerKind::Init => false,
-            };
-            let c = self.container(id);
-            holds_back && c.running_at_termination && !c.has_exited()
-        })
+        self.running_apps > 0 || self.last_sidecar.is_some_and(|last| last > sidecar)
     }
 
-    /// After an exit: the sidecars whose turn has come get SIGTERM, the
-    /// last-declared first.
-    fn release_waiting_sidecars(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        for id in self.ids().rev() {
-            let waiting = matches!(
-                self.container(id).instance().and_then(|i| i.kill),
-                Some(Kill {
-                    stop: Stop::AwaitingTurn { .. },
-                    ..
-                })
-            );
-            if waiting && !self.sidecar_waits_for_apps(id) {
-                self.end_turn_wait(id, now, s);
-            }
+    /// The last-declared sidecar still running among the first `end` containers.
+    fn running_sidecar_before(&self, end: usize) -> Option<ContainerId> {
+        (0..end as u32)
+            .rev()
+            .map(ContainerId)
+            .find(|&id| self.kind(id) == ContainerKind::Sidecar && self.container(id).is_running())
+    }
+
+    /// After an exit: the sidecar whose turn has come gets SIGTERM. Only
+    /// the last-declared one still running can be it, since it holds back
+    /// every earlier one until it exits.
+    fn release_waiting_sidecar(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        let Some(last) = self.last_sidecar else {
+            return;
+        };
+        let waiting = matches!(
+            self.container(last).instance().and_then(|i| i.kill),
+            Some(Kill {
+                stop: Stop::AwaitingTurn { .. },
+                ..
+            })
+        );
+        if waiting && !self.sidecar_waits_for_apps(last) {
+            self.end_turn_wait(last, now, s);
         }
     }
 
