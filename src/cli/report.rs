@@ -12,8 +12,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use podsim::engine::SimDuration;
+use podsim::model::service::simulate_service;
 use podsim::model::simulate;
-use podsim::report::html::{ScenarioRun, report};
+use podsim::report::html::{Contents, ScenarioRun, ServiceRun, report};
 use podsim::report::table::Table;
 
 use super::duration_arg;
@@ -65,31 +66,47 @@ pub fn run(args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
     let files: Vec<PathBuf> = args.files.iter().filter(|f| !is_csv(f)).cloned().collect();
     let loaded = inputs::load(&inputs::paths(&files), args.timings.as_deref(), args.input_format)?;
     loaded.refusals("nothing written")?;
-    let reports: Vec<_> = loaded
-        .runs
+    // A Service scenario is its own kind of run: its replicas, endpoints
+    // and requests, not its Pod template alone.
+    let (services, pods): (Vec<_>, Vec<_>) =
+        loaded.runs.iter().partition(|i| i.scenario.run.service.is_some());
+    let with_horizon = |input: &inputs::Input| {
+        let mut run = input.scenario.run.clone();
+        run.horizon = args.horizon.unwrap_or(run.horizon);
+        run
+    };
+    let pod_reports: Vec<_> = pods.iter().map(|i| simulate(&with_horizon(i))).collect();
+    let service_reports: Vec<_> = services
         .iter()
-        .map(|input| {
-            let mut run = input.scenario.run.clone();
-            run.horizon = args.horizon.unwrap_or(run.horizon);
-            simulate(&run)
-        })
+        .map(|i| simulate_service(&with_horizon(i)))
         .collect();
-    let runs: Vec<ScenarioRun> = loaded
-        .runs
+    let pod_runs: Vec<ScenarioRun> = pods
         .iter()
-        .zip(&reports)
+        .zip(&pod_reports)
         .map(|(input, report)| ScenarioRun {
             scenario: &input.scenario,
             report,
         })
         .collect();
-    let page = report(&runs, &sweeps)?;
+    let service_runs: Vec<ServiceRun> = services
+        .iter()
+        .zip(&service_reports)
+        .map(|(input, report)| ServiceRun {
+            scenario: &input.scenario,
+            report,
+        })
+        .collect();
+    let page = report(&Contents {
+        pods: &pod_runs,
+        services: &service_runs,
+        sweeps: &sweeps,
+    })?;
     write_file(&args.out, page.as_bytes())?;
     writeln!(
         out,
         "wrote {}: {} scenario(s), {} sweep(s)",
         args.out.display(),
-        runs.len(),
+        pod_runs.len() + service_runs.len(),
         sweeps.len()
     )?;
     Ok(())

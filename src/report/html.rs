@@ -13,9 +13,11 @@ use super::bands::{Figure, timelines_svg};
 use super::field_text;
 use super::plot::ecdf::{self, EcdfSpec};
 use super::plot::{GroupBy, PlotSpec, Tradeoff, tradeoff, unit};
+use super::service;
 use super::svg::{FONT_FAMILY, escape};
 use super::table::{Table, TableError};
 use super::timeline::event_lines;
+use crate::model::service::{ServiceMetrics, ServiceReport};
 use crate::model::{Field, Metrics, RunReport};
 use crate::scenario::Scenario;
 
@@ -25,6 +27,24 @@ pub struct ScenarioRun<'a> {
     pub scenario: &'a Scenario,
     /// What happened in the run.
     pub report: &'a RunReport,
+}
+
+/// One simulated Service scenario: its replicas, endpoints and requests.
+pub struct ServiceRun<'a> {
+    /// The scenario, for its Pod template and its name.
+    pub scenario: &'a Scenario,
+    /// What happened in the run.
+    pub report: &'a ServiceReport,
+}
+
+/// What a report shows: Pod scenarios, Service scenarios and sweeps.
+pub struct Contents<'a> {
+    /// Pod scenarios, drawn on one time axis.
+    pub pods: &'a [ScenarioRun<'a>],
+    /// Service scenarios, each with the picture of its race.
+    pub services: &'a [ServiceRun<'a>],
+    /// Sweep results.
+    pub sweeps: &'a [Table],
 }
 
 const STYLE: &str = "
@@ -72,7 +92,12 @@ pub fn scenario_table(runs: &[ScenarioRun]) -> Table {
 }
 
 /// Writes the report page.
-pub fn report(runs: &[ScenarioRun], sweeps: &[Table]) -> Result<String, TableError> {
+pub fn report(contents: &Contents) -> Result<String, TableError> {
+    let Contents {
+        pods: runs,
+        services,
+        sweeps,
+    } = *contents;
     let mut page = String::with_capacity(256 * 1024);
     let _ = write!(
         page,
@@ -85,13 +110,16 @@ pub fn report(runs: &[ScenarioRun], sweeps: &[Table]) -> Result<String, TableErr
         page,
         "<p class=\"muted\">{} scenario{} and {} sweep{}. Times in seconds since the Pod was created; \
          exposed = an app container alive while no proxy is.</p>",
-        runs.len(),
-        plural(runs.len()),
+        runs.len() + services.len(),
+        plural(runs.len() + services.len()),
         sweeps.len(),
         plural(sweeps.len())
     );
     if !runs.is_empty() {
         scenarios_section(&mut page, runs)?;
+    }
+    if !services.is_empty() {
+        services_section(&mut page, services);
     }
     for (i, table) in sweeps.iter().enumerate() {
         sweep_section(&mut page, i, table)?;
@@ -160,6 +188,53 @@ fn scenarios_section(page: &mut String, runs: &[ScenarioRun]) -> Result<(), Tabl
     }
     page.push_str("</section>\n");
     Ok(())
+}
+
+/// Each Service scenario's race as `podsim run --svg` draws it, then their
+/// metrics side by side and the text `podsim run` prints.
+fn services_section(page: &mut String, runs: &[ServiceRun]) {
+    page.push_str("<section id=\"services\">\n<h2>Services</h2>\n");
+    for (i, r) in runs.iter().enumerate() {
+        let _ = writeln!(
+            page,
+            "<figure id=\"service-{i}\">\n{}<figcaption>{}: each replica's containers, when each node's \
+             rules dropped the deleted Pod, and every request by outcome; hover for times.</figcaption>\n</figure>",
+            service::service_svg(&r.scenario.name, &r.scenario.run.pod, r.report),
+            escape(&r.scenario.name)
+        );
+    }
+    page.push_str(
+        "<h3>Service metrics</h3>\n<table id=\"service-metrics\">\n<tr><th class=\"text\">metric</th>",
+    );
+    for r in runs {
+        let _ = write!(page, "<th>{}</th>", escape(&r.scenario.name));
+    }
+    page.push_str("</tr>\n");
+    for (i, name) in ServiceMetrics::NAMES.iter().enumerate() {
+        let _ = write!(page, "<tr><td class=\"text\">{name}</td>");
+        for r in runs {
+            let m = &r.report.metrics;
+            let cell = match (*name, m.numbers()[i]) {
+                ("outcome", _) => m.outcome().to_string(),
+                (_, None) => "-".to_string(),
+                (name, Some(ms)) if name.ends_with("_ms") => field_text(Field::Millis(Some(ms))),
+                (_, Some(n)) => n.to_string(),
+            };
+            let _ = write!(page, "<td>{cell}</td>");
+        }
+        page.push_str("</tr>\n");
+    }
+    page.push_str("</table>\n<h3>Service events</h3>\n");
+    for r in runs {
+        let _ = writeln!(
+            page,
+            "<details class=\"events\"><summary>{} ({})</summary>\n<pre>{}</pre></details>",
+            escape(&r.scenario.name),
+            escape(&r.scenario.origin),
+            escape(&service::text(&r.scenario.run.pod, r.report, 50, 100))
+        );
+    }
+    page.push_str("</section>\n");
 }
 
 fn sweep_section(page: &mut String, index: usize, table: &Table) -> Result<(), TableError> {

@@ -343,3 +343,49 @@ fn watch_and_one_picture_of_several_services_are_usage_errors() {
     assert!(String::from_utf8_lossy(&two.stderr).contains("--svg draws one Service run"));
     assert!(!out.exists());
 }
+
+#[test]
+fn the_report_of_a_service_shows_its_race_not_its_pod_template_alone() {
+    let dir = TempDir::new();
+    let scenario = write(dir.path(), "hand.toml", HAND);
+    let out = dir.path().join("report.html");
+    podsim()
+        .arg("report")
+        .arg(&scenario)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("1 scenario(s)"));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let doc = parse(&text);
+    let by_id = |id: &str| {
+        doc.descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .unwrap_or_else(|| panic!("no #{id}"))
+    };
+    // The race's picture, with the requests as the hand-worked run has them.
+    let figure = by_id("service-0");
+    let counts = strip_counts(figure);
+    assert_eq!(counts.get("answered"), Some(&21), "{counts:?}");
+    assert_eq!(counts.values().sum::<u64>(), 49, "{counts:?}");
+    // The metrics table: 49 requests, 28 failed (13 refused + 15 no endpoint).
+    let table = by_id("service-metrics");
+    let row = |name: &str| -> Vec<String> {
+        table
+            .children()
+            .find(|tr| tr.children().next().and_then(|td| td.text()) == Some(name))
+            .unwrap_or_else(|| panic!("no row {name}"))
+            .children()
+            .filter_map(|td| td.text().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(row("requests"), ["requests", "49"]);
+    assert_eq!(row("failed"), ["failed", "28"]);
+    assert_eq!(row("failed_refused"), ["failed_refused", "13"]);
+    assert_eq!(row("failed_no_endpoints"), ["failed_no_endpoints", "15"]);
+    // No Pod section: the template alone, never deleted and with no traffic,
+    // would tell another story.
+    assert!(doc.descendants().all(|n| n.attribute("id") != Some("timelines")));
+    assert_eq!(metrics(&scenario)["failed"], 28);
+}

@@ -225,7 +225,11 @@ fn csv_table(data: &[u8]) -> Outcome {
         Ok(plot) => well_formed(&plot.svg(), "the trade-off plot"),
         Err(e) => refused(e),
     };
-    let page = match html::report(&[], std::slice::from_ref(&table)) {
+    let page = match html::report(&html::Contents {
+        pods: &[],
+        services: &[],
+        sweeps: std::slice::from_ref(&table),
+    }) {
         Ok(page) => well_formed(&page, "the report page"),
         Err(e) => refused(e),
     };
