@@ -30,7 +30,8 @@ use podsim::sweep::checkpoint::Checkpoint;
 use podsim::sweep::{self, Grid, Manifest, Output, Progress, Resume, Shard, Sinks, SweepError, Tally};
 
 use super::output::{
-    PendingFile, finish_with_manifest, partial_path, read_manifest, suffixed, write_durably,
+    PendingFile, finish_with_manifest, manifest_path, partial_path, read_manifest, remove_leftover_temps,
+    suffixed, write_durably,
 };
 use super::sweep::grouped;
 use super::{Interrupted, UsageError};
@@ -272,6 +273,15 @@ impl Session {
             }
             None => None,
         };
+        // The partial files are locked now: temporary files of these names
+        // are a killed podsim's, caught in the middle of a write.
+        let manifests = [Some(csv), outputs.summary]
+            .into_iter()
+            .flatten()
+            .map(manifest_path);
+        for path in manifests.chain([json.clone()]) {
+            remove_leftover_temps(&path);
+        }
         if let Some(c) = &from {
             eprintln!(
                 "podsim: resuming {} at run {}: {} of {} rows kept from its checkpoint",

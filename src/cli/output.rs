@@ -297,6 +297,33 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     pending.finish()
 }
 
+/// Removes what a killed podsim left of its writes to `path`: the
+/// `<path>.<pid>.tmp` files of `write_durably` and `PendingFile`. Only for a
+/// caller that holds the sweep's lock, so no live process owns them.
+pub fn remove_leftover_temps(path: &Path) {
+    let (Some(folder), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
+        return;
+    };
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
+    let Ok(entries) = fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let leftover = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(name)?.strip_prefix('.')?.strip_suffix(".tmp"))
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        if leftover {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Writes `bytes` to `path` so that a crash at any moment leaves the old
 /// file or the new one, whole: temporary name, fsync, rename, fsync of the
 /// folder (which makes the rename itself durable).
@@ -399,6 +426,32 @@ mod tests {
         assert_eq!(names(&dir), ["x.csv", "x.csv.manifest.json"]);
         assert_eq!(read_manifest(&target).unwrap(), manifest);
         assert!(PendingFile::create(&target, false).is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn only_a_killed_writes_temporary_files_are_removed() {
+        let dir = std::env::temp_dir().join(format!("podsim-leftovers-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        for name in [
+            "x.csv.checkpoint.json.4242.tmp",
+            "x.csv.checkpoint.json",
+            "x.csv.checkpoint.json.notes.tmp",
+            "x.csv.checkpoint.json..tmp",
+            "y.csv.checkpoint.json.4242.tmp",
+        ] {
+            fs::write(dir.join(name), "x").unwrap();
+        }
+        remove_leftover_temps(&dir.join("x.csv.checkpoint.json"));
+        assert_eq!(
+            names(&dir),
+            [
+                "x.csv.checkpoint.json",
+                "x.csv.checkpoint.json..tmp",
+                "x.csv.checkpoint.json.notes.tmp",
+                "y.csv.checkpoint.json.4242.tmp"
+            ]
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 }
