@@ -149,19 +149,11 @@ fn scenarios_section(page: &mut String, runs: &[ScenarioRun]) -> Result<(), Tabl
         timelines_svg(&figures)
     );
 
-    page.push_str("<h3>Metrics</h3>\n<table id=\"metrics\">\n<tr><th class=\"text\">metric</th>");
-    for r in runs {
-        let _ = write!(page, "<th>{}</th>", escape(&r.scenario.name));
-    }
-    page.push_str("</tr>\n");
-    for (i, name) in Metrics::NAMES.iter().enumerate() {
-        let _ = write!(page, "<tr><td class=\"text\">{name}</td>");
-        for r in runs {
-            let _ = write!(page, "<td>{}</td>", field_text(r.report.metrics.fields()[i]));
-        }
-        page.push_str("</tr>\n");
-    }
-    page.push_str("</table>\n");
+    page.push_str("<h3>Metrics</h3>\n");
+    let names: Vec<&str> = runs.iter().map(|r| r.scenario.name.as_str()).collect();
+    metrics_table(page, "metrics", &names, &Metrics::NAMES, |run, i| {
+        field_text(runs[run].report.metrics.fields()[i])
+    });
 
     let table = scenario_table(runs);
     let spec = PlotSpec {
@@ -203,28 +195,24 @@ fn services_section(page: &mut String, runs: &[ServiceRun]) {
             escape(&r.scenario.name)
         );
     }
-    page.push_str(
-        "<h3>Service metrics</h3>\n<table id=\"service-metrics\">\n<tr><th class=\"text\">metric</th>",
-    );
-    for r in runs {
-        let _ = write!(page, "<th>{}</th>", escape(&r.scenario.name));
-    }
-    page.push_str("</tr>\n");
-    for (i, name) in ServiceMetrics::NAMES.iter().enumerate() {
-        let _ = write!(page, "<tr><td class=\"text\">{name}</td>");
-        for r in runs {
-            let m = &r.report.metrics;
-            let cell = match (*name, m.numbers()[i]) {
+    page.push_str("<h3>Service metrics</h3>\n");
+    let names: Vec<&str> = runs.iter().map(|r| r.scenario.name.as_str()).collect();
+    metrics_table(
+        page,
+        "service-metrics",
+        &names,
+        &ServiceMetrics::NAMES,
+        |run, i| {
+            let m = &runs[run].report.metrics;
+            match (ServiceMetrics::NAMES[i], m.numbers()[i]) {
                 ("outcome", _) => m.outcome().to_string(),
                 (_, None) => "-".to_string(),
                 (name, Some(ms)) if name.ends_with("_ms") => field_text(Field::Millis(Some(ms))),
                 (_, Some(n)) => n.to_string(),
-            };
-            let _ = write!(page, "<td>{cell}</td>");
-        }
-        page.push_str("</tr>\n");
-    }
-    page.push_str("</table>\n<h3>Service events</h3>\n");
+            }
+        },
+    );
+    page.push_str("<h3>Service events</h3>\n");
     for r in runs {
         let _ = writeln!(
             page,
@@ -235,6 +223,30 @@ fn services_section(page: &mut String, runs: &[ServiceRun]) {
         );
     }
     page.push_str("</section>\n");
+}
+
+/// A table with one row per metric and one column per run, `cell(run,
+/// metric)` in each.
+fn metrics_table(
+    page: &mut String,
+    id: &str,
+    runs: &[&str],
+    metrics: &[&str],
+    cell: impl Fn(usize, usize) -> String,
+) {
+    let _ = write!(page, "<table id=\"{id}\">\n<tr><th class=\"text\">metric</th>");
+    for name in runs {
+        let _ = write!(page, "<th>{}</th>", escape(name));
+    }
+    page.push_str("</tr>\n");
+    for (i, name) in metrics.iter().enumerate() {
+        let _ = write!(page, "<tr><td class=\"text\">{name}</td>");
+        for run in 0..runs.len() {
+            let _ = write!(page, "<td>{}</td>", cell(run, i));
+        }
+        page.push_str("</tr>\n");
+    }
+    page.push_str("</table>\n");
 }
 
 fn sweep_section(page: &mut String, index: usize, table: &Table) -> Result<(), TableError> {

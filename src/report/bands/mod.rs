@@ -83,6 +83,23 @@ pub(crate) fn text_width(text: &str) -> f64 {
         .sum()
 }
 
+/// A legend entry: a colour swatch and its label at `x`; returns where the
+/// label ends, for the next entry.
+pub(crate) fn swatch(svg: &mut Svg, x: f64, top: f64, color: &str, label: &str) -> f64 {
+    svg.leaf(
+        "rect",
+        &[
+            ("x", &Num(x)),
+            ("y", &Num(top)),
+            ("width", &14),
+            ("height", &12),
+            ("fill", &color),
+        ],
+    );
+    svg.text(x + 18.0, top + 10.5, label, &[]);
+    x + 18.0 + text_width(label)
+}
+
 /// The seed chapter's colours: light grey waiting, yellow booting and
 /// draining (draining a deeper yellow), green running, red failed.
 pub fn band_color(state: BandState) -> &'static str {
@@ -391,18 +408,7 @@ pub(crate) fn draw_legend(svg: &mut Svg, top: f64) {
         .map(|&s| (band_color(s), band_meaning(s)))
         .chain([(EXPOSED, "exposed")]);
     for (color, meaning) in swatches {
-        svg.leaf(
-            "rect",
-            &[
-                ("x", &Num(cx)),
-                ("y", &Num(top)),
-                ("width", &14),
-                ("height", &12),
-                ("fill", &color),
-            ],
-        );
-        svg.text(cx + 18.0, top + 10.5, meaning, &[]);
-        cx += 24.0 + text_width(meaning);
+        cx = swatch(svg, cx, top, color, meaning) + 6.0;
     }
     let y = top + 24.0;
     cx = 10.0;

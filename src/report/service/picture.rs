@@ -17,7 +17,7 @@ use crate::model::PodSpec;
 use crate::model::service::{Deleted, ServiceReport};
 use crate::report::bands::{
     AXIS, Blocks, DELETION, Figure, GAP, LABEL, LEGEND, MUTED, ROW, TOP, TimeAxis, WIDTH, band_frame,
-    draw_legend, text_width,
+    draw_legend, swatch,
 };
 use crate::report::marks::BAND;
 use crate::report::svg::{Num, Svg};
@@ -375,32 +375,9 @@ fn draw_service_legend(svg: &mut Svg, top: f64) {
     svg.open("g", &[("class", &"legend")]);
     let mut cx = 10.0;
     for o in Outcome::ALL {
-        svg.leaf(
-            "rect",
-            &[
-                ("x", &Num(cx)),
-                ("y", &Num(top)),
-                ("width", &14),
-                ("height", &12),
-                ("fill", &o.color()),
-            ],
-        );
-        svg.text(cx + 18.0, top + 10.5, o.name(), &[]);
-        cx += 30.0 + text_width(o.name());
+        cx = swatch(svg, cx, top, o.color(), o.name()) + 12.0;
     }
-    svg.leaf(
-        "rect",
-        &[
-            ("x", &Num(cx)),
-            ("y", &Num(top)),
-            ("width", &14),
-            ("height", &12),
-            ("fill", &STILL_ROUTED),
-        ],
-    );
-    let routed = "still routed";
-    svg.text(cx + 18.0, top + 10.5, routed, &[]);
-    cx += 30.0 + text_width(routed);
+    cx = swatch(svg, cx, top, STILL_ROUTED, "still routed") + 12.0;
     svg.line(
         (cx + 4.0, top - 1.0),
         (cx + 4.0, top + 13.0),
