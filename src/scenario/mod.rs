@@ -294,11 +294,13 @@ mod registry {
                 Field::Connections => ("\"keep-alive\"", "keep-alive"),
                 Field::Retry => ("\"once\"", "once"),
                 Field::OnSigterm => ("\"ignore\"", "ignore"),
+                Field::Rollout => ("\"Recreate\"", "Recreate"),
                 _ => ("\"app\"", "app"),
             },
             Unit::Version => ("\"1.33\"", "1.33"),
             Unit::Rate => ("8.3", "8.3"),
             Unit::Propagation => ("\"medium\"", "medium"),
+            Unit::Scaled => ("\"50%\"", "50%"),
         }
     }
 

@@ -378,6 +378,10 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::At
         | Field::AfterReady
         | Field::Delete
-        | Field::GracePeriod => None,
+        | Field::GracePeriod
+        | Field::Rollout
+        | Field::MaxSurge
+        | Field::MaxUnavailable
+        | Field::MinReadySeconds => None,
     }
 }

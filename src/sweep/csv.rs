@@ -41,7 +41,8 @@ pub fn push_metrics(buf: &mut Vec<u8>, metrics: &Metrics) {
 }
 
 /// Appends one cell per Service metric, each preceded by a comma, in
-/// `ServiceMetrics::NAMES` order.
+/// `ServiceMetrics::NAMES` order, then `RolloutFigures::NAMES` for a run
+/// with a rollout (whose grid has those columns).
 pub fn push_service_metrics(buf: &mut Vec<u8>, metrics: &ServiceMetrics) {
     for (name, n) in ServiceMetrics::NAMES.iter().zip(metrics.numbers()) {
         buf.push(b',');
@@ -49,6 +50,12 @@ pub fn push_service_metrics(buf: &mut Vec<u8>, metrics: &ServiceMetrics) {
             ("outcome", _) => buf.extend_from_slice(metrics.outcome().as_bytes()),
             (_, Some(n)) => push_u64(buf, n),
             (_, None) => {}
+        }
+    }
+    for n in metrics.rollout.iter().flat_map(|r| r.numbers()) {
+        buf.push(b',');
+        if let Some(n) = n {
+            push_u64(buf, n);
         }
     }
 }

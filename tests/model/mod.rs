@@ -11,7 +11,8 @@
 //! - `invariants`: issue 16's invariants, read from the history (proptest);
 //! - `agreement`: the event engine against the seed's tick loop (proptest).
 //! - `random`: durations drawn per attempt, seeds, chance failures;
-//! - `service`: replicas behind a Service, failed requests by cause.
+//! - `service`: replicas behind a Service, failed requests by cause;
+//! - `rollout`: Deployment rollouts on the Service, worked by hand.
 
 mod agreement;
 mod common;
@@ -21,6 +22,7 @@ mod invariants;
 mod properties;
 mod random;
 mod restarts;
+mod rollout;
 mod seed;
 mod service;
 mod startup;

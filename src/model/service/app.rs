@@ -106,7 +106,7 @@ pub(super) fn replica_stream(run: Stream, r: u32) -> Stream {
     }
 }
 
-impl<O: Observer> ServiceModel<O> {
+impl<O: Observer + Default> ServiceModel<O> {
     /// Reacts to what replica `r`'s Pod model reported.
     pub(super) fn react(&mut self, r: usize, entry: TraceEntry, s: &mut Scheduler<'_, ServiceEvent>) {
         let now = entry.at;
@@ -187,7 +187,7 @@ impl<O: Observer> ServiceModel<O> {
         let Some(app) = rep.app else {
             return SimDuration::ZERO;
         };
-        let spec = self.run.pod.container(app);
+        let spec = self.template_of(r).container(app);
         match spec.drain.fixed() {
             Some(d) => d,
             None => spec.drain.sample(rep.stream.uniform(

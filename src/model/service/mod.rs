@@ -9,7 +9,10 @@
 //! - `traffic`: arrivals, routing, answers, failures, the retry;
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
 //! - `app`: a replica's serving state, the app's reaction to SIGTERM;
-//! - `outcome`: failure causes and the metrics.
+//! - `outcome`: failure causes and the metrics;
+//! - `deployment`: a rollout as the scenario states it, and its fenceposts;
+//! - `rollout`: the Deployment controller and its ReplicaSets;
+//! - `event`: what the queue holds.
 //!
 //! Every replica is a whole `PodModel`, driven on the Service's own queue:
 //! its events travel as `ServiceEvent::Pod`, its handler schedules into a
@@ -25,14 +28,20 @@
 
 mod app;
 mod connection;
+mod deployment;
 mod endpoints;
+mod event;
 mod outcome;
 mod proxy;
+mod rollout;
 mod simulator;
 mod spec;
 mod traffic;
 
+pub use deployment::{Rollout, Scaled, Strategy};
+pub use event::ServiceEvent;
 pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
+pub use rollout::RolloutFigures;
 pub use simulator::{ServiceReport, ServiceSimulator, simulate_service};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
@@ -43,80 +52,14 @@ use self::app::{NEVER, Replica, replica_stream};
 use self::connection::{Client, Conns};
 use self::endpoints::Slice;
 use self::proxy::Proxy;
+use self::rollout::Deploy;
 use self::traffic::{Requests, SETTLE_TAIL};
 use super::draw::{DrawKey, Stream};
 use super::event::PodEvent;
 use super::history::{Observer, TraceEntry};
 use super::pod::PodModel;
-use super::spec::{Deletion, RunSpec};
+use super::spec::{Deletion, PodSpec, RunSpec};
 use crate::engine::{EventQueue, Model, RunEnd, Scheduler, SimDuration, SimTime};
-
-/// What the Service's queue holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ServiceEvent {
-    /// An event of replica `replica`'s Pod model.
-    Pod {
-        /// The replica, from 0.
-        replica: u32,
-        /// The Pod model's own event.
-        event: PodEvent,
-    },
-    /// `kubectl delete pod` of disruption `index`.
-    Disrupt {
-        /// Which `[[disruptions]]` entry, from 0.
-        index: u32,
-    },
-    /// A node's kube-proxy hears of slice version `version`.
-    Heard {
-        /// The node, from 0.
-        node: u32,
-        /// The EndpointSlice version it hears of.
-        version: u32,
-    },
-    /// A node's sync ran: its rules show what it has heard.
-    Synced {
-        /// The node, from 0.
-        node: u32,
-    },
-    /// The arrival process's next request.
-    Arrival,
-    /// The app answered request slot `request`.
-    Answered {
-        /// The request's slot.
-        request: u32,
-        /// The slot's use, so a reused slot's old events fall out as stale.
-        generation: u32,
-    },
-    /// A connect to a vanished Pod IP gave up.
-    ConnectGaveUp {
-        /// The request's slot.
-        request: u32,
-        /// The slot's use, so a reused slot's old events fall out as stale.
-        generation: u32,
-    },
-    /// `delay-then-drain`: the delay is over, the listener closes.
-    ListenerClosing {
-        /// The replica, from 0.
-        replica: u32,
-    },
-    /// The app's shutdown work is done; it exits once idle.
-    DrainDue {
-        /// The replica, from 0.
-        replica: u32,
-    },
-    /// A held (Node) connection sat idle for the keep-alive timeout.
-    IdleExpired {
-        /// The connection's slot.
-        conn: u32,
-        /// The slot's use, so a reused slot's old events fall out as stale.
-        generation: u32,
-    },
-    /// The Pod object is gone: the endpoint leaves the slice, the IP goes.
-    ObjectDeleted {
-        /// The replica, from 0.
-        replica: u32,
-    },
-}
 
 /// A replica's observer: every change goes to the Service (`changes`,
 /// drained after each Pod event) and to the observer `O`.
@@ -172,6 +115,22 @@ pub struct ServiceModel<O: Observer = ()> {
     failures: Vec<FailedRequest>,
     /// When each answered request was sent, if the observer keeps the history.
     answered_sent: Vec<SimTime>,
+    /// The Deployment, in a scenario with a rollout.
+    deploy: Option<Deploy>,
+}
+
+/// The Pod a replica of `pod` runs: deleted only by the Service, and with
+/// an app whose drain the Service ends (`Drained`) unless it exits at once.
+fn replica_pod(pod: &PodSpec, on_sigterm: OnSigterm) -> PodSpec {
+    let mut pod = pod.clone();
+    pod.deletion = Deletion::Never;
+    if let Some(app) = Replica::new(&pod, Stream::default()).app {
+        pod.containers[app.index()].drain = match on_sigterm {
+            OnSigterm::ExitImmediately => SimDuration::ZERO.into(),
+            _ => NEVER.into(),
+        };
+    }
+    pod
 }
 
 impl<O: Observer + Default> ServiceModel<O> {
@@ -201,6 +160,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             retried_ok: 0,
             failures: Vec::new(),
             answered_sent: Vec::new(),
+            deploy: None,
         };
         model.reset();
         model
@@ -212,14 +172,7 @@ impl<O: Observer + Default> ServiceModel<O> {
         self.stream = self.run.stream;
         let replicas = self.service.replicas.max(1);
         let nodes = self.service.nodes.max(1);
-        let mut pod = self.run.pod.clone();
-        pod.deletion = Deletion::Never;
-        if let Some(app) = Replica::new(&pod, Stream::default()).app {
-            pod.containers[app.index()].drain = match self.service.app.on_sigterm {
-                OnSigterm::ExitImmediately => SimDuration::ZERO.into(),
-                _ => NEVER.into(),
-            };
-        }
+        let pod = replica_pod(&self.run.pod, self.service.app.on_sigterm);
         self.pods.truncate(replicas as usize);
         for r in 0..replicas {
             let run = RunSpec {
@@ -267,10 +220,12 @@ impl<O: Observer + Default> ServiceModel<O> {
         self.retried_ok = 0;
         self.failures.clear();
         self.answered_sent.clear();
+        let has_rollout = self.service.disruptions.iter().any(|d| d.rollout.is_some());
+        self.deploy = has_rollout.then(|| Deploy::new(replicas));
     }
 }
 
-impl<O: Observer> ServiceModel<O> {
+impl<O: Observer + Default> ServiceModel<O> {
     /// Handles `event` of replica `r`'s Pod now, then what it changed.
     fn pod_event(&mut self, r: usize, now: SimTime, event: PodEvent, s: &mut Scheduler<'_, ServiceEvent>) {
         if !self.pods[r].is_current(&event) {
@@ -286,6 +241,7 @@ impl<O: Observer> ServiceModel<O> {
         for &entry in &changes {
             self.react(r, entry, s);
         }
+        self.pod_changed(r, &changes, now, s);
         let mut changes = changes;
         changes.clear();
         // Keep the buffer unless a nested event refilled it meanwhile.
@@ -329,21 +285,37 @@ impl<O: Observer> ServiceModel<O> {
     /// Disruption `index`: the endpoint turns terminating now, the kubelet
     /// hears of the deletion `kubelet_delay` later.
     fn disrupt(&mut self, index: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        let d = self.service.disruptions[index];
-        let r = d.replica as usize;
+        let d = &self.service.disruptions[index];
+        if d.rollout.is_some() {
+            return self.start_rollout(index, now, s);
+        }
+        let (r, grace) = (d.replica as usize, d.grace_period);
         if r >= self.replicas.len() || self.replicas[r].deletion.is_some() {
             return;
         }
         self.disrupted += 1;
+        self.delete_pod(r, grace, now, s);
+    }
+
+    /// Replica `r` is deleted now (by a user or its ReplicaSet): its
+    /// endpoint turns terminating, the kubelet hears of it `kubelet_delay`
+    /// later, with `grace` if given.
+    fn delete_pod(
+        &mut self,
+        r: usize,
+        grace: Option<SimDuration>,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) {
         self.replicas[r].deletion = Some(self.deleted.len());
         self.deleted.push(Deleted {
-            replica: d.replica,
+            replica: r as u32,
             deleted_ms: now.as_millis(),
             termination_ms: None,
             last_request_ms: None,
             rules_dropped_ms: vec![None; self.proxies.len()],
         });
-        if let Some(grace) = d.grace_period {
+        if let Some(grace) = grace {
             self.pods[r].run_spec_mut().pod.termination_grace_period = grace;
         }
         self.slice.endpoints[r].terminating = true;
@@ -351,7 +323,7 @@ impl<O: Observer> ServiceModel<O> {
         s.after(
             self.service.kubelet_delay,
             ServiceEvent::Pod {
-                replica: d.replica,
+                replica: r as u32,
                 event: PodEvent::DeletionRequested,
             },
         );
@@ -376,7 +348,7 @@ impl<O: Observer> ServiceModel<O> {
 
     /// Traffic starts once every replica is Ready in every node's rules.
     fn maybe_start(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        let all = self.replicas.len();
+        let all = self.service.replicas.max(1) as usize;
         if self.started.is_some() || self.proxies.iter().any(|p| p.rules.len() < all) {
             return;
         }
@@ -405,7 +377,8 @@ impl<O: Observer> ServiceModel<O> {
                 .replicas
                 .iter()
                 .all(|r| r.deletion.is_none() || r.object_gone)
-            && self.proxies.iter().all(|p| p.applied == self.slice.version());
+            && self.proxies.iter().all(|p| p.applied == self.slice.version())
+            && self.rollout_settled();
         if settled {
             self.traffic_end = Some(now + SETTLE_TAIL);
         }
@@ -433,6 +406,7 @@ impl<O: Observer> ServiceModel<O> {
             retried_ok: self.retried_ok,
             min_ready_endpoints: min_ready,
             zero_endpoints_ms: zero_ms,
+            rollout: self.rollout_figures(),
             deleted: self.deleted.clone(),
             replicas,
             end_ms: end.as_millis(),
@@ -479,7 +453,7 @@ impl<O: Observer> ServiceModel<O> {
     }
 }
 
-impl<O: Observer> Model for ServiceModel<O> {
+impl<O: Observer + Default> Model for ServiceModel<O> {
     type Event = ServiceEvent;
 
     fn is_current(&self, event: &ServiceEvent) -> bool {
@@ -519,8 +493,10 @@ impl<O: Observer> Model for ServiceModel<O> {
             ServiceEvent::ObjectDeleted { replica } => {
                 self.replicas[replica as usize].object_gone = true;
                 self.endpoints_changed(now, s);
+                self.pod_gone(now, s);
                 self.maybe_settle(now);
             }
+            ServiceEvent::Available { .. } => self.rollout_sync(now, s),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! bits), so a spec stays `Eq` and `Hash` like the Pod's, and every default
 //! below names its source in disruption-model.md (A.6, d).
 
+use super::deployment::Rollout;
 use crate::engine::SimDuration;
 use crate::model::dist::Dist;
 
@@ -289,15 +290,21 @@ impl OnSigterm {
     ];
 }
 
-/// One `kubectl delete pod`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// One `kubectl delete pod`, or one rollout of the Deployment.
+///
+/// A rollout is an `Option` beside the delete's fields rather than an enum
+/// of the two so that specs written before rollouts existed still build;
+/// the readers refuse a delete's keys on a rollout.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Disruption {
-    /// When the delete is sent.
+    /// When the delete (or the rollout) is sent.
     pub when: When,
     /// The replica deleted.
     pub replica: u32,
     /// `kubectl delete --grace-period`; `None`: the Pod's own.
     pub grace_period: Option<SimDuration>,
+    /// `Some`: a rollout, and `replica` and `grace_period` are not used.
+    pub rollout: Option<Rollout>,
 }
 
 impl Default for Disruption {
@@ -306,6 +313,7 @@ impl Default for Disruption {
             when: When::AfterReady(SimDuration::ZERO),
             replica: 0,
             grace_period: None,
+            rollout: None,
         }
     }
 }

@@ -6,7 +6,8 @@
 //! (terminal cells), both reading the requests through `strip`.
 //!
 //! Invariant: the metric keys are `ServiceMetrics::NAMES`, in that order,
-//! the CSV's columns, so JSON and CSV never disagree about a name.
+//! then for a rollout `RolloutFigures::NAMES`: the CSV's columns, so JSON
+//! and CSV never disagree about a name.
 
 mod chart;
 mod picture;
@@ -17,7 +18,7 @@ use std::fmt::Write;
 use serde_json::{Map, Value, json};
 
 use crate::engine::SimTime;
-use crate::model::service::{FailedRequest, ServiceMetrics, ServiceReport};
+use crate::model::service::{FailedRequest, RolloutFigures, ServiceMetrics, ServiceReport};
 use crate::model::{PodSpec, RunReport};
 
 use super::{json as pod_json, timeline};
@@ -34,6 +35,11 @@ pub fn metrics_object(m: &ServiceMetrics) -> Value {
             _ => n.map_or(Value::Null, Value::from),
         };
         object.insert(name.to_string(), value);
+    }
+    if let Some(r) = &m.rollout {
+        for (name, n) in RolloutFigures::NAMES.iter().zip(r.numbers()) {
+            object.insert(name.to_string(), n.map_or(Value::Null, Value::from));
+        }
     }
     Value::Object(object)
 }
@@ -114,6 +120,18 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
             "Service never ready: some replica never reached every node's rules"
         ),
     };
+    if let Some(r) = &m.rollout {
+        let took = |ms: Option<u64>| ms.map_or("not within the run".to_string(), |ms| format!("{}", at(ms)));
+        let _ = writeln!(
+            out,
+            "rollout: new ReplicaSet available after {}, last old Pod gone after {}; \
+             at most {} Pods ({} counted by the controller)",
+            took(r.rollout_ms),
+            took(r.rollout_done_ms),
+            r.peak_pods,
+            r.peak_counted_pods
+        );
+    }
     for d in &m.deleted {
         let after = |ms: Option<u64>| ms.map_or("never".to_string(), |ms| format!("+{}", at(ms)));
         let _ = writeln!(

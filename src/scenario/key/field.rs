@@ -3,7 +3,7 @@
 
 use crate::model::{ContainerKind, ProbeKind, RestartPolicy};
 
-use crate::model::service::{Arrival, Connections, OnSigterm, Retry};
+use crate::model::service::{Arrival, Connections, OnSigterm, Retry, Strategy};
 
 use super::unit::*;
 use super::{Group, ProbeField, Scope};
@@ -97,11 +97,19 @@ pub enum Field {
     Delete,
     /// `[[disruptions]] grace_period`: kubectl delete --grace-period.
     GracePeriod,
+    /// `[[disruptions]] rollout`: the Deployment's strategy, RollingUpdate or Recreate.
+    Rollout,
+    /// `[[disruptions]] max_surge`: Pods above the replicas during a RollingUpdate.
+    MaxSurge,
+    /// `[[disruptions]] max_unavailable`: Pods below the replicas during a RollingUpdate.
+    MaxUnavailable,
+    /// `[[disruptions]] min_ready_seconds`: Ready this long before a Pod is available.
+    MinReadySeconds,
 }
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 60] = {
+    pub const ALL: [Field; 64] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -165,6 +173,10 @@ impl Field {
             Field::AfterReady,
             Field::Delete,
             Field::GracePeriod,
+            Field::Rollout,
+            Field::MaxSurge,
+            Field::MaxUnavailable,
+            Field::MinReadySeconds,
         ]
     };
 
@@ -208,7 +220,14 @@ impl Field {
             | Field::Duration
             | Field::ConnectTimeout => Scope::Traffic,
             Field::OnSigterm | Field::DrainDelay => Scope::App,
-            Field::At | Field::AfterReady | Field::Delete | Field::GracePeriod => Scope::Disruption,
+            Field::At
+            | Field::AfterReady
+            | Field::Delete
+            | Field::GracePeriod
+            | Field::Rollout
+            | Field::MaxSurge
+            | Field::MaxUnavailable
+            | Field::MinReadySeconds => Scope::Disruption,
         }
     }
 
@@ -269,6 +288,10 @@ impl Field {
             Field::AfterReady => "after_ready",
             Field::Delete => "delete",
             Field::GracePeriod => "grace_period",
+            Field::Rollout => "rollout",
+            Field::MaxSurge => "max_surge",
+            Field::MaxUnavailable => "max_unavailable",
+            Field::MinReadySeconds => "min_ready_seconds",
         }
     }
 
@@ -305,10 +328,16 @@ impl Field {
             | Field::DrainDelay
             | Field::At
             | Field::AfterReady
-            | Field::GracePeriod => Unit::Millis,
+            | Field::GracePeriod
+            | Field::MinReadySeconds => Unit::Millis,
             Field::Boot | Field::Drain | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
             Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
             Field::Rate => Unit::Rate,
+            Field::MaxSurge | Field::MaxUnavailable => Unit::Scaled,
+            Field::Rollout => Unit::Word {
+                what: "rollout",
+                names: &Strategy::NAMES,
+            },
             Field::Propagation => Unit::Propagation,
             Field::Arrival => Unit::Word {
                 what: "arrival",
@@ -439,6 +468,16 @@ impl Field {
             }
             Field::Delete => "the replica to delete, from 0",
             Field::GracePeriod => "kubectl delete --grace-period; default the Pod's",
+            Field::Rollout => {
+                "makes the disruption a rollout of the Deployment: RollingUpdate (default) or Recreate"
+            }
+            Field::MaxSurge => {
+                "RollingUpdate: Pods above replicas the controller may count, a count or a percentage rounded up; default \"25%\""
+            }
+            Field::MaxUnavailable => {
+                "RollingUpdate: Pods below replicas that may be unavailable, a count or a percentage rounded down; default \"25%\""
+            }
+            Field::MinReadySeconds => "a new Pod counts as available once Ready this long; default 0s",
         }
     }
 

@@ -4,7 +4,9 @@
 use crate::engine::SimDuration;
 use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, RunSpec};
 
-use crate::model::service::{Arrival, Connections, OnSigterm, Preset, Propagation, Retry, TrafficSpec, When};
+use crate::model::service::{
+    Arrival, Connections, OnSigterm, Preset, Propagation, Retry, Rollout, Strategy, TrafficSpec, When,
+};
 
 use super::unit::*;
 use super::{Field, ProbeField, Scope};
@@ -112,7 +114,11 @@ impl Key {
                 | Field::At
                 | Field::AfterReady
                 | Field::Delete
-                | Field::GracePeriod),
+                | Field::GracePeriod
+                | Field::Rollout
+                | Field::MaxSurge
+                | Field::MaxUnavailable
+                | Field::MinReadySeconds),
                 _,
             ) => set_service(field, self.container, run, value, ms, count, word),
             (_, None) => {}
@@ -190,6 +196,20 @@ fn set_service(
             Field::AfterReady => d.when = When::AfterReady(ms),
             Field::Delete => d.replica = count,
             Field::GracePeriod => d.grace_period = Some(ms),
+            // A rollout's key makes the disruption a rollout.
+            Field::Rollout => {
+                d.rollout.get_or_insert_with(Rollout::default).strategy = Strategy::ALL[word.min(1)]
+            }
+            Field::MaxSurge | Field::MaxUnavailable => {
+                if let Value::Scaled(n) = value {
+                    let rollout = d.rollout.get_or_insert_with(Rollout::default);
+                    match field {
+                        Field::MaxSurge => rollout.max_surge = n,
+                        _ => rollout.max_unavailable = n,
+                    }
+                }
+            }
+            Field::MinReadySeconds => d.rollout.get_or_insert_with(Rollout::default).min_ready = ms,
             _ => {}
         }
         return;
