@@ -10,6 +10,7 @@
 //! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML);
 //! - `service_pictures`: a Service run's picture of the race, SVG and text,
 //!   against a run worked out by hand;
+//! - `rollout`: a Deployment rollout through `run` and `sweep`, worked by hand;
 //! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
 //!   rows, determinism across thread counts, shards merged back, refusals;
 //! - `serve`: `podsim serve`'s API through a real socket;
@@ -22,6 +23,7 @@ mod inputs;
 mod manifest;
 mod pictures;
 mod replications;
+mod rollout;
 mod run;
 mod serve;
 mod service_pictures;

@@ -206,3 +206,20 @@ fn a_scenario_without_a_rollout_has_no_rollout_figures() {
     assert_eq!(m.rollout, None);
     assert_eq!(m.replicas.len(), 3);
 }
+
+#[test]
+fn the_victim_is_the_old_pod_sharing_a_node_with_the_most_pods_of_the_deployment() {
+    // Three nodes, replica r on node r mod 3: each new Pod (3, 4, 5) lands
+    // beside old Pod 0, 1, 2 in turn, which is then the only old Pod on a
+    // node with two: it goes first (ActivePodsWithRanks: more co-located
+    // siblings first). On one node every old Pod ranks the same up to the
+    // last tie-break, and the newest (the highest index) goes first.
+    let order = |nodes: u32| {
+        let mut s = spec(3, Rollout::default());
+        s.nodes = nodes;
+        let m = run(web(), s);
+        m.deleted.iter().map(|d| d.replica).collect::<Vec<u32>>()
+    };
+    assert_eq!(order(3), [0, 1, 2]);
+    assert_eq!(order(1), [2, 1, 0]);
+}
