@@ -111,3 +111,25 @@ fn the_rollout_grid_gives_the_same_bytes_on_1_and_3_threads() {
     assert_eq!(one.iter().filter(|&&b| b == b'\n').count(), 721);
     assert!(one == csv("3"), "the rollout grid depends on the thread count");
 }
+
+#[test]
+fn a_service_grid_without_a_rollout_keeps_its_bytes_and_its_hash() {
+    let dir = TempDir::new();
+    let out = dir.path().join("service.csv");
+    podsim()
+        .args(["sweep", "--grid", "scenarios/service/grid.toml", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/service-sweep.csv");
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(committed).unwrap());
+    // The grid's hash as main (0e0c016) computed it before rollouts existed:
+    // shards made then still merge with shards made now.
+    let manifest = std::fs::read_to_string(dir.path().join("service.csv.manifest.json")).unwrap();
+    assert!(
+        manifest.contains(
+            "\"grid_sha256\": \"14f25ba7aa15ab1eb97c2baee9b2094080d22755cc01f119c9d36050c65e91e9\""
+        ),
+        "{manifest}"
+    );
+}
