@@ -295,6 +295,7 @@ mod registry {
                 Field::Retry => ("\"once\"", "once"),
                 Field::OnSigterm => ("\"ignore\"", "ignore"),
                 Field::Rollout => ("\"Recreate\"", "Recreate"),
+                Field::UnhealthyPodEvictionPolicy => ("\"AlwaysAllow\"", "AlwaysAllow"),
                 _ => ("\"app\"", "app"),
             },
             Unit::Version => ("\"1.33\"", "1.33"),
@@ -367,10 +368,11 @@ mod registry {
                     };
                     let rate = if field == Field::Rate { "" } else { "rate = 1\n" };
                     format!(
-                        "[service]\n{}[traffic]\n{}[app]\n{}[[disruptions]]\n{}{}",
+                        "[service]\n{}[traffic]\n{}[app]\n{}[pdb]\n{}[[disruptions]]\n{}{}",
                         table(Scope::Service, ""),
                         table(Scope::Traffic, rate),
                         table(Scope::App, ""),
+                        table(Scope::Pdb, ""),
                         table(Scope::Disruption, when),
                         base.replace("restart_policy = \"Never\"\n", "")
                     )

@@ -382,6 +382,10 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::Rollout
         | Field::MaxSurge
         | Field::MaxUnavailable
-        | Field::MinReadySeconds => None,
+        | Field::MinReadySeconds
+        | Field::DrainNode
+        | Field::MinAvailable
+        | Field::PdbMaxUnavailable
+        | Field::UnhealthyPodEvictionPolicy => None,
     }
 }

@@ -66,9 +66,10 @@ pub fn check_service(run: &RunSpec) -> Result<(), ServiceProblem> {
             ),
         );
     }
+    check_drains(service)?;
     check_rollouts(service)?;
     for (i, d) in service.disruptions.iter().enumerate() {
-        if d.rollout.is_some() {
+        if d.rollout.is_some() || d.drain.is_some() {
             continue;
         }
         if d.replica >= replicas {
@@ -93,6 +94,59 @@ pub fn check_service(run: &RunSpec) -> Result<(), ServiceProblem> {
                     "disruption {i}: replica {} is already deleted by disruption {j}",
                     d.replica
                 ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Drains: of nodes that exist, each node once, and not beside a rollout
+/// or a delete (the ReplicaSet that replaces evicted Pods would replace
+/// deleted ones too, which a delete-only scenario does not).
+fn check_drains(service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    let Some(first) = service.disruptions.iter().position(|d| d.drain.is_some()) else {
+        return Ok(());
+    };
+    for (i, d) in service.disruptions.iter().enumerate() {
+        let Some(node) = d.drain else {
+            let field = if d.rollout.is_some() {
+                Field::Rollout
+            } else {
+                Field::Delete
+            };
+            return problem(
+                field,
+                Some(i),
+                format!(
+                    "disruption {i}: a {} beside the drain of disruption {first}: a scenario with a drain \
+                     drains nodes only (one disruption per node); drop one of the two",
+                    if d.rollout.is_some() {
+                        "rollout"
+                    } else {
+                        "kubectl delete"
+                    }
+                ),
+            );
+        };
+        if node >= service.nodes {
+            return problem(
+                Field::DrainNode,
+                Some(i),
+                format!(
+                    "disruption {i}: drain = {node} is beyond the nodes: with nodes = {}, drain one of 0 to {}",
+                    service.nodes,
+                    service.nodes - 1
+                ),
+            );
+        }
+        if let Some(j) = service.disruptions[..i]
+            .iter()
+            .position(|e| e.drain == Some(node))
+        {
+            return problem(
+                Field::DrainNode,
+                Some(i),
+                format!("disruption {i}: node {node} is already drained by disruption {j}"),
             );
         }
     }
@@ -293,6 +347,55 @@ mod tests {
     }
 
     #[test]
+    fn a_drain_and_its_budget_read_into_the_spec_and_bad_ones_are_refused() {
+        use crate::model::service::*;
+        let ok = format!(
+            "[service]\nnodes = 2\n[pdb]\nmax_unavailable = \"25%\"\nunhealthy_pod_eviction_policy = \"AlwaysAllow\"\n\
+             [[disruptions]]\nat = \"5s\"\ndrain = 1\n{POD}"
+        );
+        let s = Scenario::parse(&ok, "s.toml").unwrap();
+        let service = s.run.service.as_deref().unwrap();
+        assert_eq!(service.disruptions[0].drain, Some(1));
+        assert_eq!(
+            service.pdb,
+            Some(Pdb {
+                budget: Budget::MaxUnavailable(Scaled::Percent(25)),
+                unhealthy_pod_eviction_policy: EvictionPolicy::AlwaysAllow,
+            })
+        );
+        let e = error_of("[service]\n[pdb]\nmin_available = 2\nmax_unavailable = 1\n");
+        assert!(
+            e.starts_with(
+                "s.toml:4:1: [pdb] max_unavailable: a budget has min_available or max_unavailable, not both"
+            ),
+            "{e}"
+        );
+        let e = error_of("[service]\nnodes = 2\n[[disruptions]]\nat = \"5s\"\ndrain = 2\n");
+        assert_eq!(
+            e,
+            "s.toml:5:9: disruption 0: drain = 2 is beyond the nodes: with nodes = 2, drain one of 0 to 1"
+        );
+        let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\ndrain = 0\ndelete = 1\n");
+        assert!(e.starts_with("s.toml:5:1: disruption 0: delete is a kubectl delete's, and drain makes this disruption a kubectl drain"), "{e}");
+        let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\ndrain = 0\nrollout = \"Recreate\"\n");
+        assert!(
+            e.starts_with(
+                "s.toml:4:1: disruption 0: drain makes this disruption a kubectl drain, and rollout a rollout"
+            ),
+            "{e}"
+        );
+        let e = error_of(
+            "[service]\n[[disruptions]]\nat = \"5s\"\ndrain = 0\n[[disruptions]]\nat = \"6s\"\ndelete = 1\n",
+        );
+        assert!(
+            e.starts_with("s.toml:7:10: disruption 1: a kubectl delete beside the drain of disruption 0"),
+            "{e}"
+        );
+        let e = error_of("[pdb]\nmin_available = 1\n");
+        assert!(e.starts_with("s.toml:1:2: [pdb] needs a [service]"), "{e}");
+    }
+
+    #[test]
     fn a_service_scenario_reads_into_the_spec() {
         let text = format!(
             "seed = 4\n[service]\nreplicas = 2\npropagation = \"gcp-lb\"\n[traffic]\nrate = 8.3\n\
@@ -314,6 +417,7 @@ mod tests {
                 replica: 1,
                 grace_period: Some(crate::engine::SimDuration::from_secs(5)),
                 rollout: None,
+                drain: None,
             }]
         );
         assert_eq!(s.run.stream.seed, 4);

@@ -12,10 +12,12 @@
 //! - `agreement`: the event engine against the seed's tick loop (proptest).
 //! - `random`: durations drawn per attempt, seeds, chance failures;
 //! - `service`: replicas behind a Service, failed requests by cause;
-//! - `rollout`: Deployment rollouts on the Service, worked by hand.
+//! - `rollout`: Deployment rollouts on the Service, worked by hand;
+//! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
 
 mod agreement;
 mod common;
+mod drain;
 mod fidelity;
 mod history;
 mod invariants;

@@ -15,7 +15,7 @@ use crate::model::draw::{DrawKey, Stream, name_hash};
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer, TraceEntry};
 use crate::model::service::spec::OnSigterm;
-use crate::model::spec::{ContainerId, ContainerKind, PodSpec};
+use crate::model::spec::{ContainerId, ContainerKind, Deletion, PodSpec};
 
 /// Node's `server.keepAliveTimeout` default (5 s): how long a hostage
 /// socket may sit idle before the server closes it.
@@ -104,6 +104,20 @@ pub(super) fn replica_stream(run: Stream, r: u32) -> Stream {
         seed: run.seed ^ u64::from(r).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         ..run
     }
+}
+
+/// The Pod a replica of `pod` runs: deleted only by the Service, and with
+/// an app whose drain the Service ends (`Drained`) unless it exits at once.
+pub(super) fn replica_pod(pod: &PodSpec, on_sigterm: OnSigterm) -> PodSpec {
+    let mut pod = pod.clone();
+    pod.deletion = Deletion::Never;
+    if let Some(app) = Replica::new(&pod, Stream::default()).app {
+        pod.containers[app.index()].drain = match on_sigterm {
+            OnSigterm::ExitImmediately => SimDuration::ZERO.into(),
+            _ => NEVER.into(),
+        };
+    }
+    pod
 }
 
 impl<O: Observer + Default> ServiceModel<O> {

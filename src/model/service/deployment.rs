@@ -111,6 +111,34 @@ impl Rollout {
     }
 }
 
+/// A rollout's figures, for the CSV (after the Service's columns) and JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RolloutFigures {
+    /// Rollout start → the new ReplicaSet fully available (`kubectl rollout status` returns).
+    pub rollout_ms: Option<u64>,
+    /// Rollout start → the last old Pod object gone.
+    pub rollout_done_ms: Option<u64>,
+    /// The most Pod objects at once, terminating ones included.
+    pub peak_pods: u32,
+    /// The most Pods the controller counted at once (never above replicas + surge).
+    pub peak_counted_pods: u32,
+}
+
+impl RolloutFigures {
+    /// The CSV columns, in row order.
+    pub const NAMES: [&'static str; 4] = ["rollout_ms", "rollout_done_ms", "peak_pods", "peak_counted_pods"];
+
+    /// The cells in `NAMES` order, `None` for an empty one.
+    pub fn numbers(&self) -> [Option<u64>; 4] {
+        [
+            self.rollout_ms,
+            self.rollout_done_ms,
+            Some(u64::from(self.peak_pods)),
+            Some(u64::from(self.peak_counted_pods)),
+        ]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -72,6 +72,11 @@ pub enum ServiceEvent {
         /// The replica, from 0.
         replica: u32,
     },
+    /// kubectl drain asks the Eviction API to evict a Pod (again after a 429).
+    Evict {
+        /// The replica, from 0.
+        replica: u32,
+    },
     /// A Ready Pod's minReadySeconds are over: it counts as available.
     Available {
         /// The replica, from 0.

@@ -12,6 +12,7 @@
 //! - `outcome`: failure causes and the metrics;
 //! - `deployment`: a rollout as the scenario states it, and its fenceposts;
 //! - `rollout`: the Deployment controller and its ReplicaSets;
+//! - `pdb`, `drain`: a PodDisruptionBudget, the Eviction API, kubectl drain;
 //! - `event`: what the queue holds.
 //!
 //! Every replica is a whole `PodModel`, driven on the Service's own queue:
@@ -29,26 +30,29 @@
 mod app;
 mod connection;
 mod deployment;
+mod drain;
 mod endpoints;
 mod event;
 mod outcome;
+mod pdb;
 mod proxy;
 mod rollout;
 mod simulator;
 mod spec;
 mod traffic;
 
-pub use deployment::{Rollout, Scaled, Strategy};
+pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
+pub use drain::DrainFigures;
 pub use event::ServiceEvent;
 pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
-pub use rollout::RolloutFigures;
+pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use simulator::{ServiceReport, ServiceSimulator, simulate_service};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
     TrafficSpec, When,
 };
 
-use self::app::{NEVER, Replica, replica_stream};
+use self::app::{Replica, replica_pod, replica_stream};
 use self::connection::{Client, Conns};
 use self::endpoints::Slice;
 use self::proxy::Proxy;
@@ -58,7 +62,7 @@ use super::draw::{DrawKey, Stream};
 use super::event::PodEvent;
 use super::history::{Observer, TraceEntry};
 use super::pod::PodModel;
-use super::spec::{Deletion, PodSpec, RunSpec};
+use super::spec::RunSpec;
 use crate::engine::{EventQueue, Model, RunEnd, Scheduler, SimDuration, SimTime};
 
 /// A replica's observer: every change goes to the Service (`changes`,
@@ -117,20 +121,6 @@ pub struct ServiceModel<O: Observer = ()> {
     answered_sent: Vec<SimTime>,
     /// The Deployment, in a scenario with a rollout.
     deploy: Option<Deploy>,
-}
-
-/// The Pod a replica of `pod` runs: deleted only by the Service, and with
-/// an app whose drain the Service ends (`Drained`) unless it exits at once.
-fn replica_pod(pod: &PodSpec, on_sigterm: OnSigterm) -> PodSpec {
-    let mut pod = pod.clone();
-    pod.deletion = Deletion::Never;
-    if let Some(app) = Replica::new(&pod, Stream::default()).app {
-        pod.containers[app.index()].drain = match on_sigterm {
-            OnSigterm::ExitImmediately => SimDuration::ZERO.into(),
-            _ => NEVER.into(),
-        };
-    }
-    pod
 }
 
 impl<O: Observer + Default> ServiceModel<O> {
@@ -220,8 +210,8 @@ impl<O: Observer + Default> ServiceModel<O> {
         self.retried_ok = 0;
         self.failures.clear();
         self.answered_sent.clear();
-        let has_rollout = self.service.disruptions.iter().any(|d| d.rollout.is_some());
-        self.deploy = has_rollout.then(|| Deploy::new(replicas));
+        let controlled = (self.service.disruptions.iter()).any(|d| d.rollout.is_some() || d.drain.is_some());
+        self.deploy = controlled.then(|| Deploy::new(replicas, nodes));
     }
 }
 
@@ -288,6 +278,9 @@ impl<O: Observer + Default> ServiceModel<O> {
         let d = &self.service.disruptions[index];
         if d.rollout.is_some() {
             return self.start_rollout(index, now, s);
+        }
+        if let Some(node) = d.drain {
+            return self.start_drain(node, now, s);
         }
         let (r, grace) = (d.replica as usize, d.grace_period);
         if r >= self.replicas.len() || self.replicas[r].deletion.is_some() {
@@ -397,7 +390,8 @@ impl<O: Observer + Default> ServiceModel<O> {
         for d in &mut self.deleted {
             d.termination_ms = replicas[d.replica as usize].termination_ms;
         }
-        let (min_ready, zero_ms) = self.endpoint_figures(end);
+        let desired = (self.service.pdb).map_or(0, |p| p.desired_healthy(self.service.replicas.max(1)));
+        let (min_ready, zero_ms, below_ms) = self.endpoint_figures(end, desired);
         ServiceMetrics {
             ready_ms: self.started.map(SimTime::as_millis),
             requests: u64::from(self.sent),
@@ -407,6 +401,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             min_ready_endpoints: min_ready,
             zero_endpoints_ms: zero_ms,
             rollout: self.rollout_figures(),
+            drain: self.drain_figures(below_ms),
             deleted: self.deleted.clone(),
             replicas,
             end_ms: end.as_millis(),
@@ -414,25 +409,30 @@ impl<O: Observer + Default> ServiceModel<O> {
         }
     }
 
-    /// The fewest ready endpoints and the time with none, over the traffic's span.
-    fn endpoint_figures(&self, end: SimTime) -> (Option<u32>, u64) {
+    /// Over the traffic's span: the fewest ready endpoints, the time with
+    /// none and the time with fewer than `desired`.
+    fn endpoint_figures(&self, end: SimTime, desired: u32) -> (Option<u32>, u64, u64) {
         let Some((start, stop)) = self.traffic_span() else {
-            return (None, 0);
+            return (None, 0, 0);
         };
         let stop = stop.unwrap_or(end).min(end).max(start);
         let mut min = None::<u32>;
-        let mut zero = 0;
+        let (mut zero, mut below) = (0, 0);
         for (i, &(at, ready)) in self.ready_history.iter().enumerate() {
             if at > stop {
                 break;
             }
             let until = self.ready_history.get(i + 1).map_or(stop, |n| n.0.min(stop));
             min = Some(min.map_or(ready, |m| m.min(ready)));
+            let span = until.since(at).as_millis();
             if ready == 0 {
-                zero += until.since(at).as_millis();
+                zero += span;
+            }
+            if ready < desired {
+                below += span;
             }
         }
-        (min, zero)
+        (min, zero, below)
     }
 
     /// Each failed request, when the observer keeps the history.
@@ -497,6 +497,7 @@ impl<O: Observer + Default> Model for ServiceModel<O> {
                 self.maybe_settle(now);
             }
             ServiceEvent::Available { .. } => self.rollout_sync(now, s),
+            ServiceEvent::Evict { replica } => self.evict(replica as usize, now, s),
         }
     }
 }

@@ -109,6 +109,8 @@ pub struct ServiceMetrics {
     pub zero_endpoints_ms: u64,
     /// The rollout's figures, in a scenario with a rollout.
     pub rollout: Option<super::RolloutFigures>,
+    /// The drains' figures, in a scenario with a drain.
+    pub drain: Option<super::DrainFigures>,
     /// One per Pod deleted: by a disruption, or by a rollout's ReplicaSet.
     pub deleted: Vec<Deleted>,
     /// Each replica's own Pod metrics.

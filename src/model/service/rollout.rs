@@ -17,10 +17,11 @@
 
 use std::cmp::Reverse;
 
+use super::app::replica_pod;
 use super::app::{Replica, replica_stream};
-use super::deployment::Strategy;
+use super::deployment::{RolloutFigures, Strategy};
 use super::endpoints::Endpoint;
-use super::{ServiceEvent, ServiceModel, Tap, replica_pod};
+use super::{ServiceEvent, ServiceModel, Tap};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer, TraceEntry};
@@ -41,6 +42,8 @@ pub(super) enum Rs {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Member {
     rs: Rs,
+    /// The node it runs on.
+    pub node: u32,
     created: SimTime,
     /// Since when the Pod is Ready, while it is.
     ready_since: Option<SimTime>,
@@ -56,8 +59,6 @@ struct Plan {
     surge: u32,
     unavailable: u32,
     min_ready: SimDuration,
-    /// `spec.replicas` of the old and the new ReplicaSet.
-    spec: [u32; 2],
     /// The new Pods' template, as written (before the Service adjusts its app).
     template: PodSpec,
     started: SimTime,
@@ -70,8 +71,18 @@ struct Plan {
 /// The Deployment that owns the replicas, in a scenario with a rollout.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Deploy {
-    members: Vec<Member>,
+    pub members: Vec<Member>,
     plan: Option<Plan>,
+    /// `spec.replicas` of the old and the new ReplicaSet.
+    spec: [u32; 2],
+    /// Nodes a drain cordoned: no new Pod goes there.
+    pub cordoned: Vec<bool>,
+    /// The node the next new Pod tries first (round robin).
+    next_node: u32,
+    /// The drains under way or done.
+    pub drains: Vec<super::drain::Drain>,
+    /// Evictions the budget refused (HTTP 429), retries included.
+    pub refused: u64,
     /// Pod objects that exist now (terminating ones too), and the most at once.
     live: u32,
     peak_live: u32,
@@ -79,51 +90,42 @@ pub(super) struct Deploy {
     peak_counted: u32,
 }
 
-/// A rollout's figures, for the CSV (after the Service's columns) and JSON.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RolloutFigures {
-    /// Rollout start → the new ReplicaSet fully available (`kubectl rollout status` returns).
-    pub rollout_ms: Option<u64>,
-    /// Rollout start → the last old Pod object gone.
-    pub rollout_done_ms: Option<u64>,
-    /// The most Pod objects at once, terminating ones included.
-    pub peak_pods: u32,
-    /// The most Pods the controller counted at once (never above replicas + surge).
-    pub peak_counted_pods: u32,
-}
-
-impl RolloutFigures {
-    /// The CSV columns, in row order.
-    pub const NAMES: [&'static str; 4] = ["rollout_ms", "rollout_done_ms", "peak_pods", "peak_counted_pods"];
-
-    /// The cells in `NAMES` order, `None` for an empty one.
-    pub fn numbers(&self) -> [Option<u64>; 4] {
-        [
-            self.rollout_ms,
-            self.rollout_done_ms,
-            Some(u64::from(self.peak_pods)),
-            Some(u64::from(self.peak_counted_pods)),
-        ]
-    }
-}
-
 impl Deploy {
-    /// A Deployment whose `replicas` Pods were all created at 0.
-    pub fn new(replicas: u32) -> Deploy {
-        let member = Member {
+    /// A Deployment whose `replicas` Pods were all created at 0, replica
+    /// r on node r mod `nodes`.
+    pub fn new(replicas: u32, nodes: u32) -> Deploy {
+        let member = |r: u32| Member {
             rs: Rs::Old,
+            node: r % nodes,
             created: SimTime::ZERO,
             ready_since: None,
             restarts: 0,
             stopped: false,
         };
         Deploy {
-            members: vec![member; replicas as usize],
+            members: (0..replicas).map(member).collect(),
             plan: None,
+            spec: [replicas, 0],
+            cordoned: vec![false; nodes as usize],
+            next_node: replicas % nodes,
+            drains: Vec::new(),
+            refused: 0,
             live: replicas,
             peak_live: replicas,
             peak_counted: replicas,
         }
+    }
+}
+
+impl Deploy {
+    /// The node the next new Pod goes to, if any is not cordoned.
+    fn next_node(&mut self) -> Option<u32> {
+        let nodes = self.cordoned.len() as u32;
+        let node = (0..nodes)
+            .map(|i| (self.next_node + i) % nodes)
+            .find(|&n| !self.cordoned[n as usize])?;
+        self.next_node = (node + 1) % nodes;
+        Some(node)
     }
 }
 
@@ -158,7 +160,6 @@ impl<O: Observer + Default> ServiceModel<O> {
             surge,
             unavailable,
             min_ready: rollout.min_ready,
-            spec: [replicas, 0],
             template: rollout.template.as_deref().unwrap_or(&self.run.pod).clone(),
             started: now,
             complete: None,
@@ -220,14 +221,15 @@ impl<O: Observer + Default> ServiceModel<O> {
     /// One sync of the Deployment, repeated while it changes a ReplicaSet
     /// (each change would requeue it at once), then its completion.
     pub(super) fn rollout_sync(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        let Some(plan) = self.deploy.as_ref().and_then(|d| d.plan.as_ref()) else {
+        let Some(deploy) = &self.deploy else {
             return;
         };
-        let strategy = plan.strategy;
+        let strategy = deploy.plan.as_ref().map(|p| p.strategy);
         loop {
             let changed = match strategy {
-                Strategy::RollingUpdate => self.rolling_step(now),
-                Strategy::Recreate => self.recreate_step(),
+                Some(Strategy::RollingUpdate) => self.rolling_step(now),
+                Some(Strategy::Recreate) => self.recreate_step(),
+                None => false,
             };
             self.reconcile_replica_sets(now, s);
             if !changed {
@@ -235,6 +237,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             }
         }
         self.note_progress(now);
+        self.drain_progress(now);
     }
 
     /// Active and available Pods of each ReplicaSet.
@@ -257,7 +260,7 @@ impl<O: Observer + Default> ServiceModel<O> {
     }
 
     /// No deletion timestamp and a phase that is not terminal (`FilterActivePods`).
-    fn is_active(&self, r: usize, m: &Member) -> bool {
+    pub(super) fn is_active(&self, r: usize, m: &Member) -> bool {
         self.replicas[r].deletion.is_none() && !m.stopped
     }
 
@@ -266,15 +269,20 @@ impl<O: Observer + Default> ServiceModel<O> {
     fn rolling_step(&mut self, now: SimTime) -> bool {
         let replicas = i64::from(self.service.replicas.max(1));
         let (_, available) = self.counts(now);
-        let Some(plan) = self.deploy.as_mut().and_then(|d| d.plan.as_mut()) else {
+        let Some(Deploy {
+            plan: Some(plan),
+            spec,
+            ..
+        }) = &mut self.deploy
+        else {
             return false;
         };
-        let [old, new] = plan.spec.map(i64::from);
+        let [old, new] = spec.map(i64::from);
         let total = old + new;
         // reconcileNewReplicaSet: NewRSNewReplicas.
         let max_total = replicas + i64::from(plan.surge);
         if new < replicas && total < max_total {
-            plan.spec[1] += (max_total - total).min(replicas - new) as u32;
+            spec[1] += (max_total - total).min(replicas - new) as u32;
             return true;
         }
         // reconcileOldReplicaSets.
@@ -294,7 +302,7 @@ impl<O: Observer + Default> ServiceModel<O> {
         let left = old - cleaned;
         let available_all = i64::from(available[0] + available[1]);
         let down = (available_all - min_available).clamp(0, left);
-        plan.spec[0] = (left - down) as u32;
+        spec[0] = (left - down) as u32;
         cleaned + down > 0
     }
 
@@ -306,24 +314,24 @@ impl<O: Observer + Default> ServiceModel<O> {
             (d.members.iter().enumerate())
                 .any(|(r, m)| m.rs == Rs::Old && !m.stopped && !self.replicas[r].object_gone)
         });
-        let Some(plan) = self.deploy.as_mut().and_then(|d| d.plan.as_mut()) else {
+        let Some(Deploy { spec, .. }) = &mut self.deploy else {
             return false;
         };
-        if plan.spec[0] > 0 {
-            plan.spec[0] = 0;
+        if spec[0] > 0 {
+            spec[0] = 0;
             return true;
         }
-        if running || plan.spec[1] == replicas {
+        if running || spec[1] == replicas {
             return false;
         }
-        plan.spec[1] = replicas;
+        spec[1] = replicas;
         true
     }
 
     /// The ReplicaSet controller: each ReplicaSet gets its `spec.replicas`
     /// of active Pods, creating new ones or deleting victims in rank order.
     fn reconcile_replica_sets(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        let Some(spec) = self.deploy.as_ref().and_then(|d| d.plan.as_ref()).map(|p| p.spec) else {
+        let Some(spec) = self.deploy.as_ref().map(|d| d.spec) else {
             return;
         };
         let (active, _) = self.counts(now);
@@ -358,7 +366,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             .filter(|&r| self.is_active(r, &deploy.members[r]))
             .collect();
         for &r in &active {
-            on_node[r % nodes] += 1;
+            on_node[deploy.members[r].node as usize % nodes] += 1;
         }
         let mut ranked: Vec<usize> = active
             .into_iter()
@@ -370,7 +378,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             (
                 running,
                 m.ready_since.is_some(),
-                Reverse(on_node[r % nodes]),
+                Reverse(on_node[m.node as usize % nodes]),
                 Reverse(m.ready_since),
                 Reverse(m.restarts),
                 Reverse(m.created),
@@ -381,8 +389,13 @@ impl<O: Observer + Default> ServiceModel<O> {
         ranked
     }
 
-    /// A new Pod of `rs`, created now, placed on the next node round robin.
+    /// A new Pod of `rs`, created now, placed on the next node round robin
+    /// that is not cordoned; with every node cordoned it could never be
+    /// scheduled, and is not made.
     fn create_pod(&mut self, rs: Rs, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let Some(node) = self.deploy.as_mut().and_then(Deploy::next_node) else {
+            return;
+        };
         let r = self.pods.len() as u32;
         let template = match (rs, self.deploy.as_ref().and_then(|d| d.plan.as_ref())) {
             (Rs::New, Some(plan)) => &plan.template,
@@ -403,6 +416,7 @@ impl<O: Observer + Default> ServiceModel<O> {
         if let Some(d) = &mut self.deploy {
             d.members.push(Member {
                 rs,
+                node,
                 created: now,
                 ready_since: None,
                 restarts: 0,
@@ -423,10 +437,15 @@ impl<O: Observer + Default> ServiceModel<O> {
         let old_left = self.deploy.as_ref().is_some_and(|d| {
             (d.members.iter().enumerate()).any(|(r, m)| m.rs == Rs::Old && !self.replicas[r].object_gone)
         });
-        let Some(plan) = self.deploy.as_mut().and_then(|d| d.plan.as_mut()) else {
+        let Some(Deploy {
+            plan: Some(plan),
+            spec,
+            ..
+        }) = &mut self.deploy
+        else {
             return;
         };
-        let complete = plan.spec == [0, replicas] && available[1] == replicas && active[0] == 0;
+        let complete = *spec == [0, replicas] && available[1] == replicas && active[0] == 0;
         if complete && plan.complete.is_none() {
             plan.complete = Some(now);
         }
@@ -435,17 +454,20 @@ impl<O: Observer + Default> ServiceModel<O> {
         }
     }
 
-    /// No rollout is waiting to happen or under way.
+    /// No rollout or drain is under way (whether each has begun, the
+    /// count of disruptions that happened says).
     pub(super) fn rollout_settled(&self) -> bool {
-        match &self.deploy {
-            None => true,
-            Some(d) => d.plan.as_ref().is_some_and(|p| p.done.is_some()),
-        }
+        self.deploy.as_ref().is_none_or(|d| {
+            d.plan.as_ref().is_none_or(|p| p.done.is_some()) && d.drains.iter().all(|x| x.done.is_some())
+        })
     }
 
     /// The rollout's figures, in a scenario that has one.
     pub(super) fn rollout_figures(&self) -> Option<RolloutFigures> {
         let d = self.deploy.as_ref()?;
+        if !self.service.disruptions.iter().any(|x| x.rollout.is_some()) {
+            return None;
+        }
         let since = |at: Option<SimTime>| {
             let plan = d.plan.as_ref()?;
             at.map(|t| t.since(plan.started).as_millis())

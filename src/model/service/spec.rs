@@ -8,6 +8,7 @@
 //! below names its source in disruption-model.md (A.6, d).
 
 use super::deployment::Rollout;
+use super::pdb::Pdb;
 use crate::engine::SimDuration;
 use crate::model::dist::Dist;
 
@@ -33,6 +34,8 @@ pub struct ServiceSpec {
     pub app: AppSpec,
     /// Pods deleted during the run, in the order written.
     pub disruptions: Vec<Disruption>,
+    /// The budget the Eviction API (a drain) consults, if any.
+    pub pdb: Option<Pdb>,
 }
 
 impl Default for ServiceSpec {
@@ -47,6 +50,7 @@ impl Default for ServiceSpec {
             traffic: None,
             app: AppSpec::default(),
             disruptions: Vec::new(),
+            pdb: None,
         }
     }
 }
@@ -305,6 +309,8 @@ pub struct Disruption {
     pub grace_period: Option<SimDuration>,
     /// `Some`: a rollout, and `replica` and `grace_period` are not used.
     pub rollout: Option<Rollout>,
+    /// `Some(node)`: `kubectl drain` of that node, and the others are not used.
+    pub drain: Option<u32>,
 }
 
 /// Written as derived, but without `rollout` when there is none: a grid's
@@ -319,6 +325,9 @@ impl std::fmt::Debug for Disruption {
         if let Some(rollout) = &self.rollout {
             d.field("rollout", rollout);
         }
+        if let Some(node) = &self.drain {
+            d.field("drain", node);
+        }
         d.finish()
     }
 }
@@ -330,6 +339,7 @@ impl Default for Disruption {
             replica: 0,
             grace_period: None,
             rollout: None,
+            drain: None,
         }
     }
 }

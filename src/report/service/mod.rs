@@ -18,7 +18,7 @@ use std::fmt::Write;
 use serde_json::{Map, Value, json};
 
 use crate::engine::SimTime;
-use crate::model::service::{FailedRequest, RolloutFigures, ServiceMetrics, ServiceReport};
+use crate::model::service::{DrainFigures, FailedRequest, RolloutFigures, ServiceMetrics, ServiceReport};
 use crate::model::{PodSpec, RunReport};
 
 use super::{json as pod_json, timeline};
@@ -36,10 +36,16 @@ pub fn metrics_object(m: &ServiceMetrics) -> Value {
         };
         object.insert(name.to_string(), value);
     }
-    if let Some(r) = &m.rollout {
-        for (name, n) in RolloutFigures::NAMES.iter().zip(r.numbers()) {
-            object.insert(name.to_string(), n.map_or(Value::Null, Value::from));
-        }
+    let rollout = m
+        .rollout
+        .iter()
+        .flat_map(|r| RolloutFigures::NAMES.iter().zip(r.numbers()));
+    let drain = m
+        .drain
+        .iter()
+        .flat_map(|d| DrainFigures::NAMES.iter().zip(d.numbers()));
+    for (name, n) in rollout.chain(drain) {
+        object.insert(name.to_string(), n.map_or(Value::Null, Value::from));
     }
     Value::Object(object)
 }
@@ -130,6 +136,16 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
             took(r.rollout_done_ms),
             r.peak_pods,
             r.peak_counted_pods
+        );
+    }
+    if let Some(d) = &m.drain {
+        let took = d
+            .drain_ms
+            .map_or("not within the run".to_string(), |ms| format!("after {}", at(ms)));
+        let _ = writeln!(
+            out,
+            "drain: every Pod of the node gone {took}; evictions refused {}; below the budget {} ms",
+            d.evictions_refused, d.below_min_available_ms
         );
     }
     for d in &m.deleted {

@@ -3,7 +3,7 @@
 
 use crate::model::{ContainerKind, ProbeKind, RestartPolicy};
 
-use crate::model::service::{Arrival, Connections, OnSigterm, Retry, Strategy};
+use crate::model::service::{Arrival, Connections, EvictionPolicy, OnSigterm, Retry, Strategy};
 
 use super::unit::*;
 use super::{Group, ProbeField, Scope};
@@ -105,11 +105,19 @@ pub enum Field {
     MaxUnavailable,
     /// `[[disruptions]] min_ready_seconds`: Ready this long before a Pod is available.
     MinReadySeconds,
+    /// `[[disruptions]] drain`: kubectl drain of this node.
+    DrainNode,
+    /// `[pdb] min_available`: Pods that must stay healthy.
+    MinAvailable,
+    /// `[pdb] max_unavailable`: Pods that may be unhealthy.
+    PdbMaxUnavailable,
+    /// `[pdb] unhealthy_pod_eviction_policy`: IfHealthyBudget or AlwaysAllow.
+    UnhealthyPodEvictionPolicy,
 }
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 64] = {
+    pub const ALL: [Field; 68] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -177,6 +185,10 @@ impl Field {
             Field::MaxSurge,
             Field::MaxUnavailable,
             Field::MinReadySeconds,
+            Field::DrainNode,
+            Field::MinAvailable,
+            Field::PdbMaxUnavailable,
+            Field::UnhealthyPodEvictionPolicy,
         ]
     };
 
@@ -227,7 +239,9 @@ impl Field {
             | Field::Rollout
             | Field::MaxSurge
             | Field::MaxUnavailable
-            | Field::MinReadySeconds => Scope::Disruption,
+            | Field::MinReadySeconds
+            | Field::DrainNode => Scope::Disruption,
+            Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
         }
     }
 
@@ -292,6 +306,10 @@ impl Field {
             Field::MaxSurge => "max_surge",
             Field::MaxUnavailable => "max_unavailable",
             Field::MinReadySeconds => "min_ready_seconds",
+            Field::DrainNode => "drain",
+            Field::MinAvailable => "min_available",
+            Field::PdbMaxUnavailable => "max_unavailable",
+            Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",
         }
     }
 
@@ -333,7 +351,14 @@ impl Field {
             Field::Boot | Field::Drain | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
             Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
             Field::Rate => Unit::Rate,
-            Field::MaxSurge | Field::MaxUnavailable => Unit::Scaled,
+            Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
+                Unit::Scaled
+            }
+            Field::DrainNode => Unit::Count,
+            Field::UnhealthyPodEvictionPolicy => Unit::Word {
+                what: "unhealthy_pod_eviction_policy",
+                names: &EvictionPolicy::NAMES,
+            },
             Field::Rollout => Unit::Word {
                 what: "rollout",
                 names: &Strategy::NAMES,
@@ -478,6 +503,18 @@ impl Field {
                 "RollingUpdate: Pods below replicas that may be unavailable, a count or a percentage rounded down; default \"25%\""
             }
             Field::MinReadySeconds => "a new Pod counts as available once Ready this long; default 0s",
+            Field::DrainNode => {
+                "makes the disruption a kubectl drain of this node, from 0: cordon, evict every Pod on it, 429 → retry in 5s"
+            }
+            Field::MinAvailable => {
+                "Pods that must stay healthy for an eviction, a count or a percentage of replicas rounded up"
+            }
+            Field::PdbMaxUnavailable => {
+                "Pods that may be unhealthy for an eviction, a count or a percentage rounded up (instead of min_available)"
+            }
+            Field::UnhealthyPodEvictionPolicy => {
+                "IfHealthyBudget (default): a Running, not Ready Pod is evicted only while the budget is met; AlwaysAllow: always"
+            }
         }
     }
 

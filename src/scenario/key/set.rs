@@ -5,7 +5,8 @@ use crate::engine::SimDuration;
 use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, RunSpec};
 
 use crate::model::service::{
-    Arrival, Connections, OnSigterm, Preset, Propagation, Retry, Rollout, Strategy, TrafficSpec, When,
+    Arrival, Budget, Connections, EvictionPolicy, OnSigterm, Pdb, Preset, Propagation, Retry, Rollout,
+    Strategy, TrafficSpec, When,
 };
 
 use super::unit::*;
@@ -118,7 +119,11 @@ impl Key {
                 | Field::Rollout
                 | Field::MaxSurge
                 | Field::MaxUnavailable
-                | Field::MinReadySeconds),
+                | Field::MinReadySeconds
+                | Field::DrainNode
+                | Field::MinAvailable
+                | Field::PdbMaxUnavailable
+                | Field::UnhealthyPodEvictionPolicy),
                 _,
             ) => set_service(field, self.container, run, value, ms, count, word),
             (_, None) => {}
@@ -187,6 +192,18 @@ fn set_service(
         }
         return;
     }
+    if field.scope() == Scope::Pdb {
+        let pdb = service.pdb.get_or_insert_with(Pdb::default);
+        match (field, value) {
+            (Field::MinAvailable, Value::Scaled(n)) => pdb.budget = Budget::MinAvailable(n),
+            (Field::PdbMaxUnavailable, Value::Scaled(n)) => pdb.budget = Budget::MaxUnavailable(n),
+            (Field::UnhealthyPodEvictionPolicy, _) => {
+                pdb.unhealthy_pod_eviction_policy = EvictionPolicy::ALL[word.min(1)]
+            }
+            _ => {}
+        }
+        return;
+    }
     if field.scope() == Scope::Disruption {
         let Some(d) = index.and_then(|i| service.disruptions.get_mut(i)) else {
             return;
@@ -210,6 +227,7 @@ fn set_service(
                 }
             }
             Field::MinReadySeconds => d.rollout.get_or_insert_with(Rollout::default).min_ready = ms,
+            Field::DrainNode => d.drain = Some(count),
             _ => {}
         }
         return;

@@ -77,6 +77,15 @@ impl Reader<'_> {
                 }
                 (_, DeValue::Table(table)) => {
                     self.table(scope, None, &format!("[{word}] "), table)?;
+                    let both = [Field::MinAvailable, Field::PdbMaxUnavailable]
+                        .map(|f| table.get_key_value(f.leaf()));
+                    if let (Scope::Pdb, [Some(_), Some((second, _))]) = (scope, both) {
+                        return Err(self.error(
+                            second.span(),
+                            "[pdb] max_unavailable: a budget has min_available or max_unavailable, not both \
+                             (the API refuses both); drop one",
+                        ));
+                    }
                     if scope == Scope::Traffic {
                         let service = self.run.service.get_or_insert_with(Default::default);
                         service.traffic.get_or_insert_with(Default::default);
@@ -124,15 +133,29 @@ impl Reader<'_> {
         .into_iter()
         .find_map(|f| written(f).map(|_| f.leaf()))
         .or(table.get(TEMPLATE).map(|_| TEMPLATE));
-        if let Some(rollout_key) = rollout_key {
+        let drain_key = written(Field::DrainNode).map(|_| Field::DrainNode.leaf());
+        if let (Some(drain), Some(other)) = (drain_key, rollout_key) {
+            let span = written(Field::DrainNode).unwrap_or_default();
+            return Err(self.error(
+                span,
+                format!("{context}{drain} makes this disruption a kubectl drain, and {other} a rollout; write them in two scenarios"),
+            ));
+        }
+        let drains = drain_key.is_some();
+        if let Some(rollout_key) = rollout_key.or(drain_key) {
             for f in [Field::Delete, Field::GracePeriod] {
                 if let Some(span) = written(f) {
                     return Err(self.error(
                         span,
                         format!(
-                            "{context}{} is a kubectl delete's, and {rollout_key} makes this disruption a rollout, \
-                             which deletes every old Pod itself; drop one of the two",
-                            f.leaf()
+                            "{context}{} is a kubectl delete's, and {rollout_key} makes this disruption {}; \
+                             drop one of the two",
+                            f.leaf(),
+                            if drains {
+                                "a kubectl drain, which evicts every Pod of the node itself"
+                            } else {
+                                "a rollout, which deletes every old Pod itself"
+                            }
                         ),
                     ));
                 }
