@@ -141,10 +141,12 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
     if let Some(d) = &m.drain {
         let took = d
             .drain_ms
-            .map_or("not within the run".to_string(), |ms| format!("after {}", at(ms)));
+            .map_or("not finished within the run".to_string(), |ms| {
+                format!("every Pod of the node gone after {}", at(ms))
+            });
         let _ = writeln!(
             out,
-            "drain: every Pod of the node gone {took}; evictions refused {}; below the budget {} ms",
+            "drain: {took}; evictions refused {}; below the budget {} ms",
             d.evictions_refused, d.below_min_available_ms
         );
     }
