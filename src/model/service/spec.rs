@@ -13,7 +13,7 @@ use crate::engine::SimDuration;
 use crate::model::dist::Dist;
 
 /// The Service in front of R replicas of the scenario's Pod.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ServiceSpec {
     /// Replicas, placed round robin on the nodes (replica r on node r mod N).
     pub replicas: u32,
@@ -36,6 +36,41 @@ pub struct ServiceSpec {
     pub disruptions: Vec<Disruption>,
     /// The budget the Eviction API (a drain) consults, if any.
     pub pdb: Option<Pdb>,
+}
+
+/// Written as derived, but without `pdb` when there is none: a grid's hash
+/// is taken over its base's `Debug` text, and a Service grid written before
+/// budgets existed keeps the hash its shards carry. The destructuring has no
+/// `..`, so a new field must be written here too.
+impl std::fmt::Debug for ServiceSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ServiceSpec {
+            replicas,
+            nodes,
+            propagation,
+            kubelet_delay,
+            min_sync_period,
+            cleanup,
+            traffic,
+            app,
+            disruptions,
+            pdb,
+        } = self;
+        let mut d = f.debug_struct("ServiceSpec");
+        d.field("replicas", replicas)
+            .field("nodes", nodes)
+            .field("propagation", propagation)
+            .field("kubelet_delay", kubelet_delay)
+            .field("min_sync_period", min_sync_period)
+            .field("cleanup", cleanup)
+            .field("traffic", traffic)
+            .field("app", app)
+            .field("disruptions", disruptions);
+        if let Some(pdb) = pdb {
+            d.field("pdb", pdb);
+        }
+        d.finish()
+    }
 }
 
 impl Default for ServiceSpec {
@@ -313,19 +348,25 @@ pub struct Disruption {
     pub drain: Option<u32>,
 }
 
-/// Written as derived, but without `rollout` when there is none: a grid's
-/// hash is taken over its base's `Debug` text, and a Service grid written
-/// before rollouts existed keeps the hash its shards carry.
+/// Written as derived, but without `rollout` and `drain` when absent, for
+/// the grid hash as `ServiceSpec`'s; no `..` here either.
 impl std::fmt::Debug for Disruption {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Disruption {
+            when,
+            replica,
+            grace_period,
+            rollout,
+            drain,
+        } = self;
         let mut d = f.debug_struct("Disruption");
-        d.field("when", &self.when)
-            .field("replica", &self.replica)
-            .field("grace_period", &self.grace_period);
-        if let Some(rollout) = &self.rollout {
+        d.field("when", when)
+            .field("replica", replica)
+            .field("grace_period", grace_period);
+        if let Some(rollout) = rollout {
             d.field("rollout", rollout);
         }
-        if let Some(node) = &self.drain {
+        if let Some(node) = drain {
             d.field("drain", node);
         }
         d.finish()
