@@ -11,6 +11,9 @@
 //! new replica counts are acted on (Pods created, victims deleted) in the
 //! same millisecond, and the next sync sees the result.
 //!
+//! The same ReplicaSets replace the Pods a drain evicts (`drain`), so a
+//! scenario with a drain has a Deployment too, without a rollout.
+//!
 //! Invariant: the controller counts only active Pods (no deletion
 //! timestamp, phase not terminal), so the Pods alive at once may exceed
 //! replicas + surge while old ones drain, and never the counted ones.
@@ -68,7 +71,8 @@ struct Plan {
     done: Option<SimTime>,
 }
 
-/// The Deployment that owns the replicas, in a scenario with a rollout.
+/// The Deployment that owns the replicas, in a scenario with a rollout or
+/// a drain (whose evicted Pods its ReplicaSet replaces).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Deploy {
     pub members: Vec<Member>,
@@ -115,9 +119,7 @@ impl Deploy {
             peak_counted: replicas,
         }
     }
-}
 
-impl Deploy {
     /// The node the next new Pod goes to, if any is not cordoned.
     fn next_node(&mut self) -> Option<u32> {
         let nodes = self.cordoned.len() as u32;
