@@ -106,6 +106,16 @@ fn replica_reports(report: &ServiceReport) -> impl Iterator<Item = RunReport> + 
         })
 }
 
+/// What deleted the run's Pods, as the pictures label each deletion: the
+/// user, the rollout's ReplicaSet, or a drain's evictions.
+fn deleted_by(m: &ServiceMetrics) -> &'static str {
+    match (&m.rollout, &m.drain) {
+        (Some(_), _) => "scale-down",
+        (_, Some(_)) => "eviction",
+        _ => "kubectl delete",
+    }
+}
+
 fn at(ms: u64) -> SimTime {
     SimTime(ms)
 }
