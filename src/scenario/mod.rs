@@ -294,11 +294,14 @@ mod registry {
                 Field::Connections => ("\"keep-alive\"", "keep-alive"),
                 Field::Retry => ("\"once\"", "once"),
                 Field::OnSigterm => ("\"ignore\"", "ignore"),
+                Field::Rollout => ("\"Recreate\"", "Recreate"),
+                Field::UnhealthyPodEvictionPolicy => ("\"AlwaysAllow\"", "AlwaysAllow"),
                 _ => ("\"app\"", "app"),
             },
             Unit::Version => ("\"1.33\"", "1.33"),
             Unit::Rate => ("8.3", "8.3"),
             Unit::Propagation => ("\"medium\"", "medium"),
+            Unit::Scaled => ("\"50%\"", "50%"),
         }
     }
 
@@ -365,10 +368,11 @@ mod registry {
                     };
                     let rate = if field == Field::Rate { "" } else { "rate = 1\n" };
                     format!(
-                        "[service]\n{}[traffic]\n{}[app]\n{}[[disruptions]]\n{}{}",
+                        "[service]\n{}[traffic]\n{}[app]\n{}[pdb]\n{}[[disruptions]]\n{}{}",
                         table(Scope::Service, ""),
                         table(Scope::Traffic, rate),
                         table(Scope::App, ""),
+                        table(Scope::Pdb, ""),
                         table(Scope::Disruption, when),
                         base.replace("restart_policy = \"Never\"\n", "")
                     )
@@ -434,7 +438,7 @@ mod registry {
                     "[disruptions.0]".into(),
                     None,
                 ),
-                scope @ (Scope::Service | Scope::Traffic | Scope::App) => (
+                scope @ (Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb) => (
                     format!("podsim.dev/{}.{name}", scope.table()),
                     format!("[{}]", scope.table()),
                     None,

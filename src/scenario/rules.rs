@@ -379,6 +379,14 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::AfterReady
         | Field::Delete
         | Field::GracePeriod
-        | Field::Every => None,
+        | Field::Every
+        | Field::Rollout
+        | Field::MaxSurge
+        | Field::MaxUnavailable
+        | Field::MinReadySeconds
+        | Field::DrainNode
+        | Field::MinAvailable
+        | Field::PdbMaxUnavailable
+        | Field::UnhealthyPodEvictionPolicy => None,
     }
 }

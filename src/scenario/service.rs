@@ -4,10 +4,11 @@
 //!
 //! Invariant: a `RunSpec` with a `service` that passes `check_service` runs
 //! without surprises: at least one replica and one node, disruptions that
-//! name a replica that exists, one way to say when, and no Pod-level
-//! deletion competing with them.
+//! name a replica that exists, one way to say when, no Pod-level deletion
+//! competing with them, and at most one rollout, alone, whose fenceposts
+//! the API would accept.
 
-use crate::model::service::ServiceSpec;
+use crate::model::service::{Scaled, ServiceSpec};
 use crate::model::{Deletion, RunSpec};
 
 use super::key::Field;
@@ -65,6 +66,8 @@ pub fn check_service(run: &RunSpec) -> Result<(), ServiceProblem> {
             ),
         );
     }
+    check_drains(service)?;
+    check_rollouts(service)?;
     for (i, d) in service.disruptions.iter().enumerate() {
         if d.every == Some(crate::engine::SimDuration::ZERO) {
             return problem(
@@ -74,6 +77,9 @@ pub fn check_service(run: &RunSpec) -> Result<(), ServiceProblem> {
                     "disruption {i}: every must be above 0s: write the time between two deletions, such as \"10m\""
                 ),
             );
+        }
+        if d.rollout.is_some() || d.drain.is_some() {
+            continue;
         }
         if d.replica >= replicas {
             return problem(
@@ -99,6 +105,115 @@ pub fn check_service(run: &RunSpec) -> Result<(), ServiceProblem> {
                 ),
             );
         }
+    }
+    Ok(())
+}
+
+/// Drains: of nodes that exist, each node once, and not beside a rollout
+/// or a delete (the ReplicaSet that replaces evicted Pods would replace
+/// deleted ones too, which a delete-only scenario does not).
+fn check_drains(service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    let Some(first) = service.disruptions.iter().position(|d| d.drain.is_some()) else {
+        return Ok(());
+    };
+    for (i, d) in service.disruptions.iter().enumerate() {
+        let Some(node) = d.drain else {
+            let field = if d.rollout.is_some() {
+                Field::Rollout
+            } else {
+                Field::Delete
+            };
+            return problem(
+                field,
+                Some(i),
+                format!(
+                    "disruption {i}: a {} beside the drain of disruption {first}: a scenario with a drain \
+                     drains nodes only (one disruption per node); drop one of the two",
+                    if d.rollout.is_some() {
+                        "rollout"
+                    } else {
+                        "kubectl delete"
+                    }
+                ),
+            );
+        };
+        if node >= service.nodes {
+            return problem(
+                Field::DrainNode,
+                Some(i),
+                format!(
+                    "disruption {i}: drain = {node} is beyond the nodes: with nodes = {}, drain one of 0 to {}",
+                    service.nodes,
+                    service.nodes - 1
+                ),
+            );
+        }
+        if let Some(j) = service.disruptions[..i]
+            .iter()
+            .position(|e| e.drain == Some(node))
+        {
+            return problem(
+                Field::DrainNode,
+                Some(i),
+                format!("disruption {i}: node {node} is already drained by disruption {j}"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A rollout: one per scenario, no hand deletion beside it, and the
+/// fenceposts the API accepts.
+fn check_rollouts(service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    let rollouts: Vec<usize> = (service.disruptions.iter().enumerate())
+        .filter(|(_, d)| d.rollout.is_some())
+        .map(|(i, _)| i)
+        .collect();
+    let Some(&first) = rollouts.first() else {
+        return Ok(());
+    };
+    if let Some(&second) = rollouts.get(1) {
+        return problem(
+            Field::Rollout,
+            Some(second),
+            format!(
+                "disruption {second}: disruption {first} is already a rollout, and a scenario has one \
+                 rollout; sweep the two as an axis instead"
+            ),
+        );
+    }
+    if let Some(i) = service.disruptions.iter().position(|d| d.rollout.is_none()) {
+        return problem(
+            Field::Delete,
+            Some(i),
+            format!(
+                "disruption {i}: a kubectl delete beside the rollout of disruption {first}: with a rollout \
+                 the Pods are the Deployment's, whose ReplicaSet would replace the deleted one; \
+                 drop one of the two"
+            ),
+        );
+    }
+    let Some(r) = &service.disruptions[first].rollout else {
+        return Ok(());
+    };
+    if r.max_surge.is_zero() && r.max_unavailable.is_zero() {
+        return problem(
+            Field::MaxUnavailable,
+            Some(first),
+            format!(
+                "disruption {first}: max_unavailable may not be 0 when max_surge is 0 (the API refuses it: \
+                 no Pod could ever be replaced); make one of them 1 or more"
+            ),
+        );
+    }
+    if let Scaled::Percent(p) = r.max_unavailable
+        && p > 100
+    {
+        return problem(
+            Field::MaxUnavailable,
+            Some(first),
+            format!("disruption {first}: max_unavailable = \"{p}%\" is above 100%; write \"100%\" at most"),
+        );
     }
     Ok(())
 }
@@ -149,6 +264,151 @@ mod tests {
     }
 
     #[test]
+    fn a_rollout_reads_into_the_spec_with_its_new_template() {
+        let text = format!(
+            "[service]\nreplicas = 4\n[[disruptions]]\nafter_ready = \"5s\"\nrollout = \"RollingUpdate\"\n\
+             max_surge = 2\nmax_unavailable = \"50%\"\nmin_ready_seconds = \"3s\"\n\
+             [disruptions.template.web]\nboot = \"4s\"\n{POD}"
+        );
+        let s = Scenario::parse(&text, "s.toml").unwrap();
+        use crate::model::service::*;
+        let r = s.run.service.as_deref().unwrap().disruptions[0]
+            .rollout
+            .clone()
+            .unwrap();
+        assert_eq!(
+            (
+                r.strategy,
+                r.max_surge,
+                r.max_unavailable,
+                r.min_ready.as_millis()
+            ),
+            (
+                Strategy::RollingUpdate,
+                Scaled::Count(2),
+                Scaled::Percent(50),
+                3000
+            )
+        );
+        let template = r.template.unwrap();
+        assert_eq!(template.containers[0].boot.fixed().unwrap().as_millis(), 4000);
+        // The old template is untouched.
+        assert_eq!(s.run.pod.containers[0].boot.fixed().unwrap().as_millis(), 1000);
+    }
+
+    #[test]
+    fn a_bad_rollout_is_refused_where_it_is_written() {
+        let rollout = "[service]\n[[disruptions]]\nat = \"5s\"\n";
+        assert_eq!(
+            error_of("[[disruptions]]\nat = \"5s\"\nrollout = \"Recreate\"\n"),
+            "s.toml:1:3: [disruptions] needs a [service] whose replicas it disrupts: add [service] (replicas, nodes, propagation, …)"
+        );
+        let e = error_of(&format!("{rollout}rollout = \"Recreate\"\ndelete = 1\n"));
+        assert!(
+            e.starts_with("s.toml:5:1: disruption 0: delete is a kubectl delete's"),
+            "{e}"
+        );
+        let e = error_of(&format!("{rollout}rollout = \"Recreate\"\nmax_surge = 1\n"));
+        assert!(
+            e.starts_with("s.toml:5:1: disruption 0: max_surge belongs to a RollingUpdate"),
+            "{e}"
+        );
+        let e = error_of(&format!("{rollout}max_surge = 0\nmax_unavailable = \"0%\"\n"));
+        assert!(
+            e.starts_with("s.toml:5:19: disruption 0: max_unavailable may not be 0 when max_surge is 0"),
+            "{e}"
+        );
+        let e = error_of(&format!("{rollout}max_surge = \"a%\"\n"));
+        assert!(
+            e.starts_with("s.toml:4:13: ") && e.contains("not a percentage"),
+            "{e}"
+        );
+        let e = error_of(&format!("{rollout}rollout = \"Rolling\"\n"));
+        assert!(
+            e.starts_with("s.toml:4:11: ") && e.contains("RollingUpdate, Recreate"),
+            "{e}"
+        );
+        let e = error_of(&format!(
+            "{rollout}rollout = \"Recreate\"\n[[disruptions]]\nat = \"9s\"\nrollout = \"Recreate\"\n"
+        ));
+        assert!(
+            e.starts_with("s.toml:7:11: disruption 1: disruption 0 is already a rollout"),
+            "{e}"
+        );
+        let e = error_of(&format!(
+            "{rollout}rollout = \"Recreate\"\n[[disruptions]]\nat = \"9s\"\ndelete = 0\n"
+        ));
+        assert!(
+            e.starts_with("s.toml:7:10: disruption 1: a kubectl delete beside the rollout"),
+            "{e}"
+        );
+        let e = error_of(&format!("{rollout}[disruptions.template.wbe]\nboot = \"2s\"\n"));
+        assert!(
+            e.starts_with("s.toml:4:23: ") && e.contains("did you mean \"web\""),
+            "{e}"
+        );
+        let e = error_of(&format!("{rollout}[disruptions.template.web]\nkind = \"init\"\n"));
+        assert!(
+            e.starts_with("s.toml:5:1: disruption 0: template.web: kind shapes the Pod"),
+            "{e}"
+        );
+        let e = error_of(&format!("{rollout}[disruptions.template.web]\nbot = \"2s\"\n"));
+        assert!(
+            e.starts_with("s.toml:5:1: ") && e.contains("did you mean \"boot\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_drain_and_its_budget_read_into_the_spec_and_bad_ones_are_refused() {
+        use crate::model::service::*;
+        let ok = format!(
+            "[service]\nnodes = 2\n[pdb]\nmax_unavailable = \"25%\"\nunhealthy_pod_eviction_policy = \"AlwaysAllow\"\n\
+             [[disruptions]]\nat = \"5s\"\ndrain = 1\n{POD}"
+        );
+        let s = Scenario::parse(&ok, "s.toml").unwrap();
+        let service = s.run.service.as_deref().unwrap();
+        assert_eq!(service.disruptions[0].drain, Some(1));
+        assert_eq!(
+            service.pdb,
+            Some(Pdb {
+                budget: Budget::MaxUnavailable(Scaled::Percent(25)),
+                unhealthy_pod_eviction_policy: EvictionPolicy::AlwaysAllow,
+            })
+        );
+        let e = error_of("[service]\n[pdb]\nmin_available = 2\nmax_unavailable = 1\n");
+        assert!(
+            e.starts_with(
+                "s.toml:4:1: [pdb] max_unavailable: a budget has min_available or max_unavailable, not both"
+            ),
+            "{e}"
+        );
+        let e = error_of("[service]\nnodes = 2\n[[disruptions]]\nat = \"5s\"\ndrain = 2\n");
+        assert_eq!(
+            e,
+            "s.toml:5:9: disruption 0: drain = 2 is beyond the nodes: with nodes = 2, drain one of 0 to 1"
+        );
+        let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\ndrain = 0\ndelete = 1\n");
+        assert!(e.starts_with("s.toml:5:1: disruption 0: delete is a kubectl delete's, and drain makes this disruption a kubectl drain"), "{e}");
+        let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\ndrain = 0\nrollout = \"Recreate\"\n");
+        assert!(
+            e.starts_with(
+                "s.toml:4:1: disruption 0: drain makes this disruption a kubectl drain, and rollout a rollout"
+            ),
+            "{e}"
+        );
+        let e = error_of(
+            "[service]\n[[disruptions]]\nat = \"5s\"\ndrain = 0\n[[disruptions]]\nat = \"6s\"\ndelete = 1\n",
+        );
+        assert!(
+            e.starts_with("s.toml:7:10: disruption 1: a kubectl delete beside the drain of disruption 0"),
+            "{e}"
+        );
+        let e = error_of("[pdb]\nmin_available = 1\n");
+        assert!(e.starts_with("s.toml:1:2: [pdb] needs a [service]"), "{e}");
+    }
+
+    #[test]
     fn a_service_scenario_reads_into_the_spec() {
         let text = format!(
             "seed = 4\n[service]\nreplicas = 2\npropagation = \"gcp-lb\"\n[traffic]\nrate = 8.3\n\
@@ -170,6 +430,8 @@ mod tests {
                 replica: 1,
                 grace_period: Some(crate::engine::SimDuration::from_secs(5)),
                 every: None,
+                rollout: None,
+                drain: None,
             }]
         );
         assert_eq!(s.run.stream.seed, 4);

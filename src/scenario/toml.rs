@@ -17,6 +17,8 @@ use super::dist::{dist_from_table, parse_probability};
 use super::key::{Field, Group, Key, Scope, Unit, Value, word};
 use super::rules::{Format, Rule, SpecProblem, check_spec, version_notices};
 use super::{Scenario, parse_duration};
+
+mod service;
 use crate::engine::SimDuration;
 use crate::model::{ContainerKind, ContainerSpec, PodSpec, RunSpec};
 
@@ -128,6 +130,12 @@ pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
         (Unit::Word { what, names }, DeValue::String(s)) => {
             word(what, names, s).map_err(ValueError::UnknownWord)
         }
+        (Unit::Scaled, DeValue::Integer(i)) => Unit::Scaled
+            .parse_text("", i.as_str())
+            .map_err(|_| ValueError::Invalid(format!("{i} is not a count of Pods (0 or more)"))),
+        (Unit::Scaled, DeValue::String(s)) if s.ends_with('%') => Unit::Scaled
+            .parse_text("", s)
+            .map_err(|_| ValueError::Invalid(format!("\"{s}\" is not a percentage such as \"25%\""))),
         (Unit::Version, DeValue::String(s)) => super::key::parse_kube_version(s)
             .map(Value::Version)
             .map_err(ValueError::UnknownWord),
@@ -166,6 +174,9 @@ pub fn one_value(unit: Unit) -> String {
         Unit::Word { names, .. } => format!("one of {} (in quotes)", names.join(", ")),
         Unit::Version => "a version in quotes such as \"1.33\"".into(),
         Unit::Rate => "a number of requests per second above 0 such as 8.3 (no quotes)".into(),
+        Unit::Scaled => {
+            "a count of Pods such as 1 (no quotes) or a percentage in quotes such as \"25%\"".into()
+        }
         Unit::Propagation => format!(
             "a preset in quotes ({}), a duration such as \"2s\" or a distribution",
             crate::model::service::Preset::NAMES.join(", ")
@@ -451,86 +462,6 @@ impl Reader<'_> {
         self.spans.push(((container, Spot::Field(field)), value.span()));
         let key = Key { field, container };
         key.set(&mut self.run, parsed);
-        Ok(())
-    }
-
-    /// `[service]`, `[traffic]`, `[app]` and `[[disruptions]]`, then the Service's rules.
-    fn service(
-        &mut self,
-        tables: &[(Scope, &Spanned<toml::de::DeString>, &Spanned<DeValue>)],
-    ) -> Result<(), Diagnostic> {
-        let Some(first) = tables.first() else {
-            return Ok(());
-        };
-        if !tables.iter().any(|(s, _, _)| *s == Scope::Service) {
-            return Err(self.error(
-                first.1.span(),
-                format!(
-                    "[{}] needs a [service] to send to: add [service] (replicas, nodes, propagation, …)",
-                    first.1.get_ref().as_ref() as &str
-                ),
-            ));
-        }
-        self.run.service.get_or_insert_with(Default::default);
-        for &(scope, key, value) in tables {
-            let word: &str = key.get_ref().as_ref();
-            match (scope, value.get_ref()) {
-                (Scope::Disruption, DeValue::Array(items)) => {
-                    for item in items.iter() {
-                        let DeValue::Table(table) = item.get_ref() else {
-                            return Err(
-                                self.error(item.span(), "each disruption is a table: write [[disruptions]]")
-                            );
-                        };
-                        let service = self.run.service.get_or_insert_with(Default::default);
-                        let index = service.disruptions.len();
-                        service.disruptions.push(Default::default());
-                        let when = [Field::At, Field::AfterReady];
-                        let given: Vec<Field> = when
-                            .into_iter()
-                            .filter(|f| table.get(f.leaf()).is_some())
-                            .collect();
-                        if given.len() != 1 {
-                            return Err(self.error(
-                                item.span(),
-                                format!("disruption {index}: say when with one of at = \"30s\" or after_ready = \"10s\""),
-                            ));
-                        }
-                        let context = format!("disruption {index}: ");
-                        self.table(scope, Some(index), &context, table)?;
-                    }
-                }
-                (Scope::Disruption, _) => {
-                    return Err(self.error(
-                        value.span(),
-                        "disruptions must be a list of tables: write [[disruptions]]",
-                    ));
-                }
-                (_, DeValue::Table(table)) => {
-                    self.table(scope, None, &format!("[{word}] "), table)?;
-                    if scope == Scope::Traffic {
-                        let service = self.run.service.get_or_insert_with(Default::default);
-                        service.traffic.get_or_insert_with(Default::default);
-                        if table.get(Field::Rate.leaf()).is_none() {
-                            return Err(self.error(
-                                key.span(),
-                                "[traffic] needs a rate: add rate = 10 (requests per second)",
-                            ));
-                        }
-                    }
-                }
-                _ => return Err(self.error(value.span(), format!("{word} must be a table: write [{word}]"))),
-            }
-        }
-        if let Err(p) = super::service::check_service(&self.run) {
-            let span = self
-                .spans
-                .iter()
-                .find(|((i, s), _)| *s == Spot::Field(p.field) && (p.index.is_none() || *i == p.index))
-                .map(|(_, span)| span.clone())
-                .unwrap_or_else(|| first.1.span());
-            return Err(self.error(span, p.message));
-        }
         Ok(())
     }
 

@@ -394,6 +394,7 @@ fn list_example(unit: Unit) -> String {
         Unit::Version => "[\"1.29\", \"1.36\"]".into(),
         Unit::Rate => "[5, 8.3, 20]".into(),
         Unit::Propagation => "[\"tiny\", \"medium\", \"2s\"]".into(),
+        Unit::Scaled => "[0, 1, \"25%\"]".into(),
         Unit::Word { names, .. } => format!(
             "[{}]",
             names

@@ -41,7 +41,9 @@ pub fn push_metrics(buf: &mut Vec<u8>, metrics: &Metrics) {
 }
 
 /// Appends one cell per Service metric, each preceded by a comma, in
-/// `ServiceMetrics::NAMES` order.
+/// `ServiceMetrics::NAMES` order, then `RolloutFigures::NAMES` for a run
+/// with a rollout and `DrainFigures::NAMES` for one with a drain (whose
+/// grids have those columns).
 pub fn push_service_metrics(buf: &mut Vec<u8>, metrics: &ServiceMetrics) {
     for (name, n) in ServiceMetrics::NAMES.iter().zip(metrics.numbers()) {
         buf.push(b',');
@@ -49,6 +51,14 @@ pub fn push_service_metrics(buf: &mut Vec<u8>, metrics: &ServiceMetrics) {
             ("outcome", _) => buf.extend_from_slice(metrics.outcome().as_bytes()),
             (_, Some(n)) => push_u64(buf, n),
             (_, None) => {}
+        }
+    }
+    let rollout = metrics.rollout.iter().flat_map(|r| r.numbers());
+    let drain = metrics.drain.iter().flat_map(|d| d.numbers());
+    for n in rollout.chain(drain) {
+        buf.push(b',');
+        if let Some(n) = n {
+            push_u64(buf, n);
         }
     }
 }

@@ -368,6 +368,8 @@ mod tests {
             replicas: vec![metrics(Some(3000), 0, sigkilled)],
             end_ms: 30_000,
             horizon: false,
+            rollout: None,
+            drain: None,
         }
     }
 

@@ -10,6 +10,8 @@
 //! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML);
 //! - `service_pictures`: a Service run's picture of the race, SVG and text,
 //!   against a run worked out by hand;
+//! - `drain`: a kubectl drain under a PodDisruptionBudget, worked by hand;
+//! - `rollout`: a Deployment rollout through `run` and `sweep`, worked by hand;
 //! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
 //!   rows, determinism across thread counts, shards merged back, refusals;
 //! - `serve`: `podsim serve`'s API through a real socket;
@@ -19,12 +21,14 @@
 //! - `common`: starting the binary, throwaway files and folders.
 
 pub mod common;
+mod drain;
 mod errors;
 mod inputs;
 mod manifest;
 mod pictures;
 mod replications;
 pub mod resume;
+mod rollout;
 mod run;
 mod serve;
 mod service_pictures;

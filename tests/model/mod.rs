@@ -13,15 +13,19 @@
 //! - `random`: durations drawn per attempt, seeds, chance failures;
 //! - `service`: replicas behind a Service, failed requests by cause;
 //! - `service_invariants`: issue 16's invariants of the Service model (proptest).
+//! - `rollout`: Deployment rollouts on the Service, worked by hand;
+//! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
 
 mod agreement;
 mod common;
+mod drain;
 mod fidelity;
 mod history;
 mod invariants;
 mod properties;
 mod random;
 mod restarts;
+mod rollout;
 mod seed;
 mod service;
 mod service_invariants;

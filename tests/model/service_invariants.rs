@@ -132,6 +132,7 @@ fn service() -> impl Strategy<Value = RunSpec> {
                     replica: i as u32,
                     grace_period: grace.map(SimDuration::from_secs),
                     every: every.map(ms),
+                    ..Disruption::default()
                 })
                 .collect();
             let mut service = ServiceSpec {

@@ -15,7 +15,7 @@ use crate::model::draw::{DrawKey, Stream, name_hash};
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer, TraceEntry};
 use crate::model::service::spec::OnSigterm;
-use crate::model::spec::{ContainerId, ContainerKind, PodSpec};
+use crate::model::spec::{ContainerId, ContainerKind, Deletion, PodSpec};
 
 /// Node's `server.keepAliveTimeout` default (5 s): how long a hostage
 /// socket may sit idle before the server closes it.
@@ -106,7 +106,21 @@ pub(super) fn replica_stream(run: Stream, r: u32) -> Stream {
     }
 }
 
-impl<O: Observer> ServiceModel<O> {
+/// The Pod a replica of `pod` runs: deleted only by the Service, and with
+/// an app whose drain the Service ends (`Drained`) unless it exits at once.
+pub(super) fn replica_pod(pod: &PodSpec, on_sigterm: OnSigterm) -> PodSpec {
+    let mut pod = pod.clone();
+    pod.deletion = Deletion::Never;
+    if let Some(app) = Replica::new(&pod, Stream::default()).app {
+        pod.containers[app.index()].drain = match on_sigterm {
+            OnSigterm::ExitImmediately => SimDuration::ZERO.into(),
+            _ => NEVER.into(),
+        };
+    }
+    pod
+}
+
+impl<O: Observer + Default> ServiceModel<O> {
     /// Reacts to what replica `r`'s Pod model reported.
     pub(super) fn react(&mut self, r: usize, entry: TraceEntry, s: &mut Scheduler<'_, ServiceEvent>) {
         let now = entry.at;
@@ -187,7 +201,7 @@ impl<O: Observer> ServiceModel<O> {
         let Some(app) = rep.app else {
             return SimDuration::ZERO;
         };
-        let spec = self.run.pod.container(app);
+        let spec = self.template_of(r).container(app);
         match spec.drain.fixed() {
             Some(d) => d,
             None => spec.drain.sample(rep.stream.uniform(

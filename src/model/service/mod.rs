@@ -12,6 +12,10 @@
 //! - `outcome`: failure causes and the metrics;
 //! - `record`: what a recorded run keeps: each replica's changes (`Tap`)
 //!   and, when asked, the routing log (`Record`).
+//! - `deployment`: a rollout as the scenario states it, and its fenceposts;
+//! - `rollout`: the Deployment controller and its ReplicaSets;
+//! - `pdb`, `drain`: a PodDisruptionBudget, the Eviction API, kubectl drain;
+//! - `event`: what the queue holds.
 //!
 //! Every replica is a whole `PodModel`, driven on the Service's own queue:
 //! its events travel as `ServiceEvent::Pod`, its handler schedules into a
@@ -27,15 +31,24 @@
 
 mod app;
 mod connection;
+mod deployment;
+mod drain;
 mod endpoints;
+mod event;
 mod outcome;
+mod pdb;
 mod proxy;
 mod record;
+mod rollout;
 mod simulator;
 mod spec;
 mod traffic;
 
+pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
+pub use drain::DrainFigures;
+pub use event::ServiceEvent;
 pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
+pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use record::{Record, Tap};
 pub use simulator::{ServiceReport, ServiceSimulator, simulate_service};
 pub use spec::{
@@ -43,86 +56,18 @@ pub use spec::{
     TrafficSpec, When,
 };
 
-use self::app::{NEVER, Replica, replica_stream};
+use self::app::{Replica, replica_pod, replica_stream};
 use self::connection::{Client, Conns};
 use self::endpoints::Slice;
 use self::proxy::Proxy;
+use self::rollout::Deploy;
 use self::traffic::{Requests, SETTLE_TAIL};
 use super::draw::{DrawKey, Stream};
 use super::event::PodEvent;
 use super::history::Observer;
 use super::pod::PodModel;
-use super::spec::{Deletion, RunSpec};
+use super::spec::RunSpec;
 use crate::engine::{EventQueue, Model, RunEnd, Scheduler, SimDuration, SimTime};
-
-/// What the Service's queue holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ServiceEvent {
-    /// An event of replica `replica`'s Pod model.
-    Pod {
-        /// The replica, from 0.
-        replica: u32,
-        /// The Pod model's own event.
-        event: PodEvent,
-    },
-    /// `kubectl delete pod` of disruption `index`, its `round`-th repetition.
-    Disrupt {
-        /// Which `[[disruptions]]` entry, from 0.
-        index: u32,
-        /// 0, then 1, 2, … for a disruption with `every`.
-        round: u32,
-    },
-    /// A node's kube-proxy hears of slice version `version`.
-    Heard {
-        /// The node, from 0.
-        node: u32,
-        /// The EndpointSlice version it hears of.
-        version: u32,
-    },
-    /// A node's sync ran: its rules show what it has heard.
-    Synced {
-        /// The node, from 0.
-        node: u32,
-    },
-    /// The arrival process's next request.
-    Arrival,
-    /// The app answered request slot `request`.
-    Answered {
-        /// The request's slot.
-        request: u32,
-        /// The slot's use, so a reused slot's old events fall out as stale.
-        generation: u32,
-    },
-    /// A connect to a vanished Pod IP gave up.
-    ConnectGaveUp {
-        /// The request's slot.
-        request: u32,
-        /// The slot's use, so a reused slot's old events fall out as stale.
-        generation: u32,
-    },
-    /// `delay-then-drain`: the delay is over, the listener closes.
-    ListenerClosing {
-        /// The replica, from 0.
-        replica: u32,
-    },
-    /// The app's shutdown work is done; it exits once idle.
-    DrainDue {
-        /// The replica, from 0.
-        replica: u32,
-    },
-    /// A held (Node) connection sat idle for the keep-alive timeout.
-    IdleExpired {
-        /// The connection's slot.
-        conn: u32,
-        /// The slot's use, so a reused slot's old events fall out as stale.
-        generation: u32,
-    },
-    /// The Pod object is gone: the endpoint leaves the slice, the IP goes.
-    ObjectDeleted {
-        /// The replica, from 0.
-        replica: u32,
-    },
-}
 
 /// The Service on the engine.
 pub struct ServiceModel<O: Observer = ()> {
@@ -156,6 +101,8 @@ pub struct ServiceModel<O: Observer = ()> {
     answered_sent: Vec<SimTime>,
     /// The routing log, when one was asked for (`ServiceSimulator::keep_log`).
     log: Option<Vec<Record>>,
+    /// The Deployment, in a scenario with a rollout.
+    deploy: Option<Deploy>,
 }
 
 impl<O: Observer + Default> ServiceModel<O> {
@@ -186,6 +133,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             failures: Vec::new(),
             answered_sent: Vec::new(),
             log: None,
+            deploy: None,
         };
         model.reset();
         model
@@ -197,14 +145,7 @@ impl<O: Observer + Default> ServiceModel<O> {
         self.stream = self.run.stream;
         let replicas = self.service.replicas.max(1);
         let nodes = self.service.nodes.max(1);
-        let mut pod = self.run.pod.clone();
-        pod.deletion = Deletion::Never;
-        if let Some(app) = Replica::new(&pod, Stream::default()).app {
-            pod.containers[app.index()].drain = match self.service.app.on_sigterm {
-                OnSigterm::ExitImmediately => SimDuration::ZERO.into(),
-                _ => NEVER.into(),
-            };
-        }
+        let pod = replica_pod(&self.run.pod, self.service.app.on_sigterm);
         self.pods.truncate(replicas as usize);
         for r in 0..replicas {
             let run = RunSpec {
@@ -255,10 +196,12 @@ impl<O: Observer + Default> ServiceModel<O> {
         if let Some(log) = &mut self.log {
             log.clear();
         }
+        let controlled = (self.service.disruptions.iter()).any(|d| d.rollout.is_some() || d.drain.is_some());
+        self.deploy = controlled.then(|| Deploy::new(replicas, nodes));
     }
 }
 
-impl<O: Observer> ServiceModel<O> {
+impl<O: Observer + Default> ServiceModel<O> {
     /// Handles `event` of replica `r`'s Pod now, then what it changed.
     fn pod_event(&mut self, r: usize, now: SimTime, event: PodEvent, s: &mut Scheduler<'_, ServiceEvent>) {
         if !self.pods[r].is_current(&event) {
@@ -274,6 +217,7 @@ impl<O: Observer> ServiceModel<O> {
         for &entry in &changes {
             self.react(r, entry, s);
         }
+        self.pod_changed(r, &changes, now, s);
         let mut changes = changes;
         changes.clear();
         // Keep the buffer unless a nested event refilled it meanwhile.
@@ -314,16 +258,23 @@ impl<O: Observer> ServiceModel<O> {
         }
     }
 
-    /// Round `round` of disruption `index` deletes replica `replica +
-    /// round`: its endpoint turns terminating now, the kubelet hears of the
-    /// deletion `kubelet_delay` later. A repeating disruption's next round
-    /// comes `every` later, while a replica is left for it; the last round
-    /// (one that finds no replica to delete, too) counts it as done.
+    /// Round `round` of disruption `index`: a rollout or a drain starts;
+    /// a deletion deletes replica `replica + round`. A repeating deletion's
+    /// next round comes `every` later, while a replica is left for it; the
+    /// last round (one that finds no replica to delete, too) counts it as
+    /// done.
     fn disrupt(&mut self, index: usize, round: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        let d = self.service.disruptions[index];
+        let d = &self.service.disruptions[index];
+        if d.rollout.is_some() {
+            return self.start_rollout(index, now, s);
+        }
+        if let Some(node) = d.drain {
+            return self.start_drain(node, now, s);
+        }
+        let (grace, every) = (d.grace_period, d.every);
         let r = (d.replica + round) as usize;
         let last = r + 1 >= self.replicas.len();
-        match d.every {
+        match every {
             Some(every) if !last => {
                 let (index, round) = (index as u32, round + 1);
                 s.after(every, ServiceEvent::Disrupt { index, round });
@@ -333,6 +284,19 @@ impl<O: Observer> ServiceModel<O> {
         if r >= self.replicas.len() || self.replicas[r].deletion.is_some() {
             return;
         }
+        self.delete_pod(r, grace, now, s);
+    }
+
+    /// Replica `r` is deleted now (by a user or its ReplicaSet): its
+    /// endpoint turns terminating, the kubelet hears of it `kubelet_delay`
+    /// later, with `grace` if given.
+    fn delete_pod(
+        &mut self,
+        r: usize,
+        grace: Option<SimDuration>,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) {
         self.replicas[r].deletion = Some(self.deleted.len());
         self.deleted.push(Deleted {
             replica: r as u32,
@@ -341,7 +305,7 @@ impl<O: Observer> ServiceModel<O> {
             last_request_ms: None,
             rules_dropped_ms: vec![None; self.proxies.len()],
         });
-        if let Some(grace) = d.grace_period {
+        if let Some(grace) = grace {
             self.pods[r].run_spec_mut().pod.termination_grace_period = grace;
         }
         self.slice.endpoints[r].terminating = true;
@@ -380,7 +344,7 @@ impl<O: Observer> ServiceModel<O> {
 
     /// Traffic starts once every replica is Ready in every node's rules.
     fn maybe_start(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        let all = self.replicas.len();
+        let all = self.service.replicas.max(1) as usize;
         if self.started.is_some() || self.proxies.iter().any(|p| p.rules.len() < all) {
             return;
         }
@@ -410,7 +374,8 @@ impl<O: Observer> ServiceModel<O> {
                 .replicas
                 .iter()
                 .all(|r| r.deletion.is_none() || r.object_gone)
-            && self.proxies.iter().all(|p| p.applied == self.slice.version());
+            && self.proxies.iter().all(|p| p.applied == self.slice.version())
+            && self.rollout_settled();
         if settled {
             self.traffic_end = Some(now + SETTLE_TAIL);
         }
@@ -429,7 +394,8 @@ impl<O: Observer> ServiceModel<O> {
         for d in &mut self.deleted {
             d.termination_ms = replicas[d.replica as usize].termination_ms;
         }
-        let (min_ready, zero_ms) = self.endpoint_figures(end);
+        let desired = (self.service.pdb).map_or(0, |p| p.desired_healthy(self.service.replicas.max(1)));
+        let (min_ready, zero_ms, below_ms) = self.endpoint_figures(end, desired);
         ServiceMetrics {
             ready_ms: self.started.map(SimTime::as_millis),
             requests: u64::from(self.sent),
@@ -438,6 +404,8 @@ impl<O: Observer> ServiceModel<O> {
             retried_ok: self.retried_ok,
             min_ready_endpoints: min_ready,
             zero_endpoints_ms: zero_ms,
+            rollout: self.rollout_figures(),
+            drain: self.drain_figures(below_ms),
             deleted: self.deleted.clone(),
             replicas,
             end_ms: end.as_millis(),
@@ -445,25 +413,30 @@ impl<O: Observer> ServiceModel<O> {
         }
     }
 
-    /// The fewest ready endpoints and the time with none, over the traffic's span.
-    fn endpoint_figures(&self, end: SimTime) -> (Option<u32>, u64) {
+    /// Over the traffic's span: the fewest ready endpoints, the time with
+    /// none and the time with fewer than `desired`.
+    fn endpoint_figures(&self, end: SimTime, desired: u32) -> (Option<u32>, u64, u64) {
         let Some((start, stop)) = self.traffic_span() else {
-            return (None, 0);
+            return (None, 0, 0);
         };
         let stop = stop.unwrap_or(end).min(end).max(start);
         let mut min = None::<u32>;
-        let mut zero = 0;
+        let (mut zero, mut below) = (0, 0);
         for (i, &(at, ready)) in self.ready_history.iter().enumerate() {
             if at > stop {
                 break;
             }
             let until = self.ready_history.get(i + 1).map_or(stop, |n| n.0.min(stop));
             min = Some(min.map_or(ready, |m| m.min(ready)));
+            let span = until.since(at).as_millis();
             if ready == 0 {
-                zero += until.since(at).as_millis();
+                zero += span;
+            }
+            if ready < desired {
+                below += span;
             }
         }
-        (min, zero)
+        (min, zero, below)
     }
 
     /// Each failed request, when the observer keeps the history.
@@ -484,7 +457,7 @@ impl<O: Observer> ServiceModel<O> {
     }
 }
 
-impl<O: Observer> Model for ServiceModel<O> {
+impl<O: Observer + Default> Model for ServiceModel<O> {
     type Event = ServiceEvent;
 
     fn is_current(&self, event: &ServiceEvent) -> bool {
@@ -524,8 +497,11 @@ impl<O: Observer> Model for ServiceModel<O> {
             ServiceEvent::ObjectDeleted { replica } => {
                 self.replicas[replica as usize].object_gone = true;
                 self.endpoints_changed(now, s);
+                self.pod_gone(now, s);
                 self.maybe_settle(now);
             }
+            ServiceEvent::Available { .. } => self.rollout_sync(now, s),
+            ServiceEvent::Evict { replica } => self.evict(replica as usize, now, s),
         }
     }
 }

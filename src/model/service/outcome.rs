@@ -107,7 +107,11 @@ pub struct ServiceMetrics {
     pub min_ready_endpoints: Option<u32>,
     /// Over the traffic's span, time with no ready endpoint.
     pub zero_endpoints_ms: u64,
-    /// One per disruption that happened.
+    /// The rollout's figures, in a scenario with a rollout.
+    pub rollout: Option<super::RolloutFigures>,
+    /// The drains' figures, in a scenario with a drain.
+    pub drain: Option<super::DrainFigures>,
+    /// One per Pod deleted: by a disruption, or by a rollout's ReplicaSet.
     pub deleted: Vec<Deleted>,
     /// Each replica's own Pod metrics.
     pub replicas: Vec<Metrics>,

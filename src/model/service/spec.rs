@@ -7,11 +7,13 @@
 //! bits), so a spec stays `Eq` and `Hash` like the Pod's, and every default
 //! below names its source in disruption-model.md (A.6, d).
 
+use super::deployment::Rollout;
+use super::pdb::Pdb;
 use crate::engine::SimDuration;
 use crate::model::dist::Dist;
 
 /// The Service in front of R replicas of the scenario's Pod.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ServiceSpec {
     /// Replicas, placed round robin on the nodes (replica r on node r mod N).
     pub replicas: u32,
@@ -32,6 +34,43 @@ pub struct ServiceSpec {
     pub app: AppSpec,
     /// Pods deleted during the run, in the order written.
     pub disruptions: Vec<Disruption>,
+    /// The budget the Eviction API (a drain) consults, if any.
+    pub pdb: Option<Pdb>,
+}
+
+/// Written as derived, but without `pdb` when there is none: a grid's hash
+/// is taken over its base's `Debug` text, and a Service grid written before
+/// budgets existed keeps the hash its shards carry. The destructuring has no
+/// `..`, so a new field must be written here too.
+impl std::fmt::Debug for ServiceSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ServiceSpec {
+            replicas,
+            nodes,
+            propagation,
+            kubelet_delay,
+            min_sync_period,
+            cleanup,
+            traffic,
+            app,
+            disruptions,
+            pdb,
+        } = self;
+        let mut d = f.debug_struct("ServiceSpec");
+        d.field("replicas", replicas)
+            .field("nodes", nodes)
+            .field("propagation", propagation)
+            .field("kubelet_delay", kubelet_delay)
+            .field("min_sync_period", min_sync_period)
+            .field("cleanup", cleanup)
+            .field("traffic", traffic)
+            .field("app", app)
+            .field("disruptions", disruptions);
+        if let Some(pdb) = pdb {
+            d.field("pdb", pdb);
+        }
+        d.finish()
+    }
 }
 
 impl Default for ServiceSpec {
@@ -46,6 +85,7 @@ impl Default for ServiceSpec {
             traffic: None,
             app: AppSpec::default(),
             disruptions: Vec::new(),
+            pdb: None,
         }
     }
 }
@@ -289,10 +329,14 @@ impl OnSigterm {
     ];
 }
 
-/// One `kubectl delete pod`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// One `kubectl delete pod`, or one rollout of the Deployment.
+///
+/// A rollout is an `Option` beside the delete's fields rather than an enum
+/// of the two so that specs written before rollouts existed still build;
+/// the readers refuse a delete's keys on a rollout.
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Disruption {
-    /// When the delete is sent.
+    /// When the delete (or the rollout) is sent.
     pub when: When,
     /// The replica deleted.
     pub replica: u32,
@@ -302,6 +346,39 @@ pub struct Disruption {
     /// then the one after it, …) while one is left; `None`: once. No
     /// ReplicaSet replaces a deleted Pod, so a long soak runs many replicas.
     pub every: Option<SimDuration>,
+    /// `Some`: a rollout, and `replica` and `grace_period` are not used.
+    pub rollout: Option<Rollout>,
+    /// `Some(node)`: `kubectl drain` of that node, and the others are not used.
+    pub drain: Option<u32>,
+}
+
+/// Written as derived, but without `every`, `rollout` and `drain` when absent, for
+/// the grid hash as `ServiceSpec`'s; no `..` here either.
+impl std::fmt::Debug for Disruption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Disruption {
+            when,
+            replica,
+            grace_period,
+            every,
+            rollout,
+            drain,
+        } = self;
+        let mut d = f.debug_struct("Disruption");
+        d.field("when", when)
+            .field("replica", replica)
+            .field("grace_period", grace_period);
+        if let Some(every) = every {
+            d.field("every", every);
+        }
+        if let Some(rollout) = rollout {
+            d.field("rollout", rollout);
+        }
+        if let Some(node) = drain {
+            d.field("drain", node);
+        }
+        d.finish()
+    }
 }
 
 impl Default for Disruption {
@@ -311,6 +388,8 @@ impl Default for Disruption {
             replica: 0,
             grace_period: None,
             every: None,
+            rollout: None,
+            drain: None,
         }
     }
 }

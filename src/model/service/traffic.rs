@@ -80,7 +80,7 @@ impl Requests {
     }
 }
 
-impl<O: Observer> ServiceModel<O> {
+impl<O: Observer + Default> ServiceModel<O> {
     fn traffic(&self) -> &TrafficSpec {
         self.service
             .traffic

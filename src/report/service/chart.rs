@@ -88,8 +88,9 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, max_columns: u64) -> String 
         .collect();
     let _ = writeln!(
         out,
-        "= rules still route to a deleted Pod  · answered  failed: {}  T traffic starts  D kubectl delete",
-        causes.join("  ")
+        "= rules still route to a deleted Pod  · answered  failed: {}  T traffic starts  D {}",
+        causes.join("  "),
+        super::deleted_by(m)
     );
     out
 }

@@ -6,7 +6,8 @@
 //! (terminal cells), both reading the requests through `strip`.
 //!
 //! Invariant: the metric keys are `ServiceMetrics::NAMES`, in that order,
-//! the CSV's columns, so JSON and CSV never disagree about a name.
+//! then for a rollout `RolloutFigures::NAMES`: the CSV's columns, so JSON
+//! and CSV never disagree about a name.
 
 mod chart;
 mod picture;
@@ -17,7 +18,7 @@ use std::fmt::Write;
 use serde_json::{Map, Value, json};
 
 use crate::engine::SimTime;
-use crate::model::service::{FailedRequest, ServiceMetrics, ServiceReport};
+use crate::model::service::{DrainFigures, FailedRequest, RolloutFigures, ServiceMetrics, ServiceReport};
 use crate::model::{PodSpec, RunReport};
 
 use super::{json as pod_json, timeline};
@@ -34,6 +35,17 @@ pub fn metrics_object(m: &ServiceMetrics) -> Value {
             _ => n.map_or(Value::Null, Value::from),
         };
         object.insert(name.to_string(), value);
+    }
+    let rollout = m
+        .rollout
+        .iter()
+        .flat_map(|r| RolloutFigures::NAMES.iter().zip(r.numbers()));
+    let drain = m
+        .drain
+        .iter()
+        .flat_map(|d| DrainFigures::NAMES.iter().zip(d.numbers()));
+    for (name, n) in rollout.chain(drain) {
+        object.insert(name.to_string(), n.map_or(Value::Null, Value::from));
     }
     Value::Object(object)
 }
@@ -94,6 +106,16 @@ fn replica_reports(report: &ServiceReport) -> impl Iterator<Item = RunReport> + 
         })
 }
 
+/// What deleted the run's Pods, as the pictures label each deletion: the
+/// user, the rollout's ReplicaSet, or a drain's evictions.
+fn deleted_by(m: &ServiceMetrics) -> &'static str {
+    match (&m.rollout, &m.drain) {
+        (Some(_), _) => "scale-down",
+        (_, Some(_)) => "eviction",
+        _ => "kubectl delete",
+    }
+}
+
 fn at(ms: u64) -> SimTime {
     SimTime(ms)
 }
@@ -114,6 +136,30 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
             "Service never ready: some replica never reached every node's rules"
         ),
     };
+    if let Some(r) = &m.rollout {
+        let took = |ms: Option<u64>| ms.map_or("not within the run".to_string(), |ms| format!("{}", at(ms)));
+        let _ = writeln!(
+            out,
+            "rollout: new ReplicaSet available after {}, last old Pod gone after {}; \
+             at most {} Pods ({} counted by the controller)",
+            took(r.rollout_ms),
+            took(r.rollout_done_ms),
+            r.peak_pods,
+            r.peak_counted_pods
+        );
+    }
+    if let Some(d) = &m.drain {
+        let took = d
+            .drain_ms
+            .map_or("not finished within the run".to_string(), |ms| {
+                format!("every Pod of the node gone after {}", at(ms))
+            });
+        let _ = writeln!(
+            out,
+            "drain: {took}; evictions refused {}; below the budget {} ms",
+            d.evictions_refused, d.below_min_available_ms
+        );
+    }
     for d in &m.deleted {
         let after = |ms: Option<u64>| ms.map_or("never".to_string(), |ms| format!("+{}", at(ms)));
         let _ = writeln!(

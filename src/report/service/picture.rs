@@ -101,7 +101,8 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
             ],
         );
         svg.title(&format!(
-            "kubectl delete of replica {} at {}",
+            "{} of replica {} at {}",
+            super::deleted_by(m),
             d.replica,
             SimTime(d.deleted_ms)
         ));
@@ -114,7 +115,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
         svg.text(
             x + 4.0,
             nodes_top + TITLE_ROW - 6.0,
-            "kubectl delete",
+            super::deleted_by(m),
             &[("fill", &DELETION), ("font-size", &11)],
         );
     }

@@ -3,7 +3,7 @@
 
 use crate::model::{ContainerKind, ProbeKind, RestartPolicy};
 
-use crate::model::service::{Arrival, Connections, OnSigterm, Retry};
+use crate::model::service::{Arrival, Connections, EvictionPolicy, OnSigterm, Retry, Strategy};
 
 use super::unit::*;
 use super::{Group, ProbeField, Scope};
@@ -99,11 +99,27 @@ pub enum Field {
     GracePeriod,
     /// `[[disruptions]] every`: repeat, deleting the next replica each time.
     Every,
+    /// `[[disruptions]] rollout`: the Deployment's strategy, RollingUpdate or Recreate.
+    Rollout,
+    /// `[[disruptions]] max_surge`: Pods above the replicas during a RollingUpdate.
+    MaxSurge,
+    /// `[[disruptions]] max_unavailable`: Pods below the replicas during a RollingUpdate.
+    MaxUnavailable,
+    /// `[[disruptions]] min_ready_seconds`: Ready this long before a Pod is available.
+    MinReadySeconds,
+    /// `[[disruptions]] drain`: kubectl drain of this node.
+    DrainNode,
+    /// `[pdb] min_available`: Pods that must stay healthy.
+    MinAvailable,
+    /// `[pdb] max_unavailable`: Pods that may be unhealthy.
+    PdbMaxUnavailable,
+    /// `[pdb] unhealthy_pod_eviction_policy`: IfHealthyBudget or AlwaysAllow.
+    UnhealthyPodEvictionPolicy,
 }
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 61] = {
+    pub const ALL: [Field; 69] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -168,6 +184,14 @@ impl Field {
             Field::Delete,
             Field::GracePeriod,
             Field::Every,
+            Field::Rollout,
+            Field::MaxSurge,
+            Field::MaxUnavailable,
+            Field::MinReadySeconds,
+            Field::DrainNode,
+            Field::MinAvailable,
+            Field::PdbMaxUnavailable,
+            Field::UnhealthyPodEvictionPolicy,
         ]
     };
 
@@ -211,9 +235,17 @@ impl Field {
             | Field::Duration
             | Field::ConnectTimeout => Scope::Traffic,
             Field::OnSigterm | Field::DrainDelay => Scope::App,
-            Field::At | Field::AfterReady | Field::Delete | Field::GracePeriod | Field::Every => {
-                Scope::Disruption
-            }
+            Field::At
+            | Field::AfterReady
+            | Field::Delete
+            | Field::GracePeriod
+            | Field::Every
+            | Field::Rollout
+            | Field::MaxSurge
+            | Field::MaxUnavailable
+            | Field::MinReadySeconds
+            | Field::DrainNode => Scope::Disruption,
+            Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
         }
     }
 
@@ -275,6 +307,14 @@ impl Field {
             Field::Delete => "delete",
             Field::GracePeriod => "grace_period",
             Field::Every => "every",
+            Field::Rollout => "rollout",
+            Field::MaxSurge => "max_surge",
+            Field::MaxUnavailable => "max_unavailable",
+            Field::MinReadySeconds => "min_ready_seconds",
+            Field::DrainNode => "drain",
+            Field::MinAvailable => "min_available",
+            Field::PdbMaxUnavailable => "max_unavailable",
+            Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",
         }
     }
 
@@ -312,10 +352,23 @@ impl Field {
             | Field::At
             | Field::AfterReady
             | Field::GracePeriod
-            | Field::Every => Unit::Millis,
+            | Field::Every
+            | Field::MinReadySeconds => Unit::Millis,
             Field::Boot | Field::Drain | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
             Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
             Field::Rate => Unit::Rate,
+            Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
+                Unit::Scaled
+            }
+            Field::DrainNode => Unit::Count,
+            Field::UnhealthyPodEvictionPolicy => Unit::Word {
+                what: "unhealthy_pod_eviction_policy",
+                names: &EvictionPolicy::NAMES,
+            },
+            Field::Rollout => Unit::Word {
+                what: "rollout",
+                names: &Strategy::NAMES,
+            },
             Field::Propagation => Unit::Propagation,
             Field::Arrival => Unit::Word {
                 what: "arrival",
@@ -448,6 +501,28 @@ impl Field {
             Field::GracePeriod => "kubectl delete --grace-period; default the Pod's",
             Field::Every => {
                 "repeat this often, deleting the next replica (delete + 1, + 2, …) while one is left; default once"
+            }
+            Field::Rollout => {
+                "makes the disruption a rollout of the Deployment: RollingUpdate (default) or Recreate"
+            }
+            Field::MaxSurge => {
+                "RollingUpdate: Pods above replicas the controller may count, a count or a percentage rounded up; default \"25%\""
+            }
+            Field::MaxUnavailable => {
+                "RollingUpdate: Pods below replicas that may be unavailable, a count or a percentage rounded down; default \"25%\""
+            }
+            Field::MinReadySeconds => "a new Pod counts as available once Ready this long; default 0s",
+            Field::DrainNode => {
+                "makes the disruption a kubectl drain of this node, from 0: cordon, evict every Pod on it, 429 → retry in 5s"
+            }
+            Field::MinAvailable => {
+                "Pods that must stay healthy for an eviction, a count or a percentage of replicas rounded up"
+            }
+            Field::PdbMaxUnavailable => {
+                "Pods that may be unhealthy for an eviction, a count or a percentage rounded up (instead of min_available)"
+            }
+            Field::UnhealthyPodEvictionPolicy => {
+                "IfHealthyBudget (default): a Running, not Ready Pod is evicted only while the budget is met; AlwaysAllow: always"
             }
         }
     }

@@ -38,12 +38,20 @@ pub enum Scope {
     App,
     /// One `[[disruptions]]` entry (a `Key`'s index is the entry's).
     Disruption,
+    /// `[pdb]`: the PodDisruptionBudget a drain's evictions consult.
+    Pdb,
 }
 
 impl Scope {
     /// The Service's scopes: the table each is written in, as a grid
     /// axis's path starts (`service.replicas`, `disruptions.0.at`).
-    pub const SERVICE: [Scope; 4] = [Scope::Service, Scope::Traffic, Scope::App, Scope::Disruption];
+    pub const SERVICE: [Scope; 5] = [
+        Scope::Service,
+        Scope::Traffic,
+        Scope::App,
+        Scope::Disruption,
+        Scope::Pdb,
+    ];
 
     /// The table's name, for the Service's scopes.
     pub fn table(self) -> &'static str {
@@ -55,6 +63,7 @@ impl Scope {
             Scope::Traffic => "traffic",
             Scope::App => "app",
             Scope::Disruption => "disruptions",
+            Scope::Pdb => "pdb",
         }
     }
 }

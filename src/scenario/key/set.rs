@@ -4,7 +4,10 @@
 use crate::engine::SimDuration;
 use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, RunSpec};
 
-use crate::model::service::{Arrival, Connections, OnSigterm, Preset, Propagation, Retry, TrafficSpec, When};
+use crate::model::service::{
+    Arrival, Budget, Connections, EvictionPolicy, OnSigterm, Pdb, Preset, Propagation, Retry, Rollout,
+    Strategy, TrafficSpec, When,
+};
 
 use super::unit::*;
 use super::{Field, ProbeField, Scope};
@@ -113,7 +116,15 @@ impl Key {
                 | Field::AfterReady
                 | Field::Delete
                 | Field::GracePeriod
-                | Field::Every),
+                | Field::Every
+                | Field::Rollout
+                | Field::MaxSurge
+                | Field::MaxUnavailable
+                | Field::MinReadySeconds
+                | Field::DrainNode
+                | Field::MinAvailable
+                | Field::PdbMaxUnavailable
+                | Field::UnhealthyPodEvictionPolicy),
                 _,
             ) => set_service(field, self.container, run, value, ms, count, word),
             (_, None) => {}
@@ -182,6 +193,18 @@ fn set_service(
         }
         return;
     }
+    if field.scope() == Scope::Pdb {
+        let pdb = service.pdb.get_or_insert_with(Pdb::default);
+        match (field, value) {
+            (Field::MinAvailable, Value::Scaled(n)) => pdb.budget = Budget::MinAvailable(n),
+            (Field::PdbMaxUnavailable, Value::Scaled(n)) => pdb.budget = Budget::MaxUnavailable(n),
+            (Field::UnhealthyPodEvictionPolicy, _) => {
+                pdb.unhealthy_pod_eviction_policy = EvictionPolicy::ALL[word.min(1)]
+            }
+            _ => {}
+        }
+        return;
+    }
     if field.scope() == Scope::Disruption {
         let Some(d) = index.and_then(|i| service.disruptions.get_mut(i)) else {
             return;
@@ -192,6 +215,21 @@ fn set_service(
             Field::Delete => d.replica = count,
             Field::GracePeriod => d.grace_period = Some(ms),
             Field::Every => d.every = Some(ms),
+            // A rollout's key makes the disruption a rollout.
+            Field::Rollout => {
+                d.rollout.get_or_insert_with(Rollout::default).strategy = Strategy::ALL[word.min(1)]
+            }
+            Field::MaxSurge | Field::MaxUnavailable => {
+                if let Value::Scaled(n) = value {
+                    let rollout = d.rollout.get_or_insert_with(Rollout::default);
+                    match field {
+                        Field::MaxSurge => rollout.max_surge = n,
+                        _ => rollout.max_unavailable = n,
+                    }
+                }
+            }
+            Field::MinReadySeconds => d.rollout.get_or_insert_with(Rollout::default).min_ready = ms,
+            Field::DrainNode => d.drain = Some(count),
             _ => {}
         }
         return;

@@ -3,7 +3,7 @@
 use super::unit::*;
 use super::*;
 use crate::engine::SimDuration;
-use crate::model::service::Rate;
+use crate::model::service::{Rate, Scaled};
 use crate::model::{ContainerKind, ContainerSpec, KubeVersion, PodSpec, Probability, RestartPolicy};
 
 #[test]
@@ -48,6 +48,7 @@ fn every_scalar_value_survives_encoding() {
             Unit::DistList => unreachable!("an axis unit is never a list"),
             Unit::Rate => Value::Rate(Rate::new(8.5).unwrap()),
             Unit::Propagation => Value::Preset(1),
+            Unit::Scaled => Value::Scaled(Scaled::Percent(30)),
         };
         assert_eq!(unit.decode(value.encode().unwrap()), value, "{field:?}");
         Key::container(field, 0).set(&mut run, value);

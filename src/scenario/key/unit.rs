@@ -4,7 +4,7 @@
 use crate::engine::SimDuration;
 use crate::model::{ContainerKind, Dist, KubeVersion, PodMode, Probability, RestartPolicy};
 
-use crate::model::service::{Preset, Rate};
+use crate::model::service::{Preset, Rate, Scaled};
 
 use crate::scenario::dist::{parse_dist_list_text, parse_dist_text, parse_probability};
 use crate::scenario::duration::parse_duration;
@@ -40,6 +40,9 @@ pub enum Unit {
     Rate,
     /// A propagation preset's name, or a duration or distribution.
     Propagation,
+    /// A count of Pods (`1`) or a percentage of the replicas (`"25%"`): the
+    /// API's IntOrString.
+    Scaled,
 }
 
 /// A value of some `Unit`, parsed and checked.
@@ -65,10 +68,14 @@ pub enum Value {
     Rate(Rate),
     /// The index of a propagation preset in `Preset::ALL`.
     Preset(usize),
+    /// A count of Pods or a percentage of the replicas.
+    Scaled(Scaled),
 }
 
 /// Marks a preset in an encoded `Unit::Propagation` value (a duration never reaches it).
 pub(super) const PRESET_TAG: u64 = 1 << 63;
+/// Marks a percentage in an encoded `Unit::Scaled` value.
+const PERCENT_TAG: u64 = 1 << 62;
 
 pub(super) const FLAG_NAMES: [&str; 2] = ["false", "true"];
 pub(super) const KINDS: [ContainerKind; 3] =
@@ -117,6 +124,7 @@ impl Unit {
                 }
                 None => Err(unknown_preset(trimmed)),
             },
+            Unit::Scaled => parse_scaled(key, trimmed).map(Value::Scaled),
         }
     }
 
@@ -132,6 +140,7 @@ impl Unit {
             Unit::Rate => Value::Rate(Rate::from_bits(encoded)),
             Unit::Propagation if encoded & PRESET_TAG != 0 => Value::Preset((encoded & !PRESET_TAG) as usize),
             Unit::Propagation => Value::Millis(SimDuration::from_millis(encoded)),
+            Unit::Scaled => Value::Scaled(decode_scaled(encoded)),
         }
     }
 
@@ -149,6 +158,10 @@ impl Unit {
                 format!("\"{}\"", Preset::NAMES[(encoded & !PRESET_TAG) as usize])
             }
             Unit::Propagation => SimDuration::from_millis(encoded).to_string(),
+            Unit::Scaled => match decode_scaled(encoded) {
+                Scaled::Count(n) => n.to_string(),
+                p => format!("\"{p}\""),
+            },
         }
     }
 
@@ -173,6 +186,7 @@ impl Unit {
                 buf.extend_from_slice(Preset::NAMES[(encoded & !PRESET_TAG) as usize].as_bytes())
             }
             Unit::Propagation => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
+            Unit::Scaled => buf.extend_from_slice(decode_scaled(encoded).to_string().as_bytes()),
         }
     }
 }
@@ -184,6 +198,28 @@ pub fn word(what: &str, names: &[&str], text: &str) -> Result<Value, String> {
         .position(|n| *n == text)
         .map(Value::Word)
         .ok_or_else(|| crate::scenario::diagnostic::unknown_word(what, text, names))
+}
+
+/// A count of Pods (`3`) or a percentage of the replicas (`25%`).
+pub fn parse_scaled(key: &str, text: &str) -> Result<Scaled, String> {
+    let bad = || {
+        format!(
+            "{key} must be a count of Pods such as 1 or a percentage in quotes such as \"25%\", not {text}"
+        )
+    };
+    match text.strip_suffix('%') {
+        Some(p) => p.trim().parse().map(Scaled::Percent).map_err(|_| bad()),
+        None => text.parse().map(Scaled::Count).map_err(|_| bad()),
+    }
+}
+
+fn decode_scaled(encoded: u64) -> Scaled {
+    let n = (encoded & !PERCENT_TAG) as u32;
+    if encoded & PERCENT_TAG != 0 {
+        Scaled::Percent(n)
+    } else {
+        Scaled::Count(n)
+    }
 }
 
 /// A rate of requests per second: a finite number above 0.
@@ -227,6 +263,8 @@ impl Value {
             Value::DistList(_) => None,
             Value::Rate(r) => Some(r.get().to_bits()),
             Value::Preset(i) => Some(*i as u64 | PRESET_TAG),
+            Value::Scaled(Scaled::Count(n)) => Some(u64::from(*n)),
+            Value::Scaled(Scaled::Percent(p)) => Some(u64::from(*p) | PERCENT_TAG),
         }
     }
 

@@ -18,7 +18,7 @@ use crate::scenario::service::check_service;
 use super::timings::Setting;
 
 /// The tables a Service key is written under, as its path starts.
-const TABLES: [Scope; 4] = Scope::SERVICE;
+const TABLES: [Scope; 5] = Scope::SERVICE;
 
 /// `service.replicas`, `traffic.rate`, `app.on_sigterm`,
 /// `disruptions.0.at`: the field and the disruption's index, `None` if

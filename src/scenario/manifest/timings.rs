@@ -56,6 +56,7 @@ fn scopes(scope: Scope) -> &'static [Scope] {
         Scope::Traffic => &[Scope::Traffic],
         Scope::App => &[Scope::App],
         Scope::Disruption => &[Scope::Disruption],
+        Scope::Pdb => &[Scope::Pdb],
     }
 }
 
@@ -120,7 +121,7 @@ impl Timings {
             };
             match key.get_ref().as_ref() {
                 "pod" => timings.read(Scope::Pod, None, None, "[pod]", entries)?,
-                table @ ("service" | "traffic" | "app") => {
+                table @ ("service" | "traffic" | "app" | "pdb") => {
                     let scope = Scope::SERVICE.into_iter().find(|s| s.table() == table);
                     let scope = scope.unwrap_or(Scope::Service);
                     timings.read(scope, None, None, &format!("[{table}]"), entries)?;
@@ -156,7 +157,15 @@ impl Timings {
                         text,
                         key.span(),
                         other,
-                        &["pod", "containers", "service", "traffic", "app", "disruptions"],
+                        &[
+                            "pod",
+                            "containers",
+                            "service",
+                            "traffic",
+                            "app",
+                            "disruptions",
+                            "pdb",
+                        ],
                     ));
                 }
             }

@@ -25,7 +25,7 @@ pub use file::GridFile;
 use super::axis::{Axis, Positioned, RANGE_KEYS, Values, names_a_key, parse_values, resolve, same_field};
 use super::csv;
 use super::summary::{Summary, Table};
-use crate::model::service::ServiceMetrics;
+use crate::model::service::{DrainFigures, RolloutFigures, ServiceMetrics};
 use crate::model::{ContainerKind, Metrics, RunSpec};
 use crate::scenario::check_service;
 use crate::scenario::key::{Field, Scope};
@@ -213,7 +213,17 @@ impl Grid {
         }
         columns.extend(self.axes.iter().map(Axis::column));
         match self.base.service {
-            Some(_) => columns.extend(ServiceMetrics::NAMES.iter().map(|n| n.to_string())),
+            Some(ref service) => {
+                columns.extend(ServiceMetrics::NAMES.iter().map(|n| n.to_string()));
+                // Only a grid with a rollout has its columns: every other
+                // Service grid keeps its bytes.
+                if service.disruptions.iter().any(|d| d.rollout.is_some()) {
+                    columns.extend(RolloutFigures::NAMES.iter().map(|n| n.to_string()));
+                }
+                if service.disruptions.iter().any(|d| d.drain.is_some()) {
+                    columns.extend(DrainFigures::NAMES.iter().map(|n| n.to_string()));
+                }
+            }
             None => columns.extend(Metrics::NAMES.iter().map(|n| n.to_string())),
         }
         columns

@@ -1,0 +1,149 @@
+//! `kubectl drain` of one node through the Eviction API (disruption-model.md
+//! A.5, `k8s.io/kubectl/pkg/drain`): the node is cordoned, every Pod on it
+//! is evicted at once, each eviction the budget refuses (HTTP 429) is tried
+//! again 5 s later, and the ReplicaSet replaces each evicted Pod on a node
+//! that is not cordoned.
+//!
+//! Invariant: the budget is read at the instant of each eviction, with
+//! every earlier allowed eviction already terminating (so not healthy):
+//! two evictions in one millisecond never spend the same disruption.
+
+use super::pdb::Candidate;
+use super::rollout::Deploy;
+use super::{ServiceEvent, ServiceModel};
+use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::history::Observer;
+use crate::model::metrics::PodPhase;
+
+/// kubectl drain's wait after a 429: "(will retry after 5s)".
+const RETRY: SimDuration = SimDuration::from_secs(5);
+
+/// One drain: its node, its Pods, when it began and ended.
+#[derive(Clone, Debug)]
+pub(super) struct Drain {
+    pods: Vec<usize>,
+    started: SimTime,
+    /// Every Pod that was on the node is gone.
+    pub done: Option<SimTime>,
+}
+
+/// A drain's figures, for the CSV (after the Service's columns) and JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrainFigures {
+    /// Evictions refused by the budget (HTTP 429), every retry counted.
+    pub evictions_refused: u64,
+    /// Drain start → the last Pod of the node gone (the slowest drain); none
+    /// if a drain did not finish within the run.
+    pub drain_ms: Option<u64>,
+    /// Over the traffic's span, time with fewer ready endpoints than the
+    /// budget's desiredHealthy (0 without a budget).
+    pub below_min_available_ms: u64,
+}
+
+impl DrainFigures {
+    /// The CSV columns, in row order.
+    pub const NAMES: [&'static str; 3] = ["evictions_refused", "drain_ms", "below_min_available_ms"];
+
+    /// The cells in `NAMES` order, `None` for an empty one.
+    pub fn numbers(&self) -> [Option<u64>; 3] {
+        [
+            Some(self.evictions_refused),
+            self.drain_ms,
+            Some(self.below_min_available_ms),
+        ]
+    }
+}
+
+impl<O: Observer + Default> ServiceModel<O> {
+    /// Disruption `index` drains `node`: cordon it, evict its Pods now.
+    pub(super) fn start_drain(&mut self, node: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let pods: Vec<usize> = match &self.deploy {
+            Some(d) => (0..d.members.len())
+                .filter(|&r| d.members[r].node == node && !self.replicas[r].object_gone)
+                .collect(),
+            None => return,
+        };
+        let Some(d) = &mut self.deploy else {
+            return;
+        };
+        if let Some(c) = d.cordoned.get_mut(node as usize) {
+            *c = true;
+        }
+        for &r in &pods {
+            s.at(now, ServiceEvent::Evict { replica: r as u32 });
+        }
+        d.drains.push(Drain {
+            pods,
+            started: now,
+            done: None,
+        });
+        self.disrupted += 1;
+        self.drain_progress(now);
+    }
+
+    /// One eviction of replica `r`: deleted if the budget allows, else
+    /// refused and tried again in 5 s.
+    pub(super) fn evict(&mut self, r: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let Some(d) = &self.deploy else {
+            return;
+        };
+        if self.replicas[r].deletion.is_some() || self.replicas[r].object_gone {
+            return;
+        }
+        let m = d.members[r];
+        let pod = if !self.is_active(r, &m) || self.pods[r].phase() == PodPhase::Pending {
+            Candidate::Exempt
+        } else if self.replicas[r].serving() {
+            Candidate::Healthy
+        } else {
+            Candidate::Unhealthy
+        };
+        let healthy = (0..d.members.len())
+            .filter(|&i| self.is_active(i, &d.members[i]) && self.replicas[i].serving())
+            .count() as u32;
+        let expected = self.service.replicas.max(1);
+        if self
+            .service
+            .pdb
+            .is_none_or(|pdb| pdb.allows(pod, healthy, expected))
+        {
+            self.delete_pod(r, None, now, s);
+            self.rollout_sync(now, s);
+        } else {
+            if let Some(d) = &mut self.deploy {
+                d.refused += 1;
+            }
+            s.after(RETRY, ServiceEvent::Evict { replica: r as u32 });
+        }
+    }
+
+    /// Marks each drain done once every Pod that was on its node is gone.
+    pub(super) fn drain_progress(&mut self, now: SimTime) {
+        let replicas = &self.replicas;
+        if let Some(d) = &mut self.deploy {
+            for drain in d.drains.iter_mut().filter(|x| x.done.is_none()) {
+                if drain.pods.iter().all(|&r| replicas[r].object_gone) {
+                    drain.done = Some(now);
+                }
+            }
+        }
+    }
+
+    /// The drains' figures, in a scenario that has one.
+    pub(super) fn drain_figures(&self, below_min_available_ms: u64) -> Option<DrainFigures> {
+        let d: &Deploy = self.deploy.as_ref()?;
+        if !self.service.disruptions.iter().any(|x| x.drain.is_some()) {
+            return None;
+        }
+        let slowest = d
+            .drains
+            .iter()
+            .map(|x| x.done.map(|t| t.since(x.started).as_millis()))
+            .try_fold(0, |worst, ms| ms.map(|ms| worst.max(ms)));
+        Some(DrainFigures {
+            evictions_refused: d.refused,
+            drain_ms: slowest.filter(|_| !d.drains.is_empty()),
+            below_min_available_ms,
+        })
+    }
+}

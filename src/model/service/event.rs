@@ -1,0 +1,88 @@
+//! What the Service's queue holds: the replicas' Pod events and the
+//! Service's own (disruptions, kube-proxy, requests, the Deployment
+//! controller's timers).
+//!
+//! Invariant: every event that can go stale (a slot or connection reused)
+//! carries the generation that makes it stale, so it is dropped at pop time.
+
+use crate::model::event::PodEvent;
+
+/// What the Service's queue holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServiceEvent {
+    /// An event of replica `replica`'s Pod model.
+    Pod {
+        /// The replica, from 0.
+        replica: u32,
+        /// The Pod model's own event.
+        event: PodEvent,
+    },
+    /// Disruption `index` (a `kubectl delete pod`, a rollout or a drain),
+    /// its `round`-th repetition.
+    Disrupt {
+        /// Which `[[disruptions]]` entry, from 0.
+        index: u32,
+        /// 0, then 1, 2, … for a deletion with `every`.
+        round: u32,
+    },
+    /// A node's kube-proxy hears of slice version `version`.
+    Heard {
+        /// The node, from 0.
+        node: u32,
+        /// The EndpointSlice version it hears of.
+        version: u32,
+    },
+    /// A node's sync ran: its rules show what it has heard.
+    Synced {
+        /// The node, from 0.
+        node: u32,
+    },
+    /// The arrival process's next request.
+    Arrival,
+    /// The app answered request slot `request`.
+    Answered {
+        /// The request's slot.
+        request: u32,
+        /// The slot's use, so a reused slot's old events fall out as stale.
+        generation: u32,
+    },
+    /// A connect to a vanished Pod IP gave up.
+    ConnectGaveUp {
+        /// The request's slot.
+        request: u32,
+        /// The slot's use, so a reused slot's old events fall out as stale.
+        generation: u32,
+    },
+    /// `delay-then-drain`: the delay is over, the listener closes.
+    ListenerClosing {
+        /// The replica, from 0.
+        replica: u32,
+    },
+    /// The app's shutdown work is done; it exits once idle.
+    DrainDue {
+        /// The replica, from 0.
+        replica: u32,
+    },
+    /// A held (Node) connection sat idle for the keep-alive timeout.
+    IdleExpired {
+        /// The connection's slot.
+        conn: u32,
+        /// The slot's use, so a reused slot's old events fall out as stale.
+        generation: u32,
+    },
+    /// The Pod object is gone: the endpoint leaves the slice, the IP goes.
+    ObjectDeleted {
+        /// The replica, from 0.
+        replica: u32,
+    },
+    /// kubectl drain asks the Eviction API to evict a Pod (again after a 429).
+    Evict {
+        /// The replica, from 0.
+        replica: u32,
+    },
+    /// A Ready Pod's minReadySeconds are over: it counts as available.
+    Available {
+        /// The replica, from 0.
+        replica: u32,
+    },
+}

@@ -1,0 +1,133 @@
+//! A PodDisruptionBudget and the Eviction API's decision (disruption-model.md
+//! A.5, part c): `desiredHealthy` from `min_available` (a percentage of the
+//! expected Pods rounded up) or expected − `max_unavailable` (rounded up
+//! too, `GetScaledValueFromIntOrPercent(..., true)` in the disruption
+//! controller), and whether one eviction is allowed now
+//! (`pkg/registry/core/pod/storage/eviction.go`).
+//!
+//! Invariant: only the Eviction API consults a budget: a `kubectl delete`,
+//! a ReplicaSet's scale-down in a rollout and a crash never do.
+
+use super::deployment::Scaled;
+
+/// The budget a PDB states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Budget {
+    /// `spec.minAvailable`.
+    MinAvailable(Scaled),
+    /// `spec.maxUnavailable`.
+    MaxUnavailable(Scaled),
+}
+
+/// `spec.unhealthyPodEvictionPolicy` (KEP-3017, GA 1.31).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum EvictionPolicy {
+    /// A Running, not Ready Pod may go only while the budget is met.
+    #[default]
+    IfHealthyBudget,
+    /// A Running, not Ready Pod may always go.
+    AlwaysAllow,
+}
+
+impl EvictionPolicy {
+    /// Every policy, in `NAMES` order.
+    pub const ALL: [EvictionPolicy; 2] = [EvictionPolicy::IfHealthyBudget, EvictionPolicy::AlwaysAllow];
+    /// The spellings, as the API has them.
+    pub const NAMES: [&'static str; 2] = ["IfHealthyBudget", "AlwaysAllow"];
+}
+
+/// A PodDisruptionBudget over the Service's Pods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pdb {
+    /// min_available or max_unavailable.
+    pub budget: Budget,
+    /// What becomes of Running Pods that are not Ready.
+    pub unhealthy_pod_eviction_policy: EvictionPolicy,
+}
+
+impl Default for Pdb {
+    fn default() -> Self {
+        Pdb {
+            budget: Budget::MinAvailable(Scaled::Count(1)),
+            unhealthy_pod_eviction_policy: EvictionPolicy::IfHealthyBudget,
+        }
+    }
+}
+
+/// The Pod an eviction is asked for, as the Eviction API sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Candidate {
+    /// Pending, terminal or already terminating: the budget does not apply.
+    Exempt,
+    /// Running and Ready: it counts as healthy.
+    Healthy,
+    /// Running, not Ready.
+    Unhealthy,
+}
+
+impl Pdb {
+    /// `desiredHealthy` for `expected` Pods (the controller's scale).
+    pub fn desired_healthy(&self, expected: u32) -> u32 {
+        match self.budget {
+            Budget::MinAvailable(n) => n.of(expected, true),
+            Budget::MaxUnavailable(n) => expected.saturating_sub(n.of(expected, true)),
+        }
+    }
+
+    /// Whether evicting `pod` is allowed with `healthy` Pods healthy now
+    /// out of `expected`; refused means HTTP 429.
+    pub fn allows(&self, pod: Candidate, healthy: u32, expected: u32) -> bool {
+        let desired = self.desired_healthy(expected);
+        match (pod, self.unhealthy_pod_eviction_policy) {
+            (Candidate::Exempt, _) | (Candidate::Unhealthy, EvictionPolicy::AlwaysAllow) => true,
+            // Not counted as healthy, so nothing to decrement: allowed while the budget is met.
+            (Candidate::Unhealthy, EvictionPolicy::IfHealthyBudget) if healthy >= desired && desired > 0 => {
+                true
+            }
+            // checkAndDecrement: disruptionsAllowed = currentHealthy − desiredHealthy.
+            _ => healthy > desired,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages_round_up_for_both_budgets() {
+        let min = |s| Pdb {
+            budget: Budget::MinAvailable(s),
+            ..Pdb::default()
+        };
+        let max = |s| Pdb {
+            budget: Budget::MaxUnavailable(s),
+            ..Pdb::default()
+        };
+        // 50% of 3 = 1.5 → 2 needed; 25% of 3 unavailable = 0.75 → 1, so 2 needed.
+        assert_eq!(min(Scaled::Percent(50)).desired_healthy(3), 2);
+        assert_eq!(max(Scaled::Percent(25)).desired_healthy(3), 2);
+        assert_eq!(max(Scaled::Count(1)).desired_healthy(3), 2);
+        assert_eq!(min(Scaled::Count(3)).desired_healthy(3), 3);
+    }
+
+    #[test]
+    fn an_unhealthy_pod_is_protected_only_under_if_healthy_budget() {
+        let pdb = Pdb {
+            budget: Budget::MinAvailable(Scaled::Count(2)),
+            ..Pdb::default()
+        };
+        // 1 healthy of 3, 2 needed: a healthy one may not go, nor an unhealthy one.
+        assert!(!pdb.allows(Candidate::Healthy, 1, 3));
+        assert!(!pdb.allows(Candidate::Unhealthy, 1, 3));
+        // 2 healthy: the budget is met, so the unhealthy one may go, not a healthy one.
+        assert!(pdb.allows(Candidate::Unhealthy, 2, 3));
+        assert!(!pdb.allows(Candidate::Healthy, 2, 3));
+        let always = Pdb {
+            unhealthy_pod_eviction_policy: EvictionPolicy::AlwaysAllow,
+            ..pdb
+        };
+        assert!(always.allows(Candidate::Unhealthy, 0, 3));
+        assert!(pdb.allows(Candidate::Exempt, 0, 3));
+    }
+}

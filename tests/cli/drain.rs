@@ -1,0 +1,53 @@
+//! A drain end to end: the bundled scenario through `podsim run`, and the
+//! same with a budget of every replica, worked by hand.
+//!
+//! `scenarios/service/drain.toml`: three replicas on three nodes, Ready
+//! in every node's rules at 3.056 s (seed 1); node 0 drained 10 s later,
+//! T0 = 13.056 s, under min_available 2. Replica 0 is evicted at once (3
+//! healthy > 2); the kubelet hears 100 ms later, preStop 3 s, drain 1 s,
+//! the object gone 1 s after: 5.1 s. Ready endpoints: 3, 2 while the
+//! replacement boots, 3 again: never below the budget.
+
+use super::common::{TempDir, podsim, write};
+
+fn metrics(args: &[&str]) -> serde_json::Value {
+    let out = podsim()
+        .args(["run", "--format", "json"])
+        .args(args)
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    doc["metrics"].clone()
+}
+
+#[test]
+fn the_bundled_drain_evicts_the_nodes_pod_within_the_budget() {
+    let m = metrics(&["scenarios/service/drain.toml"]);
+    assert_eq!(
+        (
+            &m["drain_ms"],
+            &m["evictions_refused"],
+            &m["below_min_available_ms"]
+        ),
+        (&5100.into(), &0.into(), &0.into())
+    );
+    assert_eq!(m["min_ready_endpoints"], 2);
+    assert_eq!(m["failed"], 0);
+}
+
+#[test]
+fn a_budget_of_every_replica_refuses_the_drain_until_the_horizon() {
+    // min_available 3: refused at T0 and every 5 s up to the 60 s horizon:
+    // 13.056, 18.056, …, 58.056 s, ten 429s; the drain never ends.
+    let dir = TempDir::new();
+    let text = std::fs::read_to_string("scenarios/service/drain.toml")
+        .unwrap()
+        .replace("min_available = 2", "min_available = 3");
+    let path = write(dir.path(), "drain3.toml", &text);
+    let m = metrics(&[path.to_str().unwrap(), "--horizon", "60s"]);
+    assert_eq!(
+        (&m["drain_ms"], &m["evictions_refused"]),
+        (&serde_json::Value::Null, &10.into())
+    );
+    assert_eq!(m["outcome"], "horizon");
+}
