@@ -16,7 +16,7 @@ use clap::ValueEnum;
 use podsim::engine::SimDuration;
 use podsim::model::{RunReport, simulate};
 use podsim::report::bands::{Figure, timelines_svg};
-use podsim::report::{json, kubectl, metrics_table, timeline};
+use podsim::report::{job, json, kubectl, metrics_table, timeline};
 use podsim::scenario::{Diagnostic, Scenario};
 
 use super::inputs::{self, FormatArg, Input};
@@ -177,6 +177,10 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
                 writeln!(out)?;
                 write!(out, "{}", metrics_table(&["value"], &[report.metrics]))?;
                 writeln!(out)?;
+                if let Some(job) = &report.job {
+                    write!(out, "{}", job::text(&scenario.run.pod, job))?;
+                    writeln!(out)?;
+                }
             }
             for (input, summary) in runs.iter().zip(&mut distributions) {
                 let scenario = &input.scenario;

@@ -63,6 +63,16 @@ pub fn name_hash(name: &str) -> u64 {
 }
 
 impl Stream {
+    /// The stream of the `n`-th Pod made from one template (a Service's
+    /// replica, a Job's replacement): moved by `n` so the Pods draw apart,
+    /// and Pod 0 keeps the run's own, so one Pod alone is the Pod run.
+    pub fn moved(self, n: u32) -> Stream {
+        Stream {
+            seed: self.seed ^ u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            ..self
+        }
+    }
+
     /// A uniform in the open interval (0, 1) for this draw; `name` is the
     /// container's `name_hash` (0 for the Pod), `attempt` counts from 1.
     pub fn uniform(self, name: u64, key: DrawKey, attempt: u32) -> f64 {

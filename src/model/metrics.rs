@@ -5,6 +5,7 @@
 //! Invariant: `exposed_total_ms == exposed_startup_ms + exposed_shutdown_ms`.
 
 use super::history::{Change, Observer, TraceEntry};
+use super::spec::ContainerId;
 use crate::engine::SimTime;
 
 /// The Pod phase (R47, R48).
@@ -44,9 +45,10 @@ pub enum Outcome {
     Settled,
     /// The horizon cut an unfinished run short (an endless crash loop).
     Horizon,
-    /// A Job's Pod settled without completing: an app that never exits (a
-    /// proxy left in `containers`) keeps it Running (R46).
-    Stuck,
+    /// A Job's Pod settled without completing: this app never exits, so the
+    /// Pod stays Running (R46) — a proxy left in `containers` (a legacy
+    /// sidecar), or the Job's own work written without a `run`.
+    Stuck(ContainerId),
 }
 
 impl Outcome {
@@ -55,7 +57,7 @@ impl Outcome {
         match self {
             Outcome::Settled => "settled",
             Outcome::Horizon => "horizon",
-            Outcome::Stuck => "stuck: legacy sidecar kept the Pod running",
+            Outcome::Stuck(_) => "stuck",
         }
     }
 }

@@ -10,6 +10,7 @@ mod dist;
 mod draw;
 mod event;
 mod history;
+pub mod job;
 mod metrics;
 mod pod;
 pub mod service;
@@ -64,6 +65,16 @@ impl<O: Observer> PodSimulator<O> {
         }
     }
 
+    /// What watches the runs.
+    pub fn observer(&self) -> &O {
+        self.sim.model().observer()
+    }
+
+    /// What watches the runs, to set it up before the next.
+    pub fn observer_mut(&mut self) -> &mut O {
+        self.sim.model_mut().observer_mut()
+    }
+
     /// The spec of the next run.
     pub fn spec(&self) -> &RunSpec {
         self.sim.model().run_spec()
@@ -100,10 +111,22 @@ impl<O: Observer> PodSimulator<O> {
 /// One run with its history: what `podsim run` shows.
 #[derive(Clone, Debug)]
 pub struct RunReport {
-    /// The run's figures.
+    /// The run's figures (a Job's: its first Pod's).
     pub metrics: Metrics,
-    /// Every change, in order; views read it, and nothing else.
+    /// Every change, in order; views read it, and nothing else. A Job's
+    /// first Pod's.
     pub trace: Vec<TraceEntry>,
+    /// A Job's Pods and how the Job ended, for a Job's Pod.
+    pub job: Option<JobReport>,
+}
+
+/// What the Job controller did over a run: every Pod it made and the end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobReport {
+    /// The Job's figures.
+    pub figures: job::JobFigures,
+    /// Its Pods, in the order they were created.
+    pub pods: Vec<job::JobPod>,
 }
 
 impl RunReport {
@@ -115,12 +138,29 @@ impl RunReport {
     }
 }
 
-/// Simulates `run` once, recording its history.
+/// Simulates `run` once, recording its history; a Job's Pod runs under the
+/// Job controller, and the history kept is its first Pod's.
 pub fn simulate(run: &RunSpec) -> RunReport {
+    if run.pod.mode == PodMode::Job {
+        let mut simulator = job::JobSimulator::observed_by(run.clone(), Trace::new());
+        let mut trace = None;
+        let (metrics, figures) = simulator.run(|_, pod| {
+            trace.get_or_insert_with(|| pod.to_vec());
+        });
+        return RunReport {
+            metrics,
+            trace: trace.unwrap_or_default(),
+            job: figures.map(|figures| JobReport {
+                figures,
+                pods: simulator.pods().to_vec(),
+            }),
+        };
+    }
     let mut simulator = PodSimulator::recording(run.clone());
     let metrics = simulator.run();
     RunReport {
         metrics,
         trace: simulator.trace().to_vec(),
+        job: None,
     }
 }

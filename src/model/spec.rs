@@ -6,6 +6,7 @@
 
 use super::dist::{Dist, Probability};
 use super::draw::Stream;
+use super::job::JobSpec;
 use super::service::ServiceSpec;
 use crate::engine::{DEFAULT_HORIZON, SimDuration};
 
@@ -391,6 +392,8 @@ pub struct RunSpec {
     pub stream: Stream,
     /// A Service in front of replicas of `pod`, if the scenario has one.
     pub service: Option<Box<ServiceSpec>>,
+    /// The Job controller's rules, for a Job's Pod (`PodMode::Job`).
+    pub job: JobSpec,
 }
 
 impl RunSpec {
@@ -401,6 +404,7 @@ impl RunSpec {
             horizon: DEFAULT_HORIZON,
             stream: Stream::default(),
             service: None,
+            job: JobSpec::default(),
         }
     }
 }

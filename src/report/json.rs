@@ -31,7 +31,11 @@ pub fn run_document(name: &str, spec: &PodSpec, report: &RunReport) -> Value {
         .lines()
         .map(|(e, line)| event_object(spec, e, line))
         .collect();
-    json!({ "name": name, "metrics": metrics_object(&report.metrics), "events": events })
+    let mut document = json!({ "name": name, "metrics": metrics_object(&report.metrics), "events": events });
+    if let (Some(job), Value::Object(object)) = (&report.job, &mut document) {
+        object.insert("job".into(), super::job::json(spec, job));
+    }
+    document
 }
 
 /// One event: when, to whom, in words, and its type's own fields.

@@ -7,6 +7,7 @@
 
 pub mod bands;
 pub mod html;
+pub mod job;
 pub mod json;
 pub mod kubectl;
 pub mod marks;

@@ -12,6 +12,7 @@
 pub mod diagnostic;
 pub mod dist;
 mod duration;
+pub mod job;
 pub mod key;
 pub mod manifest;
 pub mod rules;
@@ -352,6 +353,7 @@ mod registry {
                 (Scope::Container, Some(g)) => {
                     format!("{base}{} = {{ {} = {toml_value} }}\n", g.name(), field.leaf())
                 }
+                (Scope::Job, _) => format!("{base}[job]\n{} = {toml_value}\n", field.name()),
                 // A Service around the Pod, with the key in its own table.
                 (scope, _) => {
                     let line = format!("{} = {toml_value}\n", field.name());
@@ -400,9 +402,11 @@ mod registry {
                 "[service]\n[traffic]\nrate = 1\n[[disruptions]]\nafter_ready = \"1s\"\n{}",
                 BASE.replace("restart_policy = \"Never\"\n", "")
             );
-            let base_text = match Scope::SERVICE.contains(&field.scope()) {
-                true => service_base.as_str(),
-                false => BASE,
+            let job_base = BASE.replace("[pod]\n", "[pod]\nmode = \"job\"\n");
+            let base_text = match field.scope() {
+                scope if Scope::SERVICE.contains(&scope) => service_base.as_str(),
+                Scope::Job => job_base.as_str(),
+                _ => BASE,
             };
             let base = Scenario::parse(base_text, "base.toml").unwrap();
             let result = Grid::parse(&grid, "g.toml", base, &folder)
@@ -444,6 +448,7 @@ mod registry {
                     None,
                 ),
                 Scope::Run | Scope::Pod => (format!("podsim.dev/{name}"), "[pod]".into(), None),
+                Scope::Job => (format!("podsim.dev/job.{name}"), "[job]".into(), None),
             };
             let mut yaml = POD.replace("KEY", &annotation).replace("VALUE", text);
             let mut overlay = format!("{table}\n{name} = {toml_value}\n");

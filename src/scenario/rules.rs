@@ -388,5 +388,7 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::MinAvailable
         | Field::PdbMaxUnavailable
         | Field::UnhealthyPodEvictionPolicy => None,
+        // The Job's rules (`scenario::job`) are checked on the base.
+        Field::BackoffLimit | Field::BackoffLimitPerIndex => None,
     }
 }

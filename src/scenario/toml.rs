@@ -18,15 +18,17 @@ use super::key::{Field, Group, Key, Scope, Unit, Value, word};
 use super::rules::{Format, Rule, SpecProblem, check_spec, version_notices};
 use super::{Scenario, parse_duration};
 
+mod job;
 mod service;
 use crate::engine::SimDuration;
 use crate::model::{ContainerKind, ContainerSpec, PodSpec, RunSpec};
 
 /// Keys of the top level that are not settings.
-const STRUCTURE: [&str; 7] = [
+const STRUCTURE: [&str; 8] = [
     "name",
     "pod",
     "containers",
+    "job",
     "service",
     "traffic",
     "app",
@@ -196,7 +198,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
         deletion: None,
     };
     let mut name = String::new();
-    let (mut pod, mut containers) = (None, None);
+    let (mut pod, mut containers, mut job) = (None, None, None);
     // The Service's tables: `[service]` first, so the others know it exists.
     let mut service_tables: Vec<(Scope, &Spanned<toml::de::DeString>, &Spanned<DeValue>)> = Vec::new();
     for (key, value) in doc.get_ref() {
@@ -212,6 +214,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
             },
             "pod" => pod = Some(value),
             "containers" => containers = Some(value),
+            "job" => job = Some(value),
             word if Scope::SERVICE.iter().any(|s| s.table() == word) => {
                 let scope = Scope::SERVICE
                     .into_iter()
@@ -238,6 +241,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
             return Err(reader.error(pod.span(), "pod must be a table: write [pod]"));
         };
         reader.table(Scope::Pod, None, "", table)?;
+    }
+    if let Some(job) = job {
+        reader.job(job)?;
     }
     reader.service(&service_tables)?;
     if let Err(problem) = check_spec(&reader.run.pod) {

@@ -11,7 +11,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::csv;
-use crate::model::{Dist, PodSpec, RunSpec};
+use crate::model::{Dist, PodMode, PodSpec, RunSpec};
 use crate::scenario::key::{Field, Group, Key, Scope, Unit, Value};
 use crate::scenario::toml::value;
 use crate::scenario::{closest, unknown_word};
@@ -164,6 +164,9 @@ fn shape(path: &str) -> Option<Shape<'_>> {
         }
         return Field::find(scope, rest).map(Shape::Field);
     }
+    if let Some(rest) = path.strip_prefix("job.") {
+        return Field::find(Scope::Job, rest).map(Shape::Field);
+    }
     if let Some(rest) = path.strip_prefix("pod.") {
         if let Some(group) = Group::ALL
             .into_iter()
@@ -202,6 +205,11 @@ pub(super) fn names_a_key(path: &str) -> bool {
 /// Resolves an axis path against the base spec, or says what paths exist.
 pub(super) fn resolve(path: &str, spec: &PodSpec) -> Result<Key, String> {
     match shape(path) {
+        Some(Shape::Field(field)) if field.scope() == Scope::Job && spec.mode != PodMode::Job => {
+            Err(format!(
+                "axis \"{path}\": the base is not a Job's Pod; give it a [job] table (or [pod] mode = \"job\")"
+            ))
+        }
         Some(Shape::Field(field)) => Ok(Key::pod(field)),
         Some(Shape::Disruption(index, field)) => Ok(Key::container(field, index)),
         Some(Shape::Container(name, field)) => {

@@ -7,6 +7,7 @@
 //! empty cell, words as they are; the header and the cells always agree in
 //! number and order.
 
+use crate::model::job::{JobFigures, JobOutcome};
 use crate::model::service::ServiceMetrics;
 use crate::model::{Field, Metrics};
 
@@ -36,6 +37,39 @@ pub fn push_metrics(buf: &mut Vec<u8>, metrics: &Metrics) {
             Field::Millis(None) => {}
             Field::Count(n) => push_u64(buf, u64::from(n)),
             Field::Text(text) => buf.extend_from_slice(text.as_bytes()),
+        }
+    }
+}
+
+/// Appends the Job's cells (`JobFigures::NAMES`), each after a comma:
+/// empty for a run that is not a Job's (a `pod.mode` axis's service runs).
+pub fn push_job(buf: &mut Vec<u8>, job: Option<&JobFigures>) {
+    let Some(job) = job else {
+        buf.extend_from_slice(&[b','; JobFigures::NAMES.len()]);
+        return;
+    };
+    buf.push(b',');
+    buf.extend_from_slice(job.outcome.name().as_bytes());
+    buf.push(b',');
+    let failure = match job.outcome {
+        JobOutcome::Failed { reason, .. } => Some(reason),
+        _ => None,
+    };
+    if let Some(reason) = failure {
+        buf.extend_from_slice(reason.reason().as_bytes());
+    }
+    buf.push(b',');
+    if let Some(fired) = failure.and_then(|r| r.fired()) {
+        push_u64(buf, fired.rule as u64);
+    }
+    for n in [
+        Some(u64::from(job.pods)),
+        Some(u64::from(job.failed)),
+        job.outcome.at().map(|t| t.as_millis()),
+    ] {
+        buf.push(b',');
+        if let Some(n) = n {
+            push_u64(buf, n);
         }
     }
 }

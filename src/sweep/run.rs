@@ -29,6 +29,7 @@ use super::csv;
 use super::grid::Grid;
 use super::summary::Summary;
 use super::tally::{Output, Progress, Tally};
+use crate::model::job::JobSimulator;
 use crate::model::service::ServiceSimulator;
 use crate::model::{PodSimulator, RunSpec};
 
@@ -71,9 +72,11 @@ struct Worker<'g> {
     cell_starts: Vec<usize>,
 }
 
-/// A Pod grid's simulator, or a Service grid's (its base has a `[service]`).
+/// A Pod grid's simulator, a Job grid's (`Grid::has_jobs`), or a Service
+/// grid's (its base has a `[service]`).
 enum Simulator {
     Pod(Box<PodSimulator>),
+    Job(Box<JobSimulator>),
     Service(Box<ServiceSimulator>),
 }
 
@@ -81,6 +84,7 @@ impl Simulator {
     fn spec_mut(&mut self) -> &mut RunSpec {
         match self {
             Simulator::Pod(s) => s.spec_mut(),
+            Simulator::Job(s) => s.spec_mut(),
             Simulator::Service(s) => s.spec_mut(),
         }
     }
@@ -92,6 +96,14 @@ impl Simulator {
             Simulator::Pod(s) => {
                 let metrics = s.run();
                 csv::push_metrics(buf, &metrics);
+                if let Some(summary) = summary {
+                    summary.add(&metrics);
+                }
+            }
+            Simulator::Job(s) => {
+                let (metrics, job) = s.run(|_, _| {});
+                csv::push_metrics(buf, &metrics);
+                csv::push_job(buf, job.as_ref());
                 if let Some(summary) = summary {
                     summary.add(&metrics);
                 }
@@ -113,6 +125,7 @@ impl<'g> Worker<'g> {
             grid,
             simulator: match grid.base.service {
                 Some(_) => Simulator::Service(Box::new(ServiceSimulator::new(grid.base.clone()))),
+                None if grid.has_jobs() => Simulator::Job(Box::new(JobSimulator::new(grid.base.clone()))),
                 None => Simulator::Pod(Box::new(PodSimulator::new(grid.base.clone()))),
             },
             digits: vec![0; grid.axes.len()],

@@ -244,3 +244,46 @@ fn output_errors_name_the_real_path() {
             dir.path().join("nowhere").display()
         ));
 }
+
+/// A Job's rules refused where they are written, in the API's words (J5, J6).
+#[test]
+fn job_policy_errors_point_at_the_rule() {
+    let job = "[pod]\nrestart_policy = \"Never\"\n[[containers]]\nname = \"main\"\nkind = \"app\"\nboot = \"1s\"\nrun = \"2s\"\n";
+    let rule = |r: &str| format!("{job}[[job.pod_failure_policy]]\n{r}\n");
+    let e = error_for(&rule(
+        "action = \"FailJob\"\non_exit_codes = { operator = \"In\", values = [0, 42] }",
+    ));
+    assert!(
+        e.contains("bad.toml:10:45") && e.contains("0 cannot be used with In"),
+        "{e}"
+    );
+    let e = error_for(&rule(
+        "action = \"FailIndex\"\non_exit_codes = { operator = \"In\", values = [42] }",
+    ));
+    assert!(e.contains("FailIndex needs backoff_limit_per_index"), "{e}");
+    let e = error_for(&rule(
+        "action = \"FailJob\"\non_exit_codes = { container = \"mian\", operator = \"In\", values = [42] }",
+    ));
+    assert!(
+        e.contains("bad.toml:10:31") && e.contains("did you mean \"main\""),
+        "{e}"
+    );
+    let e = error_for(&rule("action = \"Ignore\""));
+    assert!(e.contains("say what the rule matches"), "{e}");
+    let e = error_for(&format!(
+        "{}[job]\nbackoff_limt = 1\n",
+        job.replace("\"Never\"", "\"OnFailure\"")
+    ));
+    assert!(
+        e.contains("bad.toml:9:1") && e.contains("did you mean \"backoff_limit\""),
+        "{e}"
+    );
+    let e = error_for(
+        &rule("action = \"FailJob\"\non_exit_codes = { operator = \"In\", values = [42] }")
+            .replace("\"Never\"", "\"OnFailure\""),
+    );
+    assert!(
+        e.contains("bad.toml:2:18") && e.contains("only restart_policy = \"Never\""),
+        "{e}"
+    );
+}

@@ -46,6 +46,8 @@ fn sweep_error(grid: &Path) -> String {
 
 const METRICS: &str = "ready_ms,exposed_startup_ms,exposed_shutdown_ms,exposed_total_ms,\
                        termination_ms,completed_ms,restarts,sigkilled,phase,outcome,end_ms";
+/// What a Job grid adds after them.
+const JOB_COLUMNS: &str = "job_outcome,job_reason,job_rule,job_pods,job_failed,job_ms";
 
 #[test]
 fn rows_match_the_seed_example_worked_by_hand() {
@@ -643,14 +645,21 @@ fn probe_fields_and_versions_are_axes_too() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        format!("run,containers.cloud-sql-proxy.startup_probe.period_ms,{METRICS}")
+        format!("run,containers.cloud-sql-proxy.startup_probe.period_ms,{METRICS},{JOB_COLUMNS}")
     );
     // Period 5s: the proxy (healthy at 5s) passes the 5s tick; its readiness
     // needs two successes (5s, 6s); main starts at 5s, is started at 7s —
     // Ready 7s — runs 9s to 16s; the proxy drains 1s: Succeeded at 17s.
-    assert_eq!(lines[1], "0,5000,7000,0,0,0,,17000,0,0,Succeeded,settled,17000");
+    // The Job is Complete with its one Pod (J1).
+    assert_eq!(
+        lines[1],
+        "0,5000,7000,0,0,0,,17000,0,0,Succeeded,settled,17000,Complete,,,1,0,17000"
+    );
     // Period 10s: the same, five seconds later (the blog's transcript).
-    assert_eq!(lines[2], "1,10000,12000,0,0,0,,22000,0,0,Succeeded,settled,22000");
+    assert_eq!(
+        lines[2],
+        "1,10000,12000,0,0,0,,22000,0,0,Succeeded,settled,22000,Complete,,,1,0,22000"
+    );
     let (_dir, path) = grid(
         "blog-cloudsql-job.toml",
         "\"pod.kubernetes\" = [\"1.27\", \"1.36\"]\n",
@@ -677,4 +686,57 @@ fn issue_16_a_range_of_billions_of_values_is_checked_without_walking_it() {
         .assert()
         .success()
         .stdout(predicate::str::contains("runs     1,000,000,000,000"));
+}
+
+/// A Job grid adds the Job's columns (J2, J3): an app that fails 3 s after
+/// each Pod's creation, swept over `job.backoff_limit`. Limit 0: the first
+/// failure (3 s) fails the Job. Limit 2: Pods at 0, 13 (3 + 10) and 36
+/// (16 + 20) s; the third failure, at 39 s, is more than 2.
+#[test]
+fn a_job_grid_has_the_jobs_columns_worked_by_hand() {
+    let dir = TempDir::new();
+    let base = dir.path().join("job.toml");
+    fs::write(
+        &base,
+        "[pod]\nmode = \"job\"\nrestart_policy = \"Never\"\n[[containers]]\nname = \"main\"\nkind = \"app\"\n\
+         boot = \"1s\"\nrun = \"2s\"\nexit_code = 1\n",
+    )
+    .unwrap();
+    let path = dir.path().join("grid.toml");
+    fs::write(
+        &path,
+        "base = 'job.toml'\n[axes]\n\"job.backoff_limit\" = [0, 2]\n",
+    )
+    .unwrap();
+    let csv = String::from_utf8(sweep_stdout(&path, &[])).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(
+        lines[0].ends_with(",end_ms,job_outcome,job_reason,job_rule,job_pods,job_failed,job_ms"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1].starts_with("0,0,"), "{}", lines[1]);
+    assert!(
+        lines[1].ends_with(",Failed,BackoffLimitExceeded,,1,1,3000"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].ends_with(",Failed,BackoffLimitExceeded,,3,3,39000"),
+        "{}",
+        lines[2]
+    );
+    // The Pod's columns are the first Pod's: Failed at 3 s.
+    assert!(lines[2].contains(",Failed,settled,3000,"), "{}", lines[2]);
+    // On a Pod that is not a Job's, a job axis is refused at its line.
+    fs::write(
+        &base,
+        "[[containers]]\nname = \"main\"\nkind = \"app\"\nboot = \"1s\"\n",
+    )
+    .unwrap();
+    let e = sweep_error(&path);
+    assert!(
+        e.contains("grid.toml:3:1") && e.contains("the base is not a Job's Pod"),
+        "{e}"
+    );
 }

@@ -245,3 +245,52 @@ fn where_one_workload_is_needed_a_list_of_two_is_refused_naming_them() {
     std::fs::remove_file(&dir).unwrap();
     assert_eq!(one.unwrap().name, "p");
 }
+
+/// The Kubernetes website's Pod failure policy example: `main` exits 42
+/// after its sleep; rule 0 (FailJob on 42 in main) fails the Job with its
+/// first Pod, at boot 1 s + 5 s of work = 6 s (J5); the same Job in TOML
+/// gives the same spec and the same story.
+#[test]
+fn the_websites_pod_failure_policy_job_fails_on_exit_42_with_its_first_pod() {
+    let (scenario, report) = one(
+        "job-pod-failure-policy-example.yaml",
+        Some("job-pod-failure-policy-example.timings.toml"),
+    );
+    let job = &scenario.run.job;
+    assert_eq!((job.backoff_limit, job.pod_failure_policy.len()), (Some(6), 2));
+    // completions 12, parallelism 3: one completion is simulated, and said.
+    let notices: Vec<String> = scenario.notices.iter().map(|n| n.message()).collect();
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("completions: podsim simulates a Job of one completion")),
+        "{notices:?}"
+    );
+    let figures = report.job.as_ref().unwrap().figures;
+    assert_eq!(
+        (figures.outcome.name(), figures.pods, figures.failed),
+        ("Failed", 1, 0)
+    );
+    assert_eq!(figures.outcome.at().map(|t| t.as_millis()), Some(6_000));
+    let toml = r#"
+        [pod]
+        restart_policy = "Never"
+        [job]
+        backoff_limit = 6
+        [[job.pod_failure_policy]]
+        action = "FailJob"
+        on_exit_codes = { container = "main", operator = "In", values = [42] }
+        [[job.pod_failure_policy]]
+        action = "Ignore"
+        on_pod_conditions = [{ type = "DisruptionTarget", status = "True" }]
+        [[containers]]
+        name = "main"
+        kind = "app"
+        boot = "1s"
+        run = "5s"
+        exit_code = 42
+    "#;
+    let from_toml = Scenario::parse(toml, "job.toml").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(from_toml.run.job, scenario.run.job);
+    assert_eq!(simulate(&from_toml.run).job, report.job);
+}

@@ -2,7 +2,7 @@
 //! and Kubernetes versions. Expected values are worked out in the comments.
 
 use super::common::*;
-use podsim::model::{Outcome, PodPhase};
+use podsim::model::{ContainerId, Outcome, PodPhase};
 use podsim::scenario::Scenario;
 
 #[test]
@@ -179,8 +179,20 @@ fn r44_the_apps_exit_code_decides_the_phase() {
 fn r46_a_legacy_sidecar_in_containers_keeps_the_job_running() {
     let legacy = JOB.replace("kind = \"sidecar\"", "kind = \"app\"");
     let m = run_text(&legacy).metrics;
-    assert_eq!(m.outcome, Outcome::Stuck);
-    assert_eq!(m.outcome.name(), "stuck: legacy sidecar kept the Pod running");
+    // The proxy, declared first, is the app that never exits: it is named.
+    assert_eq!(m.outcome, Outcome::Stuck(ContainerId(0)));
+    assert_eq!(m.outcome.name(), "stuck");
+    assert_eq!((m.completed_ms, m.phase), (None, PodPhase::Running));
+}
+
+#[test]
+fn r46_a_job_whose_work_never_ends_names_its_app_not_a_sidecar() {
+    // The Job's own app without a `run` never exits; its proxy is a native
+    // sidecar. Nothing here is a legacy sidecar: the app is what is stuck.
+    let endless = JOB.replace("run = \"20s\"", "");
+    assert!(!endless.contains("run ="), "the fixture changed: {endless}");
+    let m = run_text(&endless).metrics;
+    assert_eq!(m.outcome, Outcome::Stuck(ContainerId(1)));
     assert_eq!((m.completed_ms, m.phase), (None, PodPhase::Running));
 }
 

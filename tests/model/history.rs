@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use podsim::engine::SimDuration;
-use podsim::model::{Change, ContainerId, PodSimulator, RunSpec, TraceEntry, simulate};
+use podsim::model::job::JobSimulator;
+use podsim::model::{Change, ContainerId, PodMode, PodSimulator, RunSpec, TraceEntry, simulate};
 use proptest::prelude::*;
 
 use super::common::run_text;
@@ -132,12 +133,18 @@ fn check_history(trace: &[TraceEntry]) -> Result<(), String> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
-    /// Recording is only watching: the metrics are the same with or without it.
+    /// Recording is only watching: the metrics are the same with or without
+    /// it, for a Pod and for a Job's (whose first Pod `simulate` reports).
     #[test]
     fn prop_recording_changes_no_metric(spec in rich_pod()) {
         let run = RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(spec) };
         let recorded = simulate(&run);
-        prop_assert_eq!(PodSimulator::new(run).run(), recorded.metrics);
+        let (metrics, job) = JobSimulator::new(run.clone()).run(|_, _| {});
+        prop_assert_eq!(metrics, recorded.metrics);
+        prop_assert_eq!(job, recorded.job.map(|j| j.figures));
+        if run.pod.mode != PodMode::Job {
+            prop_assert_eq!(PodSimulator::new(run).run(), recorded.metrics);
+        }
     }
 
     /// Every history tells each container a possible life.

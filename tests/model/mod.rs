@@ -22,6 +22,7 @@ mod drain;
 mod fidelity;
 mod history;
 mod invariants;
+mod job;
 mod properties;
 mod random;
 mod restarts;

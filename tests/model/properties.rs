@@ -2,9 +2,10 @@
 //! policy, preStop hooks, millisecond timings, deletion at any moment.
 
 use podsim::engine::SimDuration;
+use podsim::model::job::JobSimulator;
 use podsim::model::{
     Backoff, ContainerKind, ContainerSpec, Deletion, Outcome, PodMode, PodPhase, PodSimulator, PodSpec,
-    Probe, RestartPolicy, RunSpec, simulate,
+    Probe, RestartPolicy, RunSpec, Trace, simulate,
 };
 use podsim::report::timeline::Timeline;
 use proptest::prelude::*;
@@ -123,12 +124,25 @@ proptest! {
     fn prop_same_input_same_output(spec in rich_pod(), other in rich_pod()) {
         let horizon = SimDuration::from_secs(3600);
         let first = simulate(&RunSpec { horizon, ..RunSpec::new(spec.clone()) });
-        let mut reused = PodSimulator::recording(RunSpec { horizon, ..RunSpec::new(other) });
+        let mut reused = PodSimulator::recording(RunSpec { horizon, ..RunSpec::new(other.clone()) });
         reused.run();
         reused.spec_mut().pod = spec.clone();
         let again = reused.run();
+        if spec.mode != PodMode::Job {
+            prop_assert_eq!(first.metrics, again);
+            prop_assert_eq!(&first.trace[..], reused.trace());
+        }
+        // A Job's Pods under its controller, on a reused simulator too.
+        let mut jobs = JobSimulator::observed_by(RunSpec { horizon, ..RunSpec::new(other) }, Trace::new());
+        jobs.run(|_, _| {});
+        jobs.spec_mut().pod = spec.clone();
+        let mut trace = None;
+        let (again, figures) = jobs.run(|_, t| {
+            trace.get_or_insert_with(|| t.to_vec());
+        });
         prop_assert_eq!(first.metrics, again);
-        prop_assert_eq!(&first.trace[..], reused.trace());
+        prop_assert_eq!(first.trace, trace.unwrap_or_default());
+        prop_assert_eq!(first.job.map(|j| j.figures), figures);
     }
 
     /// Every run ends: by itself when failures are finite scripts (no probes
@@ -139,7 +153,7 @@ proptest! {
     fn prop_every_run_terminates(spec in pod(), rich in rich_pod()) {
         let m = simulate(&RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(rich.clone()) }).metrics;
         if rich.mode == PodMode::Job && m.outcome != Outcome::Horizon {
-            prop_assert!(m.completed_ms.is_some() || m.outcome == Outcome::Stuck, "{:?}", m);
+            prop_assert!(m.completed_ms.is_some() || matches!(m.outcome, Outcome::Stuck(_)), "{:?}", m);
         }
         let m = simulate(&RunSpec::new(spec.clone())).metrics;
         prop_assert_eq!(m.outcome, Outcome::Settled);

@@ -38,6 +38,7 @@ use crate::engine::{Model, RunEnd, Scheduler, SimDuration, SimTime};
 impl<O: Observer> Model for PodModel<O> {
     type Event = PodEvent;
 
+    #[inline]
     fn is_current(&self, event: &PodEvent) -> bool {
         let Some((id, attempt)) = event.target() else {
             return true;
@@ -243,7 +244,9 @@ impl<O: Observer> PodModel<O> {
         self.note_phase(end);
         let outcome = match how {
             RunEnd::Horizon => Outcome::Horizon,
-            RunEnd::Quiet if self.run.pod.mode == PodMode::Job && !phase.is_terminal() => Outcome::Stuck,
+            RunEnd::Quiet if self.run.pod.mode == PodMode::Job && !phase.is_terminal() => {
+                self.unfinished_app().map_or(Outcome::Settled, Outcome::Stuck)
+            }
             RunEnd::Quiet => Outcome::Settled,
         };
         self.meters.metrics(end, phase, outcome)

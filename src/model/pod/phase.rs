@@ -11,7 +11,7 @@ use super::{Cause, PodModel, Stage};
 use crate::engine::SimTime;
 use crate::model::history::{Change, Observer};
 use crate::model::metrics::PodPhase;
-use crate::model::spec::ContainerKind;
+use crate::model::spec::{ContainerId, ContainerKind};
 
 impl<O: Observer> PodModel<O> {
     /// The Pod phase as the kubelet would report it now (R47, R48).
@@ -50,6 +50,14 @@ impl<O: Observer> PodModel<O> {
                 self.emit(now, None, Change::Phase(phase));
             }
         }
+    }
+
+    /// The first app (in declaration order) that has not exited for good:
+    /// what keeps a settled Job's Pod from completing (R46).
+    pub(super) fn unfinished_app(&self) -> Option<ContainerId> {
+        self.ids().find(|&id| {
+            self.kind(id) == ContainerKind::App && !matches!(self.container(id).state, State::Exited(_))
+        })
     }
 
     /// Every app container has exited for good (R43).

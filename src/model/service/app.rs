@@ -97,15 +97,6 @@ impl Replica {
     }
 }
 
-/// The stream of replica `r`: the run's, moved by the replica so replicas
-/// draw apart; replica 0 keeps the run's, so one replica is the Pod alone.
-pub(super) fn replica_stream(run: Stream, r: u32) -> Stream {
-    Stream {
-        seed: run.seed ^ u64::from(r).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        ..run
-    }
-}
-
 /// The Pod a replica of `pod` runs: deleted only by the Service, and with
 /// an app whose drain the Service ends (`Drained`) unless it exits at once.
 pub(super) fn replica_pod(pod: &PodSpec, on_sigterm: OnSigterm) -> PodSpec {

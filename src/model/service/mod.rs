@@ -56,7 +56,7 @@ pub use spec::{
     TrafficSpec, When,
 };
 
-use self::app::{Replica, replica_pod, replica_stream};
+use self::app::{Replica, replica_pod};
 use self::connection::{Client, Conns};
 use self::endpoints::Slice;
 use self::proxy::Proxy;
@@ -151,8 +151,9 @@ impl<O: Observer + Default> ServiceModel<O> {
             let run = RunSpec {
                 pod: pod.clone(),
                 horizon: self.run.horizon,
-                stream: replica_stream(self.run.stream, r),
+                stream: self.run.stream.moved(r),
                 service: None,
+                job: Default::default(),
             };
             match self.pods.get_mut(r as usize) {
                 Some(model) => {
@@ -164,7 +165,7 @@ impl<O: Observer + Default> ServiceModel<O> {
         }
         self.replicas.clear();
         self.replicas
-            .extend((0..replicas).map(|r| Replica::new(&pod, replica_stream(self.run.stream, r))));
+            .extend((0..replicas).map(|r| Replica::new(&pod, self.run.stream.moved(r))));
         self.last_pod_event.clear();
         self.last_pod_event.resize(replicas as usize, SimTime::ZERO);
         self.scratch.clear();

@@ -20,8 +20,8 @@
 
 use std::cmp::Reverse;
 
+use super::app::Replica;
 use super::app::replica_pod;
-use super::app::{Replica, replica_stream};
 use super::deployment::{RolloutFigures, Strategy};
 use super::endpoints::Endpoint;
 use super::{ServiceEvent, ServiceModel, Tap};
@@ -404,13 +404,14 @@ impl<O: Observer + Default> ServiceModel<O> {
             _ => &self.run.pod,
         };
         let pod = replica_pod(template, self.service.app.on_sigterm);
-        let stream = replica_stream(self.run.stream, r);
+        let stream = self.run.stream.moved(r);
         self.replicas.push(Replica::new(&pod, stream));
         let run = RunSpec {
             pod,
             horizon: self.run.horizon,
             stream,
             service: None,
+            job: Default::default(),
         };
         self.pods.push(PodModel::new(run, Tap::default()));
         self.last_pod_event.push(now);

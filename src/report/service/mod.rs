@@ -103,6 +103,7 @@ fn replica_reports(report: &ServiceReport) -> impl Iterator<Item = RunReport> + 
         .map(|(trace, metrics)| RunReport {
             metrics: *metrics,
             trace: trace.clone(),
+            job: None,
         })
 }
 

@@ -115,11 +115,15 @@ pub enum Field {
     PdbMaxUnavailable,
     /// `[pdb] unhealthy_pod_eviction_policy`: IfHealthyBudget or AlwaysAllow.
     UnhealthyPodEvictionPolicy,
+    /// `[job] backoff_limit`: counted Pod failures the Job tolerates.
+    BackoffLimit,
+    /// `[job] backoff_limit_per_index`: the same, for the one index of an Indexed Job.
+    BackoffLimitPerIndex,
 }
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 69] = {
+    pub const ALL: [Field; 71] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -192,6 +196,8 @@ impl Field {
             Field::MinAvailable,
             Field::PdbMaxUnavailable,
             Field::UnhealthyPodEvictionPolicy,
+            Field::BackoffLimit,
+            Field::BackoffLimitPerIndex,
         ]
     };
 
@@ -246,6 +252,7 @@ impl Field {
             | Field::MinReadySeconds
             | Field::DrainNode => Scope::Disruption,
             Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
+            Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
         }
     }
 
@@ -315,6 +322,8 @@ impl Field {
             Field::MinAvailable => "min_available",
             Field::PdbMaxUnavailable => "max_unavailable",
             Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",
+            Field::BackoffLimit => "backoff_limit",
+            Field::BackoffLimitPerIndex => "backoff_limit_per_index",
         }
     }
 
@@ -388,7 +397,11 @@ impl Field {
             },
             Field::CrashAfter => Unit::DistList,
             Field::FailProbability => Unit::Probability,
-            Field::Seed | Field::Fails | Field::ExitCode => Unit::Count,
+            Field::Seed
+            | Field::Fails
+            | Field::ExitCode
+            | Field::BackoffLimit
+            | Field::BackoffLimitPerIndex => Unit::Count,
             Field::Proxy | Field::BackoffImmediateFirstRestart => Unit::Flag,
             Field::RestartPolicy => Unit::Word {
                 what: "restart_policy",
@@ -524,6 +537,12 @@ impl Field {
             Field::UnhealthyPodEvictionPolicy => {
                 "IfHealthyBudget (default): a Running, not Ready Pod is evicted only while the budget is met; AlwaysAllow: always"
             }
+            Field::BackoffLimit => {
+                "failed Pods counted before the Job fails (BackoffLimitExceeded); default 6, or no limit with backoff_limit_per_index"
+            }
+            Field::BackoffLimitPerIndex => {
+                "an Indexed Job's limit for its one index: more counted failures fail it (FailedIndexes); allows FailIndex rules"
+            }
         }
     }
 
@@ -535,6 +554,8 @@ impl Field {
             Field::RestartPolicy => Some("spec.restartPolicy".into()),
             Field::TerminationGracePeriod => Some("spec.terminationGracePeriodSeconds".into()),
             Field::Mode => Some("the manifest's kind (a Job runs to completion)".into()),
+            Field::BackoffLimit => Some("the Job's spec.backoffLimit".into()),
+            Field::BackoffLimitPerIndex => Some("the Job's spec.backoffLimitPerIndex".into()),
             Field::Kind => Some("where the container is listed (initContainers, with restartPolicy: Always for a native sidecar, or containers)".into()),
             Field::Probe(kind, field) => Some(format!("the container's {}Probe.{}", kind.name(), field.k8s_name())),
             _ => None,

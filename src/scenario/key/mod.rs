@@ -40,6 +40,8 @@ pub enum Scope {
     Disruption,
     /// `[pdb]`: the PodDisruptionBudget a drain's evictions consult.
     Pdb,
+    /// `[job]`: the Job controller's limits for a Job's Pods.
+    Job,
 }
 
 impl Scope {
@@ -64,6 +66,7 @@ impl Scope {
             Scope::App => "app",
             Scope::Disruption => "disruptions",
             Scope::Pdb => "pdb",
+            Scope::Job => "job",
         }
     }
 }

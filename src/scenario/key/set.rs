@@ -86,6 +86,8 @@ impl Key {
             (Field::StopAt, _) => pod.deletion = Deletion::At(ms),
             (Field::StopAfterReady, _) => pod.deletion = Deletion::AfterReady(ms),
             (Field::Mode, _) => pod.mode = MODES[word.min(1)],
+            (Field::BackoffLimit, _) => run.job.backoff_limit = Some(count),
+            (Field::BackoffLimitPerIndex, _) => run.job.backoff_limit_per_index = Some(count),
             (Field::Kubernetes, _) => {
                 if let Value::Version(v) = value {
                     pod.kubernetes = v;

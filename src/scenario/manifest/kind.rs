@@ -8,7 +8,7 @@
 //! policies, whether its Pods run to completion) are written once, here.
 
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
-use k8s_openapi::api::batch::v1::{CronJob, Job};
+use k8s_openapi::api::batch::v1::{CronJob, Job, JobSpec};
 use k8s_openapi::api::core::v1::{Pod, PodSpec as K8sPodSpec, PodTemplateSpec, ReplicationController};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -142,6 +142,9 @@ pub struct Object {
     pub spec: Option<K8sPodSpec>,
     /// `spec.replicas` when it is not 1.
     pub replicas: Option<i32>,
+    /// A Job's spec (a CronJob's `jobTemplate.spec`), for its controller's
+    /// limits and `podFailurePolicy`, and where it is.
+    pub job: Option<(&'static [&'static str], JobSpec)>,
 }
 
 /// Parses the node at `root` of `doc` (the document, or a List's item) as
@@ -161,6 +164,7 @@ pub fn read(
             pod_meta: t.metadata,
             spec: t.spec,
             replicas,
+            job: None,
         }
     };
     let object = match kind {
@@ -172,6 +176,7 @@ pub fn read(
                 pod_meta: Some(pod.metadata),
                 spec: pod.spec,
                 replicas: None,
+                job: None,
             }
         }
         WorkloadKind::Deployment => {
@@ -200,12 +205,22 @@ pub fn read(
         }
         WorkloadKind::Job => {
             let j: Job = typed(stream, doc, root)?;
-            template(j.metadata, None, j.spec.map(|s| s.template))
+            let spec = j.spec.unwrap_or_default();
+            let job_at: &'static [&'static str] = &["spec"];
+            Object {
+                job: Some((job_at, spec.clone())),
+                ..template(j.metadata, None, Some(spec.template))
+            }
         }
         WorkloadKind::CronJob => {
             let c: CronJob = typed(stream, doc, root)?;
             let job = c.spec.job_template;
-            let mut object = template(c.metadata, None, job.spec.map(|s| s.template));
+            let spec = job.spec.unwrap_or_default();
+            let job_at: &'static [&'static str] = &["spec", "jobTemplate", "spec"];
+            let mut object = Object {
+                job: Some((job_at, spec.clone())),
+                ..template(c.metadata, None, Some(spec.template))
+            };
             let job_meta: &'static [&'static str] = &["spec", "jobTemplate", "metadata"];
             object
                 .outer_meta

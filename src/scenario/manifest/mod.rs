@@ -13,6 +13,7 @@
 //! model, or had to guess, becomes a notice on the scenario.
 
 mod handler;
+mod job;
 mod kind;
 mod pod;
 mod service;
@@ -371,7 +372,16 @@ fn workload(
         prefix,
     };
     let annotations = read.pod_meta.as_ref().and_then(|m| m.annotations.as_ref());
-    let mapped = mapper.map(spec, annotations, timings, &mut notices)?;
+    let mut mapped = mapper.map(spec, annotations, timings, &mut notices)?;
+    if let Some((at, job)) = &read.job {
+        let at: Vec<&str> = object
+            .root
+            .iter()
+            .map(String::as_str)
+            .chain(at.iter().copied())
+            .collect();
+        job::read(stream, doc, &at, job, &mut mapped, &mut notices)?;
+    }
     notices.extend(
         super::rules::version_notices(&mapped.pod)
             .into_iter()

@@ -422,6 +422,12 @@ impl Mapper<'_> {
                         (None, index, field)
                     }
                     (None, Ok(field), _) => (None, None, field),
+                    // `job.backoff_limit`: the Job's, unless `job` is a
+                    // container and the key one of a container's.
+                    (None, Err(_), Some(("job", leaf))) if Field::find(Scope::Container, leaf).is_none() => {
+                        let field = lookup(Scope::Job, leaf, &context, "[job] key").map_err(key_error)?;
+                        (None, None, field)
+                    }
                     (None, Err(_), Some((container, timing)))
                         if !timing.is_empty() && Group::ALL.iter().all(|g| g.name() != container) =>
                     {

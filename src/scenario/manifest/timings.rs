@@ -57,6 +57,7 @@ fn scopes(scope: Scope) -> &'static [Scope] {
         Scope::App => &[Scope::App],
         Scope::Disruption => &[Scope::Disruption],
         Scope::Pdb => &[Scope::Pdb],
+        Scope::Job => &[Scope::Job],
     }
 }
 
@@ -121,6 +122,7 @@ impl Timings {
             };
             match key.get_ref().as_ref() {
                 "pod" => timings.read(Scope::Pod, None, None, "[pod]", entries)?,
+                "job" => timings.read(Scope::Job, None, None, "[job]", entries)?,
                 table @ ("service" | "traffic" | "app" | "pdb") => {
                     let scope = Scope::SERVICE.into_iter().find(|s| s.table() == table);
                     let scope = scope.unwrap_or(Scope::Service);
@@ -165,6 +167,7 @@ impl Timings {
                             "app",
                             "disruptions",
                             "pdb",
+                            "job",
                         ],
                     ));
                 }

@@ -25,8 +25,9 @@ pub use file::GridFile;
 use super::axis::{Axis, Positioned, RANGE_KEYS, Values, names_a_key, parse_values, resolve, same_field};
 use super::csv;
 use super::summary::{Summary, Table};
+use crate::model::job::{JobFigures, JobSpec};
 use crate::model::service::{DrainFigures, RolloutFigures, ServiceMetrics};
-use crate::model::{ContainerKind, Metrics, RunSpec};
+use crate::model::{ContainerKind, Metrics, PodMode, RunSpec};
 use crate::scenario::check_service;
 use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::{Format, rule_class};
@@ -224,9 +225,21 @@ impl Grid {
                     columns.extend(DrainFigures::NAMES.iter().map(|n| n.to_string()));
                 }
             }
-            None => columns.extend(Metrics::NAMES.iter().map(|n| n.to_string())),
+            None => {
+                columns.extend(Metrics::NAMES.iter().map(|n| n.to_string()));
+                if self.has_jobs() {
+                    columns.extend(JobFigures::NAMES.iter().map(|n| n.to_string()));
+                }
+            }
         }
         columns
+    }
+
+    /// Whether some run is a Job's: its base is, or `pod.mode` is an axis.
+    /// Only such a grid has the Job's columns (every other keeps its bytes)
+    /// and runs the Job controller.
+    pub fn has_jobs(&self) -> bool {
+        self.base.pod.mode == PodMode::Job || self.axes.iter().any(|a| a.key.field == Field::Mode)
     }
 
     /// Summary columns: `run`, one per axis, then `Summary::columns`.
@@ -404,6 +417,9 @@ impl Grid {
             hash.update(format!("service {service:?}\n"));
         }
         // Only when set, so a grid without them keeps the hash it had.
+        if self.base.job != JobSpec::default() {
+            hash.update(format!("job {:?}\n", self.base.job));
+        }
         if self.base.stream.seed != 0 {
             hash.update(format!("seed {}\n", self.base.stream.seed));
         }
