@@ -239,6 +239,7 @@ impl<O: Observer> PodModel<O> {
     }
 
     /// The metrics of a run that ended at `end` for reason `how`.
+    #[inline]
     pub fn finish(&mut self, end: SimTime, how: RunEnd) -> Metrics {
         let phase = self.phase();
         self.note_phase(end);
