@@ -13,10 +13,10 @@ use super::bands::{Figure, timelines_svg};
 use super::field_text;
 use super::plot::ecdf::{self, EcdfSpec};
 use super::plot::{GroupBy, PlotSpec, Tradeoff, tradeoff, unit};
-use super::service;
 use super::svg::{FONT_FAMILY, escape};
 use super::table::{Table, TableError};
 use super::timeline::event_lines;
+use super::{job, service};
 use crate::model::service::{ServiceMetrics, ServiceReport};
 use crate::model::{Field, Metrics, RunReport};
 use crate::scenario::Scenario;
@@ -170,16 +170,26 @@ fn scenarios_section(page: &mut String, runs: &[ScenarioRun]) -> Result<(), Tabl
 
     page.push_str("<h3>Events</h3>\n");
     for r in runs {
-        let _ = writeln!(
-            page,
-            "<details class=\"events\"><summary>{} ({})</summary>\n<pre>{}</pre></details>",
-            escape(&r.scenario.name),
-            escape(&r.scenario.origin),
-            escape(&event_lines(&r.scenario.run.pod, r.report))
-        );
+        let mut text = event_lines(&r.scenario.run.pod, r.report);
+        if let Some(job) = &r.report.job {
+            text.push('\n');
+            text.push_str(&job::text(&r.scenario.run.pod, job));
+        }
+        events(page, &r.scenario, &text);
     }
     page.push_str("</section>\n");
     Ok(())
+}
+
+/// One scenario's text, folded: the event lines `podsim run` prints.
+fn events(page: &mut String, scenario: &Scenario, text: &str) {
+    let _ = writeln!(
+        page,
+        "<details class=\"events\"><summary>{} ({})</summary>\n<pre>{}</pre></details>",
+        escape(&scenario.name),
+        escape(&scenario.origin),
+        escape(text)
+    );
 }
 
 /// Each Service scenario's race as `podsim run --svg` draws it, then their
@@ -214,12 +224,10 @@ fn services_section(page: &mut String, runs: &[ServiceRun]) {
     );
     page.push_str("<h3>Service events</h3>\n");
     for r in runs {
-        let _ = writeln!(
+        events(
             page,
-            "<details class=\"events\"><summary>{} ({})</summary>\n<pre>{}</pre></details>",
-            escape(&r.scenario.name),
-            escape(&r.scenario.origin),
-            escape(&service::text(&r.scenario.run.pod, r.report, 50, 100))
+            r.scenario,
+            &service::text(&r.scenario.run.pod, r.report, 50, 100),
         );
     }
     page.push_str("</section>\n");

@@ -722,3 +722,21 @@ fn the_report_draws_every_bundled_result() {
         "the summary plot names its medians"
     );
 }
+
+/// A Job's report tells its controller's story under its events (J1): the
+/// blog's Job completes with its one Pod at 22 s.
+#[test]
+fn the_report_of_a_job_tells_the_job_controllers_story() {
+    let dir = temp();
+    let out = dir.path().join("job.html");
+    podsim()
+        .args(["report", "scenarios/blog-cloudsql-job.toml", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        page.contains("job Complete at 22.000s after 1 Pod"),
+        "no Job story in the report"
+    );
+}
