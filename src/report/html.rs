@@ -175,7 +175,7 @@ fn scenarios_section(page: &mut String, runs: &[ScenarioRun]) -> Result<(), Tabl
             text.push('\n');
             text.push_str(&job::text(&r.scenario.run.pod, job));
         }
-        events(page, &r.scenario, &text);
+        events(page, r.scenario, &text);
     }
     page.push_str("</section>\n");
     Ok(())
