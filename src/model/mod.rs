@@ -23,8 +23,8 @@ pub use history::{Change, ExitReason, Line, Observer, Trace, TraceEntry};
 pub use metrics::{ExposureMeter, Field, Meters, Metrics, Outcome, PodPhase};
 pub use pod::PodModel;
 pub use spec::{
-    BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, KubeVersion, PodMode,
-    PodSpec, Probe, ProbeKind, RestartPolicy, RunSpec,
+    BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, ExitCodes,
+    KubeVersion, PodMode, PodSpec, Probe, ProbeKind, RestartPolicy, RunSpec,
 };
 
 use crate::engine::Simulation;

@@ -4,6 +4,8 @@
 //! at least one app, no hooks on init containers); the model still never
 //! panics on an odd one, it only gives an odd answer.
 
+use std::fmt;
+
 use super::dist::{Dist, Probability};
 use super::draw::Stream;
 use super::job::JobSpec;
@@ -234,6 +236,12 @@ impl KubeVersion {
         self.0 >= 28
     }
 
+    /// A container's own `restartPolicy` and rules exist from 1.34 (alpha,
+    /// ContainerRestartRules; on by default from 1.35), R60.
+    pub fn has_container_restart_policy(self) -> bool {
+        self.0 >= 34
+    }
+
     /// Sidecars are stopped after the apps, in reverse order, from 1.29 (R36).
     pub fn orders_sidecar_termination(self) -> bool {
         self.0 >= 29
@@ -257,7 +265,7 @@ impl Default for KubeVersion {
 }
 
 /// One container's script: how long each phase of its life takes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ContainerSpec {
     /// Unique within the Pod.
     pub name: String,
@@ -284,6 +292,58 @@ pub struct ContainerSpec {
     pub run: Option<Dist>,
     /// The code a finished `run` exits with.
     pub exit_code: i32,
+    /// The container's own `restartPolicy` (KEP-5307), overriding the
+    /// Pod's for an app or a regular init container; `None` follows the Pod.
+    pub restart_policy: Option<RestartPolicy>,
+    /// Its `restartPolicyRules` with action Restart, tried in order on the
+    /// exit code before its policy (R60).
+    pub restart_rules: Vec<ExitCodes>,
+}
+
+/// An exit-code requirement: the code is (`In`) or is not (`NotIn`) among
+/// `values`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ExitCodes {
+    /// `operator: In` is true, `NotIn` false.
+    pub is_in: bool,
+    /// `values`.
+    pub values: Vec<i32>,
+}
+
+impl ExitCodes {
+    /// Whether `code` meets the requirement.
+    pub fn matches(&self, code: i32) -> bool {
+        self.values.contains(&code) == self.is_in
+    }
+}
+
+/// As derived, except that keys added since grids were first hashed
+/// appear only when set: a grid's hash (`Grid::sha256`, of this text) stays
+/// what it was for every grid that does not use them, so shards made
+/// before still merge with shards made now.
+impl fmt::Debug for ContainerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("ContainerSpec");
+        s.field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("boot", &self.boot)
+            .field("drain", &self.drain)
+            .field("pre_stop", &self.pre_stop)
+            .field("fails", &self.fails)
+            .field("fail_probability", &self.fail_probability)
+            .field("proxy", &self.proxy)
+            .field("probes", &self.probes)
+            .field("crash_after", &self.crash_after)
+            .field("run", &self.run)
+            .field("exit_code", &self.exit_code);
+        if let Some(policy) = &self.restart_policy {
+            s.field("restart_policy", policy);
+        }
+        if !self.restart_rules.is_empty() {
+            s.field("restart_rules", &self.restart_rules);
+        }
+        s.finish()
+    }
 }
 
 impl ContainerSpec {
@@ -303,6 +363,8 @@ impl ContainerSpec {
             crash_after: Vec::new(),
             run: None,
             exit_code: 0,
+            restart_policy: None,
+            restart_rules: Vec::new(),
         }
     }
 

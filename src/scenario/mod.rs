@@ -15,6 +15,7 @@ mod duration;
 pub mod job;
 pub mod key;
 pub mod manifest;
+pub mod restart;
 pub mod rules;
 pub mod service;
 pub mod toml;
@@ -289,7 +290,7 @@ mod registry {
             },
             Unit::Flag => ("true", "true"),
             Unit::Word { .. } => match field {
-                Field::RestartPolicy => ("\"Never\"", "Never"),
+                Field::RestartPolicy | Field::ContainerRestartPolicy => ("\"Never\"", "Never"),
                 Field::Mode => ("\"job\"", "job"),
                 Field::Arrival => ("\"constant\"", "constant"),
                 Field::Connections => ("\"keep-alive\"", "keep-alive"),

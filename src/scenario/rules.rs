@@ -72,6 +72,14 @@ pub enum Rule {
     NoApp,
     /// `stop_at` and `stop_after_ready` together (a deletion happens once).
     TwoDeletions,
+    /// A sidecar has a restart policy by definition (Always): R60.
+    PolicyOnSidecar,
+    /// `restart_policy = "Always"` on an init container makes it a sidecar.
+    AlwaysOnInit,
+    /// `restart_policy_rules` need the container's own `restart_policy`.
+    RulesNeedPolicy,
+    /// A container's own restart policy needs Kubernetes 1.34 or later.
+    ContainerPolicyNeeds134(KubeVersion),
 }
 
 /// A rule a spec breaks, and where: a container's field, its name, or the Pod.
@@ -181,6 +189,31 @@ impl SpecProblem {
             Rule::TwoDeletions => {
                 "stop_at and stop_after_ready are both set; keep one (a deletion happens once)".into()
             }
+            Rule::PolicyOnSidecar if toml => format!(
+                "container \"{name}\": a sidecar always restarts (it is an init container with restartPolicy: \
+                 Always); remove restart_policy"
+            ),
+            Rule::PolicyOnSidecar => format!(
+                "container \"{name}\": a native sidecar's restartPolicy is Always; its restartPolicyRules are \
+                 not simulated"
+            ),
+            Rule::AlwaysOnInit => format!(
+                "container \"{name}\": restart_policy = \"Always\" makes an init container a sidecar: write \
+                 kind = \"sidecar\" (an init container may have OnFailure or Never)"
+            ),
+            Rule::RulesNeedPolicy if toml => format!(
+                "container \"{name}\": restart_policy_rules need the container's own restart_policy (the API \
+                 refuses them without one)"
+            ),
+            Rule::RulesNeedPolicy => format!(
+                "container \"{name}\": restartPolicyRules need the container's own restartPolicy (the API \
+                 refuses them without one)"
+            ),
+            Rule::ContainerPolicyNeeds134(version) => format!(
+                "container \"{name}\": a container's own restart policy needs Kubernetes 1.34 or later \
+                 (ContainerRestartRules: alpha in 1.34, on by default from 1.35); this Pod says 1.{}",
+                version.0
+            ),
         }
     }
 }
@@ -216,6 +249,21 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
             Field::ExitCode
         };
         return Err((Some(field), Rule::AppsOnly(field, c.kind)));
+    }
+    // R60: a container's own restart policy and rules (KEP-5307).
+    if c.restart_policy.is_some() || !c.restart_rules.is_empty() {
+        let policy = Some(Field::ContainerRestartPolicy);
+        match c.kind {
+            ContainerKind::Sidecar => return Err((policy, Rule::PolicyOnSidecar)),
+            ContainerKind::Init if c.restart_policy == Some(RestartPolicy::Always) => {
+                return Err((policy, Rule::AlwaysOnInit));
+            }
+            _ if c.restart_policy.is_none() => return Err((None, Rule::RulesNeedPolicy)),
+            _ if !spec.kubernetes.has_container_restart_policy() => {
+                return Err((policy, Rule::ContainerPolicyNeeds134(spec.kubernetes)));
+            }
+            _ => {}
+        }
     }
     if !(0..=255).contains(&c.exit_code) {
         return Err((Some(Field::ExitCode), Rule::ExitCodeOver255(c.exit_code)));
@@ -306,6 +354,13 @@ pub fn version_notices(spec: &PodSpec) -> Vec<String> {
                 .to_string(),
         );
     }
+    if version.0 == 34 && spec.containers.iter().any(|c| c.restart_policy.is_some()) {
+        notices.push(
+            "a container's own restart policy is alpha in Kubernetes 1.34 (feature gate ContainerRestartRules, \
+             off by default)"
+                .to_string(),
+        );
+    }
     if spec.backoff.cap != Backoff::default().cap
         && let Some(state) = version.configurable_backoff_cap().filter(|_| version.0 < 35)
     {
@@ -328,7 +383,7 @@ pub fn version_notices(spec: &PodSpec) -> Vec<String> {
 pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
     let second = 1000;
     match field {
-        Field::Kind | Field::Proxy | Field::Mode => Some(encoded),
+        Field::Kind | Field::Proxy | Field::Mode | Field::ContainerRestartPolicy => Some(encoded),
         Field::Drain | Field::PreStop => Some(u64::from(encoded > 0)),
         Field::ExitCode => Some(encoded.min(256).div_ceil(255)),
         // Present whatever the value: only the container's kind decides.
@@ -342,7 +397,8 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         Field::Kubernetes => {
             let version = KubeVersion(encoded as u32);
             let cap = version.configurable_backoff_cap().is_some();
-            Some(u64::from(version.has_native_sidecars()) * 2 + u64::from(cap))
+            let own_policy = version.has_container_restart_policy();
+            Some(u64::from(own_policy) * 4 + u64::from(version.has_native_sidecars()) * 2 + u64::from(cap))
         }
         Field::BackoffCap => {
             Some(u64::from(encoded == Backoff::default().cap.as_millis()) + 2 * u64::from(encoded >= second))

@@ -19,7 +19,11 @@ use super::rules::{Format, Rule, SpecProblem, check_spec, version_notices};
 use super::{Scenario, parse_duration};
 
 mod job;
+mod restart;
 mod service;
+
+/// A container's `restartPolicyRules`, read beside its registry keys.
+const RESTART_RULES: &str = "restart_policy_rules";
 use crate::engine::SimDuration;
 use crate::model::{ContainerKind, ContainerSpec, PodSpec, RunSpec};
 
@@ -380,10 +384,11 @@ impl Reader<'_> {
             self.spans
                 .push(((Some(index), Spot::Field(Field::Kind)), kind_value.span()));
             for (key, value) in table.iter() {
-                if matches!(key.get_ref().as_ref(), "name" | "kind") {
-                    continue;
+                match key.get_ref().as_ref() {
+                    "name" | "kind" => {}
+                    RESTART_RULES => self.restart_rules(index, &context, value)?,
+                    _ => self.setting(Scope::Container, Some(index), &context, key, value, valid.clone())?,
                 }
-                self.setting(Scope::Container, Some(index), &context, key, value, valid.clone())?;
             }
         }
         Ok(())
@@ -476,10 +481,12 @@ impl Reader<'_> {
     }
 }
 
-/// A container's keys in the README's order: name, then its fields and groups.
+/// A container's keys in the README's order: name, then its fields and
+/// groups, then its restart rules.
 fn container_keys() -> Vec<&'static str> {
     let mut keys = vec!["name"];
     keys.extend(Field::names(Scope::Container));
+    keys.push(RESTART_RULES);
     keys
 }
 

@@ -287,3 +287,38 @@ fn job_policy_errors_point_at_the_rule() {
         "{e}"
     );
 }
+
+/// R60: a container's own restart policy and rules, refused where the API
+/// or the kubelet version refuses them.
+#[test]
+fn container_restart_policy_errors_point_at_the_key() {
+    let app = "[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\n";
+    let e = error_for(&format!(
+        "{app}restart_policy_rules = [{{ action = \"Restart\", exit_codes = {{ operator = \"In\", values = [42] }} }}]\n"
+    ));
+    assert!(
+        e.contains("restart_policy_rules need the container's own restart_policy"),
+        "{e}"
+    );
+    let e = error_for(&format!(
+        "{app}restart_policy = \"Never\"\nrestart_policy_rules = [{{ action = \"RestartAllContainers\", exit_codes = {{ operator = \"In\", values = [42] }} }}]\n"
+    ));
+    assert!(
+        e.contains("bad.toml:6:36") && e.contains("RestartAllContainers (KEP-5532"),
+        "{e}"
+    );
+    let e = error_for(&format!(
+        "[pod]\nkubernetes = \"1.33\"\n{app}restart_policy = \"OnFailure\"\n"
+    ));
+    assert!(
+        e.contains("bad.toml:7:18") && e.contains("needs Kubernetes 1.34 or later"),
+        "{e}"
+    );
+    let e = error_for(&format!(
+        "[[containers]]\nname = \"proxy\"\nkind = \"sidecar\"\nboot = \"1s\"\nrestart_policy = \"Never\"\n{app}"
+    ));
+    assert!(
+        e.contains("bad.toml:5:18") && e.contains("a sidecar always restarts"),
+        "{e}"
+    );
+}

@@ -138,7 +138,7 @@ fn a_kubernetes_rule_broken_is_an_error_naming_the_field() {
     let dir = TempDir::new();
     let text = BARE.replace(
         "spec:\n",
-        "spec:\n  initContainers:\n  - name: proxy\n    image: envoy\n    restartPolicy: Never\n",
+        "spec:\n  initContainers:\n  - name: proxy\n    image: envoy\n    restartPolicy: Sometimes\n",
     );
     let pod = file(&dir, "policy.yaml", &text);
     podsim()
@@ -146,7 +146,7 @@ fn a_kubernetes_rule_broken_is_an_error_naming_the_field() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains(format!(
-            "{pod}:9:20: spec.initContainers[0].restartPolicy: init container \"proxy\": restartPolicy \"Never\""
+            "{pod}:9:20: spec.initContainers[0].restartPolicy: init container \"proxy\": restartPolicy \"Sometimes\""
         )));
 }
 

@@ -188,3 +188,109 @@ fn issue_16_zero_backoff_restarts_forever() {
         );
     }
 }
+
+/// R60 (KEP-5307): an app's own `restart_policy` and `restart_policy_rules`.
+/// The Pod says Never; web boots 1 s, works 2 s and exits 42.
+fn own_policy(rules: &str) -> String {
+    format!(
+        r#"
+        horizon = "60s"
+        [pod]
+        restart_policy = "Never"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        run = "2s"
+        exit_code = 42
+        restart_policy = "Never"
+        {rules}
+        "#
+    )
+}
+
+#[test]
+fn r60_a_restart_rule_on_exit_42_restarts_the_app_under_a_never_pod() {
+    // Exit 42 at 3 s matches: restarted at once (R15), exits at 6 s,
+    // restarted at 16 s (10 s), exits at 19 s, restarted at 39 s (20 s),
+    // exits at 42 s, next at 82 s: past the 60 s horizon. 3 restarts.
+    let rule =
+        r#"restart_policy_rules = [{ action = "Restart", exit_codes = { operator = "In", values = [42] } }]"#;
+    let report = run_text(&own_policy(rule));
+    assert_eq!(
+        (report.metrics.restarts, report.metrics.outcome),
+        (3, Outcome::Horizon)
+    );
+    // A rule that does not match leaves the container's Never: exit 42 at
+    // 3 s for good, and the Pod fails (R43, R44).
+    let other =
+        r#"restart_policy_rules = [{ action = "Restart", exit_codes = { operator = "In", values = [1] } }]"#;
+    let m = run_text(&own_policy(other)).metrics;
+    assert_eq!(
+        (m.restarts, m.phase, m.completed_ms),
+        (0, PodPhase::Failed, Some(3000))
+    );
+}
+
+#[test]
+fn r60_the_containers_own_on_failure_overrides_the_pods_never() {
+    // The same restarts as the rule's: exit 42 is a failure for OnFailure.
+    let text = own_policy("").replace(
+        "exit_code = 42\n        restart_policy = \"Never\"",
+        "exit_code = 42\n        restart_policy = \"OnFailure\"",
+    );
+    assert!(text.contains("\"OnFailure\""), "the fixture changed");
+    let m = run_text(&text).metrics;
+    assert_eq!((m.restarts, m.outcome), (3, Outcome::Horizon));
+}
+
+/// R60 from a manifest: KEP-5307's shape (`restartPolicy: Never` on the
+/// container, a Restart rule on exit 42) reads as the TOML above and gives
+/// the same three restarts; an init container's own OnFailure is its
+/// policy, not a sidecar.
+#[test]
+fn r60_a_manifests_container_restart_policy_and_rules_are_read() {
+    let yaml = r#"
+apiVersion: v1
+kind: Pod
+metadata:
+  name: own-policy
+  annotations:
+    podsim.dev/horizon: "60s"
+    podsim.dev/web.boot: "1s"
+    podsim.dev/web.run: "2s"
+    podsim.dev/web.exit_code: "42"
+spec:
+  restartPolicy: Never
+  initContainers:
+  - name: fetch
+    image: busybox
+    restartPolicy: OnFailure
+  containers:
+  - name: web
+    image: nginx
+    restartPolicy: Never
+    restartPolicyRules:
+    - action: Restart
+      exitCodes:
+        operator: In
+        values: [42]
+"#;
+    let scenario =
+        podsim::scenario::manifest::parse(yaml, "own.yaml", None).unwrap_or_else(|e| panic!("{e}"));
+    let web = &scenario.run.pod.containers[1];
+    assert_eq!(web.restart_policy, Some(podsim::model::RestartPolicy::Never));
+    assert_eq!(web.restart_rules.len(), 1);
+    let fetch = &scenario.run.pod.containers[0];
+    assert_eq!(
+        (fetch.kind, fetch.restart_policy),
+        (
+            podsim::model::ContainerKind::Init,
+            Some(podsim::model::RestartPolicy::OnFailure)
+        )
+    );
+    let m = podsim::model::simulate(&scenario.run).metrics;
+    // fetch boots 1 s (podsim's assumption), so web's timeline is 1 s later
+    // than the TOML one: exits at 4, 7, 20, 43 s, restarts at 4, 17, 40 s.
+    assert_eq!((m.restarts, m.outcome), (3, Outcome::Horizon));
+}

@@ -1,6 +1,7 @@
 //! What an exit leads to: the instance is gone, and the container restarts,
 //! stays exited, or fails the Pod. The decision is `after_exit`, a pure
-//! function of restart policy, container kind, exit and probe kill (R9–R12),
+//! function of the Pod's restart policy, the container's own policy and
+//! rules (KEP-5307, R60), its kind, the exit and a probe kill (R9–R12),
 //! tested below as a table of every combination.
 //!
 //! Invariant: no container restarts once the Pod is terminating (R40); the
@@ -11,7 +12,7 @@ use super::{Cause, PodModel};
 use crate::engine::{Scheduler, SimTime};
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, ExitReason, Observer};
-use crate::model::spec::{ContainerId, ContainerKind, RestartPolicy};
+use crate::model::spec::{ContainerId, ContainerKind, ContainerSpec, RestartPolicy};
 
 /// What becomes of a container that exited while the Pod is not terminating.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,15 +25,27 @@ pub(super) enum AfterExit {
     FailPod,
 }
 
-/// The kubelet's restart decision for a container of `kind` that exited with
-/// `exit`; `probe_kill` says a failed startup or liveness probe killed it.
+/// The kubelet's restart decision for `container`, which exited with
+/// `exit` in a Pod whose policy is `pod`; `probe_kill` says a failed
+/// startup or liveness probe killed it.
 pub(super) fn after_exit(
-    policy: RestartPolicy,
-    kind: ContainerKind,
+    pod: RestartPolicy,
+    container: &ContainerSpec,
     exit: ExitReason,
     probe_kill: bool,
 ) -> AfterExit {
     let failed = !exit.is_success();
+    // R60: the container's own policy, if it has one, stands for the Pod's
+    // (`computeInitContainerActions`, `computePodActions` for probe kills);
+    // its rules are tried first only on an app's exit (`ContainerShouldRestart`).
+    let policy = container.restart_policy.unwrap_or(pod);
+    let kind = container.kind;
+    if kind == ContainerKind::App && !probe_kill && container.restart_policy.is_some() {
+        let code = exit.code();
+        if container.restart_rules.iter().any(|rule| rule.matches(code)) {
+            return AfterExit::Restart;
+        }
+    }
     match kind {
         // R10: a sidecar restarts whatever the policy and the exit code.
         ContainerKind::Sidecar => AfterExit::Restart,
@@ -91,7 +104,7 @@ impl<O: Observer> PodModel<O> {
             return self.exited_while_terminating(id, now, s);
         }
         let probe_kill = instance.kill.is_some_and(|k| k.by == Killer::Probe);
-        match after_exit(self.run.pod.restart_policy, kind, reason, probe_kill) {
+        match after_exit(self.run.pod.restart_policy, self.spec_of(id), reason, probe_kill) {
             AfterExit::Restart => self.schedule_restart(id, now, s),
             AfterExit::FailPod => {
                 self.emit(now, None, Change::PodFailed);
@@ -161,14 +174,52 @@ mod tests {
         ];
         assert_eq!(table.len(), 3 * 3 * 2, "one row per policy, kind and probe kill");
         for (policy, kind, probe_kill, on_success, on_failure) in table {
+            let container = ContainerSpec::new("c", kind, crate::engine::SimDuration::ZERO);
             for exit in EXITS {
                 let expected = if exit.is_success() { on_success } else { on_failure };
                 assert_eq!(
-                    after_exit(policy, kind, exit, probe_kill),
+                    after_exit(policy, &container, exit, probe_kill),
                     expected,
                     "{policy:?} {kind:?} {exit:?} probe kill {probe_kill}"
                 );
+                // R60: the container's own policy stands for the Pod's, for
+                // apps and init containers; sidecars always restart.
+                let own = ContainerSpec {
+                    restart_policy: Some(policy),
+                    ..container.clone()
+                };
+                let other = if policy == Never { Always } else { Never };
+                assert_eq!(
+                    after_exit(other, &own, exit, probe_kill),
+                    expected,
+                    "own {policy:?} {kind:?} {exit:?}"
+                );
             }
         }
+    }
+
+    #[test]
+    fn r60_an_apps_restart_rules_come_first_but_not_for_a_probe_kill() {
+        use RestartPolicy::Never;
+        // restartPolicy: Never, restart on 42 only (KEP-5307's example).
+        let app = ContainerSpec {
+            restart_policy: Some(Never),
+            restart_rules: vec![crate::model::spec::ExitCodes {
+                is_in: true,
+                values: vec![42],
+            }],
+            ..ContainerSpec::new("app", ContainerKind::App, crate::engine::SimDuration::ZERO)
+        };
+        assert_eq!(after_exit(Never, &app, ExitReason::Failed(42), false), Restart);
+        assert_eq!(after_exit(Never, &app, ExitReason::Failed(1), false), StayExited);
+        assert_eq!(after_exit(Never, &app, ExitReason::Completed, false), StayExited);
+        // A probe kill looks at the policy alone: the container still ran.
+        assert_eq!(after_exit(Never, &app, ExitReason::Failed(42), true), StayExited);
+        // Rules on an init container are not evaluated: its policy decides.
+        let init = ContainerSpec {
+            kind: ContainerKind::Init,
+            ..app.clone()
+        };
+        assert_eq!(after_exit(Never, &init, ExitReason::Failed(42), false), FailPod);
     }
 }

@@ -115,6 +115,8 @@ pub enum Field {
     PdbMaxUnavailable,
     /// `[pdb] unhealthy_pod_eviction_policy`: IfHealthyBudget or AlwaysAllow.
     UnhealthyPodEvictionPolicy,
+    /// A container's own `restart_policy` (KEP-5307), overriding the Pod's.
+    ContainerRestartPolicy,
     /// `[job] backoff_limit`: counted Pod failures the Job tolerates.
     BackoffLimit,
     /// `[job] backoff_limit_per_index`: the same, for the one index of an Indexed Job.
@@ -123,7 +125,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 71] = {
+    pub const ALL: [Field; 72] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -148,6 +150,7 @@ impl Field {
             Field::CrashAfter,
             Field::Run,
             Field::ExitCode,
+            Field::ContainerRestartPolicy,
             Field::Probe(S, P::InitialDelay),
             Field::Probe(S, P::Period),
             Field::Probe(S, P::Timeout),
@@ -224,6 +227,7 @@ impl Field {
             | Field::CrashAfter
             | Field::Run
             | Field::ExitCode
+            | Field::ContainerRestartPolicy
             | Field::Probe(..) => Scope::Container,
             Field::Replicas
             | Field::Nodes
@@ -291,6 +295,7 @@ impl Field {
             Field::CrashAfter => "crash_after",
             Field::Run => "run",
             Field::ExitCode => "exit_code",
+            Field::ContainerRestartPolicy => "restart_policy",
             Field::Probe(_, field) => field.name(),
             Field::Replicas => "replicas",
             Field::Nodes => "nodes",
@@ -403,7 +408,7 @@ impl Field {
             | Field::BackoffLimit
             | Field::BackoffLimitPerIndex => Unit::Count,
             Field::Proxy | Field::BackoffImmediateFirstRestart => Unit::Flag,
-            Field::RestartPolicy => Unit::Word {
+            Field::RestartPolicy | Field::ContainerRestartPolicy => Unit::Word {
                 what: "restart_policy",
                 names: &RestartPolicy::NAMES,
             },
@@ -465,6 +470,9 @@ impl Field {
                 "apps only: exits with exit_code this long after it is healthy (a Job's work); or a distribution"
             }
             Field::ExitCode => "the exit code of that exit; default 0; needs run",
+            Field::ContainerRestartPolicy => {
+                "an app's or init container's own restartPolicy (Always, OnFailure, Never; not Always on init), overriding the Pod's; Kubernetes 1.34+"
+            }
             Field::Probe(_, ProbeField::InitialDelay) => "initialDelaySeconds; default 0s",
             Field::Probe(_, ProbeField::Period) => "periodSeconds; default 10s",
             Field::Probe(_, ProbeField::Timeout) => "timeoutSeconds; default 1s",
@@ -557,6 +565,7 @@ impl Field {
             Field::BackoffLimit => Some("the Job's spec.backoffLimit".into()),
             Field::BackoffLimitPerIndex => Some("the Job's spec.backoffLimitPerIndex".into()),
             Field::Kind => Some("where the container is listed (initContainers, with restartPolicy: Always for a native sidecar, or containers)".into()),
+            Field::ContainerRestartPolicy => Some("the container's restartPolicy".into()),
             Field::Probe(kind, field) => Some(format!("the container's {}Probe.{}", kind.name(), field.k8s_name())),
             _ => None,
         }

@@ -139,6 +139,7 @@ impl Key {
             (Field::Proxy, Some(c)) => c.proxy = flag,
             (Field::Run, Some(c)) => c.run = Some(value.into_dist()),
             (Field::ExitCode, Some(c)) => c.exit_code = count as i32,
+            (Field::ContainerRestartPolicy, Some(c)) => c.restart_policy = Some(POLICIES[word.min(2)]),
             (Field::CrashAfter, Some(c)) => match value {
                 Value::DistList(list) => c.crash_after = list,
                 // One duration (an axis): the first attempt crashes then.

@@ -19,6 +19,7 @@ use crate::engine::SimDuration;
 use crate::model::{ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, RestartPolicy, RunSpec};
 use crate::scenario::diagnostic::{Diagnostic, Problem, closest, unknown_word};
 use crate::scenario::key::{Field, Group, Key, Scope};
+use crate::scenario::restart;
 use crate::scenario::rules::{Format, Rule, check_spec};
 
 /// `PREFIX` without its slash, to recognise a misspelt prefix.
@@ -276,17 +277,18 @@ impl Mapper<'_> {
             let path = vec!["spec".to_string(), "initContainers".into(), i.to_string()];
             let at = |key: &'static str| [path[0].as_str(), &path[1], &path[2], key];
             let kind = match c.restart_policy.as_deref() {
-                None => ContainerKind::Init,
+                // R60: OnFailure or Never is a regular init container's own policy.
+                None | Some("OnFailure" | "Never") => ContainerKind::Init,
                 Some("Always") => ContainerKind::Sidecar,
                 Some(other) => {
-                    let hint = closest(other, &["Always"])
-                        .map(|_| "did you mean \"Always\"? ".to_string())
+                    let hint = closest(other, &["Always", "OnFailure", "Never"])
+                        .map(|v| format!("did you mean \"{v}\"? "))
                         .unwrap_or_default();
                     return Err(self.value_error(
                         &at("restartPolicy"),
                         format!(
                             "init container \"{}\": restartPolicy \"{other}\" is not allowed; {hint}an init \
-                             container's restartPolicy may only be Always (a native sidecar), or be left out",
+                             container's restartPolicy is Always (a native sidecar), OnFailure or Never, or left out",
                             c.name
                         ),
                     ));
@@ -327,13 +329,17 @@ impl Mapper<'_> {
         }
         for (i, c) in spec.containers.iter().enumerate() {
             let path = vec!["spec".to_string(), "containers".into(), i.to_string()];
-            if let Some(policy) = &c.restart_policy {
+            if let Some(policy) = &c.restart_policy
+                && RestartPolicy::parse(policy).is_none()
+            {
+                let hint = closest(policy, &RestartPolicy::NAMES)
+                    .map(|v| format!("did you mean \"{v}\"? "))
+                    .unwrap_or_default();
                 return Err(self.value_error(
                     &[&path[0], &path[1], &path[2], "restartPolicy"],
                     format!(
-                        "container \"{}\": restartPolicy \"{policy}\" on an app container needs Kubernetes \
-                         1.34's alpha ContainerRestartRules, which podsim does not model; for a native \
-                         sidecar, move the container to initContainers",
+                        "container \"{}\": restartPolicy \"{policy}\" is not a restart policy; {hint}write \
+                         Always, OnFailure or Never",
                         c.name
                     ),
                 ));
@@ -444,7 +450,12 @@ impl Mapper<'_> {
                             lookup(Scope::Container, timing, &context, "timing key").map_err(key_error)?;
                         (Some(container.to_string()), None, field)
                     }
-                    (None, Err(_), _) if Field::find(Scope::Container, rest).is_some() => {
+                    // A container's key written as the Pod's (`restart_policy`
+                    // is both: the Pod's answer stands then).
+                    (None, Err(_), _)
+                        if Field::find(Scope::Container, rest).is_some()
+                            && Field::find(Scope::Pod, rest).is_none() =>
+                    {
                         return Err(key_error(Problem::Message(format!(
                             "{context}{rest} belongs to a container: write \"{PREFIX}<container>.{rest}\""
                         ))));
@@ -507,10 +518,44 @@ impl Mapper<'_> {
         } else {
             DEFAULT_DRAIN
         };
+        // R60: a container's own policy (a sidecar's Always is its kind).
+        let restart_policy = match entry.kind {
+            ContainerKind::Sidecar => None,
+            _ => c.restart_policy.as_deref().and_then(RestartPolicy::parse),
+        };
+        let mut restart_rules = Vec::new();
+        for (i, rule) in c.restart_policy_rules.iter().flatten().enumerate() {
+            let index = i.to_string();
+            let mut rule_at: Vec<&str> = path.iter().map(String::as_str).collect();
+            rule_at.extend(["restartPolicyRules", index.as_str()]);
+            let Some(codes) = &rule.exit_codes else {
+                return Err(
+                    self.value_error(&rule_at, "exitCodes is missing: { operator: In, values: [42] }")
+                );
+            };
+            let values: Vec<i64> = codes.values.iter().flatten().map(|&v| i64::from(v)).collect();
+            let parsed =
+                restart::rule(&rule.action, &codes.operator, &values).map_err(|(part, message)| {
+                    let key = match part {
+                        restart::Part::Action => "action",
+                        restart::Part::Operator => "operator",
+                        restart::Part::Values => "values",
+                    };
+                    let mut at = rule_at.clone();
+                    if key != "action" {
+                        at.push("exitCodes");
+                    }
+                    at.push(key);
+                    self.value_error(&at, message)
+                })?;
+            restart_rules.push(parsed);
+        }
         Ok(ContainerSpec {
             drain: drain.into(),
             pre_stop: pre_stop.into(),
             probes: mapped,
+            restart_policy,
+            restart_rules,
             ..ContainerSpec::new(&c.name, entry.kind, DEFAULT_BOOT)
         })
     }

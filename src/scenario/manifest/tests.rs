@@ -159,16 +159,26 @@ fn r39_a_pre_stop_sleep_longer_than_the_grace_period_is_refused() {
 }
 
 #[test]
-fn an_ordinary_init_container_may_only_have_restart_policy_always() {
+fn an_init_containers_restart_policy_is_always_on_failure_or_never() {
     let text = POD.replace(
         "    image: busybox\n",
-        "    image: busybox\n    restartPolicy: OnFailure\n",
+        "    image: busybox\n    restartPolicy: Sometimes\n",
     );
     assert_eq!(
         error(&text),
         "pod.yaml:18:20: spec.initContainers[0].restartPolicy: init container \"migrate\": restartPolicy \
-             \"OnFailure\" is not allowed; an init container's restartPolicy may only be Always (a native \
-             sidecar), or be left out"
+             \"Sometimes\" is not allowed; an init container's restartPolicy is Always (a native sidecar), \
+             OnFailure or Never, or left out"
+    );
+    // R60: OnFailure is the regular init container's own policy.
+    let own = POD.replace(
+        "    image: busybox\n",
+        "    image: busybox\n    restartPolicy: OnFailure\n",
+    );
+    let scenario = parse(&own, "pod.yaml", None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        scenario.run.pod.containers[0].restart_policy,
+        Some(RestartPolicy::OnFailure)
     );
     let text = POD.replace("restartPolicy: Always", "restartPolicy: always");
     assert!(error(&text).contains("did you mean \"Always\"?"));
@@ -199,17 +209,30 @@ fn r8_drain_and_proxy_do_not_apply_to_an_ordinary_init_container() {
 }
 
 #[test]
-fn restart_policy_on_an_app_container_is_refused() {
+fn an_app_containers_restart_policy_is_its_own_and_a_typo_is_refused() {
     let text = POD.replace(
         "    image: nginx\n",
-        "    image: nginx\n    restartPolicy: Always\n",
+        "    image: nginx\n    restartPolicy: Alway\n",
     );
     let e = error(&text);
     assert!(
         e.starts_with("pod.yaml:24:20: spec.containers[0].restartPolicy: container \"web\": restartPolicy"),
         "{e}"
     );
-    assert!(e.contains("move the container to initContainers"), "{e}");
+    assert!(e.contains("did you mean \"Always\"?"), "{e}");
+    let own = POD.replace(
+        "    image: nginx\n",
+        "    image: nginx\n    restartPolicy: Never\n",
+    );
+    let scenario = parse(&own, "pod.yaml", None).unwrap_or_else(|e| panic!("{e}"));
+    let web = scenario
+        .run
+        .pod
+        .containers
+        .iter()
+        .find(|c| c.name == "web")
+        .unwrap();
+    assert_eq!(web.restart_policy, Some(RestartPolicy::Never));
 }
 
 #[test]
