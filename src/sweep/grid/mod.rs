@@ -212,20 +212,15 @@ impl Grid {
             columns.push("replication".to_string());
         }
         columns.extend(self.axes.iter().map(Axis::column));
-        match self.base.service {
-            Some(ref service) => {
-                columns.extend(ServiceMetrics::NAMES.iter().map(|n| n.to_string()));
-                // Only a grid with a rollout has its columns: every other
-                // Service grid keeps its bytes.
-                if service.disruptions.iter().any(|d| d.rollout.is_some()) {
-                    columns.extend(RolloutFigures::NAMES.iter().map(|n| n.to_string()));
-                }
-                if service.disruptions.iter().any(|d| d.drain.is_some()) {
-                    columns.extend(DrainFigures::NAMES.iter().map(|n| n.to_string()));
-                }
-            }
-            None => columns.extend(Metrics::NAMES.iter().map(|n| n.to_string())),
-        }
+        // Only a grid with a rollout or a drain has its columns: every
+        // other Service grid keeps its bytes.
+        let names: &[&[&str]] = match self.table() {
+            Table::Pod => &[&Metrics::NAMES],
+            Table::Service => &[&ServiceMetrics::NAMES],
+            Table::Rollout => &[&ServiceMetrics::NAMES, &RolloutFigures::NAMES],
+            Table::Drain => &[&ServiceMetrics::NAMES, &DrainFigures::NAMES],
+        };
+        columns.extend(names.iter().copied().flatten().map(|n| n.to_string()));
         columns
     }
 
@@ -237,11 +232,19 @@ impl Grid {
         columns
     }
 
-    /// Whose metrics the grid's rows hold: a Service's when its base has a `[service]`.
+    /// Whose metrics the grid's rows hold: a Service's when its base has a
+    /// `[service]`, with its rollout's or drain's figures (a scenario has
+    /// one or the other, `check_service`).
     pub fn table(&self) -> Table {
-        match self.base.service {
-            Some(_) => Table::Service,
-            None => Table::Pod,
+        let Some(service) = &self.base.service else {
+            return Table::Pod;
+        };
+        if service.disruptions.iter().any(|d| d.rollout.is_some()) {
+            Table::Rollout
+        } else if service.disruptions.iter().any(|d| d.drain.is_some()) {
+            Table::Drain
+        } else {
+            Table::Service
         }
     }
 
