@@ -19,6 +19,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 mod file;
+mod service;
 
 pub use file::GridFile;
 
@@ -27,10 +28,9 @@ use super::csv;
 use super::summary::{Summary, Table};
 use crate::model::service::{DrainFigures, RolloutFigures, ServiceMetrics};
 use crate::model::{ContainerKind, Metrics, RunSpec};
-use crate::scenario::check_service;
-use crate::scenario::key::{Field, Scope};
+use crate::scenario::key::Field;
 use crate::scenario::rules::{Format, rule_class};
-use crate::scenario::{Diagnostic, Input, Scenario, check_spec, read_input};
+use crate::scenario::{Diagnostic, Input, Scenario, check_spec, line_col, read_input};
 
 /// A checked grid, ready to run.
 #[derive(Clone, Debug)]
@@ -154,7 +154,8 @@ impl Grid {
             replications: file.replications.unwrap_or(1),
             sha256: [0; 32],
         };
-        if let Err((axis, message)) = grid.check_rules().and_then(|()| grid.check_service()) {
+        let lines: Vec<usize> = spans.iter().map(|s| line_col(file.text, s.start).0).collect();
+        if let Err((axis, message)) = grid.check_rules().and_then(|()| grid.check_service(&lines)) {
             return Err(file.error(spans[axis].clone(), message));
         }
         grid.sha256 = grid.canonical_sha256();
@@ -327,38 +328,6 @@ impl Grid {
             })
             .collect();
         self.check_probe(&fewest_apps)
-    }
-
-    /// `check_service` for each value of each axis on the base: the
-    /// Service's rules are about one key at a time (or `delete` against
-    /// `replicas`, which the base fixes unless both are swept).
-    fn check_service(&self) -> Result<(), (usize, String)> {
-        for (a, axis) in self.axes.iter().enumerate() {
-            if !Scope::SERVICE.contains(&axis.key.field.scope()) {
-                continue;
-            }
-            if self.base.service.is_none() {
-                return Err((
-                    a,
-                    format!(
-                        "axis \"{}\": the base scenario has no [service] to sweep",
-                        axis.path
-                    ),
-                ));
-            }
-            let last = axis.values.len().saturating_sub(1);
-            for i in [0, last] {
-                let mut run = self.base.clone();
-                axis.apply(i, &mut run);
-                if let Err(problem) = check_service(&run) {
-                    return Err((
-                        a,
-                        format!("{} = {}: {}", axis.path, axis.describe(i), problem.message),
-                    ));
-                }
-            }
-        }
-        Ok(())
     }
 
     /// `check_spec` on the base with these (axis, value index) settings.
