@@ -7,7 +7,7 @@
 //! Invariant: a kind's facts (its name, apiVersion, template path, restart
 //! policies, whether its Pods run to completion) are written once, here.
 
-use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, DeploymentSpec, ReplicaSet, StatefulSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{Pod, PodSpec as K8sPodSpec, PodTemplateSpec, ReplicationController};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -142,6 +142,9 @@ pub struct Object {
     pub spec: Option<K8sPodSpec>,
     /// `spec.replicas` when it is not 1.
     pub replicas: Option<i32>,
+    /// A Deployment's spec less its template (read already): its replicas,
+    /// strategy and minReadySeconds make a Service scenario's (`behind`).
+    pub deployment: Option<DeploymentSpec>,
 }
 
 /// Parses the node at `root` of `doc` (the document, or a List's item) as
@@ -161,6 +164,7 @@ pub fn read(
             pod_meta: t.metadata,
             spec: t.spec,
             replicas,
+            deployment: None,
         }
     };
     let object = match kind {
@@ -172,12 +176,17 @@ pub fn read(
                 pod_meta: Some(pod.metadata),
                 spec: pod.spec,
                 replicas: None,
+                deployment: None,
             }
         }
         WorkloadKind::Deployment => {
             let d: Deployment = typed(stream, doc, root)?;
-            let spec = d.spec.unwrap_or_default();
-            template(d.metadata, spec.replicas, Some(spec.template))
+            let mut spec = d.spec.unwrap_or_default();
+            let pod = std::mem::take(&mut spec.template);
+            Object {
+                deployment: Some(spec.clone()),
+                ..template(d.metadata, spec.replicas, Some(pod))
+            }
         }
         WorkloadKind::StatefulSet => {
             let s: StatefulSet = typed(stream, doc, root)?;
@@ -225,7 +234,7 @@ fn name_of(meta: &ObjectMeta) -> Option<String> {
 
 /// Parses the node at `root` as `T`, refusing fields Kubernetes does not
 /// know (as kubectl's strict field validation does).
-fn typed<T: serde::de::DeserializeOwned>(
+pub(super) fn typed<T: serde::de::DeserializeOwned>(
     stream: &Stream,
     doc: &Document,
     root: &[&str],
