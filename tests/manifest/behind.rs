@@ -350,3 +350,63 @@ fn a_service_that_selects_no_deployment_is_skipped_saying_why() {
         notices(&s)
     );
 }
+
+#[test]
+fn the_overlay_may_not_contradict_the_manifest_either() {
+    let overlay = podsim::scenario::manifest::Timings::parse("[service]\nreplicas = 4\n", "t.toml").unwrap();
+    let e = parse_all(
+        &manifest("", "", SERVICE),
+        "app.yaml",
+        Syntax::Yaml,
+        Some(&overlay),
+    )
+    .remove(0)
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.starts_with("t.toml:2:1: service.replicas contradicts the Deployment's spec.replicas: 2 (9:13)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_budget_selects_by_expressions_as_a_label_selector_does() {
+    let with = |expression: &str| {
+        let pdb = PDB.replace(
+            "    matchLabels:\n      app: nginx\n",
+            &format!("    matchExpressions:\n    - {expression}\n"),
+        );
+        one(&manifest("", "", &format!("{SERVICE}{pdb}")))
+            .run
+            .service
+            .unwrap()
+            .pdb
+            .is_some()
+    };
+    assert!(with("{key: app, operator: In, values: [web, nginx]}"));
+    assert!(!with("{key: app, operator: NotIn, values: [nginx]}"));
+    assert!(with("{key: tier, operator: DoesNotExist}"));
+    assert!(!with("{key: tier, operator: Exists}"));
+    let pdb = PDB.replace(
+        "    matchLabels:\n      app: nginx\n",
+        "    matchExpressions:\n    - {key: app, operator: in}\n",
+    );
+    let e = error(&manifest("", "", &format!("{SERVICE}{pdb}")));
+    assert!(
+        e.contains("spec.selector.matchExpressions[0].operator: ") && e.contains("\"In\""),
+        "{e}"
+    );
+    // An empty selector selects every Pod of the namespace (policy/v1).
+    let pdb = PDB.replace(
+        "  selector:\n    matchLabels:\n      app: nginx\n",
+        "  selector: {}\n",
+    );
+    assert!(
+        one(&manifest("", "", &format!("{SERVICE}{pdb}")))
+            .run
+            .service
+            .unwrap()
+            .pdb
+            .is_some()
+    );
+}
