@@ -410,3 +410,27 @@ fn a_budget_selects_by_expressions_as_a_label_selector_does() {
             .is_some()
     );
 }
+
+#[test]
+fn a_rollout_declared_without_a_service_document_still_takes_the_deployments_strategy() {
+    // The annotations make the Service (three replicas, not the
+    // Deployment's two: no Service document says whose they are); the
+    // rollout is the Deployment's, surge 2.
+    let extra = "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n";
+    let annotations = format!("        podsim.dev/service.replicas: \"3\"\n{ROLLOUT}");
+    let s = one(&manifest(extra, &annotations, ""));
+    let service = s.run.service.as_deref().unwrap();
+    let r = service.disruptions[0].rollout.clone().unwrap();
+    assert_eq!(
+        (service.replicas, r.max_surge, r.max_unavailable),
+        (3, Scaled::Count(2), Scaled::Percent(25))
+    );
+    let e = error(&manifest(
+        extra,
+        &format!("{annotations}        podsim.dev/disruptions.0.max_surge: \"1\"\n"),
+        "",
+    ));
+    assert!(e.contains("disruptions.0.max_surge contradicts the Deployment's spec.strategy.rollingUpdate.maxSurge: 2 (12:17)"), "{e}");
+    // A plain Deployment stays a Pod scenario.
+    assert!(one(&manifest(extra, "", "")).run.service.is_none());
+}

@@ -164,8 +164,8 @@ pub(super) struct Workload<'a> {
 }
 
 /// What the peers and a Deployment's fields make of `workload`: its
-/// `Derived` keys, none if no Service selects a Deployment's Pods. Marks
-/// the peers it reads, or why it cannot.
+/// `Derived` keys (a Deployment's rollout keys; behind a Service, its
+/// replicas and its budget's). Marks the peers it reads, or why it cannot.
 pub(super) fn behind(
     stream: &Stream,
     objects: &[Found],
@@ -204,10 +204,11 @@ pub(super) fn behind(
         }
     }
     let mut budget: Option<String> = None;
-    let mut derived = Vec::new();
-    if let (Some(spec), Some(_)) = (workload.deployment, &chosen) {
-        derived = deployment_keys(stream, workload.object, spec)?;
-    }
+    // A Deployment's strategy is its rollouts', behind a Service or not.
+    let mut derived = match workload.deployment {
+        Some(spec) => deployment_keys(stream, workload.object, spec, chosen.is_some())?,
+        None => Vec::new(),
+    };
     for peer in peers.iter_mut() {
         let What::Pdb(pdb) = &peer.what else {
             continue;

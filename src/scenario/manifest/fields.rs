@@ -78,40 +78,44 @@ impl Reader<'_> {
     }
 }
 
-/// The Deployment's replicas and rollout: `spec.replicas`,
-/// `spec.strategy` and `spec.minReadySeconds`, with the API's defaults.
+/// The Deployment's rollout keys (`spec.strategy`, `spec.minReadySeconds`),
+/// with the API's defaults, and behind a Service its `spec.replicas`.
 pub(super) fn deployment_keys(
     stream: &Stream,
     at: &Found,
     spec: &DeploymentSpec,
+    behind_service: bool,
 ) -> Result<Vec<Derived>, Diagnostic> {
     let r = Reader {
         stream,
         at,
         whose: "the Deployment's".into(),
     };
-    let replicas = match spec.replicas {
-        None => r.key(
+    let mut keys = Vec::new();
+    let path = ["spec", "replicas"];
+    match spec.replicas.filter(|_| behind_service) {
+        _ if !behind_service => {}
+        None => keys.push(r.key(
             Field::Replicas,
             Some(Value::Count(1)),
-            &["spec", "replicas"],
+            &path,
             None,
             "the API's default: 1",
-        ),
-        Some(n) if n >= 1 => r.key(
+        )),
+        Some(n) if n >= 1 => keys.push(r.key(
             Field::Replicas,
             Some(Value::Count(n as u32)),
-            &["spec", "replicas"],
+            &path,
             Some(n.to_string()),
             "",
-        ),
+        )),
         Some(n) => {
             return Err(r.error(
-                &["spec", "replicas"],
+                &path,
                 format!("{n} replicas behind a Service leave nothing to simulate; write 1 or more"),
             ));
         }
-    };
+    }
     let strategy = spec.strategy.clone().unwrap_or_default();
     let type_path = ["spec", "strategy", "type"];
     let word = strategy.type_.as_deref().unwrap_or("RollingUpdate");
@@ -119,16 +123,13 @@ pub(super) fn deployment_keys(
         return Err(r.error(&type_path, unknown_word("strategy type", word, &Strategy::NAMES)));
     };
     let shown = strategy.type_.clone();
-    let mut keys = vec![
-        replicas,
-        r.key(
-            Field::Rollout,
-            Some(Value::Word(index)),
-            &type_path,
-            shown,
-            "the API's default: RollingUpdate",
-        ),
-    ];
+    keys.push(r.key(
+        Field::Rollout,
+        Some(Value::Word(index)),
+        &type_path,
+        shown,
+        "the API's default: RollingUpdate",
+    ));
     let rolling = ["spec", "strategy", "rollingUpdate"];
     if Strategy::ALL[index] == Strategy::Recreate {
         if strategy.rolling_update.is_some() {

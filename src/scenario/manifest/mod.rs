@@ -336,7 +336,10 @@ fn workload(
     };
     let derived = behind::behind(stream, objects, &this, peers, &mut notices)?;
     // Behind a Service every replica is simulated.
-    if let Some(replicas) = read.replicas.filter(|_| derived.is_empty()) {
+    let behind_service = derived
+        .iter()
+        .any(|d| d.field == crate::scenario::key::Field::Replicas);
+    if let Some(replicas) = read.replicas.filter(|_| !behind_service) {
         notices.push(
             stream
                 .error(

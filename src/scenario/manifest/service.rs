@@ -90,8 +90,9 @@ pub struct Derived {
 
 /// Sets the `derived` keys over `settings` (already set): the Service's
 /// and the budget's, and a rollout's on each disruption that is one (the
-/// annotations say when a rollout happens, the Deployment how). A setting
-/// that contradicts one is refused: its index in `settings` and the message.
+/// annotations say when a rollout happens, the Deployment how), in a
+/// Service scenario only. A setting that contradicts one is refused: its
+/// index in `settings` and the message.
 pub fn derive(run: &mut RunSpec, settings: &[Setting], derived: &[Derived]) -> Result<(), (usize, String)> {
     for d in derived {
         if let Some(i) = settings
@@ -116,10 +117,14 @@ pub fn derive(run: &mut RunSpec, settings: &[Setting], derived: &[Derived]) -> R
             ));
         }
     }
-    if derived.is_empty() {
-        return Ok(());
+    // The Service's own keys (a Service document) make a Service
+    // scenario; a Deployment's rollout keys and a budget's only fill one.
+    if derived.iter().any(|d| d.field.scope() == Scope::Service) {
+        run.service.get_or_insert_with(Default::default);
     }
-    let service = run.service.get_or_insert_with(Default::default);
+    let Some(service) = run.service.as_deref() else {
+        return Ok(());
+    };
     let rollouts: Vec<usize> = (0..service.disruptions.len())
         .filter(|&i| service.disruptions[i].rollout.is_some())
         .collect();
