@@ -399,8 +399,16 @@ mod registry {
                 v => v,
             };
             let grid = format!("base = \"x.toml\"\n[axes]\n\"{path}\" = [{axis_value}]\n");
+            // A disruption's axis sweeps a disruption of its own kind.
+            let kind = match field {
+                Field::Rollout | Field::MaxSurge | Field::MaxUnavailable | Field::MinReadySeconds => {
+                    "rollout = \"RollingUpdate\"\n"
+                }
+                Field::DrainNode => "drain = 0\n",
+                _ => "",
+            };
             let service_base = format!(
-                "[service]\n[traffic]\nrate = 1\n[[disruptions]]\nafter_ready = \"1s\"\n{}",
+                "[service]\n[traffic]\nrate = 1\n[[disruptions]]\nafter_ready = \"1s\"\n{kind}{}",
                 BASE.replace("restart_policy = \"Never\"\n", "")
             );
             let job_base = BASE.replace("[pod]\n", "[pod]\nmode = \"job\"\n");

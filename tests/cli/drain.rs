@@ -51,3 +51,36 @@ fn a_budget_of_every_replica_refuses_the_drain_until_the_horizon() {
     );
     assert_eq!(m["outcome"], "horizon");
 }
+
+#[test]
+fn a_drain_grid_summarises_finished_drains_and_counts_the_unfinished() {
+    // min_available 2: as above, 5.1 s, nothing refused. 3: ten 429s and
+    // no end within 60 s, so drain_ms has no value (its six cells are
+    // empty) and p_drain_unfinished counts both replications.
+    let dir = TempDir::new();
+    let text = std::fs::read_to_string("scenarios/service/drain.toml").unwrap();
+    write(dir.path(), "drain.toml", &format!("horizon = \"60s\"\n{text}"));
+    let (header, rows) = super::rollout::summary_of(
+        dir.path(),
+        "base = 'drain.toml'\nreplications = 2\n[axes]\n\"pdb.min_available\" = [2, 3]\n",
+    );
+    let cell = |row: usize, name: &str| {
+        let i = header
+            .iter()
+            .position(|c| c == name)
+            .unwrap_or_else(|| panic!("{name} in {header:?}"));
+        rows[row][i].as_str()
+    };
+    for stat in ["mean", "p50", "p90", "p99", "min", "max"] {
+        let of = |m: &str| format!("{m}_{stat}");
+        assert_eq!(
+            [0, 1].map(|r| (cell(r, &of("drain_ms")), cell(r, &of("evictions_refused")))),
+            [("5100", "0"), ("", "10")],
+            "{stat}"
+        );
+        assert_eq!(cell(0, &of("below_min_available_ms")), "0");
+        assert_eq!(cell(1, &of("below_min_available_ms")), "0");
+    }
+    assert_eq!([0, 1].map(|r| cell(r, "p_drain_unfinished")), ["0", "1"]);
+    assert!(!header.iter().any(|c| c.starts_with("rollout_ms")), "{header:?}");
+}

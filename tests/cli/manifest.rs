@@ -170,3 +170,86 @@ fn timings_for_a_toml_scenario_or_an_unknown_container_are_refused() {
              expected one of drainer, web\n"
         ));
 }
+
+/// `scenarios/service/rollout.yaml` written as a TOML scenario, key by key.
+const ROLLOUT_TOML: &str = r#"name = "nginx-deployment"
+seed = 1
+[service]
+replicas = 3
+propagation = "tiny"
+kubelet_delay = "100ms"
+min_sync_period = "1s"
+[traffic]
+rate = 50
+arrival = "poisson"
+connections = "new"
+clients = 3
+service_time = "20ms"
+[app]
+on_sigterm = "close-then-drain"
+[pdb]
+min_available = 2
+[[disruptions]]
+after_ready = "10s"
+rollout = "RollingUpdate"
+max_surge = "25%"
+max_unavailable = "25%"
+min_ready_seconds = "0s"
+[pod]
+termination_grace_period = "30s"
+[[containers]]
+name = "nginx"
+kind = "app"
+boot = "2s"
+drain = "1s"
+"#;
+
+#[test]
+fn a_deployment_behind_a_service_runs_as_its_toml_twin_does() {
+    // Three replicas boot in 2 s; the rollout starts 10 s after traffic
+    // (T0). Surge 1, unavailable 0: one new Pod at a time, each Ready 2 s
+    // after its creation, so available at T0 + 6 s; the last old Pod,
+    // deleted then, is gone 0.1 s + 1 s drain + 1 s cleanup later: 8.1 s.
+    // At T0 + 4 s the first old Pod (gone at 4.1 s) is still there beside
+    // the second, deleted then, the third and three new ones: 6 objects.
+    let dir = TempDir::new();
+    let toml = file(&dir, "rollout.toml", ROLLOUT_TOML);
+    let run = |path: &str| {
+        let out = podsim()
+            .args(["run", "--format", "json", path])
+            .assert()
+            .success();
+        out.get_output().stdout.clone()
+    };
+    let yaml = run("scenarios/service/rollout.yaml");
+    assert!(yaml == run(&toml), "the manifest and its TOML twin differ");
+    let m = &json(&yaml)["metrics"];
+    let figures: Vec<u64> = ["rollout_ms", "rollout_done_ms", "peak_pods", "peak_counted_pods"]
+        .iter()
+        .map(|k| m[k].as_u64().unwrap_or_else(|| panic!("{k} in {m}")))
+        .collect();
+    assert_eq!(figures, [6000, 8100, 6, 4]);
+    // Nothing assumed or skipped: the Service and the budget are read.
+    podsim()
+        .args(["run", "scenarios/service/rollout.yaml"])
+        .assert()
+        .success()
+        .stderr("");
+}
+
+#[test]
+fn an_annotation_that_contradicts_the_deployment_is_refused_at_its_line() {
+    let text = std::fs::read_to_string("scenarios/service/rollout.yaml").unwrap();
+    let dir = TempDir::new();
+    // Line 48 holds disruptions.0.rollout: "RollingUpdate"; the surge goes below it.
+    let surge = text.replace(
+        "        podsim.dev/disruptions.0.rollout: \"RollingUpdate\"\n",
+        "        podsim.dev/disruptions.0.rollout: \"RollingUpdate\"\n        podsim.dev/disruptions.0.max_surge: \"2\"\n",
+    );
+    let path = file(&dir, "surge.yaml", &surge);
+    podsim().args(["run", &path]).assert().code(1).stderr(format!(
+        "podsim: error: {path}:49:9: disruptions.0.max_surge contradicts the Deployment's \
+         spec.strategy.rollingUpdate.maxSurge: 25% (27:17), which podsim reads as it is: the manifest is \
+         the source of truth; edit it there, or drop disruptions.0.max_surge\n"
+    ));
+}

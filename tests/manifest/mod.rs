@@ -8,6 +8,7 @@
 //!   proxy's Job, a `kubectl get -o json` List;
 //! - `robust`: bad input never panics (proptest).
 
+mod behind;
 mod ckad;
 mod real;
 mod robust;

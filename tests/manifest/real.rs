@@ -66,7 +66,12 @@ fn the_website_statefulset_runs_one_pod_and_skips_its_service() {
         ("web", Some(WorkloadKind::StatefulSet))
     );
     let notices: Vec<String> = s.notices.iter().map(|n| n.message()).collect();
-    assert_eq!(notices[0], "skipped Service \"nginx\": not a workload");
+    // The StatefulSet's governing Service is headless: no kube-proxy rules.
+    assert_eq!(
+        notices[0],
+        "skipped Service \"nginx\": not a workload; headless (clusterIP: None), so kube-proxy routes nothing \
+         to it (clients find the Pods by DNS)"
+    );
     assert_eq!(
         notices[1],
         "replicas: 2; podsim simulates one Pod of the StatefulSet"

@@ -7,7 +7,7 @@
 //! Invariant: a kind's facts (its name, apiVersion, template path, restart
 //! policies, whether its Pods run to completion) are written once, here.
 
-use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, DeploymentSpec, ReplicaSet, StatefulSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job, JobSpec};
 use k8s_openapi::api::core::v1::{Pod, PodSpec as K8sPodSpec, PodTemplateSpec, ReplicationController};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -145,6 +145,9 @@ pub struct Object {
     /// A Job's spec (a CronJob's `jobTemplate.spec`), for its controller's
     /// limits and `podFailurePolicy`, and where it is.
     pub job: Option<(&'static [&'static str], JobSpec)>,
+    /// A Deployment's spec less its template (read already): its replicas,
+    /// strategy and minReadySeconds make a Service scenario's (`behind`).
+    pub deployment: Option<DeploymentSpec>,
 }
 
 /// Parses the node at `root` of `doc` (the document, or a List's item) as
@@ -165,6 +168,7 @@ pub fn read(
             spec: t.spec,
             replicas,
             job: None,
+            deployment: None,
         }
     };
     let object = match kind {
@@ -177,12 +181,17 @@ pub fn read(
                 spec: pod.spec,
                 replicas: None,
                 job: None,
+                deployment: None,
             }
         }
         WorkloadKind::Deployment => {
             let d: Deployment = typed(stream, doc, root)?;
-            let spec = d.spec.unwrap_or_default();
-            template(d.metadata, spec.replicas, Some(spec.template))
+            let mut spec = d.spec.unwrap_or_default();
+            let pod = std::mem::take(&mut spec.template);
+            Object {
+                deployment: Some(spec.clone()),
+                ..template(d.metadata, spec.replicas, Some(pod))
+            }
         }
         WorkloadKind::StatefulSet => {
             let s: StatefulSet = typed(stream, doc, root)?;
@@ -240,7 +249,7 @@ fn name_of(meta: &ObjectMeta) -> Option<String> {
 
 /// Parses the node at `root` as `T`, refusing fields Kubernetes does not
 /// know (as kubectl's strict field validation does).
-fn typed<T: serde::de::DeserializeOwned>(
+pub(super) fn typed<T: serde::de::DeserializeOwned>(
     stream: &Stream,
     doc: &Document,
     root: &[&str],

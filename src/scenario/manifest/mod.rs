@@ -12,6 +12,8 @@
 //! a silently different Pod; what Kubernetes accepts but podsim does not
 //! model, or had to guess, becomes a notice on the scenario.
 
+mod behind;
+mod fields;
 mod handler;
 mod job;
 mod kind;
@@ -101,17 +103,39 @@ pub fn parse_all(
     let mut results = Vec::new();
     let mut skipped = Vec::new();
     let single = objects.len() == 1;
-    for object in &objects {
+    // Services and budgets first: each workload looks for those that select it.
+    let mut peers = Vec::new();
+    let mut is_peer = vec![false; objects.len()];
+    for (i, object) in objects.iter().enumerate().filter(|_| !single) {
+        if let Some(peer) = behind::peer(&stream, object, i) {
+            is_peer[i] = true;
+            match peer {
+                Ok(peer) => peers.push(peer),
+                Err(e) => results.push(Err(e)),
+            }
+        }
+    }
+    for (i, object) in objects.iter().enumerate().filter(|(i, _)| !is_peer[*i]) {
         match classify(&stream, object, single) {
-            Class::Workload(kind) => results.push(workload(&stream, object, kind, timings)),
+            Class::Workload(kind) => {
+                results.push(workload(&stream, (&objects, i), kind, timings, &mut peers))
+            }
             Class::Refused(e) => results.push(Err(e)),
-            Class::Skipped(what) => skipped.push((object, what)),
+            Class::Skipped(what) => skipped.push((object, what, String::new())),
+        }
+    }
+    // A Service or budget no workload read is skipped too, saying why.
+    for peer in &peers {
+        if let Some(reason) = peer.skipped_because() {
+            let object = &objects[peer.object];
+            let kind = object.kind().unwrap_or_default().to_string();
+            skipped.push((object, kind, format!("; {reason}")));
         }
     }
     if results.is_empty() {
         let found: Vec<String> = skipped
             .iter()
-            .map(|(o, what)| o.describe(&stream, what))
+            .map(|(o, what, _)| o.describe(&stream, what))
             .collect();
         return vec![Err(Diagnostic::whole(
             origin,
@@ -128,12 +152,12 @@ pub fn parse_all(
     }
     // What was skipped is told once, with the first scenario.
     if let Some(first) = results.iter_mut().find_map(|r| r.as_mut().ok()) {
-        let notices = skipped.iter().map(|(object, what)| {
+        let notices = skipped.iter().map(|(object, what, reason)| {
             let name = object.scalar(&["metadata", "name"]).unwrap_or("");
             stream
                 .error(
                     object.doc.offset(&object.at(&["kind"])),
-                    format!("skipped {what} \"{name}\": not a workload"),
+                    format!("skipped {what} \"{name}\": not a workload{reason}"),
                 )
                 .warning()
         });
@@ -292,15 +316,31 @@ fn classify(stream: &Stream, object: &Found, single: bool) -> Class {
 /// One workload object as a scenario.
 fn workload(
     stream: &Stream,
-    object: &Found,
+    (objects, index): (&[Found], usize),
     kind: WorkloadKind,
     timings: Option<&Timings>,
+    peers: &mut [behind::Peer],
 ) -> Result<Scenario, Diagnostic> {
+    let object = &objects[index];
     let doc = object.doc;
     let root: Vec<&str> = object.at(&[]);
     let read = kind::read(stream, doc, &root, kind)?;
     let mut notices = Vec::new();
-    if let Some(replicas) = read.replicas {
+    let no_meta = Default::default();
+    let meta = read.outer_meta.first().map(|(_, m)| m).or(read.pod_meta.as_ref());
+    let this = behind::Workload {
+        object,
+        kind,
+        meta: meta.unwrap_or(&no_meta),
+        labels: read.pod_meta.as_ref().and_then(|m| m.labels.as_ref()),
+        deployment: read.deployment.as_ref(),
+    };
+    let derived = behind::behind(stream, objects, &this, peers, &mut notices)?;
+    // Behind a Service every replica is simulated.
+    let behind_service = derived
+        .iter()
+        .any(|d| d.field == crate::scenario::key::Field::Replicas);
+    if let Some(replicas) = read.replicas.filter(|_| !behind_service) {
         notices.push(
             stream
                 .error(
@@ -372,7 +412,7 @@ fn workload(
         prefix,
     };
     let annotations = read.pod_meta.as_ref().and_then(|m| m.annotations.as_ref());
-    let mut mapped = mapper.map(spec, annotations, timings, &mut notices)?;
+    let mut mapped = mapper.map(spec, annotations, timings, &derived, &mut notices)?;
     if let Some((at, job)) = &read.job {
         let at: Vec<&str> = object
             .root

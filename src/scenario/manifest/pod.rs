@@ -94,6 +94,7 @@ impl Mapper<'_> {
         spec: &K8sPodSpec,
         annotations: Option<&BTreeMap<String, String>>,
         overlay: Option<&Timings>,
+        derived: &[service::Derived],
         notices: &mut Vec<Diagnostic>,
     ) -> Result<RunSpec, Diagnostic> {
         let grace = match spec.termination_grace_period_seconds {
@@ -165,13 +166,17 @@ impl Mapper<'_> {
             }
             .set(&mut run, setting.value.clone());
         }
-        if let Err((i, message)) = service::check(&run, &settings) {
-            return Err(match &settings[i].source {
-                Source::Annotation(key) => self.error(&["metadata", "annotations", key.as_str()], message),
-                Source::Overlay(span) => match overlay {
-                    Some(overlay) => overlay.error(span.clone(), message),
-                    None => self.error(&[], message),
-                },
+        let checked =
+            service::derive(&mut run, &settings, derived).and_then(|()| service::check(&run, &settings));
+        if let Err((i, message)) = checked {
+            return Err(match settings.get(i).map(|s| &s.source) {
+                Some(Source::Annotation(key)) => {
+                    self.error(&["metadata", "annotations", key.as_str()], message)
+                }
+                Some(Source::Overlay(span)) if let Some(overlay) = overlay => {
+                    overlay.error(span.clone(), message)
+                }
+                _ => self.error(&[], message),
             });
         }
         // Drain and preStop matter only if the Pod ever shuts down.

@@ -12,7 +12,7 @@
 
 use crate::model::RunSpec;
 use crate::scenario::diagnostic::Problem;
-use crate::scenario::key::{Field, Scope};
+use crate::scenario::key::{Field, Key, Scope, Value};
 use crate::scenario::service::check_service;
 
 use super::timings::Setting;
@@ -73,6 +73,78 @@ pub fn prepare(run: &mut RunSpec, settings: &[Setting]) {
     };
     let service = run.service.get_or_insert_with(Default::default);
     service.disruptions.resize(last, Default::default());
+}
+
+/// A key the manifest's own fields set (a Deployment's replicas and
+/// strategy behind a Service, a budget's fields): the source of truth,
+/// which a setting may repeat but not contradict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Derived {
+    pub field: Field,
+    /// The value; `None`: the manifest has none (maxSurge under a
+    /// Recreate), and a setting of the key contradicts it.
+    pub value: Option<Value>,
+    /// The field and where, for the message: `the Deployment's spec.replicas: 3 (6:13)`.
+    pub said: String,
+}
+
+/// Sets the `derived` keys over `settings` (already set): the Service's
+/// and the budget's, and a rollout's on each disruption that is one (the
+/// annotations say when a rollout happens, the Deployment how), in a
+/// Service scenario only. A setting that contradicts one is refused: its
+/// index in `settings` and the message.
+pub fn derive(run: &mut RunSpec, settings: &[Setting], derived: &[Derived]) -> Result<(), (usize, String)> {
+    for d in derived {
+        if let Some(i) = settings
+            .iter()
+            .position(|s| s.field == d.field && Some(&s.value) != d.value.as_ref())
+        {
+            let path = match d.field.scope() {
+                Scope::Disruption => format!(
+                    "disruptions.{}.{}",
+                    settings[i].index.unwrap_or(0),
+                    d.field.leaf()
+                ),
+                scope => format!("{}.{}", scope.table(), d.field.leaf()),
+            };
+            return Err((
+                i,
+                format!(
+                    "{path} contradicts {}, which podsim reads as it is: the manifest is the source of truth; \
+                     edit it there, or drop {path}",
+                    d.said
+                ),
+            ));
+        }
+    }
+    // The Service's own keys (a Service document) make a Service
+    // scenario; a Deployment's rollout keys and a budget's only fill one.
+    if derived.iter().any(|d| d.field.scope() == Scope::Service) {
+        run.service.get_or_insert_with(Default::default);
+    }
+    let Some(service) = run.service.as_deref() else {
+        return Ok(());
+    };
+    let rollouts: Vec<usize> = (0..service.disruptions.len())
+        .filter(|&i| service.disruptions[i].rollout.is_some())
+        .collect();
+    for d in derived {
+        let Some(value) = &d.value else {
+            continue;
+        };
+        let indices = match d.field.scope() {
+            Scope::Disruption => rollouts.iter().map(|&i| Some(i)).collect(),
+            _ => vec![None],
+        };
+        for index in indices {
+            Key {
+                field: d.field,
+                container: index,
+            }
+            .set(run, value.clone());
+        }
+    }
+    Ok(())
 }
 
 /// The Service's rules once `settings` are set: which setting to point at

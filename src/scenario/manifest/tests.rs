@@ -509,7 +509,8 @@ fn other_documents_are_skipped_with_a_notice_and_every_workload_runs() {
     assert_eq!(s.name, "demo");
     assert_eq!(
         s.notices[0].to_string(),
-        "pod.yaml:2:1: skipped Service \"web\": not a workload"
+        "pod.yaml:2:1: skipped Service \"web\": not a workload; no selector, so the endpoints controller \
+         gives it no Pods (its EndpointSlices are written by hand)"
     );
     // Positions stay those of the whole file.
     let e = error(&format!(

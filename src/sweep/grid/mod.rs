@@ -19,6 +19,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 mod file;
+mod service;
 
 pub use file::GridFile;
 
@@ -28,10 +29,9 @@ use super::summary::{Summary, Table};
 use crate::model::job::{JobFigures, JobSpec};
 use crate::model::service::{DrainFigures, RolloutFigures, ServiceMetrics};
 use crate::model::{ContainerKind, Metrics, PodMode, RunSpec};
-use crate::scenario::check_service;
-use crate::scenario::key::{Field, Scope};
+use crate::scenario::key::Field;
 use crate::scenario::rules::{Format, rule_class};
-use crate::scenario::{Diagnostic, Input, Scenario, check_spec, read_input};
+use crate::scenario::{Diagnostic, Input, Scenario, check_spec, line_col, read_input};
 
 /// A checked grid, ready to run.
 #[derive(Clone, Debug)]
@@ -155,7 +155,8 @@ impl Grid {
             replications: file.replications.unwrap_or(1),
             sha256: [0; 32],
         };
-        if let Err((axis, message)) = grid.check_rules().and_then(|()| grid.check_service()) {
+        let lines: Vec<usize> = spans.iter().map(|s| line_col(file.text, s.start).0).collect();
+        if let Err((axis, message)) = grid.check_rules().and_then(|()| grid.check_service(&lines)) {
             return Err(file.error(spans[axis].clone(), message));
         }
         grid.sha256 = grid.canonical_sha256();
@@ -213,25 +214,16 @@ impl Grid {
             columns.push("replication".to_string());
         }
         columns.extend(self.axes.iter().map(Axis::column));
-        match self.base.service {
-            Some(ref service) => {
-                columns.extend(ServiceMetrics::NAMES.iter().map(|n| n.to_string()));
-                // Only a grid with a rollout has its columns: every other
-                // Service grid keeps its bytes.
-                if service.disruptions.iter().any(|d| d.rollout.is_some()) {
-                    columns.extend(RolloutFigures::NAMES.iter().map(|n| n.to_string()));
-                }
-                if service.disruptions.iter().any(|d| d.drain.is_some()) {
-                    columns.extend(DrainFigures::NAMES.iter().map(|n| n.to_string()));
-                }
-            }
-            None => {
-                columns.extend(Metrics::NAMES.iter().map(|n| n.to_string()));
-                if self.has_jobs() {
-                    columns.extend(JobFigures::NAMES.iter().map(|n| n.to_string()));
-                }
-            }
-        }
+        // Only a grid with a rollout or a drain has its columns: every
+        // other Service grid keeps its bytes.
+        let names: &[&[&str]] = match self.table() {
+            Table::Pod if self.has_jobs() => &[&Metrics::NAMES, &JobFigures::NAMES],
+            Table::Pod => &[&Metrics::NAMES],
+            Table::Service => &[&ServiceMetrics::NAMES],
+            Table::Rollout => &[&ServiceMetrics::NAMES, &RolloutFigures::NAMES],
+            Table::Drain => &[&ServiceMetrics::NAMES, &DrainFigures::NAMES],
+        };
+        columns.extend(names.iter().copied().flatten().map(|n| n.to_string()));
         columns
     }
 
@@ -250,11 +242,19 @@ impl Grid {
         columns
     }
 
-    /// Whose metrics the grid's rows hold: a Service's when its base has a `[service]`.
+    /// Whose metrics the grid's rows hold: a Service's when its base has a
+    /// `[service]`, with its rollout's or drain's figures (a scenario has
+    /// one or the other, `check_service`).
     pub fn table(&self) -> Table {
-        match self.base.service {
-            Some(_) => Table::Service,
-            None => Table::Pod,
+        let Some(service) = &self.base.service else {
+            return Table::Pod;
+        };
+        if service.disruptions.iter().any(|d| d.rollout.is_some()) {
+            Table::Rollout
+        } else if service.disruptions.iter().any(|d| d.drain.is_some()) {
+            Table::Drain
+        } else {
+            Table::Service
         }
     }
 
@@ -337,38 +337,6 @@ impl Grid {
             })
             .collect();
         self.check_probe(&fewest_apps)
-    }
-
-    /// `check_service` for each value of each axis on the base: the
-    /// Service's rules are about one key at a time (or `delete` against
-    /// `replicas`, which the base fixes unless both are swept).
-    fn check_service(&self) -> Result<(), (usize, String)> {
-        for (a, axis) in self.axes.iter().enumerate() {
-            if !Scope::SERVICE.contains(&axis.key.field.scope()) {
-                continue;
-            }
-            if self.base.service.is_none() {
-                return Err((
-                    a,
-                    format!(
-                        "axis \"{}\": the base scenario has no [service] to sweep",
-                        axis.path
-                    ),
-                ));
-            }
-            let last = axis.values.len().saturating_sub(1);
-            for i in [0, last] {
-                let mut run = self.base.clone();
-                axis.apply(i, &mut run);
-                if let Err(problem) = check_service(&run) {
-                    return Err((
-                        a,
-                        format!("{} = {}: {}", axis.path, axis.describe(i), problem.message),
-                    ));
-                }
-            }
-        }
-        Ok(())
     }
 
     /// `check_spec` on the base with these (axis, value index) settings.

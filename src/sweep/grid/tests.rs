@@ -156,3 +156,129 @@ fn a_scenario_given_as_a_grid_is_recognised() {
         "{e}"
     );
 }
+
+/// A grid over the bundled scenario `base` (under `scenarios/service/`).
+fn service_error(base: &str, axes: &str) -> String {
+    let text = format!("base = \"{base}\"\n[axes]\n{axes}");
+    let folder = scenarios().join("service");
+    let base = Scenario::load(&folder.join(base)).unwrap();
+    Grid::parse(&text, "g.toml", base, &folder)
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn two_axes_that_combine_into_a_refused_service_are_refused_naming_both() {
+    // Each value passes alone (against the base's 25% of the other); only
+    // 0 with 0 is refused, as the API refuses it (line 3: the second axis).
+    let e = service_error(
+        "rollout.toml",
+        "\"disruptions.0.max_surge\" = [0, 1]\n\"disruptions.0.max_unavailable\" = [0, 1]\n",
+    );
+    assert_eq!(
+        e,
+        "g.toml:4:1: the combination disruptions.0.max_surge = 0 (line 3), disruptions.0.max_unavailable = 0 \
+         (line 4) is refused: disruption 0: max_unavailable may not be 0 when max_surge is 0 (the API \
+         refuses it: no Pod could ever be replaced); make one of them 1 or more"
+    );
+    // Node 2 of 2 does not exist, though each exists with the other's base value (3 nodes, node 0).
+    let e = service_error(
+        "drain.toml",
+        "\"disruptions.0.drain\" = [0, 2]\n\"service.nodes\" = [2, 3]\n",
+    );
+    assert_eq!(
+        e,
+        "g.toml:3:1: the combination disruptions.0.drain = 2 (line 3), service.nodes = 2 (line 4) is refused: \
+         disruption 0: drain = 2 is beyond the nodes: with nodes = 2, drain one of 0 to 1"
+    );
+    // A value inside a list is checked too, not only its ends.
+    let e = service_error(
+        "drain.toml",
+        "\"pdb.max_unavailable\" = [\"50%\", 1]\n\"disruptions.0.drain\" = [0, 5, 1]\n",
+    );
+    assert!(
+        e.starts_with("g.toml:4:1: disruptions.0.drain = 5: disruption 0: drain = 5 is beyond"),
+        "{e}"
+    );
+    // A delete beyond the replicas of a swept count.
+    let e = service_error(
+        "no-prestop.toml",
+        "\"service.replicas\" = { from = 1, to = 3, step = 1 }\n\"disruptions.0.delete\" = [0, 1]\n",
+    );
+    assert!(
+        e.starts_with(
+            "g.toml:4:1: the combination service.replicas = 1 (line 3), disruptions.0.delete = 1 (line 4)"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_swept_surge_never_meets_a_recreate() {
+    let e = service_error(
+        "rollout.toml",
+        "\"disruptions.0.rollout\" = [\"RollingUpdate\", \"Recreate\"]\n\"disruptions.0.max_surge\" = [1, 2]\n",
+    );
+    assert_eq!(
+        e,
+        "g.toml:4:1: the combination disruptions.0.rollout = \"Recreate\" (line 3), disruptions.0.max_surge = 1 \
+         (line 4) is refused: the API refuses maxSurge and maxUnavailable under a Recreate, which deletes every \
+         old Pod at once; sweep Recreate in a grid of its own"
+    );
+    // Swept alone, the strategy is fine: the base's surge does not apply to a Recreate.
+    let folder = scenarios().join("service");
+    let base = Scenario::load(&folder.join("rollout.toml")).unwrap();
+    let text =
+        "base = \"rollout.toml\"\n[axes]\n\"disruptions.0.rollout\" = [\"RollingUpdate\", \"Recreate\"]\n";
+    assert!(Grid::parse(text, "g.toml", base.clone(), &folder).is_ok());
+    // A Recreate base with a swept surge.
+    let mut recreate = base;
+    recreate.run.service.as_mut().unwrap().disruptions[0]
+        .rollout
+        .as_mut()
+        .unwrap()
+        .strategy = crate::model::service::Strategy::Recreate;
+    let text = "base = \"rollout.toml\"\n[axes]\n\"disruptions.0.max_unavailable\" = [0, 1]\n";
+    let e = Grid::parse(text, "g.toml", recreate, &folder)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with(
+            "g.toml:3:1: axis \"disruptions.0.max_unavailable\": disruption 0 of the base is a Recreate"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_axis_sweeps_a_disruption_of_its_own_kind() {
+    let e = service_error(
+        "no-prestop.toml",
+        "\"disruptions.0.rollout\" = [\"RollingUpdate\"]\n",
+    );
+    assert_eq!(
+        e,
+        "g.toml:3:1: axis \"disruptions.0.rollout\": disruption 0 of the base is a kubectl delete, and rollout \
+         belongs to a rollout; make it a rollout in the base (rollout = \"RollingUpdate\") to sweep its keys"
+    );
+    let e = service_error("rollout.toml", "\"disruptions.0.drain\" = [1]\n");
+    assert!(
+        e.contains("disruption 0 of the base is a rollout, and drain belongs to a kubectl drain"),
+        "{e}"
+    );
+    let e = service_error("drain.toml", "\"disruptions.0.delete\" = [1]\n");
+    assert!(
+        e.contains("is a kubectl drain, and delete belongs to a kubectl delete"),
+        "{e}"
+    );
+    let e = service_error("drain.toml", "\"disruptions.1.at\" = [\"5s\"]\n");
+    assert!(
+        e.contains("the base scenario has no disruption 1 (it has disruption 0 only)"),
+        "{e}"
+    );
+    // A key every disruption has is swept on any.
+    let folder = scenarios().join("service");
+    let base = Scenario::load(&folder.join("drain.toml")).unwrap();
+    let text = "base = \"drain.toml\"\n[axes]\n\"disruptions.0.after_ready\" = [\"5s\", \"10s\"]\n";
+    assert!(Grid::parse(text, "g.toml", base, &folder).is_ok());
+}

@@ -1,0 +1,275 @@
+//! The fields of a Deployment and of a PodDisruptionBudget that a Service
+//! scenario reads, as `Derived` keys with the API's defaults: replicas,
+//! `spec.strategy` and `minReadySeconds`; `minAvailable` or
+//! `maxUnavailable` and `unhealthyPodEvictionPolicy`.
+//!
+//! Invariant: a value the API server would refuse is refused here, at its
+//! line (`ValidateDeploymentStrategy`, `ValidatePodDisruptionBudgetSpec`),
+//! so a scenario never runs what `kubectl apply` would not create.
+
+use k8s_openapi::api::apps::v1::DeploymentSpec;
+use k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use super::Found;
+use super::service::Derived;
+use super::yaml::{Stream, dotted};
+use crate::engine::SimDuration;
+use crate::model::service::{EvictionPolicy, Scaled, Strategy};
+use crate::scenario::diagnostic::{Diagnostic, unknown_word};
+use crate::scenario::key::{Field, Value};
+
+/// An `IntOrString` of the API as a count or a percentage: an int of 0 or
+/// more, or a string of digits and `%` (the API refuses "3" and "-1").
+fn scaled(value: &IntOrString) -> Result<Scaled, String> {
+    match value {
+        IntOrString::Int(n) => u32::try_from(*n)
+            .map(Scaled::Count)
+            .map_err(|_| format!("{n} is negative; write 0 or more, or a percentage such as \"25%\"")),
+        IntOrString::String(s) => s
+            .strip_suffix('%')
+            .and_then(|p| p.parse().ok())
+            .map(Scaled::Percent)
+            .ok_or_else(|| format!("\"{s}\" is neither a count nor a percentage; write 1 or \"25%\"")),
+    }
+}
+
+/// The field at `path` under `at`, read: its value as a key's, and how
+/// messages say it (`spec.replicas: 3 (12:3)`).
+struct Reader<'a> {
+    stream: &'a Stream<'a>,
+    at: &'a Found<'a>,
+    /// `the Deployment's` or `PodDisruptionBudget "zk-pdb"'s`.
+    whose: String,
+}
+
+impl Reader<'_> {
+    fn path<'p>(&'p self, path: &[&'p str]) -> Vec<&'p str> {
+        self.at.at(path)
+    }
+
+    fn error(&self, path: &[&str], message: impl std::fmt::Display) -> Diagnostic {
+        let full = self.path(path);
+        self.stream.error(
+            self.at.doc.value_offset(&full),
+            format!("{}: {message}", dotted(&full)),
+        )
+    }
+
+    /// A key set by the field at `path` (written: `shown`), or by its default.
+    fn key(
+        &self,
+        field: Field,
+        value: Option<Value>,
+        path: &[&str],
+        shown: Option<String>,
+        default: &str,
+    ) -> Derived {
+        let name = dotted(path);
+        let said = match shown {
+            Some(shown) => format!(
+                "{} {name}: {shown} ({})",
+                self.whose,
+                self.stream.line_col(self.at.doc.value_offset(&self.path(path)))
+            ),
+            None => format!("{} {name}, unset ({default})", self.whose),
+        };
+        Derived { field, value, said }
+    }
+}
+
+/// The Deployment's rollout keys (`spec.strategy`, `spec.minReadySeconds`),
+/// with the API's defaults, and behind a Service its `spec.replicas`.
+pub(super) fn deployment_keys(
+    stream: &Stream,
+    at: &Found,
+    spec: &DeploymentSpec,
+    behind_service: bool,
+) -> Result<Vec<Derived>, Diagnostic> {
+    let r = Reader {
+        stream,
+        at,
+        whose: "the Deployment's".into(),
+    };
+    let mut keys = Vec::new();
+    let path = ["spec", "replicas"];
+    match spec.replicas.filter(|_| behind_service) {
+        _ if !behind_service => {}
+        None => keys.push(r.key(
+            Field::Replicas,
+            Some(Value::Count(1)),
+            &path,
+            None,
+            "the API's default: 1",
+        )),
+        Some(n) if n >= 1 => keys.push(r.key(
+            Field::Replicas,
+            Some(Value::Count(n as u32)),
+            &path,
+            Some(n.to_string()),
+            "",
+        )),
+        Some(n) => {
+            return Err(r.error(
+                &path,
+                format!("{n} replicas behind a Service leave nothing to simulate; write 1 or more"),
+            ));
+        }
+    }
+    let strategy = spec.strategy.clone().unwrap_or_default();
+    let type_path = ["spec", "strategy", "type"];
+    let word = strategy.type_.as_deref().unwrap_or("RollingUpdate");
+    let Some(index) = Strategy::NAMES.iter().position(|n| *n == word) else {
+        return Err(r.error(&type_path, unknown_word("strategy type", word, &Strategy::NAMES)));
+    };
+    let shown = strategy.type_.clone();
+    keys.push(r.key(
+        Field::Rollout,
+        Some(Value::Word(index)),
+        &type_path,
+        shown,
+        "the API's default: RollingUpdate",
+    ));
+    let rolling = ["spec", "strategy", "rollingUpdate"];
+    if Strategy::ALL[index] == Strategy::Recreate {
+        if strategy.rolling_update.is_some() {
+            return Err(r.error(
+                &rolling,
+                "may not be set when the strategy type is Recreate (the API refuses it): drop it, or write \
+                 type: RollingUpdate",
+            ));
+        }
+        // A Recreate has neither: an annotation of either contradicts it.
+        for field in [Field::MaxSurge, Field::MaxUnavailable] {
+            keys.push(r.key(field, None, &type_path, Some("Recreate".into()), ""));
+        }
+    } else {
+        let update = strategy.rolling_update.clone().unwrap_or_default();
+        let mut both = Vec::new();
+        for (field, leaf, value) in [
+            (Field::MaxSurge, "maxSurge", update.max_surge),
+            (Field::MaxUnavailable, "maxUnavailable", update.max_unavailable),
+        ] {
+            let path = [rolling[0], rolling[1], rolling[2], leaf];
+            let Some(value) = value else {
+                both.push(Scaled::Percent(25));
+                keys.push(r.key(
+                    field,
+                    Some(Value::Scaled(Scaled::Percent(25))),
+                    &path,
+                    None,
+                    "the API's default: 25%",
+                ));
+                continue;
+            };
+            let n = scaled(&value).map_err(|m| r.error(&path, m))?;
+            if let (Field::MaxUnavailable, Scaled::Percent(p)) = (field, n)
+                && p > 100
+            {
+                return Err(r.error(&path, format!("\"{p}%\" is above 100%; write \"100%\" at most")));
+            }
+            both.push(n);
+            keys.push(r.key(field, Some(Value::Scaled(n)), &path, Some(n.to_string()), ""));
+        }
+        if both.iter().all(|n| n.is_zero()) {
+            return Err(r.error(
+                &[rolling[0], rolling[1], rolling[2], "maxUnavailable"],
+                "may not be 0 when maxSurge is 0 (the API refuses it: no Pod could ever be replaced); make one of \
+                 them 1 or more",
+            ));
+        }
+    }
+    let ready = ["spec", "minReadySeconds"];
+    keys.push(match spec.min_ready_seconds {
+        None => r.key(
+            Field::MinReadySeconds,
+            Some(Value::Millis(SimDuration::ZERO)),
+            &ready,
+            None,
+            "the API's default: 0",
+        ),
+        Some(s) if s >= 0 => r.key(
+            Field::MinReadySeconds,
+            Some(Value::Millis(SimDuration::from_secs(s as u64))),
+            &ready,
+            Some(s.to_string()),
+            "",
+        ),
+        Some(s) => return Err(r.error(&ready, format!("{s} is negative; write 0 or more seconds"))),
+    });
+    Ok(keys)
+}
+
+/// A budget's `[pdb]` keys: minAvailable or maxUnavailable (not both, as
+/// the API has it) and unhealthyPodEvictionPolicy.
+pub(super) fn budget_keys(
+    stream: &Stream,
+    at: &Found,
+    spec: &PodDisruptionBudgetSpec,
+    notices: &mut Vec<Diagnostic>,
+) -> Result<Vec<Derived>, Diagnostic> {
+    let name = at.scalar(&["metadata", "name"]).unwrap_or("");
+    let r = Reader {
+        stream,
+        at,
+        whose: format!("PodDisruptionBudget \"{name}\"'s"),
+    };
+    let mut keys = Vec::new();
+    let min = ["spec", "minAvailable"];
+    let max = ["spec", "maxUnavailable"];
+    match (&spec.min_available, &spec.max_unavailable) {
+        (Some(_), Some(_)) => {
+            return Err(r.error(
+                &max,
+                "a budget has minAvailable or maxUnavailable, not both (the API refuses both); drop one",
+            ));
+        }
+        (Some(v), None) | (None, Some(v)) => {
+            let (field, other, path) = match spec.min_available {
+                Some(_) => (Field::MinAvailable, Field::PdbMaxUnavailable, &min),
+                None => (Field::PdbMaxUnavailable, Field::MinAvailable, &max),
+            };
+            let n = scaled(v).map_err(|m| r.error(path, m))?;
+            keys.push(r.key(field, Some(Value::Scaled(n)), path, Some(n.to_string()), ""));
+            keys.push(r.key(other, None, path, Some(n.to_string()), ""));
+        }
+        (None, None) => {
+            notices.push(
+                stream
+                    .error(
+                        at.doc.offset(&at.at(&["spec"])),
+                        format!(
+                            "PodDisruptionBudget \"{name}\" sets neither minAvailable nor maxUnavailable: it allows \
+                             every eviction (desiredHealthy 0)"
+                        ),
+                    )
+                    .warning(),
+            );
+            keys.push(r.key(
+                Field::MinAvailable,
+                Some(Value::Scaled(Scaled::Count(0))),
+                &min,
+                None,
+                "desiredHealthy 0",
+            ));
+            keys.push(r.key(Field::PdbMaxUnavailable, None, &max, None, "desiredHealthy 0"));
+        }
+    }
+    let policy = ["spec", "unhealthyPodEvictionPolicy"];
+    let written = spec.unhealthy_pod_eviction_policy.as_deref();
+    let word = written.unwrap_or("IfHealthyBudget");
+    let Some(index) = EvictionPolicy::NAMES.iter().position(|n| *n == word) else {
+        return Err(r.error(
+            &policy,
+            unknown_word("unhealthyPodEvictionPolicy", word, &EvictionPolicy::NAMES),
+        ));
+    };
+    keys.push(r.key(
+        Field::UnhealthyPodEvictionPolicy,
+        Some(Value::Word(index)),
+        &policy,
+        written.map(str::to_string),
+        "the API's default: IfHealthyBudget",
+    ));
+    Ok(keys)
+}
