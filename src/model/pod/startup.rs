@@ -22,18 +22,8 @@ impl<O: Observer> PodModel<O> {
             Stage::Terminating(_) | Stage::Stopped(_) => return,
             Stage::Initialized => {}
             Stage::Initializing => {
-                // R4, R5: the first init container that is neither completed
-                // nor a started sidecar holds back everything after it.
-                for id in self.ids() {
-                    let c = self.container(id);
-                    let started = c.instance().is_some_and(|i| i.condition >= Condition::Started);
-                    match (self.kind(id), &c.state) {
-                        (ContainerKind::App, _) => continue,
-                        (ContainerKind::Init, State::Exited(ExitReason::Completed)) => continue,
-                        (ContainerKind::Sidecar, State::Running(_)) if started => continue,
-                        (_, State::Waiting) => return self.start(id, now, s),
-                        _ => return,
-                    }
+                if !self.sync_init_containers(now, s) {
+                    return;
                 }
                 self.stage = Stage::Initialized;
             }
@@ -44,6 +34,55 @@ impl<O: Observer> PodModel<O> {
             if self.kind(id) != ContainerKind::Init && matches!(self.container(id).state, State::Waiting) {
                 self.start(id, now, s);
             }
+        }
+    }
+
+    /// `computeInitContainerActions` (R4, R5, R51): the init list is
+    /// walked from its end to the last container that ever started, the
+    /// frontier. Only the frontier decides whether the next one starts; every
+    /// container before it that must run again (a sidecar, or a failed init
+    /// container whose back-off is over) starts on its own schedule, whatever
+    /// the others do. Returns whether the Pod is initialized now.
+    fn sync_init_containers(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) -> bool {
+        let Some(frontier) = self
+            .ids()
+            .rev()
+            .find(|&id| self.kind(id) != ContainerKind::App && self.container(id).attempt > 0)
+        else {
+            // Nothing started yet: the first init container starts.
+            if let Some(first) = self.ids().find(|&id| self.kind(id) != ContainerKind::App) {
+                self.start(first, now, s);
+                return false;
+            }
+            return true;
+        };
+        for id in self.ids().take_while(|&id| id < frontier) {
+            if self.kind(id) != ContainerKind::App && matches!(self.container(id).state, State::Waiting) {
+                self.start(id, now, s);
+            }
+        }
+        let c = self.container(frontier);
+        let initialized = match (self.kind(frontier), &c.state) {
+            (ContainerKind::Init, State::Exited(ExitReason::Completed)) => true,
+            (ContainerKind::Sidecar, State::Running(i)) => i.condition >= Condition::Started,
+            (_, State::Waiting) => {
+                self.start(frontier, now, s);
+                false
+            }
+            _ => false,
+        };
+        if !initialized {
+            return false;
+        }
+        match self
+            .ids()
+            .find(|&id| id > frontier && self.kind(id) != ContainerKind::App)
+        {
+            Some(next) => {
+                self.start(next, now, s);
+                false
+            }
+            None => true,
         }
     }
 
