@@ -23,7 +23,7 @@ pub use metrics::{ExposureMeter, Field, Meters, Metrics, Outcome, PodPhase};
 pub use pod::PodModel;
 pub use spec::{
     BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, KubeVersion, PodMode,
-    PodSpec, Probe, ProbeKind, RestartPolicy, RunSpec,
+    PodSpec, Probe, ProbeKind, ProbeOutcome, RestartPolicy, RunSpec,
 };
 
 use crate::engine::Simulation;

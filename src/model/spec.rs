@@ -176,9 +176,39 @@ impl ProbeKind {
     }
 }
 
-/// A probe with Kubernetes' fields and defaults (R27). The container answers
-/// it successfully once it is healthy, i.e. `boot` after its start; podsim's
-/// probes answer at once, so `timeout` is validated but never reached.
+/// What a probe finds over one instance's life (R53). Whatever it is, a
+/// probe only passes inside the window `pass_after` … `pass_until` after the
+/// end of the boot, so `Passes` with both unset is "passes once booted".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ProbeOutcome {
+    /// Answers at once: passes inside the window, fails outside it.
+    #[default]
+    Passes,
+    /// Answers at once and always fails.
+    Fails,
+    /// Never answers: every run fails when its `timeout` is over.
+    Hangs,
+    /// Passes inside the window until the container gets SIGTERM, fails from
+    /// then on (a server that reports unready while it drains).
+    FailsAfterSigterm,
+}
+
+impl ProbeOutcome {
+    /// Every outcome, in `NAMES` order: a word's index picks one.
+    pub const ALL: [ProbeOutcome; 4] = [
+        ProbeOutcome::Passes,
+        ProbeOutcome::Fails,
+        ProbeOutcome::Hangs,
+        ProbeOutcome::FailsAfterSigterm,
+    ];
+
+    /// The outcomes as scenario files spell them.
+    pub const NAMES: [&'static str; 4] = ["passes", "fails", "hangs", "fails_after_sigterm"];
+}
+
+/// A probe with Kubernetes' fields and defaults (R27), and what it finds
+/// (R53): by default the container answers it successfully once it is
+/// healthy, i.e. `boot` after its start, and answers at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Probe {
     /// No probe runs sooner after the container's start (R29).
@@ -193,6 +223,12 @@ pub struct Probe {
     pub failure_threshold: u32,
     /// Probe-level grace for the kill a liveness or startup failure causes (R12).
     pub termination_grace_period: Option<SimDuration>,
+    /// What the probe finds (R53).
+    pub outcome: ProbeOutcome,
+    /// It passes no sooner than this after the end of the boot.
+    pub pass_after: SimDuration,
+    /// It fails from this long after the end of the boot on, if set.
+    pub pass_until: Option<SimDuration>,
 }
 
 impl Default for Probe {
@@ -204,6 +240,9 @@ impl Default for Probe {
             success_threshold: 1,
             failure_threshold: 3,
             termination_grace_period: None,
+            outcome: ProbeOutcome::Passes,
+            pass_after: SimDuration::ZERO,
+            pass_until: None,
         }
     }
 }

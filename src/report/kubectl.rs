@@ -202,6 +202,7 @@ pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
                 }
                 Change::Started => v.started = true,
                 Change::Ready { .. } => v.ready = true,
+                Change::Unready => v.ready = false,
                 Change::Exited(reason) => {
                     *v = ContainerView {
                         shown: Shown::Terminated(reason),

@@ -334,7 +334,11 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         // Present whatever the value: only the container's kind decides.
         Field::Run | Field::CrashAfter => Some(0),
         Field::Probe(_, field) => Some(match field {
-            ProbeField::InitialDelay | ProbeField::TerminationGracePeriod => 0,
+            ProbeField::InitialDelay
+            | ProbeField::TerminationGracePeriod
+            | ProbeField::Outcome
+            | ProbeField::PassAfter
+            | ProbeField::PassUntil => 0,
             ProbeField::Period | ProbeField::Timeout => u64::from(encoded >= second),
             ProbeField::SuccessThreshold | ProbeField::FailureThreshold => encoded.min(2),
         }),

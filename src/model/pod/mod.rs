@@ -24,6 +24,7 @@ mod phase;
 mod probe;
 mod restart;
 mod startup;
+mod stretch;
 mod termination;
 
 use self::container::{Container, State, Stop};
@@ -97,8 +98,10 @@ pub struct PodModel<O: Observer = ()> {
     stage: Stage,
     /// The deletion request has arrived.
     deleted: bool,
-    /// The Pod has been Ready once: `PodReady` is reported once (R23).
+    /// The Pod has been Ready once: a deletion after Ready is scheduled once.
     has_been_ready: bool,
+    /// The Pod is Ready now (R23); it may leave Ready and come back (R53).
+    pod_ready: bool,
     /// Apps and sidecars currently Ready, and how many there are.
     ready_count: u32,
     needed_for_ready: u32,
@@ -157,6 +160,7 @@ impl<O: Observer> PodModel<O> {
             stage: Stage::Initializing,
             deleted: false,
             has_been_ready: false,
+            pod_ready: false,
             ready_count: 0,
             needed_for_ready: 0,
             alive_apps: 0,
@@ -204,6 +208,7 @@ impl<O: Observer> PodModel<O> {
         self.stage = Stage::Initializing;
         self.deleted = false;
         self.has_been_ready = false;
+        self.pod_ready = false;
         self.ready_count = 0;
         self.needed_for_ready = pod
             .containers
@@ -239,6 +244,8 @@ impl<O: Observer> PodModel<O> {
 
     /// The metrics of a run that ended at `end` for reason `how`.
     pub fn finish(&mut self, end: SimTime, how: RunEnd) -> Metrics {
+        // The ticks up to the end ran, those at the end included.
+        self.end_probes_at_finish(end);
         let phase = self.phase();
         self.note_phase(end);
         let outcome = match how {

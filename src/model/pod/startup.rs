@@ -113,6 +113,10 @@ impl<O: Observer> PodModel<O> {
         c.attempt += 1;
         c.last_start = now;
         c.state = State::Running(Instance::NEW);
+        for ticker in &mut c.tickers {
+            // A new instance resumes a held worker (R30).
+            ticker.on_hold = false;
+        }
         let attempt = c.attempt;
         // The attempt is counted first: its draws are keyed by it.
         let spec = self.spec_of(id);
@@ -148,22 +152,25 @@ impl<O: Observer> PodModel<O> {
         // Without probes, boot is image pull, create and postStart, and the
         // API shows the container waiting until it is over (R7).
         if kind == ContainerKind::Init || probed {
-            self.show_running(id, now);
+            self.show_running(id, now, s);
         }
         if probed {
             // Without a startup probe the kubelet counts it started at once (R21).
-            if !startup_probe {
+            if startup_probe {
+                self.plan_probe(id, ProbeKind::Startup, now, s);
+            } else {
                 self.mark_started(id, now, s);
             }
-            self.schedule_probes(id, now, s);
         }
         self.note_phase(now);
     }
 
-    /// The API shows the container Running from now on.
-    fn show_running(&mut self, id: ContainerId, now: SimTime) {
+    /// The API shows the container Running from now on; the start is a
+    /// sync of the Pod (PLEG), which triggers readiness runs (R52).
+    fn show_running(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         self.container_mut(id).has_run = true;
         self.emit(now, Some(id), Change::Running);
+        self.synced(now, s);
     }
 
     /// The boot is over: an init container completed (or failed), another
@@ -191,7 +198,7 @@ impl<O: Observer> PodModel<O> {
             instance.booted = true;
         }
         if !probed {
-            self.show_running(id, now);
+            self.show_running(id, now, s);
         }
         self.emit(now, Some(id), Change::Alive { probed });
         self.set_alive(id, true, now);
@@ -204,9 +211,7 @@ impl<O: Observer> PodModel<O> {
                 },
             );
         }
-        if probed {
-            self.schedule_probes(id, now, s);
-        } else {
+        if !probed {
             self.mark_started(id, now, s);
         }
     }

@@ -1,7 +1,7 @@
 //! Every key a scenario may set: its name, scope, group, unit, meaning,
 //! and the manifest field that owns it when a manifest has one.
 
-use crate::model::{ContainerKind, ProbeKind, RestartPolicy};
+use crate::model::{ContainerKind, ProbeKind, ProbeOutcome, RestartPolicy};
 
 use crate::model::service::{Arrival, Connections, EvictionPolicy, OnSigterm, Retry, Strategy};
 
@@ -119,7 +119,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 69] = {
+    pub const ALL: [Field; 78] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -192,6 +192,15 @@ impl Field {
             Field::MinAvailable,
             Field::PdbMaxUnavailable,
             Field::UnhealthyPodEvictionPolicy,
+            Field::Probe(S, P::Outcome),
+            Field::Probe(S, P::PassAfter),
+            Field::Probe(S, P::PassUntil),
+            Field::Probe(R, P::Outcome),
+            Field::Probe(R, P::PassAfter),
+            Field::Probe(R, P::PassUntil),
+            Field::Probe(L, P::Outcome),
+            Field::Probe(L, P::PassAfter),
+            Field::Probe(L, P::PassUntil),
         ]
     };
 
@@ -405,6 +414,10 @@ impl Field {
             Field::Kubernetes => Unit::Version,
             Field::Probe(_, field) => match field {
                 ProbeField::SuccessThreshold | ProbeField::FailureThreshold => Unit::Count,
+                ProbeField::Outcome => Unit::Word {
+                    what: "outcome",
+                    names: &ProbeOutcome::NAMES,
+                },
                 _ => Unit::Millis,
             },
         }
@@ -461,6 +474,15 @@ impl Field {
             Field::Probe(_, ProbeField::FailureThreshold) => "failureThreshold; default 3",
             Field::Probe(_, ProbeField::TerminationGracePeriod) => {
                 "probe-level terminationGracePeriodSeconds for the kill (not on readiness)"
+            }
+            Field::Probe(_, ProbeField::Outcome) => {
+                "what the probe finds: passes (default), fails, hangs (each run fails at its timeout) or fails_after_sigterm"
+            }
+            Field::Probe(_, ProbeField::PassAfter) => {
+                "it passes no sooner than this after the end of boot; default 0s"
+            }
+            Field::Probe(_, ProbeField::PassUntil) => {
+                "it fails from this long after the end of boot on (a container that turns unhealthy); default never"
             }
             Field::Replicas => {
                 "replicas of the Pod behind the Service, placed round robin on the nodes; default 3"
@@ -536,7 +558,9 @@ impl Field {
             Field::TerminationGracePeriod => Some("spec.terminationGracePeriodSeconds".into()),
             Field::Mode => Some("the manifest's kind (a Job runs to completion)".into()),
             Field::Kind => Some("where the container is listed (initContainers, with restartPolicy: Always for a native sidecar, or containers)".into()),
-            Field::Probe(kind, field) => Some(format!("the container's {}Probe.{}", kind.name(), field.k8s_name())),
+            Field::Probe(kind, field) => field
+                .k8s_name()
+                .map(|k8s| format!("the container's {}Probe.{k8s}", kind.name())),
             _ => None,
         }
     }

@@ -2,7 +2,7 @@
 //! it is set on a `RunSpec`.
 
 use crate::engine::SimDuration;
-use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, RunSpec};
+use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, ProbeOutcome, RunSpec};
 
 use crate::model::service::{
     Arrival, Budget, Connections, EvictionPolicy, OnSigterm, Pdb, Preset, Propagation, Retry, Rollout,
@@ -155,6 +155,11 @@ impl Key {
                     ProbeField::SuccessThreshold => probe.success_threshold = count,
                     ProbeField::FailureThreshold => probe.failure_threshold = count,
                     ProbeField::TerminationGracePeriod => probe.termination_grace_period = Some(ms),
+                    ProbeField::Outcome => {
+                        probe.outcome = ProbeOutcome::ALL[word.min(ProbeOutcome::ALL.len() - 1)]
+                    }
+                    ProbeField::PassAfter => probe.pass_after = ms,
+                    ProbeField::PassUntil => probe.pass_until = Some(ms),
                 }
             }
         }
