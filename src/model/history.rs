@@ -22,8 +22,10 @@ pub enum ExitReason {
     Failed(i32),
     /// A scripted crash while running (`crash_after`): exit 1.
     Crashed,
-    /// Stopped by SIGTERM within its stop timeout; a graceful handler exits 0.
-    Terminated,
+    /// Stopped by SIGTERM within its stop timeout, with the container's
+    /// `exit_code_on_sigterm`: 0 for a graceful handler, 143 for a process
+    /// the signal ends (R54).
+    Terminated(i32),
     /// SIGKILL at the stop timeout: exit 137.
     Killed,
 }
@@ -32,8 +34,8 @@ impl ExitReason {
     /// The exit code the container status reports.
     pub fn code(self) -> i32 {
         match self {
-            ExitReason::Completed | ExitReason::Terminated => 0,
-            ExitReason::Failed(code) => code,
+            ExitReason::Completed => 0,
+            ExitReason::Failed(code) | ExitReason::Terminated(code) => code,
             ExitReason::Crashed => 1,
             ExitReason::Killed => 137,
         }
@@ -50,7 +52,7 @@ impl ExitReason {
             ExitReason::Completed => "completed",
             ExitReason::Failed(_) => "failed",
             ExitReason::Crashed => "crashed",
-            ExitReason::Terminated => "terminated",
+            ExitReason::Terminated(_) => "terminated",
             ExitReason::Killed => "killed",
         }
     }
@@ -226,7 +228,7 @@ impl fmt::Display for Line {
                     ExitReason::Completed => "completed",
                     ExitReason::Failed(_) => "failed",
                     ExitReason::Crashed => "crashed",
-                    ExitReason::Terminated => "stopped by SIGTERM",
+                    ExitReason::Terminated(_) => "stopped by SIGTERM",
                     ExitReason::Killed => "SIGKILL",
                 };
                 write!(f, "exited {} ({why})", reason.code())

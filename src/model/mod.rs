@@ -6,6 +6,7 @@
 //! for the same spec however many runs it did before; reuse only saves
 //! allocations.
 
+mod canonical;
 mod dist;
 mod draw;
 mod event;

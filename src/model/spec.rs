@@ -208,8 +208,9 @@ impl ProbeOutcome {
 
 /// A probe with Kubernetes' fields and defaults (R27), and what it finds
 /// (R53): by default the container answers it successfully once it is
-/// healthy, i.e. `boot` after its start, and answers at once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// healthy, i.e. `boot` after its start, and answers at once. `Debug` is
+/// in `canonical`: a grid's hash is made of it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Probe {
     /// No probe runs sooner after the container's start (R29).
     pub initial_delay: SimDuration,
@@ -294,8 +295,9 @@ impl Default for KubeVersion {
     }
 }
 
-/// One container's script: how long each phase of its life takes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// One container's script: how long each phase of its life takes. `Debug`
+/// is in `canonical`: a grid's hash is made of it.
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ContainerSpec {
     /// Unique within the Pod.
     pub name: String,
@@ -322,6 +324,9 @@ pub struct ContainerSpec {
     pub run: Option<Dist>,
     /// The code a finished `run` exits with.
     pub exit_code: i32,
+    /// The code it exits with when SIGTERM stops it in time (R54): 0 for a
+    /// graceful handler, 143 (128 + 15) for a process the signal ends.
+    pub exit_code_on_sigterm: i32,
 }
 
 impl ContainerSpec {
@@ -341,6 +346,7 @@ impl ContainerSpec {
             crash_after: Vec::new(),
             run: None,
             exit_code: 0,
+            exit_code_on_sigterm: 0,
         }
     }
 

@@ -143,8 +143,10 @@ impl PodView {
 
 fn terminated_reason(reason: ExitReason) -> &'static str {
     match reason {
-        ExitReason::Completed | ExitReason::Terminated => "Completed",
-        ExitReason::Failed(_) | ExitReason::Crashed | ExitReason::Killed => "Error",
+        ExitReason::Completed | ExitReason::Terminated(0) => "Completed",
+        ExitReason::Failed(_) | ExitReason::Terminated(_) | ExitReason::Crashed | ExitReason::Killed => {
+            "Error"
+        }
     }
 }
 

@@ -79,7 +79,10 @@ impl<O: Observer> Model for PodModel<O> {
             PodEvent::ProbeDue { container, probe, .. } => self.probe_tick(container, probe, now, s),
             PodEvent::PreStopFinished { container, .. } => self.pre_stop_finished(container, now, s),
             PodEvent::TurnWaitExpired { container, .. } => self.end_turn_wait(container, now, s),
-            PodEvent::Drained { container, .. } => self.exit(container, now, ExitReason::Terminated, s),
+            PodEvent::Drained { container, .. } => {
+                let code = self.spec_of(container).exit_code_on_sigterm;
+                self.exit(container, now, ExitReason::Terminated(code), s);
+            }
             PodEvent::Killed { container, .. } => {
                 self.emit(now, Some(container), Change::Sigkill);
                 self.exit(container, now, ExitReason::Killed, s);
@@ -104,6 +107,10 @@ pub struct PodModel<O: Observer = ()> {
     pod_ready: bool,
     /// Apps and sidecars currently Ready, and how many there are.
     ready_count: u32,
+    /// Containers with a readiness probe that are started and not Ready:
+    /// those a sync triggers (R52). Counted, so a sync without any costs
+    /// nothing.
+    awaiting_readiness: u32,
     needed_for_ready: u32,
     /// Alive apps (not proxies) and alive proxies, for exposure.
     alive_apps: u32,
@@ -162,6 +169,7 @@ impl<O: Observer> PodModel<O> {
             has_been_ready: false,
             pod_ready: false,
             ready_count: 0,
+            awaiting_readiness: 0,
             needed_for_ready: 0,
             alive_apps: 0,
             alive_proxies: 0,
@@ -210,6 +218,7 @@ impl<O: Observer> PodModel<O> {
         self.has_been_ready = false;
         self.pod_ready = false;
         self.ready_count = 0;
+        self.awaiting_readiness = 0;
         self.needed_for_ready = pod
             .containers
             .iter()

@@ -28,6 +28,8 @@ impl<O: Observer> PodModel<O> {
         self.emit(now, Some(id), Change::Started);
         if self.spec_of(id).probe(ProbeKind::Readiness).is_none() {
             self.mark_ready(id, now, s);
+        } else {
+            self.awaiting_readiness += 1;
         }
         self.plan_probe(id, ProbeKind::Liveness, now, s);
         self.note_phase(now);
@@ -50,6 +52,9 @@ impl<O: Observer> PodModel<O> {
         }
         instance.condition = Condition::Ready;
         let probed = self.spec_of(id).probe(ProbeKind::Readiness).is_some();
+        if probed {
+            self.awaiting_readiness -= 1;
+        }
         self.emit(now, Some(id), Change::Ready { probed });
         self.ready_count += 1;
         if !self.pod_ready && !self.is_terminating() && self.ready_count == self.needed_for_ready {
@@ -71,6 +76,7 @@ impl<O: Observer> PodModel<O> {
             if let Some(instance) = self.container_mut(id).instance_mut() {
                 instance.condition = Condition::Started;
             }
+            self.awaiting_readiness += 1;
             self.emit(now, Some(id), Change::Unready);
         }
         self.ready_count -= 1;
@@ -117,11 +123,17 @@ impl<O: Observer> PodModel<O> {
     /// The first `n` ticks of `stretch` ran: the counter moves on, the
     /// history hears how many ran and failed, and the stretch is over.
     fn count_ticks(&mut self, id: ContainerId, kind: ProbeKind, stretch: Stretch, n: u64, now: SimTime) {
+        let terminating = self.is_terminating();
         let ticker = &mut self.container_mut(id).tickers[kind.index()];
-        ticker.run = stretch.run_after(n);
         ticker.stretch = None;
         ticker.pending = None;
         ticker.generation += 1;
+        // Once the Pod terminates no instance follows (R40): the counter
+        // and the grid matter only to a history that counts the runs.
+        if terminating && !O::KEEPS_HISTORY {
+            return;
+        }
+        ticker.run = stretch.run_after(n);
         if n > 0 {
             ticker.last_tick = Some(stretch.tick(n - 1));
             if O::KEEPS_HISTORY {
@@ -141,13 +153,20 @@ impl<O: Observer> PodModel<O> {
 
     /// Every stretch of `id` ends now, at its exit: the ticks before ran.
     pub(super) fn end_probes(&mut self, id: ContainerId, now: SimTime) {
+        if !self.spec_of(id).has_probes() {
+            return;
+        }
         for kind in ProbeKind::ALL {
             self.end_stretch(id, kind, now);
         }
     }
 
-    /// The run ends at `end`: every stretch ends, the ticks at `end` included.
+    /// The run ends at `end`: every stretch ends, the ticks at `end`
+    /// included. Only a history counts runs, so only it pays for this.
     pub(super) fn end_probes_at_finish(&mut self, end: SimTime) {
+        if !O::KEEPS_HISTORY {
+            return;
+        }
         for id in self.ids() {
             for kind in ProbeKind::ALL {
                 self.end_stretch_before(id, kind, end + SimDuration(1), end);
@@ -201,7 +220,15 @@ impl<O: Observer> PodModel<O> {
             ProbeKind::Readiness if ready => (None, Some(probe.failure_threshold)),
             ProbeKind::Readiness => (Some(probe.success_threshold), None),
         };
-        let decisive = stretch.decisive(successes, failures);
+        // The common case, a healthy container whose probe passes from now
+        // on for good, decides nothing: no need to look for a tick.
+        let settled =
+            successes.is_none() && stretch.window.until.0 == u64::MAX && stretch.first >= stretch.window.from;
+        let decisive = if settled {
+            None
+        } else {
+            stretch.decisive(successes, failures)
+        };
         let ticker = &mut self.container_mut(id).tickers[kind.index()];
         ticker.stretch = Some(stretch);
         if let Some((k, passes)) = decisive {
@@ -222,6 +249,9 @@ impl<O: Observer> PodModel<O> {
     /// container whose readiness is not Success gets a readiness run now,
     /// and its ticker restarts from now (`probeTicker.Reset`).
     pub(super) fn synced(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        if self.awaiting_readiness == 0 {
+            return;
+        }
         for id in self.ids() {
             let c = self.container(id);
             let due = self.spec_of(id).probe(ProbeKind::Readiness).is_some()

@@ -11,7 +11,7 @@ use super::{Cause, PodModel};
 use crate::engine::{Scheduler, SimTime};
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, ExitReason, Observer};
-use crate::model::spec::{ContainerId, ContainerKind, RestartPolicy};
+use crate::model::spec::{ContainerId, ContainerKind, ProbeKind, RestartPolicy};
 
 /// What becomes of a container that exited while the Pod is not terminating.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +80,10 @@ impl<O: Observer> PodModel<O> {
         self.emit(now, Some(id), Change::Exited(reason));
         if instance.condition == Condition::Ready {
             self.lose_ready(id, now, false);
+        } else if instance.condition == Condition::Started
+            && self.spec_of(id).probe(ProbeKind::Readiness).is_some()
+        {
+            self.awaiting_readiness -= 1;
         }
         if instance.booted {
             self.set_alive(id, false, now);
@@ -120,9 +124,10 @@ mod tests {
     use super::*;
 
     /// Every exit the model produces: the first two exit 0.
-    const EXITS: [ExitReason; 6] = [
+    const EXITS: [ExitReason; 7] = [
         ExitReason::Completed,
-        ExitReason::Terminated,
+        ExitReason::Terminated(0),
+        ExitReason::Terminated(143),
         ExitReason::Failed(1),
         ExitReason::Failed(42),
         ExitReason::Crashed,

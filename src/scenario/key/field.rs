@@ -55,6 +55,8 @@ pub enum Field {
     ExitCode,
     /// A field of one of the container's probes.
     Probe(ProbeKind, ProbeField),
+    /// `exit_code_on_sigterm`: the code the container exits with after SIGTERM (R54).
+    ExitCodeOnSigterm,
     /// `[service] replicas`: Pods behind the Service.
     Replicas,
     /// `[service] nodes`: nodes the replicas and clients are spread over.
@@ -119,7 +121,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 78] = {
+    pub const ALL: [Field; 79] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -201,6 +203,7 @@ impl Field {
             Field::Probe(L, P::Outcome),
             Field::Probe(L, P::PassAfter),
             Field::Probe(L, P::PassUntil),
+            Field::ExitCodeOnSigterm,
         ]
     };
 
@@ -227,6 +230,7 @@ impl Field {
             | Field::CrashAfter
             | Field::Run
             | Field::ExitCode
+            | Field::ExitCodeOnSigterm
             | Field::Probe(..) => Scope::Container,
             Field::Replicas
             | Field::Nodes
@@ -293,6 +297,7 @@ impl Field {
             Field::CrashAfter => "crash_after",
             Field::Run => "run",
             Field::ExitCode => "exit_code",
+            Field::ExitCodeOnSigterm => "exit_code_on_sigterm",
             Field::Probe(_, field) => field.name(),
             Field::Replicas => "replicas",
             Field::Nodes => "nodes",
@@ -397,7 +402,7 @@ impl Field {
             },
             Field::CrashAfter => Unit::DistList,
             Field::FailProbability => Unit::Probability,
-            Field::Seed | Field::Fails | Field::ExitCode => Unit::Count,
+            Field::Seed | Field::Fails | Field::ExitCode | Field::ExitCodeOnSigterm => Unit::Count,
             Field::Proxy | Field::BackoffImmediateFirstRestart => Unit::Flag,
             Field::RestartPolicy => Unit::Word {
                 what: "restart_policy",
@@ -465,6 +470,9 @@ impl Field {
                 "apps only: exits with exit_code this long after it is healthy (a Job's work); or a distribution"
             }
             Field::ExitCode => "the exit code of that exit; default 0; needs run",
+            Field::ExitCodeOnSigterm => {
+                "the exit code when SIGTERM stops it within its stop timeout: 0 (default, a graceful handler) or 143 (the signal ends it)"
+            }
             Field::Probe(_, ProbeField::InitialDelay) => "initialDelaySeconds; default 0s",
             Field::Probe(_, ProbeField::Period) => "periodSeconds; default 10s",
             Field::Probe(_, ProbeField::Timeout) => "timeoutSeconds; default 1s",

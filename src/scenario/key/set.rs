@@ -137,6 +137,7 @@ impl Key {
             (Field::Proxy, Some(c)) => c.proxy = flag,
             (Field::Run, Some(c)) => c.run = Some(value.into_dist()),
             (Field::ExitCode, Some(c)) => c.exit_code = count as i32,
+            (Field::ExitCodeOnSigterm, Some(c)) => c.exit_code_on_sigterm = count as i32,
             (Field::CrashAfter, Some(c)) => match value {
                 Value::DistList(list) => c.crash_after = list,
                 // One duration (an axis): the first attempt crashes then.
