@@ -22,8 +22,10 @@ pub enum ExitReason {
     Failed(i32),
     /// A scripted crash while running (`crash_after`): exit 1.
     Crashed,
-    /// Stopped by SIGTERM within its stop timeout; a graceful handler exits 0.
-    Terminated,
+    /// Stopped by SIGTERM within its stop timeout, with the container's
+    /// `exit_code_on_sigterm`: 0 for a graceful handler, 143 for a process
+    /// the signal ends (R54).
+    Terminated(i32),
     /// SIGKILL at the stop timeout: exit 137.
     Killed,
 }
@@ -32,8 +34,8 @@ impl ExitReason {
     /// The exit code the container status reports.
     pub fn code(self) -> i32 {
         match self {
-            ExitReason::Completed | ExitReason::Terminated => 0,
-            ExitReason::Failed(code) => code,
+            ExitReason::Completed => 0,
+            ExitReason::Failed(code) | ExitReason::Terminated(code) => code,
             ExitReason::Crashed => 1,
             ExitReason::Killed => 137,
         }
@@ -50,7 +52,7 @@ impl ExitReason {
             ExitReason::Completed => "completed",
             ExitReason::Failed(_) => "failed",
             ExitReason::Crashed => "crashed",
-            ExitReason::Terminated => "terminated",
+            ExitReason::Terminated(_) => "terminated",
             ExitReason::Killed => "killed",
         }
     }
@@ -82,6 +84,21 @@ pub enum Change {
         /// Its readiness probe succeeded (R30); without one it is Ready as
         /// soon as it is started.
         probed: bool,
+    },
+    /// A readiness probe failed `failure_threshold` times in a row while the
+    /// container was Ready: it is not Ready any more, and still runs (R53).
+    Unready,
+    /// Probe runs of one worker since its last report: how many ran and
+    /// how many failed (a run that hangs fails at its timeout). Reported
+    /// when the worker's plan changes and at the end of the run, only to an
+    /// observer that keeps a history.
+    Probed {
+        /// Which probe ran.
+        probe: ProbeKind,
+        /// Runs since the last report.
+        runs: u32,
+        /// Those of them that failed.
+        failures: u32,
     },
     /// A startup or liveness probe failed `failure_threshold` times in a
     /// row: the kubelet kills the container (R12, R30).
@@ -119,8 +136,13 @@ pub enum Change {
         /// The grace period the kubelet uses (at least 1 s).
         grace: SimDuration,
     },
-    /// Every app and sidecar is Ready at once: the Pod is Ready (R22, R23).
+    /// Every app and sidecar is Ready at once: the Pod is Ready (R22, R23),
+    /// for the first time or again.
     PodReady,
+    /// The Pod was Ready and one of its apps or sidecars no longer is: it
+    /// failed its readiness probe or exited (R22). Not reported once
+    /// termination has begun.
+    PodNotReady,
     /// A regular init container failed under `restartPolicy: Never` (R9).
     PodFailed,
     /// No app container runs or will run again (R43): sidecars are stopped.
@@ -146,6 +168,8 @@ impl Change {
             Change::Alive { .. } => "alive",
             Change::Started => "started",
             Change::Ready { .. } => "ready",
+            Change::Unready => "unready",
+            Change::Probed { .. } => "probed",
             Change::ProbeFailed { .. } => "probe_failed",
             Change::Exited(_) => "exited",
             Change::BackOff { .. } => "back_off",
@@ -156,6 +180,7 @@ impl Change {
             Change::Sigkill => "sigkill",
             Change::DeletionRequested { .. } => "deletion_requested",
             Change::PodReady => "pod_ready",
+            Change::PodNotReady => "pod_not_ready",
             Change::PodFailed => "pod_failed",
             Change::AppsFinished => "apps_finished",
             Change::ContainersStopped => "containers_stopped",
@@ -176,6 +201,7 @@ impl Change {
             | Change::Alive { probed: false }
             | Change::Ready { probed: false }
             | Change::ContainersStopped
+            | Change::Probed { .. }
             | Change::ExposureBegan
             | Change::ExposureEnded => None,
             shown => Some(Line(shown)),
@@ -195,13 +221,14 @@ impl fmt::Display for Line {
             Change::Alive { .. } => write!(f, "healthy (answers its probes)"),
             Change::Started => write!(f, "started"),
             Change::Ready { .. } => write!(f, "ready"),
+            Change::Unready => write!(f, "not ready (readiness probe failed)"),
             Change::ProbeFailed { probe } => write!(f, "{} probe failed: killing", probe.name()),
             Change::Exited(reason) => {
                 let why = match reason {
                     ExitReason::Completed => "completed",
                     ExitReason::Failed(_) => "failed",
                     ExitReason::Crashed => "crashed",
-                    ExitReason::Terminated => "stopped by SIGTERM",
+                    ExitReason::Terminated(_) => "stopped by SIGTERM",
                     ExitReason::Killed => "SIGKILL",
                 };
                 write!(f, "exited {} ({why})", reason.code())
@@ -221,6 +248,7 @@ impl fmt::Display for Line {
             Change::Sigterm { timeout } => write!(f, "SIGTERM (SIGKILL in {timeout})"),
             Change::Sigkill => write!(f, "SIGKILL"),
             Change::PodReady => write!(f, "Pod Ready"),
+            Change::PodNotReady => write!(f, "Pod not Ready"),
             Change::DeletionRequested { grace } => {
                 write!(f, "deletion requested (grace period {grace})")
             }
@@ -230,9 +258,11 @@ impl fmt::Display for Line {
             }
             Change::Phase(phase) => write!(f, "Pod phase {}", phase.name()),
             // `Change::line` makes no `Line` of the rest.
-            Change::Running | Change::ContainersStopped | Change::ExposureBegan | Change::ExposureEnded => {
-                Ok(())
-            }
+            Change::Running
+            | Change::ContainersStopped
+            | Change::Probed { .. }
+            | Change::ExposureBegan
+            | Change::ExposureEnded => Ok(()),
         }
     }
 }

@@ -208,7 +208,10 @@ impl Observer for Meters {
         match entry.what {
             Change::Starting { attempt } if attempt > 1 => self.restarts += 1,
             Change::Sigkill => self.sigkilled += 1,
-            Change::PodReady => self.ready_at = Some(at),
+            // `ready_ms` is the first time the Pod is Ready (R53).
+            Change::PodReady => {
+                self.ready_at.get_or_insert(at);
+            }
             Change::DeletionRequested { .. } => {
                 self.deleted_at = Some(at);
                 self.exposure.deletion(at);

@@ -6,6 +6,7 @@
 //! for the same spec however many runs it did before; reuse only saves
 //! allocations.
 
+mod canonical;
 mod dist;
 mod draw;
 mod event;
@@ -24,7 +25,7 @@ pub use metrics::{ExposureMeter, Field, Meters, Metrics, Outcome, PodPhase};
 pub use pod::PodModel;
 pub use spec::{
     BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, ExitCodes,
-    KubeVersion, PodMode, PodSpec, Probe, ProbeKind, RestartPolicy, RunSpec,
+    KubeVersion, PodMode, PodSpec, Probe, ProbeKind, ProbeOutcome, RestartPolicy, RunSpec,
 };
 
 use crate::engine::Simulation;

@@ -4,8 +4,6 @@
 //! at least one app, no hooks on init containers); the model still never
 //! panics on an odd one, it only gives an odd answer.
 
-use std::fmt;
-
 use super::dist::{Dist, Probability};
 use super::draw::Stream;
 use super::job::JobSpec;
@@ -179,10 +177,41 @@ impl ProbeKind {
     }
 }
 
-/// A probe with Kubernetes' fields and defaults (R27). The container answers
-/// it successfully once it is healthy, i.e. `boot` after its start; podsim's
-/// probes answer at once, so `timeout` is validated but never reached.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// What a probe finds over one instance's life (R53). Whatever it is, a
+/// probe only passes inside the window `pass_after` … `pass_until` after the
+/// end of the boot, so `Passes` with both unset is "passes once booted".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ProbeOutcome {
+    /// Answers at once: passes inside the window, fails outside it.
+    #[default]
+    Passes,
+    /// Answers at once and always fails.
+    Fails,
+    /// Never answers: every run fails when its `timeout` is over.
+    Hangs,
+    /// Passes inside the window until the container gets SIGTERM, fails from
+    /// then on (a server that reports unready while it drains).
+    FailsAfterSigterm,
+}
+
+impl ProbeOutcome {
+    /// Every outcome, in `NAMES` order: a word's index picks one.
+    pub const ALL: [ProbeOutcome; 4] = [
+        ProbeOutcome::Passes,
+        ProbeOutcome::Fails,
+        ProbeOutcome::Hangs,
+        ProbeOutcome::FailsAfterSigterm,
+    ];
+
+    /// The outcomes as scenario files spell them.
+    pub const NAMES: [&'static str; 4] = ["passes", "fails", "hangs", "fails_after_sigterm"];
+}
+
+/// A probe with Kubernetes' fields and defaults (R27), and what it finds
+/// (R53): by default the container answers it successfully once it is
+/// healthy, i.e. `boot` after its start, and answers at once. `Debug` is
+/// in `canonical`: a grid's hash is made of it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Probe {
     /// No probe runs sooner after the container's start (R29).
     pub initial_delay: SimDuration,
@@ -196,6 +225,12 @@ pub struct Probe {
     pub failure_threshold: u32,
     /// Probe-level grace for the kill a liveness or startup failure causes (R12).
     pub termination_grace_period: Option<SimDuration>,
+    /// What the probe finds (R53).
+    pub outcome: ProbeOutcome,
+    /// It passes no sooner than this after the end of the boot.
+    pub pass_after: SimDuration,
+    /// It fails from this long after the end of the boot on, if set.
+    pub pass_until: Option<SimDuration>,
 }
 
 impl Default for Probe {
@@ -207,6 +242,9 @@ impl Default for Probe {
             success_threshold: 1,
             failure_threshold: 3,
             termination_grace_period: None,
+            outcome: ProbeOutcome::Passes,
+            pass_after: SimDuration::ZERO,
+            pass_until: None,
         }
     }
 }
@@ -264,7 +302,8 @@ impl Default for KubeVersion {
     }
 }
 
-/// One container's script: how long each phase of its life takes.
+/// One container's script: how long each phase of its life takes. `Debug`
+/// is in `canonical`: a grid's hash is made of it.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ContainerSpec {
     /// Unique within the Pod.
@@ -292,6 +331,9 @@ pub struct ContainerSpec {
     pub run: Option<Dist>,
     /// The code a finished `run` exits with.
     pub exit_code: i32,
+    /// The code it exits with when SIGTERM stops it in time (R54): 0 for a
+    /// graceful handler, 143 (128 + 15) for a process the signal ends.
+    pub exit_code_on_sigterm: i32,
     /// The container's own `restartPolicy` (KEP-5307), overriding the
     /// Pod's for an app or a regular init container; `None` follows the Pod.
     pub restart_policy: Option<RestartPolicy>,
@@ -317,35 +359,6 @@ impl ExitCodes {
     }
 }
 
-/// As derived, except that keys added since grids were first hashed
-/// appear only when set: a grid's hash (`Grid::sha256`, of this text) stays
-/// what it was for every grid that does not use them, so shards made
-/// before still merge with shards made now.
-impl fmt::Debug for ContainerSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut s = f.debug_struct("ContainerSpec");
-        s.field("name", &self.name)
-            .field("kind", &self.kind)
-            .field("boot", &self.boot)
-            .field("drain", &self.drain)
-            .field("pre_stop", &self.pre_stop)
-            .field("fails", &self.fails)
-            .field("fail_probability", &self.fail_probability)
-            .field("proxy", &self.proxy)
-            .field("probes", &self.probes)
-            .field("crash_after", &self.crash_after)
-            .field("run", &self.run)
-            .field("exit_code", &self.exit_code);
-        if let Some(policy) = &self.restart_policy {
-            s.field("restart_policy", policy);
-        }
-        if !self.restart_rules.is_empty() {
-            s.field("restart_rules", &self.restart_rules);
-        }
-        s.finish()
-    }
-}
-
 impl ContainerSpec {
     /// A container that boots in `boot` and otherwise takes no time: no
     /// drain, no hook, no failures, no probes.
@@ -363,6 +376,7 @@ impl ContainerSpec {
             crash_after: Vec::new(),
             run: None,
             exit_code: 0,
+            exit_code_on_sigterm: 0,
             restart_policy: None,
             restart_rules: Vec::new(),
         }

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Change, Field, Line, Metrics, PodSpec, RunReport, TraceEntry};
+use crate::model::{Change, Field, Line, Metrics, PodSpec, ProbeKind, RunReport, TraceEntry};
 
 /// The metrics as a JSON object.
 pub fn metrics_object(metrics: &Metrics) -> Value {
@@ -25,17 +25,56 @@ pub fn metrics_object(metrics: &Metrics) -> Value {
     Value::Object(object)
 }
 
-/// `{"name": …, "metrics": {…}, "events": [{"at_ms", "container", "event", "type", …}, …]}`.
+/// `{"name": …, "metrics": {…}, "events": [{"at_ms", "container", "event", "type", …}, …],
+/// "probes": [{"container", "probe", "runs", "failures"}, …]}`.
 pub fn run_document(name: &str, spec: &PodSpec, report: &RunReport) -> Value {
     let events: Vec<Value> = report
         .lines()
         .map(|(e, line)| event_object(spec, e, line))
         .collect();
-    let mut document = json!({ "name": name, "metrics": metrics_object(&report.metrics), "events": events });
+    let mut document = json!({
+        "name": name,
+        "metrics": metrics_object(&report.metrics),
+        "events": events,
+        "probes": probes_array(spec, report),
+    });
     if let (Some(job), Value::Object(object)) = (&report.job, &mut document) {
         object.insert("job".into(), super::job::json(spec, job));
     }
     document
+}
+
+/// Every probe's runs and failures over the run (R53), summed from the
+/// history's `Probed` reports: one object per container and probe that
+/// ran, in container then probe order.
+fn probes_array(spec: &PodSpec, report: &RunReport) -> Vec<Value> {
+    let mut totals = vec![[(0u32, 0u32); 3]; spec.containers.len()];
+    for e in &report.trace {
+        if let (
+            Some(c),
+            Change::Probed {
+                probe,
+                runs,
+                failures,
+            },
+        ) = (e.container, e.what)
+        {
+            let t = &mut totals[c.index()][probe.index()];
+            *t = (t.0 + runs, t.1 + failures);
+        }
+    }
+    let mut out = Vec::new();
+    for (c, kinds) in spec.containers.iter().zip(&totals) {
+        for kind in ProbeKind::ALL {
+            let (runs, failures) = kinds[kind.index()];
+            if c.probe(kind).is_some() {
+                out.push(
+                    json!({ "container": c.name, "probe": kind.name(), "runs": runs, "failures": failures }),
+                );
+            }
+        }
+    }
+    out
 }
 
 /// One event: when, to whom, in words, and its type's own fields.

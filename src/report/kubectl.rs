@@ -143,8 +143,10 @@ impl PodView {
 
 fn terminated_reason(reason: ExitReason) -> &'static str {
     match reason {
-        ExitReason::Completed | ExitReason::Terminated => "Completed",
-        ExitReason::Failed(_) | ExitReason::Crashed | ExitReason::Killed => "Error",
+        ExitReason::Completed | ExitReason::Terminated(0) => "Completed",
+        ExitReason::Failed(_) | ExitReason::Terminated(_) | ExitReason::Crashed | ExitReason::Killed => {
+            "Error"
+        }
     }
 }
 
@@ -202,6 +204,7 @@ pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
                 }
                 Change::Started => v.started = true,
                 Change::Ready { .. } => v.ready = true,
+                Change::Unready => v.ready = false,
                 Change::Exited(reason) => {
                     *v = ContainerView {
                         shown: Shown::Terminated(reason),

@@ -152,7 +152,9 @@ impl Timeline {
         for &TraceEntry { at, container, what } in &report.trace {
             let Some(id) = container else {
                 match what {
-                    Change::PodReady => timeline.ready = Some(at),
+                    Change::PodReady => {
+                        timeline.ready.get_or_insert(at);
+                    }
                     Change::DeletionRequested { grace } => {
                         timeline.deletion = Some(at);
                         timeline.kill_deadline = Some(at + grace);

@@ -298,6 +298,7 @@ mod registry {
                 Field::OnSigterm => ("\"ignore\"", "ignore"),
                 Field::Rollout => ("\"Recreate\"", "Recreate"),
                 Field::UnhealthyPodEvictionPolicy => ("\"AlwaysAllow\"", "AlwaysAllow"),
+                Field::Probe(_, key::ProbeField::Outcome) => ("\"hangs\"", "hangs"),
                 _ => ("\"app\"", "app"),
             },
             Unit::Version => ("\"1.33\"", "1.33"),

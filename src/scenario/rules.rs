@@ -57,7 +57,7 @@ pub enum Rule {
     /// `exit_code` without `run`: an app that never finishes has no exit code.
     ExitCodeNeedsRun,
     /// A process exits with 0 to 255; Kubernetes reports nothing else.
-    ExitCodeOver255(i32),
+    ExitCodeOver255(Field, i32),
     /// A probe table breaks one of R27's rules.
     Probe(ProbeKind, ProbeProblem),
     /// Kubernetes refuses a Job whose Pods restart `Always`.
@@ -138,8 +138,9 @@ impl SpecProblem {
                 field.name(),
                 kind.name()
             ),
-            Rule::ExitCodeOver255(code) => format!(
-                "container \"{name}\": exit_code {code} is not an exit code; a process exits with 0 to 255"
+            Rule::ExitCodeOver255(field, code) => format!(
+                "container \"{name}\": {} {code} is not an exit code; a process exits with 0 to 255",
+                field.name()
             ),
             Rule::ExitCodeNeedsRun => {
                 format!("container \"{name}\": exit_code needs run (the time after which the app exits)")
@@ -265,8 +266,13 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
             _ => {}
         }
     }
-    if !(0..=255).contains(&c.exit_code) {
-        return Err((Some(Field::ExitCode), Rule::ExitCodeOver255(c.exit_code)));
+    for (field, code) in [
+        (Field::ExitCode, c.exit_code),
+        (Field::ExitCodeOnSigterm, c.exit_code_on_sigterm),
+    ] {
+        if !(0..=255).contains(&code) {
+            return Err((Some(field), Rule::ExitCodeOver255(field, code)));
+        }
     }
     if c.exit_code != 0 && c.run.is_none() {
         return Err((Some(Field::ExitCode), Rule::ExitCodeNeedsRun));
@@ -386,10 +392,15 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         Field::Kind | Field::Proxy | Field::Mode | Field::ContainerRestartPolicy => Some(encoded),
         Field::Drain | Field::PreStop => Some(u64::from(encoded > 0)),
         Field::ExitCode => Some(encoded.min(256).div_ceil(255)),
+        Field::ExitCodeOnSigterm => Some(u64::from(encoded > 255)),
         // Present whatever the value: only the container's kind decides.
         Field::Run | Field::CrashAfter => Some(0),
         Field::Probe(_, field) => Some(match field {
-            ProbeField::InitialDelay | ProbeField::TerminationGracePeriod => 0,
+            ProbeField::InitialDelay
+            | ProbeField::TerminationGracePeriod
+            | ProbeField::Outcome
+            | ProbeField::PassAfter
+            | ProbeField::PassUntil => 0,
             ProbeField::Period | ProbeField::Timeout => u64::from(encoded >= second),
             ProbeField::SuccessThreshold | ProbeField::FailureThreshold => encoded.min(2),
         }),

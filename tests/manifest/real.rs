@@ -195,6 +195,26 @@ fn linkerd_injected_native_sidecar_maps_its_three_probes() {
     assert_eq!(first(&s, &r, "web-svc", "starting"), Some(2000));
 }
 
+/// R52 on the linkerd-injected Pod, every container booting the assumed
+/// 1 s. By hand: linkerd-init runs 0→1 s. linkerd-proxy starts at 1 s (its
+/// probes' tickers run from the Pod's creation, 0 s) and answers from 2 s;
+/// its startup probe (period 1 s) passes at the 2 s tick: started at 2 s.
+/// That result is a sync: the readiness probe is triggered, but
+/// `initialDelaySeconds: 2` counts from the start at 1 s, so no run, and
+/// its ticker restarts from 2 s (next tick 12 s). web-svc starts in that
+/// sync and shows Running at 3 s (no probes: boot is pull, create and
+/// postStart, R7): a sync 2 s after the proxy's start, the delay is over,
+/// the manual run passes: the proxy is Ready at 3 s, and so is the Pod
+/// (web-svc, without a readiness probe, is Ready once started, at 3 s).
+/// Before R52 podsim waited for the 12 s tick.
+#[test]
+fn r52_the_linkerd_proxy_is_ready_at_the_sync_of_the_apps_start() {
+    let (s, r) = one("linkerd-native-sidecar.yaml", None);
+    assert_eq!(first(&s, &r, "web-svc", "started"), Some(3000));
+    assert_eq!(first(&s, &r, "linkerd-proxy", "ready"), Some(3000));
+    assert_eq!(r.metrics.ready_ms, Some(3000));
+}
+
 #[test]
 fn the_cloud_sql_proxy_job_completes_and_stops_its_sidecar_r44() {
     let (s, r) = one(

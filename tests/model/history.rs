@@ -77,8 +77,9 @@ struct Life {
 /// Checks that each container's changes tell a possible life: an instance
 /// begins with `Starting` and ends with `Exited`; within it `Running`,
 /// `Alive`, `Started` and `Ready` come at most once each, `Ready` after
-/// `Started`; a back-off follows an exit. Pod-wide, exposure begins and ends
-/// in turn, the Pod is Ready and stops at most once.
+/// `Started`, and `Ready` and `Unready` in turn (R53); a back-off follows an
+/// exit. Pod-wide, exposure begins and ends in turn, the Pod is Ready and
+/// not Ready in turn, and stops at most once.
 fn check_history(trace: &[TraceEntry]) -> Result<(), String> {
     let mut lives: HashMap<ContainerId, Life> = HashMap::new();
     let (mut exposed, mut pod_ready, mut stopped) = (false, false, false);
@@ -91,6 +92,8 @@ fn check_history(trace: &[TraceEntry]) -> Result<(), String> {
                 Change::ExposureBegan | Change::ExposureEnded => exposed = !exposed,
                 Change::PodReady if pod_ready => return fail("Ready twice"),
                 Change::PodReady => pod_ready = true,
+                Change::PodNotReady if !pod_ready => return fail("not Ready, never Ready"),
+                Change::PodNotReady => pod_ready = false,
                 Change::ContainersStopped if stopped => return fail("stopped twice"),
                 Change::ContainersStopped => stopped = true,
                 _ => {}
@@ -118,6 +121,8 @@ fn check_history(trace: &[TraceEntry]) -> Result<(), String> {
             Change::Started => life.started = true,
             Change::Ready { .. } if life.ready || !life.started => return fail("Ready twice or unstarted"),
             Change::Ready { .. } => life.ready = true,
+            Change::Unready if !life.ready => return fail("unready, never Ready"),
+            Change::Unready => life.ready = false,
             Change::Exited(_) => {
                 *life = Life {
                     ever_exited: true,

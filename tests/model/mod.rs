@@ -5,6 +5,7 @@
 //! - `restarts`: restart policies and CrashLoopBackOff (R9–R16);
 //! - `termination`: preStop, grace budget, sidecar order, SIGKILL (R33–R41);
 //! - `fidelity`: probes, crashes while running, Jobs, Kubernetes versions;
+//! - `probes`: manual readiness runs and probe outcomes over time (R52, R53);
 //! - `history`: the changes the model reports, and that recording them
 //!   changes nothing (proptest);
 //! - `properties`: invariants over random Pods (proptest);
@@ -23,6 +24,7 @@ mod fidelity;
 mod history;
 mod invariants;
 mod job;
+mod probes;
 mod properties;
 mod random;
 mod restarts;

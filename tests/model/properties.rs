@@ -5,7 +5,7 @@ use podsim::engine::SimDuration;
 use podsim::model::job::JobSimulator;
 use podsim::model::{
     Backoff, ContainerKind, ContainerSpec, Deletion, Outcome, PodMode, PodPhase, PodSimulator, PodSpec,
-    Probe, RestartPolicy, RunSpec, Trace, simulate,
+    Probe, ProbeOutcome, RestartPolicy, RunSpec, Trace, simulate,
 };
 use podsim::report::timeline::Timeline;
 use proptest::prelude::*;
@@ -72,15 +72,27 @@ fn pod() -> impl Strategy<Value = PodSpec> {
         )
 }
 
+/// A probe with any outcome (R53), mostly one that passes once booted.
 fn probe() -> impl Strategy<Value = Option<Probe>> {
-    proptest::option::of(
-        (0u64..3, 1u64..6, 1u32..4).prop_map(|(delay, period, failures)| Probe {
+    let outcome = prop_oneof![
+        6 => Just(ProbeOutcome::Passes),
+        1 => Just(ProbeOutcome::Fails),
+        1 => Just(ProbeOutcome::Hangs),
+        2 => Just(ProbeOutcome::FailsAfterSigterm),
+    ];
+    let window = (0u64..5_000, proptest::option::of(0u64..30_000));
+    proptest::option::of((0u64..3, 1u64..6, 1u32..4, 1u32..3, outcome, window).prop_map(
+        |(delay, period, failures, successes, outcome, (after, until))| Probe {
             initial_delay: SimDuration::from_secs(delay),
             period: SimDuration::from_secs(period),
             failure_threshold: failures,
+            success_threshold: successes,
+            outcome,
+            pass_after: ms(after),
+            pass_until: until.map(|u| ms(after + u)),
             ..Probe::default()
-        }),
-    )
+        },
+    ))
 }
 
 /// `pod()` plus probes, crashes while running, finite runs and Job mode.

@@ -142,3 +142,43 @@ fn zero_durations_happen_at_the_same_instant_in_order() {
     );
     assert_eq!(run_text(toml).metrics.ready_ms, Some(0));
 }
+
+#[test]
+fn r51_a_failed_init_container_retries_on_its_own_back_off_while_the_sidecar_before_it_waits() {
+    // `computeInitContainerActions` walks the init list back to the last
+    // container that ever started (migrate) and lists every container
+    // before it that must run again; `SyncPod` then asks each one's own
+    // back-off. By hand:
+    // - proxy 0→1 s started, so migrate starts at 1 s; it fails at 3 s
+    //   (first restart at once, R15) and at 5 s (back-off 10 s: 15 s).
+    // - proxy attempt 1 crashes at 4 s and restarts at once; attempt 2 is
+    //   started at 5 s and crashes at 5.5 s: back-off 10 s, until 15.5 s.
+    // - at 15 s the proxy is still in CrashLoopBackOff, yet migrate's own
+    //   back-off is over: it starts at 15 s and completes at 17 s, which
+    //   initializes the Pod (migrate is the last init container): web
+    //   starts at 17 s and is started at 18 s. The proxy restarts at 15.5 s
+    //   on its own and is started at 16.5 s, so the Pod is Ready at 18 s.
+    // Waiting for the proxy instead would start migrate at 16.5 s only.
+    let toml = r#"
+        [[containers]]
+        name = "proxy"
+        kind = "sidecar"
+        boot = "1s"
+        crash_after = ["4s", "1500ms"]
+        [[containers]]
+        name = "migrate"
+        kind = "init"
+        boot = "2s"
+        fails = 2
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+    "#;
+    assert_eq!(events(toml, "migrate", "starting"), [1000]);
+    assert_eq!(events(toml, "migrate", "restarting (attempt"), [3000, 15_000]);
+    assert_eq!(events(toml, "proxy", "restarting (attempt"), [4000, 15_500]);
+    assert_eq!(events(toml, "proxy", "started"), [1000, 5000, 16_500]);
+    assert_eq!(events(toml, "web", "starting"), [17_000]);
+    assert_eq!(run_text(toml).metrics.ready_ms, Some(18_000));
+}

@@ -235,3 +235,36 @@ fn stop_after_ready_deletes_relative_to_ready() {
     );
     assert_eq!(report.metrics.termination_ms, Some(1000));
 }
+
+#[test]
+fn r54_a_process_the_signal_ends_exits_143_and_a_deleted_pod_whose_app_did_fails() {
+    // web boots 1 s and dies of SIGTERM 2 s after it (exit_code_on_sigterm
+    // 143, the shell's 128 + 15); deleted at 5 s with the default grace:
+    // SIGTERM at 5 s, exit 143 at 7 s, well before SIGKILL at 35 s. The
+    // deleted Pod ends terminal, and an app that exited non-zero makes it
+    // Failed (R44, R48). A graceful handler (the default, 0) Succeeds.
+    let pod = |code: &str| {
+        format!(
+            r#"
+            [pod]
+            stop_at = "5s"
+            [[containers]]
+            name = "web"
+            kind = "app"
+            boot = "1s"
+            drain = "2s"
+            {code}
+        "#
+        )
+    };
+    let dying = pod("exit_code_on_sigterm = 143");
+    assert_eq!(events(&dying, "web", "exited 143 (stopped by SIGTERM)"), [7000]);
+    let m = run_text(&dying).metrics;
+    assert_eq!(
+        (m.phase, m.sigkilled, m.termination_ms),
+        (PodPhase::Failed, 0, Some(2000))
+    );
+    let graceful = pod("");
+    assert_eq!(events(&graceful, "web", "exited 0 (stopped by SIGTERM)"), [7000]);
+    assert_eq!(run_text(&graceful).metrics.phase, PodPhase::Succeeded);
+}

@@ -49,6 +49,8 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         self.container_mut(id).state = State::Waiting;
+        // The requeued sync generates the status: readiness runs (R52).
+        self.synced(now, s);
         self.sync_after_back_off(id, now, s);
     }
 }

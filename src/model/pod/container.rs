@@ -6,6 +6,7 @@
 //! that do live in `Container`, the others in `Instance`, and a start
 //! replaces the whole `Instance`.
 
+use super::stretch::{Run, Stretch};
 use crate::engine::{SimDuration, SimTime};
 use crate::model::ExitReason;
 
@@ -85,6 +86,8 @@ pub(super) struct Instance {
     pub kill: Option<Kill>,
     /// When its boot ends: from then on it answers its probes.
     pub boot_end: SimTime,
+    /// When it got SIGTERM, if it did (`fails_after_sigterm`, R53).
+    pub sigterm_at: Option<SimTime>,
 }
 
 impl Instance {
@@ -94,6 +97,7 @@ impl Instance {
         condition: Condition::NotStarted,
         kill: None,
         boot_end: SimTime::ZERO,
+        sigterm_at: None,
     };
 }
 
@@ -133,25 +137,26 @@ pub(super) enum Stop {
     Draining,
 }
 
-/// What the tick a worker waits for will find (R30, R31).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Verdict {
-    /// The success threshold is reached: started, or ready.
-    Passes,
-    /// The failure threshold is reached: the container is killed.
-    Fails,
-}
-
 /// A probe worker's ticker (R28): its anchor and the last tick it used,
-/// which survive restarts, and a generation that voids pending ticks.
+/// which survive restarts, the counter of consecutive results (R30), and a
+/// generation that voids pending ticks.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Ticker {
     pub anchor: SimTime,
     pub last_tick: Option<SimTime>,
     pub generation: u32,
-    /// The tick of the current generation that is scheduled, by what it
-    /// will decide: the ticks before it change nothing, so none is.
-    pub pending: Option<Verdict>,
+    /// The last manual trigger (R52): one per instant is enough.
+    pub triggered_at: Option<SimTime>,
+    /// The counter while no stretch runs; a stretch carries its own.
+    pub run: Run,
+    /// A published failure (liveness) or any published startup result
+    /// holds the worker until the next instance (R30).
+    pub on_hold: bool,
+    /// The worker probes on this plan now, if it probes at all.
+    pub stretch: Option<Stretch>,
+    /// The tick of the current generation that is scheduled, and whether
+    /// it passes: the ticks before it change nothing, so none is.
+    pub pending: Option<(u64, bool)>,
 }
 
 impl Ticker {
@@ -159,6 +164,13 @@ impl Ticker {
         anchor: SimTime::ZERO,
         last_tick: None,
         generation: 0,
+        triggered_at: None,
+        run: Run {
+            passing: None,
+            len: 0,
+        },
+        on_hold: false,
+        stretch: None,
         pending: None,
     };
 }

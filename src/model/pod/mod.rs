@@ -24,6 +24,7 @@ mod phase;
 mod probe;
 mod restart;
 mod startup;
+mod stretch;
 mod termination;
 
 use self::container::{Container, State, Stop};
@@ -79,7 +80,10 @@ impl<O: Observer> Model for PodModel<O> {
             PodEvent::ProbeDue { container, probe, .. } => self.probe_tick(container, probe, now, s),
             PodEvent::PreStopFinished { container, .. } => self.pre_stop_finished(container, now, s),
             PodEvent::TurnWaitExpired { container, .. } => self.end_turn_wait(container, now, s),
-            PodEvent::Drained { container, .. } => self.exit(container, now, ExitReason::Terminated, s),
+            PodEvent::Drained { container, .. } => {
+                let code = self.spec_of(container).exit_code_on_sigterm;
+                self.exit(container, now, ExitReason::Terminated(code), s);
+            }
             PodEvent::Killed { container, .. } => {
                 self.emit(now, Some(container), Change::Sigkill);
                 self.exit(container, now, ExitReason::Killed, s);
@@ -98,10 +102,16 @@ pub struct PodModel<O: Observer = ()> {
     stage: Stage,
     /// The deletion request has arrived.
     deleted: bool,
-    /// The Pod has been Ready once: `PodReady` is reported once (R23).
+    /// The Pod has been Ready once: a deletion after Ready is scheduled once.
     has_been_ready: bool,
+    /// The Pod is Ready now (R23); it may leave Ready and come back (R53).
+    pod_ready: bool,
     /// Apps and sidecars currently Ready, and how many there are.
     ready_count: u32,
+    /// Containers with a readiness probe that are started and not Ready:
+    /// those a sync triggers (R52). Counted, so a sync without any costs
+    /// nothing.
+    awaiting_readiness: u32,
     needed_for_ready: u32,
     /// Alive apps (not proxies) and alive proxies, for exposure.
     alive_apps: u32,
@@ -158,7 +168,9 @@ impl<O: Observer> PodModel<O> {
             stage: Stage::Initializing,
             deleted: false,
             has_been_ready: false,
+            pod_ready: false,
             ready_count: 0,
+            awaiting_readiness: 0,
             needed_for_ready: 0,
             alive_apps: 0,
             alive_proxies: 0,
@@ -205,7 +217,9 @@ impl<O: Observer> PodModel<O> {
         self.stage = Stage::Initializing;
         self.deleted = false;
         self.has_been_ready = false;
+        self.pod_ready = false;
         self.ready_count = 0;
+        self.awaiting_readiness = 0;
         self.needed_for_ready = pod
             .containers
             .iter()
@@ -241,6 +255,8 @@ impl<O: Observer> PodModel<O> {
     /// The metrics of a run that ended at `end` for reason `how`.
     #[inline]
     pub fn finish(&mut self, end: SimTime, how: RunEnd) -> Metrics {
+        // The ticks up to the end ran, those at the end included.
+        self.end_probes_at_finish(end);
         let phase = self.phase();
         self.note_phase(end);
         let outcome = match how {

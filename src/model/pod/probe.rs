@@ -1,21 +1,22 @@
-//! Started and Ready (R21–R23), and the probes that decide them (R27–R32):
-//! one worker per container and probe, ticking on a grid anchored at its
-//! creation, counting the current instance's consecutive results.
+//! Started and Ready (R21–R23), and the probes that decide them (R27–R32,
+//! R52, R53): one worker per container and probe, ticking on a grid
+//! anchored at its creation, counting consecutive results.
 //!
-//! Invariant: only the tick that decides something is scheduled. An
-//! instance fails its probes until its boot ends and passes them after, so
-//! the tick that reaches a threshold is known when the worker starts
-//! waiting (`decisive_tick`); the ticks before it change nothing and cost
-//! nothing. A tick is scheduled only while its result could change
-//! something (`probe_matters`), so a probed Pod at rest has an empty queue.
+//! Invariant: only the tick that decides something is scheduled. Whatever a
+//! probe finds, it passes inside one window of the instance's life and fails
+//! outside it, so the tick that publishes a change is known when the worker
+//! starts a stretch (`Stretch::decisive`); the ticks before it change
+//! nothing and cost nothing, and are counted when the stretch ends. A Pod
+//! whose probes cannot change anything any more has an empty queue.
 
 use super::PodModel;
-use super::container::{Condition, Killer, Verdict};
+use super::container::{Condition, Killer};
+use super::stretch::{Stretch, Window};
 use super::termination::MIN_POD_GRACE;
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer};
-use crate::model::spec::{ContainerId, ContainerKind, Deletion, Probe, ProbeKind};
+use crate::model::spec::{ContainerId, ContainerKind, Deletion, Probe, ProbeKind, ProbeOutcome};
 
 impl<O: Observer> PodModel<O> {
     /// The kubelet counts the container started (R21); without a readiness
@@ -28,19 +29,19 @@ impl<O: Observer> PodModel<O> {
         if self.spec_of(id).probe(ProbeKind::Readiness).is_none() {
             self.mark_ready(id, now, s);
         } else {
-            // The sync that notices the start triggers a readiness probe at
-            // once and resets its ticker (R28).
-            self.container_mut(id).tickers[ProbeKind::Readiness.index()].anchor = now;
-            self.schedule_probes(id, now, s);
+            self.awaiting_readiness += 1;
         }
+        self.plan_probe(id, ProbeKind::Liveness, now, s);
         self.note_phase(now);
+        // The start is a sync: it triggers readiness runs (R52).
+        self.synced(now, s);
         // A started app unblocks nothing; a started sidecar may (R5).
         if self.kind(id) != ContainerKind::App {
             self.sync(now, s);
         }
     }
 
-    /// The container is Ready (R21); the Pod is Ready once every app and
+    /// The container is Ready (R21); the Pod is Ready whenever every app and
     /// sidecar is at the same time (R22, R23).
     fn mark_ready(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         let Some(instance) = self.container_mut(id).instance_mut() else {
@@ -51,68 +52,190 @@ impl<O: Observer> PodModel<O> {
         }
         instance.condition = Condition::Ready;
         let probed = self.spec_of(id).probe(ProbeKind::Readiness).is_some();
+        if probed {
+            self.awaiting_readiness -= 1;
+        }
         self.emit(now, Some(id), Change::Ready { probed });
         self.ready_count += 1;
-        if !self.has_been_ready && !self.is_terminating() && self.ready_count == self.needed_for_ready {
-            self.has_been_ready = true;
+        if !self.pod_ready && !self.is_terminating() && self.ready_count == self.needed_for_ready {
+            self.pod_ready = true;
             self.emit(now, None, Change::PodReady);
-            if let Deletion::AfterReady(delay) = self.run.pod.deletion {
-                s.after(delay, PodEvent::DeletionRequested);
+            if !self.has_been_ready {
+                self.has_been_ready = true;
+                if let Deletion::AfterReady(delay) = self.run.pod.deletion {
+                    s.after(delay, PodEvent::DeletionRequested);
+                }
             }
         }
     }
 
-    /// Whether a tick of `kind` could change anything now (R29–R31).
-    fn probe_matters(&self, id: ContainerId, kind: ProbeKind) -> bool {
-        let Some(instance) = self.container(id).instance() else {
+    /// The container is no longer Ready, by a readiness failure or its exit;
+    /// a Ready Pod leaves Ready with it (R22, R53).
+    pub(super) fn lose_ready(&mut self, id: ContainerId, now: SimTime, failed: bool) {
+        if failed {
+            if let Some(instance) = self.container_mut(id).instance_mut() {
+                instance.condition = Condition::Started;
+            }
+            self.awaiting_readiness += 1;
+            self.emit(now, Some(id), Change::Unready);
+        }
+        self.ready_count -= 1;
+        if self.pod_ready {
+            self.pod_ready = false;
+            if !self.is_terminating() {
+                self.emit(now, None, Change::PodNotReady);
+            }
+        }
+    }
+
+    /// Whether the worker of `kind` probes the container now (R29, R32): not
+    /// before it exists, liveness and readiness only once it is started,
+    /// startup only before; liveness and startup stop at termination and on
+    /// hold, readiness goes on while the container is killed (R26).
+    fn probing(&self, id: ContainerId, kind: ProbeKind) -> bool {
+        let c = self.container(id);
+        let Some(instance) = c.instance() else {
             return false;
         };
-        let unkilled = instance.kill.is_none();
         let started = instance.condition >= Condition::Started;
+        let held = c.tickers[kind.index()].on_hold || self.is_terminating();
         match kind {
-            ProbeKind::Startup => unkilled && !started,
-            // Liveness and startup stop at deletion (R32); a booted container
-            // passes liveness, so only a started one still booting is at risk.
-            ProbeKind::Liveness => unkilled && started && !instance.booted && !self.is_terminating(),
-            // Readiness goes on while the container is killed (R26).
-            ProbeKind::Readiness => started && instance.booted && instance.condition != Condition::Ready,
+            ProbeKind::Startup => !started && !held,
+            ProbeKind::Liveness => started && !held,
+            ProbeKind::Readiness => started,
         }
     }
 
-    /// Schedules, for each probe that matters, the tick that will decide
-    /// it: the first tick is the next multiple of the period from the
-    /// ticker's anchor once the initial delay since the container's start
-    /// has passed (R28, R29).
-    pub(super) fn schedule_probes(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        for kind in ProbeKind::ALL {
-            let Some(probe) = self.spec_of(id).probe(kind).copied() else {
-                continue;
-            };
-            if self.container(id).tickers[kind.index()].pending.is_some() || !self.probe_matters(id, kind) {
-                continue;
+    /// Ends the worker's stretch at `now`: the ticks before `now` ran (those
+    /// at `now` belong to whatever comes next), and are counted.
+    fn end_stretch(&mut self, id: ContainerId, kind: ProbeKind, now: SimTime) {
+        self.end_stretch_before(id, kind, now, now);
+    }
+
+    /// Ends the stretch: the ticks before `before` ran; reported at `now`.
+    fn end_stretch_before(&mut self, id: ContainerId, kind: ProbeKind, before: SimTime, now: SimTime) {
+        let ticker = &self.container(id).tickers[kind.index()];
+        if let Some(stretch) = ticker.stretch {
+            self.count_ticks(id, kind, stretch, stretch.ticks_before(before), now);
+        }
+    }
+
+    /// The first `n` ticks of `stretch` ran: the counter moves on, the
+    /// history hears how many ran and failed, and the stretch is over.
+    fn count_ticks(&mut self, id: ContainerId, kind: ProbeKind, stretch: Stretch, n: u64, now: SimTime) {
+        let terminating = self.is_terminating();
+        let ticker = &mut self.container_mut(id).tickers[kind.index()];
+        ticker.stretch = None;
+        ticker.pending = None;
+        ticker.generation += 1;
+        // Once the Pod terminates no instance follows (R40): the counter
+        // and the grid matter only to a history that counts the runs.
+        if terminating && !O::KEEPS_HISTORY {
+            return;
+        }
+        ticker.run = stretch.run_after(n);
+        if n > 0 {
+            ticker.last_tick = Some(stretch.tick(n - 1));
+            if O::KEEPS_HISTORY {
+                let (runs, failures) = (n as u32, stretch.failures(n) as u32);
+                self.emit(
+                    now,
+                    Some(id),
+                    Change::Probed {
+                        probe: kind,
+                        runs,
+                        failures,
+                    },
+                );
             }
-            let Some(instance) = self.container(id).instance() else {
-                continue;
-            };
-            let first = self.next_tick(id, kind, &probe, now);
-            // A failed readiness probe does nothing (R26); liveness matters
-            // only before the boot ends, when every tick fails (R31).
-            let (successes, failures) = match kind {
-                ProbeKind::Startup => (Some(probe.success_threshold), Some(probe.failure_threshold)),
-                ProbeKind::Liveness => (None, Some(probe.failure_threshold)),
-                ProbeKind::Readiness => (Some(probe.success_threshold), None),
-            };
-            let Some((at, verdict)) =
-                decisive_tick(first, probe.period, instance.boot_end, successes, failures)
-            else {
-                continue;
-            };
-            let ticker = &mut self.container_mut(id).tickers[kind.index()];
-            ticker.generation += 1;
-            ticker.pending = Some(verdict);
+        }
+    }
+
+    /// Every stretch of `id` ends now, at its exit: the ticks before ran.
+    pub(super) fn end_probes(&mut self, id: ContainerId, now: SimTime) {
+        if !self.spec_of(id).has_probes() {
+            return;
+        }
+        for kind in ProbeKind::ALL {
+            self.end_stretch(id, kind, now);
+        }
+    }
+
+    /// The run ends at `end`: every stretch ends, the ticks at `end`
+    /// included. Only a history counts runs, so only it pays for this.
+    pub(super) fn end_probes_at_finish(&mut self, end: SimTime) {
+        if !O::KEEPS_HISTORY {
+            return;
+        }
+        for id in self.ids() {
+            for kind in ProbeKind::ALL {
+                self.end_stretch_before(id, kind, end + SimDuration(1), end);
+            }
+        }
+    }
+
+    /// Liveness and startup stop at termination (R32); readiness goes on.
+    pub(super) fn stop_liveness_and_startup(&mut self, now: SimTime) {
+        for id in self.ids() {
+            self.end_stretch(id, ProbeKind::Liveness, now);
+            self.end_stretch(id, ProbeKind::Startup, now);
+        }
+    }
+
+    /// (Re)plans the worker of `kind` from `now`: a new stretch, and the
+    /// tick that will decide something in it, if any (R28–R31, R53).
+    pub(super) fn plan_probe(
+        &mut self,
+        id: ContainerId,
+        kind: ProbeKind,
+        now: SimTime,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        let Some(probe) = self.spec_of(id).probe(kind).copied() else {
+            return;
+        };
+        self.end_stretch(id, kind, now);
+        if !self.probing(id, kind) {
+            return;
+        }
+        let Some(instance) = self.container(id).instance() else {
+            return;
+        };
+        let ready = instance.condition == Condition::Ready;
+        let stretch = Stretch {
+            first: self.next_tick(id, kind, &probe, now),
+            period: probe.period,
+            window: window(&probe, instance.boot_end, instance.sigterm_at),
+            delay: match probe.outcome {
+                ProbeOutcome::Hangs => probe.timeout,
+                _ => SimDuration::ZERO,
+            },
+            run: self.container(id).tickers[kind.index()].run,
+        };
+        // What a published result would change (R31): a readiness failure
+        // matters only to a Ready container, a success only to one that is not.
+        let (successes, failures) = match kind {
+            ProbeKind::Startup => (Some(probe.success_threshold), Some(probe.failure_threshold)),
+            ProbeKind::Liveness => (None, Some(probe.failure_threshold)),
+            ProbeKind::Readiness if ready => (None, Some(probe.failure_threshold)),
+            ProbeKind::Readiness => (Some(probe.success_threshold), None),
+        };
+        // The common case, a healthy container whose probe passes from now
+        // on for good, decides nothing: no need to look for a tick.
+        let settled =
+            successes.is_none() && stretch.window.until.0 == u64::MAX && stretch.first >= stretch.window.from;
+        let decisive = if settled {
+            None
+        } else {
+            stretch.decisive(successes, failures)
+        };
+        let ticker = &mut self.container_mut(id).tickers[kind.index()];
+        ticker.stretch = Some(stretch);
+        if let Some((k, passes)) = decisive {
+            ticker.pending = Some((k, passes));
             let generation = ticker.generation;
             s.at(
-                at,
+                stretch.tick(k) + stretch.delay,
                 PodEvent::ProbeDue {
                     container: id,
                     probe: kind,
@@ -122,7 +245,59 @@ impl<O: Observer> PodModel<O> {
         }
     }
 
-    /// The first tick at or after `from` that the worker has not used yet.
+    /// A kubelet sync generated the Pod's status (R52): every started
+    /// container whose readiness is not Success gets a readiness run now,
+    /// and its ticker restarts from now (`probeTicker.Reset`).
+    pub(super) fn synced(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        if self.awaiting_readiness == 0 {
+            return;
+        }
+        for id in self.ids() {
+            let c = self.container(id);
+            let due = self.spec_of(id).probe(ProbeKind::Readiness).is_some()
+                && c.instance().is_some_and(|i| i.condition == Condition::Started)
+                && c.tickers[ProbeKind::Readiness.index()].triggered_at != Some(now);
+            if due {
+                self.end_stretch(id, ProbeKind::Readiness, now);
+                let ticker = &mut self.container_mut(id).tickers[ProbeKind::Readiness.index()];
+                ticker.anchor = now;
+                ticker.triggered_at = Some(now);
+                self.plan_probe(id, ProbeKind::Readiness, now, s);
+            }
+        }
+    }
+
+    /// The container got SIGTERM: a probe that fails from then on is
+    /// planned again (R53).
+    pub(super) fn probes_see_sigterm(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        if let Some(instance) = self.container_mut(id).instance_mut() {
+            instance.sigterm_at = Some(now);
+        }
+        for kind in ProbeKind::ALL {
+            let outcome = self.spec_of(id).probe(kind).map(|p| p.outcome);
+            if outcome == Some(ProbeOutcome::FailsAfterSigterm)
+                && self.container(id).tickers[kind.index()].stretch.is_some()
+            {
+                self.plan_probe(id, kind, now, s);
+            }
+        }
+    }
+
+    /// A published liveness failure or startup result holds the worker
+    /// until the next instance, and starts its counter over (R30).
+    fn hold(&mut self, id: ContainerId, kind: ProbeKind) {
+        let ticker = &mut self.container_mut(id).tickers[kind.index()];
+        ticker.on_hold = true;
+        ticker.run.len = 0;
+    }
+
+    /// The first tick at or after `from` that the worker has not used yet,
+    /// no sooner than the initial delay after the container's start (R29).
     fn next_tick(&self, id: ContainerId, kind: ProbeKind, probe: &Probe, from: SimTime) -> SimTime {
         let c = self.container(id);
         let ticker = &c.tickers[kind.index()];
@@ -145,85 +320,54 @@ impl<O: Observer> PodModel<O> {
         now: SimTime,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
-        let ticker = &mut self.container_mut(id).tickers[kind.index()];
-        let verdict = ticker.pending.take();
-        ticker.last_tick = Some(now);
+        let ticker = &self.container(id).tickers[kind.index()];
+        let (Some(stretch), Some((k, passes))) = (ticker.stretch, ticker.pending) else {
+            return;
+        };
         let Some(probe) = self.spec_of(id).probe(kind).copied() else {
             return;
         };
-        if !self.probe_matters(id, kind) {
-            return;
-        }
-        match (verdict, kind) {
-            (Some(Verdict::Passes), ProbeKind::Startup) => return self.mark_started(id, now, s),
-            (Some(Verdict::Passes), ProbeKind::Readiness) => self.mark_ready(id, now, s),
-            (Some(Verdict::Fails), ProbeKind::Startup | ProbeKind::Liveness) => {
+        self.count_ticks(id, kind, stretch, k + 1, now);
+        match (kind, passes) {
+            (ProbeKind::Startup, true) => {
+                self.hold(id, kind);
+                return self.mark_started(id, now, s);
+            }
+            (ProbeKind::Readiness, true) => {
+                self.mark_ready(id, now, s);
+                self.synced(now, s);
+            }
+            (ProbeKind::Readiness, false) => {
+                self.lose_ready(id, now, true);
+                self.synced(now, s);
+            }
+            (ProbeKind::Startup | ProbeKind::Liveness, _) => {
+                self.hold(id, kind);
                 self.emit(now, Some(id), Change::ProbeFailed { probe: kind });
                 let grace = probe
                     .termination_grace_period
                     .unwrap_or(self.run.pod.termination_grace_period);
                 return self.begin_kill(id, now, grace.max(MIN_POD_GRACE), Killer::Probe, s);
             }
-            _ => {}
         }
-        self.schedule_probes(id, now, s);
+        self.plan_probe(id, kind, now, s);
     }
 }
 
-/// The tick that decides a probe (R30): ticks come at `first` and every
-/// `period` after; the container fails every tick before `healthy_from`
-/// and passes every tick from then on, so the first `failures` ticks all
-/// failing, or `successes` passing in a row, come at a known tick. `None`:
-/// no tick decides anything (a threshold that does not matter is `None`).
-fn decisive_tick(
-    first: SimTime,
-    period: SimDuration,
-    healthy_from: SimTime,
-    successes: Option<u32>,
-    failures: Option<u32>,
-) -> Option<(SimTime, Verdict)> {
-    let period = period.as_millis().max(1);
-    let tick = |k: u64| first + SimDuration(k.saturating_mul(period));
-    let failing = healthy_from.since(first).as_millis().div_ceil(period);
-    match failures.map(|f| u64::from(f.max(1))) {
-        Some(f) if failing >= f => Some((tick(f - 1), Verdict::Fails)),
-        _ => successes.map(|n| (tick(failing + u64::from(n.max(1)) - 1), Verdict::Passes)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn at(s: u64) -> SimTime {
-        SimTime::ZERO + SimDuration::from_secs(s)
-    }
-
-    #[test]
-    fn the_decisive_tick_counts_failures_before_the_boot_ends_and_successes_after() {
-        let p = SimDuration::from_secs(10);
-        // Ticks at 0, 10, 20, 30 …; healthy from 25 s: 0, 10, 20 fail.
-        // Three failures kill at the third tick, 20 s (R31).
-        assert_eq!(
-            decisive_tick(at(0), p, at(25), Some(1), Some(3)),
-            Some((at(20), Verdict::Fails))
-        );
-        // Four allowed: the first passing tick, 30 s, starts it.
-        assert_eq!(
-            decisive_tick(at(0), p, at(25), Some(1), Some(4)),
-            Some((at(30), Verdict::Passes))
-        );
-        // A tick at the very instant the boot ends passes.
-        assert_eq!(
-            decisive_tick(at(0), p, at(20), Some(1), Some(3)),
-            Some((at(20), Verdict::Passes))
-        );
-        // Readiness, healthy already, two successes needed: 5 s and 15 s.
-        assert_eq!(
-            decisive_tick(at(5), p, at(1), Some(2), None),
-            Some((at(15), Verdict::Passes))
-        );
-        // Liveness with fewer failing ticks than its threshold decides nothing.
-        assert_eq!(decisive_tick(at(0), p, at(25), None, Some(4)), None);
+/// When the probe passes (R53): from `pass_after` after the end of the boot
+/// until `pass_until` after it, and before SIGTERM for `fails_after_sigterm`.
+fn window(probe: &Probe, boot_end: SimTime, sigterm_at: Option<SimTime>) -> Window {
+    let forever = SimTime(u64::MAX);
+    let until = probe.pass_until.map_or(forever, |u| boot_end + u);
+    match probe.outcome {
+        ProbeOutcome::Fails | ProbeOutcome::Hangs => Window::NEVER,
+        ProbeOutcome::Passes => Window {
+            from: boot_end + probe.pass_after,
+            until,
+        },
+        ProbeOutcome::FailsAfterSigterm => Window {
+            from: boot_end + probe.pass_after,
+            until: until.min(sigterm_at.unwrap_or(forever)),
+        },
     }
 }

@@ -12,7 +12,7 @@ use super::{Cause, PodModel};
 use crate::engine::{Scheduler, SimTime};
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, ExitReason, Observer};
-use crate::model::spec::{ContainerId, ContainerKind, ContainerSpec, RestartPolicy};
+use crate::model::spec::{ContainerId, ContainerKind, ContainerSpec, ProbeKind, RestartPolicy};
 
 /// What becomes of a container that exited while the Pod is not terminating.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,29 +77,32 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         let kind = self.kind(id);
-        let c = self.container_mut(id);
-        let State::Running(instance) = c.state else {
+        let State::Running(instance) = self.container(id).state else {
             return;
         };
+        // Ticks planned for this instance are void; the next instance plans
+        // its own on the same ticker grid (R28).
+        self.end_probes(id, now);
+        let c = self.container_mut(id);
         c.state = State::Exited(reason);
         c.has_run = true;
-        for ticker in &mut c.tickers {
-            // Ticks scheduled for this instance are void; the next instance
-            // schedules its own on the same ticker grid (R28).
-            ticker.generation += 1;
-            ticker.pending = None;
-        }
         self.running -= 1;
         if kind == ContainerKind::App {
             self.running_apps -= 1;
         }
         self.emit(now, Some(id), Change::Exited(reason));
         if instance.condition == Condition::Ready {
-            self.ready_count -= 1;
+            self.lose_ready(id, now, false);
+        } else if instance.condition == Condition::Started
+            && self.spec_of(id).probe(ProbeKind::Readiness).is_some()
+        {
+            self.awaiting_readiness -= 1;
         }
         if instance.booted {
             self.set_alive(id, false, now);
         }
+        // The exit is a sync of the Pod (PLEG): readiness runs (R52).
+        self.synced(now, s);
         if self.is_terminating() {
             return self.exited_while_terminating(id, now, s);
         }
@@ -134,9 +137,10 @@ mod tests {
     use super::*;
 
     /// Every exit the model produces: the first two exit 0.
-    const EXITS: [ExitReason; 6] = [
+    const EXITS: [ExitReason; 7] = [
         ExitReason::Completed,
-        ExitReason::Terminated,
+        ExitReason::Terminated(0),
+        ExitReason::Terminated(143),
         ExitReason::Failed(1),
         ExitReason::Failed(42),
         ExitReason::Crashed,

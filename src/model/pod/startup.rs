@@ -22,18 +22,8 @@ impl<O: Observer> PodModel<O> {
             Stage::Terminating(_) | Stage::Stopped(_) => return,
             Stage::Initialized => {}
             Stage::Initializing => {
-                // R4, R5: the first init container that is neither completed
-                // nor a started sidecar holds back everything after it.
-                for id in self.ids() {
-                    let c = self.container(id);
-                    let started = c.instance().is_some_and(|i| i.condition >= Condition::Started);
-                    match (self.kind(id), &c.state) {
-                        (ContainerKind::App, _) => continue,
-                        (ContainerKind::Init, State::Exited(ExitReason::Completed)) => continue,
-                        (ContainerKind::Sidecar, State::Running(_)) if started => continue,
-                        (_, State::Waiting) => return self.start(id, now, s),
-                        _ => return,
-                    }
+                if !self.sync_init_containers(now, s) {
+                    return;
                 }
                 self.stage = Stage::Initialized;
             }
@@ -44,6 +34,55 @@ impl<O: Observer> PodModel<O> {
             if self.kind(id) != ContainerKind::Init && matches!(self.container(id).state, State::Waiting) {
                 self.start(id, now, s);
             }
+        }
+    }
+
+    /// `computeInitContainerActions` (R4, R5, R51): the init list is
+    /// walked from its end to the last container that ever started, the
+    /// frontier. Only the frontier decides whether the next one starts; every
+    /// container before it that must run again (a sidecar, or a failed init
+    /// container whose back-off is over) starts on its own schedule, whatever
+    /// the others do. Returns whether the Pod is initialized now.
+    fn sync_init_containers(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) -> bool {
+        let Some(frontier) = self
+            .ids()
+            .rev()
+            .find(|&id| self.kind(id) != ContainerKind::App && self.container(id).attempt > 0)
+        else {
+            // Nothing started yet: the first init container starts.
+            if let Some(first) = self.ids().find(|&id| self.kind(id) != ContainerKind::App) {
+                self.start(first, now, s);
+                return false;
+            }
+            return true;
+        };
+        for id in self.ids().take_while(|&id| id < frontier) {
+            if self.kind(id) != ContainerKind::App && matches!(self.container(id).state, State::Waiting) {
+                self.start(id, now, s);
+            }
+        }
+        let c = self.container(frontier);
+        let initialized = match (self.kind(frontier), &c.state) {
+            (ContainerKind::Init, State::Exited(ExitReason::Completed)) => true,
+            (ContainerKind::Sidecar, State::Running(i)) => i.condition >= Condition::Started,
+            (_, State::Waiting) => {
+                self.start(frontier, now, s);
+                false
+            }
+            _ => false,
+        };
+        if !initialized {
+            return false;
+        }
+        match self
+            .ids()
+            .find(|&id| id > frontier && self.kind(id) != ContainerKind::App)
+        {
+            Some(next) => {
+                self.start(next, now, s);
+                false
+            }
+            None => true,
         }
     }
 
@@ -74,6 +113,10 @@ impl<O: Observer> PodModel<O> {
         c.attempt += 1;
         c.last_start = now;
         c.state = State::Running(Instance::NEW);
+        for ticker in &mut c.tickers {
+            // A new instance resumes a held worker (R30).
+            ticker.on_hold = false;
+        }
         let attempt = c.attempt;
         // The attempt is counted first: its draws are keyed by it.
         let spec = self.spec_of(id);
@@ -109,22 +152,25 @@ impl<O: Observer> PodModel<O> {
         // Without probes, boot is image pull, create and postStart, and the
         // API shows the container waiting until it is over (R7).
         if kind == ContainerKind::Init || probed {
-            self.show_running(id, now);
+            self.show_running(id, now, s);
         }
         if probed {
             // Without a startup probe the kubelet counts it started at once (R21).
-            if !startup_probe {
+            if startup_probe {
+                self.plan_probe(id, ProbeKind::Startup, now, s);
+            } else {
                 self.mark_started(id, now, s);
             }
-            self.schedule_probes(id, now, s);
         }
         self.note_phase(now);
     }
 
-    /// The API shows the container Running from now on.
-    fn show_running(&mut self, id: ContainerId, now: SimTime) {
+    /// The API shows the container Running from now on; the start is a
+    /// sync of the Pod (PLEG), which triggers readiness runs (R52).
+    fn show_running(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         self.container_mut(id).has_run = true;
         self.emit(now, Some(id), Change::Running);
+        self.synced(now, s);
     }
 
     /// The boot is over: an init container completed (or failed), another
@@ -152,7 +198,7 @@ impl<O: Observer> PodModel<O> {
             instance.booted = true;
         }
         if !probed {
-            self.show_running(id, now);
+            self.show_running(id, now, s);
         }
         self.emit(now, Some(id), Change::Alive { probed });
         self.set_alive(id, true, now);
@@ -165,9 +211,7 @@ impl<O: Observer> PodModel<O> {
                 },
             );
         }
-        if probed {
-            self.schedule_probes(id, now, s);
-        } else {
+        if !probed {
             self.mark_started(id, now, s);
         }
     }

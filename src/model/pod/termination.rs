@@ -31,6 +31,8 @@ impl<O: Observer> PodModel<O> {
         self.deleted = true;
         let grace = self.run.pod.termination_grace_period.max(MIN_POD_GRACE);
         self.emit(now, None, Change::DeletionRequested { grace });
+        // SyncTerminatingPod generates the status first (R52).
+        self.synced(now, s);
         if !self.is_terminating() {
             self.begin_termination(now, Cause::Deleted, s);
         }
@@ -40,6 +42,7 @@ impl<O: Observer> PodModel<O> {
     pub(super) fn begin_termination(&mut self, now: SimTime, cause: Cause, s: &mut Scheduler<'_, PodEvent>) {
         let grace = self.run.pod.termination_grace_period.max(MIN_POD_GRACE);
         self.stage = Stage::Terminating(cause);
+        self.stop_liveness_and_startup(now);
         // Nothing starts from here on (R40), so whatever runs now is what
         // ran when termination began.
         self.last_sidecar = self.running_sidecar_before(self.containers.len());
@@ -230,6 +233,7 @@ impl<O: Observer> PodModel<O> {
         let drain = self.draw(id, DrawKey::Drain, &self.spec_of(id).drain);
         let attempt = self.enter_stop(id, by, Stop::Draining);
         self.emit(now, Some(id), Change::Sigterm { timeout });
+        self.probes_see_sigterm(id, now, s);
         let (after, event) = if drain <= timeout {
             (
                 drain,

@@ -141,6 +141,10 @@ impl<O: Observer + Default> ServiceModel<O> {
                 rep.ready |= bit;
                 self.endpoints_changed(now, s);
             }
+            Change::Unready => {
+                rep.ready &= !bit;
+                self.endpoints_changed(now, s);
+            }
             Change::Sigterm { .. } if is_app => self.app_sigterm(r, now, s),
             Change::Sigterm { .. } if is_proxy => rep.proxy_listening = false,
             Change::Exited(_) => {

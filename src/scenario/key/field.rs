@@ -1,7 +1,7 @@
 //! Every key a scenario may set: its name, scope, group, unit, meaning,
 //! and the manifest field that owns it when a manifest has one.
 
-use crate::model::{ContainerKind, ProbeKind, RestartPolicy};
+use crate::model::{ContainerKind, ProbeKind, ProbeOutcome, RestartPolicy};
 
 use crate::model::service::{Arrival, Connections, EvictionPolicy, OnSigterm, Retry, Strategy};
 
@@ -55,6 +55,8 @@ pub enum Field {
     ExitCode,
     /// A field of one of the container's probes.
     Probe(ProbeKind, ProbeField),
+    /// `exit_code_on_sigterm`: the code the container exits with after SIGTERM (R54).
+    ExitCodeOnSigterm,
     /// `[service] replicas`: Pods behind the Service.
     Replicas,
     /// `[service] nodes`: nodes the replicas and clients are spread over.
@@ -125,7 +127,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 72] = {
+    pub const ALL: [Field; 82] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -201,6 +203,16 @@ impl Field {
             Field::UnhealthyPodEvictionPolicy,
             Field::BackoffLimit,
             Field::BackoffLimitPerIndex,
+            Field::Probe(S, P::Outcome),
+            Field::Probe(S, P::PassAfter),
+            Field::Probe(S, P::PassUntil),
+            Field::Probe(R, P::Outcome),
+            Field::Probe(R, P::PassAfter),
+            Field::Probe(R, P::PassUntil),
+            Field::Probe(L, P::Outcome),
+            Field::Probe(L, P::PassAfter),
+            Field::Probe(L, P::PassUntil),
+            Field::ExitCodeOnSigterm,
         ]
     };
 
@@ -228,6 +240,7 @@ impl Field {
             | Field::Run
             | Field::ExitCode
             | Field::ContainerRestartPolicy
+            | Field::ExitCodeOnSigterm
             | Field::Probe(..) => Scope::Container,
             Field::Replicas
             | Field::Nodes
@@ -296,6 +309,7 @@ impl Field {
             Field::Run => "run",
             Field::ExitCode => "exit_code",
             Field::ContainerRestartPolicy => "restart_policy",
+            Field::ExitCodeOnSigterm => "exit_code_on_sigterm",
             Field::Probe(_, field) => field.name(),
             Field::Replicas => "replicas",
             Field::Nodes => "nodes",
@@ -405,6 +419,7 @@ impl Field {
             Field::Seed
             | Field::Fails
             | Field::ExitCode
+            | Field::ExitCodeOnSigterm
             | Field::BackoffLimit
             | Field::BackoffLimitPerIndex => Unit::Count,
             Field::Proxy | Field::BackoffImmediateFirstRestart => Unit::Flag,
@@ -423,6 +438,10 @@ impl Field {
             Field::Kubernetes => Unit::Version,
             Field::Probe(_, field) => match field {
                 ProbeField::SuccessThreshold | ProbeField::FailureThreshold => Unit::Count,
+                ProbeField::Outcome => Unit::Word {
+                    what: "outcome",
+                    names: &ProbeOutcome::NAMES,
+                },
                 _ => Unit::Millis,
             },
         }
@@ -473,6 +492,9 @@ impl Field {
             Field::ContainerRestartPolicy => {
                 "an app's or init container's own restartPolicy (Always, OnFailure, Never; not Always on init), overriding the Pod's; Kubernetes 1.34+"
             }
+            Field::ExitCodeOnSigterm => {
+                "the exit code when SIGTERM stops it within its stop timeout: 0 (default, a graceful handler) or 143 (the signal ends it)"
+            }
             Field::Probe(_, ProbeField::InitialDelay) => "initialDelaySeconds; default 0s",
             Field::Probe(_, ProbeField::Period) => "periodSeconds; default 10s",
             Field::Probe(_, ProbeField::Timeout) => "timeoutSeconds; default 1s",
@@ -482,6 +504,15 @@ impl Field {
             Field::Probe(_, ProbeField::FailureThreshold) => "failureThreshold; default 3",
             Field::Probe(_, ProbeField::TerminationGracePeriod) => {
                 "probe-level terminationGracePeriodSeconds for the kill (not on readiness)"
+            }
+            Field::Probe(_, ProbeField::Outcome) => {
+                "what the probe finds: passes (default), fails, hangs (each run fails at its timeout) or fails_after_sigterm"
+            }
+            Field::Probe(_, ProbeField::PassAfter) => {
+                "it passes no sooner than this after the end of boot; default 0s"
+            }
+            Field::Probe(_, ProbeField::PassUntil) => {
+                "it fails from this long after the end of boot on (a container that turns unhealthy); default never"
             }
             Field::Replicas => {
                 "replicas of the Pod behind the Service, placed round robin on the nodes; default 3"
@@ -566,7 +597,9 @@ impl Field {
             Field::BackoffLimitPerIndex => Some("the Job's spec.backoffLimitPerIndex".into()),
             Field::Kind => Some("where the container is listed (initContainers, with restartPolicy: Always for a native sidecar, or containers)".into()),
             Field::ContainerRestartPolicy => Some("the container's restartPolicy".into()),
-            Field::Probe(kind, field) => Some(format!("the container's {}Probe.{}", kind.name(), field.k8s_name())),
+            Field::Probe(kind, field) => field
+                .k8s_name()
+                .map(|k8s| format!("the container's {}Probe.{k8s}", kind.name())),
             _ => None,
         }
     }

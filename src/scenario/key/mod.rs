@@ -86,17 +86,26 @@ pub enum ProbeField {
     FailureThreshold,
     /// Probe-level grace for the kill a failure causes (liveness, startup).
     TerminationGracePeriod,
+    /// `outcome`: what the probe finds (R53): passes, fails, hangs, fails_after_sigterm.
+    Outcome,
+    /// `pass_after`: it passes no sooner than this after the end of the boot.
+    PassAfter,
+    /// `pass_until`: it fails from this long after the end of the boot on.
+    PassUntil,
 }
 
 impl ProbeField {
     /// Every probe field, in the order the README lists them.
-    pub const ALL: [ProbeField; 6] = [
+    pub const ALL: [ProbeField; 9] = [
         ProbeField::InitialDelay,
         ProbeField::Period,
         ProbeField::Timeout,
         ProbeField::SuccessThreshold,
         ProbeField::FailureThreshold,
         ProbeField::TerminationGracePeriod,
+        ProbeField::Outcome,
+        ProbeField::PassAfter,
+        ProbeField::PassUntil,
     ];
 
     /// The key inside a probe table.
@@ -108,19 +117,24 @@ impl ProbeField {
             ProbeField::SuccessThreshold => "success_threshold",
             ProbeField::FailureThreshold => "failure_threshold",
             ProbeField::TerminationGracePeriod => "termination_grace_period",
+            ProbeField::Outcome => "outcome",
+            ProbeField::PassAfter => "pass_after",
+            ProbeField::PassUntil => "pass_until",
         }
     }
 
-    /// The Kubernetes probe field this is.
-    fn k8s_name(self) -> &'static str {
-        match self {
+    /// The Kubernetes probe field this is, if it is one: what a probe
+    /// finds is podsim's own, so annotations may say it.
+    fn k8s_name(self) -> Option<&'static str> {
+        Some(match self {
             ProbeField::InitialDelay => "initialDelaySeconds",
             ProbeField::Period => "periodSeconds",
             ProbeField::Timeout => "timeoutSeconds",
             ProbeField::SuccessThreshold => "successThreshold",
             ProbeField::FailureThreshold => "failureThreshold",
             ProbeField::TerminationGracePeriod => "terminationGracePeriodSeconds",
-        }
+            ProbeField::Outcome | ProbeField::PassAfter | ProbeField::PassUntil => return None,
+        })
     }
 }
 

@@ -2,7 +2,7 @@
 //! it is set on a `RunSpec`.
 
 use crate::engine::SimDuration;
-use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, RunSpec};
+use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, ProbeOutcome, RunSpec};
 
 use crate::model::service::{
     Arrival, Budget, Connections, EvictionPolicy, OnSigterm, Pdb, Preset, Propagation, Retry, Rollout,
@@ -140,6 +140,7 @@ impl Key {
             (Field::Run, Some(c)) => c.run = Some(value.into_dist()),
             (Field::ExitCode, Some(c)) => c.exit_code = count as i32,
             (Field::ContainerRestartPolicy, Some(c)) => c.restart_policy = Some(POLICIES[word.min(2)]),
+            (Field::ExitCodeOnSigterm, Some(c)) => c.exit_code_on_sigterm = count as i32,
             (Field::CrashAfter, Some(c)) => match value {
                 Value::DistList(list) => c.crash_after = list,
                 // One duration (an axis): the first attempt crashes then.
@@ -158,6 +159,11 @@ impl Key {
                     ProbeField::SuccessThreshold => probe.success_threshold = count,
                     ProbeField::FailureThreshold => probe.failure_threshold = count,
                     ProbeField::TerminationGracePeriod => probe.termination_grace_period = Some(ms),
+                    ProbeField::Outcome => {
+                        probe.outcome = ProbeOutcome::ALL[word.min(ProbeOutcome::ALL.len() - 1)]
+                    }
+                    ProbeField::PassAfter => probe.pass_after = ms,
+                    ProbeField::PassUntil => probe.pass_until = Some(ms),
                 }
             }
         }

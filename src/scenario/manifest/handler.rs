@@ -77,6 +77,10 @@ impl Mapper<'_> {
                     d.timeout,
                 )?),
             },
+            // What the probe finds is no manifest field: annotations say it.
+            outcome: d.outcome,
+            pass_after: d.pass_after,
+            pass_until: d.pass_until,
         })
     }
 

@@ -1,0 +1,92 @@
+//! The `Debug` form of the spec types a grid's hash is made of
+//! (`sweep::grid`'s canonical form writes the base Pod with `{:?}`).
+//!
+//! Invariant: a field added after a grid was hashed is written only when it
+//! is set, so a grid that does not use it keeps the hash it had and its
+//! shards still merge with shards made before. Every other field is written
+//! as `derive(Debug)` writes it.
+
+use std::fmt;
+
+use super::spec::{ContainerSpec, Probe, ProbeOutcome};
+
+impl fmt::Debug for Probe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("Probe");
+        s.field("initial_delay", &self.initial_delay)
+            .field("period", &self.period)
+            .field("timeout", &self.timeout)
+            .field("success_threshold", &self.success_threshold)
+            .field("failure_threshold", &self.failure_threshold)
+            .field("termination_grace_period", &self.termination_grace_period);
+        // R53's fields, later than the hash.
+        if self.outcome != ProbeOutcome::Passes {
+            s.field("outcome", &self.outcome);
+        }
+        if self.pass_after.0 != 0 {
+            s.field("pass_after", &self.pass_after);
+        }
+        if let Some(until) = &self.pass_until {
+            s.field("pass_until", until);
+        }
+        s.finish()
+    }
+}
+
+impl fmt::Debug for ContainerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("ContainerSpec");
+        s.field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("boot", &self.boot)
+            .field("drain", &self.drain)
+            .field("pre_stop", &self.pre_stop)
+            .field("fails", &self.fails)
+            .field("fail_probability", &self.fail_probability)
+            .field("proxy", &self.proxy)
+            .field("probes", &self.probes)
+            .field("crash_after", &self.crash_after)
+            .field("run", &self.run)
+            .field("exit_code", &self.exit_code);
+        // R54's field, later than the hash.
+        if self.exit_code_on_sigterm != 0 {
+            s.field("exit_code_on_sigterm", &self.exit_code_on_sigterm);
+        }
+        // R60's fields, later than the hash.
+        if let Some(policy) = &self.restart_policy {
+            s.field("restart_policy", policy);
+        }
+        if !self.restart_rules.is_empty() {
+            s.field("restart_rules", &self.restart_rules);
+        }
+        s.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::SimDuration;
+    use crate::model::ContainerKind;
+
+    #[test]
+    fn fields_left_at_their_default_are_not_written() {
+        let mut c = ContainerSpec::new("web", ContainerKind::App, SimDuration::from_secs(1));
+        c.probes[1] = Some(Probe::default());
+        let plain = format!("{c:?}");
+        assert!(
+            !plain.contains("exit_code_on_sigterm") && !plain.contains("outcome"),
+            "{plain}"
+        );
+        c.exit_code_on_sigterm = 143;
+        c.probes[1] = Some(Probe {
+            outcome: ProbeOutcome::Hangs,
+            ..Probe::default()
+        });
+        let set = format!("{c:?}");
+        assert!(
+            set.contains("exit_code_on_sigterm: 143") && set.contains("outcome: Hangs"),
+            "{set}"
+        );
+    }
+}
