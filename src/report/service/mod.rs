@@ -3,7 +3,9 @@
 //! termination), every failed request with its time and cause, and each
 //! replica's own event timeline; as text, or as one JSON document. The
 //! race's pictures have rooms of their own: `picture` (SVG), `chart`
-//! (terminal cells), both reading the requests through `strip`.
+//! (terminal cells), both reading the requests through `strip`; a
+//! Deployment's Pods stacked by ReplicaSet and state (`rollout`), at the
+//! top of its picture.
 //!
 //! Invariant: the metric keys are `ServiceMetrics::NAMES`, in that order,
 //! then for a rollout `RolloutFigures::NAMES`: the CSV's columns, so JSON
@@ -11,6 +13,7 @@
 
 mod chart;
 mod picture;
+pub mod rollout;
 pub mod strip;
 
 use std::fmt::Write;

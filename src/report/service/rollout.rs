@@ -1,0 +1,506 @@
+//! The rollout as one picture, `kubectl rollout status`'s story: over
+//! time, the old and the new ReplicaSet's Pods stacked by state, the
+//! slice's ready endpoints as a step line over them, each failed request
+//! a mark on the time axis in its cause's colour, and the rollout's start,
+//! "new ReplicaSet available" (`rollout_ms`) and "last old Pod gone"
+//! (`rollout_done_ms`) drawn across. A drain's picture has the same stack,
+//! without the rollout's marks.
+//!
+//! The states are what the API and the slice show, not the kubelet's
+//! detail (the bands below show that): `Ready` (serving, no deletion
+//! timestamp: exactly the slice's ready endpoints), `Starting` (created,
+//! not yet Ready: what maxSurge pays for), `NotReady` (was Ready, lost it
+//! without being deleted: a crash or a failing probe) and `Terminating`
+//! (deletion timestamp set, object not yet gone: counted by `peak_pods`,
+//! not by the controller). Ready lies at the bottom, so the top of the
+//! Ready layers is the Service's capacity and the ready line runs along it;
+//! what stands above is the rollout's overhead.
+//!
+//! Invariant: the stack is folded from the run's Pod log (`PodRecord`)
+//! alone, one step per instant at which a count changed; its Ready layers
+//! add up to the ready-endpoints line wherever both are drawn.
+
+use super::strip::Outcome;
+use crate::engine::SimTime;
+use crate::model::service::{PodFact, PodRecord, ReplicaSet, ServiceReport};
+use crate::report::bands::{MUTED, TimeAxis, WIDTH, swatch, text_width};
+use crate::report::svg::{Num, Svg, tick_label, ticks};
+
+/// A Pod's state as the stack draws it, in stacking order (bottom first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PodState {
+    /// Serving and not deleted: a ready endpoint.
+    Ready,
+    /// Created, not Ready yet.
+    Starting,
+    /// Was Ready, is not, and is not deleted.
+    NotReady,
+    /// Deleted, its object not gone yet.
+    Terminating,
+}
+
+impl PodState {
+    /// Every state, in stacking order.
+    pub const ALL: [PodState; 4] = [
+        PodState::Ready,
+        PodState::Starting,
+        PodState::NotReady,
+        PodState::Terminating,
+    ];
+
+    /// Its word in the legend and the data attributes.
+    pub fn name(self) -> &'static str {
+        match self {
+            PodState::Ready => "ready",
+            PodState::Starting => "starting",
+            PodState::NotReady => "not ready",
+            PodState::Terminating => "terminating",
+        }
+    }
+
+    /// Its colour: the old ReplicaSet in blues, the new in greens; not
+    /// ready in amber and terminating in grey for both, lighter for the new.
+    fn color(self, rs: ReplicaSet) -> &'static str {
+        match (self, rs) {
+            (PodState::Ready, ReplicaSet::Old) => "#3a6ea5",
+            (PodState::Starting, ReplicaSet::Old) => "#a9c4e4",
+            (PodState::NotReady, ReplicaSet::Old) => "#e0a030",
+            (PodState::Terminating, ReplicaSet::Old) => "#8d8d8d",
+            (PodState::Ready, ReplicaSet::New) => "#2e8b57",
+            (PodState::Starting, ReplicaSet::New) => "#a8dcb9",
+            (PodState::NotReady, ReplicaSet::New) => "#f2cf8a",
+            (PodState::Terminating, ReplicaSet::New) => "#c4c4c4",
+        }
+    }
+}
+
+/// From `at` until the next step: Pods per ReplicaSet (old, new) and state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// When the counts became these.
+    pub at: SimTime,
+    /// `[ReplicaSet as usize][PodState as usize]`.
+    pub pods: [[u32; 4]; 2],
+}
+
+impl Step {
+    /// Every Pod object of the step, terminating ones included.
+    pub fn total(&self) -> u32 {
+        self.pods.iter().flatten().sum()
+    }
+
+    /// Ready Pods, both ReplicaSets.
+    pub fn ready(&self) -> u32 {
+        self.pods[0][0] + self.pods[1][0]
+    }
+}
+
+/// What the log has said of one Pod so far.
+#[derive(Clone, Copy, Debug)]
+struct Seen {
+    rs: ReplicaSet,
+    serving: bool,
+    was_ready: bool,
+    deleted: bool,
+    gone: bool,
+}
+
+impl Seen {
+    fn state(self) -> Option<PodState> {
+        match self {
+            Seen { gone: true, .. } => None,
+            Seen { deleted: true, .. } => Some(PodState::Terminating),
+            Seen { serving: true, .. } => Some(PodState::Ready),
+            Seen { was_ready: true, .. } => Some(PodState::NotReady),
+            _ => Some(PodState::Starting),
+        }
+    }
+}
+
+/// The stack of `log`: the counts after everything at each instant, one
+/// step per instant at which they changed.
+pub fn steps(log: &[PodRecord]) -> Vec<Step> {
+    let mut seen: Vec<Option<Seen>> = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
+    for (i, rec) in log.iter().enumerate() {
+        let r = rec.replica as usize;
+        if seen.len() <= r {
+            seen.resize(r + 1, None);
+        }
+        match (rec.fact, &mut seen[r]) {
+            (PodFact::Created(rs), slot) => {
+                *slot = Some(Seen {
+                    rs,
+                    serving: false,
+                    was_ready: false,
+                    deleted: false,
+                    gone: false,
+                })
+            }
+            (PodFact::Serving(on), Some(s)) => {
+                s.serving = on;
+                s.was_ready |= on;
+            }
+            (PodFact::Deleted, Some(s)) => s.deleted = true,
+            (PodFact::Gone, Some(s)) => s.gone = true,
+            (_, None) => {}
+        }
+        if log.get(i + 1).is_some_and(|next| next.at == rec.at) {
+            continue;
+        }
+        let mut pods = [[0u32; 4]; 2];
+        for s in seen.iter().flatten() {
+            if let Some(state) = s.state() {
+                pods[s.rs as usize][state as usize] += 1;
+            }
+        }
+        if steps.last().is_none_or(|last| last.pods != pods) {
+            steps.push(Step { at: rec.at, pods });
+        }
+    }
+    steps
+}
+
+/// The stack's height in pixels, Pods 0 at its bottom.
+const CHART: f64 = 150.0;
+const TITLE_ROW: f64 = 24.0;
+/// Room above the chart for the marks' labels.
+const MARK_LABELS: f64 = 28.0;
+/// The lane of failed-request marks under the chart.
+const FAILED_LANE: f64 = 16.0;
+/// One row of the section's legend; it has three.
+const LEGEND_ROW: f64 = 18.0;
+const READY_LINE: &str = "#111111";
+const MARK: &str = "#6a1b9a";
+
+/// The section's height, whatever the run.
+pub(super) fn height() -> f64 {
+    TITLE_ROW + MARK_LABELS + CHART + 6.0 + FAILED_LANE + 16.0 + 3.0 * LEGEND_ROW + 8.0
+}
+
+/// One of the rollout's instants drawn across the chart.
+struct Mark {
+    kind: &'static str,
+    at: SimTime,
+    label: String,
+}
+
+/// The rollout's start, "new ReplicaSet available" and "last old Pod gone",
+/// those that happened.
+fn marks(report: &ServiceReport) -> Vec<Mark> {
+    let Some(r) = report.metrics.rollout else {
+        return Vec::new();
+    };
+    let Some(start) = r.started_ms else {
+        return Vec::new();
+    };
+    let mut marks = vec![Mark {
+        kind: "start",
+        at: SimTime(start),
+        label: "rollout starts".to_string(),
+    }];
+    let later = |ms: Option<u64>, kind, what: &str| {
+        ms.map(|ms| Mark {
+            kind,
+            at: SimTime(start + ms),
+            label: format!("{what} +{}", crate::engine::SimDuration(ms)),
+        })
+    };
+    marks.extend(later(r.rollout_ms, "available", "new RS available"));
+    marks.extend(later(r.rollout_done_ms, "done", "last old Pod gone"));
+    marks
+}
+
+/// Draws the section from `top` on `axis`: title, stack, ready line,
+/// marks, the failed requests' lane and the legend.
+pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeAxis) {
+    let steps = steps(&report.pods);
+    let end = SimTime(report.metrics.end_ms);
+    let most = steps.iter().map(Step::total).max().unwrap_or(0).max(1);
+    let chart_top = top + TITLE_ROW + MARK_LABELS;
+    let base = chart_top + CHART;
+    let y = |pods: f64| base - pods / f64::from(most) * CHART;
+    svg.open("g", &[("class", &"rollout"), ("data-most", &most)]);
+    svg.text(
+        10.0,
+        top + 16.0,
+        "Pods by ReplicaSet and state",
+        &[("font-weight", &"bold")],
+    );
+    if let Some(r) = &report.metrics.rollout {
+        let took =
+            |ms: Option<u64>| ms.map_or("not within the run".to_string(), |ms| SimTime(ms).to_string());
+        let line = format!(
+            "new ReplicaSet available after {} · last old Pod gone after {} · at most {} Pods ({} counted)",
+            took(r.rollout_ms),
+            took(r.rollout_done_ms),
+            r.peak_pods,
+            r.peak_counted_pods
+        );
+        svg.text(
+            axis.right_px,
+            top + 16.0,
+            &line,
+            &[("text-anchor", &"end"), ("fill", &MUTED)],
+        );
+    }
+    for t in ticks(0.0, f64::from(most), 6) {
+        svg.line(
+            (axis.left_px, y(t)),
+            (axis.right_px, y(t)),
+            &[("stroke", &"#e4e4e4")],
+        );
+        svg.text(
+            axis.left_px - 6.0,
+            y(t) + 4.0,
+            &tick_label(t),
+            &[("text-anchor", &"end"), ("class", &"pods-tick")],
+        );
+    }
+    svg.text(10.0, chart_top + CHART / 2.0, "Pod objects", &[("fill", &MUTED)]);
+    for (i, step) in steps.iter().enumerate() {
+        let to = steps.get(i + 1).map_or(end, |n| n.at).max(step.at);
+        draw_column(svg, step, to, axis, &y);
+    }
+    draw_ready_line(svg, &report.ready_endpoints, end, axis, &y);
+    for m in marks(report) {
+        let x = axis.x(m.at);
+        svg.open(
+            "g",
+            &[
+                ("class", &"rollout-mark"),
+                ("data-kind", &m.kind),
+                ("data-at", &m.at.as_millis()),
+            ],
+        );
+        svg.title(&format!("{} at {}", m.label, m.at));
+        svg.line(
+            (x, chart_top - 4.0),
+            (x, base + 6.0 + FAILED_LANE),
+            &[
+                ("stroke", &MARK),
+                ("stroke-width", &1.5),
+                ("stroke-dasharray", &"4 3"),
+            ],
+        );
+        svg.close();
+        // Labels alternate between two rows: the marks are often close.
+        let row = match m.kind {
+            "available" => 1.0,
+            _ => 0.0,
+        };
+        let anchor = if x > WIDTH as f64 - 160.0 { "end" } else { "start" };
+        let dx = if anchor == "end" { -4.0 } else { 4.0 };
+        svg.text(
+            x + dx,
+            chart_top - 18.0 + 13.0 * row,
+            &m.label,
+            &[("fill", &MARK), ("font-size", &11), ("text-anchor", &anchor)],
+        );
+    }
+    draw_failed(svg, report, base + 6.0, axis);
+    svg.close();
+    draw_legend(svg, base + 6.0 + FAILED_LANE + 16.0);
+}
+
+/// One step's column: a rect per ReplicaSet and state it has Pods of.
+fn draw_column(svg: &mut Svg, step: &Step, to: SimTime, axis: &TimeAxis, y: &dyn Fn(f64) -> f64) {
+    let (x0, x1) = (axis.x(step.at), axis.x(to));
+    let mut below = 0u32;
+    for state in PodState::ALL {
+        for rs in [ReplicaSet::Old, ReplicaSet::New] {
+            let n = step.pods[rs as usize][state as usize];
+            if n == 0 {
+                continue;
+            }
+            let rs_name = match rs {
+                ReplicaSet::Old => "old",
+                ReplicaSet::New => "new",
+            };
+            let (lo, hi) = (y(f64::from(below)), y(f64::from(below + n)));
+            svg.titled(
+                "rect",
+                &[
+                    ("class", &"pods"),
+                    ("data-rs", &rs_name),
+                    ("data-state", &state.name()),
+                    ("data-count", &n),
+                    ("data-from", &step.at.as_millis()),
+                    ("data-to", &to.as_millis()),
+                    ("x", &Num(x0)),
+                    ("y", &Num(hi)),
+                    ("width", &Num(x1 - x0)),
+                    ("height", &Num(lo - hi)),
+                    ("fill", &state.color(rs)),
+                ],
+                &format!(
+                    "{}–{}: {n} {} Pod(s) of the {rs_name} ReplicaSet",
+                    step.at,
+                    to,
+                    state.name()
+                ),
+            );
+            below += n;
+        }
+    }
+}
+
+/// The slice's ready endpoints from the traffic's start, as a step line:
+/// the count after everything at each instant, as the stack counts (a Pod
+/// Ready and the old one it replaces deleted in one millisecond is no spike).
+fn draw_ready_line(
+    svg: &mut Svg,
+    history: &[(SimTime, u32)],
+    end: SimTime,
+    axis: &TimeAxis,
+    y: &dyn Fn(f64) -> f64,
+) {
+    let mut levels: Vec<(SimTime, u32)> = Vec::new();
+    for &(at, n) in history {
+        match levels.last_mut() {
+            Some(last) if last.0 == at => last.1 = n,
+            _ => levels.push((at, n)),
+        }
+    }
+    levels.dedup_by(|next, prev| next.1 == prev.1);
+    let Some(&(first, n)) = levels.first() else {
+        return;
+    };
+    let mut d = format!("M{} {}", Num(axis.x(first)), Num(y(f64::from(n))));
+    for &(at, n) in &levels[1..] {
+        d.push_str(&format!("H{}V{}", Num(axis.x(at)), Num(y(f64::from(n)))));
+    }
+    d.push_str(&format!("H{}", Num(axis.x(end))));
+    let least = levels.iter().map(|h| h.1).min().unwrap_or(0);
+    svg.titled(
+        "path",
+        &[
+            ("class", &"ready-endpoints"),
+            ("data-least", &least),
+            ("d", &d),
+            ("fill", &"none"),
+            ("stroke", &READY_LINE),
+            ("stroke-width", &2),
+        ],
+        &format!("ready endpoints while traffic ran (fewest {least})"),
+    );
+}
+
+/// Each failed request a tick at its send instant, in its cause's colour.
+fn draw_failed(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeAxis) {
+    svg.text(
+        axis.left_px - 6.0,
+        top + 12.0,
+        &format!("failed requests {}", report.failures.len()),
+        &[("text-anchor", &"end"), ("fill", &MUTED)],
+    );
+    svg.open("g", &[("class", &"failed-marks")]);
+    for f in &report.failures {
+        let x = axis.x(f.sent);
+        let color = Outcome::Failed(f.cause).color();
+        svg.titled(
+            "rect",
+            &[
+                ("class", &"failed"),
+                ("data-cause", &f.cause.name()),
+                ("data-at", &f.sent.as_millis()),
+                ("x", &Num(x - 1.0)),
+                ("y", &Num(top)),
+                ("width", &2),
+                ("height", &Num(FAILED_LANE)),
+                ("fill", &color),
+            ],
+            &format!("sent {}, {} at {}", f.sent, f.cause.name(), f.at),
+        );
+    }
+    svg.close();
+}
+
+/// The states' swatches, a row per ReplicaSet, then the ready line and
+/// the causes' colours.
+fn draw_legend(svg: &mut Svg, top: f64) {
+    svg.open("g", &[("class", &"legend")]);
+    for (row, rs) in [ReplicaSet::Old, ReplicaSet::New].into_iter().enumerate() {
+        let top = top + LEGEND_ROW * row as f64;
+        let name = if rs == ReplicaSet::Old {
+            "old ReplicaSet"
+        } else {
+            "new ReplicaSet"
+        };
+        svg.text(10.0, top + 10.5, name, &[("fill", &MUTED)]);
+        let mut cx = 120.0;
+        for state in PodState::ALL {
+            cx = swatch(svg, cx, top, state.color(rs), state.name()) + 12.0;
+        }
+    }
+    let top = top + 2.0 * LEGEND_ROW;
+    svg.line(
+        (10.0, top + 6.0),
+        (24.0, top + 6.0),
+        &[("stroke", &READY_LINE), ("stroke-width", &2)],
+    );
+    svg.text(28.0, top + 10.5, "ready endpoints", &[]);
+    let mut cx = 28.0 + text_width("ready endpoints") + 12.0;
+    for o in &Outcome::ALL[1..] {
+        cx = swatch(svg, cx, top, o.color(), &format!("failed: {}", o.name())) + 10.0;
+    }
+    svg.close();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(ms: u64, replica: u32, fact: PodFact) -> PodRecord {
+        PodRecord {
+            at: SimTime(ms),
+            replica,
+            fact,
+        }
+    }
+
+    #[test]
+    fn a_surge_step_counts_each_pod_once_in_its_state() {
+        use PodFact::*;
+        use ReplicaSet::*;
+        // One old Pod Ready at 2 s; the new one created at 10 s, Ready at 13 s,
+        // when the old one is deleted; it stops serving at 14 s, is gone at 15 s.
+        let log = [
+            rec(0, 0, Created(Old)),
+            rec(2000, 0, Serving(true)),
+            rec(10_000, 1, Created(New)),
+            rec(13_000, 1, Serving(true)),
+            rec(13_000, 0, Deleted),
+            rec(14_000, 0, Serving(false)),
+            rec(15_000, 0, Gone),
+        ];
+        let steps = steps(&log);
+        let at: Vec<u64> = steps.iter().map(|s| s.at.as_millis()).collect();
+        // 14 s changes nothing drawn: a terminating Pod stays terminating.
+        assert_eq!(at, [0, 2000, 10_000, 13_000, 15_000]);
+        let s = |i: usize| steps[i].pods;
+        assert_eq!(s(0), [[0, 1, 0, 0], [0; 4]]);
+        assert_eq!(s(1), [[1, 0, 0, 0], [0; 4]]);
+        assert_eq!(s(2), [[1, 0, 0, 0], [0, 1, 0, 0]]);
+        assert_eq!(s(3), [[0, 0, 0, 1], [1, 0, 0, 0]]);
+        assert_eq!(s(4), [[0; 4], [1, 0, 0, 0]]);
+        assert_eq!(steps.iter().map(Step::total).max(), Some(2));
+    }
+
+    #[test]
+    fn a_pod_that_loses_readiness_undeleted_is_not_ready_not_starting() {
+        use PodFact::*;
+        let log = [
+            rec(0, 0, Created(ReplicaSet::Old)),
+            rec(1000, 0, Serving(true)),
+            rec(5000, 0, Serving(false)),
+            // A blip within one instant draws nothing.
+            rec(6000, 0, Serving(true)),
+            rec(6000, 0, Serving(false)),
+        ];
+        let steps = steps(&log);
+        assert_eq!(steps.len(), 3);
+        assert_eq!(steps[2].pods[0], [0, 0, 1, 0]);
+        assert_eq!(steps[2].at, SimTime(5000));
+    }
+}
