@@ -184,3 +184,121 @@ fn a_plain_delete_draws_no_stack() {
     let svg = std::fs::read_to_string(&path).unwrap();
     assert!(with_class(parse(&svg).root(), "rollout").is_empty());
 }
+
+/// `run --watch`'s lines for `scenario`: (Pod, READY, STATUS, AGE), each
+/// Pod named by its place: `old0`… in the order the old ReplicaSet's Pods
+/// first appear, `new0`… for the new one's; and the header.
+fn watch(scenario: &str) -> (String, Vec<(String, String, String, String)>) {
+    let out = podsim().args(["run", scenario, "--watch"]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().to_string();
+    let mut names: Vec<String> = Vec::new();
+    let mut hashes: Vec<String> = Vec::new();
+    let rows = lines
+        .map(|l| {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(cols.len(), 5, "{l}");
+            assert_eq!(cols[3], "0", "no restarts: {l}");
+            let (rest, suffix) = cols[0].rsplit_once('-').unwrap();
+            let (deployment, hash) = rest.rsplit_once('-').unwrap();
+            assert_eq!(
+                deployment,
+                scenario.rsplit('/').next().unwrap().trim_end_matches(".toml")
+            );
+            assert_eq!(suffix.len(), 5);
+            if !hashes.iter().any(|h| h == hash) {
+                hashes.push(hash.to_string());
+            }
+            if !names.iter().any(|n| n == cols[0]) {
+                names.push(cols[0].to_string());
+            }
+            let rs = if hash == hashes[0] { "old" } else { "new" };
+            let place = names
+                .iter()
+                .filter(|n| n.contains(hash))
+                .position(|n| n == cols[0])
+                .unwrap();
+            (
+                format!("{rs}{place}"),
+                cols[1].into(),
+                cols[2].into(),
+                cols[4].into(),
+            )
+        })
+        .collect();
+    (header, rows)
+}
+
+#[test]
+fn the_watch_shows_each_pod_appear_go_terminating_and_disappear_in_the_clusters_order() {
+    let (header, rows) = watch(SCENARIO);
+    assert!(header.starts_with("NAME") && header.ends_with("READY   STATUS              RESTARTS   AGE"));
+    let got: Vec<String> = rows
+        .iter()
+        .map(|(p, r, s, a)| format!("{p} {r} {s} {a}"))
+        .collect();
+    // Worked by hand (module doc). At 0 the ReplicaSet stores its three
+    // Pods (Pending: no kubelet has seen them), then their kubelets create
+    // the containers; each new Pod appears the same way, its AGE from its
+    // own creation. At 16.056 s new0's Ready comes first, then the old Pod
+    // it lets go (Terminating: the deletion timestamp, 100 ms before its
+    // kubelet hears), then the Pod created in its place. An old Pod's app
+    // exits 1.1 s after its deletion (0/1 Completed: a deleted Pod ends in a
+    // terminal phase) and its object goes 1 s later: the DELETED event
+    // prints that last row once more.
+    let want = [
+        "old0 0/1 Pending 0s",
+        "old1 0/1 Pending 0s",
+        "old2 0/1 Pending 0s",
+        "old0 0/1 ContainerCreating 0s",
+        "old1 0/1 ContainerCreating 0s",
+        "old2 0/1 ContainerCreating 0s",
+        "old0 1/1 Running 2s",
+        "old1 1/1 Running 2s",
+        "old2 1/1 Running 2s",
+        // 13.056 s: the rollout creates new0.
+        "new0 0/1 Pending 0s",
+        "new0 0/1 ContainerCreating 0s",
+        // 16.056 s.
+        "new0 1/1 Running 3s",
+        "old0 1/1 Terminating 16s",
+        "new1 0/1 Pending 0s",
+        "new1 0/1 ContainerCreating 0s",
+        "old0 0/1 Completed 17s",
+        "old0 0/1 Completed 18s",
+        // 19.056 s.
+        "new1 1/1 Running 3s",
+        "old1 1/1 Terminating 19s",
+        "new2 0/1 Pending 0s",
+        "new2 0/1 ContainerCreating 0s",
+        "old1 0/1 Completed 20s",
+        "old1 0/1 Completed 21s",
+        // 22.056 s: the new ReplicaSet is available; the last old Pod goes.
+        "new2 1/1 Running 3s",
+        "old2 1/1 Terminating 22s",
+        "old2 0/1 Completed 23s",
+        "old2 0/1 Completed 24s",
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_delete_is_watched_the_same_way_and_nothing_replaces_the_pod() {
+    // no-prestop.toml: replica 0 deleted 10 s after the traffic's start
+    // (3.056 s), 13.056 s; it exits 1.1 s later, its object goes 1 s after.
+    let (_, rows) = watch("scenarios/service/no-prestop.toml");
+    let got: Vec<String> = rows[9..]
+        .iter()
+        .map(|(p, r, s, a)| format!("{p} {r} {s} {a}"))
+        .collect();
+    assert_eq!(rows.len(), 12);
+    assert_eq!(
+        got,
+        [
+            "old0 1/1 Terminating 13s",
+            "old0 0/1 Completed 14s",
+            "old0 0/1 Completed 15s"
+        ]
+    );
+}

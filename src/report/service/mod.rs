@@ -5,7 +5,7 @@
 //! race's pictures have rooms of their own: `picture` (SVG), `chart`
 //! (terminal cells), both reading the requests through `strip`; a
 //! Deployment's Pods stacked by ReplicaSet and state (`rollout`), at the
-//! top of its picture.
+//! top of its picture; and `kubectl get pods -w` for every Pod (`watch`).
 //!
 //! Invariant: the metric keys are `ServiceMetrics::NAMES`, in that order,
 //! then for a rollout `RolloutFigures::NAMES`: the CSV's columns, so JSON
@@ -15,6 +15,7 @@ mod chart;
 mod picture;
 pub mod rollout;
 pub mod strip;
+pub mod watch;
 
 use std::fmt::Write;
 
