@@ -302,3 +302,18 @@ fn a_delete_is_watched_the_same_way_and_nothing_replaces_the_pod() {
         ]
     );
 }
+
+#[test]
+fn the_report_page_opens_a_rollouts_figure_with_the_stack() {
+    let dir = TempDir::new();
+    let page = dir.path().join("report.html");
+    podsim()
+        .args(["report", SCENARIO, "--out"])
+        .arg(&page)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("class=\"rollout\"").count(), 1);
+    assert_eq!(html.matches("class=\"rollout-mark\"").count(), 3);
+    assert!(html.contains("the Deployment's Pods stacked by ReplicaSet and state"));
+}

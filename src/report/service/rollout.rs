@@ -220,7 +220,15 @@ pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeA
     let chart_top = top + TITLE_ROW + MARK_LABELS;
     let base = chart_top + CHART;
     let y = |pods: f64| base - pods / f64::from(most) * CHART;
-    svg.open("g", &[("class", &"rollout"), ("data-most", &most)]);
+    // Crisp edges: two steps of one colour side by side show no seam.
+    svg.open(
+        "g",
+        &[
+            ("class", &"rollout"),
+            ("data-most", &most),
+            ("shape-rendering", &"crispEdges"),
+        ],
+    );
     svg.text(
         10.0,
         top + 16.0,
