@@ -453,23 +453,6 @@ impl<O: Observer + Default> ServiceModel<O> {
         }
         (min, zero, below)
     }
-
-    /// Each failed request, when the observer keeps the history.
-    pub fn failures(&self) -> &[FailedRequest] {
-        &self.failures
-    }
-
-    /// When each answered request was sent, in the order they were
-    /// answered, when the observer keeps the history: with `failures`,
-    /// every request the picture's strip draws.
-    pub fn answered_sent(&self) -> &[SimTime] {
-        &self.answered_sent
-    }
-
-    /// What replica `r`'s observer kept.
-    pub fn replica_observer(&self, r: usize) -> &O {
-        &self.pods[r].observer().inner
-    }
 }
 
 impl<O: Observer + Default> Model for ServiceModel<O> {

@@ -12,7 +12,7 @@
 //! keep no per-Pod or per-request state, so a day-long run's memory does
 //! not grow with it.
 
-use super::{ReplicaSet, ServiceModel};
+use super::{FailedRequest, ReplicaSet, ServiceModel};
 use crate::engine::SimTime;
 use crate::model::history::{Observer, TraceEntry};
 
@@ -113,6 +113,23 @@ impl<O: Observer> ServiceModel<O> {
     /// The routing log of the last run (empty unless `keep_log` was called).
     pub fn log(&self) -> &[Record] {
         self.log.as_deref().unwrap_or_default()
+    }
+
+    /// Each failed request, when the observer keeps the history.
+    pub fn failures(&self) -> &[FailedRequest] {
+        &self.failures
+    }
+
+    /// When each answered request was sent, in the order they were
+    /// answered, when the observer keeps the history: with `failures`,
+    /// every request the picture's strip draws.
+    pub fn answered_sent(&self) -> &[SimTime] {
+        &self.answered_sent
+    }
+
+    /// What replica `r`'s observer kept.
+    pub fn replica_observer(&self, r: usize) -> &O {
+        &self.pods[r].observer().inner
     }
 
     /// What the API and the slice showed of each Pod, in a run with a history.

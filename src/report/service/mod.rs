@@ -4,7 +4,8 @@
 //! replica's own event timeline; as text, or as one JSON document. The
 //! race's pictures have rooms of their own: `picture` (SVG), `chart`
 //! (terminal cells), both reading the requests through `strip`; a
-//! Deployment's Pods stacked by ReplicaSet and state (`rollout`), at the
+//! Deployment's Pods stacked by ReplicaSet and state (`rollout`, reading
+//! `stack`), at the
 //! top of its picture; and `kubectl get pods -w` for every Pod (`watch`).
 //!
 //! Invariant: the metric keys are `ServiceMetrics::NAMES`, in that order,
@@ -14,6 +15,7 @@
 mod chart;
 mod picture;
 pub mod rollout;
+pub mod stack;
 pub mod strip;
 pub mod watch;
 

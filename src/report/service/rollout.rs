@@ -6,159 +6,36 @@
 //! (`rollout_done_ms`) drawn across. A drain's picture has the same stack,
 //! without the rollout's marks.
 //!
-//! The states are what the API and the slice show, not the kubelet's
-//! detail (the bands below show that): `Ready` (serving, no deletion
-//! timestamp: exactly the slice's ready endpoints), `Starting` (created,
-//! not yet Ready: what maxSurge pays for), `NotReady` (was Ready, lost it
-//! without being deleted: a crash or a failing probe) and `Terminating`
-//! (deletion timestamp set, object not yet gone: counted by `peak_pods`,
-//! not by the controller). Ready lies at the bottom, so the top of the
-//! Ready layers is the Service's capacity and the ready line runs along it;
-//! what stands above is the rollout's overhead.
+//! The states (`stack`) are what the API and the slice show, not the
+//! kubelet's detail (the bands below show that). Ready lies at the bottom,
+//! so the top of the Ready layers is the Service's capacity and the ready
+//! line runs along it; what stands above is the rollout's overhead.
 //!
 //! Invariant: the stack is folded from the run's Pod log (`PodRecord`)
 //! alone, one step per instant at which a count changed; its Ready layers
 //! add up to the ready-endpoints line wherever both are drawn.
 
+use super::stack::{PodState, Step, steps};
 use super::strip::Outcome;
 use crate::engine::SimTime;
-use crate::model::service::{PodFact, PodRecord, ReplicaSet, ServiceReport};
+use crate::model::service::{ReplicaSet, ServiceReport};
 use crate::report::bands::{MUTED, TimeAxis, WIDTH, swatch, text_width};
 use crate::report::svg::{Num, Svg, tick_label, ticks};
 
-/// A Pod's state as the stack draws it, in stacking order (bottom first).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PodState {
-    /// Serving and not deleted: a ready endpoint.
-    Ready,
-    /// Created, not Ready yet.
-    Starting,
-    /// Was Ready, is not, and is not deleted.
-    NotReady,
-    /// Deleted, its object not gone yet.
-    Terminating,
-}
-
-impl PodState {
-    /// Every state, in stacking order.
-    pub const ALL: [PodState; 4] = [
-        PodState::Ready,
-        PodState::Starting,
-        PodState::NotReady,
-        PodState::Terminating,
-    ];
-
-    /// Its word in the legend and the data attributes.
-    pub fn name(self) -> &'static str {
-        match self {
-            PodState::Ready => "ready",
-            PodState::Starting => "starting",
-            PodState::NotReady => "not ready",
-            PodState::Terminating => "terminating",
-        }
+/// A state's colour in ReplicaSet `rs`: the old one in blues, the new in
+/// greens; not ready in amber and terminating in grey for both, lighter
+/// for the new.
+fn color(state: PodState, rs: ReplicaSet) -> &'static str {
+    match (state, rs) {
+        (PodState::Ready, ReplicaSet::Old) => "#3a6ea5",
+        (PodState::Starting, ReplicaSet::Old) => "#a9c4e4",
+        (PodState::NotReady, ReplicaSet::Old) => "#e0a030",
+        (PodState::Terminating, ReplicaSet::Old) => "#8d8d8d",
+        (PodState::Ready, ReplicaSet::New) => "#2e8b57",
+        (PodState::Starting, ReplicaSet::New) => "#a8dcb9",
+        (PodState::NotReady, ReplicaSet::New) => "#f2cf8a",
+        (PodState::Terminating, ReplicaSet::New) => "#c4c4c4",
     }
-
-    /// Its colour: the old ReplicaSet in blues, the new in greens; not
-    /// ready in amber and terminating in grey for both, lighter for the new.
-    fn color(self, rs: ReplicaSet) -> &'static str {
-        match (self, rs) {
-            (PodState::Ready, ReplicaSet::Old) => "#3a6ea5",
-            (PodState::Starting, ReplicaSet::Old) => "#a9c4e4",
-            (PodState::NotReady, ReplicaSet::Old) => "#e0a030",
-            (PodState::Terminating, ReplicaSet::Old) => "#8d8d8d",
-            (PodState::Ready, ReplicaSet::New) => "#2e8b57",
-            (PodState::Starting, ReplicaSet::New) => "#a8dcb9",
-            (PodState::NotReady, ReplicaSet::New) => "#f2cf8a",
-            (PodState::Terminating, ReplicaSet::New) => "#c4c4c4",
-        }
-    }
-}
-
-/// From `at` until the next step: Pods per ReplicaSet (old, new) and state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Step {
-    /// When the counts became these.
-    pub at: SimTime,
-    /// `[ReplicaSet as usize][PodState as usize]`.
-    pub pods: [[u32; 4]; 2],
-}
-
-impl Step {
-    /// Every Pod object of the step, terminating ones included.
-    pub fn total(&self) -> u32 {
-        self.pods.iter().flatten().sum()
-    }
-
-    /// Ready Pods, both ReplicaSets.
-    pub fn ready(&self) -> u32 {
-        self.pods[0][0] + self.pods[1][0]
-    }
-}
-
-/// What the log has said of one Pod so far.
-#[derive(Clone, Copy, Debug)]
-struct Seen {
-    rs: ReplicaSet,
-    serving: bool,
-    was_ready: bool,
-    deleted: bool,
-    gone: bool,
-}
-
-impl Seen {
-    fn state(self) -> Option<PodState> {
-        match self {
-            Seen { gone: true, .. } => None,
-            Seen { deleted: true, .. } => Some(PodState::Terminating),
-            Seen { serving: true, .. } => Some(PodState::Ready),
-            Seen { was_ready: true, .. } => Some(PodState::NotReady),
-            _ => Some(PodState::Starting),
-        }
-    }
-}
-
-/// The stack of `log`: the counts after everything at each instant, one
-/// step per instant at which they changed.
-pub fn steps(log: &[PodRecord]) -> Vec<Step> {
-    let mut seen: Vec<Option<Seen>> = Vec::new();
-    let mut steps: Vec<Step> = Vec::new();
-    for (i, rec) in log.iter().enumerate() {
-        let r = rec.replica as usize;
-        if seen.len() <= r {
-            seen.resize(r + 1, None);
-        }
-        match (rec.fact, &mut seen[r]) {
-            (PodFact::Created(rs), slot) => {
-                *slot = Some(Seen {
-                    rs,
-                    serving: false,
-                    was_ready: false,
-                    deleted: false,
-                    gone: false,
-                })
-            }
-            (PodFact::Serving(on), Some(s)) => {
-                s.serving = on;
-                s.was_ready |= on;
-            }
-            (PodFact::Deleted, Some(s)) => s.deleted = true,
-            (PodFact::Gone, Some(s)) => s.gone = true,
-            (_, None) => {}
-        }
-        if log.get(i + 1).is_some_and(|next| next.at == rec.at) {
-            continue;
-        }
-        let mut pods = [[0u32; 4]; 2];
-        for s in seen.iter().flatten() {
-            if let Some(state) = s.state() {
-                pods[s.rs as usize][state as usize] += 1;
-            }
-        }
-        if steps.last().is_none_or(|last| last.pods != pods) {
-            steps.push(Step { at: rec.at, pods });
-        }
-    }
-    steps
 }
 
 /// The stack's height in pixels, Pods 0 at its bottom.
@@ -339,7 +216,7 @@ fn draw_column(svg: &mut Svg, step: &Step, to: SimTime, axis: &TimeAxis, y: &dyn
                     ("y", &Num(hi)),
                     ("width", &Num(x1 - x0)),
                     ("height", &Num(lo - hi)),
-                    ("fill", &state.color(rs)),
+                    ("fill", &color(state, rs)),
                 ],
                 &format!(
                     "{}–{}: {n} {} Pod(s) of the {rs_name} ReplicaSet",
@@ -438,7 +315,7 @@ fn draw_legend(svg: &mut Svg, top: f64) {
         svg.text(10.0, top + 10.5, name, &[("fill", &MUTED)]);
         let mut cx = 120.0;
         for state in PodState::ALL {
-            cx = swatch(svg, cx, top, state.color(rs), state.name()) + 12.0;
+            cx = swatch(svg, cx, top, color(state, rs), state.name()) + 12.0;
         }
     }
     let top = top + 2.0 * LEGEND_ROW;
@@ -453,62 +330,4 @@ fn draw_legend(svg: &mut Svg, top: f64) {
         cx = swatch(svg, cx, top, o.color(), &format!("failed: {}", o.name())) + 10.0;
     }
     svg.close();
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rec(ms: u64, replica: u32, fact: PodFact) -> PodRecord {
-        PodRecord {
-            at: SimTime(ms),
-            replica,
-            fact,
-        }
-    }
-
-    #[test]
-    fn a_surge_step_counts_each_pod_once_in_its_state() {
-        use PodFact::*;
-        use ReplicaSet::*;
-        // One old Pod Ready at 2 s; the new one created at 10 s, Ready at 13 s,
-        // when the old one is deleted; it stops serving at 14 s, is gone at 15 s.
-        let log = [
-            rec(0, 0, Created(Old)),
-            rec(2000, 0, Serving(true)),
-            rec(10_000, 1, Created(New)),
-            rec(13_000, 1, Serving(true)),
-            rec(13_000, 0, Deleted),
-            rec(14_000, 0, Serving(false)),
-            rec(15_000, 0, Gone),
-        ];
-        let steps = steps(&log);
-        let at: Vec<u64> = steps.iter().map(|s| s.at.as_millis()).collect();
-        // 14 s changes nothing drawn: a terminating Pod stays terminating.
-        assert_eq!(at, [0, 2000, 10_000, 13_000, 15_000]);
-        let s = |i: usize| steps[i].pods;
-        assert_eq!(s(0), [[0, 1, 0, 0], [0; 4]]);
-        assert_eq!(s(1), [[1, 0, 0, 0], [0; 4]]);
-        assert_eq!(s(2), [[1, 0, 0, 0], [0, 1, 0, 0]]);
-        assert_eq!(s(3), [[0, 0, 0, 1], [1, 0, 0, 0]]);
-        assert_eq!(s(4), [[0; 4], [1, 0, 0, 0]]);
-        assert_eq!(steps.iter().map(Step::total).max(), Some(2));
-    }
-
-    #[test]
-    fn a_pod_that_loses_readiness_undeleted_is_not_ready_not_starting() {
-        use PodFact::*;
-        let log = [
-            rec(0, 0, Created(ReplicaSet::Old)),
-            rec(1000, 0, Serving(true)),
-            rec(5000, 0, Serving(false)),
-            // A blip within one instant draws nothing.
-            rec(6000, 0, Serving(true)),
-            rec(6000, 0, Serving(false)),
-        ];
-        let steps = steps(&log);
-        assert_eq!(steps.len(), 3);
-        assert_eq!(steps[2].pods[0], [0, 0, 1, 0]);
-        assert_eq!(steps[2].at, SimTime(5000));
-    }
 }
