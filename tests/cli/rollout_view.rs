@@ -317,3 +317,28 @@ fn the_report_page_opens_a_rollouts_figure_with_the_stack() {
     assert_eq!(html.matches("class=\"rollout-mark\"").count(), 3);
     assert!(html.contains("the Deployment's Pods stacked by ReplicaSet and state"));
 }
+
+#[test]
+fn a_drained_pod_goes_terminating_and_its_replacement_joins_the_same_replica_set() {
+    // drain.toml: node 0 (replica 0 alone) drained at 13.056 s; the budget
+    // allows it at once. Its kubelet hears 100 ms later, preStop 3 s, drain
+    // 1 s: exit at 17.156 s, object gone 1 s later. The ReplicaSet's
+    // replacement is created in the same millisecond, after the eviction,
+    // and boots in 2 s.
+    let (_, rows) = watch("scenarios/service/drain.toml");
+    let got: Vec<String> = rows[9..]
+        .iter()
+        .map(|(p, r, s, a)| format!("{p} {r} {s} {a}"))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "old0 1/1 Terminating 13s",
+            "old3 0/1 Pending 0s",
+            "old3 0/1 ContainerCreating 0s",
+            "old3 1/1 Running 2s",
+            "old0 0/1 Completed 17s",
+            "old0 0/1 Completed 18s",
+        ]
+    );
+}
