@@ -342,3 +342,41 @@ fn a_drained_pod_goes_terminating_and_its_replacement_joins_the_same_replica_set
         ]
     );
 }
+
+#[test]
+fn a_recreate_that_fails_thousands_marks_them_per_pixel_column_and_keeps_the_count() {
+    // The bundled rollout as a Recreate under 3,000 requests/s: no endpoint
+    // for the 4.1 s between the old Pods' stop and the new ones' Ready, so
+    // far more failures than MAX_MARKS (5,000).
+    let dir = TempDir::new();
+    let text = std::fs::read_to_string(SCENARIO)
+        .unwrap()
+        .replace("rate = 50 ", "rate = 3000 ")
+        .replace("rollout = \"RollingUpdate\"", "rollout = \"Recreate\"")
+        .lines()
+        .filter(|l| !l.starts_with("max_surge") && !l.starts_with("max_unavailable"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let scenario = super::common::write(dir.path(), "recreate.toml", &text);
+    let svg_path = dir.path().join("recreate.svg");
+    let out = podsim()
+        .args(["run", "--format", "json"])
+        .arg(&scenario)
+        .args(["--svg"])
+        .arg(&svg_path)
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let failed = doc["metrics"]["failed"].as_u64().unwrap();
+    assert!(failed > 5000, "only {failed} failed");
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    let doc = parse(&svg);
+    let group = with_class(doc.root(), "failed-marks");
+    assert_eq!(group[0].attribute("data-binned"), Some("true"));
+    let marks = with_class(doc.root(), "failed");
+    assert!(marks.len() < 5000, "{} marks", marks.len());
+    assert_eq!(
+        marks.iter().map(|m| attr_u64(m, "data-count")).sum::<u64>(),
+        failed
+    );
+}

@@ -15,11 +15,12 @@
 //! alone, one step per instant at which a count changed; its Ready layers
 //! add up to the ready-endpoints line wherever both are drawn.
 
+use super::picture::MAX_MARKS;
 use super::stack::{PodState, Step, steps};
 use super::strip::Outcome;
 use crate::engine::SimTime;
-use crate::model::service::{ReplicaSet, ServiceReport};
-use crate::report::bands::{MUTED, TimeAxis, WIDTH, swatch, text_width};
+use crate::model::service::{FailedRequest, ReplicaSet, ServiceReport};
+use crate::report::bands::{MUTED, TimeAxis, swatch, text_width};
 use crate::report::svg::{Num, Svg, tick_label, ticks};
 
 /// A state's colour in ReplicaSet `rs`: the old one in blues, the new in
@@ -169,12 +170,13 @@ pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeA
             ],
         );
         svg.close();
-        // Labels alternate between two rows: the marks are often close.
+        // "available" is often close to "done": its label sits a row lower.
         let row = match m.kind {
             "available" => 1.0,
             _ => 0.0,
         };
-        let anchor = if x > WIDTH as f64 - 160.0 { "end" } else { "start" };
+        let fits = x + 4.0 + text_width(&m.label) * 11.0 / 12.0 <= axis.right_px;
+        let anchor = if fits { "start" } else { "end" };
         let dx = if anchor == "end" { -4.0 } else { 4.0 };
         svg.text(
             x + dx,
@@ -271,7 +273,10 @@ fn draw_ready_line(
     );
 }
 
-/// Each failed request a tick at its send instant, in its cause's colour.
+/// Each failed request a tick at its send instant, in its cause's colour;
+/// above `MAX_MARKS` failures, one tick per pixel column and cause (a
+/// pixel shows no more, and the picture stays small), its count in its
+/// tooltip.
 fn draw_failed(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeAxis) {
     svg.text(
         axis.left_px - 6.0,
@@ -279,23 +284,41 @@ fn draw_failed(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeAxis)
         &format!("failed requests {}", report.failures.len()),
         &[("text-anchor", &"end"), ("fill", &MUTED)],
     );
-    svg.open("g", &[("class", &"failed-marks")]);
+    let binned = report.failures.len() > MAX_MARKS;
+    svg.open("g", &[("class", &"failed-marks"), ("data-binned", &binned)]);
+    // Binned: (pixel column, cause) → the first failure there and how many.
+    let mut ticks: Vec<((i64, usize), FailedRequest, usize)> = Vec::new();
     for f in &report.failures {
+        let key = (axis.x(f.sent).floor() as i64, f.cause as usize);
+        let same = match binned {
+            true => ticks.iter_mut().rev().find(|t| t.0 == key),
+            false => None,
+        };
+        match same {
+            Some(t) => t.2 += 1,
+            None => ticks.push((key, *f, 1)),
+        }
+    }
+    for (_, f, count) in ticks {
         let x = axis.x(f.sent);
-        let color = Outcome::Failed(f.cause).color();
+        let title = match count {
+            1 => format!("sent {}, {} at {}", f.sent, f.cause.name(), f.at),
+            n => format!("{n} {} from {}", f.cause.name(), f.sent),
+        };
         svg.titled(
             "rect",
             &[
                 ("class", &"failed"),
                 ("data-cause", &f.cause.name()),
                 ("data-at", &f.sent.as_millis()),
+                ("data-count", &count),
                 ("x", &Num(x - 1.0)),
                 ("y", &Num(top)),
                 ("width", &2),
                 ("height", &Num(FAILED_LANE)),
-                ("fill", &color),
+                ("fill", &Outcome::Failed(f.cause).color()),
             ],
-            &format!("sent {}, {} at {}", f.sent, f.cause.name(), f.at),
+            &title,
         );
     }
     svg.close();
