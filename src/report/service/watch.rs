@@ -114,12 +114,12 @@ pub fn watch_lines(deployment: &str, pod: &PodSpec, report: &ServiceReport) -> V
             .unwrap_or(usize::MAX)
     };
     let mut placed = Vec::new();
-    for (r, a) in api.iter().enumerate() {
+    for (r, (a, run)) in api.iter().zip(super::replica_reports(report)).enumerate() {
         let Some((created, rs)) = a.created else {
             continue;
         };
         let name = pod_name(deployment, rs, r as u32);
-        let mut lines = kubectl::watch(pod, &pod_history(report, r, created, a.deleted));
+        let mut lines = kubectl::watch(pod, &pod_history(run, created, a.deleted));
         if let Some(first) = lines.first().cloned() {
             let added = WatchLine {
                 status: "Pending".to_string(),
@@ -150,28 +150,25 @@ pub fn watch_lines(deployment: &str, pod: &PodSpec, report: &ServiceReport) -> V
     placed.into_iter().map(|p| (p.name, p.line)).collect()
 }
 
-/// Replica `r`'s history from its creation on (times since then), with
-/// the API's deletion instant folded in as the deletion kubectl sees.
-fn pod_history(report: &ServiceReport, r: usize, created: SimTime, deleted: Option<SimTime>) -> RunReport {
+/// A replica's run with its history from its creation on (times since
+/// then), and the API's deletion instant folded in as the deletion kubectl
+/// sees.
+fn pod_history(mut run: RunReport, created: SimTime, deleted: Option<SimTime>) -> RunReport {
     let since = |at: SimTime| SimTime(at.since(created).as_millis());
-    let mut trace: Vec<TraceEntry> = report.traces[r]
-        .iter()
-        .map(|e| TraceEntry {
-            at: since(e.at),
-            ..*e
-        })
-        .collect();
+    for e in &mut run.trace {
+        e.at = since(e.at);
+    }
     if let Some(deleted) = deleted {
-        let grace = (trace.iter())
+        let grace = (run.trace.iter())
             .find_map(|e| match e.what {
                 Change::DeletionRequested { grace } => Some(grace),
                 _ => None,
             })
             .unwrap_or_default();
         let at = since(deleted);
-        let i = trace.partition_point(|e| e.at <= at);
+        let i = run.trace.partition_point(|e| e.at <= at);
         let what = Change::DeletionRequested { grace };
-        trace.insert(
+        run.trace.insert(
             i,
             TraceEntry {
                 at,
@@ -180,10 +177,7 @@ fn pod_history(report: &ServiceReport, r: usize, created: SimTime, deleted: Opti
             },
         );
     }
-    RunReport {
-        metrics: report.metrics.replicas[r],
-        trace,
-    }
+    run
 }
 
 /// `kubectl get pods -w`'s text for `report`: one header, a line per change.
