@@ -48,8 +48,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = duration_arg)]
     pub horizon: Option<SimDuration>,
 
-    /// Print what `kubectl get pod -w` would show as the Pod moves, instead
-    /// of the timeline.
+    /// Print what `kubectl get pod -w` would show as the Pod moves (for a
+    /// Service, every Pod of its Deployment), instead of the timeline.
     #[arg(long, conflicts_with = "format")]
     pub watch: bool,
 
@@ -147,7 +147,7 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
             .zip(&reports)
             .map(|(input, report)| {
                 let scenario = &input.scenario;
-                (pod_name(scenario), kubectl::watch(&scenario.run.pod, report))
+                (kube_name(scenario), kubectl::watch(&scenario.run.pod, report))
             })
             .collect();
         write!(out, "{}", kubectl::watch_text(&pods))?;
@@ -248,9 +248,10 @@ fn run_of(scenario: &Scenario, args: &RunArgs) -> podsim::model::RunSpec {
     run
 }
 
-/// The Pod's name for kubectl's NAME column: the scenario's name when it is
-/// a valid Kubernetes name, else the file name without its extension.
-fn pod_name(scenario: &Scenario) -> String {
+/// The Pod's (or a Service's Deployment's) name for kubectl's NAME column:
+/// the scenario's name when it is a valid Kubernetes name, else the file
+/// name without its extension.
+pub(super) fn kube_name(scenario: &Scenario) -> String {
     let valid = |n: &str| {
         !n.is_empty()
             && n.chars()

@@ -1,6 +1,7 @@
 //! `podsim run` for Service scenarios: the replicas behind a Service, the
 //! requests they answered and the ones that failed, as text (with the
-//! race drawn in cells) or JSON, and the race's picture with `--svg`.
+//! race drawn in cells) or JSON, the race's picture with `--svg`, and
+//! `kubectl get pods -w` for every Pod with `--watch` (a table per scenario).
 //!
 //! Invariant: a Service run is never mixed into a Pod run's output: the
 //! two kinds of scenario are refused together, so every document of one
@@ -26,14 +27,6 @@ pub fn run(scenarios: &[Scenario], args: &RunArgs, out: &mut dyn Write) -> Resul
             "{} is a Pod scenario and the others Service scenarios; run them separately",
             pod.origin
         ))
-        .into());
-    }
-    if args.watch {
-        return Err(super::UsageError(
-            "--watch follows one Pod as kubectl does; a Service scenario's race is between its \
-             endpoints and its replicas' shutdown, which the text (its chart) and --svg show"
-                .into(),
-        )
         .into());
     }
     if let Some(path) = &args.svg {
@@ -64,6 +57,15 @@ pub fn run(scenarios: &[Scenario], args: &RunArgs, out: &mut dyn Write) -> Resul
             path,
             &service::service_svg(&scenario.name, &scenario.run.pod, report),
         )?;
+    }
+    if args.watch {
+        let tables: Vec<String> = scenarios
+            .iter()
+            .zip(&reports)
+            .map(|(s, r)| service::watch::watch_text(&super::run::kube_name(s), &s.run.pod, r))
+            .collect();
+        write!(out, "{}", tables.join("\n"))?;
+        return Ok(());
     }
     match args.format {
         Format::Json => {

@@ -197,9 +197,16 @@ fn events(page: &mut String, scenario: &Scenario, text: &str) {
 fn services_section(page: &mut String, runs: &[ServiceRun]) {
     page.push_str("<section id=\"services\">\n<h2>Services</h2>\n");
     for (i, r) in runs.iter().enumerate() {
+        let m = &r.report.metrics;
+        let stack = if m.rollout.is_some() || m.drain.is_some() {
+            "the Deployment's Pods stacked by ReplicaSet and state, with the ready endpoints and \
+             the failed requests; then "
+        } else {
+            ""
+        };
         let _ = writeln!(
             page,
-            "<figure id=\"service-{i}\">\n{}<figcaption>{}: each replica's containers, when each node's \
+            "<figure id=\"service-{i}\">\n{}<figcaption>{}: {stack}each replica's containers, when each node's \
              rules dropped the deleted Pod, and every request by outcome; hover for times.</figcaption>\n</figure>",
             service::service_svg(&r.scenario.name, &r.scenario.run.pod, r.report),
             escape(&r.scenario.name)

@@ -12,6 +12,7 @@
 //!   against a run worked out by hand;
 //! - `drain`: a kubectl drain under a PodDisruptionBudget, worked by hand;
 //! - `rollout`: a Deployment rollout through `run` and `sweep`, worked by hand;
+//! - `rollout_view`: the rollout's stacked picture and `--watch` for its Pods;
 //! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
 //!   rows, determinism across thread counts, shards merged back, refusals;
 //! - `serve`: `podsim serve`'s API through a real socket;
@@ -29,6 +30,7 @@ mod pictures;
 mod replications;
 pub mod resume;
 mod rollout;
+mod rollout_view;
 mod run;
 mod serve;
 mod service_pictures;

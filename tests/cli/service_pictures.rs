@@ -320,13 +320,7 @@ fn a_busy_run_is_counted_per_pixel_column_and_stays_small() {
 }
 
 #[test]
-fn watch_and_one_picture_of_several_services_are_usage_errors() {
-    let watch = podsim()
-        .args(["run", "scenarios/service/no-prestop.toml", "--watch"])
-        .output()
-        .unwrap();
-    assert_eq!(watch.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&watch.stderr).contains("--watch follows one Pod"));
+fn one_picture_of_several_services_is_a_usage_error() {
     let dir = TempDir::new();
     let out = dir.path().join("two.svg");
     let two = podsim()

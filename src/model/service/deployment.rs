@@ -114,6 +114,9 @@ impl Rollout {
 /// A rollout's figures, for the CSV (after the Service's columns) and JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RolloutFigures {
+    /// When the rollout started, since the replicas were created: what
+    /// `rollout_ms` and `rollout_done_ms` count from (none if it never did).
+    pub started_ms: Option<u64>,
     /// Rollout start → the new ReplicaSet fully available (`kubectl rollout status` returns).
     pub rollout_ms: Option<u64>,
     /// Rollout start → the last old Pod object gone.

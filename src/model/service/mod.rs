@@ -10,8 +10,9 @@
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
 //! - `app`: a replica's serving state, the app's reaction to SIGTERM;
 //! - `outcome`: failure causes and the metrics;
-//! - `record`: what a recorded run keeps: each replica's changes (`Tap`)
-//!   and, when asked, the routing log (`Record`).
+//! - `record`: what a recorded run keeps: each replica's changes (`Tap`),
+//!   what the API showed of each Pod (`PodRecord`) and, when asked, the
+//!   routing log (`Record`).
 //! - `deployment`: a rollout as the scenario states it, and its fenceposts;
 //! - `rollout`: the Deployment controller and its ReplicaSets;
 //! - `pdb`, `drain`: a PodDisruptionBudget, the Eviction API, kubectl drain;
@@ -49,7 +50,8 @@ pub use drain::DrainFigures;
 pub use event::ServiceEvent;
 pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
-pub use record::{Record, Tap};
+pub use record::{PodFact, PodRecord, Record, Tap};
+pub use rollout::ReplicaSet;
 pub use simulator::{ServiceReport, ServiceSimulator, simulate_service};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
@@ -101,6 +103,8 @@ pub struct ServiceModel<O: Observer = ()> {
     answered_sent: Vec<SimTime>,
     /// The routing log, when one was asked for (`ServiceSimulator::keep_log`).
     log: Option<Vec<Record>>,
+    /// What the API and the slice showed of each Pod, if the observer keeps the history.
+    pod_log: Vec<PodRecord>,
     /// The Deployment, in a scenario with a rollout.
     deploy: Option<Deploy>,
 }
@@ -133,6 +137,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             failures: Vec::new(),
             answered_sent: Vec::new(),
             log: None,
+            pod_log: Vec::new(),
             deploy: None,
         };
         model.reset();
@@ -197,6 +202,7 @@ impl<O: Observer + Default> ServiceModel<O> {
         if let Some(log) = &mut self.log {
             log.clear();
         }
+        self.pod_log.clear();
         let controlled = (self.service.disruptions.iter()).any(|d| d.rollout.is_some() || d.drain.is_some());
         self.deploy = controlled.then(|| Deploy::new(replicas, nodes));
     }
@@ -209,6 +215,9 @@ impl<O: Observer + Default> ServiceModel<O> {
             return;
         }
         self.last_pod_event[r] = now;
+        if event == PodEvent::Created {
+            self.note_pod(now, r, PodFact::Created(self.replica_set_of(r)));
+        }
         self.pods[r].handle(now, event, &mut Scheduler::over(now, &mut self.scratch));
         let replica = r as u32;
         while let Some((at, event)) = self.scratch.pop() {
@@ -231,9 +240,14 @@ impl<O: Observer + Default> ServiceModel<O> {
     /// The replicas' serving state went into the slice: a new version, if
     /// the rules change, heard by each node after its propagation delay.
     fn endpoints_changed(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        for (e, rep) in self.slice.endpoints.iter_mut().zip(&self.replicas) {
-            e.serving = rep.serving();
+        for r in 0..self.replicas.len() {
+            let (e, rep) = (&mut self.slice.endpoints[r], &self.replicas[r]);
+            let was = std::mem::replace(&mut e.serving, rep.serving());
             e.listed = (e.listed || e.serving) && !rep.object_gone;
+            if was != e.serving {
+                let serving = e.serving;
+                self.note_pod(now, r, PodFact::Serving(serving));
+            }
         }
         if self.started.is_some() {
             self.ready_history.push((now, self.slice.ready_count()));
@@ -299,6 +313,7 @@ impl<O: Observer + Default> ServiceModel<O> {
         s: &mut Scheduler<'_, ServiceEvent>,
     ) {
         self.replicas[r].deletion = Some(self.deleted.len());
+        self.note_pod(now, r, PodFact::Deleted);
         self.deleted.push(Deleted {
             replica: r as u32,
             deleted_ms: now.as_millis(),
@@ -439,23 +454,6 @@ impl<O: Observer + Default> ServiceModel<O> {
         }
         (min, zero, below)
     }
-
-    /// Each failed request, when the observer keeps the history.
-    pub fn failures(&self) -> &[FailedRequest] {
-        &self.failures
-    }
-
-    /// When each answered request was sent, in the order they were
-    /// answered, when the observer keeps the history: with `failures`,
-    /// every request the picture's strip draws.
-    pub fn answered_sent(&self) -> &[SimTime] {
-        &self.answered_sent
-    }
-
-    /// What replica `r`'s observer kept.
-    pub fn replica_observer(&self, r: usize) -> &O {
-        &self.pods[r].observer().inner
-    }
 }
 
 impl<O: Observer + Default> Model for ServiceModel<O> {
@@ -497,6 +495,7 @@ impl<O: Observer + Default> Model for ServiceModel<O> {
             ServiceEvent::IdleExpired { conn, .. } => self.idle_expired(conn, now, s),
             ServiceEvent::ObjectDeleted { replica } => {
                 self.replicas[replica as usize].object_gone = true;
+                self.note_pod(now, replica as usize, PodFact::Gone);
                 self.endpoints_changed(now, s);
                 self.pod_gone(now, s);
                 self.maybe_settle(now);

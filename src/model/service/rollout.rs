@@ -33,8 +33,8 @@ use crate::model::pod::PodModel;
 use crate::model::spec::{PodSpec, RunSpec};
 
 /// Which ReplicaSet a Pod belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Rs {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReplicaSet {
     /// The one the scenario's replicas started in.
     Old = 0,
     /// The rollout's.
@@ -44,7 +44,7 @@ pub(super) enum Rs {
 /// What the controller knows of one Pod (by replica index).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Member {
-    rs: Rs,
+    rs: ReplicaSet,
     /// The node it runs on.
     pub node: u32,
     created: SimTime,
@@ -99,7 +99,7 @@ impl Deploy {
     /// r on node r mod `nodes`.
     pub fn new(replicas: u32, nodes: u32) -> Deploy {
         let member = |r: u32| Member {
-            rs: Rs::Old,
+            rs: ReplicaSet::Old,
             node: r % nodes,
             created: SimTime::ZERO,
             ready_since: None,
@@ -132,6 +132,15 @@ impl Deploy {
 }
 
 impl<O: Observer + Default> ServiceModel<O> {
+    /// The ReplicaSet replica `r` belongs to: the old one outside a
+    /// rollout's new Pods (a scenario without a Deployment included).
+    pub(super) fn replica_set_of(&self, r: usize) -> ReplicaSet {
+        self.deploy
+            .as_ref()
+            .and_then(|d| d.members.get(r))
+            .map_or(ReplicaSet::Old, |m| m.rs)
+    }
+
     /// The Pod template replica `r` was made from, as written.
     pub(super) fn template_of(&self, r: usize) -> &PodSpec {
         match &self.deploy {
@@ -139,7 +148,7 @@ impl<O: Observer + Default> ServiceModel<O> {
                 members,
                 plan: Some(plan),
                 ..
-            }) if members[r].rs == Rs::New => &plan.template,
+            }) if members[r].rs == ReplicaSet::New => &plan.template,
             _ => &self.run.pod,
         }
     }
@@ -314,7 +323,7 @@ impl<O: Observer + Default> ServiceModel<O> {
         let replicas = self.service.replicas.max(1);
         let running = self.deploy.as_ref().is_some_and(|d| {
             (d.members.iter().enumerate())
-                .any(|(r, m)| m.rs == Rs::Old && !m.stopped && !self.replicas[r].object_gone)
+                .any(|(r, m)| m.rs == ReplicaSet::Old && !m.stopped && !self.replicas[r].object_gone)
         });
         let Some(Deploy { spec, .. }) = &mut self.deploy else {
             return false;
@@ -337,7 +346,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             return;
         };
         let (active, _) = self.counts(now);
-        for rs in [Rs::Old, Rs::New] {
+        for rs in [ReplicaSet::Old, ReplicaSet::New] {
             let (want, have) = (spec[rs as usize], active[rs as usize]);
             for _ in have..want {
                 self.create_pod(rs, now, s);
@@ -358,7 +367,7 @@ impl<O: Observer + Default> ServiceModel<O> {
     /// Pending before Running, not Ready before Ready, more Pods of the
     /// Deployment on the same node first, Ready for less time, more
     /// restarts, newer.
-    fn victims(&self, rs: Rs, count: usize) -> Vec<usize> {
+    fn victims(&self, rs: ReplicaSet, count: usize) -> Vec<usize> {
         let Some(deploy) = &self.deploy else {
             return Vec::new();
         };
@@ -394,13 +403,13 @@ impl<O: Observer + Default> ServiceModel<O> {
     /// A new Pod of `rs`, created now, placed on the next node round robin
     /// that is not cordoned; with every node cordoned it could never be
     /// scheduled, and is not made.
-    fn create_pod(&mut self, rs: Rs, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+    fn create_pod(&mut self, rs: ReplicaSet, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let Some(node) = self.deploy.as_mut().and_then(Deploy::next_node) else {
             return;
         };
         let r = self.pods.len() as u32;
         let template = match (rs, self.deploy.as_ref().and_then(|d| d.plan.as_ref())) {
-            (Rs::New, Some(plan)) => &plan.template,
+            (ReplicaSet::New, Some(plan)) => &plan.template,
             _ => &self.run.pod,
         };
         let pod = replica_pod(template, self.service.app.on_sigterm);
@@ -438,7 +447,8 @@ impl<O: Observer + Default> ServiceModel<O> {
         let replicas = self.service.replicas.max(1);
         let (active, available) = self.counts(now);
         let old_left = self.deploy.as_ref().is_some_and(|d| {
-            (d.members.iter().enumerate()).any(|(r, m)| m.rs == Rs::Old && !self.replicas[r].object_gone)
+            (d.members.iter().enumerate())
+                .any(|(r, m)| m.rs == ReplicaSet::Old && !self.replicas[r].object_gone)
         });
         let Some(Deploy {
             plan: Some(plan),
@@ -476,6 +486,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             at.map(|t| t.since(plan.started).as_millis())
         };
         Some(RolloutFigures {
+            started_ms: d.plan.as_ref().map(|p| p.started.as_millis()),
             rollout_ms: since(d.plan.as_ref().and_then(|p| p.complete)),
             rollout_done_ms: since(d.plan.as_ref().and_then(|p| p.done)),
             peak_pods: d.peak_live,

@@ -1,7 +1,7 @@
 //! Running a Service: the simulator a sweep reuses run after run, and one
 //! recorded run for `podsim run`.
 
-use super::{FailedRequest, ServiceEvent, ServiceMetrics, ServiceModel, When};
+use super::{FailedRequest, PodRecord, ServiceEvent, ServiceMetrics, ServiceModel, When};
 use crate::engine::{SimDuration, SimTime, Simulation};
 use crate::model::event::PodEvent;
 use crate::model::history::{Observer, Trace};
@@ -85,6 +85,10 @@ pub struct ServiceReport {
     pub failures: Vec<FailedRequest>,
     /// When each answered request was sent, in the order they were answered.
     pub answered: Vec<SimTime>,
+    /// What the API and the slice showed of each Pod, in the order it happened.
+    pub pods: Vec<PodRecord>,
+    /// Ready endpoints in the slice from the traffic's start, at each change.
+    pub ready_endpoints: Vec<(SimTime, u32)>,
 }
 
 /// Simulates the Service of `run` once, recording its history.
@@ -98,6 +102,8 @@ pub fn simulate_service(run: &RunSpec) -> ServiceReport {
             .collect(),
         failures: model.failures().to_vec(),
         answered: model.answered_sent().to_vec(),
+        pods: model.pod_log().to_vec(),
+        ready_endpoints: model.ready_history().to_vec(),
         metrics,
     }
 }

@@ -3,7 +3,10 @@
 //! termination), every failed request with its time and cause, and each
 //! replica's own event timeline; as text, or as one JSON document. The
 //! race's pictures have rooms of their own: `picture` (SVG), `chart`
-//! (terminal cells), both reading the requests through `strip`.
+//! (terminal cells), both reading the requests through `strip`; a
+//! Deployment's Pods stacked by ReplicaSet and state (`rollout`, reading
+//! `stack`), at the
+//! top of its picture; and `kubectl get pods -w` for every Pod (`watch`).
 //!
 //! Invariant: the metric keys are `ServiceMetrics::NAMES`, in that order,
 //! then for a rollout `RolloutFigures::NAMES`: the CSV's columns, so JSON
@@ -11,7 +14,10 @@
 
 mod chart;
 mod picture;
+pub mod rollout;
+pub mod stack;
 pub mod strip;
+pub mod watch;
 
 use std::fmt::Write;
 

@@ -3,7 +3,9 @@
 //! its kube-proxy still sent new connections to each deleted Pod, and the
 //! request strip — one mark per request at the instant it was sent, a lane
 //! per outcome (answered, then each cause that failed any) — on one time
-//! axis, with `kubectl delete` drawn across the nodes and the strip.
+//! axis, with `kubectl delete` drawn across the nodes and the strip. A
+//! rollout's or a drain's picture opens with the Deployment's stack
+//! (`rollout`) on the same axis.
 //!
 //! Invariant: everything drawn comes from the run's one record (the
 //! replicas' histories, `ServiceMetrics::deleted`, the answered and failed
@@ -65,7 +67,11 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
         .collect();
     let nodes = m.deleted.first().map_or(0, |d| d.rules_dropped_ms.len());
 
-    let blocks_top = TOP + TITLE_ROW;
+    // A Deployment's run (a rollout or a drain) opens with its Pods stacked
+    // by ReplicaSet and state: the whole story first, each Pod's detail below.
+    let stacked = m.rollout.is_some() || m.drain.is_some();
+    let stack_top = TOP + TITLE_ROW;
+    let blocks_top = stack_top + if stacked { super::rollout::height() } else { 0.0 };
     let nodes_top = blocks_top + blocks.height();
     let strip_top = nodes_top + TITLE_ROW + ROW * nodes as f64 + GAP / 2.0;
     let strip_bottom = strip_top + TITLE_ROW + ROW * lanes.len() as f64;
@@ -86,6 +92,9 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
         &[("text-anchor", &"end"), ("fill", &MUTED), ("class", &"summary")],
     );
     axis.draw_grid(&mut svg, blocks_top, strip_bottom);
+    if stacked {
+        super::rollout::draw(&mut svg, report, stack_top, &axis);
+    }
     blocks.draw(&mut svg, blocks_top, &axis);
     draw_nodes(&mut svg, &m.deleted, nodes, nodes_top, end, &axis);
     draw_strip(&mut svg, &requests, &lanes, &totals, strip_top, &axis);
