@@ -121,14 +121,7 @@ const WITH_SIDECAR: &str = r#"
 "#;
 
 fn exit_rule(action: Action, container: Option<u32>, is_in: bool, values: &[i32]) -> FailureRule {
-    FailureRule {
-        action,
-        on: Requirement::ExitCodes {
-            container: container.map(ContainerId),
-            is_in,
-            values: values.to_vec(),
-        },
-    }
+    FailureRule::on_exit_codes(action, container.map(ContainerId), is_in, values)
 }
 
 #[test]

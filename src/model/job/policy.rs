@@ -81,6 +81,26 @@ impl Action {
     }
 }
 
+impl FailureRule {
+    /// An `onExitCodes` rule: `container`'s (or any container's) non-zero
+    /// exit code is (`is_in`) or is not among `values`.
+    pub fn on_exit_codes(
+        action: Action,
+        container: Option<ContainerId>,
+        is_in: bool,
+        values: &[i32],
+    ) -> Self {
+        FailureRule {
+            action,
+            on: Requirement::ExitCodes {
+                container,
+                is_in,
+                values: values.to_vec(),
+            },
+        }
+    }
+}
+
 /// `onExitCodes` or `onPodConditions`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Requirement {
@@ -206,14 +226,7 @@ mod tests {
     }
 
     fn exit_rule(action: Action, container: Option<u32>, is_in: bool, values: &[i32]) -> FailureRule {
-        FailureRule {
-            action,
-            on: Requirement::ExitCodes {
-                container: container.map(ContainerId),
-                is_in,
-                values: values.to_vec(),
-            },
-        }
+        FailureRule::on_exit_codes(action, container.map(ContainerId), is_in, values)
     }
 
     #[test]

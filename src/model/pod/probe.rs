@@ -184,6 +184,7 @@ impl<O: Observer> PodModel<O> {
 
     /// (Re)plans the worker of `kind` from `now`: a new stretch, and the
     /// tick that will decide something in it, if any (R28–R31, R53).
+    #[inline]
     pub(super) fn plan_probe(
         &mut self,
         id: ContainerId,
@@ -191,9 +192,21 @@ impl<O: Observer> PodModel<O> {
         now: SimTime,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
-        let Some(probe) = self.spec_of(id).probe(kind).copied() else {
-            return;
-        };
+        // Most containers have no probe of this kind: that check stays inline.
+        if let Some(probe) = self.spec_of(id).probe(kind).copied() {
+            self.plan_probe_of(id, kind, probe, now, s);
+        }
+    }
+
+    #[inline(never)]
+    fn plan_probe_of(
+        &mut self,
+        id: ContainerId,
+        kind: ProbeKind,
+        probe: Probe,
+        now: SimTime,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
         self.end_stretch(id, kind, now);
         if !self.probing(id, kind) {
             return;
@@ -248,10 +261,17 @@ impl<O: Observer> PodModel<O> {
     /// A kubelet sync generated the Pod's status (R52): every started
     /// container whose readiness is not Success gets a readiness run now,
     /// and its ticker restarts from now (`probeTicker.Reset`).
+    #[inline]
     pub(super) fn synced(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        if self.awaiting_readiness == 0 {
-            return;
+        // No container waits for its readiness: nothing to run, and that
+        // check stays inline in every handler that syncs.
+        if self.awaiting_readiness != 0 {
+            self.run_readiness(now, s);
         }
+    }
+
+    #[inline(never)]
+    fn run_readiness(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         for id in self.ids() {
             let c = self.container(id);
             let due = self.spec_of(id).probe(ProbeKind::Readiness).is_some()
