@@ -16,6 +16,7 @@ mod metrics;
 mod pod;
 pub mod service;
 mod spec;
+mod version;
 
 pub use dist::{Dist, Probability, Z99, normal_cdf, normal_quantile};
 pub use draw::{DrawKey, Stream, name_hash};

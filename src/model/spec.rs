@@ -8,6 +8,7 @@ use super::dist::{Dist, Probability};
 use super::draw::Stream;
 use super::job::JobSpec;
 use super::service::ServiceSpec;
+pub use super::version::KubeVersion;
 use crate::engine::{DEFAULT_HORIZON, SimDuration};
 
 /// Index of a container in `PodSpec::containers`, which is declaration order.
@@ -257,49 +258,6 @@ pub enum PodMode {
     Service,
     /// A Job's Pod: it completes when its apps have exited (R43–R45).
     Job,
-}
-
-/// The Kubernetes minor version whose kubelet is simulated (1.x).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct KubeVersion(pub u32);
-
-impl KubeVersion {
-    /// The newest release `kubelet-semantics.md` describes.
-    pub const NEWEST: KubeVersion = KubeVersion(36);
-    /// The oldest release podsim knows.
-    pub const OLDEST: KubeVersion = KubeVersion(20);
-
-    /// Native sidecars exist from 1.28 (alpha, gate SidecarContainers; on by default from 1.29).
-    pub fn has_native_sidecars(self) -> bool {
-        self.0 >= 28
-    }
-
-    /// A container's own `restartPolicy` and rules exist from 1.34 (alpha,
-    /// ContainerRestartRules; on by default from 1.35), R60.
-    pub fn has_container_restart_policy(self) -> bool {
-        self.0 >= 34
-    }
-
-    /// Sidecars are stopped after the apps, in reverse order, from 1.29 (R36).
-    pub fn orders_sidecar_termination(self) -> bool {
-        self.0 >= 29
-    }
-
-    /// `crashLoopBackOff.maxContainerRestartPeriod` exists from 1.32 (alpha)
-    /// and is on by default from 1.35 (R18).
-    pub fn configurable_backoff_cap(self) -> Option<&'static str> {
-        match self.0 {
-            0..=31 => None,
-            32..=34 => Some("alpha: needs the KubeletCrashLoopBackOffMax feature gate"),
-            _ => Some("beta, on by default"),
-        }
-    }
-}
-
-impl Default for KubeVersion {
-    fn default() -> Self {
-        KubeVersion::NEWEST
-    }
 }
 
 /// One container's script: how long each phase of its life takes. `Debug`

@@ -1,0 +1,49 @@
+//! Which Kubernetes release's kubelet a Pod runs under, and what each
+//! release can do: the version facts the rules (`scenario::rules`) and the
+//! model (sidecar ordering, the back-off cap) ask, in one place.
+//!
+//! Invariant: a feature's first release is written once, here; every check
+//! of it is one of these methods.
+
+/// The Kubernetes minor version whose kubelet is simulated (1.x).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KubeVersion(pub u32);
+
+impl KubeVersion {
+    /// The newest release `kubelet-semantics.md` describes.
+    pub const NEWEST: KubeVersion = KubeVersion(36);
+    /// The oldest release podsim knows.
+    pub const OLDEST: KubeVersion = KubeVersion(20);
+
+    /// Native sidecars exist from 1.28 (alpha, gate SidecarContainers; on by default from 1.29).
+    pub fn has_native_sidecars(self) -> bool {
+        self.0 >= 28
+    }
+
+    /// A container's own `restartPolicy` and rules exist from 1.34 (alpha,
+    /// ContainerRestartRules; on by default from 1.35), R60.
+    pub fn has_container_restart_policy(self) -> bool {
+        self.0 >= 34
+    }
+
+    /// Sidecars are stopped after the apps, in reverse order, from 1.29 (R36).
+    pub fn orders_sidecar_termination(self) -> bool {
+        self.0 >= 29
+    }
+
+    /// `crashLoopBackOff.maxContainerRestartPeriod` exists from 1.32 (alpha)
+    /// and is on by default from 1.35 (R18).
+    pub fn configurable_backoff_cap(self) -> Option<&'static str> {
+        match self.0 {
+            0..=31 => None,
+            32..=34 => Some("alpha: needs the KubeletCrashLoopBackOffMax feature gate"),
+            _ => Some("beta, on by default"),
+        }
+    }
+}
+
+impl Default for KubeVersion {
+    fn default() -> Self {
+        KubeVersion::NEWEST
+    }
+}

@@ -1,0 +1,151 @@
+//! `run`'s unit tests, beside it so the module stays readable.
+
+use super::*;
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+fn seed_grid(axes: &str) -> Grid {
+    let text = format!("base = \"seed-side-by-side.toml\"\n[axes]\n{axes}");
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let base = crate::scenario::Scenario::load(&folder.join("seed-side-by-side.toml")).unwrap();
+    Grid::parse(&text, "g.toml", base, &folder).unwrap()
+}
+
+fn csv_of(grid: &Grid, runs: Range<u64>, threads: usize) -> String {
+    let mut out = Vec::new();
+    let sinks = Sinks {
+        csv: &mut out,
+        summary: None,
+    };
+    run(grid, runs, threads, sinks, &mut |_| ControlFlow::Continue(())).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn rows_match_single_runs_of_the_same_spec() {
+    // Side by side, web boot 2s: web started at 4s, proxy at 5s: exposed 1s.
+    let grid = seed_grid("\"containers.web.boot\" = [\"1s\", \"2s\"]");
+    let text = csv_of(&grid, 0..2, 1);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "run,containers.web.boot_ms,ready_ms,exposed_startup_ms,exposed_shutdown_ms,exposed_total_ms,termination_ms,completed_ms,restarts,sigkilled,phase,outcome,end_ms"
+    );
+    assert_eq!(
+        lines[1],
+        "0,1000,5000,2000,2000,4000,3000,13000,0,0,Succeeded,settled,13000"
+    );
+    assert_eq!(
+        lines[2],
+        "1,2000,5000,1000,2000,3000,3000,13000,0,0,Succeeded,settled,13000"
+    );
+}
+
+#[test]
+fn chunks_and_threads_do_not_change_the_bytes() {
+    let grid = seed_grid(
+        "\"containers.proxy.boot\" = { from = \"0s\", to = \"6s\", step = \"250ms\" }\n\
+         \"containers.web.drain\" = { from = \"0s\", to = \"5s\", step = \"1s\" }\n\
+         \"containers.proxy.fails\" = [0, 2, 5]\n\"horizon\" = [\"20s\", \"1h\"]",
+    );
+    let all = csv_of(&grid, 0..grid.runs(), 1);
+    assert_eq!(all.lines().count() as u64, grid.runs() + 1);
+    assert_eq!(csv_of(&grid, 0..grid.runs(), 3), all);
+    // A range that starts mid-chunk gives the same rows as the full run.
+    let part = csv_of(&grid, 100..300, 2);
+    let rows: Vec<&str> = all.lines().skip(101).take(200).collect();
+    assert_eq!(part.lines().skip(1).collect::<Vec<_>>(), rows);
+}
+
+#[test]
+fn a_service_grid_is_the_same_on_any_thread_count() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/service");
+    let base = crate::scenario::Scenario::load(&folder.join("no-prestop.toml")).unwrap();
+    let text = "base = \"no-prestop.toml\"\n[axes]\n\"service.propagation\" = [\"tiny\", \"medium\"]\n\
+                \"traffic.connections\" = [\"new\", \"keep-alive\"]\n\"seed\" = { from = 0, to = 9, step = 1 }\n";
+    let grid = Grid::parse(text, "g.toml", base, &folder).unwrap();
+    let one = csv_of(&grid, 0..grid.runs(), 1);
+    assert_eq!(csv_of(&grid, 0..grid.runs(), 3), one);
+    assert!(
+        one.starts_with("run,service.propagation,traffic.connections,seed,ready_ms,requests,failed,")
+    );
+    // Seeds differ: the runs are not all one.
+    let failed: std::collections::BTreeSet<&str> = one
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(6).unwrap())
+        .collect();
+    assert!(failed.len() > 1, "{one}");
+}
+
+#[test]
+fn a_break_from_progress_stops_the_sweep_after_whole_chunks() {
+    let grid = seed_grid("\"containers.web.boot\" = { from = \"0s\", to = \"100s\", step = \"1ms\" }");
+    let mut out = Vec::new();
+    let stop_at = 3 * CHUNK_RUNS;
+    let sinks = Sinks {
+        csv: &mut out,
+        summary: None,
+    };
+    let e = run(&grid, 0..grid.runs(), 2, sinks, &mut |at| {
+        if at.rows() >= stop_at {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .unwrap_err();
+    let SweepError::Interrupted { rows } = e else {
+        panic!("{e}")
+    };
+    // Chunks already waiting in the window are written in one go; no more.
+    assert!(
+        rows >= stop_at && rows <= stop_at + 2 * WINDOW_PER_THREAD * CHUNK_RUNS,
+        "{rows}"
+    );
+    assert_eq!(rows % CHUNK_RUNS, 0);
+    assert_eq!(out.iter().filter(|&&b| b == b'\n').count() as u64, rows + 1);
+}
+
+#[test]
+fn the_digest_is_that_of_the_bytes_written() {
+    let grid = seed_grid("\"containers.web.boot\" = [\"1s\", \"2s\"]");
+    let mut out = Vec::new();
+    let sinks = Sinks {
+        csv: &mut out,
+        summary: None,
+    };
+    let written = run(&grid, 0..2, 1, sinks, &mut |_| ControlFlow::Continue(()))
+        .unwrap()
+        .csv;
+    assert_eq!(written.bytes, out.len() as u64);
+    assert_eq!(written.sha256, <[u8; 32]>::from(Sha256::digest(&out)));
+}
+
+#[test]
+fn a_failing_sink_stops_the_sweep_with_its_error() {
+    struct Full;
+    impl Write for Full {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let grid = seed_grid("\"containers.web.boot\" = { from = \"0s\", to = \"100s\", step = \"1ms\" }");
+    let sinks = Sinks {
+        csv: &mut Full,
+        summary: None,
+    };
+    let e = run(
+        &grid,
+        0..grid.runs(),
+        2,
+        sinks,
+        &mut |_| ControlFlow::Continue(()),
+    )
+    .unwrap_err();
+    let SweepError::Io(cause) = e else { panic!("{e}") };
+    assert_eq!(cause.to_string(), "disk full");
+}
