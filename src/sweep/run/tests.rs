@@ -66,9 +66,7 @@ fn a_service_grid_is_the_same_on_any_thread_count() {
     let grid = Grid::parse(text, "g.toml", base, &folder).unwrap();
     let one = csv_of(&grid, 0..grid.runs(), 1);
     assert_eq!(csv_of(&grid, 0..grid.runs(), 3), one);
-    assert!(
-        one.starts_with("run,service.propagation,traffic.connections,seed,ready_ms,requests,failed,")
-    );
+    assert!(one.starts_with("run,service.propagation,traffic.connections,seed,ready_ms,requests,failed,"));
     // Seeds differ: the runs are not all one.
     let failed: std::collections::BTreeSet<&str> = one
         .lines()

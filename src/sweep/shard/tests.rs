@@ -113,9 +113,7 @@ fn merging_names_missing_and_duplicate_runs_by_number() {
         merge_error(vec![input(0..5, 5, &[0, 3, 4])]),
         "s0.csv: runs 1 to 2 are missing"
     );
-    assert!(
-        merge_error(vec![input(0..5, 5, &[0, 1, 2])]).starts_with("s0.csv: runs 3 to 4 are missing;")
-    );
+    assert!(merge_error(vec![input(0..5, 5, &[0, 1, 2])]).starts_with("s0.csv: runs 3 to 4 are missing;"));
 }
 
 #[test]
