@@ -8,7 +8,7 @@
 
 use k8s_openapi::api::batch::v1::JobSpec as K8sJobSpec;
 
-use super::yaml::{Document, Stream};
+use super::yaml::{Document, Stream, dotted};
 use crate::model::RunSpec;
 use crate::model::job::{FailureRule, Requirement};
 use crate::scenario::diagnostic::Diagnostic;
@@ -28,7 +28,7 @@ pub fn read(
     let error = |rest: &[&str], message: String| {
         let p = path(rest);
         let p: Vec<&str> = p.iter().map(String::as_str).collect();
-        stream.error(doc.value_offset(&p), format!("{}: {message}", p.join(".")))
+        stream.error(doc.value_offset(&p), format!("{}: {message}", dotted(&p)))
     };
     let count = |value: Option<i32>, key: &str| match value {
         Some(n) if n < 0 => Err(error(&[key], format!("{n} is negative; write 0 or more"))),
