@@ -333,7 +333,7 @@ impl<O: Observer> JobSimulator<O> {
             }
             // J5: the policy looks at Failed Pods only (and needs Never).
             let failed = FailedPod {
-                exits: watch.exits.clone(),
+                exits: &watch.exits,
                 initialized: !watch.init_failed,
             };
             pod.fired = matches(&job.pod_failure_policy, &self.pods.spec().pod, &failed);

@@ -128,15 +128,15 @@ pub struct ConditionPattern {
 }
 
 /// How a failed Pod ended, as the Job controller reads its status.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FailedPod {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FailedPod<'a> {
     /// Each container's exit code if its last instance terminated, by index.
-    pub exits: Vec<Option<i32>>,
+    pub exits: &'a [Option<i32>],
     /// Every regular init container completed (the `Initialized` condition).
     pub initialized: bool,
 }
 
-impl FailedPod {
+impl FailedPod<'_> {
     /// The conditions a failed Pod reports, with their status: scheduled,
     /// initialized if its init containers completed, and neither ready nor
     /// with its containers ready (the kubelet sets both False when the Pod
@@ -166,7 +166,7 @@ pub struct Fired {
 }
 
 /// The first rule that matches `pod`, if any (`matchPodFailurePolicy`).
-pub fn matches(rules: &[FailureRule], spec: &PodSpec, pod: &FailedPod) -> Option<Fired> {
+pub fn matches(rules: &[FailureRule], spec: &PodSpec, pod: &FailedPod<'_>) -> Option<Fired> {
     rules.iter().enumerate().find_map(|(index, rule)| {
         let fired = |exit| Fired {
             rule: index,
@@ -233,7 +233,7 @@ mod tests {
     fn exit_code_zero_never_matches_and_apps_are_looked_at_before_sidecars() {
         // main failed 42, the proxy was SIGKILLed (137) while stopping.
         let failed = FailedPod {
-            exits: vec![Some(137), Some(42)],
+            exits: &[Some(137), Some(42)],
             initialized: true,
         };
         let not_in_zero = [exit_rule(Action::FailJob, None, false, &[0])];
@@ -254,7 +254,7 @@ mod tests {
         assert_eq!(matches(&named, &pod(), &failed), None);
         // A proxy that stopped with 0 gives a NotIn rule nothing to match.
         let clean = FailedPod {
-            exits: vec![Some(0), Some(42)],
+            exits: &[Some(0), Some(42)],
             initialized: true,
         };
         assert_eq!(matches(&trap, &pod(), &clean), None);
@@ -263,7 +263,7 @@ mod tests {
     #[test]
     fn the_first_matching_rule_decides_and_conditions_match_type_and_status() {
         let failed = FailedPod {
-            exits: vec![Some(0), Some(1)],
+            exits: &[Some(0), Some(1)],
             initialized: true,
         };
         let condition = |t: &str, s: &str| FailureRule {
@@ -286,7 +286,7 @@ mod tests {
         );
         assert_eq!(matches(&[condition("Ready", "True")], &pod(), &failed), None);
         let in_init = FailedPod {
-            exits: vec![None, None],
+            exits: &[None, None],
             initialized: false,
         };
         assert!(matches(&[condition("Initialized", "False")], &pod(), &in_init).is_some());
