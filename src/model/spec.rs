@@ -8,6 +8,7 @@ use super::dist::{Dist, Probability};
 use super::draw::Stream;
 use super::job::JobSpec;
 use super::service::ServiceSpec;
+use super::stop::Drain;
 pub use super::version::KubeVersion;
 use crate::engine::{DEFAULT_HORIZON, SimDuration};
 
@@ -271,8 +272,8 @@ pub struct ContainerSpec {
     /// Init: start → exit 0. Sidecar and app: start → started. Drawn
     /// anew for each attempt, like every `Dist` of the container.
     pub boot: Dist,
-    /// SIGTERM → exit.
-    pub drain: Dist,
+    /// SIGTERM → exit, or never (R55).
+    pub drain: Drain,
     /// Duration of the preStop hook; fixed at zero means no hook.
     pub pre_stop: Dist,
     /// The first `fails` attempts exit 1 at the end of boot.
@@ -325,7 +326,7 @@ impl ContainerSpec {
             name: name.to_string(),
             kind,
             boot: Dist::Fixed(boot),
-            drain: Dist::default(),
+            drain: Drain::default(),
             pre_stop: Dist::default(),
             fails: 0,
             fail_probability: Probability::NEVER,

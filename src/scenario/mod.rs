@@ -305,6 +305,7 @@ mod registry {
             Unit::Rate => ("8.3", "8.3"),
             Unit::Propagation => ("\"medium\"", "medium"),
             Unit::Scaled => ("\"50%\"", "50%"),
+            Unit::Drain => ("\"never\"", "never"),
         }
     }
 

@@ -16,6 +16,7 @@ use crate::model::draw::DrawKey;
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer};
 use crate::model::spec::{ContainerId, ContainerKind};
+use crate::model::stop::Drain;
 
 /// The kubelet's per-container minimum stop timeout (`minimumGracePeriodInSeconds`, R35).
 const MIN_STOP_TIMEOUT: SimDuration = SimDuration::from_secs(2);
@@ -230,26 +231,29 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         let timeout = budget.max(MIN_STOP_TIMEOUT);
-        let drain = self.draw(id, DrawKey::Drain, &self.spec_of(id).drain);
+        // R55: a process that ignores the signal lives until SIGKILL.
+        let drain = match &self.spec_of(id).drain {
+            Drain::After(dist) => Some(self.draw(id, DrawKey::Drain, dist)),
+            Drain::Never => None,
+        };
         let attempt = self.enter_stop(id, by, Stop::Draining);
         self.emit(now, Some(id), Change::Sigterm { timeout });
         self.probes_see_sigterm(id, now, s);
-        let (after, event) = if drain <= timeout {
-            (
+        let (after, event) = match drain {
+            Some(drain) if drain <= timeout => (
                 drain,
                 PodEvent::Drained {
                     container: id,
                     attempt,
                 },
-            )
-        } else {
-            (
+            ),
+            _ => (
                 timeout,
                 PodEvent::Killed {
                     container: id,
                     attempt,
                 },
-            )
+            ),
         };
         s.after(after, event);
     }

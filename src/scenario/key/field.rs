@@ -382,7 +382,8 @@ impl Field {
             | Field::GracePeriod
             | Field::Every
             | Field::MinReadySeconds => Unit::Millis,
-            Field::Boot | Field::Drain | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
+            Field::Boot | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
+            Field::Drain => Unit::Drain,
             Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
             Field::Rate => Unit::Rate,
             Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
@@ -473,7 +474,9 @@ impl Field {
             Field::Boot => {
                 "init: start → exit 0; sidecar, app: start → started (with probes: start → answers them); a distribution draws it for each attempt"
             }
-            Field::Drain => "SIGTERM → exit; default 0s; or a distribution",
+            Field::Drain => {
+                "SIGTERM → exit; default 0s; or a distribution; or \"never\": it ignores SIGTERM and SIGKILL ends it (exit 137)"
+            }
             Field::PreStop => "how long the preStop hook runs; default 0s (no hook); or a distribution",
             Field::Fails => "the first N attempts exit 1 at the end of boot; default 0",
             Field::FailProbability => {

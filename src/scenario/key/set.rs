@@ -132,7 +132,7 @@ impl Key {
             (_, None) => {}
             (Field::Kind, Some(c)) => c.kind = KINDS[word.min(2)],
             (Field::Boot, Some(c)) => c.boot = value.into_dist(),
-            (Field::Drain, Some(c)) => c.drain = value.into_dist(),
+            (Field::Drain, Some(c)) => c.drain = value.into_drain(),
             (Field::PreStop, Some(c)) => c.pre_stop = value.into_dist(),
             (Field::Fails, Some(c)) => c.fails = count,
             (Field::FailProbability, Some(c)) => c.fail_probability = chance,

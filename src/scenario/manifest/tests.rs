@@ -88,7 +88,7 @@ fn the_overlay_wins_over_annotations() {
     .unwrap();
     let s = parse(POD, "pod.yaml", Some(&overlay)).unwrap();
     assert_eq!(s.run.pod.containers[2].boot, SimDuration::from_secs(7));
-    assert_eq!(s.run.pod.containers[2].drain, SimDuration::from_secs(3));
+    assert_eq!(s.run.pod.containers[2].drain, SimDuration::from_secs(3).into());
     assert_eq!(
         s.run.pod.deletion,
         Deletion::AfterReady(SimDuration::from_secs(1))
