@@ -52,8 +52,9 @@ pub enum Rule {
     /// Native sidecars (`restartPolicy: Always` on an init container) need
     /// Kubernetes 1.28 or later (behind a feature gate there, on by default from 1.29).
     NativeSidecarsNeed128(KubeVersion),
-    /// `run`/`exit_code` are for apps (a sidecar or init does not finish by itself).
-    AppsOnly(Field, ContainerKind),
+    /// `run`/`exit_code` on a regular init container: its `boot` is its
+    /// whole run already, and `fails` its failures (R56).
+    RunOnInit(Field),
     /// `exit_code` without `run`: an app that never finishes has no exit code.
     ExitCodeNeedsRun,
     /// A process exits with 0 to 255; Kubernetes reports nothing else.
@@ -133,10 +134,10 @@ impl SpecProblem {
                     "list the container under containers instead"
                 }
             ),
-            Rule::AppsOnly(field, kind) => format!(
-                "container \"{name}\": {} is for app containers (a {} does not finish by itself)",
-                field.name(),
-                kind.name()
+            Rule::RunOnInit(field) => format!(
+                "container \"{name}\": {} does not apply to an init container: its boot is its whole run \
+                 (it exits 0 when boot is over; `fails` makes attempts exit 1)",
+                field.name()
             ),
             Rule::ExitCodeOver255(field, code) => format!(
                 "container \"{name}\": {} {code} is not an exit code; a process exits with 0 to 255",
@@ -243,13 +244,15 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
     if c.kind == ContainerKind::Sidecar && !spec.kubernetes.has_native_sidecars() {
         return Err((Some(Field::Kind), Rule::NativeSidecarsNeed128(spec.kubernetes)));
     }
-    if c.kind != ContainerKind::App && (c.run.is_some() || c.exit_code != 0) {
+    // R56: a sidecar may exit on its own (and restarts); an init
+    // container's run is its boot.
+    if c.kind == ContainerKind::Init && (c.run.is_some() || c.exit_code != 0) {
         let field = if c.run.is_some() {
             Field::Run
         } else {
             Field::ExitCode
         };
-        return Err((Some(field), Rule::AppsOnly(field, c.kind)));
+        return Err((Some(field), Rule::RunOnInit(field)));
     }
     // R60: a container's own restart policy and rules (KEP-5307).
     if c.restart_policy.is_some() || !c.restart_rules.is_empty() {

@@ -68,3 +68,86 @@ fn r55_an_app_that_ignores_sigterm_takes_the_sidecars_turns_r37s_worked_example(
         assert_eq!(events(toml, sidecar, "exited 0"), [31_000], "{sidecar}");
     }
 }
+
+#[test]
+fn r56_a_sidecar_that_exits_on_its_own_restarts_under_never_and_takes_ready_with_it() {
+    // restartPolicy Never. proxy (sidecar, no probes) boots 0→1 s and exits 0
+    // `run` = 4 s after its boot; web (app) starts at 1 s, is up at 2 s: Pod
+    // Ready at 2 s. proxy exits at 5 s: ContainersReady needs every sidecar
+    // (R22), so the Pod is not Ready; R10 restarts it whatever the policy,
+    // the first time at once (R15): up at 6 s, Ready again. Its next exit at
+    // 10 s waits 10 s of back-off: restart at 20 s, up at 21 s, exit at
+    // 25 s, 20 s of back-off to the 30 s horizon. web, alive from 2 s, is
+    // exposed while proxy is down: 5→6, 10→21, 25→30 s = 17 s.
+    let toml = r#"
+        horizon = "30s"
+        [pod]
+        restart_policy = "Never"
+        [[containers]]
+        name = "proxy"
+        kind = "sidecar"
+        boot = "1s"
+        run = "4s"
+        proxy = true
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+    "#;
+    assert_eq!(events(toml, "proxy", "exited 0"), [5000, 10_000, 25_000]);
+    assert_eq!(events(toml, "proxy", "started"), [1000, 6000, 21_000]);
+    assert_eq!(events(toml, "pod", "Pod Ready"), [2000, 6000, 21_000]);
+    assert_eq!(events(toml, "pod", "Pod not Ready"), [5000, 10_000, 25_000]);
+    let m = run_text(toml).metrics;
+    assert_eq!(
+        (m.ready_ms, m.restarts, m.exposed_startup_ms, m.phase),
+        (Some(2000), 2, 17_000, PodPhase::Running)
+    );
+}
+
+#[test]
+fn r56_an_init_container_after_an_exited_sidecar_keeps_running_and_its_completion_starts_the_app() {
+    // proxy (sidecar) boots 0→1 s and exits 1 `run` = 1 s later, each time;
+    // migrate (init) starts at 1 s, when proxy is started (R5), and works 5 s.
+    // proxy exits at 2 s, restarts at once, is up at 3 s, exits at 4 s and
+    // waits 10 s: down 4→14 s. migrate keeps running (R10) and completes at
+    // 6 s; it is the frontier, so web starts then though proxy is down
+    // (R51), and is up at 7 s. The Pod is Ready only once proxy is up again
+    // at 15 s (R22), until proxy's next exit at 16 s.
+    let toml = r#"
+        horizon = "30s"
+        [[containers]]
+        name = "proxy"
+        kind = "sidecar"
+        boot = "1s"
+        run = "1s"
+        exit_code = 1
+        [[containers]]
+        name = "migrate"
+        kind = "init"
+        boot = "5s"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+    "#;
+    assert_eq!(events(toml, "proxy", "exited 1"), [2000, 4000, 16_000]);
+    assert_eq!(events(toml, "migrate", "exited 0"), [6000]);
+    assert_eq!(events(toml, "web", "starting"), [6000]);
+    assert_eq!(events(toml, "pod", "Pod Ready"), [15_000]);
+    assert_eq!(events(toml, "pod", "Pod not Ready"), [16_000]);
+}
+
+#[test]
+fn r56_run_on_an_init_container_is_refused_since_its_boot_is_its_run() {
+    let toml = "[[containers]]\nname = \"migrate\"\nkind = \"init\"\nboot = \"2s\"\nrun = \"1s\"\n\
+                [[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\n";
+    let e = podsim::scenario::Scenario::parse(toml, "x.toml")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "x.toml:5:7: container \"migrate\": run does not apply to an init container: its boot is its \
+         whole run (it exits 0 when boot is over; `fails` makes attempts exit 1)"
+    );
+}

@@ -489,7 +489,7 @@ impl Field {
                 "attempt i crashes (exit 1) this long after its start; a list of durations or distributions, one per attempt"
             }
             Field::Run => {
-                "apps only: exits with exit_code this long after it is healthy (a Job's work); or a distribution"
+                "apps and sidecars: exits with exit_code this long after it is healthy (a Job's work; a sidecar then restarts); or a distribution"
             }
             Field::ExitCode => "the exit code of that exit; default 0; needs run",
             Field::ContainerRestartPolicy => {
