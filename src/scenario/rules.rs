@@ -42,8 +42,8 @@ pub enum ProbeProblem {
 pub enum Rule {
     /// Two containers of one Pod share a name.
     DuplicateName,
-    /// R8: a regular init container runs to completion: it has no hooks,
-    /// carries no traffic, drains nothing (`proxy`, `drain`, `pre_stop`).
+    /// R8: a regular init container runs to completion: it has no hooks
+    /// and carries no traffic (`proxy`, `pre_stop`); it may drain (R57).
     NotOnInit(Field),
     /// R8: no probes on a regular init container.
     ProbeOnInit(ProbeKind),
@@ -223,11 +223,7 @@ impl SpecProblem {
 /// The rules for one container, the first one broken.
 fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Field>, Rule)> {
     if c.kind == ContainerKind::Init {
-        let misplaced = [
-            (Field::Proxy, c.proxy),
-            (Field::Drain, !c.drain.is_zero()),
-            (Field::PreStop, !c.pre_stop.is_zero()),
-        ];
+        let misplaced = [(Field::Proxy, c.proxy), (Field::PreStop, !c.pre_stop.is_zero())];
         if let Some((field, _)) = misplaced.iter().find(|(_, set)| *set) {
             return Err((Some(*field), Rule::NotOnInit(*field)));
         }

@@ -151,3 +151,76 @@ fn r56_run_on_an_init_container_is_refused_since_its_boot_is_its_run() {
          whole run (it exits 0 when boot is over; `fails` makes attempts exit 1)"
     );
 }
+
+#[test]
+fn r57_an_init_container_deleted_while_it_works_gets_sigterm_at_once_and_exits_after_its_drain() {
+    // proxy (sidecar, drain 1 s) is up at 1 s; migrate (init) starts then
+    // and would work 20 s. Deleted at 5 s (grace 10 s): the kubelet kills
+    // every running container, init containers included, and a regular init
+    // container is not ordered against the sidecars (R41): migrate and proxy
+    // (no app runs, no later sidecar) get SIGTERM at 5 s. proxy exits at 6 s,
+    // migrate after its 3 s drain at 8 s; web never starts. Ignoring SIGTERM,
+    // migrate lives until SIGKILL at 5 + 10 = 15 s (R55).
+    let pod = |drain: &str| {
+        format!(
+            r#"
+            [pod]
+            stop_at = "5s"
+            termination_grace_period = "10s"
+            [[containers]]
+            name = "proxy"
+            kind = "sidecar"
+            boot = "1s"
+            drain = "1s"
+            [[containers]]
+            name = "migrate"
+            kind = "init"
+            boot = "20s"
+            drain = "{drain}"
+            [[containers]]
+            name = "web"
+            kind = "app"
+            boot = "1s"
+        "#
+        )
+    };
+    let draining = pod("3s");
+    assert_eq!(
+        who_and_when(&draining, "SIGTERM (SIGKILL in 10s)"),
+        [(5000, "proxy".to_string()), (5000, "migrate".to_string())]
+    );
+    assert_eq!(events(&draining, "proxy", "exited 0"), [6000]);
+    assert_eq!(
+        events(&draining, "migrate", "exited 0 (stopped by SIGTERM)"),
+        [8000]
+    );
+    assert!(events(&draining, "web", "starting").is_empty());
+    assert_eq!(run_text(&draining).metrics.termination_ms, Some(3000));
+    let ignoring = pod("never");
+    assert_eq!(events(&ignoring, "migrate", "exited 137"), [15_000]);
+    let m = run_text(&ignoring).metrics;
+    assert_eq!((m.termination_ms, m.sigkilled), (Some(10_000), 1));
+}
+
+#[test]
+fn r57_an_init_container_whose_work_ends_during_its_drain_exits_0_then() {
+    // migrate works 0→6 s and drains 5 s. Deleted at 4 s: SIGTERM at 4 s,
+    // but its work is done at 6 s, before the drain would end at 9 s: it
+    // exits 0 (completed) at 6 s and nothing else starts (R40).
+    let toml = r#"
+        [pod]
+        stop_at = "4s"
+        [[containers]]
+        name = "migrate"
+        kind = "init"
+        boot = "6s"
+        drain = "5s"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+    "#;
+    assert_eq!(events(toml, "migrate", "SIGTERM"), [4000]);
+    assert_eq!(events(toml, "migrate", "exited 0 (completed)"), [6000]);
+    assert!(events(toml, "web", "starting").is_empty());
+}

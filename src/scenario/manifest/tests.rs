@@ -198,14 +198,20 @@ fn r8_an_ordinary_init_container_has_no_hooks() {
 }
 
 #[test]
-fn r8_drain_and_proxy_do_not_apply_to_an_ordinary_init_container() {
-    let text = POD.replace("podsim.dev/migrate.boot", "podsim.dev/migrate.drain");
+fn r8_proxy_does_not_apply_to_an_ordinary_init_container_but_r57_drain_does() {
+    let text = POD.replace(
+        "podsim.dev/migrate.boot: \"2s\"",
+        "podsim.dev/migrate.proxy: \"true\"",
+    );
     assert_eq!(
         error(&text),
-        "pod.yaml:16:5: init container \"migrate\": drain does not apply to an init container (it runs to \
-             completion); drop podsim.dev/migrate.drain (or its entry in the timings file), or add \
+        "pod.yaml:16:5: init container \"migrate\": proxy does not apply to an init container (it runs to \
+             completion); drop podsim.dev/migrate.proxy (or its entry in the timings file), or add \
              restartPolicy: Always to make it a native sidecar"
     );
+    let text = POD.replace("podsim.dev/migrate.boot", "podsim.dev/migrate.drain");
+    let s = scenario(&text);
+    assert_eq!(s.run.pod.containers[0].drain, SimDuration::from_secs(2).into());
 }
 
 #[test]
