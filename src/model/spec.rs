@@ -274,8 +274,9 @@ pub struct ContainerSpec {
     pub boot: Dist,
     /// SIGTERM → exit, or never (R55).
     pub drain: Drain,
-    /// Duration of the preStop hook; fixed at zero means no hook.
-    pub pre_stop: Dist,
+    /// The preStop hook and how long it runs, if the container has one; a
+    /// hook of 0 s runs and returns at once (R58).
+    pub pre_stop: Option<Dist>,
     /// The first `fails` attempts exit 1 at the end of boot.
     pub fails: u32,
     /// Every later attempt exits 1 at the end of boot with this probability.
@@ -327,7 +328,7 @@ impl ContainerSpec {
             kind,
             boot: Dist::Fixed(boot),
             drain: Drain::default(),
-            pre_stop: Dist::default(),
+            pre_stop: None,
             fails: 0,
             fail_probability: Probability::NEVER,
             proxy: false,

@@ -223,7 +223,7 @@ impl SpecProblem {
 /// The rules for one container, the first one broken.
 fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Field>, Rule)> {
     if c.kind == ContainerKind::Init {
-        let misplaced = [(Field::Proxy, c.proxy), (Field::PreStop, !c.pre_stop.is_zero())];
+        let misplaced = [(Field::Proxy, c.proxy), (Field::PreStop, c.pre_stop.is_some())];
         if let Some((field, _)) = misplaced.iter().find(|(_, set)| *set) {
             return Err((Some(*field), Rule::NotOnInit(*field)));
         }
@@ -381,19 +381,19 @@ pub fn version_notices(spec: &PodSpec) -> Vec<String> {
 /// `encoded` (a value of `field` as an axis holds it) as far as
 /// `check_spec` can tell — values of one class pass or fail the same rules —
 /// or `None` if the field cannot affect any rule. `check_spec` looks only at
-/// kinds, the proxy flag, whether drain, pre_stop and exit_code are zero,
-/// whether run and crash_after are present, probe periods and timeouts under
+/// kinds, the proxy flag, whether exit_code is zero, whether run,
+/// crash_after and pre_stop are present, probe periods and timeouts under
 /// a second, thresholds 0, 1 or more, and the Pod's mode, policy, version
 /// and back-off delays (under a second, the default cap); keep the two in step.
 pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
     let second = 1000;
     match field {
         Field::Kind | Field::Proxy | Field::Mode | Field::ContainerRestartPolicy => Some(encoded),
-        Field::Drain | Field::PreStop => Some(u64::from(encoded > 0)),
         Field::ExitCode => Some(encoded.min(256).div_ceil(255)),
         Field::ExitCodeOnSigterm => Some(u64::from(encoded > 255)),
-        // Present whatever the value: only the container's kind decides.
-        Field::Run | Field::CrashAfter => Some(0),
+        // Present whatever the value (a preStop of 0 s is a hook, R58): only
+        // the container's kind decides.
+        Field::Run | Field::CrashAfter | Field::PreStop => Some(0),
         Field::Probe(_, field) => Some(match field {
             ProbeField::InitialDelay
             | ProbeField::TerminationGracePeriod
@@ -422,6 +422,7 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::StopAfterReady
         | Field::BackoffImmediateFirstRestart
         | Field::Boot
+        | Field::Drain
         | Field::Fails => None,
         // The Service's rules (`scenario::service`) check axes value by value.
         Field::Replicas

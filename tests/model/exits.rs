@@ -224,3 +224,35 @@ fn r57_an_init_container_whose_work_ends_during_its_drain_exits_0_then() {
     assert_eq!(events(toml, "migrate", "exited 0 (completed)"), [6000]);
     assert!(events(toml, "web", "starting").is_empty());
 }
+
+#[test]
+fn r58_a_pre_stop_of_0s_is_a_hook_that_runs_and_returns_at_once_and_changes_no_time() {
+    // web boots 0→1 s, drains 2 s; deleted at 5 s. With `pre_stop = "0s"`
+    // the kubelet runs the hook (a `sleep: {seconds: 0}`) and it returns at
+    // once: started and finished at 5 s, SIGTERM at 5 s with the whole 30 s
+    // (nothing elapsed, nothing truncated), exit at 7 s. Without a hook the
+    // same times, and no hook lines.
+    let pod = |hook: &str| {
+        format!(
+            "[pod]\nstop_at = \"5s\"\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\n\
+             drain = \"2s\"\n{hook}"
+        )
+    };
+    let zero = pod("pre_stop = \"0s\"\n");
+    let none = pod("");
+    let hook_lines = |toml: &str| {
+        timeline_of(toml)
+            .into_iter()
+            .filter(|(_, _, what)| what.starts_with("preStop"))
+            .collect::<Vec<_>>()
+    };
+    let line = |what: &str| (5000, "web".to_string(), what.to_string());
+    assert_eq!(
+        hook_lines(&zero),
+        [line("preStop hook started"), line("preStop hook finished")]
+    );
+    assert!(hook_lines(&none).is_empty());
+    assert_eq!(events(&zero, "web", "SIGTERM (SIGKILL in 30s)"), [5000]);
+    assert_eq!(events(&zero, "web", "exited 0"), [7000]);
+    assert_eq!(run_text(&zero).metrics, run_text(&none).metrics);
+}

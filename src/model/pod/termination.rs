@@ -95,12 +95,18 @@ impl<O: Observer> PodModel<O> {
         by: Killer,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
-        let pre_stop = self.draw(id, DrawKey::PreStop, &self.spec_of(id).pre_stop);
+        let Some(hook) = &self.spec_of(id).pre_stop else {
+            return self.after_pre_stop(id, now, grace, by, s);
+        };
+        let pre_stop = self.draw(id, DrawKey::PreStop, hook);
+        self.emit(now, Some(id), Change::PreStopStarted);
         if pre_stop == SimDuration::ZERO {
+            // R58: a hook that returns at once ran, and took no time; no
+            // event in between keeps every other change in its order.
+            self.emit(now, Some(id), Change::PreStopFinished { cut_off: false });
             return self.after_pre_stop(id, now, grace, by, s);
         }
         let attempt = self.enter_stop(id, by, Stop::Hook { since: now, grace });
-        self.emit(now, Some(id), Change::PreStopStarted);
         s.after(
             pre_stop.min(grace),
             PodEvent::PreStopFinished {
@@ -126,7 +132,8 @@ impl<O: Observer> PodModel<O> {
             return;
         };
         let elapsed = now.since(since);
-        let cut_off = self.draw(id, DrawKey::PreStop, &self.spec_of(id).pre_stop) > elapsed;
+        let hook = self.spec_of(id).pre_stop.as_ref();
+        let cut_off = hook.is_some_and(|d| self.draw(id, DrawKey::PreStop, d) > elapsed);
         self.emit(now, Some(id), Change::PreStopFinished { cut_off });
         self.after_pre_stop(id, now, grace - elapsed.floor_secs(), by, s);
     }

@@ -477,7 +477,9 @@ impl Field {
             Field::Drain => {
                 "SIGTERM → exit; default 0s; or a distribution; or \"never\": it ignores SIGTERM and SIGKILL ends it (exit 137)"
             }
-            Field::PreStop => "how long the preStop hook runs; default 0s (no hook); or a distribution",
+            Field::PreStop => {
+                "how long the preStop hook runs; default no hook (\"0s\" is a hook that returns at once); or a distribution"
+            }
             Field::Fails => "the first N attempts exit 1 at the end of boot; default 0",
             Field::FailProbability => {
                 "every later attempt exits 1 at the end of boot with this probability, 0 to 1; default 0"

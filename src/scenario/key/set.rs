@@ -133,7 +133,7 @@ impl Key {
             (Field::Kind, Some(c)) => c.kind = KINDS[word.min(2)],
             (Field::Boot, Some(c)) => c.boot = value.into_dist(),
             (Field::Drain, Some(c)) => c.drain = value.into_drain(),
-            (Field::PreStop, Some(c)) => c.pre_stop = value.into_dist(),
+            (Field::PreStop, Some(c)) => c.pre_stop = Some(value.into_dist()),
             (Field::Fails, Some(c)) => c.fails = count,
             (Field::FailProbability, Some(c)) => c.fail_probability = chance,
             (Field::Proxy, Some(c)) => c.proxy = flag,

@@ -16,7 +16,7 @@ use super::service::{self, service_key};
 use super::timings::{PREFIX, Setting, Source, Timings, lookup};
 use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, RestartPolicy, RunSpec};
+use crate::model::{ContainerKind, ContainerSpec, Deletion, Dist, PodMode, PodSpec, RestartPolicy, RunSpec};
 use crate::scenario::diagnostic::{Diagnostic, Problem, closest, unknown_word};
 use crate::scenario::key::{Field, Group, Key, Scope};
 use crate::scenario::restart;
@@ -513,10 +513,11 @@ impl Mapper<'_> {
                 *slot = Some(self.probe(probe, &at(key))?);
             }
         }
+        // R58: `sleep: {seconds: 0}` is a hook that returns at once.
         let pre_stop = match hook {
-            Hook::Absent => SimDuration::ZERO,
-            Hook::Lasts(d) => *d,
-            Hook::Unknown(_) => DEFAULT_HOOK,
+            Hook::Absent => None,
+            Hook::Lasts(d) => Some(*d),
+            Hook::Unknown(_) => Some(DEFAULT_HOOK),
         };
         let drain = if entry.kind == ContainerKind::Init {
             SimDuration::ZERO
@@ -557,7 +558,7 @@ impl Mapper<'_> {
         }
         Ok(ContainerSpec {
             drain: drain.into(),
-            pre_stop: pre_stop.into(),
+            pre_stop: pre_stop.map(Dist::from),
             probes: mapped,
             restart_policy,
             restart_rules,

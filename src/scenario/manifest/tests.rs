@@ -76,7 +76,7 @@ fn maps_kinds_hooks_grace_and_annotations() {
             &SimDuration::from_secs(1).into()
         )
     );
-    assert_eq!(web.pre_stop, SimDuration::from_secs(5));
+    assert_eq!(web.pre_stop, Some(SimDuration::from_secs(5).into()));
 }
 
 #[test]
@@ -122,7 +122,7 @@ fn an_http_pre_stop_needs_a_timing_or_gets_the_default_with_a_notice() {
         "        httpGet:\n          port: 80\n",
     );
     let s = scenario(&text);
-    assert_eq!(s.run.pod.containers[2].pre_stop, pod::DEFAULT_HOOK);
+    assert_eq!(s.run.pod.containers[2].pre_stop, Some(pod::DEFAULT_HOOK.into()));
     assert!(
         s.notices[0]
             .to_string()
@@ -135,7 +135,10 @@ fn an_http_pre_stop_needs_a_timing_or_gets_the_default_with_a_notice() {
         "podsim.dev/web.pre_stop: \"4s\"\n    podsim.dev/stop_at",
     );
     let s = scenario(&timed);
-    assert_eq!(s.run.pod.containers[2].pre_stop, SimDuration::from_secs(4));
+    assert_eq!(
+        s.run.pod.containers[2].pre_stop,
+        Some(SimDuration::from_secs(4).into())
+    );
     assert!(s.notices.is_empty());
 }
 
@@ -154,7 +157,12 @@ fn r39_a_pre_stop_sleep_longer_than_the_grace_period_is_refused() {
     // Equal is allowed (the check is `seconds > grace`).
     assert_eq!(
         scenario(&text.replace("21", "20")).run.pod.containers[2].pre_stop,
-        SimDuration::from_secs(20)
+        Some(SimDuration::from_secs(20).into())
+    );
+    // R58: zero seconds is a hook that returns at once, not no hook.
+    assert_eq!(
+        scenario(&text.replace("21", "0")).run.pod.containers[2].pre_stop,
+        Some(SimDuration::ZERO.into())
     );
 }
 

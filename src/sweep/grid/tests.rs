@@ -138,7 +138,7 @@ fn combinations_that_break_pod_rules_are_found_before_running() {
     assert!(grid("\"containers.config-fetch.drain\" = [\"0s\", \"1s\", \"never\"]").is_ok());
     let e = error("\"containers.config-fetch.pre_stop\" = { from = \"0s\", to = \"1h\", step = \"1ms\" }");
     assert!(
-        e.contains("containers.config-fetch.pre_stop = 1ms breaks a Pod rule"),
+        e.contains("containers.config-fetch.pre_stop = 0s breaks a Pod rule"),
         "{e}"
     );
     let e = error("\"containers.web.kind\" = [\"app\", \"sidecar\"]");
