@@ -10,6 +10,7 @@ use std::fmt;
 
 use super::dist::Dist;
 use super::spec::{ContainerSpec, Probe, ProbeOutcome};
+use super::stop::Signal;
 
 /// How a container without a preStop hook was written before R58.
 const NO_HOOK: Dist = Dist::Fixed(crate::engine::SimDuration::ZERO);
@@ -60,6 +61,13 @@ impl fmt::Debug for ContainerSpec {
         // R54's field, later than the hash.
         if self.exit_code_on_sigterm != 0 {
             s.field("exit_code_on_sigterm", &self.exit_code_on_sigterm);
+        }
+        // R59's fields, later than the hash.
+        if self.stop_signal != Signal::Term {
+            s.field("stop_signal", &self.stop_signal);
+        }
+        if self.drains_on != Signal::Term {
+            s.field("drains_on", &self.drains_on);
         }
         // R60's fields, later than the hash.
         if let Some(policy) = &self.restart_policy {

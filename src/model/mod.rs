@@ -29,7 +29,7 @@ pub use spec::{
     BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, ExitCodes,
     KubeVersion, PodMode, PodSpec, Probe, ProbeKind, ProbeOutcome, RestartPolicy, RunSpec,
 };
-pub use stop::Drain;
+pub use stop::{Disposition, Drain, Reaction, Signal};
 
 use crate::engine::Simulation;
 

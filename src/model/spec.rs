@@ -8,7 +8,7 @@ use super::dist::{Dist, Probability};
 use super::draw::Stream;
 use super::job::JobSpec;
 use super::service::ServiceSpec;
-use super::stop::Drain;
+use super::stop::{Drain, Signal};
 pub use super::version::KubeVersion;
 use crate::engine::{DEFAULT_HORIZON, SimDuration};
 
@@ -294,6 +294,11 @@ pub struct ContainerSpec {
     /// The code it exits with when SIGTERM stops it in time (R54): 0 for a
     /// graceful handler, 143 (128 + 15) for a process the signal ends.
     pub exit_code_on_sigterm: i32,
+    /// The signal the runtime stops it with: `lifecycle.stopSignal`
+    /// (KEP-4960), SIGTERM by default (R59).
+    pub stop_signal: Signal,
+    /// The signal its process handles by draining (R59): SIGTERM unless said.
+    pub drains_on: Signal,
     /// The container's own `restartPolicy` (KEP-5307), overriding the
     /// Pod's for an app or a regular init container; `None` follows the Pod.
     pub restart_policy: Option<RestartPolicy>,
@@ -337,6 +342,8 @@ impl ContainerSpec {
             run: None,
             exit_code: 0,
             exit_code_on_sigterm: 0,
+            stop_signal: Signal::Term,
+            drains_on: Signal::Term,
             restart_policy: None,
             restart_rules: Vec::new(),
         }

@@ -299,6 +299,7 @@ mod registry {
                 Field::Rollout => ("\"Recreate\"", "Recreate"),
                 Field::UnhealthyPodEvictionPolicy => ("\"AlwaysAllow\"", "AlwaysAllow"),
                 Field::Probe(_, key::ProbeField::Outcome) => ("\"hangs\"", "hangs"),
+                Field::StopSignal | Field::DrainsOn => ("\"SIGQUIT\"", "SIGQUIT"),
                 _ => ("\"app\"", "app"),
             },
             Unit::Version => ("\"1.33\"", "1.33"),

@@ -8,7 +8,7 @@
 
 use crate::engine::SimDuration;
 use crate::model::{
-    Backoff, ContainerKind, ContainerSpec, KubeVersion, PodMode, PodSpec, ProbeKind, RestartPolicy,
+    Backoff, ContainerKind, ContainerSpec, KubeVersion, PodMode, PodSpec, ProbeKind, RestartPolicy, Signal,
 };
 
 use super::key::{Field, ProbeField};
@@ -81,6 +81,8 @@ pub enum Rule {
     RulesNeedPolicy,
     /// A container's own restart policy needs Kubernetes 1.34 or later.
     ContainerPolicyNeeds134(KubeVersion),
+    /// `stop_signal` needs Kubernetes 1.33 or later (KEP-4960, R59).
+    StopSignalNeeds133(KubeVersion),
 }
 
 /// A rule a spec breaks, and where: a container's field, its name, or the Pod.
@@ -211,6 +213,11 @@ impl SpecProblem {
                 "container \"{name}\": restartPolicyRules need the container's own restartPolicy (the API \
                  refuses them without one)"
             ),
+            Rule::StopSignalNeeds133(version) => format!(
+                "container \"{name}\": a stop signal other than SIGTERM needs Kubernetes 1.33 or later \
+                 (ContainerStopSignals, alpha from 1.33); this Pod says 1.{}",
+                version.0
+            ),
             Rule::ContainerPolicyNeeds134(version) => format!(
                 "container \"{name}\": a container's own restart policy needs Kubernetes 1.34 or later \
                  (ContainerRestartRules: alpha in 1.34, on by default from 1.35); this Pod says 1.{}",
@@ -264,6 +271,9 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
             }
             _ => {}
         }
+    }
+    if c.stop_signal != Signal::Term && !spec.kubernetes.has_stop_signals() {
+        return Err((Some(Field::StopSignal), Rule::StopSignalNeeds133(spec.kubernetes)));
     }
     for (field, code) in [
         (Field::ExitCode, c.exit_code),
@@ -366,6 +376,13 @@ pub fn version_notices(spec: &PodSpec) -> Vec<String> {
                 .to_string(),
         );
     }
+    if spec.containers.iter().any(|c| c.stop_signal != Signal::Term) && version.has_stop_signals() {
+        notices.push(format!(
+            "a container's stop signal (lifecycle.stopSignal) is alpha in Kubernetes 1.{} (feature gate \
+             ContainerStopSignals, off by default)",
+            version.0
+        ));
+    }
     if spec.backoff.cap != Backoff::default().cap
         && let Some(state) = version.configurable_backoff_cap().filter(|_| version.0 < 35)
     {
@@ -389,6 +406,7 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
     let second = 1000;
     match field {
         Field::Kind | Field::Proxy | Field::Mode | Field::ContainerRestartPolicy => Some(encoded),
+        Field::StopSignal => Some(u64::from(encoded != Signal::Term as u64)),
         Field::ExitCode => Some(encoded.min(256).div_ceil(255)),
         Field::ExitCodeOnSigterm => Some(u64::from(encoded > 255)),
         // Present whatever the value (a preStop of 0 s is a hook, R58): only
@@ -408,7 +426,13 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
             let version = KubeVersion(encoded as u32);
             let cap = version.configurable_backoff_cap().is_some();
             let own_policy = version.has_container_restart_policy();
-            Some(u64::from(own_policy) * 4 + u64::from(version.has_native_sidecars()) * 2 + u64::from(cap))
+            let signals = version.has_stop_signals();
+            Some(
+                u64::from(signals) * 8
+                    + u64::from(own_policy) * 4
+                    + u64::from(version.has_native_sidecars()) * 2
+                    + u64::from(cap),
+            )
         }
         Field::BackoffCap => {
             Some(u64::from(encoded == Backoff::default().cap.as_millis()) + 2 * u64::from(encoded >= second))
@@ -423,6 +447,7 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::BackoffImmediateFirstRestart
         | Field::Boot
         | Field::Drain
+        | Field::DrainsOn
         | Field::Fails => None,
         // The Service's rules (`scenario::service`) check axes value by value.
         Field::Replicas

@@ -256,3 +256,65 @@ fn r58_a_pre_stop_of_0s_is_a_hook_that_runs_and_returns_at_once_and_changes_no_t
     assert_eq!(events(&zero, "web", "exited 0"), [7000]);
     assert_eq!(run_text(&zero).metrics, run_text(&none).metrics);
 }
+
+#[test]
+fn r59_the_stop_signal_reaches_the_process_which_drains_only_on_the_signal_it_handles() {
+    // web boots 0→1 s and drains 5 s on the signal it handles; deleted at
+    // 5 s with grace 10 s, so the stop timeout is 10 s (SIGKILL at 15 s).
+    let pod = |keys: &str| {
+        format!(
+            "[pod]\nstop_at = \"5s\"\ntermination_grace_period = \"10s\"\n[[containers]]\nname = \"web\"\n\
+             kind = \"app\"\nboot = \"1s\"\ndrain = \"5s\"\n{keys}"
+        )
+    };
+    // Sent SIGQUIT while it handles SIGTERM: the kernel's default ends it at
+    // once, 128 + 3 = 131, and the Pod is Failed.
+    let quit = pod("stop_signal = \"SIGQUIT\"\n");
+    assert_eq!(events(&quit, "web", "SIGQUIT (SIGKILL in 10s)"), [5000]);
+    assert_eq!(events(&quit, "web", "exited 131 (ended by SIGQUIT)"), [5000]);
+    assert_eq!(run_text(&quit).metrics.phase, PodPhase::Failed);
+    // nginx: SIGQUIT is the signal it drains on: exit 0 at 5 + 5 = 10 s.
+    let graceful = pod("stop_signal = \"SIGQUIT\"\ndrains_on = \"SIGQUIT\"\n");
+    assert_eq!(
+        events(&graceful, "web", "exited 0 (stopped by SIGTERM)"),
+        [10_000]
+    );
+    // The same nginx sent the default SIGTERM, which it has no handler for
+    // here: 143 at once.
+    let fast = pod("drains_on = \"SIGQUIT\"\n");
+    assert_eq!(events(&fast, "web", "exited 143 (ended by SIGTERM)"), [5000]);
+    // SIGWINCH is ignored without a handler: SIGKILL at 15 s, 137.
+    let ignored = pod("stop_signal = \"SIGWINCH\"\n");
+    assert_eq!(events(&ignored, "web", "exited 137 (SIGKILL)"), [15_000]);
+    // SIGKILL as the stop signal: 137 at once.
+    let killed = pod("stop_signal = \"SIGKILL\"\n");
+    assert_eq!(events(&killed, "web", "exited 137 (ended by SIGKILL)"), [5000]);
+}
+
+#[test]
+fn r59_a_stop_signal_needs_kubernetes_1_33_and_is_alpha_there() {
+    let pod = |version: &str| {
+        format!(
+            "[pod]\nkubernetes = \"{version}\"\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\n\
+             stop_signal = \"SIGQUIT\"\n"
+        )
+    };
+    let e = podsim::scenario::Scenario::parse(&pod("1.32"), "x.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.ends_with(
+            "container \"web\": a stop signal other than SIGTERM needs Kubernetes 1.33 or later \
+             (ContainerStopSignals, alpha from 1.33); this Pod says 1.32"
+        ),
+        "{e}"
+    );
+    let s = podsim::scenario::Scenario::parse(&pod("1.33"), "x.toml").unwrap();
+    assert!(
+        s.notices.iter().any(|n| n
+            .to_string()
+            .contains("feature gate ContainerStopSignals, off by default")),
+        "{:?}",
+        s.notices
+    );
+}

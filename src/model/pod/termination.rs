@@ -16,7 +16,7 @@ use crate::model::draw::DrawKey;
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer};
 use crate::model::spec::{ContainerId, ContainerKind};
-use crate::model::stop::Drain;
+use crate::model::stop::{Drain, Reaction};
 
 /// The kubelet's per-container minimum stop timeout (`minimumGracePeriodInSeconds`, R35).
 const MIN_STOP_TIMEOUT: SimDuration = SimDuration::from_secs(2);
@@ -238,13 +238,17 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         let timeout = budget.max(MIN_STOP_TIMEOUT);
-        // R55: a process that ignores the signal lives until SIGKILL.
-        let drain = match &self.spec_of(id).drain {
-            Drain::After(dist) => Some(self.draw(id, DrawKey::Drain, dist)),
-            Drain::Never => None,
+        let spec = self.spec_of(id);
+        let signal = spec.stop_signal;
+        // R55: a process that ignores the signal lives until SIGKILL; R59:
+        // one it has no handler for ends it at once, or leaves it running.
+        let drain = match (Reaction::of(signal, spec.drains_on), &spec.drain) {
+            (Reaction::Drains, Drain::After(dist)) => Some(self.draw(id, DrawKey::Drain, dist)),
+            (Reaction::Dies(_), _) => Some(SimDuration::ZERO),
+            (Reaction::Drains, Drain::Never) | (Reaction::Survives, _) => None,
         };
         let attempt = self.enter_stop(id, by, Stop::Draining);
-        self.emit(now, Some(id), Change::Sigterm { timeout });
+        self.emit(now, Some(id), Change::Sigterm { timeout, signal });
         self.probes_see_sigterm(id, now, s);
         let (after, event) = match drain {
             Some(drain) if drain <= timeout => (

@@ -2,7 +2,7 @@
 //! it is set on a `RunSpec`.
 
 use crate::engine::SimDuration;
-use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, ProbeOutcome, RunSpec};
+use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, ProbeOutcome, RunSpec, Signal};
 
 use crate::model::service::{
     Arrival, Budget, Connections, EvictionPolicy, OnSigterm, Pdb, Preset, Propagation, Retry, Rollout,
@@ -141,6 +141,8 @@ impl Key {
             (Field::ExitCode, Some(c)) => c.exit_code = count as i32,
             (Field::ContainerRestartPolicy, Some(c)) => c.restart_policy = Some(POLICIES[word.min(2)]),
             (Field::ExitCodeOnSigterm, Some(c)) => c.exit_code_on_sigterm = count as i32,
+            (Field::StopSignal, Some(c)) => c.stop_signal = Signal::ALL[word.min(Signal::ALL.len() - 1)],
+            (Field::DrainsOn, Some(c)) => c.drains_on = Signal::ALL[word.min(Signal::ALL.len() - 1)],
             (Field::CrashAfter, Some(c)) => match value {
                 Value::DistList(list) => c.crash_after = list,
                 // One duration (an axis): the first attempt crashes then.

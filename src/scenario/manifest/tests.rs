@@ -425,7 +425,7 @@ fn annotation_typos_suggest_the_key_or_the_container() {
     assert_eq!(
         error(&POD.replace("podsim.dev/web.boot", "podsim.dev/web.bot")),
         "pod.yaml:10:5: annotation \"podsim.dev/web.bot\": unknown timing key \"bot\"; did you mean \
-             \"boot\"? expected one of boot, drain, pre_stop, fails, fail_probability, proxy, crash_after, run, exit_code, startup_probe.outcome, startup_probe.pass_after, startup_probe.pass_until, readiness_probe.outcome, readiness_probe.pass_after, readiness_probe.pass_until, liveness_probe.outcome, liveness_probe.pass_after, liveness_probe.pass_until, exit_code_on_sigterm"
+             \"boot\"? expected one of boot, drain, pre_stop, fails, fail_probability, proxy, crash_after, run, exit_code, startup_probe.outcome, startup_probe.pass_after, startup_probe.pass_until, readiness_probe.outcome, readiness_probe.pass_after, readiness_probe.pass_until, liveness_probe.outcome, liveness_probe.pass_after, liveness_probe.pass_until, exit_code_on_sigterm, drains_on"
     );
     assert_eq!(
         error(&POD.replace("podsim.dev/web.boot", "podsim.dev/wbe.boot")),
@@ -714,5 +714,32 @@ fn a_pod_never_deleted_gets_one_notice_and_no_drain_assumed() {
             "pod.yaml:10:5: podsim assumes boot 1s for web, proxy; drain 0s for web (annotate \
           podsim.dev/<container>.boot, podsim.dev/<container>.drain or give a timings file)"
         ]
+    );
+}
+
+#[test]
+fn r59_lifecycle_stop_signal_is_read_and_needs_spec_os_name() {
+    let signalled = POD.replace("    lifecycle:\n", "    lifecycle:\n      stopSignal: SIGQUIT\n");
+    let e = error(&signalled);
+    assert!(
+        e.ends_with(
+            "spec.containers[0].lifecycle.stopSignal: the API refuses lifecycle.stopSignal without \
+             spec.os.name; add spec.os.name: linux"
+        ),
+        "{e}"
+    );
+    let linux = signalled.replace("spec:\n", "spec:\n  os:\n    name: linux\n");
+    let s = scenario(&linux);
+    assert_eq!(s.run.pod.containers[2].stop_signal, crate::model::Signal::Quit);
+    let windows = signalled.replace("spec:\n", "spec:\n  os:\n    name: windows\n");
+    assert!(
+        error(&windows)
+            .ends_with("a Windows Pod may stop its containers with SIGTERM or SIGKILL only, not SIGQUIT")
+    );
+    let typo = linux.replace("SIGQUIT", "SIGQUTI");
+    assert!(
+        error(&typo).contains("unknown stop signal \"SIGQUTI\"; did you mean \"SIGQUIT\"?"),
+        "{}",
+        error(&typo)
     );
 }
