@@ -207,8 +207,9 @@ impl TickPod {
 }
 
 /// Runs `spec` one tick at a time, `tick` long each, for at most `max_ticks`.
-/// Durations are rounded down to whole ticks; restart policy, preStop and the
-/// grace period are outside the seed's model and ignored.
+/// Durations are rounded down to whole ticks; restart policy, preStop, the
+/// grace period and `drain = "never"` (R55) are outside the seed's model and
+/// ignored (a drain that is not a fixed duration counts as none).
 pub fn run_ticks(spec: &PodSpec, tick: SimDuration, max_ticks: u64) -> TickResult {
     let ticks = |d: SimDuration| d.as_millis() / tick.as_millis().max(1);
     let slots: Vec<Slot> = spec

@@ -8,7 +8,12 @@
 
 use std::fmt;
 
+use super::dist::Dist;
 use super::spec::{ContainerSpec, Probe, ProbeOutcome};
+use super::stop::Signal;
+
+/// How a container without a preStop hook was written before R58.
+const NO_HOOK: Dist = Dist::Fixed(crate::engine::SimDuration::ZERO);
 
 impl fmt::Debug for Probe {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -40,7 +45,8 @@ impl fmt::Debug for ContainerSpec {
             .field("kind", &self.kind)
             .field("boot", &self.boot)
             .field("drain", &self.drain)
-            .field("pre_stop", &self.pre_stop)
+            // No hook writes as the zero duration it was before R58.
+            .field("pre_stop", self.pre_stop.as_ref().unwrap_or(&NO_HOOK))
             .field("fails", &self.fails)
             .field("fail_probability", &self.fail_probability)
             .field("proxy", &self.proxy)
@@ -48,9 +54,20 @@ impl fmt::Debug for ContainerSpec {
             .field("crash_after", &self.crash_after)
             .field("run", &self.run)
             .field("exit_code", &self.exit_code);
+        // R58: a hook of 0 s, later than the hash.
+        if self.pre_stop.as_ref().is_some_and(Dist::is_zero) {
+            s.field("zero_pre_stop_hook", &true);
+        }
         // R54's field, later than the hash.
         if self.exit_code_on_sigterm != 0 {
             s.field("exit_code_on_sigterm", &self.exit_code_on_sigterm);
+        }
+        // R59's fields, later than the hash.
+        if self.stop_signal != Signal::Term {
+            s.field("stop_signal", &self.stop_signal);
+        }
+        if self.drains_on != Signal::Term {
+            s.field("drains_on", &self.drains_on);
         }
         // R60's fields, later than the hash.
         if let Some(policy) = &self.restart_policy {
@@ -77,6 +94,13 @@ mod tests {
         assert!(
             !plain.contains("exit_code_on_sigterm") && !plain.contains("outcome"),
             "{plain}"
+        );
+        // R58: no hook writes as a hook of 0 s did before; a 0 s hook says so.
+        let mut zero = c.clone();
+        zero.pre_stop = Some(SimDuration::ZERO.into());
+        assert_eq!(
+            format!("{zero:?}"),
+            plain.replace("exit_code: 0", "exit_code: 0, zero_pre_stop_hook: true")
         );
         c.exit_code_on_sigterm = 143;
         c.probes[1] = Some(Probe {

@@ -10,6 +10,7 @@ use std::fmt;
 
 use super::metrics::PodPhase;
 use super::spec::{ContainerId, ProbeKind};
+use super::stop::Signal;
 use crate::engine::{SimDuration, SimTime};
 
 /// Why a container's process ended, and the exit code it reports.
@@ -28,6 +29,9 @@ pub enum ExitReason {
     Terminated(i32),
     /// SIGKILL at the stop timeout: exit 137.
     Killed,
+    /// Ended at once by a stop signal it has no handler for (R59): exit
+    /// 128 + the signal's number.
+    Signalled(Signal),
 }
 
 impl ExitReason {
@@ -38,6 +42,7 @@ impl ExitReason {
             ExitReason::Failed(code) | ExitReason::Terminated(code) => code,
             ExitReason::Crashed => 1,
             ExitReason::Killed => 137,
+            ExitReason::Signalled(signal) => signal.exit_code(),
         }
     }
 
@@ -54,6 +59,7 @@ impl ExitReason {
             ExitReason::Crashed => "crashed",
             ExitReason::Terminated(_) => "terminated",
             ExitReason::Killed => "killed",
+            ExitReason::Signalled(_) => "signalled",
         }
     }
 }
@@ -124,10 +130,13 @@ pub enum Change {
     },
     /// A sidecar waits for the apps and later sidecars to exit (R36).
     AwaitingTurn,
-    /// SIGTERM sent; SIGKILL follows `timeout` later unless it exits first.
+    /// The stop signal sent (SIGTERM unless `stop_signal` says, R59);
+    /// SIGKILL follows `timeout` later unless it exits first.
     Sigterm {
         /// The stop timeout: the grace left, at least 2 s (R35).
         timeout: SimDuration,
+        /// The signal sent.
+        signal: Signal,
     },
     /// SIGKILL: the stop timeout ran out.
     Sigkill,
@@ -230,6 +239,9 @@ impl fmt::Display for Line {
                     ExitReason::Crashed => "crashed",
                     ExitReason::Terminated(_) => "stopped by SIGTERM",
                     ExitReason::Killed => "SIGKILL",
+                    ExitReason::Signalled(signal) => {
+                        return write!(f, "exited {} (ended by {})", reason.code(), signal.name());
+                    }
                 };
                 write!(f, "exited {} ({why})", reason.code())
             }
@@ -245,7 +257,7 @@ impl fmt::Display for Line {
             Change::AwaitingTurn => {
                 write!(f, "waiting for app containers and later sidecars to exit")
             }
-            Change::Sigterm { timeout } => write!(f, "SIGTERM (SIGKILL in {timeout})"),
+            Change::Sigterm { timeout, signal } => write!(f, "{} (SIGKILL in {timeout})", signal.name()),
             Change::Sigkill => write!(f, "SIGKILL"),
             Change::PodReady => write!(f, "Pod Ready"),
             Change::PodNotReady => write!(f, "Pod not Ready"),
@@ -339,7 +351,8 @@ mod tests {
         let words = |c: Change| c.line().map(|l| l.to_string());
         assert_eq!(
             words(Change::Sigterm {
-                timeout: SimDuration::from_secs(27)
+                timeout: SimDuration::from_secs(27),
+                signal: Signal::Term,
             }),
             Some("SIGTERM (SIGKILL in 27s)".to_string())
         );

@@ -16,6 +16,7 @@ mod metrics;
 mod pod;
 pub mod service;
 mod spec;
+mod stop;
 mod version;
 
 pub use dist::{Dist, Probability, Z99, normal_cdf, normal_quantile};
@@ -28,6 +29,7 @@ pub use spec::{
     BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, ExitCodes,
     KubeVersion, PodMode, PodSpec, Probe, ProbeKind, ProbeOutcome, RestartPolicy, RunSpec,
 };
+pub use stop::{Disposition, Drain, Reaction, Signal};
 
 use crate::engine::Simulation;
 

@@ -8,6 +8,7 @@ use super::dist::{Dist, Probability};
 use super::draw::Stream;
 use super::job::JobSpec;
 use super::service::ServiceSpec;
+use super::stop::{Drain, Signal};
 pub use super::version::KubeVersion;
 use crate::engine::{DEFAULT_HORIZON, SimDuration};
 
@@ -271,10 +272,11 @@ pub struct ContainerSpec {
     /// Init: start → exit 0. Sidecar and app: start → started. Drawn
     /// anew for each attempt, like every `Dist` of the container.
     pub boot: Dist,
-    /// SIGTERM → exit.
-    pub drain: Dist,
-    /// Duration of the preStop hook; fixed at zero means no hook.
-    pub pre_stop: Dist,
+    /// SIGTERM → exit, or never (R55).
+    pub drain: Drain,
+    /// The preStop hook and how long it runs, if the container has one; a
+    /// hook of 0 s runs and returns at once (R58).
+    pub pre_stop: Option<Dist>,
     /// The first `fails` attempts exit 1 at the end of boot.
     pub fails: u32,
     /// Every later attempt exits 1 at the end of boot with this probability.
@@ -292,6 +294,11 @@ pub struct ContainerSpec {
     /// The code it exits with when SIGTERM stops it in time (R54): 0 for a
     /// graceful handler, 143 (128 + 15) for a process the signal ends.
     pub exit_code_on_sigterm: i32,
+    /// The signal the runtime stops it with: `lifecycle.stopSignal`
+    /// (KEP-4960), SIGTERM by default (R59).
+    pub stop_signal: Signal,
+    /// The signal its process handles by draining (R59): SIGTERM unless said.
+    pub drains_on: Signal,
     /// The container's own `restartPolicy` (KEP-5307), overriding the
     /// Pod's for an app or a regular init container; `None` follows the Pod.
     pub restart_policy: Option<RestartPolicy>,
@@ -325,8 +332,8 @@ impl ContainerSpec {
             name: name.to_string(),
             kind,
             boot: Dist::Fixed(boot),
-            drain: Dist::default(),
-            pre_stop: Dist::default(),
+            drain: Drain::default(),
+            pre_stop: None,
             fails: 0,
             fail_probability: Probability::NEVER,
             proxy: false,
@@ -335,6 +342,8 @@ impl ContainerSpec {
             run: None,
             exit_code: 0,
             exit_code_on_sigterm: 0,
+            stop_signal: Signal::Term,
+            drains_on: Signal::Term,
             restart_policy: None,
             restart_rules: Vec::new(),
         }

@@ -26,6 +26,12 @@ impl KubeVersion {
         self.0 >= 34
     }
 
+    /// `lifecycle.stopSignal` exists from 1.33 (KEP-4960, alpha, gate
+    /// ContainerStopSignals, off by default through 1.36), R59.
+    pub fn has_stop_signals(self) -> bool {
+        self.0 >= 33
+    }
+
     /// Sidecars are stopped after the apps, in reverse order, from 1.29 (R36).
     pub fn orders_sidecar_termination(self) -> bool {
         self.0 >= 29

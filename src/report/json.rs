@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Change, Field, Line, Metrics, PodSpec, ProbeKind, RunReport, TraceEntry};
+use crate::model::{Change, Field, Line, Metrics, PodSpec, ProbeKind, RunReport, Signal, TraceEntry};
 
 /// The metrics as a JSON object.
 pub fn metrics_object(metrics: &Metrics) -> Value {
@@ -95,10 +95,17 @@ fn event_object(spec: &PodSpec, e: &TraceEntry, line: Line) -> Value {
         ],
         Change::BackOff { delay } => vec![("delay_ms", ms(delay))],
         Change::PreStopFinished { cut_off } => vec![("cut_off", cut_off.into())],
-        Change::Sigterm { timeout } => vec![
-            ("timeout_ms", ms(timeout)),
-            ("deadline_ms", (e.at + timeout).as_millis().into()),
-        ],
+        Change::Sigterm { timeout, signal } => {
+            let mut fields = vec![
+                ("timeout_ms", ms(timeout)),
+                ("deadline_ms", (e.at + timeout).as_millis().into()),
+            ];
+            // R59: only a stop signal other than SIGTERM, so documents stay as they were.
+            if signal != Signal::Term {
+                fields.push(("signal", signal.name().into()));
+            }
+            fields
+        }
         Change::DeletionRequested { grace } => vec![
             ("grace_ms", ms(grace)),
             ("deadline_ms", (e.at + grace).as_millis().into()),

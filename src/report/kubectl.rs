@@ -144,9 +144,11 @@ impl PodView {
 fn terminated_reason(reason: ExitReason) -> &'static str {
     match reason {
         ExitReason::Completed | ExitReason::Terminated(0) => "Completed",
-        ExitReason::Failed(_) | ExitReason::Terminated(_) | ExitReason::Crashed | ExitReason::Killed => {
-            "Error"
-        }
+        ExitReason::Failed(_)
+        | ExitReason::Terminated(_)
+        | ExitReason::Crashed
+        | ExitReason::Killed
+        | ExitReason::Signalled(_) => "Error",
     }
 }
 

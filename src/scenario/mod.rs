@@ -299,12 +299,14 @@ mod registry {
                 Field::Rollout => ("\"Recreate\"", "Recreate"),
                 Field::UnhealthyPodEvictionPolicy => ("\"AlwaysAllow\"", "AlwaysAllow"),
                 Field::Probe(_, key::ProbeField::Outcome) => ("\"hangs\"", "hangs"),
+                Field::StopSignal | Field::DrainsOn => ("\"SIGQUIT\"", "SIGQUIT"),
                 _ => ("\"app\"", "app"),
             },
             Unit::Version => ("\"1.33\"", "1.33"),
             Unit::Rate => ("8.3", "8.3"),
             Unit::Propagation => ("\"medium\"", "medium"),
             Unit::Scaled => ("\"50%\"", "50%"),
+            Unit::Drain => ("\"never\"", "never"),
         }
     }
 

@@ -8,7 +8,7 @@
 
 use crate::engine::SimDuration;
 use crate::model::{
-    Backoff, ContainerKind, ContainerSpec, KubeVersion, PodMode, PodSpec, ProbeKind, RestartPolicy,
+    Backoff, ContainerKind, ContainerSpec, KubeVersion, PodMode, PodSpec, ProbeKind, RestartPolicy, Signal,
 };
 
 use super::key::{Field, ProbeField};
@@ -42,8 +42,8 @@ pub enum ProbeProblem {
 pub enum Rule {
     /// Two containers of one Pod share a name.
     DuplicateName,
-    /// R8: a regular init container runs to completion: it has no hooks,
-    /// carries no traffic, drains nothing (`proxy`, `drain`, `pre_stop`).
+    /// R8: a regular init container runs to completion: it has no hooks
+    /// and carries no traffic (`proxy`, `pre_stop`); it may drain (R57).
     NotOnInit(Field),
     /// R8: no probes on a regular init container.
     ProbeOnInit(ProbeKind),
@@ -52,8 +52,9 @@ pub enum Rule {
     /// Native sidecars (`restartPolicy: Always` on an init container) need
     /// Kubernetes 1.28 or later (behind a feature gate there, on by default from 1.29).
     NativeSidecarsNeed128(KubeVersion),
-    /// `run`/`exit_code` are for apps (a sidecar or init does not finish by itself).
-    AppsOnly(Field, ContainerKind),
+    /// `run`/`exit_code` on a regular init container: its `boot` is its
+    /// whole run already, and `fails` its failures (R56).
+    RunOnInit(Field),
     /// `exit_code` without `run`: an app that never finishes has no exit code.
     ExitCodeNeedsRun,
     /// A process exits with 0 to 255; Kubernetes reports nothing else.
@@ -80,6 +81,8 @@ pub enum Rule {
     RulesNeedPolicy,
     /// A container's own restart policy needs Kubernetes 1.34 or later.
     ContainerPolicyNeeds134(KubeVersion),
+    /// `stop_signal` needs Kubernetes 1.33 or later (KEP-4960, R59).
+    StopSignalNeeds133(KubeVersion),
 }
 
 /// A rule a spec breaks, and where: a container's field, its name, or the Pod.
@@ -133,10 +136,10 @@ impl SpecProblem {
                     "list the container under containers instead"
                 }
             ),
-            Rule::AppsOnly(field, kind) => format!(
-                "container \"{name}\": {} is for app containers (a {} does not finish by itself)",
-                field.name(),
-                kind.name()
+            Rule::RunOnInit(field) => format!(
+                "container \"{name}\": {} does not apply to an init container: its boot is its whole run \
+                 (it exits 0 when boot is over; `fails` makes attempts exit 1)",
+                field.name()
             ),
             Rule::ExitCodeOver255(field, code) => format!(
                 "container \"{name}\": {} {code} is not an exit code; a process exits with 0 to 255",
@@ -210,6 +213,11 @@ impl SpecProblem {
                 "container \"{name}\": restartPolicyRules need the container's own restartPolicy (the API \
                  refuses them without one)"
             ),
+            Rule::StopSignalNeeds133(version) => format!(
+                "container \"{name}\": a stop signal other than SIGTERM needs Kubernetes 1.33 or later \
+                 (ContainerStopSignals, alpha from 1.33); this Pod says 1.{}",
+                version.0
+            ),
             Rule::ContainerPolicyNeeds134(version) => format!(
                 "container \"{name}\": a container's own restart policy needs Kubernetes 1.34 or later \
                  (ContainerRestartRules: alpha in 1.34, on by default from 1.35); this Pod says 1.{}",
@@ -222,11 +230,7 @@ impl SpecProblem {
 /// The rules for one container, the first one broken.
 fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Field>, Rule)> {
     if c.kind == ContainerKind::Init {
-        let misplaced = [
-            (Field::Proxy, c.proxy),
-            (Field::Drain, !c.drain.is_zero()),
-            (Field::PreStop, !c.pre_stop.is_zero()),
-        ];
+        let misplaced = [(Field::Proxy, c.proxy), (Field::PreStop, c.pre_stop.is_some())];
         if let Some((field, _)) = misplaced.iter().find(|(_, set)| *set) {
             return Err((Some(*field), Rule::NotOnInit(*field)));
         }
@@ -243,13 +247,15 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
     if c.kind == ContainerKind::Sidecar && !spec.kubernetes.has_native_sidecars() {
         return Err((Some(Field::Kind), Rule::NativeSidecarsNeed128(spec.kubernetes)));
     }
-    if c.kind != ContainerKind::App && (c.run.is_some() || c.exit_code != 0) {
+    // R56: a sidecar may exit on its own (and restarts); an init
+    // container's run is its boot.
+    if c.kind == ContainerKind::Init && (c.run.is_some() || c.exit_code != 0) {
         let field = if c.run.is_some() {
             Field::Run
         } else {
             Field::ExitCode
         };
-        return Err((Some(field), Rule::AppsOnly(field, c.kind)));
+        return Err((Some(field), Rule::RunOnInit(field)));
     }
     // R60: a container's own restart policy and rules (KEP-5307).
     if c.restart_policy.is_some() || !c.restart_rules.is_empty() {
@@ -265,6 +271,9 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
             }
             _ => {}
         }
+    }
+    if c.stop_signal != Signal::Term && !spec.kubernetes.has_stop_signals() {
+        return Err((Some(Field::StopSignal), Rule::StopSignalNeeds133(spec.kubernetes)));
     }
     for (field, code) in [
         (Field::ExitCode, c.exit_code),
@@ -367,6 +376,13 @@ pub fn version_notices(spec: &PodSpec) -> Vec<String> {
                 .to_string(),
         );
     }
+    if spec.containers.iter().any(|c| c.stop_signal != Signal::Term) && version.has_stop_signals() {
+        notices.push(format!(
+            "a container's stop signal (lifecycle.stopSignal) is alpha in Kubernetes 1.{} (feature gate \
+             ContainerStopSignals, off by default)",
+            version.0
+        ));
+    }
     if spec.backoff.cap != Backoff::default().cap
         && let Some(state) = version.configurable_backoff_cap().filter(|_| version.0 < 35)
     {
@@ -382,19 +398,20 @@ pub fn version_notices(spec: &PodSpec) -> Vec<String> {
 /// `encoded` (a value of `field` as an axis holds it) as far as
 /// `check_spec` can tell — values of one class pass or fail the same rules —
 /// or `None` if the field cannot affect any rule. `check_spec` looks only at
-/// kinds, the proxy flag, whether drain, pre_stop and exit_code are zero,
-/// whether run and crash_after are present, probe periods and timeouts under
+/// kinds, the proxy flag, whether exit_code is zero, whether run,
+/// crash_after and pre_stop are present, probe periods and timeouts under
 /// a second, thresholds 0, 1 or more, and the Pod's mode, policy, version
 /// and back-off delays (under a second, the default cap); keep the two in step.
 pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
     let second = 1000;
     match field {
         Field::Kind | Field::Proxy | Field::Mode | Field::ContainerRestartPolicy => Some(encoded),
-        Field::Drain | Field::PreStop => Some(u64::from(encoded > 0)),
+        Field::StopSignal => Some(u64::from(encoded != Signal::Term as u64)),
         Field::ExitCode => Some(encoded.min(256).div_ceil(255)),
         Field::ExitCodeOnSigterm => Some(u64::from(encoded > 255)),
-        // Present whatever the value: only the container's kind decides.
-        Field::Run | Field::CrashAfter => Some(0),
+        // Present whatever the value (a preStop of 0 s is a hook, R58): only
+        // the container's kind decides.
+        Field::Run | Field::CrashAfter | Field::PreStop => Some(0),
         Field::Probe(_, field) => Some(match field {
             ProbeField::InitialDelay
             | ProbeField::TerminationGracePeriod
@@ -409,7 +426,13 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
             let version = KubeVersion(encoded as u32);
             let cap = version.configurable_backoff_cap().is_some();
             let own_policy = version.has_container_restart_policy();
-            Some(u64::from(own_policy) * 4 + u64::from(version.has_native_sidecars()) * 2 + u64::from(cap))
+            let signals = version.has_stop_signals();
+            Some(
+                u64::from(signals) * 8
+                    + u64::from(own_policy) * 4
+                    + u64::from(version.has_native_sidecars()) * 2
+                    + u64::from(cap),
+            )
         }
         Field::BackoffCap => {
             Some(u64::from(encoded == Backoff::default().cap.as_millis()) + 2 * u64::from(encoded >= second))
@@ -423,6 +446,8 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::StopAfterReady
         | Field::BackoffImmediateFirstRestart
         | Field::Boot
+        | Field::Drain
+        | Field::DrainsOn
         | Field::Fails => None,
         // The Service's rules (`scenario::service`) check axes value by value.
         Field::Replicas

@@ -25,7 +25,7 @@ mod service;
 /// A container's `restartPolicyRules`, read beside its registry keys.
 const RESTART_RULES: &str = "restart_policy_rules";
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, ContainerSpec, PodSpec, RunSpec};
+use crate::model::{ContainerKind, ContainerSpec, Drain, PodSpec, RunSpec};
 
 /// Keys of the top level that are not settings.
 const STRUCTURE: [&str; 8] = [
@@ -82,6 +82,13 @@ pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
             parse_duration(s).map(Value::Millis).map_err(ValueError::Invalid)
         }
         (Unit::Dist, DeValue::String(s)) => parse_duration(s).map(Value::Millis).map_err(ValueError::Invalid),
+        (Unit::Drain, DeValue::String(s)) if s.as_ref() == Drain::NEVER => Ok(Value::Never),
+        (Unit::Drain, DeValue::String(s)) => parse_duration(s).map(Value::Millis).map_err(|m| {
+            ValueError::Invalid(format!("{m}; or \"never\" for a process that ignores SIGTERM"))
+        }),
+        (Unit::Drain, DeValue::Table(table)) => dist_from_table(table)
+            .map(Value::from_dist)
+            .map_err(ValueError::Invalid),
         (Unit::Dist, DeValue::Table(table)) => dist_from_table(table)
             .map(Value::from_dist)
             .map_err(ValueError::Invalid),
@@ -90,12 +97,16 @@ pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
              (distributions are for boot, drain, pre_stop, run and crash_after; sweep a setting as an axis)"
                 .into(),
         )),
-        (Unit::Millis | Unit::Dist | Unit::DistList, DeValue::Integer(i)) => Err(ValueError::BareNumber(
-            format!("a duration needs a unit and quotes: write \"{i}s\" or \"{i}ms\", not {i}"),
-        )),
-        (Unit::Millis | Unit::Dist | Unit::DistList, DeValue::Float(f)) => Err(ValueError::BareNumber(
-            format!("a duration needs a unit and quotes: write \"{f}s\", not {f}"),
-        )),
+        (Unit::Millis | Unit::Dist | Unit::Drain | Unit::DistList, DeValue::Integer(i)) => {
+            Err(ValueError::BareNumber(format!(
+                "a duration needs a unit and quotes: write \"{i}s\" or \"{i}ms\", not {i}"
+            )))
+        }
+        (Unit::Millis | Unit::Dist | Unit::Drain | Unit::DistList, DeValue::Float(f)) => {
+            Err(ValueError::BareNumber(format!(
+                "a duration needs a unit and quotes: write \"{f}s\", not {f}"
+            )))
+        }
         (Unit::DistList, DeValue::Array(items)) => items
             .iter()
             .map(|d| value(Unit::Dist, d.get_ref()).map(Value::into_dist))
@@ -173,6 +184,9 @@ pub fn one_value(unit: Unit) -> String {
         Unit::Dist => "a duration in quotes such as \"250ms\", or a distribution such as \
                        { dist = \"lognormal\", median = \"3s\", p99 = \"10s\" }"
             .into(),
+        Unit::Drain => {
+            "a duration in quotes such as \"250ms\", a distribution, or \"never\" (it ignores SIGTERM)".into()
+        }
         Unit::DistList => "a list of durations such as [\"30s\", \"10s\"]".into(),
         Unit::Probability => "a number from 0 to 1 such as 0.2 (no quotes)".into(),
         Unit::Count => "an integer such as 0 or 3 (no quotes)".into(),

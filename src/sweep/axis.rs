@@ -97,7 +97,7 @@ impl Axis {
     pub fn column(&self) -> String {
         match (self.unit(), &self.values) {
             (_, Values::Dists(_)) => self.path.clone(),
-            (Unit::Millis | Unit::Dist, _) => format!("{}_ms", self.path),
+            (Unit::Millis | Unit::Dist | Unit::Drain, _) => format!("{}_ms", self.path),
             _ => self.path.clone(),
         }
     }
@@ -295,10 +295,19 @@ pub(super) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Result<Value
             if items.is_empty() {
                 return Err((value.span(), "no values; give at least one".into()));
             }
-            if unit == Unit::Dist && items.iter().any(|i| matches!(i.get_ref(), DeValue::Table(_))) {
+            if matches!(unit, Unit::Dist | Unit::Drain)
+                && items.iter().any(|i| matches!(i.get_ref(), DeValue::Table(_)))
+            {
                 let list = items
                     .iter()
                     .map(|item| match crate::scenario::toml::value(unit, item.get_ref()) {
+                        // A column of distributions cannot hold R55's word.
+                        Ok(Value::Never) => Err((
+                            item.span(),
+                            "\"never\" cannot share an axis with distributions; sweep durations with it, \
+                             or the distributions alone"
+                                .to_string(),
+                        )),
                         Ok(v) => Ok(v.into_dist()),
                         Err(e) => Err((item.span(), e.text().to_string())),
                     })
@@ -318,7 +327,7 @@ pub(super) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Result<Value
                 "expected a list such as {}{}",
                 list_example(unit),
                 match unit {
-                    Unit::Millis | Unit::Dist | Unit::Count => {
+                    Unit::Millis | Unit::Dist | Unit::Drain | Unit::Count => {
                         format!(" or a range such as {}", range_example(unit))
                     }
                     _ => String::new(),
@@ -329,7 +338,9 @@ pub(super) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Result<Value
 }
 
 fn parse_range(span: Range<usize>, table: &DeTable, unit: Unit) -> Result<Values, Positioned> {
-    if !matches!(unit, Unit::Millis | Unit::Dist | Unit::Count) {
+    // A range counts durations: R55's "never" is no point on it.
+    let unit = if unit == Unit::Drain { Unit::Dist } else { unit };
+    if !matches!(unit, Unit::Millis | Unit::Dist | Unit::Drain | Unit::Count) {
         return Err((
             span,
             format!(
@@ -396,6 +407,7 @@ fn scalar(item: &Spanned<DeValue>, unit: Unit) -> Result<u64, String> {
 fn list_example(unit: Unit) -> String {
     match unit {
         Unit::Millis | Unit::Dist | Unit::DistList => "[\"250ms\", \"1s\"]".into(),
+        Unit::Drain => "[\"250ms\", \"1s\", \"never\"]".into(),
         Unit::Probability => "[0, 0.1, 0.5]".into(),
         Unit::Count => "[0, 1, 2]".into(),
         Unit::Flag => "[true, false]".into(),

@@ -330,3 +330,23 @@ fn every_json_event_type_is_in_the_readme() {
         );
     }
 }
+
+#[test]
+fn r58_json_shows_a_zero_second_pre_stop_hook_that_ran() {
+    let dir = TempDir::new();
+    let path = write(
+        dir.path(),
+        "zero.toml",
+        "[pod]\nstop_at = \"5s\"\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\npre_stop = \"0s\"\n",
+    );
+    let run = json_of(&[path.to_str().unwrap()]);
+    let hooks: Vec<(u64, &str)> = run["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"].as_str().unwrap().starts_with("pre_stop"))
+        .map(|e| (e["at_ms"].as_u64().unwrap(), e["type"].as_str().unwrap()))
+        .collect();
+    assert_eq!(hooks, [(5000, "pre_stop_started"), (5000, "pre_stop_finished")]);
+    assert_eq!(run["metrics"]["termination_ms"], 0);
+}

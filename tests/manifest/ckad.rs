@@ -193,7 +193,8 @@ fn graceful_spends_10s_of_its_45s_grace_in_pre_stop_r35_r36_r37() {
             .pod
             .container(s.run.pod.find("web").unwrap())
             .pre_stop
-            .fixed()
+            .as_ref()
+            .and_then(|p| p.fixed())
             .unwrap()
             .as_millis(),
         10_000

@@ -16,10 +16,12 @@
 //! - `service_invariants`: issue 16's invariants of the Service model (proptest).
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
+//! - `exits`: how a container exits and RestartAllContainers (R55–R64).
 
 mod agreement;
 mod common;
 mod drain;
+mod exits;
 mod fidelity;
 mod history;
 mod invariants;

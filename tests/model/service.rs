@@ -215,7 +215,7 @@ fn mean_and_error(values: &[f64]) -> (f64, f64) {
 /// listener closed at SIGTERM, preStop `pre_stop`: `failed_refused` per seed.
 fn analytic(pre_stop: SimDuration, seeds: u64) -> Vec<f64> {
     let mut pod = web(secs(5));
-    pod.containers[0].pre_stop = pre_stop.into();
+    pod.containers[0].pre_stop = Some(pre_stop.into());
     let traffic = TrafficSpec {
         rate: Rate::new(30.0).unwrap(),
         clients: 3,

@@ -43,7 +43,7 @@ fn pod() -> impl Strategy<Value = PodSpec> {
         .prop_map(|(boot, drain, pre_stop, grace, proxied, proxy_boot)| {
             let mut web = ContainerSpec::new("web", ContainerKind::App, ms(boot));
             web.drain = ms(drain).into();
-            web.pre_stop = ms(pre_stop).into();
+            web.pre_stop = (pre_stop > 0).then(|| ms(pre_stop).into());
             let mut containers = vec![web];
             if proxied {
                 let mut proxy = ContainerSpec::new("proxy", ContainerKind::Sidecar, ms(proxy_boot));

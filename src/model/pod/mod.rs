@@ -34,6 +34,7 @@ use super::event::PodEvent;
 use super::history::{Change, ExitReason, Observer, TraceEntry};
 use super::metrics::{Meters, Metrics, Outcome, PodPhase};
 use super::spec::{ContainerId, ContainerKind, ContainerSpec, Deletion, PodMode, RunSpec};
+use super::stop::Reaction;
 use crate::engine::{Model, RunEnd, Scheduler, SimDuration, SimTime};
 
 impl<O: Observer> Model for PodModel<O> {
@@ -81,8 +82,15 @@ impl<O: Observer> Model for PodModel<O> {
             PodEvent::PreStopFinished { container, .. } => self.pre_stop_finished(container, now, s),
             PodEvent::TurnWaitExpired { container, .. } => self.end_turn_wait(container, now, s),
             PodEvent::Drained { container, .. } => {
-                let code = self.spec_of(container).exit_code_on_sigterm;
-                self.exit(container, now, ExitReason::Terminated(code), s);
+                let spec = self.spec_of(container);
+                // R59: a stop signal it has no handler for ended it at once.
+                let reason = match Reaction::of(spec.stop_signal, spec.drains_on) {
+                    Reaction::Dies(signal) => ExitReason::Signalled(signal),
+                    Reaction::Drains | Reaction::Survives => {
+                        ExitReason::Terminated(spec.exit_code_on_sigterm)
+                    }
+                };
+                self.exit(container, now, reason, s);
             }
             PodEvent::Killed { container, .. } => {
                 self.emit(now, Some(container), Change::Sigkill);

@@ -16,6 +16,7 @@ use crate::model::draw::DrawKey;
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer};
 use crate::model::spec::{ContainerId, ContainerKind};
+use crate::model::stop::{Drain, Reaction};
 
 /// The kubelet's per-container minimum stop timeout (`minimumGracePeriodInSeconds`, R35).
 const MIN_STOP_TIMEOUT: SimDuration = SimDuration::from_secs(2);
@@ -94,12 +95,18 @@ impl<O: Observer> PodModel<O> {
         by: Killer,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
-        let pre_stop = self.draw(id, DrawKey::PreStop, &self.spec_of(id).pre_stop);
+        let Some(hook) = &self.spec_of(id).pre_stop else {
+            return self.after_pre_stop(id, now, grace, by, s);
+        };
+        let pre_stop = self.draw(id, DrawKey::PreStop, hook);
+        self.emit(now, Some(id), Change::PreStopStarted);
         if pre_stop == SimDuration::ZERO {
+            // R58: a hook that returns at once ran, and took no time; no
+            // event in between keeps every other change in its order.
+            self.emit(now, Some(id), Change::PreStopFinished { cut_off: false });
             return self.after_pre_stop(id, now, grace, by, s);
         }
         let attempt = self.enter_stop(id, by, Stop::Hook { since: now, grace });
-        self.emit(now, Some(id), Change::PreStopStarted);
         s.after(
             pre_stop.min(grace),
             PodEvent::PreStopFinished {
@@ -125,7 +132,8 @@ impl<O: Observer> PodModel<O> {
             return;
         };
         let elapsed = now.since(since);
-        let cut_off = self.draw(id, DrawKey::PreStop, &self.spec_of(id).pre_stop) > elapsed;
+        let hook = self.spec_of(id).pre_stop.as_ref();
+        let cut_off = hook.is_some_and(|d| self.draw(id, DrawKey::PreStop, d) > elapsed);
         self.emit(now, Some(id), Change::PreStopFinished { cut_off });
         self.after_pre_stop(id, now, grace - elapsed.floor_secs(), by, s);
     }
@@ -230,26 +238,33 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         let timeout = budget.max(MIN_STOP_TIMEOUT);
-        let drain = self.draw(id, DrawKey::Drain, &self.spec_of(id).drain);
+        let spec = self.spec_of(id);
+        let signal = spec.stop_signal;
+        // R55: a process that ignores the signal lives until SIGKILL; R59:
+        // one it has no handler for ends it at once, or leaves it running.
+        let drain = match (Reaction::of(signal, spec.drains_on), &spec.drain) {
+            (Reaction::Drains, Drain::After(dist)) => Some(self.draw(id, DrawKey::Drain, dist)),
+            (Reaction::Dies(_), _) => Some(SimDuration::ZERO),
+            (Reaction::Drains, Drain::Never) | (Reaction::Survives, _) => None,
+        };
         let attempt = self.enter_stop(id, by, Stop::Draining);
-        self.emit(now, Some(id), Change::Sigterm { timeout });
+        self.emit(now, Some(id), Change::Sigterm { timeout, signal });
         self.probes_see_sigterm(id, now, s);
-        let (after, event) = if drain <= timeout {
-            (
+        let (after, event) = match drain {
+            Some(drain) if drain <= timeout => (
                 drain,
                 PodEvent::Drained {
                     container: id,
                     attempt,
                 },
-            )
-        } else {
-            (
+            ),
+            _ => (
                 timeout,
                 PodEvent::Killed {
                     container: id,
                     attempt,
                 },
-            )
+            ),
         };
         s.after(after, event);
     }

@@ -16,6 +16,7 @@ use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer, TraceEntry};
 use crate::model::service::spec::OnSigterm;
 use crate::model::spec::{ContainerId, ContainerKind, Deletion, PodSpec};
+use crate::model::{Dist, Drain};
 
 /// Node's `server.keepAliveTimeout` default (5 s): how long a hostage
 /// socket may sit idle before the server closes it.
@@ -105,7 +106,7 @@ pub(super) fn replica_pod(pod: &PodSpec, on_sigterm: OnSigterm) -> PodSpec {
     if let Some(app) = Replica::new(&pod, Stream::default()).app {
         pod.containers[app.index()].drain = match on_sigterm {
             OnSigterm::ExitImmediately => SimDuration::ZERO.into(),
-            _ => NEVER.into(),
+            _ => Drain::Never,
         };
     }
     pod
@@ -197,13 +198,15 @@ impl<O: Observer + Default> ServiceModel<O> {
             return SimDuration::ZERO;
         };
         let spec = self.template_of(r).container(app);
-        match spec.drain.fixed() {
-            Some(d) => d,
-            None => spec.drain.sample(rep.stream.uniform(
+        match &spec.drain {
+            Drain::After(Dist::Fixed(d)) => *d,
+            Drain::After(dist) => dist.sample(rep.stream.uniform(
                 name_hash(&spec.name),
                 DrawKey::Drain,
                 rep.app_attempt,
             )),
+            // R55: it holds its connections until SIGKILL ends the Pod.
+            Drain::Never => NEVER,
         }
     }
 

@@ -1,7 +1,7 @@
 //! Every key a scenario may set: its name, scope, group, unit, meaning,
 //! and the manifest field that owns it when a manifest has one.
 
-use crate::model::{ContainerKind, ProbeKind, ProbeOutcome, RestartPolicy};
+use crate::model::{ContainerKind, ProbeKind, ProbeOutcome, RestartPolicy, Signal};
 
 use crate::model::service::{Arrival, Connections, EvictionPolicy, OnSigterm, Retry, Strategy};
 
@@ -119,6 +119,10 @@ pub enum Field {
     UnhealthyPodEvictionPolicy,
     /// A container's own `restart_policy` (KEP-5307), overriding the Pod's.
     ContainerRestartPolicy,
+    /// `stop_signal`: the signal the runtime stops the container with (KEP-4960, R59).
+    StopSignal,
+    /// `drains_on`: the signal the container's process handles by draining (R59).
+    DrainsOn,
     /// `[job] backoff_limit`: counted Pod failures the Job tolerates.
     BackoffLimit,
     /// `[job] backoff_limit_per_index`: the same, for the one index of an Indexed Job.
@@ -127,7 +131,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 82] = {
+    pub const ALL: [Field; 84] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -213,6 +217,8 @@ impl Field {
             Field::Probe(L, P::PassAfter),
             Field::Probe(L, P::PassUntil),
             Field::ExitCodeOnSigterm,
+            Field::StopSignal,
+            Field::DrainsOn,
         ]
     };
 
@@ -241,6 +247,8 @@ impl Field {
             | Field::ExitCode
             | Field::ContainerRestartPolicy
             | Field::ExitCodeOnSigterm
+            | Field::StopSignal
+            | Field::DrainsOn
             | Field::Probe(..) => Scope::Container,
             Field::Replicas
             | Field::Nodes
@@ -310,6 +318,8 @@ impl Field {
             Field::ExitCode => "exit_code",
             Field::ContainerRestartPolicy => "restart_policy",
             Field::ExitCodeOnSigterm => "exit_code_on_sigterm",
+            Field::StopSignal => "stop_signal",
+            Field::DrainsOn => "drains_on",
             Field::Probe(_, field) => field.name(),
             Field::Replicas => "replicas",
             Field::Nodes => "nodes",
@@ -382,7 +392,8 @@ impl Field {
             | Field::GracePeriod
             | Field::Every
             | Field::MinReadySeconds => Unit::Millis,
-            Field::Boot | Field::Drain | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
+            Field::Boot | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
+            Field::Drain => Unit::Drain,
             Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
             Field::Rate => Unit::Rate,
             Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
@@ -426,6 +437,14 @@ impl Field {
             Field::RestartPolicy | Field::ContainerRestartPolicy => Unit::Word {
                 what: "restart_policy",
                 names: &RestartPolicy::NAMES,
+            },
+            Field::StopSignal => Unit::Word {
+                what: "stop_signal",
+                names: &Signal::NAMES,
+            },
+            Field::DrainsOn => Unit::Word {
+                what: "drains_on",
+                names: &Signal::NAMES,
             },
             Field::Kind => Unit::Word {
                 what: "kind",
@@ -473,8 +492,12 @@ impl Field {
             Field::Boot => {
                 "init: start → exit 0; sidecar, app: start → started (with probes: start → answers them); a distribution draws it for each attempt"
             }
-            Field::Drain => "SIGTERM → exit; default 0s; or a distribution",
-            Field::PreStop => "how long the preStop hook runs; default 0s (no hook); or a distribution",
+            Field::Drain => {
+                "SIGTERM → exit; default 0s; or a distribution; or \"never\": it ignores SIGTERM and SIGKILL ends it (exit 137)"
+            }
+            Field::PreStop => {
+                "how long the preStop hook runs; default no hook (\"0s\" is a hook that returns at once); or a distribution"
+            }
             Field::Fails => "the first N attempts exit 1 at the end of boot; default 0",
             Field::FailProbability => {
                 "every later attempt exits 1 at the end of boot with this probability, 0 to 1; default 0"
@@ -486,7 +509,7 @@ impl Field {
                 "attempt i crashes (exit 1) this long after its start; a list of durations or distributions, one per attempt"
             }
             Field::Run => {
-                "apps only: exits with exit_code this long after it is healthy (a Job's work); or a distribution"
+                "apps and sidecars: exits with exit_code this long after it is healthy (a Job's work; a sidecar then restarts); or a distribution"
             }
             Field::ExitCode => "the exit code of that exit; default 0; needs run",
             Field::ContainerRestartPolicy => {
@@ -494,6 +517,12 @@ impl Field {
             }
             Field::ExitCodeOnSigterm => {
                 "the exit code when SIGTERM stops it within its stop timeout: 0 (default, a graceful handler) or 143 (the signal ends it)"
+            }
+            Field::StopSignal => {
+                "the signal the runtime stops it with (lifecycle.stopSignal, KEP-4960, 1.33+ behind its gate): SIGTERM (default), SIGQUIT, SIGINT, SIGKILL, …"
+            }
+            Field::DrainsOn => {
+                "the signal its process handles by draining (drain, exit_code_on_sigterm); SIGKILL and others it has no handler for end it at once (128 + signal) or never (SIGCHLD, SIGWINCH, SIGSTOP); default SIGTERM"
             }
             Field::Probe(_, ProbeField::InitialDelay) => "initialDelaySeconds; default 0s",
             Field::Probe(_, ProbeField::Period) => "periodSeconds; default 10s",
@@ -597,6 +626,7 @@ impl Field {
             Field::BackoffLimitPerIndex => Some("the Job's spec.backoffLimitPerIndex".into()),
             Field::Kind => Some("where the container is listed (initContainers, with restartPolicy: Always for a native sidecar, or containers)".into()),
             Field::ContainerRestartPolicy => Some("the container's restartPolicy".into()),
+            Field::StopSignal => Some("the container's lifecycle.stopSignal".into()),
             Field::Probe(kind, field) => field
                 .k8s_name()
                 .map(|k8s| format!("the container's {}Probe.{k8s}", kind.name())),

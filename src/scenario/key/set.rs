@@ -2,7 +2,7 @@
 //! it is set on a `RunSpec`.
 
 use crate::engine::SimDuration;
-use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, ProbeOutcome, RunSpec};
+use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, ProbeOutcome, RunSpec, Signal};
 
 use crate::model::service::{
     Arrival, Budget, Connections, EvictionPolicy, OnSigterm, Pdb, Preset, Propagation, Retry, Rollout,
@@ -132,8 +132,8 @@ impl Key {
             (_, None) => {}
             (Field::Kind, Some(c)) => c.kind = KINDS[word.min(2)],
             (Field::Boot, Some(c)) => c.boot = value.into_dist(),
-            (Field::Drain, Some(c)) => c.drain = value.into_dist(),
-            (Field::PreStop, Some(c)) => c.pre_stop = value.into_dist(),
+            (Field::Drain, Some(c)) => c.drain = value.into_drain(),
+            (Field::PreStop, Some(c)) => c.pre_stop = Some(value.into_dist()),
             (Field::Fails, Some(c)) => c.fails = count,
             (Field::FailProbability, Some(c)) => c.fail_probability = chance,
             (Field::Proxy, Some(c)) => c.proxy = flag,
@@ -141,6 +141,8 @@ impl Key {
             (Field::ExitCode, Some(c)) => c.exit_code = count as i32,
             (Field::ContainerRestartPolicy, Some(c)) => c.restart_policy = Some(POLICIES[word.min(2)]),
             (Field::ExitCodeOnSigterm, Some(c)) => c.exit_code_on_sigterm = count as i32,
+            (Field::StopSignal, Some(c)) => c.stop_signal = Signal::ALL[word.min(Signal::ALL.len() - 1)],
+            (Field::DrainsOn, Some(c)) => c.drains_on = Signal::ALL[word.min(Signal::ALL.len() - 1)],
             (Field::CrashAfter, Some(c)) => match value {
                 Value::DistList(list) => c.crash_after = list,
                 // One duration (an axis): the first attempt crashes then.

@@ -49,6 +49,7 @@ fn every_scalar_value_survives_encoding() {
             Unit::Rate => Value::Rate(Rate::new(8.5).unwrap()),
             Unit::Propagation => Value::Preset(1),
             Unit::Scaled => Value::Scaled(Scaled::Percent(30)),
+            Unit::Drain => Value::Never,
         };
         assert_eq!(unit.decode(value.encode().unwrap()), value, "{field:?}");
         Key::container(field, 0).set(&mut run, value);
@@ -59,8 +60,29 @@ fn every_scalar_value_survives_encoding() {
         (Some(1500), 2, true)
     );
     assert_eq!(web.crash_after, [SimDuration::from_millis(1500)]);
+    assert_eq!(web.drain, crate::model::Drain::Never);
     assert_eq!(web.fail_probability.get(), 0.25);
     assert_eq!(run.stream.seed, 2);
     assert_eq!(run.pod.kubernetes, KubeVersion(33));
     assert_eq!(run.horizon, SimDuration::from_millis(1500));
+}
+
+#[test]
+fn r55_a_drain_is_a_duration_a_distribution_or_never() {
+    let drain = Field::Drain.unit();
+    assert_eq!(drain.parse_text("drain", "never"), Ok(Value::Never));
+    assert_eq!(
+        drain.parse_text("drain", "2s"),
+        Ok(Value::Millis(SimDuration::from_secs(2)))
+    );
+    let encoded = Value::Never.encode().unwrap();
+    assert_eq!(drain.describe(encoded), "\"never\"");
+    let mut cell = Vec::new();
+    drain.cell(encoded, &mut cell);
+    assert_eq!(cell, b"never");
+    let wrong = drain.parse_text("drain", "nevr").unwrap_err();
+    assert!(
+        wrong.ends_with("or write \"never\" for a process that ignores SIGTERM"),
+        "{wrong}"
+    );
 }

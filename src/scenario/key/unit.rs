@@ -2,7 +2,7 @@
 //! values, and the tables that turn a word or a version into an axis index.
 
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, Dist, KubeVersion, PodMode, Probability, RestartPolicy};
+use crate::model::{ContainerKind, Dist, Drain, KubeVersion, PodMode, Probability, RestartPolicy};
 
 use crate::model::service::{Preset, Rate, Scaled};
 
@@ -40,6 +40,9 @@ pub enum Unit {
     Rate,
     /// A propagation preset's name, or a duration or distribution.
     Propagation,
+    /// A duration or distribution, or `"never"` (R55): how long a process
+    /// takes to exit after SIGTERM.
+    Drain,
     /// A count of Pods (`1`) or a percentage of the replicas (`"25%"`): the
     /// API's IntOrString.
     Scaled,
@@ -70,10 +73,14 @@ pub enum Value {
     Preset(usize),
     /// A count of Pods or a percentage of the replicas.
     Scaled(Scaled),
+    /// `drain = "never"`: the process ignores SIGTERM (R55).
+    Never,
 }
 
 /// Marks a preset in an encoded `Unit::Propagation` value (a duration never reaches it).
 pub(super) const PRESET_TAG: u64 = 1 << 63;
+/// An encoded `Unit::Drain` value of `never` (no duration reaches it).
+const NEVER_CODE: u64 = u64::MAX;
 /// Marks a percentage in an encoded `Unit::Scaled` value.
 const PERCENT_TAG: u64 = 1 << 62;
 
@@ -125,6 +132,10 @@ impl Unit {
                 None => Err(unknown_preset(trimmed)),
             },
             Unit::Scaled => parse_scaled(key, trimmed).map(Value::Scaled),
+            Unit::Drain if trimmed == Drain::NEVER => Ok(Value::Never),
+            Unit::Drain => parse_dist_text(text)
+                .map(Value::from_dist)
+                .map_err(|m| format!("{m}; or write \"never\" for a process that ignores SIGTERM")),
         }
     }
 
@@ -141,6 +152,8 @@ impl Unit {
             Unit::Propagation if encoded & PRESET_TAG != 0 => Value::Preset((encoded & !PRESET_TAG) as usize),
             Unit::Propagation => Value::Millis(SimDuration::from_millis(encoded)),
             Unit::Scaled => Value::Scaled(decode_scaled(encoded)),
+            Unit::Drain if encoded == NEVER_CODE => Value::Never,
+            Unit::Drain => Value::Millis(SimDuration::from_millis(encoded)),
         }
     }
 
@@ -162,6 +175,8 @@ impl Unit {
                 Scaled::Count(n) => n.to_string(),
                 p => format!("\"{p}\""),
             },
+            Unit::Drain if encoded == NEVER_CODE => format!("\"{}\"", Drain::NEVER),
+            Unit::Drain => SimDuration::from_millis(encoded).to_string(),
         }
     }
 
@@ -187,6 +202,9 @@ impl Unit {
             }
             Unit::Propagation => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
             Unit::Scaled => buf.extend_from_slice(decode_scaled(encoded).to_string().as_bytes()),
+            // A drain in milliseconds, as a duration's column holds it; or the word.
+            Unit::Drain if encoded == NEVER_CODE => buf.extend_from_slice(Drain::NEVER.as_bytes()),
+            Unit::Drain => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
         }
     }
 }
@@ -265,6 +283,7 @@ impl Value {
             Value::Preset(i) => Some(*i as u64 | PRESET_TAG),
             Value::Scaled(Scaled::Count(n)) => Some(u64::from(*n)),
             Value::Scaled(Scaled::Percent(p)) => Some(u64::from(*p) | PERCENT_TAG),
+            Value::Never => Some(NEVER_CODE),
         }
     }
 
@@ -274,6 +293,14 @@ impl Value {
         match dist.fixed() {
             Some(d) => Value::Millis(d),
             None => Value::Dist(dist),
+        }
+    }
+
+    /// The value of a `Unit::Drain` key as a drain.
+    pub fn into_drain(self) -> Drain {
+        match self {
+            Value::Never => Drain::Never,
+            other => Drain::After(other.into_dist()),
         }
     }
 

@@ -16,7 +16,9 @@ use super::service::{self, service_key};
 use super::timings::{PREFIX, Setting, Source, Timings, lookup};
 use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, RestartPolicy, RunSpec};
+use crate::model::{
+    ContainerKind, ContainerSpec, Deletion, Dist, PodMode, PodSpec, RestartPolicy, RunSpec, Signal,
+};
 use crate::scenario::diagnostic::{Diagnostic, Problem, closest, unknown_word};
 use crate::scenario::key::{Field, Group, Key, Scope};
 use crate::scenario::restart;
@@ -132,7 +134,8 @@ impl Mapper<'_> {
         let mut hooks = Vec::with_capacity(entries.len());
         for entry in &entries {
             let hook = self.pre_stop(entry.container, &entry.path(), grace, notices)?;
-            containers.push(self.container(entry, &hook)?);
+            let os = spec.os.as_ref().map(|os| os.name.as_str());
+            containers.push(self.container(entry, &hook, os)?);
             hooks.push(hook);
         }
         let pod = PodSpec {
@@ -494,7 +497,7 @@ impl Mapper<'_> {
 
     /// One container as the manifest says it, with the default timings
     /// (a setting may override them).
-    fn container(&self, entry: &Entry, hook: &Hook) -> Result<ContainerSpec, Diagnostic> {
+    fn container(&self, entry: &Entry, hook: &Hook, os: Option<&str>) -> Result<ContainerSpec, Diagnostic> {
         let c = entry.container;
         let path = entry.path();
         let at = |key: &'static str| {
@@ -513,10 +516,11 @@ impl Mapper<'_> {
                 *slot = Some(self.probe(probe, &at(key))?);
             }
         }
+        // R58: `sleep: {seconds: 0}` is a hook that returns at once.
         let pre_stop = match hook {
-            Hook::Absent => SimDuration::ZERO,
-            Hook::Lasts(d) => *d,
-            Hook::Unknown(_) => DEFAULT_HOOK,
+            Hook::Absent => None,
+            Hook::Lasts(d) => Some(*d),
+            Hook::Unknown(_) => Some(DEFAULT_HOOK),
         };
         let drain = if entry.kind == ContainerKind::Init {
             SimDuration::ZERO
@@ -555,14 +559,40 @@ impl Mapper<'_> {
                 })?;
             restart_rules.push(parsed);
         }
+        let stop_signal = match c.lifecycle.as_ref().and_then(|l| l.stop_signal.as_deref()) {
+            None => Signal::Term,
+            Some(name) => self.stop_signal(name, os, &at("lifecycle"))?,
+        };
         Ok(ContainerSpec {
+            stop_signal,
             drain: drain.into(),
-            pre_stop: pre_stop.into(),
+            pre_stop: pre_stop.map(Dist::from),
             probes: mapped,
             restart_policy,
             restart_rules,
             ..ContainerSpec::new(&c.name, entry.kind, DEFAULT_BOOT)
         })
+    }
+
+    /// `lifecycle.stopSignal` (KEP-4960, R59): the API refuses it without
+    /// `spec.os.name`, and on Windows allows SIGTERM and SIGKILL alone.
+    fn stop_signal(&self, name: &str, os: Option<&str>, lifecycle: &[&str]) -> Result<Signal, Diagnostic> {
+        let at = [lifecycle, &["stopSignal"]].concat();
+        let Some(i) = Signal::NAMES.iter().position(|n| *n == name) else {
+            return Err(self.value_error(&at, unknown_word("stop signal", name, &Signal::NAMES)));
+        };
+        let signal = Signal::ALL[i];
+        match os {
+            None => Err(self.value_error(
+                &at,
+                "the API refuses lifecycle.stopSignal without spec.os.name; add spec.os.name: linux",
+            )),
+            Some("windows") if !matches!(signal, Signal::Term | Signal::Kill) => Err(self.value_error(
+                &at,
+                format!("a Windows Pod may stop its containers with SIGTERM or SIGKILL only, not {name}"),
+            )),
+            Some(_) => Ok(signal),
+        }
     }
 
     /// Notices for a container, given the fields its settings set, and

@@ -76,7 +76,7 @@ fn maps_kinds_hooks_grace_and_annotations() {
             &SimDuration::from_secs(1).into()
         )
     );
-    assert_eq!(web.pre_stop, SimDuration::from_secs(5));
+    assert_eq!(web.pre_stop, Some(SimDuration::from_secs(5).into()));
 }
 
 #[test]
@@ -88,7 +88,7 @@ fn the_overlay_wins_over_annotations() {
     .unwrap();
     let s = parse(POD, "pod.yaml", Some(&overlay)).unwrap();
     assert_eq!(s.run.pod.containers[2].boot, SimDuration::from_secs(7));
-    assert_eq!(s.run.pod.containers[2].drain, SimDuration::from_secs(3));
+    assert_eq!(s.run.pod.containers[2].drain, SimDuration::from_secs(3).into());
     assert_eq!(
         s.run.pod.deletion,
         Deletion::AfterReady(SimDuration::from_secs(1))
@@ -122,7 +122,7 @@ fn an_http_pre_stop_needs_a_timing_or_gets_the_default_with_a_notice() {
         "        httpGet:\n          port: 80\n",
     );
     let s = scenario(&text);
-    assert_eq!(s.run.pod.containers[2].pre_stop, pod::DEFAULT_HOOK);
+    assert_eq!(s.run.pod.containers[2].pre_stop, Some(pod::DEFAULT_HOOK.into()));
     assert!(
         s.notices[0]
             .to_string()
@@ -135,7 +135,10 @@ fn an_http_pre_stop_needs_a_timing_or_gets_the_default_with_a_notice() {
         "podsim.dev/web.pre_stop: \"4s\"\n    podsim.dev/stop_at",
     );
     let s = scenario(&timed);
-    assert_eq!(s.run.pod.containers[2].pre_stop, SimDuration::from_secs(4));
+    assert_eq!(
+        s.run.pod.containers[2].pre_stop,
+        Some(SimDuration::from_secs(4).into())
+    );
     assert!(s.notices.is_empty());
 }
 
@@ -154,7 +157,12 @@ fn r39_a_pre_stop_sleep_longer_than_the_grace_period_is_refused() {
     // Equal is allowed (the check is `seconds > grace`).
     assert_eq!(
         scenario(&text.replace("21", "20")).run.pod.containers[2].pre_stop,
-        SimDuration::from_secs(20)
+        Some(SimDuration::from_secs(20).into())
+    );
+    // R58: zero seconds is a hook that returns at once, not no hook.
+    assert_eq!(
+        scenario(&text.replace("21", "0")).run.pod.containers[2].pre_stop,
+        Some(SimDuration::ZERO.into())
     );
 }
 
@@ -198,14 +206,20 @@ fn r8_an_ordinary_init_container_has_no_hooks() {
 }
 
 #[test]
-fn r8_drain_and_proxy_do_not_apply_to_an_ordinary_init_container() {
-    let text = POD.replace("podsim.dev/migrate.boot", "podsim.dev/migrate.drain");
+fn r8_proxy_does_not_apply_to_an_ordinary_init_container_but_r57_drain_does() {
+    let text = POD.replace(
+        "podsim.dev/migrate.boot: \"2s\"",
+        "podsim.dev/migrate.proxy: \"true\"",
+    );
     assert_eq!(
         error(&text),
-        "pod.yaml:16:5: init container \"migrate\": drain does not apply to an init container (it runs to \
-             completion); drop podsim.dev/migrate.drain (or its entry in the timings file), or add \
+        "pod.yaml:16:5: init container \"migrate\": proxy does not apply to an init container (it runs to \
+             completion); drop podsim.dev/migrate.proxy (or its entry in the timings file), or add \
              restartPolicy: Always to make it a native sidecar"
     );
+    let text = POD.replace("podsim.dev/migrate.boot", "podsim.dev/migrate.drain");
+    let s = scenario(&text);
+    assert_eq!(s.run.pod.containers[0].drain, SimDuration::from_secs(2).into());
 }
 
 #[test]
@@ -411,7 +425,7 @@ fn annotation_typos_suggest_the_key_or_the_container() {
     assert_eq!(
         error(&POD.replace("podsim.dev/web.boot", "podsim.dev/web.bot")),
         "pod.yaml:10:5: annotation \"podsim.dev/web.bot\": unknown timing key \"bot\"; did you mean \
-             \"boot\"? expected one of boot, drain, pre_stop, fails, fail_probability, proxy, crash_after, run, exit_code, startup_probe.outcome, startup_probe.pass_after, startup_probe.pass_until, readiness_probe.outcome, readiness_probe.pass_after, readiness_probe.pass_until, liveness_probe.outcome, liveness_probe.pass_after, liveness_probe.pass_until, exit_code_on_sigterm"
+             \"boot\"? expected one of boot, drain, pre_stop, fails, fail_probability, proxy, crash_after, run, exit_code, startup_probe.outcome, startup_probe.pass_after, startup_probe.pass_until, readiness_probe.outcome, readiness_probe.pass_after, readiness_probe.pass_until, liveness_probe.outcome, liveness_probe.pass_after, liveness_probe.pass_until, exit_code_on_sigterm, drains_on"
     );
     assert_eq!(
         error(&POD.replace("podsim.dev/web.boot", "podsim.dev/wbe.boot")),
@@ -700,5 +714,32 @@ fn a_pod_never_deleted_gets_one_notice_and_no_drain_assumed() {
             "pod.yaml:10:5: podsim assumes boot 1s for web, proxy; drain 0s for web (annotate \
           podsim.dev/<container>.boot, podsim.dev/<container>.drain or give a timings file)"
         ]
+    );
+}
+
+#[test]
+fn r59_lifecycle_stop_signal_is_read_and_needs_spec_os_name() {
+    let signalled = POD.replace("    lifecycle:\n", "    lifecycle:\n      stopSignal: SIGQUIT\n");
+    let e = error(&signalled);
+    assert!(
+        e.ends_with(
+            "spec.containers[0].lifecycle.stopSignal: the API refuses lifecycle.stopSignal without \
+             spec.os.name; add spec.os.name: linux"
+        ),
+        "{e}"
+    );
+    let linux = signalled.replace("spec:\n", "spec:\n  os:\n    name: linux\n");
+    let s = scenario(&linux);
+    assert_eq!(s.run.pod.containers[2].stop_signal, crate::model::Signal::Quit);
+    let windows = signalled.replace("spec:\n", "spec:\n  os:\n    name: windows\n");
+    assert!(
+        error(&windows)
+            .ends_with("a Windows Pod may stop its containers with SIGTERM or SIGKILL only, not SIGQUIT")
+    );
+    let typo = linux.replace("SIGQUIT", "SIGQUTI");
+    assert!(
+        error(&typo).contains("unknown stop signal \"SIGQUTI\"; did you mean \"SIGQUIT\"?"),
+        "{}",
+        error(&typo)
     );
 }

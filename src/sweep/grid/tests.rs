@@ -129,14 +129,16 @@ fn issue_9_axis_suggestions_come_from_the_registry() {
 fn combinations_that_break_pod_rules_are_found_before_running() {
     let e = error("\"containers.proxy.kind\" = [\"sidecar\", \"init\"]");
     assert!(e.starts_with("g.toml:3:1: the combination containers.proxy.kind = \"init\" breaks a Pod rule: container \"proxy\": proxy is not allowed"), "{e}");
-    let e = error("\"containers.config-fetch.drain\" = [\"0s\", \"1s\"]");
+    let e = error("\"containers.config-fetch.proxy\" = [false, true]");
     assert!(
-        e.contains("containers.config-fetch.drain = 1s breaks a Pod rule"),
+        e.contains("containers.config-fetch.proxy = true breaks a Pod rule"),
         "{e}"
     );
+    // R57: an init container may drain.
+    assert!(grid("\"containers.config-fetch.drain\" = [\"0s\", \"1s\", \"never\"]").is_ok());
     let e = error("\"containers.config-fetch.pre_stop\" = { from = \"0s\", to = \"1h\", step = \"1ms\" }");
     assert!(
-        e.contains("containers.config-fetch.pre_stop = 1ms breaks a Pod rule"),
+        e.contains("containers.config-fetch.pre_stop = 0s breaks a Pod rule"),
         "{e}"
     );
     let e = error("\"containers.web.kind\" = [\"app\", \"sidecar\"]");

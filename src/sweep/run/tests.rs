@@ -147,3 +147,31 @@ fn a_failing_sink_stops_the_sweep_with_its_error() {
     let SweepError::Io(cause) = e else { panic!("{e}") };
     assert_eq!(cause.to_string(), "disk full");
 }
+
+#[test]
+fn r55_a_drain_axis_takes_never_beside_durations() {
+    // Side by side, deleted at 10 s with grace 30 s: the proxy drains 1 s
+    // and exits at 11 s. web draining 3 s exits at 13 s (the seed's 2 s
+    // exposed at shutdown); web ignoring SIGTERM lives until SIGKILL at
+    // 40 s: exposed 11 → 40 s = 29 s, termination 30 s, one SIGKILL, and
+    // its 137 fails the Pod.
+    let grid = seed_grid("\"containers.web.drain\" = [\"3s\", \"never\"]");
+    let text = csv_of(&grid, 0..2, 1);
+    let lines: Vec<&str> = text.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let cell = |row: usize, column: &str| {
+        let i = header.iter().position(|h| *h == column).unwrap();
+        lines[row].split(',').nth(i).unwrap().to_string()
+    };
+    assert_eq!(header[1], "containers.web.drain_ms");
+    let columns = [
+        "containers.web.drain_ms",
+        "exposed_shutdown_ms",
+        "termination_ms",
+        "sigkilled",
+        "phase",
+    ];
+    let row = |r| columns.map(|c| cell(r, c));
+    assert_eq!(row(1), ["3000", "2000", "3000", "0", "Succeeded"]);
+    assert_eq!(row(2), ["never", "29000", "30000", "1", "Failed"]);
+}
