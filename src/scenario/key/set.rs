@@ -141,6 +141,13 @@ impl Key {
             (Field::ExitCode, Some(c)) => c.exit_code = count as i32,
             (Field::ContainerRestartPolicy, Some(c)) => c.restart_policy = Some(POLICIES[word.min(2)]),
             (Field::ExitCodeOnSigterm, Some(c)) => c.exit_code_on_sigterm = count as i32,
+            (Field::PostStart, Some(c)) => c.post_start = Some(value.into_dist()),
+            (Field::PostStartFails, Some(c)) => c.post_start_fails = flag,
+            (Field::ImagePull, Some(c)) => {
+                if let Value::Pulls(pulls) = value {
+                    c.image_pull = pulls;
+                }
+            }
             (Field::CrashAfter, Some(c)) => match value {
                 Value::DistList(list) => c.crash_after = list,
                 // One duration (an axis): the first attempt crashes then.

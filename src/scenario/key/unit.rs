@@ -2,7 +2,7 @@
 //! values, and the tables that turn a word or a version into an axis index.
 
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, Dist, KubeVersion, PodMode, Probability, RestartPolicy};
+use crate::model::{ContainerKind, Dist, ImagePull, KubeVersion, PodMode, Probability, RestartPolicy};
 
 use crate::model::service::{Preset, Rate, Scaled};
 
@@ -43,6 +43,9 @@ pub enum Unit {
     /// A count of Pods (`1`) or a percentage of the replicas (`"25%"`): the
     /// API's IntOrString.
     Scaled,
+    /// How many image pulls fail before one succeeds (`2`), or `"fails"`
+    /// for every one (R67).
+    Pulls,
 }
 
 /// A value of some `Unit`, parsed and checked.
@@ -70,12 +73,18 @@ pub enum Value {
     Preset(usize),
     /// A count of Pods or a percentage of the replicas.
     Scaled(Scaled),
+    /// Whether image pulls fail.
+    Pulls(ImagePull),
 }
 
 /// Marks a preset in an encoded `Unit::Propagation` value (a duration never reaches it).
 pub(super) const PRESET_TAG: u64 = 1 << 63;
 /// Marks a percentage in an encoded `Unit::Scaled` value.
 const PERCENT_TAG: u64 = 1 << 62;
+/// An encoded `Unit::Pulls` value for "every pull fails" (a count never reaches it).
+const PULLS_FAIL: u64 = 1 << 62;
+/// The word for it.
+pub(super) const FAILS: &str = "fails";
 
 pub(super) const FLAG_NAMES: [&str; 2] = ["false", "true"];
 pub(super) const KINDS: [ContainerKind; 3] =
@@ -125,6 +134,7 @@ impl Unit {
                 None => Err(unknown_preset(trimmed)),
             },
             Unit::Scaled => parse_scaled(key, trimmed).map(Value::Scaled),
+            Unit::Pulls => parse_pulls(key, trimmed).map(Value::Pulls),
         }
     }
 
@@ -141,6 +151,7 @@ impl Unit {
             Unit::Propagation if encoded & PRESET_TAG != 0 => Value::Preset((encoded & !PRESET_TAG) as usize),
             Unit::Propagation => Value::Millis(SimDuration::from_millis(encoded)),
             Unit::Scaled => Value::Scaled(decode_scaled(encoded)),
+            Unit::Pulls => Value::Pulls(decode_pulls(encoded)),
         }
     }
 
@@ -161,6 +172,10 @@ impl Unit {
             Unit::Scaled => match decode_scaled(encoded) {
                 Scaled::Count(n) => n.to_string(),
                 p => format!("\"{p}\""),
+            },
+            Unit::Pulls => match decode_pulls(encoded) {
+                ImagePull::Fails => format!("\"{FAILS}\""),
+                _ => encoded.to_string(),
             },
         }
     }
@@ -187,6 +202,8 @@ impl Unit {
             }
             Unit::Propagation => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
             Unit::Scaled => buf.extend_from_slice(decode_scaled(encoded).to_string().as_bytes()),
+            Unit::Pulls if encoded == PULLS_FAIL => buf.extend_from_slice(FAILS.as_bytes()),
+            Unit::Pulls => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
         }
     }
 }
@@ -210,6 +227,29 @@ pub fn parse_scaled(key: &str, text: &str) -> Result<Scaled, String> {
     match text.strip_suffix('%') {
         Some(p) => p.trim().parse().map(Scaled::Percent).map_err(|_| bad()),
         None => text.parse().map(Scaled::Count).map_err(|_| bad()),
+    }
+}
+
+/// Failed pulls before one succeeds (`2`), or `fails` for all of them.
+pub fn parse_pulls(key: &str, text: &str) -> Result<ImagePull, String> {
+    match text {
+        FAILS => Ok(ImagePull::Fails),
+        _ => match text.parse::<u32>() {
+            Ok(0) => Ok(ImagePull::Pulls),
+            Ok(n) => Ok(ImagePull::FailsFirst(n)),
+            Err(_) => Err(format!(
+                "{key} must be the number of failed pulls before one succeeds (e.g. 2), or \"{FAILS}\" \
+                 for an image that never pulls, not {text}"
+            )),
+        },
+    }
+}
+
+fn decode_pulls(encoded: u64) -> ImagePull {
+    match encoded {
+        PULLS_FAIL => ImagePull::Fails,
+        0 => ImagePull::Pulls,
+        n => ImagePull::FailsFirst(n as u32),
     }
 }
 
@@ -265,6 +305,9 @@ impl Value {
             Value::Preset(i) => Some(*i as u64 | PRESET_TAG),
             Value::Scaled(Scaled::Count(n)) => Some(u64::from(*n)),
             Value::Scaled(Scaled::Percent(p)) => Some(u64::from(*p) | PERCENT_TAG),
+            Value::Pulls(ImagePull::Pulls) => Some(0),
+            Value::Pulls(ImagePull::FailsFirst(n)) => Some(u64::from(*n)),
+            Value::Pulls(ImagePull::Fails) => Some(PULLS_FAIL),
         }
     }
 
