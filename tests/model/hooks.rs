@@ -325,3 +325,20 @@ fn r69_a_regular_init_containers_restarts_drop_out_once_the_pod_is_initialized()
     assert!(lines.contains(&line(12, "Init:0/1", "2 (10s ago)")), "{lines:?}");
     assert_eq!(lines.last(), Some(&line(14, "Running", "0")));
 }
+
+#[test]
+fn r8_r66_a_hook_on_an_init_container_and_a_failure_without_a_hook_are_refused() {
+    let init = "[[containers]]\nname = \"init\"\nkind = \"init\"\nboot = \"1s\"\npost_start = \"1s\"\n\
+                [[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\n";
+    let e = Scenario::parse(init, "t.toml").unwrap_err().to_string();
+    assert!(
+        e.contains("post_start is not allowed on an init container"),
+        "{e}"
+    );
+    let bare = "[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\npost_start_fails = true\n";
+    let e = Scenario::parse(bare, "t.toml").unwrap_err().to_string();
+    assert!(
+        e.contains("post_start_fails needs a postStart hook to fail; set post_start"),
+        "{e}"
+    );
+}

@@ -65,7 +65,8 @@ impl<O: Observer> PodModel<O> {
             return self.begin_kill(id, now, grace, Killer::PostStart, s);
         }
         if !killed {
-            self.start_returned(id, now, s);
+            let booted = self.container(id).instance().is_some_and(|i| i.booted);
+            self.start_returned(id, booted, now, s);
         }
         if self.take_hold(id) {
             self.resume_sync(now, s);

@@ -17,26 +17,27 @@ use crate::model::history::{Change, Observer};
 use crate::model::spec::{ContainerId, IMAGE_BACKOFF};
 
 impl<O: Observer> PodModel<O> {
-    /// Whether `id`'s image pull fails now; the common case, an image that
-    /// pulls, costs one comparison.
-    #[inline]
-    pub(super) fn pull_fails(
+    /// Whether `id` cannot start now: it waits out an image back-off (a
+    /// sync that starts the next init container asks for it again), or its
+    /// pull fails now. Asked only of a Pod where a pull may fail.
+    #[inline(never)]
+    pub(super) fn pull_blocks(
         &mut self,
         id: ContainerId,
         now: SimTime,
         s: &mut Scheduler<'_, PodEvent>,
     ) -> bool {
-        let fails = self
-            .spec_of(id)
-            .image_pull
-            .fails_after(self.container(id).pulls_failed);
+        let c = self.container(id);
+        if matches!(c.state, State::PullBackOff) {
+            return true;
+        }
+        let fails = self.spec_of(id).image_pull.fails_after(c.pulls_failed);
         if fails {
             self.pull_failed(id, now, s);
         }
         fails
     }
 
-    #[inline(never)]
     fn pull_failed(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         let c = self.container_mut(id);
         // `Backoff.Next`: 10 s after the first failure, doubling, capped.

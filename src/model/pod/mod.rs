@@ -37,7 +37,7 @@ use super::draw::{DrawKey, name_hash};
 use super::event::PodEvent;
 use super::history::{Change, ExitReason, Observer, TraceEntry};
 use super::metrics::{Meters, Metrics, Outcome, PodPhase};
-use super::spec::{ContainerId, ContainerKind, ContainerSpec, Deletion, PodMode, RunSpec};
+use super::spec::{ContainerId, ContainerKind, ContainerSpec, Deletion, ImagePull, PodMode, RunSpec};
 use crate::engine::{Model, RunEnd, Scheduler, SimDuration, SimTime};
 
 impl<O: Observer> Model for PodModel<O> {
@@ -113,6 +113,9 @@ pub struct PodModel<O: Observer = ()> {
     /// The container whose postStart hook (or the kill after its failure)
     /// holds the kubelet's sync: nothing starts meanwhile (R65).
     held_by: Option<ContainerId>,
+    /// Some container's image pull may fail (R67): only then does a start
+    /// look at pulls, so a sweep without them pays nothing for it.
+    pulls_may_fail: bool,
     /// The deletion request has arrived.
     deleted: bool,
     /// The Pod has been Ready once: a deletion after Ready is scheduled once.
@@ -180,6 +183,7 @@ impl<O: Observer> PodModel<O> {
             containers: Vec::new(),
             stage: Stage::Initializing,
             held_by: None,
+            pulls_may_fail: false,
             deleted: false,
             has_been_ready: false,
             pod_ready: false,
@@ -230,6 +234,7 @@ impl<O: Observer> PodModel<O> {
         self.containers.resize(pod.containers.len(), Container::NEW);
         self.stage = Stage::Initializing;
         self.held_by = None;
+        self.pulls_may_fail = pod.containers.iter().any(|c| c.image_pull != ImagePull::Pulls);
         self.deleted = false;
         self.has_been_ready = false;
         self.pod_ready = false;
