@@ -9,7 +9,7 @@
 use std::fmt;
 
 use super::dist::Dist;
-use super::spec::{ContainerSpec, Probe, ProbeOutcome};
+use super::spec::{ContainerSpec, ImagePull, Probe, ProbeOutcome};
 use super::stop::Signal;
 
 /// How a container without a preStop hook was written before R58.
@@ -75,6 +75,16 @@ impl fmt::Debug for ContainerSpec {
         }
         if !self.restart_rules.is_empty() {
             s.field("restart_rules", &self.restart_rules);
+        }
+        // R65–R67's fields, later than the hash.
+        if let Some(hook) = &self.post_start {
+            s.field("post_start", hook);
+        }
+        if self.post_start_fails {
+            s.field("post_start_fails", &self.post_start_fails);
+        }
+        if self.image_pull != ImagePull::Pulls {
+            s.field("image_pull", &self.image_pull);
         }
         s.finish()
     }

@@ -34,6 +34,8 @@ pub enum DrawKey {
     /// One node's delay from an endpoint change to its sync request
     /// (counter: node index, slice version).
     Propagation = 11,
+    /// A container instance's postStart hook.
+    PostStart = 12,
 }
 
 /// The seed and the replication of one run: the part of a draw's counter

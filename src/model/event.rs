@@ -52,6 +52,28 @@ pub enum PodEvent {
         /// The ticker generation it was scheduled in: stale if rescheduled since.
         generation: u32,
     },
+    /// The postStart hook returned (R65), or failed (R66).
+    PostStartFinished {
+        /// The container it happens to.
+        container: ContainerId,
+        /// The instance it was scheduled for: stale if the container restarted since.
+        attempt: u32,
+    },
+    /// The image pull back-off is over: the next sync pulls again (R67).
+    PullBackOffExpired {
+        /// The container it happens to.
+        container: ContainerId,
+        /// The instance it was scheduled for (a failed pull starts none).
+        attempt: u32,
+    },
+    /// The kubelet's next sync after a failed start shows the back-off's
+    /// reason (R68).
+    BackOffShown {
+        /// The container it happens to.
+        container: ContainerId,
+        /// The instance it was scheduled for: stale if the container restarted since.
+        attempt: u32,
+    },
     /// The preStop hook returned, or the grace period cut it off (R35).
     PreStopFinished {
         /// The container it happens to.
@@ -97,6 +119,9 @@ impl PodEvent {
             | PodEvent::BootFinished { container, attempt }
             | PodEvent::Crashed { container, attempt }
             | PodEvent::RunFinished { container, attempt }
+            | PodEvent::PostStartFinished { container, attempt }
+            | PodEvent::PullBackOffExpired { container, attempt }
+            | PodEvent::BackOffShown { container, attempt }
             | PodEvent::PreStopFinished { container, attempt }
             | PodEvent::TurnWaitExpired { container, attempt }
             | PodEvent::Drained { container, attempt }

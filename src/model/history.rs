@@ -121,6 +121,22 @@ pub enum Change {
         /// From the exit to the restart.
         delay: SimDuration,
     },
+    /// The postStart hook returned (R65); a failed one makes the kubelet
+    /// kill the container (FailedPostStartHook, R66).
+    PostStartFinished {
+        /// The hook failed.
+        failed: bool,
+    },
+    /// The image pull failed: the API shows the container waiting in
+    /// ErrImagePull, and the next pull waits `back_off` (R67).
+    ImagePullFailed {
+        /// From the failure to the next pull.
+        back_off: SimDuration,
+    },
+    /// The kubelet's next sync shows the back-off of a failed start: the
+    /// waiting reason becomes ImagePullBackOff after a failed pull,
+    /// CrashLoopBackOff after a failed postStart hook (R68).
+    BackOffShown,
     /// The preStop hook began: the first step of a kill (R35).
     PreStopStarted,
     /// The preStop hook is over.
@@ -182,6 +198,9 @@ impl Change {
             Change::ProbeFailed { .. } => "probe_failed",
             Change::Exited(_) => "exited",
             Change::BackOff { .. } => "back_off",
+            Change::PostStartFinished { .. } => "post_start_finished",
+            Change::ImagePullFailed { .. } => "image_pull_failed",
+            Change::BackOffShown => "back_off_shown",
             Change::PreStopStarted => "pre_stop_started",
             Change::PreStopFinished { .. } => "pre_stop_finished",
             Change::AwaitingTurn => "awaiting_turn",
@@ -211,6 +230,7 @@ impl Change {
             | Change::Ready { probed: false }
             | Change::ContainersStopped
             | Change::Probed { .. }
+            | Change::BackOffShown
             | Change::ExposureBegan
             | Change::ExposureEnded => None,
             shown => Some(Line(shown)),
@@ -249,6 +269,13 @@ impl fmt::Display for Line {
                 write!(f, "restarting at once (first restart, no back-off yet)")
             }
             Change::BackOff { delay } => write!(f, "CrashLoopBackOff: restart in {delay}"),
+            Change::PostStartFinished { failed: false } => write!(f, "postStart hook finished"),
+            Change::PostStartFinished { failed: true } => {
+                write!(f, "postStart hook failed (FailedPostStartHook): killing")
+            }
+            Change::ImagePullFailed { back_off } => {
+                write!(f, "image pull failed (ErrImagePull): next pull in {back_off}")
+            }
             Change::PreStopStarted => write!(f, "preStop hook started"),
             Change::PreStopFinished { cut_off: false } => write!(f, "preStop hook finished"),
             Change::PreStopFinished { cut_off: true } => {
@@ -273,6 +300,7 @@ impl fmt::Display for Line {
             Change::Running
             | Change::ContainersStopped
             | Change::Probed { .. }
+            | Change::BackOffShown
             | Change::ExposureBegan
             | Change::ExposureEnded => Ok(()),
         }

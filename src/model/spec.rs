@@ -305,7 +305,48 @@ pub struct ContainerSpec {
     /// Its `restartPolicyRules` with action Restart, tried in order on the
     /// exit code before its policy (R60).
     pub restart_rules: Vec<ExitCodes>,
+    /// Its postStart hook's duration, if it has one (R65): the container is
+    /// not started, and the Pod's next start waits, until it returns.
+    pub post_start: Option<Dist>,
+    /// The postStart hook fails when it returns: the kubelet kills the
+    /// container and restarts it per policy (R66).
+    pub post_start_fails: bool,
+    /// Whether its image can be pulled (R67).
+    pub image_pull: ImagePull,
 }
+
+/// Whether a container's image pull succeeds (R67). The pull's own time is
+/// part of `boot`; a failed pull takes none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ImagePull {
+    /// The first pull succeeds.
+    #[default]
+    Pulls,
+    /// This many pulls fail (ErrImagePull) before one succeeds.
+    FailsFirst(u32),
+    /// Every pull fails: the container never starts.
+    Fails,
+}
+
+impl ImagePull {
+    /// Whether pull number `failed + 1` fails, `failed` having failed before.
+    pub fn fails_after(self, failed: u32) -> bool {
+        match self {
+            ImagePull::Pulls => false,
+            ImagePull::FailsFirst(n) => failed < n,
+            ImagePull::Fails => true,
+        }
+    }
+}
+
+/// The kubelet's image pull back-off (R67): 10 s after the first failed
+/// pull, doubling, at most 300 s (`flowcontrol.NewBackOff(backOffPeriod,
+/// MaxContainerBackOff)` in `kubelet.go`).
+pub const IMAGE_BACKOFF: Backoff = Backoff {
+    initial: SimDuration::from_secs(10),
+    cap: SimDuration::from_secs(300),
+    immediate_first_restart: false,
+};
 
 /// An exit-code requirement: the code is (`In`) or is not (`NotIn`) among
 /// `values`.
@@ -346,6 +387,9 @@ impl ContainerSpec {
             drains_on: Signal::Term,
             restart_policy: None,
             restart_rules: Vec::new(),
+            post_start: None,
+            post_start_fails: false,
+            image_pull: ImagePull::Pulls,
         }
     }
 

@@ -29,6 +29,11 @@ struct ContainerView {
     restarts: u32,
     /// Ran or exited at least once (R24's "an app container has started").
     ran: bool,
+    /// When its latest instance exited.
+    exited_at: Option<SimTime>,
+    /// `lastState.terminated.finishedAt`: the exit before the current
+    /// state, or the latest exit once the container waits to start again.
+    last_termination: Option<SimTime>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,8 +52,29 @@ pub struct WatchLine {
     pub ready: String,
     /// STATUS, as `printPod` words it.
     pub status: String,
-    /// RESTARTS, all containers together.
+    /// RESTARTS: the restart count `printPod` adds up (R69).
     pub restarts: u32,
+    /// The latest `lastState.terminated.finishedAt` among the containers
+    /// counted, on the same clock as `at`: RESTARTS shows its age.
+    pub last_restart: Option<SimTime>,
+}
+
+impl WatchLine {
+    /// RESTARTS as kubectl prints it (R69): the count, and once a container
+    /// has restarted the age of its last termination at the line's time,
+    /// `1 (10s ago)`.
+    pub fn restarts_column(&self) -> String {
+        match self.last_restart {
+            Some(last) if self.restarts != 0 => {
+                format!(
+                    "{} ({} ago)",
+                    self.restarts,
+                    human_age(SimTime(self.at.since(last).as_millis()))
+                )
+            }
+            _ => self.restarts.to_string(),
+        }
+    }
 }
 
 impl PodView {
@@ -89,10 +115,15 @@ impl PodView {
             .all(|(c, v)| c.kind == ContainerKind::Init || (v.ready && v.shown == Shown::Running))
     }
 
-    /// STATUS, as kubectl's `printPod` derives it (R50).
-    fn status_column(&self, spec: &PodSpec) -> String {
+    /// STATUS, RESTARTS and the last restart, as kubectl's `printPod`
+    /// derives them (R50, R69): while the Pod initializes RESTARTS counts
+    /// the init containers up to the one that holds it; from then on the
+    /// sidecars and the apps, no longer the regular init containers.
+    fn status_column(&self, spec: &PodSpec) -> (String, u32, Option<SimTime>) {
         let mut reason = self.phase.name().to_string();
         let mut initializing = false;
+        let (mut restarts, mut last) = (0, None);
+        let (mut sidecar_restarts, mut sidecar_last) = (0, None);
         let inits: Vec<_> = spec
             .containers
             .iter()
@@ -100,6 +131,12 @@ impl PodView {
             .filter(|(c, _)| c.kind != ContainerKind::App)
             .collect();
         for (i, (c, v)) in inits.iter().enumerate() {
+            restarts += v.restarts;
+            last = last.max(v.last_termination);
+            if c.kind == ContainerKind::Sidecar {
+                sidecar_restarts += v.restarts;
+                sidecar_last = sidecar_last.max(v.last_termination);
+            }
             match v.shown {
                 Shown::Terminated(r) if r.code() == 0 => continue,
                 _ if c.kind == ContainerKind::Sidecar && v.started => continue,
@@ -111,6 +148,7 @@ impl PodView {
             break;
         }
         if !initializing || self.initialized(spec) {
+            (restarts, last) = (sidecar_restarts, sidecar_last);
             let mut has_running = false;
             let apps = spec
                 .containers
@@ -118,6 +156,8 @@ impl PodView {
                 .zip(&self.containers)
                 .filter(|(c, _)| c.kind == ContainerKind::App);
             for (_, v) in apps.rev() {
+                restarts += v.restarts;
+                last = last.max(v.last_termination);
                 match v.shown {
                     Shown::Waiting(w) => reason = w.to_string(),
                     Shown::Terminated(r) => reason = terminated_reason(r).to_string(),
@@ -137,7 +177,7 @@ impl PodView {
         if self.deleted && !self.phase.is_terminal() {
             reason = "Terminating".to_string();
         }
-        reason
+        (reason, restarts, last)
     }
 }
 
@@ -166,7 +206,12 @@ pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
         ready: false,
         restarts: 0,
         ran: false,
+        exited_at: None,
+        last_termination: None,
     };
+    // Whose latest instance was killed for a failed postStart hook (R66):
+    // the kubelet's reason cache, not API status, so no line of its own.
+    let mut hook_failed = vec![false; spec.containers.len()];
     let mut view = PodView {
         containers: vec![fresh; spec.containers.len()],
         phase: PodPhase::Pending,
@@ -176,11 +221,13 @@ pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
     let mut shown: Option<PodView> = None;
     let mut emit = |at: SimTime, view: &PodView, lines: &mut Vec<WatchLine>| {
         if shown.as_ref() != Some(view) {
+            let (status, restarts, last_restart) = view.status_column(spec);
             lines.push(WatchLine {
                 at,
                 ready: view.ready_column(spec),
-                status: view.status_column(spec),
-                restarts: view.containers.iter().map(|c| c.restarts).sum(),
+                status,
+                restarts,
+                last_restart,
             });
             shown = Some(view.clone());
         }
@@ -194,11 +241,13 @@ pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
                 Change::Starting { attempt } => {
                     if attempt > 1 {
                         v.restarts += 1;
+                        v.last_termination = v.exited_at;
                     }
                     // Waiting until the model says the API shows it Running.
                     v.shown = Shown::Waiting(default_wait);
                     v.started = false;
                     v.ready = false;
+                    hook_failed[id.index()] = false;
                 }
                 Change::Running => {
                     v.shown = Shown::Running;
@@ -213,11 +262,27 @@ pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
                         started: false,
                         ready: false,
                         ran: true,
+                        exited_at: Some(entry.at),
                         ..*v
                     };
                 }
-                Change::BackOff { delay } if delay.as_millis() > 0 => {
-                    v.shown = Shown::Waiting("CrashLoopBackOff")
+                Change::PostStartFinished { failed } => hook_failed[id.index()] = failed,
+                // A container to be started again waits with the reason its
+                // last start left (R49, R68), its exit as its last state.
+                Change::BackOff { delay } if hook_failed[id.index()] || delay.as_millis() > 0 => {
+                    v.shown = Shown::Waiting(if hook_failed[id.index()] {
+                        "PostStartHookError"
+                    } else {
+                        "CrashLoopBackOff"
+                    });
+                    v.last_termination = v.exited_at;
+                }
+                Change::ImagePullFailed { .. } => v.shown = Shown::Waiting("ErrImagePull"),
+                Change::BackOffShown => {
+                    v.shown = Shown::Waiting(match v.shown {
+                        Shown::Waiting("ErrImagePull") => "ImagePullBackOff",
+                        _ => "CrashLoopBackOff",
+                    })
                 }
                 _ => {}
             }
@@ -264,18 +329,25 @@ pub fn watch_text(pods: &[(String, Vec<WatchLine>)]) -> String {
         .max()
         .unwrap_or(0)
         .max(6);
+    let restarts_width = pods
+        .iter()
+        .flat_map(|(_, l)| l)
+        .map(|l| l.restarts_column().len())
+        .max()
+        .unwrap_or(0)
+        .max(8);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<name_width$}   READY   {:<status_width$}   RESTARTS   AGE",
-        "NAME", "STATUS"
+        "{:<name_width$}   READY   {:<status_width$}   {:<restarts_width$}   AGE",
+        "NAME", "STATUS", "RESTARTS"
     );
     for (name, lines) in pods {
         for l in lines {
-            let (ready, status, restarts, age) = (&l.ready, &l.status, l.restarts, human_age(l.at));
+            let (ready, status, restarts, age) = (&l.ready, &l.status, l.restarts_column(), human_age(l.at));
             let _ = writeln!(
                 out,
-                "{name:<name_width$}   {ready:<5}   {status:<status_width$}   {restarts:<8}   {age}"
+                "{name:<name_width$}   {ready:<5}   {status:<status_width$}   {restarts:<restarts_width$}   {age}"
             );
         }
     }

@@ -307,12 +307,14 @@ mod registry {
             Unit::Propagation => ("\"medium\"", "medium"),
             Unit::Scaled => ("\"50%\"", "50%"),
             Unit::Drain => ("\"never\"", "never"),
+            Unit::Pulls => ("2", "2"),
         }
     }
 
     /// A Pod every key fits: a Job-ready policy, an app that runs and
-    /// exits; readiness-probe grace alone breaks a rule wherever it is set.
-    const BASE: &str = "[pod]\nrestart_policy = \"Never\"\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\nrun = \"10s\"\n";
+    /// exits, with a postStart hook to fail; readiness-probe grace alone
+    /// breaks a rule wherever it is set.
+    const BASE: &str = "[pod]\nrestart_policy = \"Never\"\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\nrun = \"10s\"\npost_start = \"1s\"\n";
 
     fn breaks_a_rule_by_design(field: Field) -> bool {
         matches!(
@@ -428,7 +430,7 @@ mod registry {
         }
     }
 
-    const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: k\n  annotations:\n    KEY: \"VALUE\"\nspec:\n  restartPolicy: Never\n  containers:\n  - name: web\n    image: nginx\n    lifecycle:\n      preStop:\n        httpGet:\n          port: 80\n";
+    const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: k\n  annotations:\n    KEY: \"VALUE\"\nspec:\n  restartPolicy: Never\n  containers:\n  - name: web\n    image: nginx\n    lifecycle:\n      postStart:\n        httpGet:\n          port: 80\n      preStop:\n        httpGet:\n          port: 80\n";
 
     #[test]
     fn every_key_is_read_by_annotations_and_the_overlay_or_sent_to_the_manifest() {

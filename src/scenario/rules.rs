@@ -79,6 +79,8 @@ pub enum Rule {
     AlwaysOnInit,
     /// `restart_policy_rules` need the container's own `restart_policy`.
     RulesNeedPolicy,
+    /// `post_start_fails` without a `post_start` hook to fail (R66).
+    FailsNeedsHook,
     /// A container's own restart policy needs Kubernetes 1.34 or later.
     ContainerPolicyNeeds134(KubeVersion),
     /// `stop_signal` needs Kubernetes 1.33 or later (KEP-4960, R59).
@@ -209,6 +211,14 @@ impl SpecProblem {
                 "container \"{name}\": restart_policy_rules need the container's own restart_policy (the API \
                  refuses them without one)"
             ),
+            Rule::FailsNeedsHook if toml => format!(
+                "container \"{name}\": post_start_fails needs a postStart hook to fail; set post_start \
+                 (\"0s\" for a hook that fails at once)"
+            ),
+            Rule::FailsNeedsHook => format!(
+                "container \"{name}\": post_start_fails needs a postStart hook to fail; give the container \
+                 a lifecycle.postStart"
+            ),
             Rule::RulesNeedPolicy => format!(
                 "container \"{name}\": restartPolicyRules need the container's own restartPolicy (the API \
                  refuses them without one)"
@@ -230,7 +240,12 @@ impl SpecProblem {
 /// The rules for one container, the first one broken.
 fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Field>, Rule)> {
     if c.kind == ContainerKind::Init {
-        let misplaced = [(Field::Proxy, c.proxy), (Field::PreStop, c.pre_stop.is_some())];
+        let misplaced = [
+            (Field::Proxy, c.proxy),
+            (Field::PreStop, c.pre_stop.is_some()),
+            (Field::PostStart, c.post_start.is_some()),
+            (Field::PostStartFails, c.post_start_fails),
+        ];
         if let Some((field, _)) = misplaced.iter().find(|(_, set)| *set) {
             return Err((Some(*field), Rule::NotOnInit(*field)));
         }
@@ -256,6 +271,9 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
             Field::ExitCode
         };
         return Err((Some(field), Rule::RunOnInit(field)));
+    }
+    if c.post_start_fails && c.post_start.is_none() {
+        return Err((Some(Field::PostStartFails), Rule::FailsNeedsHook));
     }
     // R60: a container's own restart policy and rules (KEP-5307).
     if c.restart_policy.is_some() || !c.restart_rules.is_empty() {
@@ -411,7 +429,8 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         Field::ExitCodeOnSigterm => Some(u64::from(encoded > 255)),
         // Present whatever the value (a preStop of 0 s is a hook, R58): only
         // the container's kind decides.
-        Field::Run | Field::CrashAfter | Field::PreStop => Some(0),
+        Field::Run | Field::CrashAfter | Field::PreStop | Field::PostStart => Some(0),
+        Field::PostStartFails => Some(encoded),
         Field::Probe(_, field) => Some(match field {
             ProbeField::InitialDelay
             | ProbeField::TerminationGracePeriod
@@ -448,7 +467,8 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::Boot
         | Field::Drain
         | Field::DrainsOn
-        | Field::Fails => None,
+        | Field::Fails
+        | Field::ImagePull => None,
         // The Service's rules (`scenario::service`) check axes value by value.
         Field::Replicas
         | Field::Nodes

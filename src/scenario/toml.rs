@@ -153,6 +153,12 @@ pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
         (Unit::Scaled, DeValue::String(s)) if s.ends_with('%') => Unit::Scaled
             .parse_text("", s)
             .map_err(|_| ValueError::Invalid(format!("\"{s}\" is not a percentage such as \"25%\""))),
+        (Unit::Pulls, DeValue::Integer(i)) => Unit::Pulls
+            .parse_text("image_pull", i.as_str())
+            .map_err(ValueError::Invalid),
+        (Unit::Pulls, DeValue::String(s)) => Unit::Pulls
+            .parse_text("image_pull", s)
+            .map_err(ValueError::Invalid),
         (Unit::Version, DeValue::String(s)) => super::key::parse_kube_version(s)
             .map(Value::Version)
             .map_err(ValueError::UnknownWord),
@@ -197,6 +203,7 @@ pub fn one_value(unit: Unit) -> String {
         Unit::Scaled => {
             "a count of Pods such as 1 (no quotes) or a percentage in quotes such as \"25%\"".into()
         }
+        Unit::Pulls => "a count of failed pulls such as 2 (no quotes), or \"fails\"".into(),
         Unit::Propagation => format!(
             "a preset in quotes ({}), a duration such as \"2s\" or a distribution",
             crate::model::service::Preset::NAMES.join(", ")

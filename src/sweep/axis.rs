@@ -415,6 +415,7 @@ fn list_example(unit: Unit) -> String {
         Unit::Rate => "[5, 8.3, 20]".into(),
         Unit::Propagation => "[\"tiny\", \"medium\", \"2s\"]".into(),
         Unit::Scaled => "[0, 1, \"25%\"]".into(),
+        Unit::Pulls => "[0, 2, \"fails\"]".into(),
         Unit::Word { names, .. } => format!(
             "[{}]",
             names

@@ -124,7 +124,12 @@ fn a_pod_without_an_app_is_refused() {
 
 #[test]
 fn hooks_and_traffic_on_an_init_container_are_refused() {
-    for (key, value) in [("proxy", "true"), ("drain", "\"1s\""), ("pre_stop", "\"1s\"")] {
+    // A drain is allowed: an init container deleted while it works drains (R57).
+    for (key, value) in [
+        ("proxy", "true"),
+        ("pre_stop", "\"1s\""),
+        ("post_start", "\"1s\""),
+    ] {
         let e = error_for(&GOOD.replace("boot = \"2s\"", &format!("boot = \"2s\"\n{key} = {value}")));
         let expected = format!(
             "bad.toml:8:{}: container \"fetch\": {key} is not allowed on an init container",

@@ -132,7 +132,7 @@ fn an_annotation_typo_is_an_error_at_its_line_with_a_suggestion() {
          did you mean \"boot\"? expected one of boot, drain, pre_stop, fails, fail_probability, proxy, crash_after, run, exit_code, \
          startup_probe.outcome, startup_probe.pass_after, startup_probe.pass_until, readiness_probe.outcome, \
          readiness_probe.pass_after, readiness_probe.pass_until, liveness_probe.outcome, liveness_probe.pass_after, \
-         liveness_probe.pass_until, exit_code_on_sigterm, drains_on\n"
+         liveness_probe.pass_until, exit_code_on_sigterm, drains_on, post_start, post_start_fails, image_pull\n"
         ));
 }
 

@@ -3,6 +3,7 @@
 //!
 //! - `run`: `podsim run` on the seed scenarios, text, JSON and `--watch`;
 //! - `errors`: every kind of bad input gets a clear message and exit 1;
+//! - `hooks`: postStart and image pulls as sweep axes, rows worked by hand;
 //! - `manifest`: `podsim run` on Kubernetes manifests: the CKAD lab Pods,
 //!   `--timings`, notices on stderr, errors with file:line:col;
 //! - `inputs`: several files, several workloads per file, standard input,
@@ -24,6 +25,7 @@
 pub mod common;
 mod drain;
 mod errors;
+mod hooks;
 mod inputs;
 mod manifest;
 mod pictures;

@@ -185,7 +185,14 @@ fn watch_shows_crash_loops_and_termination() {
     let rows: Vec<Vec<String>> = text
         .lines()
         .skip(1)
-        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        // Columns are three spaces apart; RESTARTS has spaces of its own.
+        .map(|l| {
+            l.split("   ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
         .collect();
     let shown: Vec<(&str, &str, &str, &str)> = rows
         .iter()
@@ -193,17 +200,20 @@ fn watch_shows_crash_loops_and_termination() {
         .collect();
     // web: creating 0→1 s, exits 1 at 1 s and restarts at once (no back-off
     // shown), exits 1 at 2 s, CrashLoopBackOff 10 s, restarted at 12 s and
-    // started at 13 s; deleted at 20 s, drains 2 s.
+    // started at 13 s; deleted at 20 s, drains 2 s. RESTARTS (R69): the
+    // age of the last termination, the exit at 1 s once restarted, the one
+    // at 2 s once it waits in CrashLoopBackOff and while it runs again;
+    // terminated at 22 s, its last state is still the exit at 2 s.
     assert_eq!(
         shown,
         [
             ("0/1", "ContainerCreating", "0", "0s"),
-            ("0/1", "ContainerCreating", "1", "1s"),
-            ("0/1", "CrashLoopBackOff", "1", "2s"),
-            ("0/1", "ContainerCreating", "2", "12s"),
-            ("1/1", "Running", "2", "13s"),
-            ("1/1", "Terminating", "2", "20s"),
-            ("0/1", "Completed", "2", "22s"),
+            ("0/1", "ContainerCreating", "1 (0s ago)", "1s"),
+            ("0/1", "CrashLoopBackOff", "1 (0s ago)", "2s"),
+            ("0/1", "ContainerCreating", "2 (10s ago)", "12s"),
+            ("1/1", "Running", "2 (11s ago)", "13s"),
+            ("1/1", "Terminating", "2 (18s ago)", "20s"),
+            ("0/1", "Completed", "2 (20s ago)", "22s"),
         ]
     );
 }

@@ -6,9 +6,11 @@
 //! - `real`: manifests as published (`tests/manifests/`): the Kubernetes
 //!   website's examples, Istio's and Linkerd's injected Pods, the Cloud SQL
 //!   proxy's Job, a `kubectl get -o json` List;
+//! - `hooks`: `lifecycle.postStart` and image-pull annotations (R65–R67);
 //! - `robust`: bad input never panics (proptest).
 
 mod behind;
 mod ckad;
+mod hooks;
 mod real;
 mod robust;

@@ -6,6 +6,7 @@
 //! - `termination`: preStop, grace budget, sidecar order, SIGKILL (R33–R41);
 //! - `fidelity`: probes, crashes while running, Jobs, Kubernetes versions;
 //! - `probes`: manual readiness runs and probe outcomes over time (R52, R53);
+//! - `hooks`: postStart hooks and failed image pulls, kubectl's view of them (R65–R69);
 //! - `history`: the changes the model reports, and that recording them
 //!   changes nothing (proptest);
 //! - `properties`: invariants over random Pods (proptest);
@@ -24,6 +25,7 @@ mod drain;
 mod exits;
 mod fidelity;
 mod history;
+mod hooks;
 mod invariants;
 mod job;
 mod probes;

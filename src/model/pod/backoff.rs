@@ -8,19 +8,25 @@
 
 use super::PodModel;
 use super::container::State;
+use crate::engine::SimDuration;
 use crate::engine::{Scheduler, SimTime};
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer};
 use crate::model::spec::{BACKOFF_RESET_AFTER, ContainerId};
 
+/// The kubelet's next sync of a Pod after a failed start, which shows the
+/// back-off's reason (R68): the PLEG relist (R1), 1 s.
+pub(super) const NEXT_SYNC: SimDuration = SimDuration::from_secs(1);
+
 impl<O: Observer> PodModel<O> {
-    /// The container waits out its back-off, then the next sync starts it.
+    /// The container waits out its back-off, then the next sync starts it;
+    /// returns the wait.
     pub(super) fn schedule_restart(
         &mut self,
         id: ContainerId,
         now: SimTime,
         s: &mut Scheduler<'_, PodEvent>,
-    ) {
+    ) -> SimDuration {
         let backoff = self.run.pod.backoff;
         let c = self.container_mut(id);
         // R16: the key expires when the last instance ran long enough.
@@ -39,6 +45,7 @@ impl<O: Observer> PodModel<O> {
                 attempt,
             },
         );
+        delay
     }
 
     /// The back-off is over: the container may start again.

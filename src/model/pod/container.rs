@@ -18,6 +18,9 @@ pub(super) struct Container {
     pub attempt: u32,
     /// Scripted failures (`fails`) already spent.
     pub failures_used: u32,
+    /// Image pulls that failed so far (R67); once one succeeds the image
+    /// is on the node and no later start pulls it.
+    pub pulls_failed: u32,
     /// Restarts since the back-off was last reset (R16).
     pub backoff_streak: u32,
     /// When the latest instance started: the back-off reset (R16) and the
@@ -37,6 +40,7 @@ impl Container {
         state: State::Waiting,
         attempt: 0,
         failures_used: 0,
+        pulls_failed: 0,
         backoff_streak: 0,
         last_start: SimTime::ZERO,
         has_run: false,
@@ -71,6 +75,9 @@ pub(super) enum State {
     Running(Instance),
     /// Exited, waiting out its CrashLoopBackOff delay (R14).
     BackOff,
+    /// Never started: its image pull failed, and the next one waits out
+    /// the image back-off (R67).
+    PullBackOff,
     /// Exited, not to be started again.
     Exited(ExitReason),
 }
@@ -88,6 +95,8 @@ pub(super) struct Instance {
     pub boot_end: SimTime,
     /// When it got SIGTERM, if it did (`fails_after_sigterm`, R53).
     pub sigterm_at: Option<SimTime>,
+    /// Its postStart hook runs: it is not started yet (R65).
+    pub in_post_start: bool,
 }
 
 impl Instance {
@@ -98,6 +107,7 @@ impl Instance {
         kill: None,
         boot_end: SimTime::ZERO,
         sigterm_at: None,
+        in_post_start: false,
     };
 }
 
@@ -124,6 +134,8 @@ pub(super) enum Killer {
     Termination,
     /// A startup or liveness probe that failed (R12, R31).
     Probe,
+    /// Its postStart hook, which failed (R66).
+    PostStart,
 }
 
 /// The steps of `killContainer` (R35).

@@ -8,6 +8,8 @@
 //! - `restart`: what an exit leads to, a pure function of policy, kind and
 //!   exit (R9–R12);
 //! - `backoff`: CrashLoopBackOff (R14–R16);
+//! - `hooks`: postStart, which holds the sync and the start (R65, R66);
+//! - `image`: image pulls that fail, and their back-off (R67, R68);
 //! - `probe`: Started and Ready, and the probes that decide them (R21–R32);
 //! - `termination`: preStop, the grace budget, sidecars last, SIGKILL (R33–R41);
 //! - `phase`: the Pod phase and completion (R43–R48).
@@ -20,6 +22,8 @@
 
 mod backoff;
 mod container;
+mod hooks;
+mod image;
 mod phase;
 mod probe;
 mod restart;
@@ -33,7 +37,7 @@ use super::draw::{DrawKey, name_hash};
 use super::event::PodEvent;
 use super::history::{Change, ExitReason, Observer, TraceEntry};
 use super::metrics::{Meters, Metrics, Outcome, PodPhase};
-use super::spec::{ContainerId, ContainerKind, ContainerSpec, Deletion, PodMode, RunSpec};
+use super::spec::{ContainerId, ContainerKind, ContainerSpec, Deletion, ImagePull, PodMode, RunSpec};
 use super::stop::Reaction;
 use crate::engine::{Model, RunEnd, Scheduler, SimDuration, SimTime};
 
@@ -53,6 +57,9 @@ impl<O: Observer> Model for PodModel<O> {
             PodEvent::ProbeDue { probe, .. } => c.tickers[probe.index()].generation == attempt,
             _ if c.attempt != attempt => false,
             PodEvent::BackOffExpired { .. } => matches!(c.state, State::BackOff),
+            PodEvent::PullBackOffExpired { .. } => matches!(c.state, State::PullBackOff),
+            PodEvent::BackOffShown { .. } => matches!(c.state, State::BackOff | State::PullBackOff),
+            PodEvent::PostStartFinished { .. } => c.instance().is_some_and(|i| i.in_post_start),
             PodEvent::BootFinished { .. } => c.instance().is_some_and(|i| !i.booted),
             PodEvent::Crashed { .. } | PodEvent::RunFinished { .. } => c.is_running(),
             PodEvent::PreStopFinished { .. } => matches!(stop, Some(Stop::Hook { .. })),
@@ -79,6 +86,9 @@ impl<O: Observer> Model for PodModel<O> {
                 self.exit(container, now, reason, s);
             }
             PodEvent::ProbeDue { container, probe, .. } => self.probe_tick(container, probe, now, s),
+            PodEvent::PostStartFinished { container, .. } => self.post_start_finished(container, now, s),
+            PodEvent::PullBackOffExpired { container, .. } => self.pull_back_off_expired(container, now, s),
+            PodEvent::BackOffShown { container, .. } => self.emit(now, Some(container), Change::BackOffShown),
             PodEvent::PreStopFinished { container, .. } => self.pre_stop_finished(container, now, s),
             PodEvent::TurnWaitExpired { container, .. } => self.end_turn_wait(container, now, s),
             PodEvent::Drained { container, .. } => {
@@ -108,6 +118,12 @@ pub struct PodModel<O: Observer = ()> {
     run: RunSpec,
     containers: Vec<Container>,
     stage: Stage,
+    /// The container whose postStart hook (or the kill after its failure)
+    /// holds the kubelet's sync: nothing starts meanwhile (R65).
+    held_by: Option<ContainerId>,
+    /// Some container's image pull may fail (R67): only then does a start
+    /// look at pulls, so a sweep without them pays nothing for it.
+    pulls_may_fail: bool,
     /// The deletion request has arrived.
     deleted: bool,
     /// The Pod has been Ready once: a deletion after Ready is scheduled once.
@@ -174,6 +190,8 @@ impl<O: Observer> PodModel<O> {
             run,
             containers: Vec::new(),
             stage: Stage::Initializing,
+            held_by: None,
+            pulls_may_fail: false,
             deleted: false,
             has_been_ready: false,
             pod_ready: false,
@@ -223,6 +241,8 @@ impl<O: Observer> PodModel<O> {
         self.containers.clear();
         self.containers.resize(pod.containers.len(), Container::NEW);
         self.stage = Stage::Initializing;
+        self.held_by = None;
+        self.pulls_may_fail = pod.containers.iter().any(|c| c.image_pull != ImagePull::Pulls);
         self.deleted = false;
         self.has_been_ready = false;
         self.pod_ready = false;

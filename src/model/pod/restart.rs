@@ -7,6 +7,7 @@
 //! Invariant: no container restarts once the Pod is terminating (R40); the
 //! decision is asked only before.
 
+use super::backoff::NEXT_SYNC;
 use super::container::{Condition, Killer, State};
 use super::{Cause, PodModel};
 use crate::engine::{Scheduler, SimTime};
@@ -103,12 +104,29 @@ impl<O: Observer> PodModel<O> {
         }
         // The exit is a sync of the Pod (PLEG): readiness runs (R52).
         self.synced(now, s);
+        // A container that exits during its hook, or after its failure,
+        // ends the sync its start held (R65, R66).
+        let held = self.take_hold(id);
         if self.is_terminating() {
             return self.exited_while_terminating(id, now, s);
         }
-        let probe_kill = instance.kill.is_some_and(|k| k.by == Killer::Probe);
+        let killer = instance.kill.map(|k| k.by);
+        let probe_kill = killer == Some(Killer::Probe);
         match after_exit(self.run.pod.restart_policy, self.spec_of(id), reason, probe_kill) {
-            AfterExit::Restart => self.schedule_restart(id, now, s),
+            AfterExit::Restart => {
+                let delay = self.schedule_restart(id, now, s);
+                if killer == Some(Killer::PostStart) && delay > NEXT_SYNC {
+                    // PostStartHookError until the next sync shows the back-off (R68).
+                    let attempt = self.container(id).attempt;
+                    s.after(
+                        NEXT_SYNC,
+                        PodEvent::BackOffShown {
+                            container: id,
+                            attempt,
+                        },
+                    );
+                }
+            }
             AfterExit::FailPod => {
                 self.emit(now, None, Change::PodFailed);
                 return self.begin_termination(now, Cause::InitFailed, s);
@@ -123,9 +141,12 @@ impl<O: Observer> PodModel<O> {
             AfterExit::StayExited => {}
         }
         self.note_phase(now);
-        // Only a completed init container can let another start now; a
-        // restarting one waits for its back-off, whose expiry syncs.
-        if kind == ContainerKind::Init {
+        // Only a completed init container, or the end of a held sync, can
+        // let another start now; a restarting one waits for its back-off,
+        // whose expiry syncs.
+        if held {
+            self.resume_sync(now, s);
+        } else if kind == ContainerKind::Init {
             self.sync(now, s);
         }
     }

@@ -32,9 +32,10 @@ impl<O: Observer> PodModel<O> {
         self.deleted = true;
         let grace = self.run.pod.termination_grace_period.max(MIN_POD_GRACE);
         self.emit(now, None, Change::DeletionRequested { grace });
-        // SyncTerminatingPod generates the status first (R52).
+        // SyncTerminatingPod generates the status first (R52). A sync held
+        // by a postStart hook runs to its end first (R41, R65).
         self.synced(now, s);
-        if !self.is_terminating() {
+        if !self.is_terminating() && self.held_by.is_none() {
             self.begin_termination(now, Cause::Deleted, s);
         }
     }

@@ -127,11 +127,17 @@ pub enum Field {
     BackoffLimit,
     /// `[job] backoff_limit_per_index`: the same, for the one index of an Indexed Job.
     BackoffLimitPerIndex,
+    /// `post_start`: the postStart hook's duration (R65).
+    PostStart,
+    /// `post_start_fails`: the postStart hook fails (R66).
+    PostStartFails,
+    /// `image_pull`: failed image pulls before one succeeds, or `"fails"` (R67).
+    ImagePull,
 }
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 84] = {
+    pub const ALL: [Field; 87] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -219,6 +225,9 @@ impl Field {
             Field::ExitCodeOnSigterm,
             Field::StopSignal,
             Field::DrainsOn,
+            Field::PostStart,
+            Field::PostStartFails,
+            Field::ImagePull,
         ]
     };
 
@@ -249,6 +258,9 @@ impl Field {
             | Field::ExitCodeOnSigterm
             | Field::StopSignal
             | Field::DrainsOn
+            | Field::PostStart
+            | Field::PostStartFails
+            | Field::ImagePull
             | Field::Probe(..) => Scope::Container,
             Field::Replicas
             | Field::Nodes
@@ -320,6 +332,9 @@ impl Field {
             Field::ExitCodeOnSigterm => "exit_code_on_sigterm",
             Field::StopSignal => "stop_signal",
             Field::DrainsOn => "drains_on",
+            Field::PostStart => "post_start",
+            Field::PostStartFails => "post_start_fails",
+            Field::ImagePull => "image_pull",
             Field::Probe(_, field) => field.name(),
             Field::Replicas => "replicas",
             Field::Nodes => "nodes",
@@ -392,8 +407,9 @@ impl Field {
             | Field::GracePeriod
             | Field::Every
             | Field::MinReadySeconds => Unit::Millis,
-            Field::Boot | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
+            Field::Boot | Field::PreStop | Field::Run | Field::ServiceTime | Field::PostStart => Unit::Dist,
             Field::Drain => Unit::Drain,
+            Field::ImagePull => Unit::Pulls,
             Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
             Field::Rate => Unit::Rate,
             Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
@@ -433,7 +449,7 @@ impl Field {
             | Field::ExitCodeOnSigterm
             | Field::BackoffLimit
             | Field::BackoffLimitPerIndex => Unit::Count,
-            Field::Proxy | Field::BackoffImmediateFirstRestart => Unit::Flag,
+            Field::Proxy | Field::BackoffImmediateFirstRestart | Field::PostStartFails => Unit::Flag,
             Field::RestartPolicy | Field::ContainerRestartPolicy => Unit::Word {
                 what: "restart_policy",
                 names: &RestartPolicy::NAMES,
@@ -523,6 +539,15 @@ impl Field {
             }
             Field::DrainsOn => {
                 "the signal its process handles by draining (drain, exit_code_on_sigterm); SIGKILL and others it has no handler for end it at once (128 + signal) or never (SIGCHLD, SIGWINCH, SIGSTOP); default SIGTERM"
+            }
+            Field::PostStart => {
+                "sidecars, apps: how long the postStart hook runs; the container is not started, and the Pod's next container does not start, until it returns; default no hook; or a distribution"
+            }
+            Field::PostStartFails => {
+                "the postStart hook fails when it returns: the kubelet kills the container (preStop, grace) and restarts it per policy; needs post_start; default false"
+            }
+            Field::ImagePull => {
+                "failed image pulls before one succeeds (ErrImagePull, then ImagePullBackOff for 10s, 20s, … 300s), or \"fails\" for an image that never pulls; default 0"
             }
             Field::Probe(_, ProbeField::InitialDelay) => "initialDelaySeconds; default 0s",
             Field::Probe(_, ProbeField::Period) => "periodSeconds; default 10s",

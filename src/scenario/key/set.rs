@@ -143,6 +143,13 @@ impl Key {
             (Field::ExitCodeOnSigterm, Some(c)) => c.exit_code_on_sigterm = count as i32,
             (Field::StopSignal, Some(c)) => c.stop_signal = Signal::ALL[word.min(Signal::ALL.len() - 1)],
             (Field::DrainsOn, Some(c)) => c.drains_on = Signal::ALL[word.min(Signal::ALL.len() - 1)],
+            (Field::PostStart, Some(c)) => c.post_start = Some(value.into_dist()),
+            (Field::PostStartFails, Some(c)) => c.post_start_fails = flag,
+            (Field::ImagePull, Some(c)) => {
+                if let Value::Pulls(pulls) = value {
+                    c.image_pull = pulls;
+                }
+            }
             (Field::CrashAfter, Some(c)) => match value {
                 Value::DistList(list) => c.crash_after = list,
                 // One duration (an axis): the first attempt crashes then.

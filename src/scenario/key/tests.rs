@@ -4,7 +4,9 @@ use super::unit::*;
 use super::*;
 use crate::engine::SimDuration;
 use crate::model::service::{Rate, Scaled};
-use crate::model::{ContainerKind, ContainerSpec, KubeVersion, PodSpec, Probability, RestartPolicy};
+use crate::model::{
+    ContainerKind, ContainerSpec, ImagePull, KubeVersion, PodSpec, Probability, RestartPolicy,
+};
 
 #[test]
 fn decoding_tables_follow_the_name_lists() {
@@ -50,8 +52,17 @@ fn every_scalar_value_survives_encoding() {
             Unit::Propagation => Value::Preset(1),
             Unit::Scaled => Value::Scaled(Scaled::Percent(30)),
             Unit::Drain => Value::Never,
+            Unit::Pulls => Value::Pulls(ImagePull::FailsFirst(2)),
         };
         assert_eq!(unit.decode(value.encode().unwrap()), value, "{field:?}");
+        if unit == Unit::Pulls {
+            for pulls in [ImagePull::Pulls, ImagePull::Fails] {
+                assert_eq!(
+                    unit.decode(Value::Pulls(pulls).encode().unwrap()),
+                    Value::Pulls(pulls)
+                );
+            }
+        }
         Key::container(field, 0).set(&mut run, value);
     }
     let web = &run.pod.containers[0];
@@ -65,6 +76,18 @@ fn every_scalar_value_survives_encoding() {
     assert_eq!(run.stream.seed, 2);
     assert_eq!(run.pod.kubernetes, KubeVersion(33));
     assert_eq!(run.horizon, SimDuration::from_millis(1500));
+    assert_eq!(
+        (
+            web.post_start.as_ref().and_then(|d| d.fixed()),
+            web.post_start_fails,
+            web.image_pull
+        ),
+        (
+            Some(SimDuration::from_millis(1500)),
+            true,
+            ImagePull::FailsFirst(2)
+        )
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! values, and the tables that turn a word or a version into an axis index.
 
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, Dist, Drain, KubeVersion, PodMode, Probability, RestartPolicy};
+use crate::model::{ContainerKind, Dist, Drain, ImagePull, KubeVersion, PodMode, Probability, RestartPolicy};
 
 use crate::model::service::{Preset, Rate, Scaled};
 
@@ -46,6 +46,9 @@ pub enum Unit {
     /// A count of Pods (`1`) or a percentage of the replicas (`"25%"`): the
     /// API's IntOrString.
     Scaled,
+    /// How many image pulls fail before one succeeds (`2`), or `"fails"`
+    /// for every one (R67).
+    Pulls,
 }
 
 /// A value of some `Unit`, parsed and checked.
@@ -75,6 +78,8 @@ pub enum Value {
     Scaled(Scaled),
     /// `drain = "never"`: the process ignores SIGTERM (R55).
     Never,
+    /// Whether image pulls fail.
+    Pulls(ImagePull),
 }
 
 /// Marks a preset in an encoded `Unit::Propagation` value (a duration never reaches it).
@@ -83,6 +88,10 @@ pub(super) const PRESET_TAG: u64 = 1 << 63;
 const NEVER_CODE: u64 = u64::MAX;
 /// Marks a percentage in an encoded `Unit::Scaled` value.
 const PERCENT_TAG: u64 = 1 << 62;
+/// An encoded `Unit::Pulls` value for "every pull fails" (a count never reaches it).
+const PULLS_FAIL: u64 = 1 << 62;
+/// The word for it.
+pub(super) const FAILS: &str = "fails";
 
 pub(super) const FLAG_NAMES: [&str; 2] = ["false", "true"];
 pub(super) const KINDS: [ContainerKind; 3] =
@@ -136,6 +145,7 @@ impl Unit {
             Unit::Drain => parse_dist_text(text)
                 .map(Value::from_dist)
                 .map_err(|m| format!("{m}; or write \"never\" for a process that ignores SIGTERM")),
+            Unit::Pulls => parse_pulls(key, trimmed).map(Value::Pulls),
         }
     }
 
@@ -154,6 +164,7 @@ impl Unit {
             Unit::Scaled => Value::Scaled(decode_scaled(encoded)),
             Unit::Drain if encoded == NEVER_CODE => Value::Never,
             Unit::Drain => Value::Millis(SimDuration::from_millis(encoded)),
+            Unit::Pulls => Value::Pulls(decode_pulls(encoded)),
         }
     }
 
@@ -177,6 +188,10 @@ impl Unit {
             },
             Unit::Drain if encoded == NEVER_CODE => format!("\"{}\"", Drain::NEVER),
             Unit::Drain => SimDuration::from_millis(encoded).to_string(),
+            Unit::Pulls => match decode_pulls(encoded) {
+                ImagePull::Fails => format!("\"{FAILS}\""),
+                _ => encoded.to_string(),
+            },
         }
     }
 
@@ -205,6 +220,8 @@ impl Unit {
             // A drain in milliseconds, as a duration's column holds it; or the word.
             Unit::Drain if encoded == NEVER_CODE => buf.extend_from_slice(Drain::NEVER.as_bytes()),
             Unit::Drain => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
+            Unit::Pulls if encoded == PULLS_FAIL => buf.extend_from_slice(FAILS.as_bytes()),
+            Unit::Pulls => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
         }
     }
 }
@@ -228,6 +245,29 @@ pub fn parse_scaled(key: &str, text: &str) -> Result<Scaled, String> {
     match text.strip_suffix('%') {
         Some(p) => p.trim().parse().map(Scaled::Percent).map_err(|_| bad()),
         None => text.parse().map(Scaled::Count).map_err(|_| bad()),
+    }
+}
+
+/// Failed pulls before one succeeds (`2`), or `fails` for all of them.
+pub fn parse_pulls(key: &str, text: &str) -> Result<ImagePull, String> {
+    match text {
+        FAILS => Ok(ImagePull::Fails),
+        _ => match text.parse::<u32>() {
+            Ok(0) => Ok(ImagePull::Pulls),
+            Ok(n) => Ok(ImagePull::FailsFirst(n)),
+            Err(_) => Err(format!(
+                "{key} must be the number of failed pulls before one succeeds (e.g. 2), or \"{FAILS}\" \
+                 for an image that never pulls, not {text}"
+            )),
+        },
+    }
+}
+
+fn decode_pulls(encoded: u64) -> ImagePull {
+    match encoded {
+        PULLS_FAIL => ImagePull::Fails,
+        0 => ImagePull::Pulls,
+        n => ImagePull::FailsFirst(n as u32),
     }
 }
 
@@ -284,6 +324,9 @@ impl Value {
             Value::Scaled(Scaled::Count(n)) => Some(u64::from(*n)),
             Value::Scaled(Scaled::Percent(p)) => Some(u64::from(*p) | PERCENT_TAG),
             Value::Never => Some(NEVER_CODE),
+            Value::Pulls(ImagePull::Pulls) => Some(0),
+            Value::Pulls(ImagePull::FailsFirst(n)) => Some(u64::from(*n)),
+            Value::Pulls(ImagePull::Fails) => Some(PULLS_FAIL),
         }
     }
 

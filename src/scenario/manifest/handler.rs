@@ -1,6 +1,7 @@
-//! What a container's handlers say: how long its preStop hook lasts, where
-//! the manifest tells it (a `sleep`, an `exec` of `sleep N`), and its
-//! probes in the model's units with Kubernetes' defaults (R27).
+//! What a container's handlers say: how long its preStop and postStart
+//! hooks last, where the manifest tells it (a `sleep`, an `exec` of
+//! `sleep N`), and its probes in the model's units with Kubernetes'
+//! defaults (R27).
 //!
 //! Invariant: a handler Kubernetes would reject (none, or two at once) is
 //! refused here, at its place in the file; one whose duration the manifest
@@ -15,13 +16,34 @@ use crate::model::Probe;
 use crate::scenario::diagnostic::Diagnostic;
 use crate::scenario::duration::parse_duration;
 
-/// What a preStop hook says about its own duration.
+/// Which of a container's lifecycle hooks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handler {
+    /// Runs before SIGTERM (R35); the grace period cuts it off (R38).
+    PreStop,
+    /// Runs right after the start and holds it, with no timeout (R65).
+    PostStart,
+}
+
+impl Handler {
+    /// The field under `lifecycle`.
+    fn key(self) -> &'static str {
+        match self {
+            Handler::PreStop => "preStop",
+            Handler::PostStart => "postStart",
+        }
+    }
+}
+
+/// What a hook says about its own duration.
 pub enum Hook {
     Absent,
     /// A `sleep` action or an `exec` of `sleep N`.
     Lasts(SimDuration),
     /// An `httpGet` or another `exec`: how long it takes is not written.
     Unknown(&'static str),
+    /// A `tcpSocket` postStart: the kubelet fails it at once (R66).
+    Fails,
 }
 
 impl Mapper<'_> {
@@ -84,19 +106,27 @@ impl Mapper<'_> {
         })
     }
 
-    /// The preStop hook's duration where the manifest tells it (R39).
-    pub(super) fn pre_stop(
+    /// The hook's duration where the manifest tells it. The API bounds a
+    /// `sleep` by the grace period for both hooks (`validateHandler`, R39).
+    pub(super) fn hook(
         &self,
         c: &Container,
         path: &[String],
+        which: Handler,
         grace: SimDuration,
         notices: &mut Vec<Diagnostic>,
     ) -> Result<Hook, Diagnostic> {
         let path: Vec<&str> = path.iter().map(String::as_str).collect();
         let path = path.as_slice();
-        let Some(handler) = c.lifecycle.as_ref().and_then(|l| l.pre_stop.as_ref()) else {
+        let lifecycle = c.lifecycle.as_ref();
+        let handler = match which {
+            Handler::PreStop => lifecycle.and_then(|l| l.pre_stop.as_ref()),
+            Handler::PostStart => lifecycle.and_then(|l| l.post_start.as_ref()),
+        };
+        let Some(handler) = handler else {
             return Ok(Hook::Absent);
         };
+        let key = which.key();
         let at = |rest: &[&'static str]| [path, rest].concat();
         let LifecycleHandler {
             exec,
@@ -113,9 +143,9 @@ impl Mapper<'_> {
         match actions.iter().filter(|set| **set).count() {
             0 => {
                 return Err(self.error(
-                    &at(&["lifecycle", "preStop"]),
+                    &at(&["lifecycle", key]),
                     format!(
-                        "container \"{}\": lifecycle.preStop has no action; give it one of exec, httpGet, sleep",
+                        "container \"{}\": lifecycle.{key} has no action; give it one of exec, httpGet, sleep",
                         c.name
                     ),
                 ));
@@ -123,9 +153,9 @@ impl Mapper<'_> {
             1 => {}
             _ => {
                 return Err(self.error(
-                    &at(&["lifecycle", "preStop"]),
+                    &at(&["lifecycle", key]),
                     format!(
-                        "container \"{}\": lifecycle.preStop has more than one action; Kubernetes allows one",
+                        "container \"{}\": lifecycle.{key} has more than one action; Kubernetes allows one",
                         c.name
                     ),
                 ));
@@ -136,9 +166,9 @@ impl Mapper<'_> {
             let grace_secs = grace.as_millis() / 1000;
             if seconds < 0 || seconds as u64 > grace_secs {
                 return Err(self.value_error(
-                    &at(&["lifecycle", "preStop", "sleep", "seconds"]),
+                    &at(&["lifecycle", key, "sleep", "seconds"]),
                     format!(
-                        "container \"{}\": a preStop sleep of {seconds} s is not allowed with \
+                        "container \"{}\": a {key} sleep of {seconds} s is not allowed with \
                          terminationGracePeriodSeconds {grace_secs}; Kubernetes wants 0 to {grace_secs} \
                          seconds (R39)",
                         c.name
@@ -152,9 +182,9 @@ impl Mapper<'_> {
             let Some(duration) = sleep_command(command) else {
                 return Ok(Hook::Unknown("exec"));
             };
-            if duration > grace {
+            if which == Handler::PreStop && duration > grace {
                 notices.push(self.notice(
-                    &at(&["lifecycle", "preStop"]),
+                    &at(&["lifecycle", key]),
                     format!(
                         "container \"{}\": its preStop runs {duration}, longer than the grace period {grace}; \
                          the kubelet stops waiting for it at {grace} (R38)",
@@ -167,15 +197,22 @@ impl Mapper<'_> {
         if http_get.is_some() {
             return Ok(Hook::Unknown("httpGet"));
         }
+        let (effect, hook) = match which {
+            Handler::PreStop => ("podsim runs no preStop", Hook::Lasts(SimDuration::ZERO)),
+            Handler::PostStart => (
+                "the container is killed after every start (FailedPostStartHook, R66)",
+                Hook::Fails,
+            ),
+        };
         notices.push(self.notice(
-            &at(&["lifecycle", "preStop", "tcpSocket"]),
+            &at(&["lifecycle", key, "tcpSocket"]),
             format!(
                 "container \"{}\": tcpSocket is not a supported hook action; the kubelet fails the hook at \
-                 once, so podsim runs no preStop",
+                 once, so {effect}",
                 c.name
             ),
         ));
-        Ok(Hook::Lasts(SimDuration::ZERO))
+        Ok(hook)
     }
 }
 

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, PodSpec as K8sPodSpec};
 
-use super::handler::Hook;
+use super::handler::{Handler, Hook};
 use super::kind::{Policies, WorkloadKind};
 use super::service::{self, service_key};
 use super::timings::{PREFIX, Setting, Source, Timings, lookup};
@@ -133,10 +133,12 @@ impl Mapper<'_> {
         let mut containers = Vec::with_capacity(entries.len());
         let mut hooks = Vec::with_capacity(entries.len());
         for entry in &entries {
-            let hook = self.pre_stop(entry.container, &entry.path(), grace, notices)?;
+            let path = entry.path();
+            let hook = self.hook(entry.container, &path, Handler::PreStop, grace, notices)?;
+            let post_start = self.hook(entry.container, &path, Handler::PostStart, grace, notices)?;
             let os = spec.os.as_ref().map(|os| os.name.as_str());
-            containers.push(self.container(entry, &hook, os)?);
-            hooks.push(hook);
+            containers.push(self.container(entry, &hook, &post_start, os)?);
+            hooks.push((hook, post_start));
         }
         let pod = PodSpec {
             restart_policy,
@@ -497,7 +499,13 @@ impl Mapper<'_> {
 
     /// One container as the manifest says it, with the default timings
     /// (a setting may override them).
-    fn container(&self, entry: &Entry, hook: &Hook, os: Option<&str>) -> Result<ContainerSpec, Diagnostic> {
+    fn container(
+        &self,
+        entry: &Entry,
+        hook: &Hook,
+        post_start: &Hook,
+        os: Option<&str>,
+    ) -> Result<ContainerSpec, Diagnostic> {
         let c = entry.container;
         let path = entry.path();
         let at = |key: &'static str| {
@@ -518,9 +526,16 @@ impl Mapper<'_> {
         }
         // R58: `sleep: {seconds: 0}` is a hook that returns at once.
         let pre_stop = match hook {
-            Hook::Absent => None,
+            Hook::Absent | Hook::Fails => None,
             Hook::Lasts(d) => Some(*d),
             Hook::Unknown(_) => Some(DEFAULT_HOOK),
+        };
+        // R65, R66: a postStart hook holds the start; a tcpSocket one fails.
+        let (post_start, post_start_fails) = match post_start {
+            Hook::Absent => (None, false),
+            Hook::Lasts(d) => (Some(*d), false),
+            Hook::Unknown(_) => (Some(DEFAULT_HOOK), false),
+            Hook::Fails => (Some(SimDuration::ZERO), true),
         };
         let drain = if entry.kind == ContainerKind::Init {
             SimDuration::ZERO
@@ -567,6 +582,8 @@ impl Mapper<'_> {
             stop_signal,
             drain: drain.into(),
             pre_stop: pre_stop.map(Dist::from),
+            post_start: post_start.map(Into::into),
+            post_start_fails,
             probes: mapped,
             restart_policy,
             restart_rules,
@@ -601,7 +618,7 @@ impl Mapper<'_> {
     fn timing_notices(
         &self,
         entry: &Entry,
-        hook: &Hook,
+        (hook, post_start): &(Hook, Hook),
         set: &[Field],
         shuts_down: bool,
         notices: &mut Vec<Diagnostic>,
@@ -637,17 +654,31 @@ impl Mapper<'_> {
             }
             _ => {}
         }
+        match post_start {
+            Hook::Absent if has(Field::PostStart) || has(Field::PostStartFails) => {
+                return Err(self.error(
+                    &at("name"),
+                    format!(
+                        "container \"{}\": a post_start timing or post_start_fails is set ({PREFIX}{}.post_start \
+                         or the timings file) but the container has no lifecycle.postStart hook",
+                        c.name, c.name
+                    ),
+                ));
+            }
+            Hook::Unknown(what) if !has(Field::PostStart) => {
+                notices.push(self.notice(
+                    &at("lifecycle"),
+                    format!(
+                        "container \"{}\": how long its {what} postStart hook takes is not written in the \
+                         manifest; podsim assumes {DEFAULT_HOOK} (set {PREFIX}{}.post_start)",
+                        c.name, c.name
+                    ),
+                ));
+            }
+            _ => {}
+        }
         let no_boot = !has(Field::Boot);
         let no_drain = shuts_down && entry.kind != ContainerKind::Init && !has(Field::Drain);
-        if c.lifecycle.as_ref().is_some_and(|l| l.post_start.is_some()) {
-            notices.push(self.notice(
-                &at("lifecycle"),
-                format!(
-                    "container \"{}\": postStart is not modelled on its own; count its time in boot",
-                    c.name
-                ),
-            ));
-        }
         Ok((no_boot, no_drain))
     }
 }

@@ -293,7 +293,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "t.toml:2:1: [containers.web] bot: unknown timing key \"bot\"; did you mean \"boot\"? \
-             expected one of boot, drain, pre_stop, fails, fail_probability, proxy, crash_after, run, exit_code, startup_probe.outcome, startup_probe.pass_after, startup_probe.pass_until, readiness_probe.outcome, readiness_probe.pass_after, readiness_probe.pass_until, liveness_probe.outcome, liveness_probe.pass_after, liveness_probe.pass_until, exit_code_on_sigterm, drains_on"
+             expected one of boot, drain, pre_stop, fails, fail_probability, proxy, crash_after, run, exit_code, startup_probe.outcome, startup_probe.pass_after, startup_probe.pass_until, readiness_probe.outcome, readiness_probe.pass_after, readiness_probe.pass_until, liveness_probe.outcome, liveness_probe.pass_after, liveness_probe.pass_until, exit_code_on_sigterm, drains_on, post_start, post_start_fails, image_pull"
         );
         let e = Timings::parse("[containers.web]\nboot = 2\n", "t.toml").unwrap_err();
         assert_eq!(
