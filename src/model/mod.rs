@@ -27,7 +27,8 @@ pub use metrics::{ExposureMeter, Field, Meters, Metrics, Outcome, PodPhase};
 pub use pod::PodModel;
 pub use spec::{
     BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, ExitCodes,
-    KubeVersion, PodMode, PodSpec, Probe, ProbeKind, ProbeOutcome, RestartPolicy, RunSpec,
+    KubeVersion, PodMode, PodSpec, Probe, ProbeKind, ProbeOutcome, RestartPolicy, RestartRule, RuleAction,
+    RunSpec,
 };
 pub use stop::{Disposition, Drain, Reaction, Signal};
 

@@ -302,9 +302,29 @@ pub struct ContainerSpec {
     /// The container's own `restartPolicy` (KEP-5307), overriding the
     /// Pod's for an app or a regular init container; `None` follows the Pod.
     pub restart_policy: Option<RestartPolicy>,
-    /// Its `restartPolicyRules` with action Restart, tried in order on the
-    /// exit code before its policy (R60).
-    pub restart_rules: Vec<ExitCodes>,
+    /// Its `restartPolicyRules`, tried in order on the exit code before its
+    /// policy (R60, R61).
+    pub restart_rules: Vec<RestartRule>,
+}
+
+/// One `restartPolicyRules` entry: what the kubelet does when an exit code
+/// meets `exit_codes`. `Debug` is in `canonical`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct RestartRule {
+    /// `action`.
+    pub action: RuleAction,
+    /// `exitCodes`.
+    pub exit_codes: ExitCodes,
+}
+
+/// A rule's `action`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RuleAction {
+    /// The container restarts alone (KEP-5307, R60).
+    Restart,
+    /// Every container is killed at once and the Pod starts over from its
+    /// first init container (KEP-5532, R61).
+    RestartAllContainers,
 }
 
 /// An exit-code requirement: the code is (`In`) or is not (`NotIn`) among

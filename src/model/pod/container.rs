@@ -16,6 +16,9 @@ pub(super) struct Container {
     pub state: State,
     /// Instances started so far; events carry it to detect staleness.
     pub attempt: u32,
+    /// `attempt` when the Pod last restarted all its containers (R61): only
+    /// later attempts give it a status the init order reads.
+    pub round_start: u32,
     /// Scripted failures (`fails`) already spent.
     pub failures_used: u32,
     /// Restarts since the back-off was last reset (R16).
@@ -36,12 +39,19 @@ impl Container {
     pub const NEW: Container = Container {
         state: State::Waiting,
         attempt: 0,
+        round_start: 0,
         failures_used: 0,
         backoff_streak: 0,
         last_start: SimTime::ZERO,
         has_run: false,
         tickers: [Ticker::NEW; 3],
     };
+
+    /// It started since the Pod's containers last all restarted: the
+    /// runtime has a status for it (R51, R61).
+    pub fn has_status(&self) -> bool {
+        self.attempt > self.round_start
+    }
 
     pub fn is_running(&self) -> bool {
         matches!(self.state, State::Running(_))

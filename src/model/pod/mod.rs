@@ -7,6 +7,7 @@
 //! - `startup`: the sync that starts containers in order (R4–R7);
 //! - `restart`: what an exit leads to, a pure function of policy, kind and
 //!   exit (R9–R12);
+//! - `restart_all`: a `RestartAllContainers` rule starts the Pod over (R61);
 //! - `backoff`: CrashLoopBackOff (R14–R16);
 //! - `probe`: Started and Ready, and the probes that decide them (R21–R32);
 //! - `termination`: preStop, the grace budget, sidecars last, SIGKILL (R33–R41);
@@ -23,6 +24,7 @@ mod container;
 mod phase;
 mod probe;
 mod restart;
+mod restart_all;
 mod startup;
 mod stretch;
 mod termination;
