@@ -9,7 +9,7 @@
 use std::fmt;
 
 use super::dist::Dist;
-use super::spec::{ContainerSpec, ImagePull, Probe, ProbeOutcome};
+use super::spec::{ContainerSpec, ImagePull, Probe, ProbeOutcome, RestartRule, RuleAction};
 use super::stop::Signal;
 
 /// How a container without a preStop hook was written before R58.
@@ -35,6 +35,19 @@ impl fmt::Debug for Probe {
             s.field("pass_until", until);
         }
         s.finish()
+    }
+}
+
+/// A `Restart` rule writes as its exit codes did before R61 had actions.
+impl fmt::Debug for RestartRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.action {
+            RuleAction::Restart => self.exit_codes.fmt(f),
+            RuleAction::RestartAllContainers => f
+                .debug_tuple("RestartAllContainers")
+                .field(&self.exit_codes)
+                .finish(),
+        }
     }
 }
 

@@ -172,6 +172,10 @@ pub enum Change {
     PodFailed,
     /// No app container runs or will run again (R43): sidecars are stopped.
     AppsFinished,
+    /// A `RestartAllContainers` rule matched (R61): the Pod's condition
+    /// `AllContainersRestarting`; every container is killed at once and the
+    /// startup begins again from the first init container.
+    AllContainersRestarting,
     /// Every container has stopped since termination began (R34): the end
     /// that `termination_ms` and `completed_ms` measure.
     ContainersStopped,
@@ -212,6 +216,7 @@ impl Change {
             Change::PodFailed => "pod_failed",
             Change::AppsFinished => "apps_finished",
             Change::ContainersStopped => "containers_stopped",
+            Change::AllContainersRestarting => "all_containers_restarting",
             Change::ExposureBegan => "exposure_began",
             Change::ExposureEnded => "exposure_ended",
             Change::Phase(_) => "phase",
@@ -292,6 +297,9 @@ impl fmt::Display for Line {
                 write!(f, "deletion requested (grace period {grace})")
             }
             Change::PodFailed => write!(f, "init container failed under restartPolicy Never: Pod failed"),
+            Change::AllContainersRestarting => {
+                write!(f, "RestartAllContainers: every container killed, starting over")
+            }
             Change::AppsFinished => {
                 write!(f, "no app container runs or will run again: stopping sidecars")
             }

@@ -28,7 +28,7 @@ pub use pod::PodModel;
 pub use spec::{
     BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, ExitCodes,
     IMAGE_BACKOFF, ImagePull, KubeVersion, PodMode, PodSpec, Probe, ProbeKind, ProbeOutcome, RestartPolicy,
-    RunSpec,
+    RestartRule, RuleAction, RunSpec,
 };
 pub use stop::{Disposition, Drain, Reaction, Signal};
 

@@ -302,9 +302,6 @@ pub struct ContainerSpec {
     /// The container's own `restartPolicy` (KEP-5307), overriding the
     /// Pod's for an app or a regular init container; `None` follows the Pod.
     pub restart_policy: Option<RestartPolicy>,
-    /// Its `restartPolicyRules` with action Restart, tried in order on the
-    /// exit code before its policy (R60).
-    pub restart_rules: Vec<ExitCodes>,
     /// Its postStart hook's duration, if it has one (R65): the container is
     /// not started, and the Pod's next start waits, until it returns.
     pub post_start: Option<Dist>,
@@ -313,6 +310,29 @@ pub struct ContainerSpec {
     pub post_start_fails: bool,
     /// Whether its image can be pulled (R67).
     pub image_pull: ImagePull,
+    /// Its `restartPolicyRules`, tried in order on the exit code before its
+    /// policy (R60, R61).
+    pub restart_rules: Vec<RestartRule>,
+}
+
+/// One `restartPolicyRules` entry: what the kubelet does when an exit code
+/// meets `exit_codes`. `Debug` is in `canonical`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct RestartRule {
+    /// `action`.
+    pub action: RuleAction,
+    /// `exitCodes`.
+    pub exit_codes: ExitCodes,
+}
+
+/// A rule's `action`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RuleAction {
+    /// The container restarts alone (KEP-5307, R60).
+    Restart,
+    /// Every container is killed at once and the Pod starts over from its
+    /// first init container (KEP-5532, R61).
+    RestartAllContainers,
 }
 
 /// Whether a container's image pull succeeds (R67). The pull's own time is

@@ -32,6 +32,13 @@ impl KubeVersion {
         self.0 >= 33
     }
 
+    /// The `RestartAllContainers` rule action exists from 1.35 (KEP-5532,
+    /// alpha, gate RestartAllContainersOnContainerExits; on by default from
+    /// 1.36), R61.
+    pub fn has_restart_all_containers(self) -> bool {
+        self.0 >= 35
+    }
+
     /// Sidecars are stopped after the apps, in reverse order, from 1.29 (R36).
     pub fn orders_sidecar_termination(self) -> bool {
         self.0 >= 29

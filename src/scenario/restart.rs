@@ -2,12 +2,12 @@
 //! them, shared by the TOML reader and the manifest reader, each pointing
 //! the message at the key it read.
 //!
-//! Invariant: a rule the readers accept is one the API accepts, with the
-//! action podsim simulates (`Restart`); `RestartAllContainers` (KEP-5532)
-//! is refused by name rather than ignored.
+//! Invariant: a rule the readers accept is one the API accepts: `Restart`
+//! (R60) or `RestartAllContainers` (KEP-5532, R61; its version is checked
+//! with the Pod's rules).
 
 use super::diagnostic::unknown_word;
-use crate::model::ExitCodes;
+use crate::model::{ExitCodes, RestartRule, RuleAction};
 
 /// At most this many rules on a container, and values in one rule.
 pub const MAX_RULES: usize = 20;
@@ -25,24 +25,17 @@ pub enum Part {
 }
 
 /// One rule: `action` and its exit codes, or the part that is wrong and why.
-pub fn rule(action: &str, operator: &str, values: &[i64]) -> Result<ExitCodes, (Part, String)> {
-    match action {
-        "Restart" => {}
-        "RestartAllContainers" => {
-            return Err((
-                Part::Action,
-                "action RestartAllContainers (KEP-5532, beta in 1.36) is not simulated by podsim yet; \
-                 Restart restarts the container alone"
-                    .into(),
-            ));
-        }
+pub fn rule(action: &str, operator: &str, values: &[i64]) -> Result<RestartRule, (Part, String)> {
+    let action = match action {
+        "Restart" => RuleAction::Restart,
+        "RestartAllContainers" => RuleAction::RestartAllContainers,
         other => {
             return Err((
                 Part::Action,
                 unknown_word("action", other, &["Restart", "RestartAllContainers"]),
             ));
         }
-    }
+    };
     let is_in = match operator {
         "In" => true,
         "NotIn" => false,
@@ -65,5 +58,8 @@ pub fn rule(action: &str, operator: &str, values: &[i64]) -> Result<ExitCodes, (
         }
         codes.push(code);
     }
-    Ok(ExitCodes { is_in, values: codes })
+    Ok(RestartRule {
+        action,
+        exit_codes: ExitCodes { is_in, values: codes },
+    })
 }

@@ -8,7 +8,8 @@
 
 use crate::engine::SimDuration;
 use crate::model::{
-    Backoff, ContainerKind, ContainerSpec, KubeVersion, PodMode, PodSpec, ProbeKind, RestartPolicy, Signal,
+    Backoff, ContainerKind, ContainerSpec, KubeVersion, PodMode, PodSpec, ProbeKind, RestartPolicy,
+    RuleAction, Signal,
 };
 
 use super::key::{Field, ProbeField};
@@ -83,6 +84,8 @@ pub enum Rule {
     FailsNeedsHook,
     /// A container's own restart policy needs Kubernetes 1.34 or later.
     ContainerPolicyNeeds134(KubeVersion),
+    /// A `RestartAllContainers` rule needs Kubernetes 1.35 or later (KEP-5532, R61).
+    RestartAllNeeds135(KubeVersion),
     /// `stop_signal` needs Kubernetes 1.33 or later (KEP-4960, R59).
     StopSignalNeeds133(KubeVersion),
 }
@@ -223,6 +226,11 @@ impl SpecProblem {
                 "container \"{name}\": restartPolicyRules need the container's own restartPolicy (the API \
                  refuses them without one)"
             ),
+            Rule::RestartAllNeeds135(version) => format!(
+                "container \"{name}\": action RestartAllContainers needs Kubernetes 1.35 or later \
+                 (RestartAllContainersOnContainerExits: alpha in 1.35, on by default from 1.36); this Pod says 1.{}",
+                version.0
+            ),
             Rule::StopSignalNeeds133(version) => format!(
                 "container \"{name}\": a stop signal other than SIGTERM needs Kubernetes 1.33 or later \
                  (ContainerStopSignals, alpha from 1.33); this Pod says 1.{}",
@@ -289,6 +297,11 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
             }
             _ => {}
         }
+    }
+    let restarts_all =
+        |c: &ContainerSpec| (c.restart_rules.iter()).any(|r| r.action == RuleAction::RestartAllContainers);
+    if restarts_all(c) && !spec.kubernetes.has_restart_all_containers() {
+        return Err((None, Rule::RestartAllNeeds135(spec.kubernetes)));
     }
     if c.stop_signal != Signal::Term && !spec.kubernetes.has_stop_signals() {
         return Err((Some(Field::StopSignal), Rule::StopSignalNeeds133(spec.kubernetes)));
@@ -394,6 +407,15 @@ pub fn version_notices(spec: &PodSpec) -> Vec<String> {
                 .to_string(),
         );
     }
+    let restarts_all =
+        |c: &ContainerSpec| (c.restart_rules.iter()).any(|r| r.action == RuleAction::RestartAllContainers);
+    if version.0 == 35 && spec.containers.iter().any(restarts_all) {
+        notices.push(
+            "action RestartAllContainers is alpha in Kubernetes 1.35 (feature gate \
+             RestartAllContainersOnContainerExits, off by default)"
+                .to_string(),
+        );
+    }
     if spec.containers.iter().any(|c| c.stop_signal != Signal::Term) && version.has_stop_signals() {
         notices.push(format!(
             "a container's stop signal (lifecycle.stopSignal) is alpha in Kubernetes 1.{} (feature gate \
@@ -446,8 +468,10 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
             let cap = version.configurable_backoff_cap().is_some();
             let own_policy = version.has_container_restart_policy();
             let signals = version.has_stop_signals();
+            let restart_all = version.has_restart_all_containers();
             Some(
-                u64::from(signals) * 8
+                u64::from(restart_all) * 16
+                    + u64::from(signals) * 8
                     + u64::from(own_policy) * 4
                     + u64::from(version.has_native_sidecars()) * 2
                     + u64::from(cap),

@@ -124,10 +124,11 @@ fn a_pod_without_an_app_is_refused() {
 
 #[test]
 fn hooks_and_traffic_on_an_init_container_are_refused() {
-    // A drain is allowed: an init container deleted while it works drains (R57).
+    // R57: drain is allowed; R58: a preStop of 0 s is a hook too.
     for (key, value) in [
         ("proxy", "true"),
         ("pre_stop", "\"1s\""),
+        ("pre_stop", "\"0s\""),
         ("post_start", "\"1s\""),
     ] {
         let e = error_for(&GOOD.replace("boot = \"2s\"", &format!("boot = \"2s\"\n{key} = {value}")));
@@ -305,11 +306,12 @@ fn container_restart_policy_errors_point_at_the_key() {
         e.contains("restart_policy_rules need the container's own restart_policy"),
         "{e}"
     );
+    // R61: simulated from 1.35.
     let e = error_for(&format!(
-        "{app}restart_policy = \"Never\"\nrestart_policy_rules = [{{ action = \"RestartAllContainers\", exit_codes = {{ operator = \"In\", values = [42] }} }}]\n"
+        "[pod]\nkubernetes = \"1.34\"\n{app}restart_policy = \"Never\"\nrestart_policy_rules = [{{ action = \"RestartAllContainers\", exit_codes = {{ operator = \"In\", values = [42] }} }}]\n"
     ));
     assert!(
-        e.contains("bad.toml:6:36") && e.contains("RestartAllContainers (KEP-5532"),
+        e.contains("action RestartAllContainers needs Kubernetes 1.35 or later"),
         "{e}"
     );
     let e = error_for(&format!(

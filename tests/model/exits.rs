@@ -318,3 +318,68 @@ fn r59_a_stop_signal_needs_kubernetes_1_33_and_is_alpha_there() {
         s.notices
     );
 }
+
+/// migrate (init, 2 s), proxy (sidecar, up 1 s after its start), web (app,
+/// up 1 s after its start, exits 42 `run` = 5 s later) whose own policy is
+/// Never and whose rule restarts all containers on 42.
+const RESTART_ALL: &str = r#"
+    horizon = "15s"
+    [pod]
+    kubernetes = "VERSION"
+    [[containers]]
+    name = "migrate"
+    kind = "init"
+    boot = "2s"
+    [[containers]]
+    name = "proxy"
+    kind = "sidecar"
+    boot = "1s"
+    [[containers]]
+    name = "web"
+    kind = "app"
+    boot = "1s"
+    run = "5s"
+    exit_code = 42
+    restart_policy = "Never"
+    restart_policy_rules = [{ action = "RestartAllContainers", exit_codes = { operator = "In", values = [42] } }]
+"#;
+
+#[test]
+fn r61_restart_all_containers_kills_everything_at_once_and_starts_over_from_the_first_init_container() {
+    // migrate 0→2 s; proxy starts at 2 s, is up at 3 s; web starts at 3 s,
+    // is up at 4 s: Ready at 4 s. web exits 42 at 4 + 5 = 9 s: the rule
+    // matches, the Pod leaves Ready, and proxy is killed at once with no
+    // preStop and no grace (SIGKILL, 137) at 9 s. The startup runs again:
+    // migrate 9→11 s (its attempt 2), proxy 11 s, up at 12 s, web 12 s, up
+    // at 13 s: Ready again at 13 s. Every container restarted once: 3.
+    let toml = RESTART_ALL.replace("VERSION", "1.36");
+    assert_eq!(events(&toml, "pod", "RestartAllContainers"), [9000]);
+    assert_eq!(events(&toml, "proxy", "exited 137 (SIGKILL)"), [9000]);
+    assert_eq!(events(&toml, "migrate", "restarting (attempt 2)"), [9000]);
+    assert_eq!(events(&toml, "proxy", "restarting (attempt 2)"), [11_000]);
+    assert_eq!(events(&toml, "web", "restarting (attempt 2)"), [12_000]);
+    assert_eq!(events(&toml, "pod", "Pod Ready"), [4000, 13_000]);
+    assert_eq!(events(&toml, "pod", "Pod not Ready"), [9000]);
+    assert_eq!(events(&toml, "pod", "Pod phase Pending"), [9000]);
+    let m = run_text(&toml).metrics;
+    assert_eq!((m.restarts, m.sigkilled, m.phase), (3, 1, PodPhase::Running));
+}
+
+#[test]
+fn r61_restart_all_containers_needs_kubernetes_1_35_and_is_alpha_there() {
+    let e = podsim::scenario::Scenario::parse(&RESTART_ALL.replace("VERSION", "1.34"), "x.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("container \"web\": action RestartAllContainers needs Kubernetes 1.35 or later"),
+        "{e}"
+    );
+    let s = podsim::scenario::Scenario::parse(&RESTART_ALL.replace("VERSION", "1.35"), "x.toml").unwrap();
+    assert!(
+        (s.notices.iter()).any(|n| n
+            .to_string()
+            .contains("RestartAllContainers is alpha in Kubernetes 1.35")),
+        "{:?}",
+        s.notices
+    );
+}

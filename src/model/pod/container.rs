@@ -16,6 +16,9 @@ pub(super) struct Container {
     pub state: State,
     /// Instances started so far; events carry it to detect staleness.
     pub attempt: u32,
+    /// `attempt` when the Pod last restarted all its containers (R61): only
+    /// later attempts give it a status the init order reads.
+    pub round_start: u32,
     /// Scripted failures (`fails`) already spent.
     pub failures_used: u32,
     /// Image pulls that failed so far (R67); once one succeeds the image
@@ -39,6 +42,7 @@ impl Container {
     pub const NEW: Container = Container {
         state: State::Waiting,
         attempt: 0,
+        round_start: 0,
         failures_used: 0,
         pulls_failed: 0,
         backoff_streak: 0,
@@ -46,6 +50,12 @@ impl Container {
         has_run: false,
         tickers: [Ticker::NEW; 3],
     };
+
+    /// It started since the Pod's containers last all restarted: the
+    /// runtime has a status for it (R51, R61).
+    pub fn has_status(&self) -> bool {
+        self.attempt > self.round_start
+    }
 
     pub fn is_running(&self) -> bool {
         matches!(self.state, State::Running(_))

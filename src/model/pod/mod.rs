@@ -7,6 +7,7 @@
 //! - `startup`: the sync that starts containers in order (R4–R7);
 //! - `restart`: what an exit leads to, a pure function of policy, kind and
 //!   exit (R9–R12);
+//! - `restart_all`: a `RestartAllContainers` rule starts the Pod over (R61);
 //! - `backoff`: CrashLoopBackOff (R14–R16);
 //! - `hooks`: postStart, which holds the sync and the start (R65, R66);
 //! - `image`: image pulls that fail, and their back-off (R67, R68);
@@ -27,6 +28,7 @@ mod image;
 mod phase;
 mod probe;
 mod restart;
+mod restart_all;
 mod startup;
 mod stretch;
 mod termination;

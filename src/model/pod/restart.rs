@@ -8,12 +8,12 @@
 //! decision is asked only before.
 
 use super::backoff::NEXT_SYNC;
-use super::container::{Condition, Killer, State};
+use super::container::{Condition, Instance, Killer, State};
 use super::{Cause, PodModel};
 use crate::engine::{Scheduler, SimTime};
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, ExitReason, Observer};
-use crate::model::spec::{ContainerId, ContainerKind, ContainerSpec, ProbeKind, RestartPolicy};
+use crate::model::spec::{ContainerId, ContainerKind, ContainerSpec, ProbeKind, RestartPolicy, RuleAction};
 
 /// What becomes of a container that exited while the Pod is not terminating.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +24,8 @@ pub(super) enum AfterExit {
     StayExited,
     /// A regular init container failed under `Never`: the Pod has failed (R9).
     FailPod,
+    /// A `RestartAllContainers` rule matched: the Pod starts over (R61).
+    RestartAll,
 }
 
 /// The kubelet's restart decision for `container`, which exited with
@@ -43,8 +45,14 @@ pub(super) fn after_exit(
     let kind = container.kind;
     if kind == ContainerKind::App && !probe_kill && container.restart_policy.is_some() {
         let code = exit.code();
-        if container.restart_rules.iter().any(|rule| rule.matches(code)) {
-            return AfterExit::Restart;
+        let first = container
+            .restart_rules
+            .iter()
+            .find(|rule| rule.exit_codes.matches(code));
+        match first.map(|rule| rule.action) {
+            Some(RuleAction::Restart) => return AfterExit::Restart,
+            Some(RuleAction::RestartAllContainers) => return AfterExit::RestartAll,
+            None => {}
         }
     }
     match kind {
@@ -78,8 +86,69 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         let kind = self.kind(id);
-        let State::Running(instance) = self.container(id).state else {
+        let Some(instance) = self.end_instance(id, now, reason, s) else {
             return;
+        };
+        // A container that exits during its hook, or after its failure,
+        // ends the sync its start held (R65, R66).
+        let held = self.take_hold(id);
+        if self.is_terminating() {
+            return self.exited_while_terminating(id, now, s);
+        }
+        let killer = instance.kill.map(|k| k.by);
+        let probe_kill = killer == Some(Killer::Probe);
+        match after_exit(self.run.pod.restart_policy, self.spec_of(id), reason, probe_kill) {
+            AfterExit::Restart => {
+                let delay = self.schedule_restart(id, now, s);
+                if killer == Some(Killer::PostStart) && delay > NEXT_SYNC {
+                    // PostStartHookError until the next sync shows the back-off (R68).
+                    let attempt = self.container(id).attempt;
+                    s.after(
+                        NEXT_SYNC,
+                        PodEvent::BackOffShown {
+                            container: id,
+                            attempt,
+                        },
+                    );
+                }
+            }
+            AfterExit::RestartAll => return self.restart_all(now, s),
+            AfterExit::FailPod => {
+                self.emit(now, None, Change::PodFailed);
+                return self.begin_termination(now, Cause::InitFailed, s);
+            }
+            AfterExit::StayExited if kind == ContainerKind::App => {
+                self.apps_done += 1;
+                if self.apps_finished() {
+                    self.emit(now, None, Change::AppsFinished);
+                    return self.begin_termination(now, Cause::AppsFinished, s);
+                }
+            }
+            AfterExit::StayExited => {}
+        }
+        self.note_phase(now);
+        // Only a completed init container, or the end of a held sync, can
+        // let another start now; a restarting one waits for its back-off,
+        // whose expiry syncs.
+        if held {
+            self.resume_sync(now, s);
+        } else if kind == ContainerKind::Init {
+            self.sync(now, s);
+        }
+    }
+
+    /// The instance of `id` is gone with `reason`: what every exit changes,
+    /// before anything is decided. Returns the instance, if one ran.
+    pub(super) fn end_instance(
+        &mut self,
+        id: ContainerId,
+        now: SimTime,
+        reason: ExitReason,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) -> Option<Instance> {
+        let kind = self.kind(id);
+        let State::Running(instance) = self.container(id).state else {
+            return None;
         };
         // Ticks planned for this instance are void; the next instance plans
         // its own on the same ticker grid (R28).
@@ -104,51 +173,7 @@ impl<O: Observer> PodModel<O> {
         }
         // The exit is a sync of the Pod (PLEG): readiness runs (R52).
         self.synced(now, s);
-        // A container that exits during its hook, or after its failure,
-        // ends the sync its start held (R65, R66).
-        let held = self.take_hold(id);
-        if self.is_terminating() {
-            return self.exited_while_terminating(id, now, s);
-        }
-        let killer = instance.kill.map(|k| k.by);
-        let probe_kill = killer == Some(Killer::Probe);
-        match after_exit(self.run.pod.restart_policy, self.spec_of(id), reason, probe_kill) {
-            AfterExit::Restart => {
-                let delay = self.schedule_restart(id, now, s);
-                if killer == Some(Killer::PostStart) && delay > NEXT_SYNC {
-                    // PostStartHookError until the next sync shows the back-off (R68).
-                    let attempt = self.container(id).attempt;
-                    s.after(
-                        NEXT_SYNC,
-                        PodEvent::BackOffShown {
-                            container: id,
-                            attempt,
-                        },
-                    );
-                }
-            }
-            AfterExit::FailPod => {
-                self.emit(now, None, Change::PodFailed);
-                return self.begin_termination(now, Cause::InitFailed, s);
-            }
-            AfterExit::StayExited if kind == ContainerKind::App => {
-                self.apps_done += 1;
-                if self.apps_finished() {
-                    self.emit(now, None, Change::AppsFinished);
-                    return self.begin_termination(now, Cause::AppsFinished, s);
-                }
-            }
-            AfterExit::StayExited => {}
-        }
-        self.note_phase(now);
-        // Only a completed init container, or the end of a held sync, can
-        // let another start now; a restarting one waits for its back-off,
-        // whose expiry syncs.
-        if held {
-            self.resume_sync(now, s);
-        } else if kind == ContainerKind::Init {
-            self.sync(now, s);
-        }
+        Some(instance)
     }
 }
 
@@ -229,9 +254,12 @@ mod tests {
         // restartPolicy: Never, restart on 42 only (KEP-5307's example).
         let app = ContainerSpec {
             restart_policy: Some(Never),
-            restart_rules: vec![crate::model::spec::ExitCodes {
-                is_in: true,
-                values: vec![42],
+            restart_rules: vec![crate::model::spec::RestartRule {
+                action: RuleAction::Restart,
+                exit_codes: crate::model::spec::ExitCodes {
+                    is_in: true,
+                    values: vec![42],
+                },
             }],
             ..ContainerSpec::new("app", ContainerKind::App, crate::engine::SimDuration::ZERO)
         };

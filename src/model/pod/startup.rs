@@ -48,7 +48,7 @@ impl<O: Observer> PodModel<O> {
         let Some(frontier) = self
             .ids()
             .rev()
-            .find(|&id| self.kind(id) != ContainerKind::App && self.container(id).attempt > 0)
+            .find(|&id| self.kind(id) != ContainerKind::App && self.container(id).has_status())
         else {
             // Nothing started yet: the first init container starts.
             if let Some(first) = self.ids().find(|&id| self.kind(id) != ContainerKind::App) {

@@ -743,3 +743,17 @@ fn r59_lifecycle_stop_signal_is_read_and_needs_spec_os_name() {
         error(&typo)
     );
 }
+
+#[test]
+fn r61_a_restart_all_containers_rule_is_read_from_the_manifest() {
+    let text = POD.replace(
+        "    image: nginx\n",
+        "    image: nginx\n    restartPolicy: Never\n    restartPolicyRules:\n    - action: RestartAllContainers\n      \
+         exitCodes:\n        operator: In\n        values: [42]\n",
+    );
+    let s = scenario(&text);
+    let rules = &s.run.pod.containers[2].restart_rules;
+    assert_eq!(rules.len(), 1);
+    assert_eq!(rules[0].action, crate::model::RuleAction::RestartAllContainers);
+    assert!(rules[0].exit_codes.matches(42) && !rules[0].exit_codes.matches(1));
+}
