@@ -423,7 +423,10 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::StopAfterReady
         | Field::BackoffImmediateFirstRestart
         | Field::Boot
-        | Field::Fails => None,
+        | Field::Fails
+        | Field::ActionAt
+        | Field::ActionAfterReady
+        | Field::ActionGracePeriod => None,
         // The Service's rules (`scenario::service`) check axes value by value.
         Field::Replicas
         | Field::Nodes

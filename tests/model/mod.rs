@@ -15,8 +15,10 @@
 //! - `service`: replicas behind a Service, failed requests by cause;
 //! - `service_invariants`: issue 16's invariants of the Service model (proptest).
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
-//! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
+//! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand;
+//! - `actions`: what `[[actions]]` scripts during a run (R70–R73), worked by hand.
 
+mod actions;
 mod agreement;
 mod common;
 mod drain;

@@ -29,6 +29,11 @@ pub(super) struct Container {
     /// The probe workers' tickers, by `ProbeKind::index`; they outlive
     /// instances (R28).
     pub tickers: [Ticker; 3],
+    /// The instance runs an image the spec no longer names, and is to be
+    /// restarted once its startup probe passes (a sidecar, R72).
+    pub outdated: bool,
+    /// The `[[actions]]` entry whose image the next instance runs (R71).
+    pub image: Option<u32>,
 }
 
 impl Container {
@@ -41,6 +46,8 @@ impl Container {
         last_start: SimTime::ZERO,
         has_run: false,
         tickers: [Ticker::NEW; 3],
+        outdated: false,
+        image: None,
     };
 
     pub fn is_running(&self) -> bool {
@@ -124,6 +131,8 @@ pub(super) enum Killer {
     Termination,
     /// A startup or liveness probe that failed (R12, R31).
     Probe,
+    /// A changed image (R71): the new one starts after the exit.
+    Update,
 }
 
 /// The steps of `killContainer` (R35).

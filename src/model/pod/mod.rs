@@ -10,7 +10,8 @@
 //! - `backoff`: CrashLoopBackOff (R14–R16);
 //! - `probe`: Started and Ready, and the probes that decide them (R21–R32);
 //! - `termination`: preStop, the grace budget, sidecars last, SIGKILL (R33–R41);
-//! - `phase`: the Pod phase and completion (R43–R48).
+//! - `phase`: the Pod phase and completion (R43–R48);
+//! - `action`: what `[[actions]]` scripts during the run (R70–R79).
 //!
 //! Invariant: every decision is taken in a handler at the instant of the
 //! event that made it necessary; nothing polls. Probe ticks are scheduled
@@ -18,6 +19,7 @@
 //! empty queue and a run costs what happens in it, not how long it lasts.
 //! Every change a view or a meter needs leaves the model through `emit`.
 
+mod action;
 mod backoff;
 mod container;
 mod phase;
@@ -28,6 +30,7 @@ mod stretch;
 mod termination;
 
 use self::container::{Container, State, Stop};
+use super::action::ActionTime;
 use super::dist::Dist;
 use super::draw::{DrawKey, name_hash};
 use super::event::PodEvent;
@@ -57,14 +60,18 @@ impl<O: Observer> Model for PodModel<O> {
             PodEvent::PreStopFinished { .. } => matches!(stop, Some(Stop::Hook { .. })),
             PodEvent::TurnWaitExpired { .. } => matches!(stop, Some(Stop::AwaitingTurn { .. })),
             PodEvent::Drained { .. } | PodEvent::Killed { .. } => stop == Some(Stop::Draining),
-            PodEvent::Created | PodEvent::DeletionRequested => true,
+            PodEvent::Created | PodEvent::DeletionRequested | PodEvent::ActionDue { .. } => true,
         }
     }
 
     fn handle(&mut self, now: SimTime, event: PodEvent, s: &mut Scheduler<'_, PodEvent>) {
         match event {
-            PodEvent::Created => self.sync(now, s),
-            PodEvent::DeletionRequested => self.deletion_requested(now, s),
+            PodEvent::Created => {
+                self.schedule_actions(ActionTime::At, now, s);
+                self.sync(now, s)
+            }
+            PodEvent::DeletionRequested => self.deletion_requested(now, None, s),
+            PodEvent::ActionDue { action } => self.action_due(action, now, s),
             PodEvent::BackOffExpired { container, .. } => self.back_off_expired(container, now, s),
             PodEvent::BootFinished { container, .. } => self.boot_finished(container, now, s),
             PodEvent::Crashed { container, .. } => self.exit(container, now, ExitReason::Crashed, s),
@@ -102,6 +109,8 @@ pub struct PodModel<O: Observer = ()> {
     stage: Stage,
     /// The deletion request has arrived.
     deleted: bool,
+    /// The grace a termination gives: the Pod's, or a delete's (R33, R70).
+    grace: SimDuration,
     /// The Pod has been Ready once: a deletion after Ready is scheduled once.
     has_been_ready: bool,
     /// The Pod is Ready now (R23); it may leave Ready and come back (R53).
@@ -133,6 +142,9 @@ pub struct PodModel<O: Observer = ()> {
     observer: O,
     /// The last phase reported; kept only when `O` keeps the history.
     reported_phase: PodPhase,
+    /// `[[actions]]` entries whose timings are swapped into the spec
+    /// now, in the order swapped (`action::restore_images`).
+    swapped: Vec<u32>,
 }
 
 /// Where the Pod as a whole is.
@@ -167,6 +179,7 @@ impl<O: Observer> PodModel<O> {
             containers: Vec::new(),
             stage: Stage::Initializing,
             deleted: false,
+            grace: SimDuration::ZERO,
             has_been_ready: false,
             pod_ready: false,
             ready_count: 0,
@@ -184,6 +197,7 @@ impl<O: Observer> PodModel<O> {
             meters: Meters::default(),
             observer,
             reported_phase: PodPhase::Pending,
+            swapped: Vec::new(),
         };
         model.reset();
         model
@@ -211,11 +225,13 @@ impl<O: Observer> PodModel<O> {
 
     /// Back to a Pod that was never created, keeping allocations.
     pub fn reset(&mut self) {
+        self.restore_images();
         let pod = &self.run.pod;
         self.containers.clear();
         self.containers.resize(pod.containers.len(), Container::NEW);
         self.stage = Stage::Initializing;
         self.deleted = false;
+        self.grace = pod.termination_grace_period.max(termination::MIN_POD_GRACE);
         self.has_been_ready = false;
         self.pod_ready = false;
         self.ready_count = 0;
@@ -255,6 +271,9 @@ impl<O: Observer> PodModel<O> {
     /// The metrics of a run that ended at `end` for reason `how`.
     #[inline]
     pub fn finish(&mut self, end: SimTime, how: RunEnd) -> Metrics {
+        if !self.swapped.is_empty() {
+            self.restore_images();
+        }
         // The ticks up to the end ran, those at the end included.
         self.end_probes_at_finish(end);
         let phase = self.phase();

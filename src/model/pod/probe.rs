@@ -14,6 +14,7 @@ use super::container::{Condition, Killer};
 use super::stretch::{Stretch, Window};
 use super::termination::MIN_POD_GRACE;
 use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::action::ActionTime;
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer};
 use crate::model::spec::{ContainerId, ContainerKind, Deletion, Probe, ProbeKind, ProbeOutcome};
@@ -35,9 +36,11 @@ impl<O: Observer> PodModel<O> {
         self.note_phase(now);
         // The start is a sync: it triggers readiness runs (R52).
         self.synced(now, s);
-        // A started app unblocks nothing; a started sidecar may (R5).
+        // A started app unblocks nothing; a started sidecar may (R5), and
+        // an image changed before it started restarts it now (R72).
         if self.kind(id) != ContainerKind::App {
             self.sync(now, s);
+            self.restart_if_outdated(id, now, s);
         }
     }
 
@@ -65,6 +68,7 @@ impl<O: Observer> PodModel<O> {
                 if let Deletion::AfterReady(delay) = self.run.pod.deletion {
                     s.after(delay, PodEvent::DeletionRequested);
                 }
+                self.schedule_actions(ActionTime::AfterReady, now, s);
             }
         }
     }

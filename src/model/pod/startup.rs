@@ -105,6 +105,9 @@ impl<O: Observer> PodModel<O> {
 
     /// A new instance: its boot begins, and its scripted crash is set.
     fn start(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        if self.container(id).image.is_some() {
+            self.swap_image(id);
+        }
         self.running += 1;
         if self.kind(id) == ContainerKind::App {
             self.running_apps += 1;
@@ -112,6 +115,7 @@ impl<O: Observer> PodModel<O> {
         let c = self.container_mut(id);
         c.attempt += 1;
         c.last_start = now;
+        c.outdated = false;
         c.state = State::Running(Instance::NEW);
         for ticker in &mut c.tickers {
             // A new instance resumes a held worker (R30).

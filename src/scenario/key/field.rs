@@ -123,11 +123,17 @@ pub enum Field {
     BackoffLimit,
     /// `[job] backoff_limit_per_index`: the same, for the one index of an Indexed Job.
     BackoffLimitPerIndex,
+    /// `[[actions]] at`: when the action reaches the kubelet.
+    ActionAt,
+    /// `[[actions]] after_ready`: the action this long after the Pod is first Ready.
+    ActionAfterReady,
+    /// `[[actions]] grace_period`: a delete's `--grace-period` (R70).
+    ActionGracePeriod,
 }
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 82] = {
+    pub const ALL: [Field; 85] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -213,6 +219,9 @@ impl Field {
             Field::Probe(L, P::PassAfter),
             Field::Probe(L, P::PassUntil),
             Field::ExitCodeOnSigterm,
+            Field::ActionAt,
+            Field::ActionAfterReady,
+            Field::ActionGracePeriod,
         ]
     };
 
@@ -270,6 +279,7 @@ impl Field {
             | Field::DrainNode => Scope::Disruption,
             Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
             Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
+            Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod => Scope::Action,
         }
     }
 
@@ -343,6 +353,9 @@ impl Field {
             Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",
             Field::BackoffLimit => "backoff_limit",
             Field::BackoffLimitPerIndex => "backoff_limit_per_index",
+            Field::ActionAt => "at",
+            Field::ActionAfterReady => "after_ready",
+            Field::ActionGracePeriod => "grace_period",
         }
     }
 
@@ -381,7 +394,10 @@ impl Field {
             | Field::AfterReady
             | Field::GracePeriod
             | Field::Every
-            | Field::MinReadySeconds => Unit::Millis,
+            | Field::MinReadySeconds
+            | Field::ActionAt
+            | Field::ActionAfterReady
+            | Field::ActionGracePeriod => Unit::Millis,
             Field::Boot | Field::Drain | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
             Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
             Field::Rate => Unit::Rate,
@@ -581,6 +597,13 @@ impl Field {
             }
             Field::BackoffLimitPerIndex => {
                 "an Indexed Job's limit for its one index: more counted failures fail it (FailedIndexes); allows FailIndex rules"
+            }
+            Field::ActionAt => "the action reaches the kubelet at this time after the Pod's creation",
+            Field::ActionAfterReady => {
+                "the action this long after the Pod first became Ready (never if it never does)"
+            }
+            Field::ActionGracePeriod => {
+                "a delete's --grace-period; default the Pod's termination_grace_period; a later delete may shorten the grace, not lengthen it"
             }
         }
     }
