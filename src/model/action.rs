@@ -38,6 +38,12 @@ pub enum ActionKind {
         /// runs the new image with the container's own.
         timings: Option<Box<ContainerSpec>>,
     },
+    /// The kubelet restarts (R74, R75): containers run on, its probe
+    /// workers start afresh.
+    KubeletRestart {
+        /// The runtime's records of completed init containers are gone too.
+        forget_exited_init: bool,
+    },
 }
 
 impl ActionKind {
@@ -46,6 +52,7 @@ impl ActionKind {
         match self {
             ActionKind::Delete { .. } => "delete",
             ActionKind::UpdateImage { .. } => "update_image",
+            ActionKind::KubeletRestart { .. } => "kubelet_restart",
         }
     }
 }

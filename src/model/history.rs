@@ -180,6 +180,16 @@ pub enum Change {
     /// The container's image changed in the Pod's spec (R71–R73), with
     /// what the kubelet does about it.
     ImageUpdated(UpdateEffect),
+    /// The kubelet restarted (R74): it reads the containers' state anew.
+    KubeletRestarted,
+    /// The restarted kubelet's new probe workers hold no result yet (R74):
+    /// what it counts the container now.
+    ProbesRestarted {
+        /// Still started: it has no startup probe.
+        started: bool,
+        /// Still Ready: it has neither a startup nor a readiness probe.
+        ready: bool,
+    },
     /// Every app and sidecar is Ready at once: the Pod is Ready (R22, R23),
     /// for the first time or again.
     PodReady,
@@ -225,6 +235,8 @@ impl Change {
             Change::DeletionRequested { .. } => "deletion_requested",
             Change::DeletionRepeated { .. } => "deletion_repeated",
             Change::ImageUpdated(_) => "image_updated",
+            Change::KubeletRestarted => "kubelet_restarted",
+            Change::ProbesRestarted { .. } => "probes_restarted",
             Change::PodReady => "pod_ready",
             Change::PodNotReady => "pod_not_ready",
             Change::PodFailed => "pod_failed",
@@ -324,6 +336,14 @@ impl fmt::Display for Line {
                     UpdateEffect::Ignored => "nothing to do",
                 }
             ),
+            Change::KubeletRestarted => write!(f, "kubelet restarted: it reads the containers anew"),
+            Change::ProbesRestarted { started: false, .. } => {
+                write!(f, "new probe workers: not started until its startup probe passes")
+            }
+            Change::ProbesRestarted { ready: false, .. } => {
+                write!(f, "new probe workers: not ready until its readiness probe passes")
+            }
+            Change::ProbesRestarted { .. } => write!(f, "new probe workers"),
             Change::PodFailed => write!(f, "init container failed under restartPolicy Never: Pod failed"),
             Change::AppsFinished => {
                 write!(f, "no app container runs or will run again: stopping sidecars")

@@ -108,6 +108,9 @@ fn event_object(spec: &PodSpec, e: &TraceEntry, line: Line) -> Value {
             vec![("grace_ms", ms(grace)), ("shortened", shortened.into())]
         }
         Change::ImageUpdated(effect) => vec![("effect", effect.name().into())],
+        Change::ProbesRestarted { started, ready } => {
+            vec![("started", started.into()), ("ready", ready.into())]
+        }
         _ => vec![],
     };
     for (key, value) in fields {

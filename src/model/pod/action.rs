@@ -13,7 +13,7 @@ use super::{PodModel, Stage};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::action::{ActionKind, ActionTime};
 use crate::model::event::PodEvent;
-use crate::model::history::{Change, Observer, UpdateEffect};
+use crate::model::history::{Change, ExitReason, Observer, UpdateEffect};
 use crate::model::spec::{ContainerId, ContainerKind, ProbeKind};
 
 /// The kubelet's per-container minimum stop timeout (R35), as termination has it.
@@ -60,6 +60,58 @@ impl<O: Observer> PodModel<O> {
         match action.kind {
             ActionKind::Delete { grace_period } => self.deletion_requested(now, grace_period, s),
             ActionKind::UpdateImage { container, .. } => self.update_image(index, container, now, s),
+            ActionKind::KubeletRestart { forget_exited_init } => {
+                self.kubelet_restart(forget_exited_init, now, s)
+            }
+        }
+    }
+
+    /// R74, R75: the kubelet restarts. Containers run on; it re-reads their
+    /// state, its probe workers start afresh, and its first sync may find
+    /// the Pod not initialized if the runtime forgot the init containers.
+    /// A terminating Pod goes on terminating (podsim does not kill twice).
+    fn kubelet_restart(&mut self, forget_exited_init: bool, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        self.emit(now, None, Change::KubeletRestarted);
+        if self.is_terminating() {
+            return;
+        }
+        for id in self.ids() {
+            self.restart_workers(id, now, s);
+        }
+        if forget_exited_init {
+            self.forget_exited_init();
+        }
+        // The new kubelet's first sync.
+        self.synced(now, s);
+        self.sync(now, s);
+        self.note_phase(now);
+    }
+
+    /// R75: the runtime's records of completed init containers are gone.
+    /// `computeInitContainerActions` counts the Pod initialized only while
+    /// an app container runs (or is created); otherwise it walks the init
+    /// list to the last container it has a record of, and what comes after
+    /// it runs again: with no record at all, from the first init container.
+    /// podsim looks at this at the restart's sync only.
+    fn forget_exited_init(&mut self) {
+        let app_runs = self
+            .ids()
+            .any(|id| self.kind(id) == ContainerKind::App && self.container(id).is_running());
+        if app_runs {
+            return;
+        }
+        let mut forgot = false;
+        for id in self.ids() {
+            let init = self.kind(id) == ContainerKind::Init;
+            let c = self.container_mut(id);
+            if init && matches!(c.state, State::Exited(ExitReason::Completed)) && c.recorded {
+                c.recorded = false;
+                c.state = State::Waiting;
+                forgot = true;
+            }
+        }
+        if forgot {
+            self.stage = Stage::Initializing;
         }
     }
 

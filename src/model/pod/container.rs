@@ -34,6 +34,10 @@ pub(super) struct Container {
     pub outdated: bool,
     /// The `[[actions]]` entry whose image the next instance runs (R71).
     pub image: Option<u32>,
+    /// The runtime holds a record of an instance of it: it started in this
+    /// Pod and no kubelet restart forgot it (R75). The init walk's frontier
+    /// is the last init container or sidecar with a record.
+    pub recorded: bool,
 }
 
 impl Container {
@@ -48,6 +52,7 @@ impl Container {
         tickers: [Ticker::NEW; 3],
         outdated: false,
         image: None,
+        recorded: false,
     };
 
     pub fn is_running(&self) -> bool {
@@ -169,7 +174,7 @@ pub(super) struct Ticker {
 }
 
 impl Ticker {
-    const NEW: Ticker = Ticker {
+    pub const NEW: Ticker = Ticker {
         anchor: SimTime::ZERO,
         last_tick: None,
         generation: 0,

@@ -47,7 +47,7 @@ impl<O: Observer> PodModel<O> {
         let Some(frontier) = self
             .ids()
             .rev()
-            .find(|&id| self.kind(id) != ContainerKind::App && self.container(id).attempt > 0)
+            .find(|&id| self.kind(id) != ContainerKind::App && self.container(id).recorded)
         else {
             // Nothing started yet: the first init container starts.
             if let Some(first) = self.ids().find(|&id| self.kind(id) != ContainerKind::App) {
@@ -116,6 +116,7 @@ impl<O: Observer> PodModel<O> {
         c.attempt += 1;
         c.last_start = now;
         c.outdated = false;
+        c.recorded = true;
         c.state = State::Running(Instance::NEW);
         for ticker in &mut c.tickers {
             // A new instance resumes a held worker (R30).

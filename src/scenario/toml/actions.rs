@@ -1,8 +1,9 @@
 //! `[[actions]]` in a TOML scenario: what happens to the Pod during the run
 //! (R70–R73). Each entry says when (`at` or `after_ready`, through the key
 //! registry, so both are grid axes) and what: `delete = true` (with an
-//! optional `grace_period`) or `update_image = "<container>"` (with an
-//! optional `[actions.timings]` table of the new image's container keys).
+//! optional `grace_period`), `update_image = "<container>"` (with an
+//! optional `[actions.timings]` table of the new image's container keys) or
+//! `kubelet_restart = true` (with an optional `forget_exited_init`).
 //! Kubernetes has no manifest field for these: TOML only.
 //!
 //! Invariant: the new image's timings are read with the very code that
@@ -19,9 +20,11 @@ use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::check_spec;
 
 /// The keys that say what an action does, besides the registry's.
-const KINDS: [&str; 2] = ["delete", "update_image"];
+const KINDS: [&str; 3] = ["delete", "update_image", "kubelet_restart"];
 /// The new image's container keys, inside an `update_image` action.
 const TIMINGS: &str = "timings";
+/// A kubelet restart's option: the runtime forgot completed init containers.
+const FORGET: &str = "forget_exited_init";
 
 impl Reader<'_> {
     /// Every `[[actions]]` entry, in order; containers, `[pod]` and the
@@ -53,6 +56,7 @@ impl Reader<'_> {
             let mut valid = Field::names(Scope::Action);
             valid.extend(KINDS);
             valid.push(TIMINGS);
+            valid.push(FORGET);
             for (key, _) in table.iter() {
                 if !valid.contains(&key.get_ref().as_ref()) {
                     return Err(self.unknown(key, &valid));
@@ -84,7 +88,7 @@ impl Reader<'_> {
             });
             for (key, value) in table.iter() {
                 let word: &str = key.get_ref().as_ref();
-                if KINDS.contains(&word) || word == TIMINGS {
+                if KINDS.contains(&word) || word == TIMINGS || word == FORGET {
                     continue;
                 }
                 if word == Field::ActionGracePeriod.leaf() && table.get("delete").is_none() {
@@ -106,6 +110,29 @@ impl Reader<'_> {
                 };
                 let container = *container;
                 self.timings(index, container, &context, value)?;
+            }
+            if let Some((key, value)) = table.get_key_value(FORGET) {
+                let forget = match value.get_ref() {
+                    DeValue::Boolean(b) => *b,
+                    other => {
+                        return Err(self.error(
+                            value.span(),
+                            format!(
+                                "{context}{FORGET}: expected true or false, found {}",
+                                type_name(other)
+                            ),
+                        ));
+                    }
+                };
+                let Some(ActionKind::KubeletRestart { forget_exited_init }) =
+                    self.run.pod.actions.last_mut().map(|a| &mut a.kind)
+                else {
+                    return Err(self.error(
+                        key.span(),
+                        format!("{context}{FORGET} belongs to a kubelet_restart"),
+                    ));
+                };
+                *forget_exited_init = forget;
             }
             if let ActionTime::At(at) = self.run.pod.actions[index].when
                 && at > self.run.horizon
@@ -148,16 +175,23 @@ impl Reader<'_> {
             [] => {
                 return Err(self.error(
                     item.span(),
-                    format!("{context}say what with one of delete = true or update_image = \"<container>\""),
+                    format!(
+                        "{context}say what with one of delete = true, update_image = \"<container>\" \
+                         or kubelet_restart = true"
+                    ),
                 ));
             }
         };
         match (key.get_ref().as_ref() as &str, value.get_ref()) {
             ("delete", DeValue::Boolean(true)) => Ok(ActionKind::Delete { grace_period: None }),
-            ("delete", other) => Err(self.error(
+            ("kubelet_restart", DeValue::Boolean(true)) => Ok(ActionKind::KubeletRestart {
+                forget_exited_init: false,
+            }),
+            ("delete" | "kubelet_restart", other) => Err(self.error(
                 value.span(),
                 format!(
-                    "{context}delete: expected true, found {}; drop the action to delete nothing",
+                    "{context}{}: expected true, found {}; drop the action to do nothing",
+                    key.get_ref().as_ref() as &str,
                     type_name(other)
                 ),
             )),
