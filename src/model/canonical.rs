@@ -9,7 +9,7 @@
 use std::fmt;
 
 use super::dist::Dist;
-use super::spec::{ContainerSpec, ImagePull, Probe, ProbeOutcome, RestartRule, RuleAction};
+use super::spec::{ContainerSpec, ImagePull, PodSpec, Probe, ProbeOutcome, RestartRule, RuleAction};
 use super::stop::Signal;
 
 /// How a container without a preStop hook was written before R58.
@@ -103,6 +103,24 @@ impl fmt::Debug for ContainerSpec {
     }
 }
 
+impl fmt::Debug for PodSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("PodSpec");
+        s.field("restart_policy", &self.restart_policy)
+            .field("termination_grace_period", &self.termination_grace_period)
+            .field("deletion", &self.deletion)
+            .field("backoff", &self.backoff)
+            .field("mode", &self.mode)
+            .field("kubernetes", &self.kubernetes)
+            .field("containers", &self.containers);
+        // R70–R79's field, later than the hash.
+        if !self.actions.is_empty() {
+            s.field("actions", &self.actions);
+        }
+        s.finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +151,25 @@ mod tests {
         let set = format!("{c:?}");
         assert!(
             set.contains("exit_code_on_sigterm: 143") && set.contains("outcome: Hangs"),
+            "{set}"
+        );
+    }
+
+    #[test]
+    fn a_pod_without_actions_is_written_as_before_them() {
+        let web = ContainerSpec::new("web", ContainerKind::App, SimDuration::from_secs(1));
+        let mut pod = PodSpec::new(vec![web]);
+        let plain = format!("{pod:?}");
+        assert!(!plain.contains("actions"), "{plain}");
+        // The grid hashes of issue 13's time: containers last.
+        assert!(plain.ends_with("run: None, exit_code: 0 }] }"), "{plain}");
+        pod.actions.push(crate::model::TimedAction {
+            when: crate::model::ActionTime::At(SimDuration::from_secs(5)),
+            kind: crate::model::ActionKind::Delete { grace_period: None },
+        });
+        let set = format!("{pod:?}");
+        assert!(
+            set.contains("actions: [TimedAction { when: At(SimDuration(5000))"),
             "{set}"
         );
     }

@@ -14,6 +14,11 @@ pub enum PodEvent {
     Created,
     /// `kubectl delete` reached the kubelet: termination begins (R34).
     DeletionRequested,
+    /// Action `action` of `PodSpec::actions` is due (R70–R79).
+    ActionDue {
+        /// Its index in `PodSpec::actions`.
+        action: u32,
+    },
     /// The container's CrashLoopBackOff wait elapsed: it may start again.
     BackOffExpired {
         /// The container it happens to.
@@ -109,7 +114,7 @@ impl PodEvent {
     /// probe tick, the ticker generation) it was scheduled for.
     pub fn target(&self) -> Option<(ContainerId, u32)> {
         match *self {
-            PodEvent::Created | PodEvent::DeletionRequested => None,
+            PodEvent::Created | PodEvent::DeletionRequested | PodEvent::ActionDue { .. } => None,
             PodEvent::ProbeDue {
                 container,
                 generation,

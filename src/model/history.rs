@@ -64,6 +64,38 @@ impl ExitReason {
     }
 }
 
+/// What the kubelet does when a container's image changes (R71–R73).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UpdateEffect {
+    /// It is killed now (preStop, grace) and the new image starts after
+    /// its exit, whatever the restart policy.
+    Restart,
+    /// A sidecar whose startup probe has not passed yet: it is restarted
+    /// once it has (`computeInitContainerActions` looks at the change then).
+    AfterStartup,
+    /// It waits out a CrashLoopBackOff: the new image has a fresh back-off
+    /// (R17) and starts now.
+    StartsNow,
+    /// Not running now: its next start, if any, runs the new image.
+    NextStart,
+    /// Nothing changes: the Pod is terminating, the container exited for
+    /// good, or it is a regular init container that already ran.
+    Ignored,
+}
+
+impl UpdateEffect {
+    /// The effect in one lowercase word, as JSON writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            UpdateEffect::Restart => "restart",
+            UpdateEffect::AfterStartup => "after_startup",
+            UpdateEffect::StartsNow => "starts_now",
+            UpdateEffect::NextStart => "next_start",
+            UpdateEffect::Ignored => "ignored",
+        }
+    }
+}
+
 /// Something that changed at one instant, for one container or for the Pod.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Change {
@@ -161,6 +193,28 @@ pub enum Change {
         /// The grace period the kubelet uses (at least 1 s).
         grace: SimDuration,
     },
+    /// A delete reached the kubelet after the first (R70): the grace it
+    /// gives is `grace` from now on, shorter than before, or the delete
+    /// changed nothing (a grace can only shrink).
+    DeletionRepeated {
+        /// The grace the termination has from now on.
+        grace: SimDuration,
+        /// The delete shortened it.
+        shortened: bool,
+    },
+    /// The container's image changed in the Pod's spec (R71–R73), with
+    /// what the kubelet does about it.
+    ImageUpdated(UpdateEffect),
+    /// The kubelet restarted (R74): it reads the containers' state anew.
+    KubeletRestarted,
+    /// The restarted kubelet's new probe workers hold no result yet (R74):
+    /// what it counts the container now.
+    ProbesRestarted {
+        /// Still started: it has no startup probe.
+        started: bool,
+        /// Still Ready: it has neither a startup nor a readiness probe.
+        ready: bool,
+    },
     /// Every app and sidecar is Ready at once: the Pod is Ready (R22, R23),
     /// for the first time or again.
     PodReady,
@@ -211,6 +265,10 @@ impl Change {
             Change::Sigterm { .. } => "sigterm",
             Change::Sigkill => "sigkill",
             Change::DeletionRequested { .. } => "deletion_requested",
+            Change::DeletionRepeated { .. } => "deletion_repeated",
+            Change::ImageUpdated(_) => "image_updated",
+            Change::KubeletRestarted => "kubelet_restarted",
+            Change::ProbesRestarted { .. } => "probes_restarted",
             Change::PodReady => "pod_ready",
             Change::PodNotReady => "pod_not_ready",
             Change::PodFailed => "pod_failed",
@@ -296,6 +354,40 @@ impl fmt::Display for Line {
             Change::DeletionRequested { grace } => {
                 write!(f, "deletion requested (grace period {grace})")
             }
+            Change::DeletionRepeated {
+                grace,
+                shortened: true,
+            } => {
+                write!(f, "deleted again: grace period shortened to {grace}")
+            }
+            Change::DeletionRepeated {
+                grace,
+                shortened: false,
+            } => {
+                write!(
+                    f,
+                    "deleted again: grace period stays {grace} (it can only shrink)"
+                )
+            }
+            Change::ImageUpdated(effect) => write!(
+                f,
+                "image updated: {}",
+                match effect {
+                    UpdateEffect::Restart => "killing, the new image starts after the exit",
+                    UpdateEffect::AfterStartup => "restarts once its startup probe passes",
+                    UpdateEffect::StartsNow => "fresh back-off, starting the new image now",
+                    UpdateEffect::NextStart => "its next start runs the new image",
+                    UpdateEffect::Ignored => "nothing to do",
+                }
+            ),
+            Change::KubeletRestarted => write!(f, "kubelet restarted: it reads the containers anew"),
+            Change::ProbesRestarted { started: false, .. } => {
+                write!(f, "new probe workers: not started until its startup probe passes")
+            }
+            Change::ProbesRestarted { ready: false, .. } => {
+                write!(f, "new probe workers: not ready until its readiness probe passes")
+            }
+            Change::ProbesRestarted { .. } => write!(f, "new probe workers"),
             Change::PodFailed => write!(f, "init container failed under restartPolicy Never: Pod failed"),
             Change::AllContainersRestarting => {
                 write!(f, "RestartAllContainers: every container killed, starting over")

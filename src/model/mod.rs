@@ -6,6 +6,7 @@
 //! for the same spec however many runs it did before; reuse only saves
 //! allocations.
 
+mod action;
 mod canonical;
 mod dist;
 mod draw;
@@ -19,10 +20,11 @@ mod spec;
 mod stop;
 mod version;
 
+pub use action::{ActionKind, ActionTime, TimedAction};
 pub use dist::{Dist, Probability, Z99, normal_cdf, normal_quantile};
 pub use draw::{DrawKey, Stream, name_hash};
 pub use event::PodEvent;
-pub use history::{Change, ExitReason, Line, Observer, Trace, TraceEntry};
+pub use history::{Change, ExitReason, Line, Observer, Trace, TraceEntry, UpdateEffect};
 pub use metrics::{ExposureMeter, Field, Meters, Metrics, Outcome, PodPhase};
 pub use pod::PodModel;
 pub use spec::{

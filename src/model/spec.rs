@@ -4,6 +4,7 @@
 //! at least one app, no hooks on init containers); the model still never
 //! panics on an odd one, it only gives an odd answer.
 
+use super::action::TimedAction;
 use super::dist::{Dist, Probability};
 use super::draw::Stream;
 use super::job::JobSpec;
@@ -426,8 +427,9 @@ impl ContainerSpec {
     }
 }
 
-/// Everything the Pod model needs to run one scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// Everything the Pod model needs to run one scenario. `Debug` is in
+/// `canonical`: a grid's hash is made of it.
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PodSpec {
     /// `spec.restartPolicy` (R9, R11).
     pub restart_policy: RestartPolicy,
@@ -443,6 +445,8 @@ pub struct PodSpec {
     pub kubernetes: KubeVersion,
     /// Declaration order: init-list order for init and sidecar containers.
     pub containers: Vec<ContainerSpec>,
+    /// What `[[actions]]` scripts, in the order written (R70–R79).
+    pub actions: Vec<TimedAction>,
 }
 
 impl PodSpec {
@@ -459,6 +463,7 @@ impl PodSpec {
             mode: PodMode::Service,
             kubernetes: KubeVersion::NEWEST,
             containers,
+            actions: Vec::new(),
         }
     }
 

@@ -111,6 +111,13 @@ fn event_object(spec: &PodSpec, e: &TraceEntry, line: Line) -> Value {
             ("deadline_ms", (e.at + grace).as_millis().into()),
         ],
         Change::Phase(phase) => vec![("phase", phase.name().into())],
+        Change::DeletionRepeated { grace, shortened } => {
+            vec![("grace_ms", ms(grace)), ("shortened", shortened.into())]
+        }
+        Change::ImageUpdated(effect) => vec![("effect", effect.name().into())],
+        Change::ProbesRestarted { started, ready } => {
+            vec![("started", started.into()), ("ready", ready.into())]
+        }
         _ => vec![],
     };
     for (key, value) in fields {

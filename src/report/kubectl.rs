@@ -256,6 +256,10 @@ pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
                 Change::Started => v.started = true,
                 Change::Ready { .. } => v.ready = true,
                 Change::Unready => v.ready = false,
+                Change::ProbesRestarted { started, ready } => {
+                    v.started &= started;
+                    v.ready &= ready;
+                }
                 Change::Exited(reason) => {
                     *v = ContainerView {
                         shown: Shown::Terminated(reason),

@@ -360,6 +360,17 @@ mod registry {
                     format!("{base}{} = {{ {} = {toml_value} }}\n", g.name(), field.leaf())
                 }
                 (Scope::Job, _) => format!("{base}[job]\n{} = {toml_value}\n", field.name()),
+                // A delete action, said when unless the key says it.
+                (Scope::Action, _) => {
+                    let when = match field {
+                        Field::ActionAt | Field::ActionAfterReady => "",
+                        _ => "at = \"1s\"\n",
+                    };
+                    format!(
+                        "{base}[[actions]]\ndelete = true\n{when}{} = {toml_value}\n",
+                        field.name()
+                    )
+                }
                 // A Service around the Pod, with the key in its own table.
                 (scope, _) => {
                     let line = format!("{} = {toml_value}\n", field.name());
@@ -397,6 +408,7 @@ mod registry {
                 Scope::Pod => format!("pod.{}", field.name()),
                 Scope::Container => format!("containers.web.{}", field.name()),
                 Scope::Disruption => format!("disruptions.0.{}", field.name()),
+                Scope::Action => format!("actions.0.{}", field.name()),
                 scope => format!("{}.{}", scope.table(), field.name()),
             };
             let axis_value = match toml_value {
@@ -417,9 +429,11 @@ mod registry {
                 BASE.replace("restart_policy = \"Never\"\n", "")
             );
             let job_base = BASE.replace("[pod]\n", "[pod]\nmode = \"job\"\n");
+            let action_base = format!("{BASE}[[actions]]\nat = \"1s\"\ndelete = true\n");
             let base_text = match field.scope() {
                 scope if Scope::SERVICE.contains(&scope) => service_base.as_str(),
                 Scope::Job => job_base.as_str(),
+                Scope::Action => action_base.as_str(),
                 _ => BASE,
             };
             let base = Scenario::parse(base_text, "base.toml").unwrap();
@@ -435,6 +449,10 @@ mod registry {
     #[test]
     fn every_key_is_read_by_annotations_and_the_overlay_or_sent_to_the_manifest() {
         for field in Field::ALL {
+            // Actions have no manifest field and no annotation: TOML only.
+            if field.scope() == Scope::Action {
+                continue;
+            }
             let (toml_value, text) = sample(field);
             let name = field.name();
             // A Service key's annotation path is its grid axis's path; a
@@ -463,6 +481,7 @@ mod registry {
                 ),
                 Scope::Run | Scope::Pod => (format!("podsim.dev/{name}"), "[pod]".into(), None),
                 Scope::Job => (format!("podsim.dev/job.{name}"), "[job]".into(), None),
+                Scope::Action => unreachable!("skipped above"),
             };
             let mut yaml = POD.replace("KEY", &annotation).replace("VALUE", text);
             let mut overlay = format!("{table}\n{name} = {toml_value}\n");

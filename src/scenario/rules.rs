@@ -492,7 +492,10 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::Drain
         | Field::DrainsOn
         | Field::Fails
-        | Field::ImagePull => None,
+        | Field::ImagePull
+        | Field::ActionAt
+        | Field::ActionAfterReady
+        | Field::ActionGracePeriod => None,
         // The Service's rules (`scenario::service`) check axes value by value.
         Field::Replicas
         | Field::Nodes

@@ -18,6 +18,7 @@ use super::key::{Field, Group, Key, Scope, Unit, Value, word};
 use super::rules::{Format, Rule, SpecProblem, check_spec, version_notices};
 use super::{Scenario, parse_duration};
 
+mod actions;
 mod job;
 mod restart;
 mod service;
@@ -28,7 +29,7 @@ use crate::engine::SimDuration;
 use crate::model::{ContainerKind, ContainerSpec, Drain, PodSpec, RunSpec};
 
 /// Keys of the top level that are not settings.
-const STRUCTURE: [&str; 8] = [
+const STRUCTURE: [&str; 9] = [
     "name",
     "pod",
     "containers",
@@ -37,6 +38,7 @@ const STRUCTURE: [&str; 8] = [
     "traffic",
     "app",
     "disruptions",
+    "actions",
 ];
 /// Keys only a grid file has.
 const GRID_ONLY: [&str; 2] = ["base", "axes"];
@@ -223,7 +225,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
         deletion: None,
     };
     let mut name = String::new();
-    let (mut pod, mut containers, mut job) = (None, None, None);
+    let (mut pod, mut containers, mut job, mut actions) = (None, None, None, None);
     // The Service's tables: `[service]` first, so the others know it exists.
     let mut service_tables: Vec<(Scope, &Spanned<toml::de::DeString>, &Spanned<DeValue>)> = Vec::new();
     for (key, value) in doc.get_ref() {
@@ -240,6 +242,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
             "pod" => pod = Some(value),
             "containers" => containers = Some(value),
             "job" => job = Some(value),
+            "actions" => actions = Some(value),
             word if Scope::SERVICE.iter().any(|s| s.table() == word) => {
                 let scope = Scope::SERVICE
                     .into_iter()
@@ -271,6 +274,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
         reader.job(job)?;
     }
     reader.service(&service_tables)?;
+    if let Some(actions) = actions {
+        reader.actions(actions)?;
+    }
     if let Err(problem) = check_spec(&reader.run.pod) {
         return Err(reader.rule(&problem));
     }

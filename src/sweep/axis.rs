@@ -11,7 +11,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::csv;
-use crate::model::{Dist, PodMode, PodSpec, RunSpec};
+use crate::model::{ActionKind, Dist, PodMode, PodSpec, RunSpec};
 use crate::scenario::key::{Field, Group, Key, Scope, Unit, Value};
 use crate::scenario::toml::value;
 use crate::scenario::{closest, unknown_word};
@@ -130,10 +130,12 @@ impl Axis {
 }
 
 /// Two keys that write the same field (`stop_at` and `stop_after_ready`
-/// both set the deletion) cannot both be swept.
+/// both set the deletion, an action's `at` and `after_ready` its time)
+/// cannot both be swept.
 pub(super) fn same_field(a: Key, b: Key) -> bool {
     let deletion = |k: Key| matches!(k.field, Field::StopAt | Field::StopAfterReady);
-    a == b || (deletion(a) && deletion(b))
+    let action_time = |k: Key| matches!(k.field, Field::ActionAt | Field::ActionAfterReady);
+    a == b || (deletion(a) && deletion(b)) || (action_time(a) && action_time(b) && a.container == b.container)
 }
 
 pub(super) type Positioned = (Range<usize>, String);
@@ -145,8 +147,8 @@ enum Shape<'p> {
     Container(&'p str, Field),
     /// A group's table (`pod.backoff`, `containers.web.startup_probe`).
     Group(Group),
-    /// `disruptions.<index>.<key>`.
-    Disruption(usize, Field),
+    /// `disruptions.<index>.<key>` or `actions.<index>.<key>`.
+    Indexed(usize, Field),
 }
 
 /// The path's shape, if it ends in a key the registry knows.
@@ -160,9 +162,14 @@ fn shape(path: &str) -> Option<Shape<'_>> {
         if scope == Scope::Disruption {
             let (index, key) = rest.split_once('.')?;
             let index: usize = index.parse().ok()?;
-            return Field::find(scope, key).map(|f| Shape::Disruption(index, f));
+            return Field::find(scope, key).map(|f| Shape::Indexed(index, f));
         }
         return Field::find(scope, rest).map(Shape::Field);
+    }
+    if let Some(rest) = path.strip_prefix("actions.") {
+        let (index, key) = rest.split_once('.')?;
+        let index: usize = index.parse().ok()?;
+        return Field::find(Scope::Action, key).map(|f| Shape::Indexed(index, f));
     }
     if let Some(rest) = path.strip_prefix("job.") {
         return Field::find(Scope::Job, rest).map(Shape::Field);
@@ -198,7 +205,7 @@ fn shape(path: &str) -> Option<Shape<'_>> {
 pub(super) fn names_a_key(path: &str) -> bool {
     matches!(
         shape(path),
-        Some(Shape::Field(_) | Shape::Container(..) | Shape::Disruption(..))
+        Some(Shape::Field(_) | Shape::Container(..) | Shape::Indexed(..))
     )
 }
 
@@ -211,7 +218,28 @@ pub(super) fn resolve(path: &str, spec: &PodSpec) -> Result<Key, String> {
             ))
         }
         Some(Shape::Field(field)) => Ok(Key::pod(field)),
-        Some(Shape::Disruption(index, field)) => Ok(Key::container(field, index)),
+        Some(Shape::Indexed(index, field)) if field.scope() == Scope::Action => {
+            let Some(action) = spec.actions.get(index) else {
+                return Err(format!(
+                    "axis \"{path}\": the base scenario has no action {index} (it has {}); \
+                     sweep one it has, or add an [[actions]] entry to the base",
+                    match spec.actions.len() {
+                        0 => "none".to_string(),
+                        1 => "action 0 only".to_string(),
+                        n => format!("actions 0 to {}", n - 1),
+                    }
+                ));
+            };
+            let is_delete = matches!(action.kind, ActionKind::Delete { .. });
+            if field == Field::ActionGracePeriod && !is_delete {
+                return Err(format!(
+                    "axis \"{path}\": action {index} of the base is {}, and grace_period belongs to a delete",
+                    action.kind.name()
+                ));
+            }
+            Ok(Key::container(field, index))
+        }
+        Some(Shape::Indexed(index, field)) => Ok(Key::container(field, index)),
         Some(Shape::Container(name, field)) => {
             let index = spec
                 .containers
@@ -282,6 +310,9 @@ fn sweepable_paths(spec: &PodSpec) -> Vec<String> {
                     .map(|c| format!("containers.{}.{}", c.name, field.name())),
             ),
             Scope::Disruption => paths.push(format!("disruptions.0.{}", field.name())),
+            Scope::Action => {
+                paths.extend((0..spec.actions.len()).map(|i| format!("actions.{i}.{}", field.name())))
+            }
             scope => paths.push(format!("{}.{}", scope.table(), field.name())),
         }
     }

@@ -740,3 +740,40 @@ fn a_job_grid_has_the_jobs_columns_worked_by_hand() {
         "{e}"
     );
 }
+
+#[test]
+fn an_actions_grace_is_an_axis_and_a_later_delete_only_shortens_it() {
+    // web is started at 1 s and Ready; deleted at 5 s (grace 30 s), it gets
+    // SIGTERM and would drain until 25 s. The second delete at 8 s with the
+    // swept --grace-period: 4 s → SIGKILL at 12 s (termination 7 s), 10 s →
+    // 18 s (13 s), 60 s → no shorter, it drains until 25 s (20 s).
+    let dir = TempDir::new();
+    let base = dir.path().join("base.toml");
+    fs::write(
+        &base,
+        "[pod]\nstop_at = \"5s\"\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\ndrain = \"20s\"\n\
+         [[actions]]\nat = \"8s\"\ndelete = true\n",
+    )
+    .unwrap();
+    let path = dir.path().join("grid.toml");
+    fs::write(
+        &path,
+        "base = 'base.toml'\n[axes]\n\"actions.0.grace_period\" = [\"4s\", \"10s\", \"60s\"]\n",
+    )
+    .unwrap();
+    let csv = String::from_utf8(sweep_stdout(&path, &[])).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], format!("run,actions.0.grace_period_ms,{METRICS}"));
+    assert_eq!(lines[1], "0,4000,1000,0,0,0,7000,12000,0,1,Failed,settled,12000");
+    assert_eq!(
+        lines[2],
+        "1,10000,1000,0,0,0,13000,18000,0,1,Failed,settled,18000"
+    );
+    assert_eq!(
+        lines[3],
+        "2,60000,1000,0,0,0,20000,25000,0,0,Succeeded,settled,25000"
+    );
+    // An action the base does not have is refused with what it has.
+    fs::write(&path, "base = 'base.toml'\n[axes]\n\"actions.1.at\" = [\"1s\"]\n").unwrap();
+    assert!(sweep_error(&path).contains("the base scenario has no action 1 (it has action 0 only)"));
+}

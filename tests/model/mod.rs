@@ -17,8 +17,10 @@
 //! - `service_invariants`: issue 16's invariants of the Service model (proptest).
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
-//! - `exits`: how a container exits and RestartAllContainers (R55–R64).
+//! - `exits`: how a container exits and RestartAllContainers (R55–R61).
+//! - `actions`: what `[[actions]]` scripts during a run (R70–R75), worked by hand.
 
+mod actions;
 mod agreement;
 mod common;
 mod drain;

@@ -16,9 +16,6 @@ pub(super) struct Container {
     pub state: State,
     /// Instances started so far; events carry it to detect staleness.
     pub attempt: u32,
-    /// `attempt` when the Pod last restarted all its containers (R61): only
-    /// later attempts give it a status the init order reads.
-    pub round_start: u32,
     /// Scripted failures (`fails`) already spent.
     pub failures_used: u32,
     /// Image pulls that failed so far (R67); once one succeeds the image
@@ -35,6 +32,15 @@ pub(super) struct Container {
     /// The probe workers' tickers, by `ProbeKind::index`; they outlive
     /// instances (R28).
     pub tickers: [Ticker; 3],
+    /// The instance runs an image the spec no longer names, and is to be
+    /// restarted once its startup probe passes (a sidecar, R72).
+    pub outdated: bool,
+    /// The `[[actions]]` entry whose image the next instance runs (R71).
+    pub image: Option<u32>,
+    /// The runtime holds a record of an instance of it: it started in this
+    /// Pod and no kubelet restart forgot it (R75). The init walk's frontier
+    /// is the last init container or sidecar with a record.
+    pub recorded: bool,
 }
 
 impl Container {
@@ -42,20 +48,16 @@ impl Container {
     pub const NEW: Container = Container {
         state: State::Waiting,
         attempt: 0,
-        round_start: 0,
         failures_used: 0,
         pulls_failed: 0,
         backoff_streak: 0,
         last_start: SimTime::ZERO,
         has_run: false,
         tickers: [Ticker::NEW; 3],
+        outdated: false,
+        image: None,
+        recorded: false,
     };
-
-    /// It started since the Pod's containers last all restarted: the
-    /// runtime has a status for it (R51, R61).
-    pub fn has_status(&self) -> bool {
-        self.attempt > self.round_start
-    }
 
     pub fn is_running(&self) -> bool {
         matches!(self.state, State::Running(_))
@@ -146,6 +148,8 @@ pub(super) enum Killer {
     Probe,
     /// Its postStart hook, which failed (R66).
     PostStart,
+    /// A changed image (R71): the new one starts after the exit.
+    Update,
 }
 
 /// The steps of `killContainer` (R35).
@@ -182,7 +186,7 @@ pub(super) struct Ticker {
 }
 
 impl Ticker {
-    const NEW: Ticker = Ticker {
+    pub const NEW: Ticker = Ticker {
         anchor: SimTime::ZERO,
         last_tick: None,
         generation: 0,

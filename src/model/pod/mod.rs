@@ -13,7 +13,8 @@
 //! - `image`: image pulls that fail, and their back-off (R67, R68);
 //! - `probe`: Started and Ready, and the probes that decide them (R21–R32);
 //! - `termination`: preStop, the grace budget, sidecars last, SIGKILL (R33–R41);
-//! - `phase`: the Pod phase and completion (R43–R48).
+//! - `phase`: the Pod phase and completion (R43–R48);
+//! - `action`: what `[[actions]]` scripts during the run (R70–R79).
 //!
 //! Invariant: every decision is taken in a handler at the instant of the
 //! event that made it necessary; nothing polls. Probe ticks are scheduled
@@ -21,6 +22,7 @@
 //! empty queue and a run costs what happens in it, not how long it lasts.
 //! Every change a view or a meter needs leaves the model through `emit`.
 
+mod action;
 mod backoff;
 mod container;
 mod hooks;
@@ -34,6 +36,7 @@ mod stretch;
 mod termination;
 
 use self::container::{Container, State, Stop};
+use super::action::ActionTime;
 use super::dist::Dist;
 use super::draw::{DrawKey, name_hash};
 use super::event::PodEvent;
@@ -67,14 +70,18 @@ impl<O: Observer> Model for PodModel<O> {
             PodEvent::PreStopFinished { .. } => matches!(stop, Some(Stop::Hook { .. })),
             PodEvent::TurnWaitExpired { .. } => matches!(stop, Some(Stop::AwaitingTurn { .. })),
             PodEvent::Drained { .. } | PodEvent::Killed { .. } => stop == Some(Stop::Draining),
-            PodEvent::Created | PodEvent::DeletionRequested => true,
+            PodEvent::Created | PodEvent::DeletionRequested | PodEvent::ActionDue { .. } => true,
         }
     }
 
     fn handle(&mut self, now: SimTime, event: PodEvent, s: &mut Scheduler<'_, PodEvent>) {
         match event {
-            PodEvent::Created => self.sync(now, s),
-            PodEvent::DeletionRequested => self.deletion_requested(now, s),
+            PodEvent::Created => {
+                self.schedule_actions(ActionTime::At, now, s);
+                self.sync(now, s)
+            }
+            PodEvent::DeletionRequested => self.deletion_requested(now, None, s),
+            PodEvent::ActionDue { action } => self.action_due(action, now, s),
             PodEvent::BackOffExpired { container, .. } => self.back_off_expired(container, now, s),
             PodEvent::BootFinished { container, .. } => self.boot_finished(container, now, s),
             PodEvent::Crashed { container, .. } => self.exit(container, now, ExitReason::Crashed, s),
@@ -128,6 +135,8 @@ pub struct PodModel<O: Observer = ()> {
     pulls_may_fail: bool,
     /// The deletion request has arrived.
     deleted: bool,
+    /// The grace a termination gives: the Pod's, or a delete's (R33, R70).
+    grace: SimDuration,
     /// The Pod has been Ready once: a deletion after Ready is scheduled once.
     has_been_ready: bool,
     /// The Pod is Ready now (R23); it may leave Ready and come back (R53).
@@ -159,6 +168,9 @@ pub struct PodModel<O: Observer = ()> {
     observer: O,
     /// The last phase reported; kept only when `O` keeps the history.
     reported_phase: PodPhase,
+    /// `[[actions]]` entries whose timings are swapped into the spec
+    /// now, in the order swapped (`action::restore_images`).
+    swapped: Vec<u32>,
 }
 
 /// Where the Pod as a whole is.
@@ -195,6 +207,7 @@ impl<O: Observer> PodModel<O> {
             held_by: None,
             pulls_may_fail: false,
             deleted: false,
+            grace: SimDuration::ZERO,
             has_been_ready: false,
             pod_ready: false,
             ready_count: 0,
@@ -212,6 +225,7 @@ impl<O: Observer> PodModel<O> {
             meters: Meters::default(),
             observer,
             reported_phase: PodPhase::Pending,
+            swapped: Vec::new(),
         };
         model.reset();
         model
@@ -239,6 +253,7 @@ impl<O: Observer> PodModel<O> {
 
     /// Back to a Pod that was never created, keeping allocations.
     pub fn reset(&mut self) {
+        self.restore_images();
         let pod = &self.run.pod;
         self.containers.clear();
         self.containers.resize(pod.containers.len(), Container::NEW);
@@ -246,6 +261,7 @@ impl<O: Observer> PodModel<O> {
         self.held_by = None;
         self.pulls_may_fail = pod.containers.iter().any(|c| c.image_pull != ImagePull::Pulls);
         self.deleted = false;
+        self.grace = pod.termination_grace_period.max(termination::MIN_POD_GRACE);
         self.has_been_ready = false;
         self.pod_ready = false;
         self.ready_count = 0;
@@ -285,6 +301,9 @@ impl<O: Observer> PodModel<O> {
     /// The metrics of a run that ended at `end` for reason `how`.
     #[inline]
     pub fn finish(&mut self, end: SimTime, how: RunEnd) -> Metrics {
+        if !self.swapped.is_empty() {
+            self.restore_images();
+        }
         // The ticks up to the end ran, those at the end included.
         self.end_probes_at_finish(end);
         let phase = self.phase();

@@ -10,10 +10,11 @@
 //! whose probes cannot change anything any more has an empty queue.
 
 use super::PodModel;
-use super::container::{Condition, Killer};
+use super::container::{Condition, Killer, Ticker};
 use super::stretch::{Stretch, Window};
 use super::termination::MIN_POD_GRACE;
 use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::action::ActionTime;
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer};
 use crate::model::spec::{ContainerId, ContainerKind, Deletion, Probe, ProbeKind, ProbeOutcome};
@@ -35,9 +36,11 @@ impl<O: Observer> PodModel<O> {
         self.note_phase(now);
         // The start is a sync: it triggers readiness runs (R52).
         self.synced(now, s);
-        // A started app unblocks nothing; a started sidecar may (R5).
+        // A started app unblocks nothing; a started sidecar may (R5), and
+        // an image changed before it started restarts it now (R72).
         if self.kind(id) != ContainerKind::App {
             self.sync(now, s);
+            self.restart_if_outdated(id, now, s);
         }
     }
 
@@ -65,6 +68,7 @@ impl<O: Observer> PodModel<O> {
                 if let Deletion::AfterReady(delay) = self.run.pod.deletion {
                     s.after(delay, PodEvent::DeletionRequested);
                 }
+                self.schedule_actions(ActionTime::AfterReady, now, s);
             }
         }
     }
@@ -305,6 +309,58 @@ impl<O: Observer> PodModel<O> {
             {
                 self.plan_probe(id, kind, now, s);
             }
+        }
+    }
+
+    /// R74: the kubelet restarted, and the container's probe workers are
+    /// new: tickers from now (podsim leaves out the random wait of up to a
+    /// period a worker makes when the kubelet has just started), counters
+    /// empty, no result. A container with a startup probe is not started
+    /// until it passes again, one with a readiness probe not Ready until
+    /// that passes; every worker runs at once (`doProbe` before the first
+    /// tick), readiness also by the restart's sync (R52). A container being
+    /// killed keeps its workers (podsim's simplification).
+    pub(super) fn restart_workers(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        let spec = self.spec_of(id);
+        let startup = spec.probe(ProbeKind::Startup).is_some();
+        let readiness = spec.probe(ProbeKind::Readiness).is_some();
+        let Some(instance) = self.container(id).instance() else {
+            return;
+        };
+        if !spec.has_probes() || instance.kill.is_some() {
+            return;
+        }
+        let was = instance.condition;
+        let is = match (startup, readiness) {
+            (true, _) => Condition::NotStarted,
+            (false, true) => was.min(Condition::Started),
+            (false, false) => was,
+        };
+        self.end_probes(id, now);
+        for ticker in &mut self.container_mut(id).tickers {
+            *ticker = Ticker {
+                anchor: now,
+                generation: ticker.generation + 1,
+                ..Ticker::NEW
+            };
+        }
+        if was == Condition::Ready && is < Condition::Ready {
+            self.lose_ready(id, now, false);
+        }
+        match (was, is) {
+            (Condition::Started, Condition::NotStarted) if readiness => self.awaiting_readiness -= 1,
+            (Condition::Ready, Condition::Started) => self.awaiting_readiness += 1,
+            _ => {}
+        }
+        if let Some(instance) = self.container_mut(id).instance_mut() {
+            instance.condition = is;
+        }
+        let (started, ready) = (is >= Condition::Started, is == Condition::Ready);
+        self.emit(now, Some(id), Change::ProbesRestarted { started, ready });
+        if is == Condition::NotStarted {
+            self.plan_probe(id, ProbeKind::Startup, now, s);
+        } else {
+            self.plan_probe(id, ProbeKind::Liveness, now, s);
         }
     }
 

@@ -95,6 +95,10 @@ impl<O: Observer> PodModel<O> {
         if self.is_terminating() {
             return self.exited_while_terminating(id, now, s);
         }
+        if instance.kill.is_some_and(|k| k.by == Killer::Update) {
+            self.note_phase(now);
+            return self.start_new_image(id, now, s);
+        }
         let killer = instance.kill.map(|k| k.by);
         let probe_kill = killer == Some(Killer::Probe);
         match after_exit(self.run.pod.restart_policy, self.spec_of(id), reason, probe_kill) {

@@ -3,7 +3,7 @@
 //! Pod, keeping its sandbox, starts over from its first init container.
 //!
 //! Invariant: after the restart no container has a status the init order
-//! could read (`Container::round_start`), so `sync` starts the chain from
+//! could read (`Container::recorded`), so `sync` starts the chain from
 //! the top exactly as at creation; attempts keep counting, so every
 //! container that starts again counts a restart (R20) and draws afresh.
 
@@ -28,7 +28,7 @@ impl<O: Observer> PodModel<O> {
             // Pending back-offs are void: their events find it Waiting.
             c.state = State::Waiting;
             c.has_run = false;
-            c.round_start = c.attempt;
+            c.recorded = false;
         }
         self.apps_done = 0;
         self.stage = Stage::Initializing;

@@ -48,7 +48,7 @@ impl<O: Observer> PodModel<O> {
         let Some(frontier) = self
             .ids()
             .rev()
-            .find(|&id| self.kind(id) != ContainerKind::App && self.container(id).has_status())
+            .find(|&id| self.kind(id) != ContainerKind::App && self.container(id).recorded)
         else {
             // Nothing started yet: the first init container starts.
             if let Some(first) = self.ids().find(|&id| self.kind(id) != ContainerKind::App) {
@@ -111,6 +111,9 @@ impl<O: Observer> PodModel<O> {
         if self.held_by.is_some() || (self.pulls_may_fail && self.pull_blocks(id, now, s)) {
             return;
         }
+        if self.container(id).image.is_some() {
+            self.swap_image(id);
+        }
         self.running += 1;
         if self.kind(id) == ContainerKind::App {
             self.running_apps += 1;
@@ -118,6 +121,8 @@ impl<O: Observer> PodModel<O> {
         let c = self.container_mut(id);
         c.attempt += 1;
         c.last_start = now;
+        c.outdated = false;
+        c.recorded = true;
         c.state = State::Running(Instance::NEW);
         for ticker in &mut c.tickers {
             // A new instance resumes a held worker (R30).

@@ -24,13 +24,22 @@ const MIN_STOP_TIMEOUT: SimDuration = SimDuration::from_secs(2);
 pub(super) const MIN_POD_GRACE: SimDuration = SimDuration::from_secs(1);
 
 impl<O: Observer> PodModel<O> {
-    /// `kubectl delete` reached the kubelet (R33, R34).
-    pub(super) fn deletion_requested(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+    /// `kubectl delete` reached the kubelet (R33, R34), with its own
+    /// `--grace-period` if it has one (R70).
+    pub(super) fn deletion_requested(
+        &mut self,
+        now: SimTime,
+        grace_period: Option<SimDuration>,
+        s: &mut Scheduler<'_, PodEvent>,
+    ) {
+        let grace = grace_period
+            .unwrap_or(self.run.pod.termination_grace_period)
+            .max(MIN_POD_GRACE);
         if self.deleted {
-            return;
+            return self.deleted_again(now, grace, s);
         }
         self.deleted = true;
-        let grace = self.run.pod.termination_grace_period.max(MIN_POD_GRACE);
+        self.grace = grace;
         self.emit(now, None, Change::DeletionRequested { grace });
         // SyncTerminatingPod generates the status first (R52). A sync held
         // by a postStart hook runs to its end first (R41, R65).
@@ -42,7 +51,7 @@ impl<O: Observer> PodModel<O> {
 
     /// Kill every running container (R34): preStop hooks all start now.
     pub(super) fn begin_termination(&mut self, now: SimTime, cause: Cause, s: &mut Scheduler<'_, PodEvent>) {
-        let grace = self.run.pod.termination_grace_period.max(MIN_POD_GRACE);
+        let grace = self.grace;
         self.stage = Stage::Terminating(cause);
         self.stop_liveness_and_startup(now);
         // Nothing starts from here on (R40), so whatever runs now is what

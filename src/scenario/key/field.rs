@@ -133,11 +133,17 @@ pub enum Field {
     PostStartFails,
     /// `image_pull`: failed image pulls before one succeeds, or `"fails"` (R67).
     ImagePull,
+    /// `[[actions]] at`: when the action reaches the kubelet.
+    ActionAt,
+    /// `[[actions]] after_ready`: the action this long after the Pod is first Ready.
+    ActionAfterReady,
+    /// `[[actions]] grace_period`: a delete's `--grace-period` (R70).
+    ActionGracePeriod,
 }
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 87] = {
+    pub const ALL: [Field; 90] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -228,6 +234,9 @@ impl Field {
             Field::PostStart,
             Field::PostStartFails,
             Field::ImagePull,
+            Field::ActionAt,
+            Field::ActionAfterReady,
+            Field::ActionGracePeriod,
         ]
     };
 
@@ -290,6 +299,7 @@ impl Field {
             | Field::DrainNode => Scope::Disruption,
             Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
             Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
+            Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod => Scope::Action,
         }
     }
 
@@ -368,6 +378,9 @@ impl Field {
             Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",
             Field::BackoffLimit => "backoff_limit",
             Field::BackoffLimitPerIndex => "backoff_limit_per_index",
+            Field::ActionAt => "at",
+            Field::ActionAfterReady => "after_ready",
+            Field::ActionGracePeriod => "grace_period",
         }
     }
 
@@ -406,7 +419,10 @@ impl Field {
             | Field::AfterReady
             | Field::GracePeriod
             | Field::Every
-            | Field::MinReadySeconds => Unit::Millis,
+            | Field::MinReadySeconds
+            | Field::ActionAt
+            | Field::ActionAfterReady
+            | Field::ActionGracePeriod => Unit::Millis,
             Field::Boot | Field::PreStop | Field::Run | Field::ServiceTime | Field::PostStart => Unit::Dist,
             Field::Drain => Unit::Drain,
             Field::ImagePull => Unit::Pulls,
@@ -635,6 +651,13 @@ impl Field {
             }
             Field::BackoffLimitPerIndex => {
                 "an Indexed Job's limit for its one index: more counted failures fail it (FailedIndexes); allows FailIndex rules"
+            }
+            Field::ActionAt => "the action reaches the kubelet at this time after the Pod's creation",
+            Field::ActionAfterReady => {
+                "the action this long after the Pod first became Ready (never if it never does)"
+            }
+            Field::ActionGracePeriod => {
+                "a delete's --grace-period; default the Pod's termination_grace_period; a later delete may shorten the grace, not lengthen it"
             }
         }
     }

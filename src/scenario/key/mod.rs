@@ -42,6 +42,9 @@ pub enum Scope {
     Pdb,
     /// `[job]`: the Job controller's limits for a Job's Pods.
     Job,
+    /// One `[[actions]]` entry (a `Key`'s index is the entry's): what
+    /// happens to the Pod during the run (R70–R79).
+    Action,
 }
 
 impl Scope {
@@ -67,6 +70,7 @@ impl Scope {
             Scope::Disruption => "disruptions",
             Scope::Pdb => "pdb",
             Scope::Job => "job",
+            Scope::Action => "actions",
         }
     }
 }

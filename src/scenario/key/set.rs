@@ -2,7 +2,9 @@
 //! it is set on a `RunSpec`.
 
 use crate::engine::SimDuration;
-use crate::model::{Backoff, Deletion, PodSpec, Probability, Probe, ProbeOutcome, RunSpec, Signal};
+use crate::model::{
+    ActionKind, ActionTime, Backoff, Deletion, PodSpec, Probability, Probe, ProbeOutcome, RunSpec, Signal,
+};
 
 use crate::model::service::{
     Arrival, Budget, Connections, EvictionPolicy, OnSigterm, Pdb, Preset, Propagation, Retry, Rollout,
@@ -51,6 +53,7 @@ impl Key {
                 format!("containers.{name}.{}", self.field.name())
             }
             (Scope::Disruption, i) => format!("disruptions.{}.{}", i.unwrap_or(0), self.field.name()),
+            (Scope::Action, i) => format!("actions.{}.{}", i.unwrap_or(0), self.field.name()),
             (scope, _) => format!("{}.{}", scope.table(), self.field.name()),
         }
     }
@@ -88,6 +91,9 @@ impl Key {
             (Field::Mode, _) => pod.mode = MODES[word.min(1)],
             (Field::BackoffLimit, _) => run.job.backoff_limit = Some(count),
             (Field::BackoffLimitPerIndex, _) => run.job.backoff_limit_per_index = Some(count),
+            (field @ (Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod), _) => {
+                set_action(field, self.container, pod, ms)
+            }
             (Field::Kubernetes, _) => {
                 if let Value::Version(v) = value {
                     pod.kubernetes = v;
@@ -266,6 +272,19 @@ fn set_service(
         Field::Cleanup => service.cleanup = ms,
         Field::OnSigterm => service.app.on_sigterm = OnSigterm::ALL[word.min(4)],
         Field::DrainDelay => service.app.drain_delay = ms,
+        _ => {}
+    }
+}
+
+/// Sets a field of action `index`: its time, or a delete's grace.
+fn set_action(field: Field, index: Option<usize>, pod: &mut PodSpec, ms: SimDuration) {
+    let Some(action) = index.and_then(|i| pod.actions.get_mut(i)) else {
+        return;
+    };
+    match (field, &mut action.kind) {
+        (Field::ActionAt, _) => action.when = ActionTime::At(ms),
+        (Field::ActionAfterReady, _) => action.when = ActionTime::AfterReady(ms),
+        (Field::ActionGracePeriod, ActionKind::Delete { grace_period }) => *grace_period = Some(ms),
         _ => {}
     }
 }

@@ -58,6 +58,7 @@ fn scopes(scope: Scope) -> &'static [Scope] {
         Scope::Disruption => &[Scope::Disruption],
         Scope::Pdb => &[Scope::Pdb],
         Scope::Job => &[Scope::Job],
+        Scope::Action => &[Scope::Action],
     }
 }
 
