@@ -31,6 +31,7 @@ pub(super) enum AfterExit {
 /// The kubelet's restart decision for `container`, which exited with
 /// `exit` in a Pod whose policy is `pod`; `probe_kill` says a failed
 /// startup or liveness probe killed it.
+#[inline]
 pub(super) fn after_exit(
     pod: RestartPolicy,
     container: &ContainerSpec,
@@ -143,6 +144,8 @@ impl<O: Observer> PodModel<O> {
 
     /// The instance of `id` is gone with `reason`: what every exit changes,
     /// before anything is decided. Returns the instance, if one ran.
+    /// Always inline: every exit of a sweep's run goes through it.
+    #[inline(always)]
     pub(super) fn end_instance(
         &mut self,
         id: ContainerId,
