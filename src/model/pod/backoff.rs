@@ -48,7 +48,8 @@ impl<O: Observer> PodModel<O> {
         delay
     }
 
-    /// The back-off is over: the container may start again.
+    /// The back-off (a restart's, or an image pull's, R67) is over: the
+    /// container may start again.
     pub(super) fn back_off_expired(
         &mut self,
         id: ContainerId,

@@ -63,16 +63,4 @@ impl<O: Observer> PodModel<O> {
         );
         self.note_phase(now);
     }
-
-    /// The image back-off is over: the next sync pulls again.
-    pub(super) fn pull_back_off_expired(
-        &mut self,
-        id: ContainerId,
-        now: SimTime,
-        s: &mut Scheduler<'_, PodEvent>,
-    ) {
-        self.container_mut(id).state = State::Waiting;
-        self.synced(now, s);
-        self.sync_after_back_off(id, now, s);
-    }
 }

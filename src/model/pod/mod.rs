@@ -96,7 +96,8 @@ impl<O: Observer> Model for PodModel<O> {
             }
             PodEvent::ProbeDue { container, probe, .. } => self.probe_tick(container, probe, now, s),
             PodEvent::PostStartFinished { container, .. } => self.post_start_finished(container, now, s),
-            PodEvent::PullBackOffExpired { container, .. } => self.pull_back_off_expired(container, now, s),
+            // The image back-off's end is a crash back-off's: the next sync pulls again.
+            PodEvent::PullBackOffExpired { container, .. } => self.back_off_expired(container, now, s),
             PodEvent::BackOffShown { container, .. } => self.emit(now, Some(container), Change::BackOffShown),
             PodEvent::PreStopFinished { container, .. } => self.pre_stop_finished(container, now, s),
             PodEvent::TurnWaitExpired { container, .. } => self.end_turn_wait(container, now, s),
