@@ -15,6 +15,8 @@ mod history;
 pub mod job;
 mod metrics;
 mod pod;
+mod probe_spec;
+mod restart_rule;
 pub mod service;
 mod spec;
 mod stop;

@@ -8,6 +8,8 @@ use super::action::TimedAction;
 use super::dist::{Dist, Probability};
 use super::draw::Stream;
 use super::job::JobSpec;
+pub use super::probe_spec::{Probe, ProbeKind, ProbeOutcome};
+pub use super::restart_rule::{ExitCodes, RestartRule, RuleAction};
 use super::service::ServiceSpec;
 use super::stop::{Drain, Signal};
 pub use super::version::KubeVersion;
@@ -150,108 +152,6 @@ pub enum Deletion {
     AfterReady(SimDuration),
 }
 
-/// Which of a container's three probes (R27–R31).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ProbeKind {
-    /// Decides when the container is started; its failure kills it.
-    Startup,
-    /// Decides when the container is Ready.
-    Readiness,
-    /// Its failure kills a started container.
-    Liveness,
-}
-
-impl ProbeKind {
-    /// The three, in `index` order.
-    pub const ALL: [ProbeKind; 3] = [ProbeKind::Startup, ProbeKind::Readiness, ProbeKind::Liveness];
-
-    /// The probe's name, as in `startup_probe`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ProbeKind::Startup => "startup",
-            ProbeKind::Readiness => "readiness",
-            ProbeKind::Liveness => "liveness",
-        }
-    }
-
-    /// The probe's slot in `ContainerSpec::probes`.
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// What a probe finds over one instance's life (R53). Whatever it is, a
-/// probe only passes inside the window `pass_after` … `pass_until` after the
-/// end of the boot, so `Passes` with both unset is "passes once booted".
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ProbeOutcome {
-    /// Answers at once: passes inside the window, fails outside it.
-    #[default]
-    Passes,
-    /// Answers at once and always fails.
-    Fails,
-    /// Never answers: every run fails when its `timeout` is over.
-    Hangs,
-    /// Passes inside the window until the container gets SIGTERM, fails from
-    /// then on (a server that reports unready while it drains).
-    FailsAfterSigterm,
-}
-
-impl ProbeOutcome {
-    /// Every outcome, in `NAMES` order: a word's index picks one.
-    pub const ALL: [ProbeOutcome; 4] = [
-        ProbeOutcome::Passes,
-        ProbeOutcome::Fails,
-        ProbeOutcome::Hangs,
-        ProbeOutcome::FailsAfterSigterm,
-    ];
-
-    /// The outcomes as scenario files spell them.
-    pub const NAMES: [&'static str; 4] = ["passes", "fails", "hangs", "fails_after_sigterm"];
-}
-
-/// A probe with Kubernetes' fields and defaults (R27), and what it finds
-/// (R53): by default the container answers it successfully once it is
-/// healthy, i.e. `boot` after its start, and answers at once. `Debug` is
-/// in `canonical`: a grid's hash is made of it.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Probe {
-    /// No probe runs sooner after the container's start (R29).
-    pub initial_delay: SimDuration,
-    /// The ticker's period (R28).
-    pub period: SimDuration,
-    /// How long one probe run may take.
-    pub timeout: SimDuration,
-    /// Consecutive successes that publish Success (R30).
-    pub success_threshold: u32,
-    /// Consecutive failures that publish Failure (R30).
-    pub failure_threshold: u32,
-    /// Probe-level grace for the kill a liveness or startup failure causes (R12).
-    pub termination_grace_period: Option<SimDuration>,
-    /// What the probe finds (R53).
-    pub outcome: ProbeOutcome,
-    /// It passes no sooner than this after the end of the boot.
-    pub pass_after: SimDuration,
-    /// It fails from this long after the end of the boot on, if set.
-    pub pass_until: Option<SimDuration>,
-}
-
-impl Default for Probe {
-    fn default() -> Self {
-        Probe {
-            initial_delay: SimDuration::ZERO,
-            period: SimDuration::from_secs(10),
-            timeout: SimDuration::from_secs(1),
-            success_threshold: 1,
-            failure_threshold: 3,
-            termination_grace_period: None,
-            outcome: ProbeOutcome::Passes,
-            pass_after: SimDuration::ZERO,
-            pass_until: None,
-        }
-    }
-}
-
 /// What the Pod is for: serving until deleted, or running to completion.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum PodMode {
@@ -316,26 +216,6 @@ pub struct ContainerSpec {
     pub restart_rules: Vec<RestartRule>,
 }
 
-/// One `restartPolicyRules` entry: what the kubelet does when an exit code
-/// meets `exit_codes`. `Debug` is in `canonical`.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct RestartRule {
-    /// `action`.
-    pub action: RuleAction,
-    /// `exitCodes`.
-    pub exit_codes: ExitCodes,
-}
-
-/// A rule's `action`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RuleAction {
-    /// The container restarts alone (KEP-5307, R60).
-    Restart,
-    /// Every container is killed at once and the Pod starts over from its
-    /// first init container (KEP-5532, R61).
-    RestartAllContainers,
-}
-
 /// Whether a container's image pull succeeds (R67). The pull's own time is
 /// part of `boot`; a failed pull takes none.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -368,23 +248,6 @@ pub const IMAGE_BACKOFF: Backoff = Backoff {
     cap: SimDuration::from_secs(300),
     immediate_first_restart: false,
 };
-
-/// An exit-code requirement: the code is (`In`) or is not (`NotIn`) among
-/// `values`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ExitCodes {
-    /// `operator: In` is true, `NotIn` false.
-    pub is_in: bool,
-    /// `values`.
-    pub values: Vec<i32>,
-}
-
-impl ExitCodes {
-    /// Whether `code` meets the requirement.
-    pub fn matches(&self, code: i32) -> bool {
-        self.values.contains(&code) == self.is_in
-    }
-}
 
 impl ContainerSpec {
     /// A container that boots in `boot` and otherwise takes no time: no
