@@ -26,7 +26,7 @@ fn typical_pod() -> PodSpec {
         ContainerSpec::new("config-fetch", ContainerKind::Init, ms(500)),
         ContainerSpec {
             drain: ms(1000).into(),
-            pre_stop: ms(5000).into(),
+            pre_stop: Some(ms(5000).into()),
             proxy: true,
             ..ContainerSpec::new("proxy", ContainerKind::Sidecar, ms(2000))
         },

@@ -32,10 +32,12 @@ fn scaled(spec: &PodSpec, factor: u64) -> PodSpec {
     let mut spec = spec.clone();
     for c in &mut spec.containers {
         // The seed scenarios' durations are fixed ones.
-        let fixed = |d: &podsim::model::Dist| times(d.fixed().unwrap_or_default()).into();
+        let fixed = |d: &podsim::model::Dist| podsim::model::Dist::from(times(d.fixed().unwrap_or_default()));
         c.boot = fixed(&c.boot);
-        c.drain = fixed(&c.drain);
-        c.pre_stop = fixed(&c.pre_stop);
+        c.drain = times(c.drain.fixed().unwrap_or_default()).into();
+        if let Some(hook) = &mut c.pre_stop {
+            *hook = fixed(hook);
+        }
     }
     spec.backoff.initial = times(spec.backoff.initial);
     spec.backoff.cap = times(spec.backoff.cap);
