@@ -207,3 +207,20 @@ fn r76_down_belongs_to_a_node_reboot_and_node_reboot_wants_true() {
     let e = err(&format!("{TWO_INITS}[[actions]]\nat = \"5s\"\nnode_reboot = 1\n"));
     assert!(e.contains("node_reboot: expected true, found"), "{e}");
 }
+
+#[test]
+fn r76_a_reboot_during_termination_ends_it_with_the_node() {
+    // web (preStop 10 s) runs since 5 s; the delete at 10 s starts its
+    // hook, due to end at 20 s. The reboot at 15 s ends web at once (255):
+    // the termination is over at 15 s, 5 s after the delete, with no
+    // SIGTERM, and the node back at 45 s starts nothing.
+    let base = TWO_INITS.replace("boot = \"1s\"", "boot = \"1s\"\npre_stop = \"10s\"");
+    let toml = reboot_at(&base, "15s", "[[actions]]\nat = \"10s\"\ndelete = true\n");
+    assert_eq!(events(&toml, "web", "preStop hook started"), [10_000]);
+    assert_eq!(events(&toml, "web", "exited 255"), [15_000]);
+    assert!(events(&toml, "web", "SIGTERM").is_empty());
+    assert!(events(&toml, "pod", "node back").is_empty());
+    assert!(events(&toml, "setup", "restarting").is_empty());
+    let m = run_text(&toml).metrics;
+    assert_eq!((m.termination_ms, m.phase), (Some(5000), PodPhase::Failed));
+}
