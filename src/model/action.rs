@@ -44,7 +44,19 @@ pub enum ActionKind {
         /// The runtime's records of completed init containers are gone too.
         forget_exited_init: bool,
     },
+    /// The node reboots (R76–R79): the sandbox and every container stop at
+    /// once; the kubelet is back `down` later and makes a new sandbox.
+    NodeReboot {
+        /// How long the node is gone (`down`, `NODE_DOWN` if not given).
+        down: SimDuration,
+    },
 }
+
+/// A node reboot's down time when `down` is not given: a VM's reboot and the
+/// kubelet's start, and shorter than the node controller's
+/// `node-monitor-grace-period` (40 s, 50 s from 1.32), so the node is never
+/// marked NotReady and no taint-based eviction enters the picture (R76).
+pub const NODE_DOWN: SimDuration = SimDuration::from_secs(30);
 
 impl ActionKind {
     /// The key that names the action in a scenario.
@@ -53,6 +65,7 @@ impl ActionKind {
             ActionKind::Delete { .. } => "delete",
             ActionKind::UpdateImage { .. } => "update_image",
             ActionKind::KubeletRestart { .. } => "kubelet_restart",
+            ActionKind::NodeReboot { .. } => "node_reboot",
         }
     }
 }

@@ -14,6 +14,8 @@ pub enum PodEvent {
     Created,
     /// `kubectl delete` reached the kubelet: termination begins (R34).
     DeletionRequested,
+    /// The rebooted node is back: the kubelet finds the sandbox gone (R77).
+    NodeBack,
     /// Action `action` of `PodSpec::actions` is due (R70–R79).
     ActionDue {
         /// Its index in `PodSpec::actions`.
@@ -114,7 +116,10 @@ impl PodEvent {
     /// probe tick, the ticker generation) it was scheduled for.
     pub fn target(&self) -> Option<(ContainerId, u32)> {
         match *self {
-            PodEvent::Created | PodEvent::DeletionRequested | PodEvent::ActionDue { .. } => None,
+            PodEvent::Created
+            | PodEvent::DeletionRequested
+            | PodEvent::NodeBack
+            | PodEvent::ActionDue { .. } => None,
             PodEvent::ProbeDue {
                 container,
                 generation,

@@ -32,6 +32,9 @@ pub enum ExitReason {
     /// Ended at once by a stop signal it has no handler for (R59): exit
     /// 128 + the signal's number.
     Signalled(Signal),
+    /// Gone with the node (R76): the runtime reports exit 255, reason
+    /// `Unknown`, for a container that was running when the node went down.
+    NodeLost,
 }
 
 impl ExitReason {
@@ -43,6 +46,7 @@ impl ExitReason {
             ExitReason::Crashed => 1,
             ExitReason::Killed => 137,
             ExitReason::Signalled(signal) => signal.exit_code(),
+            ExitReason::NodeLost => 255,
         }
     }
 
@@ -60,6 +64,7 @@ impl ExitReason {
             ExitReason::Terminated(_) => "terminated",
             ExitReason::Killed => "killed",
             ExitReason::Signalled(_) => "signalled",
+            ExitReason::NodeLost => "node_lost",
         }
     }
 }
@@ -230,6 +235,19 @@ pub enum Change {
     /// `AllContainersRestarting`; every container is killed at once and the
     /// startup begins again from the first init container.
     AllContainersRestarting,
+    /// The node went down (R76): the sandbox and every container are gone;
+    /// the kubelet is back `down` later.
+    NodeRebooted {
+        /// How long the node is gone.
+        down: SimDuration,
+    },
+    /// The rebooted node's kubelet found the sandbox gone (R77, R78): it
+    /// makes a new one and starts over, or, under `restartPolicy: Never`,
+    /// does not.
+    NodeBack {
+        /// A new sandbox was made and the startup begins again.
+        sandbox_recreated: bool,
+    },
     /// Every container has stopped since termination began (R34): the end
     /// that `termination_ms` and `completed_ms` measure.
     ContainersStopped,
@@ -275,6 +293,8 @@ impl Change {
             Change::AppsFinished => "apps_finished",
             Change::ContainersStopped => "containers_stopped",
             Change::AllContainersRestarting => "all_containers_restarting",
+            Change::NodeRebooted { .. } => "node_rebooted",
+            Change::NodeBack { .. } => "node_back",
             Change::ExposureBegan => "exposure_began",
             Change::ExposureEnded => "exposure_ended",
             Change::Phase(_) => "phase",
@@ -322,6 +342,7 @@ impl fmt::Display for Line {
                     ExitReason::Crashed => "crashed",
                     ExitReason::Terminated(_) => "stopped by SIGTERM",
                     ExitReason::Killed => "SIGKILL",
+                    ExitReason::NodeLost => "Unknown: the node went down",
                     ExitReason::Signalled(signal) => {
                         return write!(f, "exited {} (ended by {})", reason.code(), signal.name());
                     }
@@ -392,6 +413,18 @@ impl fmt::Display for Line {
             Change::AllContainersRestarting => {
                 write!(f, "RestartAllContainers: every container killed, starting over")
             }
+            Change::NodeRebooted { down } => {
+                write!(f, "node rebooted: sandbox and containers gone, back in {down}")
+            }
+            Change::NodeBack {
+                sandbox_recreated: true,
+            } => write!(
+                f,
+                "node back: new sandbox, starting over from the first init container"
+            ),
+            Change::NodeBack {
+                sandbox_recreated: false,
+            } => write!(f, "node back: restartPolicy Never, no new sandbox"),
             Change::AppsFinished => {
                 write!(f, "no app container runs or will run again: stopping sidecars")
             }

@@ -22,7 +22,7 @@ mod spec;
 mod stop;
 mod version;
 
-pub use action::{ActionKind, ActionTime, TimedAction};
+pub use action::{ActionKind, ActionTime, NODE_DOWN, TimedAction};
 pub use dist::{Dist, Probability, Z99, normal_cdf, normal_quantile};
 pub use draw::{DrawKey, Stream, name_hash};
 pub use event::PodEvent;

@@ -115,6 +115,8 @@ fn event_object(spec: &PodSpec, e: &TraceEntry, line: Line) -> Value {
             vec![("grace_ms", ms(grace)), ("shortened", shortened.into())]
         }
         Change::ImageUpdated(effect) => vec![("effect", effect.name().into())],
+        Change::NodeRebooted { down } => vec![("down_ms", ms(down))],
+        Change::NodeBack { sandbox_recreated } => vec![("sandbox_recreated", sandbox_recreated.into())],
         Change::ProbesRestarted { started, ready } => {
             vec![("started", started.into()), ("ready", ready.into())]
         }

@@ -27,7 +27,8 @@ struct ContainerView {
     started: bool,
     ready: bool,
     restarts: u32,
-    /// Ran or exited at least once (R24's "an app container has started").
+    /// Ran or exited at least once in the current sandbox (R24's "an app
+    /// container has started", R79).
     ran: bool,
     /// When its latest instance exited.
     exited_at: Option<SimTime>,
@@ -189,6 +190,7 @@ fn terminated_reason(reason: ExitReason) -> &'static str {
         | ExitReason::Crashed
         | ExitReason::Killed
         | ExitReason::Signalled(_) => "Error",
+        ExitReason::NodeLost => "Unknown",
     }
 }
 
@@ -294,6 +296,11 @@ pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
             match entry.what {
                 Change::Phase(phase) => view.phase = phase,
                 Change::DeletionRequested { .. } => view.deleted = true,
+                // R79: the Initialized condition reads the new sandbox's
+                // containers only: none of its apps has started yet.
+                Change::NodeBack {
+                    sandbox_recreated: true,
+                } => view.containers.iter_mut().for_each(|v| v.ran = false),
                 _ => {}
             }
         }

@@ -316,6 +316,14 @@ mod registry {
     /// breaks a rule wherever it is set.
     const BASE: &str = "[pod]\nrestart_policy = \"Never\"\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\nrun = \"10s\"\npost_start = \"1s\"\n";
 
+    /// The action a key of `[[actions]]` belongs to, as its line.
+    fn action_kind(field: Field) -> &'static str {
+        match field {
+            Field::ActionDown => "node_reboot = true\n",
+            _ => "delete = true\n",
+        }
+    }
+
     fn breaks_a_rule_by_design(field: Field) -> bool {
         matches!(
             field,
@@ -360,16 +368,15 @@ mod registry {
                     format!("{base}{} = {{ {} = {toml_value} }}\n", g.name(), field.leaf())
                 }
                 (Scope::Job, _) => format!("{base}[job]\n{} = {toml_value}\n", field.name()),
-                // A delete action, said when unless the key says it.
+                // A delete action (a reboot for its down time), said when
+                // unless the key says it.
                 (Scope::Action, _) => {
                     let when = match field {
                         Field::ActionAt | Field::ActionAfterReady => "",
                         _ => "at = \"1s\"\n",
                     };
-                    format!(
-                        "{base}[[actions]]\ndelete = true\n{when}{} = {toml_value}\n",
-                        field.name()
-                    )
+                    let kind = action_kind(field);
+                    format!("{base}[[actions]]\n{kind}{when}{} = {toml_value}\n", field.name())
                 }
                 // A Service around the Pod, with the key in its own table.
                 (scope, _) => {
@@ -429,7 +436,7 @@ mod registry {
                 BASE.replace("restart_policy = \"Never\"\n", "")
             );
             let job_base = BASE.replace("[pod]\n", "[pod]\nmode = \"job\"\n");
-            let action_base = format!("{BASE}[[actions]]\nat = \"1s\"\ndelete = true\n");
+            let action_base = format!("{BASE}[[actions]]\nat = \"1s\"\n{}", action_kind(field));
             let base_text = match field.scope() {
                 scope if Scope::SERVICE.contains(&scope) => service_base.as_str(),
                 Scope::Job => job_base.as_str(),

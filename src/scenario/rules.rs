@@ -495,7 +495,8 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::ImagePull
         | Field::ActionAt
         | Field::ActionAfterReady
-        | Field::ActionGracePeriod => None,
+        | Field::ActionGracePeriod
+        | Field::ActionDown => None,
         // The Service's rules (`scenario::service`) check axes value by value.
         Field::Replicas
         | Field::Nodes

@@ -11,7 +11,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::csv;
-use crate::model::{ActionKind, Dist, PodMode, PodSpec, RunSpec};
+use crate::model::{Dist, PodMode, PodSpec, RunSpec};
 use crate::scenario::key::{Field, Group, Key, Scope, Unit, Value};
 use crate::scenario::toml::value;
 use crate::scenario::{closest, unknown_word};
@@ -230,10 +230,16 @@ pub(super) fn resolve(path: &str, spec: &PodSpec) -> Result<Key, String> {
                     }
                 ));
             };
-            let is_delete = matches!(action.kind, ActionKind::Delete { .. });
-            if field == Field::ActionGracePeriod && !is_delete {
+            let owner = match field {
+                Field::ActionGracePeriod => Some(("delete", "grace_period")),
+                Field::ActionDown => Some(("node_reboot", "down")),
+                _ => None,
+            };
+            if let Some((kind, key)) = owner
+                && action.kind.name() != kind
+            {
                 return Err(format!(
-                    "axis \"{path}\": action {index} of the base is {}, and grace_period belongs to a delete",
+                    "axis \"{path}\": action {index} of the base is {}, and {key} belongs to a {kind}",
                     action.kind.name()
                 ));
             }

@@ -19,6 +19,7 @@
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
 //! - `exits`: how a container exits and RestartAllContainers (R55–R61).
 //! - `actions`: what `[[actions]]` scripts during a run (R70–R75), worked by hand.
+//! - `reboot`: a node reboot in `[[actions]]`, and kubectl after it (R76–R79).
 
 mod actions;
 mod agreement;
@@ -33,6 +34,7 @@ mod job;
 mod probes;
 mod properties;
 mod random;
+mod reboot;
 mod restarts;
 mod rollout;
 mod seed;

@@ -1,6 +1,7 @@
 //! What `[[actions]]` scripts during a run, as the kubelet meets it
-//! (docs/kubelet-rules.md R70–R73): a later delete that shortens the grace,
-//! and a container's image changed in the running Pod.
+//! (docs/kubelet-rules.md R70–R75): a later delete that shortens the grace,
+//! a container's image changed in the running Pod, a kubelet restart; a
+//! node reboot is `restart_all`'s (R76–R79).
 //!
 //! Invariant: an image's new timings are swapped into the run's `PodSpec`
 //! only for the rest of the run, and swapped back, in reverse order, when
@@ -63,6 +64,7 @@ impl<O: Observer> PodModel<O> {
             ActionKind::KubeletRestart { forget_exited_init } => {
                 self.kubelet_restart(forget_exited_init, now, s)
             }
+            ActionKind::NodeReboot { down } => self.node_reboot(down, now, s),
         }
     }
 
@@ -72,7 +74,8 @@ impl<O: Observer> PodModel<O> {
     /// A terminating Pod goes on terminating (podsim does not kill twice).
     fn kubelet_restart(&mut self, forget_exited_init: bool, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         self.emit(now, None, Change::KubeletRestarted);
-        if self.is_terminating() {
+        // A node that is down has no kubelet to restart.
+        if self.is_terminating() || self.stage == Stage::NodeDown {
             return;
         }
         for id in self.ids() {
@@ -185,6 +188,9 @@ impl<O: Observer> PodModel<O> {
         let initialized = self.stage == Stage::Initialized;
         let c = self.container(id);
         let effect = match (kind, &c.state) {
+            // R77: the node is down; every container starts again when it is
+            // back, with the new image.
+            _ if self.stage == Stage::NodeDown => UpdateEffect::NextStart,
             // R72: after initialization no regular init container runs
             // again; before it, a running one runs on, and a completed one
             // is done.

@@ -7,7 +7,8 @@
 //! - `startup`: the sync that starts containers in order (R4–R7);
 //! - `restart`: what an exit leads to, a pure function of policy, kind and
 //!   exit (R9–R12);
-//! - `restart_all`: a `RestartAllContainers` rule starts the Pod over (R61);
+//! - `restart_all`: a `RestartAllContainers` rule or a node reboot starts
+//!   the Pod over (R61, R76–R79);
 //! - `backoff`: CrashLoopBackOff (R14–R16);
 //! - `hooks`: postStart, which holds the sync and the start (R65, R66);
 //! - `image`: image pulls that fail, and their back-off (R67, R68);
@@ -70,7 +71,10 @@ impl<O: Observer> Model for PodModel<O> {
             PodEvent::PreStopFinished { .. } => matches!(stop, Some(Stop::Hook { .. })),
             PodEvent::TurnWaitExpired { .. } => matches!(stop, Some(Stop::AwaitingTurn { .. })),
             PodEvent::Drained { .. } | PodEvent::Killed { .. } => stop == Some(Stop::Draining),
-            PodEvent::Created | PodEvent::DeletionRequested | PodEvent::ActionDue { .. } => true,
+            PodEvent::Created
+            | PodEvent::DeletionRequested
+            | PodEvent::NodeBack
+            | PodEvent::ActionDue { .. } => true,
         }
     }
 
@@ -82,6 +86,7 @@ impl<O: Observer> Model for PodModel<O> {
             }
             PodEvent::DeletionRequested => self.deletion_requested(now, None, s),
             PodEvent::ActionDue { action } => self.action_due(action, now, s),
+            PodEvent::NodeBack => self.node_back(now, s),
             PodEvent::BackOffExpired { container, .. } => self.back_off_expired(container, now, s),
             PodEvent::BootFinished { container, .. } => self.boot_finished(container, now, s),
             PodEvent::Crashed { container, .. } => self.exit(container, now, ExitReason::Crashed, s),
@@ -182,6 +187,9 @@ enum Stage {
     /// Every init container completed and every sidecar started once (R24):
     /// apps start, and restart on their own.
     Initialized,
+    /// The node is rebooting (R76): nothing runs and nothing starts until
+    /// it is back.
+    NodeDown,
     /// Every running container is being stopped (R34), for this reason.
     Terminating(Cause),
     /// Termination is over: no container runs any more.
@@ -196,6 +204,8 @@ enum Cause {
     InitFailed,
     /// No app container runs or will run again (R43).
     AppsFinished,
+    /// The node rebooted under `restartPolicy: Never`: no new sandbox (R78).
+    NodeLost,
 }
 
 impl<O: Observer> PodModel<O> {

@@ -20,7 +20,7 @@ impl<O: Observer> PodModel<O> {
     /// The kubelet's sync (R1, R4–R6): start whatever may start now.
     pub(super) fn sync(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         match self.stage {
-            Stage::Terminating(_) | Stage::Stopped(_) => return,
+            Stage::NodeDown | Stage::Terminating(_) | Stage::Stopped(_) => return,
             Stage::Initialized => {}
             Stage::Initializing => {
                 if !self.sync_init_containers(now, s) {

@@ -86,7 +86,7 @@ impl<O: Observer> PodModel<O> {
     }
 
     /// Termination is over when no container runs any more.
-    fn note_if_stopped(&mut self, now: SimTime) {
+    pub(super) fn note_if_stopped(&mut self, now: SimTime) {
         if let Stage::Terminating(cause) = self.stage
             && self.running == 0
         {

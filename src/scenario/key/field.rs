@@ -139,11 +139,13 @@ pub enum Field {
     ActionAfterReady,
     /// `[[actions]] grace_period`: a delete's `--grace-period` (R70).
     ActionGracePeriod,
+    /// `[[actions]] down`: how long a rebooted node is gone (R76).
+    ActionDown,
 }
 
 impl Field {
     /// Every field, in the order the README's tables list them.
-    pub const ALL: [Field; 90] = {
+    pub const ALL: [Field; 91] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -237,6 +239,7 @@ impl Field {
             Field::ActionAt,
             Field::ActionAfterReady,
             Field::ActionGracePeriod,
+            Field::ActionDown,
         ]
     };
 
@@ -299,7 +302,9 @@ impl Field {
             | Field::DrainNode => Scope::Disruption,
             Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
             Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
-            Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod => Scope::Action,
+            Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {
+                Scope::Action
+            }
         }
     }
 
@@ -381,6 +386,7 @@ impl Field {
             Field::ActionAt => "at",
             Field::ActionAfterReady => "after_ready",
             Field::ActionGracePeriod => "grace_period",
+            Field::ActionDown => "down",
         }
     }
 
@@ -422,7 +428,8 @@ impl Field {
             | Field::MinReadySeconds
             | Field::ActionAt
             | Field::ActionAfterReady
-            | Field::ActionGracePeriod => Unit::Millis,
+            | Field::ActionGracePeriod
+            | Field::ActionDown => Unit::Millis,
             Field::Boot | Field::PreStop | Field::Run | Field::ServiceTime | Field::PostStart => Unit::Dist,
             Field::Drain => Unit::Drain,
             Field::ImagePull => Unit::Pulls,
@@ -658,6 +665,9 @@ impl Field {
             }
             Field::ActionGracePeriod => {
                 "a delete's --grace-period; default the Pod's termination_grace_period; a later delete may shorten the grace, not lengthen it"
+            }
+            Field::ActionDown => {
+                "how long a node_reboot's node is gone before its kubelet is back; default 30s"
             }
         }
     }

@@ -91,9 +91,13 @@ impl Key {
             (Field::Mode, _) => pod.mode = MODES[word.min(1)],
             (Field::BackoffLimit, _) => run.job.backoff_limit = Some(count),
             (Field::BackoffLimitPerIndex, _) => run.job.backoff_limit_per_index = Some(count),
-            (field @ (Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod), _) => {
-                set_action(field, self.container, pod, ms)
-            }
+            (
+                field @ (Field::ActionAt
+                | Field::ActionAfterReady
+                | Field::ActionGracePeriod
+                | Field::ActionDown),
+                _,
+            ) => set_action(field, self.container, pod, ms),
             (Field::Kubernetes, _) => {
                 if let Value::Version(v) = value {
                     pod.kubernetes = v;
@@ -276,7 +280,8 @@ fn set_service(
     }
 }
 
-/// Sets a field of action `index`: its time, or a delete's grace.
+/// Sets a field of action `index`: its time, a delete's grace, or a
+/// reboot's down time.
 fn set_action(field: Field, index: Option<usize>, pod: &mut PodSpec, ms: SimDuration) {
     let Some(action) = index.and_then(|i| pod.actions.get_mut(i)) else {
         return;
@@ -285,6 +290,7 @@ fn set_action(field: Field, index: Option<usize>, pod: &mut PodSpec, ms: SimDura
         (Field::ActionAt, _) => action.when = ActionTime::At(ms),
         (Field::ActionAfterReady, _) => action.when = ActionTime::AfterReady(ms),
         (Field::ActionGracePeriod, ActionKind::Delete { grace_period }) => *grace_period = Some(ms),
+        (Field::ActionDown, ActionKind::NodeReboot { down }) => *down = ms,
         _ => {}
     }
 }

@@ -1,9 +1,10 @@
 //! `[[actions]]` in a TOML scenario: what happens to the Pod during the run
-//! (R70–R73). Each entry says when (`at` or `after_ready`, through the key
+//! (R70–R79). Each entry says when (`at` or `after_ready`, through the key
 //! registry, so both are grid axes) and what: `delete = true` (with an
 //! optional `grace_period`), `update_image = "<container>"` (with an
 //! optional `[actions.timings]` table of the new image's container keys) or
-//! `kubelet_restart = true` (with an optional `forget_exited_init`).
+//! `kubelet_restart = true` (with an optional `forget_exited_init`) or
+//! `node_reboot = true` (with an optional `down`).
 //! Kubernetes has no manifest field for these: TOML only.
 //!
 //! Invariant: the new image's timings are read with the very code that
@@ -14,13 +15,13 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::{Reader, type_name};
-use crate::model::{ActionKind, ActionTime, ContainerId, PodMode, TimedAction};
+use crate::model::{ActionKind, ActionTime, ContainerId, NODE_DOWN, PodMode, TimedAction};
 use crate::scenario::diagnostic::{Diagnostic, unknown_word};
 use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::check_spec;
 
 /// The keys that say what an action does, besides the registry's.
-const KINDS: [&str; 3] = ["delete", "update_image", "kubelet_restart"];
+const KINDS: [&str; 4] = ["delete", "update_image", "kubelet_restart", "node_reboot"];
 /// The new image's container keys, inside an `update_image` action.
 const TIMINGS: &str = "timings";
 /// A kubelet restart's option: the runtime forgot completed init containers.
@@ -95,6 +96,12 @@ impl Reader<'_> {
                     return Err(self.error(
                         key.span(),
                         format!("{context}grace_period belongs to a delete (kubectl delete --grace-period)"),
+                    ));
+                }
+                if word == Field::ActionDown.leaf() && table.get("node_reboot").is_none() {
+                    return Err(self.error(
+                        key.span(),
+                        format!("{context}down belongs to a node_reboot (how long the node is gone)"),
                     ));
                 }
                 self.setting(Scope::Action, Some(index), &context, key, value, valid.clone())?;
@@ -176,8 +183,8 @@ impl Reader<'_> {
                 return Err(self.error(
                     item.span(),
                     format!(
-                        "{context}say what with one of delete = true, update_image = \"<container>\" \
-                         or kubelet_restart = true"
+                        "{context}say what with one of delete = true, update_image = \"<container>\", \
+                         kubelet_restart = true or node_reboot = true"
                     ),
                 ));
             }
@@ -187,7 +194,8 @@ impl Reader<'_> {
             ("kubelet_restart", DeValue::Boolean(true)) => Ok(ActionKind::KubeletRestart {
                 forget_exited_init: false,
             }),
-            ("delete" | "kubelet_restart", other) => Err(self.error(
+            ("node_reboot", DeValue::Boolean(true)) => Ok(ActionKind::NodeReboot { down: NODE_DOWN }),
+            ("delete" | "kubelet_restart" | "node_reboot", other) => Err(self.error(
                 value.span(),
                 format!(
                     "{context}{}: expected true, found {}; drop the action to do nothing",
