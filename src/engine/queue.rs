@@ -87,6 +87,9 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedules `event` at `at`, after everything already scheduled for `at`.
+    /// Inlined: every handler schedules through it, and a call cost a
+    /// sweep's run more than the push's own work.
+    #[inline]
     pub fn push(&mut self, at: SimTime, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
