@@ -110,6 +110,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Removes and returns the earliest event if it is due at or before `limit`.
+    #[inline]
     pub fn pop_due(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
         self.remove_taken();
         let top = self.heap.peek()?;
@@ -145,6 +146,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Really removes the entry the last `pop` returned, if nothing replaced it.
+    #[inline]
     fn remove_taken(&mut self) {
         if self.top_taken {
             self.heap.pop();

@@ -58,7 +58,8 @@ impl<O: Observer> Model for PodModel<O> {
         let Some(c) = self.containers.get(id.index()) else {
             return false;
         };
-        let stop = c.instance().and_then(|i| i.kill).map(|k| k.stop);
+        // Only the kill's events look at the kill: worked out for them alone.
+        let stop = || c.instance().and_then(|i| i.kill).map(|k| k.stop);
         match event {
             PodEvent::ProbeDue { probe, .. } => c.tickers[probe.index()].generation == attempt,
             _ if c.attempt != attempt => false,
@@ -68,9 +69,9 @@ impl<O: Observer> Model for PodModel<O> {
             PodEvent::PostStartFinished { .. } => c.instance().is_some_and(|i| i.in_post_start),
             PodEvent::BootFinished { .. } => c.instance().is_some_and(|i| !i.booted),
             PodEvent::Crashed { .. } | PodEvent::RunFinished { .. } => c.is_running(),
-            PodEvent::PreStopFinished { .. } => matches!(stop, Some(Stop::Hook { .. })),
-            PodEvent::TurnWaitExpired { .. } => matches!(stop, Some(Stop::AwaitingTurn { .. })),
-            PodEvent::Drained { .. } | PodEvent::Killed { .. } => stop == Some(Stop::Draining),
+            PodEvent::PreStopFinished { .. } => matches!(stop(), Some(Stop::Hook { .. })),
+            PodEvent::TurnWaitExpired { .. } => matches!(stop(), Some(Stop::AwaitingTurn { .. })),
+            PodEvent::Drained { .. } | PodEvent::Killed { .. } => stop() == Some(Stop::Draining),
             PodEvent::Created
             | PodEvent::DeletionRequested
             | PodEvent::NodeBack
