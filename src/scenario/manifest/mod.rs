@@ -12,6 +12,7 @@
 //! a silently different Pod; what Kubernetes accepts but podsim does not
 //! model, or had to guess, becomes a notice on the scenario.
 
+mod annotations;
 mod behind;
 mod fields;
 mod handler;
