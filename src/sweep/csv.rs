@@ -112,28 +112,28 @@ fn decimal_len(n: u64) -> usize {
     guess + usize::from(n >= POWERS_OF_TEN[guess])
 }
 
-/// Writes `n`'s digits into `out`, which is exactly as long as they are,
-/// from the right, four at a time while there are more than four.
+/// Writes `n`'s digits into `out`, which is exactly as long as they are:
+/// four at a time from the right (one 64-bit division each, the rest in
+/// small numbers), then the one to three on the left. Walking `out` by
+/// chunks, rather than by index, leaves no bounds to check.
 #[inline(always)]
 fn write_digits(out: &mut [u8], mut n: u64) {
-    let mut end = out.len();
-    while n >= 10_000 {
-        let four = (n % 10_000) as usize;
+    let mut fours = out.rchunks_exact_mut(4);
+    for four in &mut fours {
+        let digits = (n % 10_000) as usize;
         n /= 10_000;
-        end -= 4;
-        out[end..end + 2].copy_from_slice(&PAIRS[four / 100]);
-        out[end + 2..end + 4].copy_from_slice(&PAIRS[four % 100]);
+        four[..2].copy_from_slice(&PAIRS[digits / 100]);
+        four[2..].copy_from_slice(&PAIRS[digits % 100]);
     }
-    let mut n = n as usize;
-    if n >= 100 {
-        end -= 2;
-        out[end..end + 2].copy_from_slice(&PAIRS[n % 100]);
-        n /= 100;
-    }
-    if n >= 10 {
-        out[..2].copy_from_slice(&PAIRS[n]);
-    } else {
-        out[0] = b'0' + n as u8;
+    let n = n as usize;
+    match fours.into_remainder() {
+        [hundreds, tens_ones @ ..] if tens_ones.len() == 2 => {
+            *hundreds = b'0' + (n / 100) as u8;
+            tens_ones.copy_from_slice(&PAIRS[n % 100]);
+        }
+        tens_ones @ [_, _] => tens_ones.copy_from_slice(&PAIRS[n]),
+        [ones] => *ones = b'0' + n as u8,
+        _ => {}
     }
 }
 
@@ -154,11 +154,56 @@ pub fn push_text(buf: &mut Vec<u8>, text: &str) {
     }
 }
 
+/// The cells a row starts with.
+pub struct Lead<'a> {
+    /// The run (the combination's index).
+    pub run: u64,
+    /// The replication, in a grid with several.
+    pub replication: Option<u64>,
+    /// The axes' cells, each after its comma.
+    pub axes: &'a [u8],
+}
+
+impl Lead<'_> {
+    /// The most bytes `write` writes.
+    fn max_bytes(&self) -> usize {
+        2 * (1 + MAX_DIGITS) + self.axes.len()
+    }
+
+    #[inline(always)]
+    fn write(&self, cells: &mut Cells<'_>) {
+        cells.number(self.run);
+        if let Some(replication) = self.replication {
+            cells.byte(b',');
+            cells.number(replication);
+        }
+        cells.bytes(self.axes);
+    }
+}
+
+/// Appends a row's first cells (a Service's or a Job's row, or a summary
+/// row, follows with its own).
+pub fn push_lead(buf: &mut Vec<u8>, lead: &Lead<'_>) {
+    append(buf, lead.max_bytes(), |cells| lead.write(cells));
+}
+
+/// Appends a Pod run's row: `lead`, the metric cells, the line's end.
+pub fn push_pod_row(buf: &mut Vec<u8>, lead: &Lead<'_>, metrics: &Metrics) {
+    append(buf, lead.max_bytes() + METRIC_BYTES + 1, |cells| {
+        lead.write(cells);
+        metric_cells(cells, metrics);
+        cells.byte(b'\n');
+    });
+}
+
 /// Appends one cell per metric, each preceded by a comma, in `Metrics::NAMES` order.
 pub fn push_metrics(buf: &mut Vec<u8>, metrics: &Metrics) {
-    append(buf, METRIC_BYTES, |cells| {
-        metrics.each_field(#[inline(always)] |field| push_field(cells, field));
-    });
+    append(buf, METRIC_BYTES, |cells| metric_cells(cells, metrics));
+}
+
+#[inline(always)]
+fn metric_cells(cells: &mut Cells<'_>, metrics: &Metrics) {
+    metrics.each_field(#[inline(always)] |field| push_field(cells, field));
 }
 
 /// A metric's cell after its comma; inlined into `each_field`'s calls, where
