@@ -111,7 +111,7 @@ pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
         }
         (Unit::DistList, DeValue::Array(items)) => items
             .iter()
-            .map(|d| value(Unit::Dist, d.get_ref()).map(Value::into_dist))
+            .map(|d| value(Unit::Dist, d.get_ref()).map(|v| v.to_dist()))
             .collect::<Result<Vec<_>, _>>()
             .map(Value::DistList),
         (Unit::Probability, DeValue::Float(f)) => parse_probability("", f.as_str())
@@ -499,7 +499,7 @@ impl Reader<'_> {
         }
         self.spans.push(((container, Spot::Field(field)), value.span()));
         let key = Key { field, container };
-        key.set(&mut self.run, parsed);
+        key.set(&mut self.run, &parsed);
         Ok(())
     }
 

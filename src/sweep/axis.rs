@@ -28,6 +28,20 @@ pub struct Axis {
     pub key: Key,
     /// The values, in the order runs take them.
     pub values: Values,
+    /// The unit of one value, looked up once (`Field::unit` is a long match).
+    unit: Unit,
+    /// A list's values decoded, each with its cell, once when the grid is
+    /// checked: applying one or writing its cell, which a sweep does for
+    /// every changed axis of every run, then decodes and formats nothing. A
+    /// range's are made as they come (a fine range costs nothing), so empty.
+    listed: Vec<Listed>,
+}
+
+/// A listed value, ready to set and to write.
+#[derive(Clone, Debug)]
+struct Listed {
+    value: Value,
+    cell: Box<[u8]>,
 }
 
 /// An axis's values, each encoded as a `u64` its unit decodes:
@@ -76,20 +90,56 @@ impl Values {
 }
 
 impl Axis {
+    /// The axis of `key` over `values` (parsed for its axis unit).
+    pub fn new(path: String, key: Key, values: Values) -> Axis {
+        let unit = key.field.unit().axis();
+        let listed = match &values {
+            Values::List(list) => list
+                .iter()
+                .map(|&encoded| {
+                    let mut cell = Vec::new();
+                    unit.cell(encoded, &mut cell);
+                    Listed {
+                        value: unit.decode(encoded),
+                        cell: cell.into(),
+                    }
+                })
+                .collect(),
+            Values::Dists(list) => list
+                .iter()
+                .map(|dist| {
+                    let mut cell = Vec::new();
+                    csv::push_text(&mut cell, &dist.to_string());
+                    Listed {
+                        value: Value::from_dist(dist.clone()),
+                        cell: cell.into(),
+                    }
+                })
+                .collect(),
+            Values::Range { .. } => Vec::new(),
+        };
+        Axis {
+            path,
+            key,
+            values,
+            unit,
+            listed,
+        }
+    }
+
     /// The unit of one value (a list key takes one duration as an axis).
     pub fn unit(&self) -> Unit {
-        self.key.field.unit().axis()
+        self.unit
     }
 
     /// Sets value `index` on `run`. Cheap: a sweep calls it for every
     /// changed axis of every run.
     #[inline]
     pub fn apply(&self, index: u64, run: &mut RunSpec) {
-        let value = match &self.values {
-            Values::Dists(list) => Value::from_dist(list[index as usize].clone()),
-            values => self.unit().decode(values.get(index)),
-        };
-        self.key.set(run, value);
+        match &self.values {
+            Values::Range { .. } => self.key.set(run, &self.unit.decode(self.values.get(index))),
+            _ => self.key.set(run, &self.listed[index as usize].value),
+        }
     }
 
     /// The CSV column: the path, with `_ms` for durations (a column of
@@ -106,8 +156,8 @@ impl Axis {
     #[inline]
     pub fn push_cell(&self, buf: &mut Vec<u8>, index: u64) {
         match &self.values {
-            Values::Dists(list) => csv::push_text(buf, &list[index as usize].to_string()),
-            values => self.unit().cell(values.get(index), buf),
+            Values::Range { .. } => self.unit.cell(self.values.get(index), buf),
+            _ => buf.extend_from_slice(&self.listed[index as usize].cell),
         }
     }
 
@@ -345,7 +395,7 @@ pub(super) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Result<Value
                              or the distributions alone"
                                 .to_string(),
                         )),
-                        Ok(v) => Ok(v.into_dist()),
+                        Ok(v) => Ok(v.to_dist()),
                         Err(e) => Err((item.span(), e.text().to_string())),
                     })
                     .collect::<Result<Vec<Dist>, _>>()?;

@@ -2,9 +2,7 @@
 //! it is set on a `RunSpec`.
 
 use crate::engine::SimDuration;
-use crate::model::{
-    ActionKind, ActionTime, Backoff, Deletion, PodSpec, Probability, Probe, ProbeOutcome, RunSpec, Signal,
-};
+use crate::model::{ActionKind, ActionTime, Backoff, Deletion, PodSpec, Probe, ProbeOutcome, RunSpec, Signal};
 
 use crate::model::service::{
     Arrival, Budget, Connections, EvictionPolicy, OnSigterm, Pdb, Preset, Propagation, Retry, Rollout,
@@ -60,52 +58,37 @@ impl Key {
 
     /// Sets the field to `value`, which has the field's unit (its axis unit
     /// for a list). The one place a key changes a spec: cheap, because a
-    /// sweep calls it for every changed axis of every run.
-    pub fn set(self, run: &mut RunSpec, value: Value) {
+    /// sweep calls it for every changed axis of every run (each arm reads
+    /// only the part of `value` it needs, and `value` is borrowed, so
+    /// setting moves nothing out of an axis and drops nothing).
+    pub fn set(self, run: &mut RunSpec, value: &Value) {
         let pod = &mut run.pod;
         let container = self.container.and_then(|i| pod.containers.get_mut(i));
-        let ms = match value {
-            Value::Millis(d) => d,
-            _ => SimDuration::ZERO,
-        };
-        let count = match value {
-            Value::Count(n) => n,
-            _ => 0,
-        };
-        let flag = matches!(value, Value::Flag(true));
-        let chance = match value {
-            Value::Probability(p) => p,
-            _ => Probability::NEVER,
-        };
-        let word = match value {
-            Value::Word(i) => i,
-            _ => 0,
-        };
         match (self.field, container) {
-            (Field::Horizon, _) => run.horizon = ms,
-            (Field::Seed, _) => run.stream.seed = u64::from(count),
-            (Field::RestartPolicy, _) => pod.restart_policy = POLICIES[word.min(2)],
-            (Field::TerminationGracePeriod, _) => pod.termination_grace_period = ms,
-            (Field::StopAt, _) => pod.deletion = Deletion::At(ms),
-            (Field::StopAfterReady, _) => pod.deletion = Deletion::AfterReady(ms),
-            (Field::Mode, _) => pod.mode = MODES[word.min(1)],
-            (Field::BackoffLimit, _) => run.job.backoff_limit = Some(count),
-            (Field::BackoffLimitPerIndex, _) => run.job.backoff_limit_per_index = Some(count),
+            (Field::Horizon, _) => run.horizon = value.millis(),
+            (Field::Seed, _) => run.stream.seed = u64::from(value.count()),
+            (Field::RestartPolicy, _) => pod.restart_policy = POLICIES[value.word().min(2)],
+            (Field::TerminationGracePeriod, _) => pod.termination_grace_period = value.millis(),
+            (Field::StopAt, _) => pod.deletion = Deletion::At(value.millis()),
+            (Field::StopAfterReady, _) => pod.deletion = Deletion::AfterReady(value.millis()),
+            (Field::Mode, _) => pod.mode = MODES[value.word().min(1)],
+            (Field::BackoffLimit, _) => run.job.backoff_limit = Some(value.count()),
+            (Field::BackoffLimitPerIndex, _) => run.job.backoff_limit_per_index = Some(value.count()),
             (
                 field @ (Field::ActionAt
                 | Field::ActionAfterReady
                 | Field::ActionGracePeriod
                 | Field::ActionDown),
                 _,
-            ) => set_action(field, self.container, pod, ms),
+            ) => set_action(field, self.container, pod, value.millis()),
             (Field::Kubernetes, _) => {
                 if let Value::Version(v) = value {
-                    pod.kubernetes = v;
+                    pod.kubernetes = *v;
                 }
             }
-            (Field::BackoffInitial, _) => pod.backoff.initial = ms,
-            (Field::BackoffCap, _) => pod.backoff.cap = ms,
-            (Field::BackoffImmediateFirstRestart, _) => pod.backoff.immediate_first_restart = flag,
+            (Field::BackoffInitial, _) => pod.backoff.initial = value.millis(),
+            (Field::BackoffCap, _) => pod.backoff.cap = value.millis(),
+            (Field::BackoffImmediateFirstRestart, _) => pod.backoff.immediate_first_restart = value.flag(),
             (
                 field @ (Field::Replicas
                 | Field::Nodes
@@ -138,48 +121,49 @@ impl Key {
                 | Field::PdbMaxUnavailable
                 | Field::UnhealthyPodEvictionPolicy),
                 _,
-            ) => set_service(field, self.container, run, value, ms, count, word),
+            ) => set_service(field, self.container, run, value),
             (_, None) => {}
-            (Field::Kind, Some(c)) => c.kind = KINDS[word.min(2)],
-            (Field::Boot, Some(c)) => c.boot = value.into_dist(),
-            (Field::Drain, Some(c)) => c.drain = value.into_drain(),
-            (Field::PreStop, Some(c)) => c.pre_stop = Some(value.into_dist()),
-            (Field::Fails, Some(c)) => c.fails = count,
-            (Field::FailProbability, Some(c)) => c.fail_probability = chance,
-            (Field::Proxy, Some(c)) => c.proxy = flag,
-            (Field::Run, Some(c)) => c.run = Some(value.into_dist()),
-            (Field::ExitCode, Some(c)) => c.exit_code = count as i32,
-            (Field::ContainerRestartPolicy, Some(c)) => c.restart_policy = Some(POLICIES[word.min(2)]),
-            (Field::ExitCodeOnSigterm, Some(c)) => c.exit_code_on_sigterm = count as i32,
-            (Field::StopSignal, Some(c)) => c.stop_signal = Signal::ALL[word.min(Signal::ALL.len() - 1)],
-            (Field::DrainsOn, Some(c)) => c.drains_on = Signal::ALL[word.min(Signal::ALL.len() - 1)],
-            (Field::PostStart, Some(c)) => c.post_start = Some(value.into_dist()),
-            (Field::PostStartFails, Some(c)) => c.post_start_fails = flag,
+            (Field::Kind, Some(c)) => c.kind = KINDS[value.word().min(2)],
+            (Field::Boot, Some(c)) => c.boot = value.to_dist(),
+            (Field::Drain, Some(c)) => c.drain = value.to_drain(),
+            (Field::PreStop, Some(c)) => c.pre_stop = Some(value.to_dist()),
+            (Field::Fails, Some(c)) => c.fails = value.count(),
+            (Field::FailProbability, Some(c)) => c.fail_probability = value.chance(),
+            (Field::Proxy, Some(c)) => c.proxy = value.flag(),
+            (Field::Run, Some(c)) => c.run = Some(value.to_dist()),
+            (Field::ExitCode, Some(c)) => c.exit_code = value.count() as i32,
+            (Field::ContainerRestartPolicy, Some(c)) => c.restart_policy = Some(POLICIES[value.word().min(2)]),
+            (Field::ExitCodeOnSigterm, Some(c)) => c.exit_code_on_sigterm = value.count() as i32,
+            (Field::StopSignal, Some(c)) => c.stop_signal = Signal::ALL[value.word().min(Signal::ALL.len() - 1)],
+            (Field::DrainsOn, Some(c)) => c.drains_on = Signal::ALL[value.word().min(Signal::ALL.len() - 1)],
+            (Field::PostStart, Some(c)) => c.post_start = Some(value.to_dist()),
+            (Field::PostStartFails, Some(c)) => c.post_start_fails = value.flag(),
             (Field::ImagePull, Some(c)) => {
                 if let Value::Pulls(pulls) = value {
-                    c.image_pull = pulls;
+                    c.image_pull = *pulls;
                 }
             }
             (Field::CrashAfter, Some(c)) => match value {
-                Value::DistList(list) => c.crash_after = list,
+                Value::DistList(list) => c.crash_after.clone_from(list),
                 // One duration (an axis): the first attempt crashes then.
                 // Reuses the list's allocation run after run.
                 other => {
                     c.crash_after.clear();
-                    c.crash_after.push(other.into_dist());
+                    c.crash_after.push(other.to_dist());
                 }
             },
             (Field::Probe(kind, field), Some(c)) => {
                 let probe = c.probes[kind.index()].get_or_insert_with(Probe::default);
+                let ms = value.millis();
                 match field {
                     ProbeField::InitialDelay => probe.initial_delay = ms,
                     ProbeField::Period => probe.period = ms,
                     ProbeField::Timeout => probe.timeout = ms,
-                    ProbeField::SuccessThreshold => probe.success_threshold = count,
-                    ProbeField::FailureThreshold => probe.failure_threshold = count,
+                    ProbeField::SuccessThreshold => probe.success_threshold = value.count(),
+                    ProbeField::FailureThreshold => probe.failure_threshold = value.count(),
                     ProbeField::TerminationGracePeriod => probe.termination_grace_period = Some(ms),
                     ProbeField::Outcome => {
-                        probe.outcome = ProbeOutcome::ALL[word.min(ProbeOutcome::ALL.len() - 1)]
+                        probe.outcome = ProbeOutcome::ALL[value.word().min(ProbeOutcome::ALL.len() - 1)]
                     }
                     ProbeField::PassAfter => probe.pass_after = ms,
                     ProbeField::PassUntil => probe.pass_until = Some(ms),
@@ -191,29 +175,22 @@ impl Key {
 
 /// Sets a field of the Service's scopes, making the `[service]` (and
 /// `[traffic]`) it belongs to if need be; `index` is a disruption's.
-fn set_service(
-    field: Field,
-    index: Option<usize>,
-    run: &mut RunSpec,
-    value: Value,
-    ms: SimDuration,
-    count: u32,
-    word: usize,
-) {
+fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Value) {
+    let (ms, count, word) = (value.millis(), value.count(), value.word());
     let service = run.service.get_or_insert_with(Default::default);
     if field.scope() == Scope::Traffic {
         let t = service.traffic.get_or_insert_with(TrafficSpec::default);
         match field {
             Field::Rate => {
                 if let Value::Rate(r) = value {
-                    t.rate = r;
+                    t.rate = *r;
                 }
             }
             Field::Arrival => t.arrival = Arrival::ALL[word.min(1)],
             Field::Connections => t.connections = Connections::ALL[word.min(1)],
             Field::Pool => t.pool = count,
             Field::Clients => t.clients = count,
-            Field::ServiceTime => t.service_time = value.into_dist(),
+            Field::ServiceTime => t.service_time = value.to_dist(),
             Field::Retry => t.retry = Retry::ALL[word.min(1)],
             Field::Duration => t.duration = Some(ms),
             Field::ConnectTimeout => t.connect_timeout = ms,
@@ -224,8 +201,8 @@ fn set_service(
     if field.scope() == Scope::Pdb {
         let pdb = service.pdb.get_or_insert_with(Pdb::default);
         match (field, value) {
-            (Field::MinAvailable, Value::Scaled(n)) => pdb.budget = Budget::MinAvailable(n),
-            (Field::PdbMaxUnavailable, Value::Scaled(n)) => pdb.budget = Budget::MaxUnavailable(n),
+            (Field::MinAvailable, Value::Scaled(n)) => pdb.budget = Budget::MinAvailable(*n),
+            (Field::PdbMaxUnavailable, Value::Scaled(n)) => pdb.budget = Budget::MaxUnavailable(*n),
             (Field::UnhealthyPodEvictionPolicy, _) => {
                 pdb.unhealthy_pod_eviction_policy = EvictionPolicy::ALL[word.min(1)]
             }
@@ -251,8 +228,8 @@ fn set_service(
                 if let Value::Scaled(n) = value {
                     let rollout = d.rollout.get_or_insert_with(Rollout::default);
                     match field {
-                        Field::MaxSurge => rollout.max_surge = n,
-                        _ => rollout.max_unavailable = n,
+                        Field::MaxSurge => rollout.max_surge = *n,
+                        _ => rollout.max_unavailable = *n,
                     }
                 }
             }
@@ -267,8 +244,8 @@ fn set_service(
         Field::Nodes => service.nodes = count,
         Field::Propagation => {
             service.propagation = match value {
-                Value::Preset(i) => Propagation::Preset(Preset::ALL[i.min(Preset::ALL.len() - 1)]),
-                other => Propagation::Custom(other.into_dist()),
+                Value::Preset(i) => Propagation::Preset(Preset::ALL[(*i).min(Preset::ALL.len() - 1)]),
+                other => Propagation::Custom(other.to_dist()),
             }
         }
         Field::KubeletDelay => service.kubelet_delay = ms,

@@ -63,7 +63,7 @@ fn every_scalar_value_survives_encoding() {
                 );
             }
         }
-        Key::container(field, 0).set(&mut run, value);
+        Key::container(field, 0).set(&mut run, &value);
     }
     let web = &run.pod.containers[0];
     assert_eq!(

@@ -340,19 +340,61 @@ impl Value {
     }
 
     /// The value of a `Unit::Drain` key as a drain.
-    pub fn into_drain(self) -> Drain {
+    pub fn to_drain(&self) -> Drain {
         match self {
             Value::Never => Drain::Never,
-            other => Drain::After(other.into_dist()),
+            other => Drain::After(other.to_dist()),
         }
     }
 
     /// The value of a `Unit::Dist` key as a distribution.
-    pub fn into_dist(self) -> Dist {
+    pub fn to_dist(&self) -> Dist {
         match self {
-            Value::Dist(d) => d,
-            Value::Millis(d) => Dist::Fixed(d),
+            Value::Dist(d) => d.clone(),
+            Value::Millis(d) => Dist::Fixed(*d),
             _ => Dist::default(),
+        }
+    }
+
+    /// A `Unit::Millis` value's duration (zero for any other value).
+    #[inline]
+    pub(super) fn millis(&self) -> SimDuration {
+        match self {
+            Value::Millis(d) => *d,
+            _ => SimDuration::ZERO,
+        }
+    }
+
+    /// A `Unit::Count` value (zero for any other value).
+    #[inline]
+    pub(super) fn count(&self) -> u32 {
+        match self {
+            Value::Count(n) => *n,
+            _ => 0,
+        }
+    }
+
+    /// A `Unit::Flag` value (false for any other value).
+    #[inline]
+    pub(super) fn flag(&self) -> bool {
+        matches!(self, Value::Flag(true))
+    }
+
+    /// A `Unit::Probability` value (never, for any other value).
+    #[inline]
+    pub(super) fn chance(&self) -> Probability {
+        match self {
+            Value::Probability(p) => *p,
+            _ => Probability::NEVER,
+        }
+    }
+
+    /// A `Unit::Word` value's index (the first word, for any other value).
+    #[inline]
+    pub(super) fn word(&self) -> usize {
+        match self {
+            Value::Word(i) => *i,
+            _ => 0,
         }
     }
 }

@@ -169,7 +169,7 @@ impl Mapper<'_> {
                 field: setting.field,
                 container: index.or(setting.index),
             }
-            .set(&mut run, setting.value.clone());
+            .set(&mut run, &setting.value);
         }
         let checked =
             service::derive(&mut run, &settings, derived).and_then(|()| service::check(&run, &settings));

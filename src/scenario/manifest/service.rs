@@ -141,7 +141,7 @@ pub fn derive(run: &mut RunSpec, settings: &[Setting], derived: &[Derived]) -> R
                 field: d.field,
                 container: index,
             }
-            .set(run, value.clone());
+            .set(run, value);
         }
     }
     Ok(())

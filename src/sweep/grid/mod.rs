@@ -121,11 +121,7 @@ impl Grid {
             }
             let values = parse_values(value, key.field.unit().axis())
                 .map_err(|(span, m)| file.error(span, format!("axis \"{path}\": {m}")))?;
-            axes.push(Axis {
-                path: path.clone(),
-                key,
-                values,
-            });
+            axes.push(Axis::new(path.clone(), key, values));
             spans.push(key_span.clone());
         }
         let runs = axes

@@ -89,28 +89,32 @@ impl Simulator {
         }
     }
 
-    /// Runs the current spec, appends its metric cells and, with a
-    /// summary, adds its metrics to it.
-    fn run_into(&mut self, buf: &mut Vec<u8>, summary: Option<&mut Summary>) {
+    /// Runs the current spec, appends its row (`lead`, the metric cells,
+    /// the line's end) and, with a summary, adds its metrics to it.
+    fn run_row(&mut self, buf: &mut Vec<u8>, lead: &csv::Lead<'_>, summary: Option<&mut Summary>) {
         match self {
             Simulator::Pod(s) => {
                 let metrics = s.run();
-                csv::push_metrics(buf, &metrics);
+                csv::push_pod_row(buf, lead, &metrics);
                 if let Some(summary) = summary {
                     summary.add(&metrics);
                 }
             }
             Simulator::Job(s) => {
                 let (metrics, job) = s.run(|_, _| {});
+                csv::push_lead(buf, lead);
                 csv::push_metrics(buf, &metrics);
                 csv::push_job(buf, job.as_ref());
+                buf.push(b'\n');
                 if let Some(summary) = summary {
                     summary.add(&metrics);
                 }
             }
             Simulator::Service(s) => {
                 let metrics = s.run();
+                csv::push_lead(buf, lead);
                 csv::push_service_metrics(buf, &metrics);
+                buf.push(b'\n');
                 if let Some(summary) = summary {
                     summary.add_service(&metrics);
                 }
@@ -152,22 +156,26 @@ impl<'g> Worker<'g> {
                 axis.apply(digit, spec);
             }
             self.format_cells(changed_from);
-            self.summary.clear();
+            if summary.is_some() {
+                self.summary.clear();
+            }
             for replication in 0..replications {
                 self.simulator.spec_mut().stream.replication = replication;
-                csv::push_u64(buf, run);
-                if replications > 1 {
-                    buf.push(b',');
-                    csv::push_u64(buf, replication);
-                }
-                buf.extend_from_slice(&self.cells);
+                let lead = csv::Lead {
+                    run,
+                    replication: (replications > 1).then_some(replication),
+                    axes: &self.cells,
+                };
                 let into = summary.is_some().then_some(&mut self.summary);
-                self.simulator.run_into(buf, into);
-                buf.push(b'\n');
+                self.simulator.run_row(buf, &lead, into);
             }
             if let Some(out) = summary.as_deref_mut() {
-                csv::push_u64(out, run);
-                out.extend_from_slice(&self.cells);
+                let lead = csv::Lead {
+                    run,
+                    replication: None,
+                    axes: &self.cells,
+                };
+                csv::push_lead(out, &lead);
                 self.summary.push_cells(out);
                 out.push(b'\n');
             }
