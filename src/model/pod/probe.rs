@@ -220,13 +220,12 @@ impl<O: Observer> PodModel<O> {
         }
     }
 
-    /// Plans worker `w`, whose container's image may lack its probe (R71).
+    /// Plans worker `w`. Its container's image may lack its probe (R71):
+    /// then it has no stretch to end (stretches begin here, and an image
+    /// changes only at a start, after every stretch ended at the exit), and
+    /// it begins none.
     #[inline(never)]
     fn plan_probe_of(&mut self, w: usize, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        let worker = &self.workers[w];
-        if self.spec_of(worker.container).probe(worker.kind).is_none() {
-            return;
-        }
         self.end_stretch(w, now);
         let Some((stretch, decisive)) = self.next_stretch(w, now) else {
             return;
