@@ -6,7 +6,6 @@
 //! that do live in `Container`, the others in `Instance`, and a start
 //! replaces the whole `Instance`.
 
-use super::stretch::{Run, Stretch};
 use crate::engine::{SimDuration, SimTime};
 use crate::model::ExitReason;
 
@@ -29,9 +28,10 @@ pub(super) struct Container {
     /// The API has shown it Running or Terminated at least once, so it no
     /// longer keeps the Pod Pending (R47).
     pub has_run: bool,
-    /// The probe workers' tickers, by `ProbeKind::index`; they outlive
+    /// Where its probe workers are in `PodModel::workers`, by
+    /// `ProbeKind::index`: only a probe it has gets one. They outlive
     /// instances (R28).
-    pub tickers: [Ticker; 3],
+    pub workers: [Option<u32>; 3],
     /// The instance runs an image the spec no longer names, and is to be
     /// restarted once its startup probe passes (a sidecar, R72).
     pub outdated: bool,
@@ -53,7 +53,7 @@ impl Container {
         backoff_streak: 0,
         last_start: SimTime::ZERO,
         has_run: false,
-        tickers: [Ticker::NEW; 3],
+        workers: [None; 3],
         outdated: false,
         image: None,
         recorded: false,
@@ -161,42 +161,4 @@ pub(super) enum Stop {
     AwaitingTurn { since: SimTime, budget: SimDuration },
     /// SIGTERM sent: the process drains until it exits or SIGKILL.
     Draining,
-}
-
-/// A probe worker's ticker (R28): its anchor and the last tick it used,
-/// which survive restarts, the counter of consecutive results (R30), and a
-/// generation that voids pending ticks.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Ticker {
-    pub anchor: SimTime,
-    pub last_tick: Option<SimTime>,
-    pub generation: u32,
-    /// The last manual trigger (R52): one per instant is enough.
-    pub triggered_at: Option<SimTime>,
-    /// The counter while no stretch runs; a stretch carries its own.
-    pub run: Run,
-    /// A published failure (liveness) or any published startup result
-    /// holds the worker until the next instance (R30).
-    pub on_hold: bool,
-    /// The worker probes on this plan now, if it probes at all.
-    pub stretch: Option<Stretch>,
-    /// The tick of the current generation that is scheduled, and whether
-    /// it passes: the ticks before it change nothing, so none is.
-    pub pending: Option<(u64, bool)>,
-}
-
-impl Ticker {
-    pub const NEW: Ticker = Ticker {
-        anchor: SimTime::ZERO,
-        last_tick: None,
-        generation: 0,
-        triggered_at: None,
-        run: Run {
-            passing: None,
-            len: 0,
-        },
-        on_hold: false,
-        stretch: None,
-        pending: None,
-    };
 }

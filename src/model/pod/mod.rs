@@ -35,8 +35,10 @@ mod restart_all;
 mod startup;
 mod stretch;
 mod termination;
+mod worker;
 
 use self::container::{Container, State, Stop};
+use self::worker::Worker;
 use super::action::ActionTime;
 use super::dist::Dist;
 use super::draw::{DrawKey, name_hash};
@@ -61,7 +63,9 @@ impl<O: Observer> Model for PodModel<O> {
         // Only the kill's events look at the kill: worked out for them alone.
         let stop = || c.instance().and_then(|i| i.kill).map(|k| k.stop);
         match event {
-            PodEvent::ProbeDue { probe, .. } => c.tickers[probe.index()].generation == attempt,
+            PodEvent::ProbeDue { probe, .. } => {
+                c.workers[probe.index()].is_some_and(|w| self.workers[w as usize].generation == attempt)
+            }
             _ if c.attempt != attempt => false,
             PodEvent::BackOffExpired { .. } => matches!(c.state, State::BackOff),
             PodEvent::PullBackOffExpired { .. } => matches!(c.state, State::PullBackOff),
@@ -133,6 +137,8 @@ pub struct PodModel<O: Observer = ()> {
     /// The Pod and the horizon; the engine reads the horizon at each run.
     run: RunSpec,
     containers: Vec<Container>,
+    /// The probe workers of every container that has probes (`worker`).
+    workers: Vec<Worker>,
     stage: Stage,
     /// The container whose postStart hook (or the kill after its failure)
     /// holds the kubelet's sync: nothing starts meanwhile (R65).
@@ -215,6 +221,7 @@ impl<O: Observer> PodModel<O> {
         let mut model = PodModel {
             run,
             containers: Vec::new(),
+            workers: Vec::new(),
             stage: Stage::Initializing,
             held_by: None,
             pulls_may_fail: false,
@@ -263,38 +270,53 @@ impl<O: Observer> PodModel<O> {
         &mut self.observer
     }
 
-    /// Back to a Pod that was never created, keeping allocations.
+    /// Back to a Pod that was never created, keeping allocations. Between
+    /// runs a sweep may change anything in the spec (`run_spec_mut`), so
+    /// what the model keeps of its shape is worked out again, in one pass
+    /// over the containers.
     pub fn reset(&mut self) {
         self.restore_images();
         let pod = &self.run.pod;
         self.containers.clear();
         self.containers.resize(pod.containers.len(), Container::NEW);
+        self.workers.clear();
+        let (mut needed_for_ready, mut apps) = (0, 0);
+        let (mut pulls_may_fail, mut proxies, mut unproxied_apps) = (false, false, false);
+        for (i, spec) in pod.containers.iter().enumerate() {
+            // Most containers have no probe and most Pods no actions.
+            if spec.has_probes() || !pod.actions.is_empty() {
+                worker::add(
+                    pod,
+                    ContainerId(i as u32),
+                    &mut self.containers[i],
+                    &mut self.workers,
+                );
+            }
+            needed_for_ready += u32::from(spec.kind != ContainerKind::Init);
+            apps += u32::from(spec.kind == ContainerKind::App);
+            pulls_may_fail |= spec.image_pull != ImagePull::Pulls;
+            proxies |= spec.proxy;
+            unproxied_apps |= spec.kind == ContainerKind::App && !spec.proxy;
+        }
         self.stage = Stage::Initializing;
         self.held_by = None;
-        self.pulls_may_fail = pod.containers.iter().any(|c| c.image_pull != ImagePull::Pulls);
+        self.pulls_may_fail = pulls_may_fail;
         self.deleted = false;
         self.grace = pod.termination_grace_period.max(termination::MIN_POD_GRACE);
         self.has_been_ready = false;
         self.pod_ready = false;
         self.ready_count = 0;
         self.awaiting_readiness = 0;
-        self.needed_for_ready = pod
-            .containers
-            .iter()
-            .filter(|c| c.kind != ContainerKind::Init)
-            .count() as u32;
+        self.needed_for_ready = needed_for_ready;
         self.alive_apps = 0;
         self.alive_proxies = 0;
         self.running = 0;
         self.running_apps = 0;
-        self.apps = pod
-            .containers
-            .iter()
-            .filter(|c| c.kind == ContainerKind::App)
-            .count() as u32;
+        self.apps = apps;
         self.apps_done = 0;
         self.last_sidecar = None;
-        self.measures_exposure = pod.measures_exposure();
+        // `PodSpec::measures_exposure`, from the same pass.
+        self.measures_exposure = proxies && unproxied_apps;
         self.exposed = false;
         self.meters.clear();
         self.observer.clear();

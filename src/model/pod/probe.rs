@@ -10,9 +10,10 @@
 //! whose probes cannot change anything any more has an empty queue.
 
 use super::PodModel;
-use super::container::{Condition, Killer, Ticker};
+use super::container::{Condition, Killer};
 use super::stretch::{Stretch, Window};
 use super::termination::MIN_POD_GRACE;
+use super::worker::Worker;
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::action::ActionTime;
 use crate::model::event::PodEvent;
@@ -92,61 +93,68 @@ impl<O: Observer> PodModel<O> {
         }
     }
 
-    /// Whether the worker of `kind` probes the container now (R29, R32): not
-    /// before it exists, liveness and readiness only once it is started,
-    /// startup only before; liveness and startup stop at termination and on
-    /// hold, readiness goes on while the container is killed (R26).
-    fn probing(&self, id: ContainerId, kind: ProbeKind) -> bool {
-        let c = self.container(id);
+    /// Whether worker `w` probes its container now (R29, R32): not before
+    /// it exists, liveness and readiness only once it is started, startup
+    /// only before; liveness and startup stop at termination and on hold,
+    /// readiness goes on while the container is killed (R26).
+    fn probing(&self, w: usize) -> bool {
+        let worker = &self.workers[w];
+        let c = self.container(worker.container);
         let Some(instance) = c.instance() else {
             return false;
         };
         let started = instance.condition >= Condition::Started;
-        let held = c.tickers[kind.index()].on_hold || self.is_terminating();
-        match kind {
+        let held = worker.held_for == Some(c.attempt) || self.is_terminating();
+        match worker.kind {
             ProbeKind::Startup => !started && !held,
             ProbeKind::Liveness => started && !held,
             ProbeKind::Readiness => started,
         }
     }
 
-    /// Ends the worker's stretch at `now`: the ticks before `now` ran (those
+    /// Ends worker `w`'s stretch at `now`: the ticks before `now` ran (those
     /// at `now` belong to whatever comes next), and are counted.
-    fn end_stretch(&mut self, id: ContainerId, kind: ProbeKind, now: SimTime) {
-        self.end_stretch_before(id, kind, now, now);
+    fn end_stretch(&mut self, w: usize, now: SimTime) {
+        self.end_stretch_before(w, now, now);
     }
 
     /// Ends the stretch: the ticks before `before` ran; reported at `now`.
-    fn end_stretch_before(&mut self, id: ContainerId, kind: ProbeKind, before: SimTime, now: SimTime) {
-        let ticker = &self.container(id).tickers[kind.index()];
-        if let Some(stretch) = ticker.stretch {
-            self.count_ticks(id, kind, stretch, stretch.ticks_before(before), now);
+    /// Most workers asked have no stretch: that check stays inline.
+    #[inline]
+    fn end_stretch_before(&mut self, w: usize, before: SimTime, now: SimTime) {
+        if let Some(stretch) = &self.workers[w].stretch {
+            let n = stretch.ticks_before(before);
+            self.count_ticks(w, n, now);
         }
     }
 
-    /// The first `n` ticks of `stretch` ran: the counter moves on, the
-    /// history hears how many ran and failed, and the stretch is over.
-    fn count_ticks(&mut self, id: ContainerId, kind: ProbeKind, stretch: Stretch, n: u64, now: SimTime) {
+    /// The first `n` ticks of worker `w`'s stretch ran: the counter moves
+    /// on, the history hears how many ran and failed, and the stretch is over.
+    #[inline(never)]
+    fn count_ticks(&mut self, w: usize, n: u64, now: SimTime) {
         let terminating = self.is_terminating();
-        let ticker = &mut self.container_mut(id).tickers[kind.index()];
-        ticker.stretch = None;
-        ticker.pending = None;
-        ticker.generation += 1;
+        let worker = &mut self.workers[w];
+        let Some(stretch) = worker.stretch.take() else {
+            return;
+        };
+        worker.pending = None;
+        worker.generation += 1;
         // Once the Pod terminates no instance follows (R40): the counter
         // and the grid matter only to a history that counts the runs.
         if terminating && !O::KEEPS_HISTORY {
             return;
         }
-        ticker.run = stretch.run_after(n);
+        worker.run = stretch.run_after(n);
         if n > 0 {
-            ticker.last_tick = Some(stretch.tick(n - 1));
+            worker.last_tick = Some(stretch.tick(n - 1));
             if O::KEEPS_HISTORY {
+                let (id, probe) = (worker.container, worker.kind);
                 let (runs, failures) = (n as u32, stretch.failures(n) as u32);
                 self.emit(
                     now,
                     Some(id),
                     Change::Probed {
-                        probe: kind,
+                        probe,
                         runs,
                         failures,
                     },
@@ -156,12 +164,21 @@ impl<O: Observer> PodModel<O> {
     }
 
     /// Every stretch of `id` ends now, at its exit: the ticks before ran.
+    /// Every exit comes here, most of containers without probes: that
+    /// check stays inline.
+    #[inline(always)]
     pub(super) fn end_probes(&mut self, id: ContainerId, now: SimTime) {
-        if !self.spec_of(id).has_probes() {
-            return;
+        if self.container(id).workers != [None; 3] {
+            self.end_stretches(id, now);
         }
+    }
+
+    #[inline(never)]
+    fn end_stretches(&mut self, id: ContainerId, now: SimTime) {
         for kind in ProbeKind::ALL {
-            self.end_stretch(id, kind, now);
+            if let Some(w) = self.slot(id, kind) {
+                self.end_stretch(w, now);
+            }
         }
     }
 
@@ -171,18 +188,19 @@ impl<O: Observer> PodModel<O> {
         if !O::KEEPS_HISTORY {
             return;
         }
-        for id in self.ids() {
-            for kind in ProbeKind::ALL {
-                self.end_stretch_before(id, kind, end + SimDuration(1), end);
-            }
+        for w in 0..self.workers.len() {
+            self.end_stretch_before(w, end + SimDuration(1), end);
         }
     }
 
     /// Liveness and startup stop at termination (R32); readiness goes on.
+    /// (A container's startup and liveness stretches never run at once, the
+    /// one before it is started, the other after: the order is moot.)
     pub(super) fn stop_liveness_and_startup(&mut self, now: SimTime) {
-        for id in self.ids() {
-            self.end_stretch(id, ProbeKind::Liveness, now);
-            self.end_stretch(id, ProbeKind::Startup, now);
+        for w in 0..self.workers.len() {
+            if self.workers[w].kind != ProbeKind::Readiness {
+                self.end_stretch(w, now);
+            }
         }
     }
 
@@ -197,37 +215,54 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         // Most containers have no probe of this kind: that check stays inline.
-        if let Some(probe) = self.spec_of(id).probe(kind).copied() {
-            self.plan_probe_of(id, kind, probe, now, s);
+        if let Some(w) = self.slot(id, kind) {
+            self.plan_probe_of(w, now, s);
         }
     }
 
+    /// Plans worker `w`. Its container's image may lack its probe (R71):
+    /// then it has no stretch to end (stretches begin here, and an image
+    /// changes only at a start, after every stretch ended at the exit), and
+    /// it begins none.
     #[inline(never)]
-    fn plan_probe_of(
-        &mut self,
-        id: ContainerId,
-        kind: ProbeKind,
-        probe: Probe,
-        now: SimTime,
-        s: &mut Scheduler<'_, PodEvent>,
-    ) {
-        self.end_stretch(id, kind, now);
-        if !self.probing(id, kind) {
-            return;
-        }
-        let Some(instance) = self.container(id).instance() else {
+    fn plan_probe_of(&mut self, w: usize, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
+        self.end_stretch(w, now);
+        let Some((stretch, decisive)) = self.next_stretch(w, now) else {
             return;
         };
+        let worker = &mut self.workers[w];
+        worker.stretch = Some(stretch);
+        if let Some((k, passes)) = decisive {
+            worker.pending = Some((k, passes));
+            let event = PodEvent::ProbeDue {
+                container: worker.container,
+                probe: worker.kind,
+                generation: worker.generation,
+            };
+            s.at(stretch.tick(k) + stretch.delay, event);
+        }
+    }
+
+    /// The stretch worker `w` starts at `now`, if it probes, and its
+    /// decisive tick.
+    fn next_stretch(&self, w: usize, now: SimTime) -> Option<(Stretch, Option<(u64, bool)>)> {
+        let worker = &self.workers[w];
+        let (id, kind) = (worker.container, worker.kind);
+        let probe = self.spec_of(id).probe(kind)?;
+        if !self.probing(w) {
+            return None;
+        }
+        let instance = self.container(id).instance()?;
         let ready = instance.condition == Condition::Ready;
         let stretch = Stretch {
-            first: self.next_tick(id, kind, &probe, now),
+            first: self.next_tick(w, probe, now),
             period: probe.period,
-            window: window(&probe, instance.boot_end, instance.sigterm_at),
+            window: window(probe, instance.boot_end, instance.sigterm_at),
             delay: match probe.outcome {
                 ProbeOutcome::Hangs => probe.timeout,
                 _ => SimDuration::ZERO,
             },
-            run: self.container(id).tickers[kind.index()].run,
+            run: worker.run,
         };
         // What a published result would change (R31): a readiness failure
         // matters only to a Ready container, a success only to one that is not.
@@ -246,20 +281,7 @@ impl<O: Observer> PodModel<O> {
         } else {
             stretch.decisive(successes, failures)
         };
-        let ticker = &mut self.container_mut(id).tickers[kind.index()];
-        ticker.stretch = Some(stretch);
-        if let Some((k, passes)) = decisive {
-            ticker.pending = Some((k, passes));
-            let generation = ticker.generation;
-            s.at(
-                stretch.tick(k) + stretch.delay,
-                PodEvent::ProbeDue {
-                    container: id,
-                    probe: kind,
-                    generation,
-                },
-            );
-        }
+        Some((stretch, decisive))
     }
 
     /// A kubelet sync generated the Pod's status (R52): every started
@@ -276,17 +298,22 @@ impl<O: Observer> PodModel<O> {
 
     #[inline(never)]
     fn run_readiness(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        for id in self.ids() {
-            let c = self.container(id);
-            let due = self.spec_of(id).probe(ProbeKind::Readiness).is_some()
-                && c.instance().is_some_and(|i| i.condition == Condition::Started)
-                && c.tickers[ProbeKind::Readiness.index()].triggered_at != Some(now);
+        for w in 0..self.workers.len() {
+            let worker = &self.workers[w];
+            let id = worker.container;
+            let due = worker.kind == ProbeKind::Readiness
+                && worker.triggered_at != Some(now)
+                && self.spec_of(id).probe(ProbeKind::Readiness).is_some()
+                && self
+                    .container(id)
+                    .instance()
+                    .is_some_and(|i| i.condition == Condition::Started);
             if due {
-                self.end_stretch(id, ProbeKind::Readiness, now);
-                let ticker = &mut self.container_mut(id).tickers[ProbeKind::Readiness.index()];
-                ticker.anchor = now;
-                ticker.triggered_at = Some(now);
-                self.plan_probe(id, ProbeKind::Readiness, now, s);
+                self.end_stretch(w, now);
+                let worker = &mut self.workers[w];
+                worker.anchor = now;
+                worker.triggered_at = Some(now);
+                self.plan_probe_of(w, now, s);
             }
         }
     }
@@ -305,9 +332,10 @@ impl<O: Observer> PodModel<O> {
         for kind in ProbeKind::ALL {
             let outcome = self.spec_of(id).probe(kind).map(|p| p.outcome);
             if outcome == Some(ProbeOutcome::FailsAfterSigterm)
-                && self.container(id).tickers[kind.index()].stretch.is_some()
+                && let Some(w) = self.slot(id, kind)
+                && self.workers[w].stretch.is_some()
             {
-                self.plan_probe(id, kind, now, s);
+                self.plan_probe_of(w, now, s);
             }
         }
     }
@@ -337,11 +365,11 @@ impl<O: Observer> PodModel<O> {
             (false, false) => was,
         };
         self.end_probes(id, now);
-        for ticker in &mut self.container_mut(id).tickers {
-            *ticker = Ticker {
-                anchor: now,
-                generation: ticker.generation + 1,
-                ..Ticker::NEW
+        for w in self.container(id).workers.into_iter().flatten() {
+            let worker = &mut self.workers[w as usize];
+            *worker = Worker {
+                generation: worker.generation + 1,
+                ..Worker::new(id, worker.kind, now)
             };
         }
         if was == Condition::Ready && is < Condition::Ready {
@@ -364,24 +392,23 @@ impl<O: Observer> PodModel<O> {
         }
     }
 
-    /// A published liveness failure or startup result holds the worker
+    /// A published liveness failure or startup result holds worker `w`
     /// until the next instance, and starts its counter over (R30).
-    fn hold(&mut self, id: ContainerId, kind: ProbeKind) {
-        let ticker = &mut self.container_mut(id).tickers[kind.index()];
-        ticker.on_hold = true;
-        ticker.run.len = 0;
+    fn hold(&mut self, w: usize) {
+        let worker = &mut self.workers[w];
+        worker.held_for = Some(self.containers[worker.container.index()].attempt);
+        worker.run.len = 0;
     }
 
-    /// The first tick at or after `from` that the worker has not used yet,
+    /// The first tick at or after `from` that worker `w` has not used yet,
     /// no sooner than the initial delay after the container's start (R29).
-    fn next_tick(&self, id: ContainerId, kind: ProbeKind, probe: &Probe, from: SimTime) -> SimTime {
-        let c = self.container(id);
-        let ticker = &c.tickers[kind.index()];
-        let earliest = from.max(c.last_start + probe.initial_delay);
+    fn next_tick(&self, w: usize, probe: &Probe, from: SimTime) -> SimTime {
+        let worker = &self.workers[w];
+        let earliest = from.max(self.container(worker.container).last_start + probe.initial_delay);
         let period = probe.period.as_millis().max(1);
-        let periods = earliest.since(ticker.anchor).as_millis().div_ceil(period);
-        let tick = ticker.anchor + SimDuration(periods * period);
-        if ticker.last_tick == Some(tick) {
+        let periods = earliest.since(worker.anchor).as_millis().div_ceil(period);
+        let tick = worker.anchor + SimDuration(periods * period);
+        if worker.last_tick == Some(tick) {
             tick + SimDuration(period)
         } else {
             tick
@@ -396,17 +423,20 @@ impl<O: Observer> PodModel<O> {
         now: SimTime,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
-        let ticker = &self.container(id).tickers[kind.index()];
-        let (Some(stretch), Some((k, passes))) = (ticker.stretch, ticker.pending) else {
+        let Some(w) = self.slot(id, kind) else {
             return;
         };
-        let Some(probe) = self.spec_of(id).probe(kind).copied() else {
+        let worker = &self.workers[w];
+        let (true, Some((k, passes))) = (worker.stretch.is_some(), worker.pending) else {
             return;
         };
-        self.count_ticks(id, kind, stretch, k + 1, now);
+        let Some(grace) = self.spec_of(id).probe(kind).map(|p| p.termination_grace_period) else {
+            return;
+        };
+        self.count_ticks(w, k + 1, now);
         match (kind, passes) {
             (ProbeKind::Startup, true) => {
-                self.hold(id, kind);
+                self.hold(w);
                 return self.mark_started(id, now, s);
             }
             (ProbeKind::Readiness, true) => {
@@ -418,15 +448,13 @@ impl<O: Observer> PodModel<O> {
                 self.synced(now, s);
             }
             (ProbeKind::Startup | ProbeKind::Liveness, _) => {
-                self.hold(id, kind);
+                self.hold(w);
                 self.emit(now, Some(id), Change::ProbeFailed { probe: kind });
-                let grace = probe
-                    .termination_grace_period
-                    .unwrap_or(self.run.pod.termination_grace_period);
+                let grace = grace.unwrap_or(self.run.pod.termination_grace_period);
                 return self.begin_kill(id, now, grace.max(MIN_POD_GRACE), Killer::Probe, s);
             }
         }
-        self.plan_probe(id, kind, now, s);
+        self.plan_probe_of(w, now, s);
     }
 }
 

@@ -124,10 +124,6 @@ impl<O: Observer> PodModel<O> {
         c.outdated = false;
         c.recorded = true;
         c.state = State::Running(Instance::NEW);
-        for ticker in &mut c.tickers {
-            // A new instance resumes a held worker (R30).
-            ticker.on_hold = false;
-        }
         let attempt = c.attempt;
         // The attempt is counted first: its draws are keyed by it.
         let spec = self.spec_of(id);
