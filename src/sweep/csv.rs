@@ -203,7 +203,10 @@ pub fn push_metrics(buf: &mut Vec<u8>, metrics: &Metrics) {
 
 #[inline(always)]
 fn metric_cells(cells: &mut Cells<'_>, metrics: &Metrics) {
-    metrics.each_field(#[inline(always)] |field| push_field(cells, field));
+    metrics.each_field(
+        #[inline(always)]
+        |field| push_field(cells, field),
+    );
 }
 
 /// A metric's cell after its comma; inlined into `each_field`'s calls, where

@@ -2,7 +2,9 @@
 //! it is set on a `RunSpec`.
 
 use crate::engine::SimDuration;
-use crate::model::{ActionKind, ActionTime, Backoff, Deletion, PodSpec, Probe, ProbeOutcome, RunSpec, Signal};
+use crate::model::{
+    ActionKind, ActionTime, Backoff, Deletion, PodSpec, Probe, ProbeOutcome, RunSpec, Signal,
+};
 
 use crate::model::service::{
     Arrival, Budget, Connections, EvictionPolicy, OnSigterm, Pdb, Preset, Propagation, Retry, Rollout,
@@ -132,9 +134,13 @@ impl Key {
             (Field::Proxy, Some(c)) => c.proxy = value.flag(),
             (Field::Run, Some(c)) => c.run = Some(value.to_dist()),
             (Field::ExitCode, Some(c)) => c.exit_code = value.count() as i32,
-            (Field::ContainerRestartPolicy, Some(c)) => c.restart_policy = Some(POLICIES[value.word().min(2)]),
+            (Field::ContainerRestartPolicy, Some(c)) => {
+                c.restart_policy = Some(POLICIES[value.word().min(2)])
+            }
             (Field::ExitCodeOnSigterm, Some(c)) => c.exit_code_on_sigterm = value.count() as i32,
-            (Field::StopSignal, Some(c)) => c.stop_signal = Signal::ALL[value.word().min(Signal::ALL.len() - 1)],
+            (Field::StopSignal, Some(c)) => {
+                c.stop_signal = Signal::ALL[value.word().min(Signal::ALL.len() - 1)]
+            }
             (Field::DrainsOn, Some(c)) => c.drains_on = Signal::ALL[value.word().min(Signal::ALL.len() - 1)],
             (Field::PostStart, Some(c)) => c.post_start = Some(value.to_dist()),
             (Field::PostStartFails, Some(c)) => c.post_start_fails = value.flag(),
