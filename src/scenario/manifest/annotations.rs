@@ -136,51 +136,53 @@ impl Mapper<'_> {
             at
         };
         let has = |field| set.contains(&field);
-        match hook {
-            Hook::Absent if has(Field::PreStop) => {
-                return Err(self.error(
-                    &at("name"),
-                    format!(
-                        "container \"{}\": a pre_stop timing is set ({PREFIX}{}.pre_stop or the timings file) \
-                         but the container has no lifecycle.preStop hook",
-                        c.name, c.name
-                    ),
-                ));
+        // Each hook: whether its length or anything else of it is set, how
+        // the message names what is set, its timing key and its field in
+        // `lifecycle`, and whether a length podsim must assume matters.
+        let hooks = [
+            (
+                hook,
+                has(Field::PreStop),
+                has(Field::PreStop),
+                "a pre_stop timing is",
+                "pre_stop",
+                "preStop",
+                shuts_down,
+            ),
+            (
+                post_start,
+                has(Field::PostStart),
+                has(Field::PostStart) || has(Field::PostStartFails),
+                "a post_start timing or post_start_fails is",
+                "post_start",
+                "postStart",
+                true,
+            ),
+        ];
+        for (hook, length_set, anything_set, what_is_set, key, field, matters) in hooks {
+            match hook {
+                Hook::Absent if anything_set => {
+                    return Err(self.error(
+                        &at("name"),
+                        format!(
+                            "container \"{}\": {what_is_set} set ({PREFIX}{}.{key} or the timings file) \
+                             but the container has no lifecycle.{field} hook",
+                            c.name, c.name
+                        ),
+                    ));
+                }
+                Hook::Unknown(what) if !length_set && matters => {
+                    notices.push(self.notice(
+                        &at("lifecycle"),
+                        format!(
+                            "container \"{}\": how long its {what} {field} hook takes is not written in the \
+                             manifest; podsim assumes {DEFAULT_HOOK} (set {PREFIX}{}.{key})",
+                            c.name, c.name
+                        ),
+                    ));
+                }
+                _ => {}
             }
-            Hook::Unknown(what) if !has(Field::PreStop) && shuts_down => {
-                notices.push(self.notice(
-                    &at("lifecycle"),
-                    format!(
-                        "container \"{}\": how long its {what} preStop hook takes is not written in the \
-                         manifest; podsim assumes {DEFAULT_HOOK} (set {PREFIX}{}.pre_stop)",
-                        c.name, c.name
-                    ),
-                ));
-            }
-            _ => {}
-        }
-        match post_start {
-            Hook::Absent if has(Field::PostStart) || has(Field::PostStartFails) => {
-                return Err(self.error(
-                    &at("name"),
-                    format!(
-                        "container \"{}\": a post_start timing or post_start_fails is set ({PREFIX}{}.post_start \
-                         or the timings file) but the container has no lifecycle.postStart hook",
-                        c.name, c.name
-                    ),
-                ));
-            }
-            Hook::Unknown(what) if !has(Field::PostStart) => {
-                notices.push(self.notice(
-                    &at("lifecycle"),
-                    format!(
-                        "container \"{}\": how long its {what} postStart hook takes is not written in the \
-                         manifest; podsim assumes {DEFAULT_HOOK} (set {PREFIX}{}.post_start)",
-                        c.name, c.name
-                    ),
-                ));
-            }
-            _ => {}
         }
         let no_boot = !has(Field::Boot);
         let no_drain = shuts_down && entry.kind != ContainerKind::Init && !has(Field::Drain);
