@@ -41,6 +41,7 @@ pub struct Axis {
 #[derive(Clone, Debug)]
 struct Listed {
     value: Value,
+    /// Its cell, after the comma that leads it in a row.
     cell: Box<[u8]>,
 }
 
@@ -97,7 +98,7 @@ impl Axis {
             Values::List(list) => list
                 .iter()
                 .map(|&encoded| {
-                    let mut cell = Vec::new();
+                    let mut cell = vec![b','];
                     unit.cell(encoded, &mut cell);
                     Listed {
                         value: unit.decode(encoded),
@@ -108,7 +109,7 @@ impl Axis {
             Values::Dists(list) => list
                 .iter()
                 .map(|dist| {
-                    let mut cell = Vec::new();
+                    let mut cell = vec![b','];
                     csv::push_text(&mut cell, &dist.to_string());
                     Listed {
                         value: Value::from_dist(dist.clone()),
@@ -134,7 +135,7 @@ impl Axis {
 
     /// Sets value `index` on `run`. Cheap: a sweep calls it for every
     /// changed axis of every run.
-    #[inline]
+    #[inline(always)]
     pub fn apply(&self, index: u64, run: &mut RunSpec) {
         match &self.values {
             Values::Range { .. } => self.key.set(run, &self.unit.decode(self.values.get(index))),
@@ -152,12 +153,21 @@ impl Axis {
         }
     }
 
-    /// Appends the CSV cell of value `index`.
+    /// Writes a comma and the CSV cell of value `index`.
     #[inline]
-    pub fn push_cell(&self, buf: &mut Vec<u8>, index: u64) {
+    pub fn write_cell(&self, cells: &mut csv::Cells<'_>, index: u64) {
         match &self.values {
-            Values::Range { .. } => self.unit.cell(self.values.get(index), buf),
-            _ => buf.extend_from_slice(&self.listed[index as usize].cell),
+            // A range counts durations or whole numbers: its cells are digits.
+            Values::Range { .. } => cells.number_cell(self.values.get(index)),
+            _ => cells.bytes(&self.listed[index as usize].cell),
+        }
+    }
+
+    /// The most bytes `write_cell` writes.
+    pub fn max_cell_bytes(&self) -> usize {
+        match &self.values {
+            Values::Range { .. } => csv::NUMBER_CELL_BYTES,
+            _ => self.listed.iter().map(|l| l.cell.len()).max().unwrap_or(0),
         }
     }
 

@@ -15,9 +15,12 @@ use crate::model::{Field, Metrics};
 /// The most digits a `u64` takes in decimal.
 const MAX_DIGITS: usize = 20;
 
-/// Room for a row's metric cells, each a comma and at most a number's
-/// digits (the words are shorter).
-const METRIC_BYTES: usize = Metrics::NAMES.len() * (1 + MAX_DIGITS);
+/// The most bytes of a number's cell with its comma.
+pub const NUMBER_CELL_BYTES: usize = 1 + MAX_DIGITS;
+
+/// The most bytes of a row's metric cells, each a comma and at most a
+/// number's digits (the words are shorter).
+pub const METRIC_BYTES: usize = Metrics::NAMES.len() * NUMBER_CELL_BYTES;
 
 /// "00" to "99": digits are written two at a time.
 const PAIRS: [[u8; 2]; 100] = {
@@ -30,33 +33,42 @@ const PAIRS: [[u8; 2]; 100] = {
     pairs
 };
 
-/// Cells written in place into room made at the end of a buffer: a
-/// number's digits go straight to their place, with no copy from a scratch
-/// buffer and no capacity check per cell, which is most of what a cell costs.
-/// The room is a slice apart from the `Vec`, so its address and the length
-/// written stay in registers (a byte stored through the `Vec` might alias
-/// its fields, and they would be read again after every byte).
+/// Cells written in place into room made ahead: a number's digits go
+/// straight to their place, with no copy from a scratch buffer and no
+/// capacity check per cell, which is most of what a cell costs. The room is
+/// a slice apart from any `Vec`, so its address and the length written stay
+/// in registers (a byte stored through a `Vec` might alias its fields, and
+/// they would be read again after every byte). A write past the room panics.
 pub struct Cells<'b> {
     room: &'b mut [u8],
     len: usize,
 }
 
 /// Appends what `write` writes, at most `max` bytes (the room is zeroed
-/// first, as safe code must; a write past it panics).
+/// first, as safe code must).
 #[inline(always)]
 pub fn append(buf: &mut Vec<u8>, max: usize, write: impl FnOnce(&mut Cells<'_>)) {
     let start = buf.len();
     buf.resize(start + max, 0);
-    let mut cells = Cells {
-        room: &mut buf[start..],
-        len: 0,
-    };
+    let mut cells = Cells::new(&mut buf[start..]);
     write(&mut cells);
-    let end = start + cells.len;
+    let end = start + cells.written();
     buf.truncate(end);
 }
 
-impl Cells<'_> {
+impl<'b> Cells<'b> {
+    /// Cells written from the start of `room`.
+    #[inline(always)]
+    pub fn new(room: &'b mut [u8]) -> Self {
+        Cells { room, len: 0 }
+    }
+
+    /// How many bytes are written.
+    #[inline(always)]
+    pub fn written(&self) -> usize {
+        self.len
+    }
+
     /// The next `bytes` bytes, to be written.
     #[inline(always)]
     fn next(&mut self, bytes: usize) -> &mut [u8] {
@@ -88,6 +100,31 @@ impl Cells<'_> {
         write_digits(self.next(len), n);
         self.len += len;
     }
+
+    /// Appends a comma and `text`, a word's cell (one look at the room).
+    #[inline(always)]
+    pub fn text_cell(&mut self, text: &[u8]) {
+        let (comma, rest) = self.next(1 + text.len()).split_at_mut(1);
+        comma[0] = b',';
+        rest.copy_from_slice(text);
+        self.len += 1 + text.len();
+    }
+
+    /// Appends a comma and `n` in decimal, a number's cell: `byte` and
+    /// `number` with one look at the room instead of two.
+    #[inline(always)]
+    pub fn number_cell(&mut self, n: u64) {
+        if n < 10 {
+            self.next(2).copy_from_slice(&[b',', b'0' + n as u8]);
+            self.len += 2;
+            return;
+        }
+        let len = decimal_len(n);
+        let (comma, digits) = self.next(1 + len).split_at_mut(1);
+        comma[0] = b',';
+        write_digits(digits, n);
+        self.len += 1 + len;
+    }
 }
 
 /// 1, 10, 100, … 10^19.
@@ -118,15 +155,18 @@ fn decimal_len(n: u64) -> usize {
 /// chunks, rather than by index, leaves no bounds to check.
 #[inline(always)]
 fn write_digits(out: &mut [u8], mut n: u64) {
-    let mut fours = out.rchunks_exact_mut(4);
-    for four in &mut fours {
+    let mut rest = out;
+    while rest.len() > 3 {
+        let mid = rest.len() - 4;
+        let (left, four) = std::mem::take(&mut rest).split_at_mut(mid);
         let digits = (n % 10_000) as usize;
         n /= 10_000;
         four[..2].copy_from_slice(&PAIRS[digits / 100]);
         four[2..].copy_from_slice(&PAIRS[digits % 100]);
+        rest = left;
     }
     let n = n as usize;
-    match fours.into_remainder() {
+    match rest {
         [hundreds, tens_ones @ ..] if tens_ones.len() == 2 => {
             *hundreds = b'0' + (n / 100) as u8;
             tens_ones.copy_from_slice(&PAIRS[n % 100]);
@@ -142,6 +182,20 @@ pub fn push_u64(buf: &mut Vec<u8>, n: u64) {
     buf.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
+/// Adds one to the decimal number `digits` spell, in place: a run's row
+/// counts its number up so, rather than writing it anew. False when the
+/// number needs one more digit (all nines; the digits are then zeros).
+pub fn count_up(digits: &mut [u8]) -> bool {
+    for digit in digits.iter_mut().rev() {
+        if *digit < b'9' {
+            *digit += 1;
+            return true;
+        }
+        *digit = b'0';
+    }
+    false
+}
+
 /// Appends `text` as one cell, quoted (with `"` doubled) only if it holds a
 /// comma, a quote or a line break.
 pub fn push_text(buf: &mut Vec<u8>, text: &str) {
@@ -154,55 +208,14 @@ pub fn push_text(buf: &mut Vec<u8>, text: &str) {
     }
 }
 
-/// The cells a row starts with.
-pub struct Lead<'a> {
-    /// The run (the combination's index).
-    pub run: u64,
-    /// The replication, in a grid with several.
-    pub replication: Option<u64>,
-    /// The axes' cells, each after its comma.
-    pub axes: &'a [u8],
-}
-
-impl Lead<'_> {
-    /// The most bytes `write` writes.
-    fn max_bytes(&self) -> usize {
-        2 * (1 + MAX_DIGITS) + self.axes.len()
-    }
-
-    #[inline(always)]
-    fn write(&self, cells: &mut Cells<'_>) {
-        cells.number(self.run);
-        if let Some(replication) = self.replication {
-            cells.byte(b',');
-            cells.number(replication);
-        }
-        cells.bytes(self.axes);
-    }
-}
-
-/// Appends a row's first cells (a Service's or a Job's row, or a summary
-/// row, follows with its own).
-pub fn push_lead(buf: &mut Vec<u8>, lead: &Lead<'_>) {
-    append(buf, lead.max_bytes(), |cells| lead.write(cells));
-}
-
-/// Appends a Pod run's row: `lead`, the metric cells, the line's end.
-pub fn push_pod_row(buf: &mut Vec<u8>, lead: &Lead<'_>, metrics: &Metrics) {
-    append(buf, lead.max_bytes() + METRIC_BYTES + 1, |cells| {
-        lead.write(cells);
-        metric_cells(cells, metrics);
-        cells.byte(b'\n');
-    });
-}
-
 /// Appends one cell per metric, each preceded by a comma, in `Metrics::NAMES` order.
 pub fn push_metrics(buf: &mut Vec<u8>, metrics: &Metrics) {
     append(buf, METRIC_BYTES, |cells| metric_cells(cells, metrics));
 }
 
+/// Writes one cell per metric, each preceded by a comma, in `Metrics::NAMES` order.
 #[inline(always)]
-fn metric_cells(cells: &mut Cells<'_>, metrics: &Metrics) {
+pub fn metric_cells(cells: &mut Cells<'_>, metrics: &Metrics) {
     metrics.each_field(
         #[inline(always)]
         |field| push_field(cells, field),
@@ -213,12 +226,11 @@ fn metric_cells(cells: &mut Cells<'_>, metrics: &Metrics) {
 /// the `match` folds away.
 #[inline(always)]
 fn push_field(cells: &mut Cells<'_>, field: Field) {
-    cells.byte(b',');
     match field {
-        Field::Millis(Some(ms)) => cells.number(ms),
-        Field::Millis(None) => {}
-        Field::Count(n) => cells.number(u64::from(n)),
-        Field::Text(text) => cells.bytes(text.as_bytes()),
+        Field::Millis(Some(ms)) => cells.number_cell(ms),
+        Field::Millis(None) => cells.byte(b','),
+        Field::Count(n) => cells.number_cell(u64::from(n)),
+        Field::Text(text) => cells.text_cell(text.as_bytes()),
     }
 }
 

@@ -27,11 +27,11 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 use super::SweepError;
 use super::csv;
 use super::grid::Grid;
-use super::summary::Summary;
 use super::tally::{Output, Progress, Tally};
-use crate::model::job::JobSimulator;
-use crate::model::service::ServiceSimulator;
-use crate::model::{PodSimulator, RunSpec};
+
+mod worker;
+
+use worker::Worker;
 
 /// Rows per chunk: big enough to amortise the hand-over, small enough to
 /// keep the writer busy and the window's memory small. A chunk holds whole
@@ -57,155 +57,6 @@ pub struct Resume {
     /// The summary's, when the sweep writes one; a summary sink without it
     /// starts afresh, with its header.
     pub summary: Option<Tally>,
-}
-
-/// One thread's simulator and odometer, reused from chunk to chunk.
-struct Worker<'g> {
-    grid: &'g Grid,
-    simulator: Simulator,
-    digits: Vec<u64>,
-    summary: Summary,
-    /// The current run's axis cells (each after its comma), and where each
-    /// axis's cell starts: only the axes the odometer turned are formatted
-    /// again, and each replication's row copies them.
-    cells: Vec<u8>,
-    cell_starts: Vec<usize>,
-}
-
-/// A Pod grid's simulator, a Job grid's (`Grid::has_jobs`), or a Service
-/// grid's (its base has a `[service]`).
-enum Simulator {
-    Pod(Box<PodSimulator>),
-    Job(Box<JobSimulator>),
-    Service(Box<ServiceSimulator>),
-}
-
-impl Simulator {
-    fn spec_mut(&mut self) -> &mut RunSpec {
-        match self {
-            Simulator::Pod(s) => s.spec_mut(),
-            Simulator::Job(s) => s.spec_mut(),
-            Simulator::Service(s) => s.spec_mut(),
-        }
-    }
-
-    /// Runs the current spec, appends its row (`lead`, the metric cells,
-    /// the line's end) and, with a summary, adds its metrics to it.
-    fn run_row(&mut self, buf: &mut Vec<u8>, lead: &csv::Lead<'_>, summary: Option<&mut Summary>) {
-        match self {
-            Simulator::Pod(s) => {
-                let metrics = s.run();
-                csv::push_pod_row(buf, lead, &metrics);
-                if let Some(summary) = summary {
-                    summary.add(&metrics);
-                }
-            }
-            Simulator::Job(s) => {
-                let (metrics, job) = s.run(|_, _| {});
-                csv::push_lead(buf, lead);
-                csv::push_metrics(buf, &metrics);
-                csv::push_job(buf, job.as_ref());
-                buf.push(b'\n');
-                if let Some(summary) = summary {
-                    summary.add(&metrics);
-                }
-            }
-            Simulator::Service(s) => {
-                let metrics = s.run();
-                csv::push_lead(buf, lead);
-                csv::push_service_metrics(buf, &metrics);
-                buf.push(b'\n');
-                if let Some(summary) = summary {
-                    summary.add_service(&metrics);
-                }
-            }
-        }
-    }
-}
-
-impl<'g> Worker<'g> {
-    fn new(grid: &'g Grid) -> Self {
-        Worker {
-            grid,
-            simulator: match grid.base.service {
-                Some(_) => Simulator::Service(Box::new(ServiceSimulator::new(grid.base.clone()))),
-                None if grid.has_jobs() => Simulator::Job(Box::new(JobSimulator::new(grid.base.clone()))),
-                None => Simulator::Pod(Box::new(PodSimulator::new(grid.base.clone()))),
-            },
-            digits: vec![0; grid.axes.len()],
-            summary: Summary::new(grid.table()),
-            cells: Vec::new(),
-            cell_starts: vec![0; grid.axes.len()],
-        }
-    }
-
-    /// Appends the rows of `runs` (every replication of each) to `buf`,
-    /// and with `summary` one summary row per run.
-    fn rows(&mut self, runs: Range<u64>, buf: &mut Vec<u8>, mut summary: Option<&mut Vec<u8>>) {
-        if runs.is_empty() {
-            return;
-        }
-        let grid = self.grid;
-        let replications = grid.replications();
-        grid.digits(runs.start, &mut self.digits);
-        // Every axis at the chunk's start; then only those the odometer turns.
-        let mut changed_from = 0;
-        for run in runs {
-            let spec = self.simulator.spec_mut();
-            for (axis, &digit) in grid.axes[changed_from..].iter().zip(&self.digits[changed_from..]) {
-                axis.apply(digit, spec);
-            }
-            self.format_cells(changed_from);
-            if summary.is_some() {
-                self.summary.clear();
-            }
-            for replication in 0..replications {
-                self.simulator.spec_mut().stream.replication = replication;
-                let lead = csv::Lead {
-                    run,
-                    replication: (replications > 1).then_some(replication),
-                    axes: &self.cells,
-                };
-                let into = summary.is_some().then_some(&mut self.summary);
-                self.simulator.run_row(buf, &lead, into);
-            }
-            if let Some(out) = summary.as_deref_mut() {
-                let lead = csv::Lead {
-                    run,
-                    replication: None,
-                    axes: &self.cells,
-                };
-                csv::push_lead(out, &lead);
-                self.summary.push_cells(out);
-                out.push(b'\n');
-            }
-            changed_from = self.advance();
-        }
-    }
-
-    /// Formats the cells of the axes from `from` on (the others are as
-    /// they were for the previous run).
-    fn format_cells(&mut self, from: usize) {
-        self.cells
-            .truncate(self.cell_starts.get(from).copied().unwrap_or(0));
-        for (a, axis) in self.grid.axes.iter().enumerate().skip(from) {
-            self.cell_starts[a] = self.cells.len();
-            self.cells.push(b',');
-            axis.push_cell(&mut self.cells, self.digits[a]);
-        }
-    }
-
-    /// Moves the odometer to the next run; returns the first axis that changed.
-    fn advance(&mut self) -> usize {
-        for (a, axis) in self.grid.axes.iter().enumerate().rev() {
-            self.digits[a] += 1;
-            if self.digits[a] < axis.values.len() {
-                return a;
-            }
-            self.digits[a] = 0;
-        }
-        0
-    }
 }
 
 /// Simulates `runs` of `grid` (each `grid.replications()` times) on

@@ -1,0 +1,222 @@
+//! One thread's share of a sweep: a simulator reused from run to run, the
+//! odometer of axis values, and the row being written, kept from row to
+//! row so that each row writes only what changed since the one before.
+//!
+//! Invariant: a chunk's rows depend only on its runs: every axis is applied,
+//! and the whole lead written, afresh at a chunk's start.
+
+use std::ops::Range;
+
+use super::super::csv::{self, Cells};
+use super::super::grid::Grid;
+use super::super::summary::Summary;
+use crate::model::job::JobSimulator;
+use crate::model::service::ServiceSimulator;
+use crate::model::{PodSimulator, RunSpec};
+
+/// One thread's simulator, odometer and row, reused from chunk to chunk.
+pub(super) struct Worker<'g> {
+    grid: &'g Grid,
+    simulator: Simulator,
+    digits: Vec<u64>,
+    summary: Summary,
+    row: Row,
+}
+
+/// A Pod grid's simulator, a Job grid's (`Grid::has_jobs`), or a Service
+/// grid's (its base has a `[service]`).
+enum Simulator {
+    Pod(Box<PodSimulator>),
+    Job(Box<JobSimulator>),
+    Service(Box<ServiceSimulator>),
+}
+
+impl Simulator {
+    fn spec_mut(&mut self) -> &mut RunSpec {
+        match self {
+            Simulator::Pod(s) => s.spec_mut(),
+            Simulator::Job(s) => s.spec_mut(),
+            Simulator::Service(s) => s.spec_mut(),
+        }
+    }
+
+    /// Runs the current spec, appends its row (`row`'s lead, the metric
+    /// cells, the line's end) and, with a summary, adds its metrics to it.
+    fn run_row(&mut self, buf: &mut Vec<u8>, row: &mut Row, summary: Option<&mut Summary>) {
+        match self {
+            Simulator::Pod(s) => {
+                let metrics = s.run();
+                buf.extend_from_slice(row.finish(|cells| {
+                    csv::metric_cells(cells, &metrics);
+                    cells.byte(b'\n');
+                }));
+                if let Some(summary) = summary {
+                    summary.add(&metrics);
+                }
+            }
+            Simulator::Job(s) => {
+                let (metrics, job) = s.run(|_, _| {});
+                buf.extend_from_slice(row.lead());
+                csv::push_metrics(buf, &metrics);
+                csv::push_job(buf, job.as_ref());
+                buf.push(b'\n');
+                if let Some(summary) = summary {
+                    summary.add(&metrics);
+                }
+            }
+            Simulator::Service(s) => {
+                let metrics = s.run();
+                buf.extend_from_slice(row.lead());
+                csv::push_service_metrics(buf, &metrics);
+                buf.push(b'\n');
+                if let Some(summary) = summary {
+                    summary.add_service(&metrics);
+                }
+            }
+        }
+    }
+}
+
+/// The row being written, kept from row to row. It starts with its lead: a
+/// counter (the run's digits, or in a grid with several replications the
+/// replication's after the run's), then the axes' cells. From one row to
+/// the next the counter counts up in place and only the cells of the axes
+/// the odometer turned are written again; the rest of a Pod row is written
+/// after the lead, and the whole row is copied out at once.
+struct Row {
+    /// Room for the longest row, zeroed once.
+    bytes: Vec<u8>,
+    /// Where the counter's digits are.
+    counter: Range<usize>,
+    /// Where each axis's cell starts and, last, where the lead ends.
+    cell_starts: Vec<usize>,
+}
+
+impl Row {
+    fn new(grid: &Grid) -> Row {
+        let lead = 2 * csv::NUMBER_CELL_BYTES + grid.axes.iter().map(|a| a.max_cell_bytes()).sum::<usize>();
+        Row {
+            bytes: vec![0; lead + csv::METRIC_BYTES + 1],
+            counter: 0..0,
+            cell_starts: vec![0; grid.axes.len() + 1],
+        }
+    }
+
+    /// The lead: the run, its replication, the axes' cells.
+    fn lead(&self) -> &[u8] {
+        &self.bytes[..self.cell_starts[self.cell_starts.len() - 1]]
+    }
+
+    /// The whole row: the lead and what `write` writes after it (at most
+    /// `csv::METRIC_BYTES` and a line's end).
+    #[inline(always)]
+    fn finish(&mut self, write: impl FnOnce(&mut Cells<'_>)) -> &[u8] {
+        let lead = self.cell_starts[self.cell_starts.len() - 1];
+        let mut cells = Cells::new(&mut self.bytes[lead..]);
+        write(&mut cells);
+        let end = lead + cells.written();
+        &self.bytes[..end]
+    }
+
+    /// Writes the whole lead anew: the run, the replication if `Some`,
+    /// every axis's cell (the values at `digits`).
+    fn write(&mut self, grid: &Grid, digits: &[u64], run: u64, replication: Option<u64>) {
+        let mut cells = Cells::new(&mut self.bytes);
+        cells.number(run);
+        let mut start = 0;
+        if let Some(replication) = replication {
+            cells.byte(b',');
+            start = cells.written();
+            cells.number(replication);
+        }
+        self.counter = start..cells.written();
+        self.cell_starts[0] = cells.written();
+        self.write_cells(grid, digits, 0);
+    }
+
+    /// Writes the cells of the axes from `from` on (the others are as
+    /// they were for the previous run).
+    #[inline(always)]
+    fn write_cells(&mut self, grid: &Grid, digits: &[u64], from: usize) {
+        let start = self.cell_starts[from];
+        let mut cells = Cells::new(&mut self.bytes[start..]);
+        for (a, axis) in grid.axes.iter().enumerate().skip(from) {
+            self.cell_starts[a] = start + cells.written();
+            axis.write_cell(&mut cells, digits[a]);
+        }
+        let end = self.cell_starts.len() - 1;
+        self.cell_starts[end] = start + cells.written();
+    }
+}
+
+impl<'g> Worker<'g> {
+    pub(super) fn new(grid: &'g Grid) -> Self {
+        Worker {
+            grid,
+            simulator: match grid.base.service {
+                Some(_) => Simulator::Service(Box::new(ServiceSimulator::new(grid.base.clone()))),
+                None if grid.has_jobs() => Simulator::Job(Box::new(JobSimulator::new(grid.base.clone()))),
+                None => Simulator::Pod(Box::new(PodSimulator::new(grid.base.clone()))),
+            },
+            digits: vec![0; grid.axes.len()],
+            summary: Summary::new(grid.table()),
+            row: Row::new(grid),
+        }
+    }
+
+    /// Appends the rows of `runs` (every replication of each) to `buf`,
+    /// and with `summary` one summary row per run.
+    pub(super) fn rows(&mut self, runs: Range<u64>, buf: &mut Vec<u8>, mut summary: Option<&mut Vec<u8>>) {
+        if runs.is_empty() {
+            return;
+        }
+        let grid = self.grid;
+        let replications = grid.replications();
+        grid.digits(runs.start, &mut self.digits);
+        // Every axis at the chunk's start; then only those the odometer turns.
+        let mut changed_from = 0;
+        let mut fresh = true;
+        for run in runs {
+            let spec = self.simulator.spec_mut();
+            for (axis, &digit) in grid.axes[changed_from..].iter().zip(&self.digits[changed_from..]) {
+                axis.apply(digit, spec);
+            }
+            if summary.is_some() {
+                self.summary.clear();
+            }
+            for replication in 0..replications {
+                self.simulator.spec_mut().stream.replication = replication;
+                // A new run's replications count from 0 again.
+                let restart = replications > 1 && replication == 0;
+                if fresh || restart || !csv::count_up(&mut self.row.bytes[self.row.counter.clone()]) {
+                    let replication = (replications > 1).then_some(replication);
+                    self.row.write(grid, &self.digits, run, replication);
+                } else if replication == 0 {
+                    self.row.write_cells(grid, &self.digits, changed_from);
+                }
+                fresh = false;
+                let into = summary.is_some().then_some(&mut self.summary);
+                self.simulator.run_row(buf, &mut self.row, into);
+            }
+            if let Some(out) = summary.as_deref_mut() {
+                csv::push_u64(out, run);
+                out.extend_from_slice(&self.row.lead()[self.row.cell_starts[0]..]);
+                self.summary.push_cells(out);
+                out.push(b'\n');
+            }
+            changed_from = self.advance();
+        }
+    }
+
+    /// Moves the odometer to the next run; returns the first axis that changed.
+    fn advance(&mut self) -> usize {
+        for (a, axis) in self.grid.axes.iter().enumerate().rev() {
+            self.digits[a] += 1;
+            if self.digits[a] < axis.values.len() {
+                return a;
+            }
+            self.digits[a] = 0;
+        }
+        0
+    }
+}
