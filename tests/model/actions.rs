@@ -179,6 +179,34 @@ fn r71_an_apps_new_image_starts_after_the_old_one_stopped_whatever_the_policy() 
 }
 
 #[test]
+fn r71_a_new_image_brings_the_probes_its_timings_give() {
+    // web has no probe and is Ready at 1 s. Its new image (at 10 s: SIGTERM,
+    // drained at 11 s, started at once) boots 2 s and has a readiness probe
+    // every 3 s from its start, two successes needed: 11 s fails (booting),
+    // 14 s and 17 s pass: Ready at 17 s.
+    let base = r#"
+        [pod]
+        restart_policy = "Never"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        drain = "1s"
+        [[actions]]
+        at = "10s"
+        update_image = "web"
+        [actions.timings]
+        boot = "2s"
+    "#;
+    let toml = format!("{base}readiness_probe = {{ period = \"3s\", success_threshold = 2 }}\n");
+    assert_eq!(events(&toml, "pod", "Pod Ready"), [1000, 17_000]);
+    // A liveness probe every second with threshold 1 instead: its first
+    // tick, at the start (11 s), finds the new image booting and kills it.
+    let toml = format!("{base}liveness_probe = {{ period = \"1s\", failure_threshold = 1 }}\n");
+    assert_eq!(events(&toml, "web", "liveness probe failed"), [11_000]);
+}
+
+#[test]
 fn r71_r17_a_new_image_has_a_fresh_back_off() {
     // web fails at the end of each of its first 3 boots (1 s). Attempt 1
     // fails at 1 s and restarts at once (R15), attempt 2 fails at 2 s:

@@ -272,8 +272,9 @@ impl<O: Observer> PodModel<O> {
 
     /// Back to a Pod that was never created, keeping allocations. Between
     /// runs a sweep may change anything in the spec (`run_spec_mut`), so
-    /// what the model keeps of its shape is worked out again, in one pass
-    /// over the containers.
+    /// what the model keeps of its shape (counts, probe workers) is worked
+    /// out again, in one pass over the containers: cheaper than finding out
+    /// whether it changed.
     pub fn reset(&mut self) {
         self.restore_images();
         let pod = &self.run.pod;
@@ -281,7 +282,7 @@ impl<O: Observer> PodModel<O> {
         self.containers.resize(pod.containers.len(), Container::NEW);
         self.workers.clear();
         let (mut needed_for_ready, mut apps) = (0, 0);
-        let (mut pulls_may_fail, mut proxies, mut unproxied_apps) = (false, false, false);
+        let mut pulls_may_fail = false;
         for (i, spec) in pod.containers.iter().enumerate() {
             // Most containers have no probe and most Pods no actions.
             if spec.has_probes() || !pod.actions.is_empty() {
@@ -295,8 +296,6 @@ impl<O: Observer> PodModel<O> {
             needed_for_ready += u32::from(spec.kind != ContainerKind::Init);
             apps += u32::from(spec.kind == ContainerKind::App);
             pulls_may_fail |= spec.image_pull != ImagePull::Pulls;
-            proxies |= spec.proxy;
-            unproxied_apps |= spec.kind == ContainerKind::App && !spec.proxy;
         }
         self.stage = Stage::Initializing;
         self.held_by = None;
@@ -315,8 +314,7 @@ impl<O: Observer> PodModel<O> {
         self.apps = apps;
         self.apps_done = 0;
         self.last_sidecar = None;
-        // `PodSpec::measures_exposure`, from the same pass.
-        self.measures_exposure = proxies && unproxied_apps;
+        self.measures_exposure = pod.measures_exposure();
         self.exposed = false;
         self.meters.clear();
         self.observer.clear();
