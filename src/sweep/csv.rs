@@ -108,7 +108,7 @@ const POWERS_OF_TEN: [u64; MAX_DIGITS] = {
 fn decimal_len(n: u64) -> usize {
     let n = n | 1; // 0 has one digit, as 1 has
     let bits = (u64::BITS - n.leading_zeros()) as usize;
-    let guess = bits * 1233 >> 12;
+    let guess = (bits * 1233) >> 12;
     guess + usize::from(n >= POWERS_OF_TEN[guess])
 }
 
