@@ -12,7 +12,7 @@ use crate::model::{
     RuleAction, Signal,
 };
 
-use super::key::{Field, ProbeField};
+use super::key::{Field, ProbeField, service_field};
 
 /// The format a problem is worded for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -498,36 +498,7 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::ActionGracePeriod
         | Field::ActionDown => None,
         // The Service's rules (`scenario::service`) check axes value by value.
-        Field::Replicas
-        | Field::Nodes
-        | Field::Propagation
-        | Field::KubeletDelay
-        | Field::MinSyncPeriod
-        | Field::Cleanup
-        | Field::Rate
-        | Field::Arrival
-        | Field::Connections
-        | Field::Pool
-        | Field::Clients
-        | Field::ServiceTime
-        | Field::Retry
-        | Field::Duration
-        | Field::ConnectTimeout
-        | Field::OnSigterm
-        | Field::DrainDelay
-        | Field::At
-        | Field::AfterReady
-        | Field::Delete
-        | Field::GracePeriod
-        | Field::Every
-        | Field::Rollout
-        | Field::MaxSurge
-        | Field::MaxUnavailable
-        | Field::MinReadySeconds
-        | Field::DrainNode
-        | Field::MinAvailable
-        | Field::PdbMaxUnavailable
-        | Field::UnhealthyPodEvictionPolicy => None,
+        service_field!() => None,
         // The Job's rules (`scenario::job`) are checked on the base.
         Field::BackoffLimit | Field::BackoffLimitPerIndex => None,
     }
