@@ -16,6 +16,7 @@ mod set;
 mod unit;
 
 pub use field::Field;
+pub(crate) use field::service_field;
 pub use set::{Key, default_backoff_cap};
 pub use unit::{Unit, Value, parse_kube_version, parse_rate, unknown_preset, word};
 

@@ -12,7 +12,7 @@ use crate::model::service::{
 };
 
 use super::unit::*;
-use super::{Field, ProbeField, Scope};
+use super::{Field, ProbeField, Scope, service_field};
 
 /// A field of one container, or of the Pod or the run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -91,39 +91,7 @@ impl Key {
             (Field::BackoffInitial, _) => pod.backoff.initial = value.millis(),
             (Field::BackoffCap, _) => pod.backoff.cap = value.millis(),
             (Field::BackoffImmediateFirstRestart, _) => pod.backoff.immediate_first_restart = value.flag(),
-            (
-                field @ (Field::Replicas
-                | Field::Nodes
-                | Field::Propagation
-                | Field::KubeletDelay
-                | Field::MinSyncPeriod
-                | Field::Cleanup
-                | Field::Rate
-                | Field::Arrival
-                | Field::Connections
-                | Field::Pool
-                | Field::Clients
-                | Field::ServiceTime
-                | Field::Retry
-                | Field::Duration
-                | Field::ConnectTimeout
-                | Field::OnSigterm
-                | Field::DrainDelay
-                | Field::At
-                | Field::AfterReady
-                | Field::Delete
-                | Field::GracePeriod
-                | Field::Every
-                | Field::Rollout
-                | Field::MaxSurge
-                | Field::MaxUnavailable
-                | Field::MinReadySeconds
-                | Field::DrainNode
-                | Field::MinAvailable
-                | Field::PdbMaxUnavailable
-                | Field::UnhealthyPodEvictionPolicy),
-                _,
-            ) => set_service(field, self.container, run, value),
+            (field @ service_field!(), _) => set_service(field, self.container, run, value),
             (_, None) => {}
             (Field::Kind, Some(c)) => c.kind = KINDS[value.word().min(2)],
             (Field::Boot, Some(c)) => c.boot = value.to_dist(),

@@ -109,3 +109,11 @@ fn r55_a_drain_is_a_duration_a_distribution_or_never() {
         "{wrong}"
     );
 }
+
+#[test]
+fn the_service_field_pattern_is_the_services_scopes() {
+    for field in Field::ALL {
+        let listed = matches!(field, service_field!());
+        assert_eq!(listed, Scope::SERVICE.contains(&field.scope()), "{field:?}");
+    }
+}

@@ -5,23 +5,25 @@
 //! Invariant: model container `i` is built from the Kubernetes container `i`
 //! of `initContainers` followed by `containers`, and every `podsim.dev/`
 //! annotation is used or is an error, so a typo never falls back to a default.
+//!
+//! Mapping one container (hooks, policy, stop signal, probes) is in
+//! `container`.
+
+mod container;
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, PodSpec as K8sPodSpec};
 
-use super::handler::{Handler, Hook};
+use super::handler::Handler;
 use super::kind::{Policies, WorkloadKind};
 use super::service;
 use super::timings::{Source, Timings};
 use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
-use crate::model::{
-    ContainerKind, ContainerSpec, Deletion, Dist, PodMode, PodSpec, RestartPolicy, RunSpec, Signal,
-};
+use crate::model::{ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, RestartPolicy, RunSpec};
 use crate::scenario::diagnostic::{Diagnostic, Problem, closest, unknown_word};
 use crate::scenario::key::Key;
-use crate::scenario::restart;
 use crate::scenario::rules::{Format, Rule, check_spec};
 
 /// `PREFIX` without its slash, to recognise a misspelt prefix.
@@ -396,121 +398,6 @@ impl Mapper<'_> {
             }
         }
         Ok(entries)
-    }
-
-    /// One container as the manifest says it, with the default timings
-    /// (a setting may override them).
-    fn container(
-        &self,
-        entry: &Entry,
-        hook: &Hook,
-        post_start: &Hook,
-        os: Option<&str>,
-    ) -> Result<ContainerSpec, Diagnostic> {
-        let c = entry.container;
-        let path = entry.path();
-        let at = |key: &'static str| {
-            let mut at: Vec<&str> = path.iter().map(String::as_str).collect();
-            at.push(key);
-            at
-        };
-        let probes = [
-            ("startupProbe", &c.startup_probe),
-            ("readinessProbe", &c.readiness_probe),
-            ("livenessProbe", &c.liveness_probe),
-        ];
-        let mut mapped = [None; 3];
-        for (slot, (key, probe)) in mapped.iter_mut().zip(probes) {
-            if let Some(probe) = probe {
-                *slot = Some(self.probe(probe, &at(key))?);
-            }
-        }
-        // R58: `sleep: {seconds: 0}` is a hook that returns at once.
-        let pre_stop = match hook {
-            Hook::Absent | Hook::Fails => None,
-            Hook::Lasts(d) => Some(*d),
-            Hook::Unknown(_) => Some(DEFAULT_HOOK),
-        };
-        // R65, R66: a postStart hook holds the start; a tcpSocket one fails.
-        let (post_start, post_start_fails) = match post_start {
-            Hook::Absent => (None, false),
-            Hook::Lasts(d) => (Some(*d), false),
-            Hook::Unknown(_) => (Some(DEFAULT_HOOK), false),
-            Hook::Fails => (Some(SimDuration::ZERO), true),
-        };
-        let drain = if entry.kind == ContainerKind::Init {
-            SimDuration::ZERO
-        } else {
-            DEFAULT_DRAIN
-        };
-        // R60: a container's own policy (a sidecar's Always is its kind).
-        let restart_policy = match entry.kind {
-            ContainerKind::Sidecar => None,
-            _ => c.restart_policy.as_deref().and_then(RestartPolicy::parse),
-        };
-        let mut restart_rules = Vec::new();
-        for (i, rule) in c.restart_policy_rules.iter().flatten().enumerate() {
-            let index = i.to_string();
-            let mut rule_at: Vec<&str> = path.iter().map(String::as_str).collect();
-            rule_at.extend(["restartPolicyRules", index.as_str()]);
-            let Some(codes) = &rule.exit_codes else {
-                return Err(
-                    self.value_error(&rule_at, "exitCodes is missing: { operator: In, values: [42] }")
-                );
-            };
-            let values: Vec<i64> = codes.values.iter().flatten().map(|&v| i64::from(v)).collect();
-            let parsed =
-                restart::rule(&rule.action, &codes.operator, &values).map_err(|(part, message)| {
-                    let key = match part {
-                        restart::Part::Action => "action",
-                        restart::Part::Operator => "operator",
-                        restart::Part::Values => "values",
-                    };
-                    let mut at = rule_at.clone();
-                    if key != "action" {
-                        at.push("exitCodes");
-                    }
-                    at.push(key);
-                    self.value_error(&at, message)
-                })?;
-            restart_rules.push(parsed);
-        }
-        let stop_signal = match c.lifecycle.as_ref().and_then(|l| l.stop_signal.as_deref()) {
-            None => Signal::Term,
-            Some(name) => self.stop_signal(name, os, &at("lifecycle"))?,
-        };
-        Ok(ContainerSpec {
-            stop_signal,
-            drain: drain.into(),
-            pre_stop: pre_stop.map(Dist::from),
-            post_start: post_start.map(Into::into),
-            post_start_fails,
-            probes: mapped,
-            restart_policy,
-            restart_rules,
-            ..ContainerSpec::new(&c.name, entry.kind, DEFAULT_BOOT)
-        })
-    }
-
-    /// `lifecycle.stopSignal` (KEP-4960, R59): the API refuses it without
-    /// `spec.os.name`, and on Windows allows SIGTERM and SIGKILL alone.
-    fn stop_signal(&self, name: &str, os: Option<&str>, lifecycle: &[&str]) -> Result<Signal, Diagnostic> {
-        let at = [lifecycle, &["stopSignal"]].concat();
-        let Some(i) = Signal::NAMES.iter().position(|n| *n == name) else {
-            return Err(self.value_error(&at, unknown_word("stop signal", name, &Signal::NAMES)));
-        };
-        let signal = Signal::ALL[i];
-        match os {
-            None => Err(self.value_error(
-                &at,
-                "the API refuses lifecycle.stopSignal without spec.os.name; add spec.os.name: linux",
-            )),
-            Some("windows") if !matches!(signal, Signal::Term | Signal::Kill) => Err(self.value_error(
-                &at,
-                format!("a Windows Pod may stop its containers with SIGTERM or SIGKILL only, not {name}"),
-            )),
-            Some(_) => Ok(signal),
-        }
     }
 }
 

@@ -1,0 +1,42 @@
+//! The Service's fields as one pattern, for the matches that must treat
+//! them alike and stay exhaustive (see `service_field!`).
+
+/// The fields of the Service's scopes (`Scope::SERVICE`), as a pattern.
+/// `Key::set` hands them to the Service's setter and `rules::rule_class`
+/// leaves them to the Service's own checks; a pattern rather than a
+/// predicate so both matches stay exhaustive and a new field must be placed.
+macro_rules! service_field {
+    () => {
+        $crate::scenario::key::Field::Replicas
+            | $crate::scenario::key::Field::Nodes
+            | $crate::scenario::key::Field::Propagation
+            | $crate::scenario::key::Field::KubeletDelay
+            | $crate::scenario::key::Field::MinSyncPeriod
+            | $crate::scenario::key::Field::Cleanup
+            | $crate::scenario::key::Field::Rate
+            | $crate::scenario::key::Field::Arrival
+            | $crate::scenario::key::Field::Connections
+            | $crate::scenario::key::Field::Pool
+            | $crate::scenario::key::Field::Clients
+            | $crate::scenario::key::Field::ServiceTime
+            | $crate::scenario::key::Field::Retry
+            | $crate::scenario::key::Field::Duration
+            | $crate::scenario::key::Field::ConnectTimeout
+            | $crate::scenario::key::Field::OnSigterm
+            | $crate::scenario::key::Field::DrainDelay
+            | $crate::scenario::key::Field::At
+            | $crate::scenario::key::Field::AfterReady
+            | $crate::scenario::key::Field::Delete
+            | $crate::scenario::key::Field::GracePeriod
+            | $crate::scenario::key::Field::Every
+            | $crate::scenario::key::Field::Rollout
+            | $crate::scenario::key::Field::MaxSurge
+            | $crate::scenario::key::Field::MaxUnavailable
+            | $crate::scenario::key::Field::MinReadySeconds
+            | $crate::scenario::key::Field::DrainNode
+            | $crate::scenario::key::Field::MinAvailable
+            | $crate::scenario::key::Field::PdbMaxUnavailable
+            | $crate::scenario::key::Field::UnhealthyPodEvictionPolicy
+    };
+}
+pub(crate) use service_field;

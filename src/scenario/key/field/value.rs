@@ -1,0 +1,111 @@
+//! How each key's value is written and read: the one `Unit` of every
+//! field, kept apart from the key list so the list stays readable.
+
+use crate::model::{ContainerKind, ProbeOutcome, RestartPolicy, Signal};
+
+use crate::model::service::{Arrival, Connections, EvictionPolicy, OnSigterm, Retry, Strategy};
+
+use super::Field;
+use crate::scenario::key::ProbeField;
+use crate::scenario::key::unit::*;
+
+impl Field {
+    /// How the field's value is written and read.
+    pub fn unit(self) -> Unit {
+        match self {
+            Field::Horizon
+            | Field::TerminationGracePeriod
+            | Field::StopAt
+            | Field::StopAfterReady
+            | Field::BackoffInitial
+            | Field::BackoffCap
+            | Field::KubeletDelay
+            | Field::MinSyncPeriod
+            | Field::Cleanup
+            | Field::Duration
+            | Field::ConnectTimeout
+            | Field::DrainDelay
+            | Field::At
+            | Field::AfterReady
+            | Field::GracePeriod
+            | Field::Every
+            | Field::MinReadySeconds
+            | Field::ActionAt
+            | Field::ActionAfterReady
+            | Field::ActionGracePeriod
+            | Field::ActionDown => Unit::Millis,
+            Field::Boot | Field::PreStop | Field::Run | Field::ServiceTime | Field::PostStart => Unit::Dist,
+            Field::Drain => Unit::Drain,
+            Field::ImagePull => Unit::Pulls,
+            Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
+            Field::Rate => Unit::Rate,
+            Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
+                Unit::Scaled
+            }
+            Field::DrainNode => Unit::Count,
+            Field::UnhealthyPodEvictionPolicy => Unit::Word {
+                what: "unhealthy_pod_eviction_policy",
+                names: &EvictionPolicy::NAMES,
+            },
+            Field::Rollout => Unit::Word {
+                what: "rollout",
+                names: &Strategy::NAMES,
+            },
+            Field::Propagation => Unit::Propagation,
+            Field::Arrival => Unit::Word {
+                what: "arrival",
+                names: &Arrival::NAMES,
+            },
+            Field::Connections => Unit::Word {
+                what: "connections",
+                names: &Connections::NAMES,
+            },
+            Field::Retry => Unit::Word {
+                what: "retry",
+                names: &Retry::NAMES,
+            },
+            Field::OnSigterm => Unit::Word {
+                what: "on_sigterm",
+                names: &OnSigterm::NAMES,
+            },
+            Field::CrashAfter => Unit::DistList,
+            Field::FailProbability => Unit::Probability,
+            Field::Seed
+            | Field::Fails
+            | Field::ExitCode
+            | Field::ExitCodeOnSigterm
+            | Field::BackoffLimit
+            | Field::BackoffLimitPerIndex => Unit::Count,
+            Field::Proxy | Field::BackoffImmediateFirstRestart | Field::PostStartFails => Unit::Flag,
+            Field::RestartPolicy | Field::ContainerRestartPolicy => Unit::Word {
+                what: "restart_policy",
+                names: &RestartPolicy::NAMES,
+            },
+            Field::StopSignal => Unit::Word {
+                what: "stop_signal",
+                names: &Signal::NAMES,
+            },
+            Field::DrainsOn => Unit::Word {
+                what: "drains_on",
+                names: &Signal::NAMES,
+            },
+            Field::Kind => Unit::Word {
+                what: "kind",
+                names: &ContainerKind::NAMES,
+            },
+            Field::Mode => Unit::Word {
+                what: "mode",
+                names: &MODE_NAMES,
+            },
+            Field::Kubernetes => Unit::Version,
+            Field::Probe(_, field) => match field {
+                ProbeField::SuccessThreshold | ProbeField::FailureThreshold => Unit::Count,
+                ProbeField::Outcome => Unit::Word {
+                    what: "outcome",
+                    names: &ProbeOutcome::NAMES,
+                },
+                _ => Unit::Millis,
+            },
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! The registry against every reader: each key is accepted by a TOML
+//! scenario, as a grid axis, and by annotations and the timings overlay
+//! (or refused there with the manifest field to edit), and the README's key
+//! table lists it. A key added to the registry but missed by a reader, or
+//! by the README, fails here.
+
+use std::path::Path;
+
+use super::key::{Field, Scope, Unit};
+use super::manifest::{self, Timings};
+use super::*;
+use crate::sweep::Grid;
+
+/// A value of `field` as TOML and as annotation text, valid for the Pod below.
+fn sample(field: Field) -> (&'static str, &'static str) {
+    match field.unit() {
+        Unit::Millis => ("\"2s\"", "2s"),
+        Unit::Dist => ("\"2s\"", "2s"),
+        Unit::DistList => ("[\"30s\"]", "30s"),
+        Unit::Probability => ("0.5", "0.5"),
+        Unit::Count => match field {
+            // Non-zero needs `run`, which the manifest's app lacks.
+            Field::ExitCode => ("0", "0"),
+            _ => ("1", "1"),
+        },
+        Unit::Flag => ("true", "true"),
+        Unit::Word { .. } => match field {
+            Field::RestartPolicy | Field::ContainerRestartPolicy => ("\"Never\"", "Never"),
+            Field::Mode => ("\"job\"", "job"),
+            Field::Arrival => ("\"constant\"", "constant"),
+            Field::Connections => ("\"keep-alive\"", "keep-alive"),
+            Field::Retry => ("\"once\"", "once"),
+            Field::OnSigterm => ("\"ignore\"", "ignore"),
+            Field::Rollout => ("\"Recreate\"", "Recreate"),
+            Field::UnhealthyPodEvictionPolicy => ("\"AlwaysAllow\"", "AlwaysAllow"),
+            Field::Probe(_, key::ProbeField::Outcome) => ("\"hangs\"", "hangs"),
+            Field::StopSignal | Field::DrainsOn => ("\"SIGQUIT\"", "SIGQUIT"),
+            _ => ("\"app\"", "app"),
+        },
+        Unit::Version => ("\"1.33\"", "1.33"),
+        Unit::Rate => ("8.3", "8.3"),
+        Unit::Propagation => ("\"medium\"", "medium"),
+        Unit::Scaled => ("\"50%\"", "50%"),
+        Unit::Drain => ("\"never\"", "never"),
+        Unit::Pulls => ("2", "2"),
+    }
+}
+
+/// A Pod every key fits: a Job-ready policy, an app that runs and
+/// exits, with a postStart hook to fail; readiness-probe grace alone
+/// breaks a rule wherever it is set.
+const BASE: &str = "[pod]\nrestart_policy = \"Never\"\n[[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\nrun = \"10s\"\npost_start = \"1s\"\n";
+
+/// The action a key of `[[actions]]` belongs to, as its line.
+fn action_kind(field: Field) -> &'static str {
+    match field {
+        Field::ActionDown => "node_reboot = true\n",
+        _ => "delete = true\n",
+    }
+}
+
+fn breaks_a_rule_by_design(field: Field) -> bool {
+    matches!(
+        field,
+        Field::Probe(
+            crate::model::ProbeKind::Readiness,
+            key::ProbeField::TerminationGracePeriod
+        )
+    )
+}
+
+fn accepted(field: Field, result: Result<(), String>) {
+    match result {
+        Ok(()) => assert!(!breaks_a_rule_by_design(field), "{field:?}"),
+        Err(e) if breaks_a_rule_by_design(field) => assert!(e.contains("readiness probe"), "{e}"),
+        Err(e) => panic!("{field:?} refused: {e}"),
+    }
+}
+
+#[test]
+fn every_key_is_read_by_toml_and_swept_as_an_axis() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    for field in Field::ALL {
+        let (toml_value, _) = sample(field);
+        // The key itself comes out of the base, to be written once.
+        let base: String = BASE
+            .lines()
+            .filter(|l| field == Field::Kind || !l.starts_with(&format!("{} = ", field.name())))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let text = match (field.scope(), field.group()) {
+            (Scope::Run, _) => format!("{} = {toml_value}\n{base}", field.name()),
+            (Scope::Pod, None) => {
+                base.replace("[pod]\n", &format!("[pod]\n{} = {toml_value}\n", field.name()))
+            }
+            (Scope::Pod, Some(g)) => base.replace(
+                "[pod]\n",
+                &format!("[pod]\n{} = {{ {} = {toml_value} }}\n", g.name(), field.leaf()),
+            ),
+            (Scope::Container, None) if field == Field::Kind => base.clone(),
+            (Scope::Container, None) => format!("{base}{} = {toml_value}\n", field.name()),
+            (Scope::Container, Some(g)) => {
+                format!("{base}{} = {{ {} = {toml_value} }}\n", g.name(), field.leaf())
+            }
+            (Scope::Job, _) => format!("{base}[job]\n{} = {toml_value}\n", field.name()),
+            // A delete action (a reboot for its down time), said when
+            // unless the key says it.
+            (Scope::Action, _) => {
+                let when = match field {
+                    Field::ActionAt | Field::ActionAfterReady => "",
+                    _ => "at = \"1s\"\n",
+                };
+                let kind = action_kind(field);
+                format!("{base}[[actions]]\n{kind}{when}{} = {toml_value}\n", field.name())
+            }
+            // A Service around the Pod, with the key in its own table.
+            (scope, _) => {
+                let line = format!("{} = {toml_value}\n", field.name());
+                let table = |s: Scope, rest: &str| {
+                    if s == scope {
+                        format!("{rest}{line}")
+                    } else {
+                        rest.to_string()
+                    }
+                };
+                let when = match field {
+                    Field::At | Field::AfterReady => "",
+                    _ => "after_ready = \"1s\"\n",
+                };
+                let rate = if field == Field::Rate { "" } else { "rate = 1\n" };
+                format!(
+                    "[service]\n{}[traffic]\n{}[app]\n{}[pdb]\n{}[[disruptions]]\n{}{}",
+                    table(Scope::Service, ""),
+                    table(Scope::Traffic, rate),
+                    table(Scope::App, ""),
+                    table(Scope::Pdb, ""),
+                    table(Scope::Disruption, when),
+                    base.replace("restart_policy = \"Never\"\n", "")
+                )
+            }
+        };
+        accepted(
+            field,
+            Scenario::parse(&text, "k.toml")
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        );
+        let path = match field.scope() {
+            Scope::Run => field.name(),
+            Scope::Pod => format!("pod.{}", field.name()),
+            Scope::Container => format!("containers.web.{}", field.name()),
+            Scope::Disruption => format!("disruptions.0.{}", field.name()),
+            Scope::Action => format!("actions.0.{}", field.name()),
+            scope => format!("{}.{}", scope.table(), field.name()),
+        };
+        let axis_value = match toml_value {
+            "[\"30s\"]" => "\"30s\"",
+            v => v,
+        };
+        let grid = format!("base = \"x.toml\"\n[axes]\n\"{path}\" = [{axis_value}]\n");
+        // A disruption's axis sweeps a disruption of its own kind.
+        let kind = match field {
+            Field::Rollout | Field::MaxSurge | Field::MaxUnavailable | Field::MinReadySeconds => {
+                "rollout = \"RollingUpdate\"\n"
+            }
+            Field::DrainNode => "drain = 0\n",
+            _ => "",
+        };
+        let service_base = format!(
+            "[service]\n[traffic]\nrate = 1\n[[disruptions]]\nafter_ready = \"1s\"\n{kind}{}",
+            BASE.replace("restart_policy = \"Never\"\n", "")
+        );
+        let job_base = BASE.replace("[pod]\n", "[pod]\nmode = \"job\"\n");
+        let action_base = format!("{BASE}[[actions]]\nat = \"1s\"\n{}", action_kind(field));
+        let base_text = match field.scope() {
+            scope if Scope::SERVICE.contains(&scope) => service_base.as_str(),
+            Scope::Job => job_base.as_str(),
+            Scope::Action => action_base.as_str(),
+            _ => BASE,
+        };
+        let base = Scenario::parse(base_text, "base.toml").unwrap();
+        let result = Grid::parse(&grid, "g.toml", base, &folder)
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        accepted(field, result);
+    }
+}
+
+const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: k\n  annotations:\n    KEY: \"VALUE\"\nspec:\n  restartPolicy: Never\n  containers:\n  - name: web\n    image: nginx\n    lifecycle:\n      postStart:\n        httpGet:\n          port: 80\n      preStop:\n        httpGet:\n          port: 80\n";
+
+#[test]
+fn every_key_is_read_by_annotations_and_the_overlay_or_sent_to_the_manifest() {
+    for field in Field::ALL {
+        // Actions have no manifest field and no annotation: TOML only.
+        if field.scope() == Scope::Action {
+            continue;
+        }
+        let (toml_value, text) = sample(field);
+        let name = field.name();
+        // A Service key's annotation path is its grid axis's path; a
+        // traffic key needs a rate with it, a disruption's a when.
+        let (annotation, table, with) = match field.scope() {
+            Scope::Container => (format!("podsim.dev/web.{name}"), "[containers.web]".into(), None),
+            Scope::Traffic if field != Field::Rate => (
+                format!("podsim.dev/traffic.{name}"),
+                "[traffic]".into(),
+                Some(("traffic.rate", "rate", "1")),
+            ),
+            Scope::Disruption if !matches!(field, Field::At | Field::AfterReady) => (
+                format!("podsim.dev/disruptions.0.{name}"),
+                "[disruptions.0]".into(),
+                Some(("disruptions.0.after_ready", "after_ready", "\"1s\"")),
+            ),
+            Scope::Disruption => (
+                format!("podsim.dev/disruptions.0.{name}"),
+                "[disruptions.0]".into(),
+                None,
+            ),
+            scope @ (Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb) => (
+                format!("podsim.dev/{}.{name}", scope.table()),
+                format!("[{}]", scope.table()),
+                None,
+            ),
+            Scope::Run | Scope::Pod => (format!("podsim.dev/{name}"), "[pod]".into(), None),
+            Scope::Job => (format!("podsim.dev/job.{name}"), "[job]".into(), None),
+            Scope::Action => unreachable!("skipped above"),
+        };
+        let mut yaml = POD.replace("KEY", &annotation).replace("VALUE", text);
+        let mut overlay = format!("{table}\n{name} = {toml_value}\n");
+        if let Some((path, key, value)) = with {
+            let line = format!("    podsim.dev/{path}: '{}'\n", value.trim_matches('"'));
+            yaml = yaml.replace("spec:\n", &format!("{line}spec:\n"));
+            overlay.push_str(&format!("{key} = {value}\n"));
+        }
+        let by_annotation = manifest::parse(&yaml, "k.yaml", None)
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let by_overlay = Timings::parse(&overlay, "t.toml")
+            .and_then(|t| manifest::parse(&POD.replace("    KEY: \"VALUE\"\n", ""), "k.yaml", Some(&t)))
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        for result in [by_annotation, by_overlay] {
+            match field.manifest_field() {
+                None => accepted(field, result),
+                Some(k8s) => {
+                    let e = result.expect_err(&format!("{field:?} is the manifest's"));
+                    assert!(e.contains("comes from the manifest") && e.contains(&k8s), "{e}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_key_is_in_the_readme_key_table() {
+    let readme = include_str!("../../README.md");
+    let table = readme
+        .split("### Every key")
+        .nth(1)
+        .and_then(|rest| rest.split("\n#").next())
+        .expect("README has a section \"### Every key\"");
+    for field in Field::ALL {
+        let row = format!("| `{}` |", field.name());
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with(&row) && l.contains(field.doc())),
+            "README's key table lacks `{}` with its meaning: {}",
+            field.name(),
+            field.doc()
+        );
+    }
+}

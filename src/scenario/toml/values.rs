@@ -1,0 +1,175 @@
+//! One TOML value read for a key's unit, and the words for what was
+//! expected and what was found: shared by scenarios, grid axes and the
+//! timings overlay, apart from the walk of a scenario's tables.
+
+use toml::de::DeValue;
+
+use crate::model::Drain;
+use crate::scenario::dist::{dist_from_table, parse_probability};
+use crate::scenario::key::{Unit, Value, word};
+use crate::scenario::parse_duration;
+
+/// Why a value does not fit its key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValueError {
+    /// A number where a duration belongs: the message says it all, whatever the key.
+    BareNumber(String),
+    /// A word that is not one of the unit's: the message names the unit.
+    UnknownWord(String),
+    /// Anything else; the reader prefixes the key.
+    Invalid(String),
+}
+
+impl ValueError {
+    /// The message alone, for a reader that says where it is by itself.
+    pub fn text(&self) -> &str {
+        match self {
+            ValueError::BareNumber(m) | ValueError::UnknownWord(m) | ValueError::Invalid(m) => m,
+        }
+    }
+
+    /// The message for `key` (a path such as `boot`) after `context`.
+    pub fn message(&self, context: &str, key: &str) -> String {
+        match self {
+            ValueError::BareNumber(m) => m.clone(),
+            ValueError::UnknownWord(m) => format!("{context}{m}"),
+            ValueError::Invalid(m) => format!("{context}{key}: {m}"),
+        }
+    }
+}
+
+/// One value of `unit` as written in TOML.
+pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
+    match (unit, item) {
+        (Unit::Millis, DeValue::String(s)) => {
+            parse_duration(s).map(Value::Millis).map_err(ValueError::Invalid)
+        }
+        (Unit::Dist, DeValue::String(s)) => parse_duration(s).map(Value::Millis).map_err(ValueError::Invalid),
+        (Unit::Drain, DeValue::String(s)) if s.as_ref() == Drain::NEVER => Ok(Value::Never),
+        (Unit::Drain, DeValue::String(s)) => parse_duration(s).map(Value::Millis).map_err(|m| {
+            ValueError::Invalid(format!("{m}; or \"never\" for a process that ignores SIGTERM"))
+        }),
+        (Unit::Drain, DeValue::Table(table)) => dist_from_table(table)
+            .map(Value::from_dist)
+            .map_err(ValueError::Invalid),
+        (Unit::Dist, DeValue::Table(table)) => dist_from_table(table)
+            .map(Value::from_dist)
+            .map_err(ValueError::Invalid),
+        (Unit::Millis, DeValue::Table(_)) => Err(ValueError::Invalid(
+            "takes one duration in quotes such as \"1s\": it is a setting, not a time that varies \
+             (distributions are for boot, drain, pre_stop, run and crash_after; sweep a setting as an axis)"
+                .into(),
+        )),
+        (Unit::Millis | Unit::Dist | Unit::Drain | Unit::DistList, DeValue::Integer(i)) => {
+            Err(ValueError::BareNumber(format!(
+                "a duration needs a unit and quotes: write \"{i}s\" or \"{i}ms\", not {i}"
+            )))
+        }
+        (Unit::Millis | Unit::Dist | Unit::Drain | Unit::DistList, DeValue::Float(f)) => {
+            Err(ValueError::BareNumber(format!(
+                "a duration needs a unit and quotes: write \"{f}s\", not {f}"
+            )))
+        }
+        (Unit::DistList, DeValue::Array(items)) => items
+            .iter()
+            .map(|d| value(Unit::Dist, d.get_ref()).map(|v| v.to_dist()))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::DistList),
+        (Unit::Probability, DeValue::Float(f)) => parse_probability("", f.as_str())
+            .map(Value::Probability)
+            .map_err(ValueError::Invalid),
+        (Unit::Probability, DeValue::Integer(i)) => parse_probability("", i.as_str())
+            .map(Value::Probability)
+            .map_err(ValueError::Invalid),
+        (Unit::Count, DeValue::Integer(i)) => {
+            let n = i64::from_str_radix(i.as_str(), i.radix())
+                .map_err(|_| ValueError::Invalid(format!("{i} is too large")))?;
+            if n < 0 {
+                Err(ValueError::Invalid(format!(
+                    "{i} is negative; a count is 0 or more"
+                )))
+            } else {
+                u32::try_from(n)
+                    .map(Value::Count)
+                    .map_err(|_| ValueError::Invalid(format!("{i} is too large")))
+            }
+        }
+        (Unit::Flag, DeValue::Boolean(b)) => Ok(Value::Flag(*b)),
+        (Unit::Rate, DeValue::Float(f)) => crate::scenario::key::parse_rate(f.as_str())
+            .map(Value::Rate)
+            .map_err(ValueError::Invalid),
+        (Unit::Rate, DeValue::Integer(i)) => crate::scenario::key::parse_rate(i.as_str())
+            .map(Value::Rate)
+            .map_err(ValueError::Invalid),
+        (Unit::Propagation, DeValue::String(s)) => Unit::Propagation
+            .parse_text("propagation", s)
+            .map_err(ValueError::UnknownWord),
+        (Unit::Propagation, DeValue::Table(table)) => dist_from_table(table)
+            .map(Value::from_dist)
+            .map_err(ValueError::Invalid),
+        (Unit::Word { what, names }, DeValue::String(s)) => {
+            word(what, names, s).map_err(ValueError::UnknownWord)
+        }
+        (Unit::Scaled, DeValue::Integer(i)) => Unit::Scaled
+            .parse_text("", i.as_str())
+            .map_err(|_| ValueError::Invalid(format!("{i} is not a count of Pods (0 or more)"))),
+        (Unit::Scaled, DeValue::String(s)) if s.ends_with('%') => Unit::Scaled
+            .parse_text("", s)
+            .map_err(|_| ValueError::Invalid(format!("\"{s}\" is not a percentage such as \"25%\""))),
+        (Unit::Pulls, DeValue::Integer(i)) => Unit::Pulls
+            .parse_text("image_pull", i.as_str())
+            .map_err(ValueError::Invalid),
+        (Unit::Pulls, DeValue::String(s)) => Unit::Pulls
+            .parse_text("image_pull", s)
+            .map_err(ValueError::Invalid),
+        (Unit::Version, DeValue::String(s)) => crate::scenario::key::parse_kube_version(s)
+            .map(Value::Version)
+            .map_err(ValueError::UnknownWord),
+        (_, other) => Err(ValueError::Invalid(format!(
+            "expected {}, found {}",
+            one_value(unit),
+            type_name(other)
+        ))),
+    }
+}
+
+/// What a TOML value is, in words.
+pub fn type_name(value: &DeValue) -> String {
+    match value {
+        DeValue::String(s) => format!("the string \"{s}\""),
+        DeValue::Integer(i) => format!("the integer {i}"),
+        DeValue::Float(f) => format!("the number {f}"),
+        DeValue::Boolean(b) => format!("{b}"),
+        DeValue::Datetime(_) => "a date".into(),
+        DeValue::Array(_) => "a list".into(),
+        DeValue::Table(_) => "a table".into(),
+    }
+}
+
+/// What one value of `unit` looks like, for "expected …, found …".
+pub fn one_value(unit: Unit) -> String {
+    match unit {
+        Unit::Millis => "a duration in quotes such as \"250ms\" or \"1s\"".into(),
+        Unit::Dist => "a duration in quotes such as \"250ms\", or a distribution such as \
+                       { dist = \"lognormal\", median = \"3s\", p99 = \"10s\" }"
+            .into(),
+        Unit::Drain => {
+            "a duration in quotes such as \"250ms\", a distribution, or \"never\" (it ignores SIGTERM)".into()
+        }
+        Unit::DistList => "a list of durations such as [\"30s\", \"10s\"]".into(),
+        Unit::Probability => "a number from 0 to 1 such as 0.2 (no quotes)".into(),
+        Unit::Count => "an integer such as 0 or 3 (no quotes)".into(),
+        Unit::Flag => "true or false (no quotes)".into(),
+        Unit::Word { names, .. } => format!("one of {} (in quotes)", names.join(", ")),
+        Unit::Version => "a version in quotes such as \"1.33\"".into(),
+        Unit::Rate => "a number of requests per second above 0 such as 8.3 (no quotes)".into(),
+        Unit::Scaled => {
+            "a count of Pods such as 1 (no quotes) or a percentage in quotes such as \"25%\"".into()
+        }
+        Unit::Pulls => "a count of failed pulls such as 2 (no quotes), or \"fails\"".into(),
+        Unit::Propagation => format!(
+            "a preset in quotes ({}), a duration such as \"2s\" or a distribution",
+            crate::model::service::Preset::NAMES.join(", ")
+        ),
+    }
+}
