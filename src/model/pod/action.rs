@@ -115,6 +115,10 @@ impl<O: Observer> PodModel<O> {
         }
         if forgot {
             self.stage = Stage::Initializing;
+            self.frontier = self
+                .ids()
+                .rev()
+                .find(|&id| self.kind(id) != ContainerKind::App && self.container(id).recorded);
         }
     }
 

@@ -175,6 +175,11 @@ pub struct PodModel<O: Observer = ()> {
     /// While terminating: the last-declared sidecar still running, the only
     /// one whose turn can come next (R36).
     last_sidecar: Option<ContainerId>,
+    /// The init walk's frontier (R51): the last init container or sidecar
+    /// the runtime holds a record of. Kept, not searched for at each sync:
+    /// it moves forward at a start and back only when records are
+    /// forgotten (R75, a start over).
+    frontier: Option<ContainerId>,
     measures_exposure: bool,
     exposed: bool,
     meters: Meters,
@@ -239,6 +244,7 @@ impl<O: Observer> PodModel<O> {
             apps: 0,
             apps_done: 0,
             last_sidecar: None,
+            frontier: None,
             measures_exposure: false,
             exposed: false,
             meters: Meters::default(),
@@ -314,6 +320,7 @@ impl<O: Observer> PodModel<O> {
         self.apps = apps;
         self.apps_done = 0;
         self.last_sidecar = None;
+        self.frontier = None;
         self.measures_exposure = pod.measures_exposure();
         self.exposed = false;
         self.meters.clear();

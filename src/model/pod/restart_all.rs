@@ -108,6 +108,7 @@ impl<O: Observer> PodModel<O> {
             c.recorded = false;
         }
         self.stage = Stage::Initializing;
+        self.frontier = None;
         self.note_phase(now);
         self.sync(now, s);
     }

@@ -45,11 +45,7 @@ impl<O: Observer> PodModel<O> {
     /// container whose back-off is over) starts on its own schedule, whatever
     /// the others do. Returns whether the Pod is initialized now.
     fn sync_init_containers(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) -> bool {
-        let Some(frontier) = self
-            .ids()
-            .rev()
-            .find(|&id| self.kind(id) != ContainerKind::App && self.container(id).recorded)
-        else {
+        let Some(frontier) = self.frontier else {
             // Nothing started yet: the first init container starts.
             if let Some(first) = self.ids().find(|&id| self.kind(id) != ContainerKind::App) {
                 self.start(first, now, s);
@@ -117,6 +113,8 @@ impl<O: Observer> PodModel<O> {
         self.running += 1;
         if self.kind(id) == ContainerKind::App {
             self.running_apps += 1;
+        } else if self.frontier < Some(id) {
+            self.frontier = Some(id);
         }
         let c = self.container_mut(id);
         c.attempt += 1;
