@@ -95,6 +95,13 @@ impl<O: Observer> PodSimulator<O> {
         self.sim.model_mut().run_spec_mut()
     }
 
+    /// The spec of the next run, for changes that leave its shape as it
+    /// was (no `Field::shapes_the_pod` field): the next `run` does not work
+    /// the shape out again. A sweep's rows mostly change only durations.
+    pub fn spec_mut_keeping_shape(&mut self) -> &mut RunSpec {
+        self.sim.model_mut().run_spec_mut_keeping_shape()
+    }
+
     /// Simulates the current spec from Pod creation to the end.
     pub fn run(&mut self) -> Metrics {
         let horizon = self.sim.model().run_spec().horizon;

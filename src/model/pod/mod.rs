@@ -45,7 +45,9 @@ use super::draw::{DrawKey, name_hash};
 use super::event::PodEvent;
 use super::history::{Change, ExitReason, Observer, TraceEntry};
 use super::metrics::{Meters, Metrics, Outcome, PodPhase};
-use super::spec::{ContainerId, ContainerKind, ContainerSpec, Deletion, ImagePull, PodMode, RunSpec};
+use super::spec::{
+    ContainerId, ContainerKind, ContainerSpec, Deletion, ImagePull, PodMode, PodSpec, RunSpec,
+};
 use super::stop::Reaction;
 use crate::engine::{Model, RunEnd, Scheduler, SimDuration, SimTime};
 
@@ -143,9 +145,9 @@ pub struct PodModel<O: Observer = ()> {
     /// The container whose postStart hook (or the kill after its failure)
     /// holds the kubelet's sync: nothing starts meanwhile (R65).
     held_by: Option<ContainerId>,
-    /// Some container's image pull may fail (R67): only then does a start
-    /// look at pulls, so a sweep without them pays nothing for it.
-    pulls_may_fail: bool,
+    /// What the spec's shape implies, worked out at a reset only when the
+    /// spec may have changed shape since (`None`).
+    shape: Option<Shape>,
     /// The deletion request has arrived.
     deleted: bool,
     /// The grace a termination gives: the Pod's, or a delete's (R33, R70).
@@ -160,7 +162,6 @@ pub struct PodModel<O: Observer = ()> {
     /// those a sync triggers (R52). Counted, so a sync without any costs
     /// nothing.
     awaiting_readiness: u32,
-    needed_for_ready: u32,
     /// Alive apps (not proxies) and alive proxies, for exposure.
     alive_apps: u32,
     alive_proxies: u32,
@@ -169,8 +170,7 @@ pub struct PodModel<O: Observer = ()> {
     /// searched for (a search made termination quadratic in the apps).
     running: u32,
     running_apps: u32,
-    /// App containers, and those that exited for good (R43).
-    apps: u32,
+    /// App containers that exited for good (R43).
     apps_done: u32,
     /// While terminating: the last-declared sidecar still running, the only
     /// one whose turn can come next (R36).
@@ -180,7 +180,6 @@ pub struct PodModel<O: Observer = ()> {
     /// it moves forward at a start and back only when records are
     /// forgotten (R75, a start over).
     frontier: Option<ContainerId>,
-    measures_exposure: bool,
     exposed: bool,
     meters: Meters,
     observer: O,
@@ -220,6 +219,40 @@ enum Cause {
     NodeLost,
 }
 
+/// What the model works out from the spec's shape: the containers'
+/// kinds, proxies, probes and image pulls, and the Pod's actions. A sweep
+/// changes mostly durations, which leave it as it was, so it is worked
+/// out again only when the spec may have changed shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    /// Apps and sidecars: the Pod is Ready when this many are (R22).
+    needed_for_ready: u32,
+    /// App containers (R43).
+    apps: u32,
+    /// Some container's image pull may fail (R67): only then does a start
+    /// look at pulls, so a sweep without them pays nothing for it.
+    pulls_may_fail: bool,
+    /// Exposure is measured (`PodSpec::measures_exposure`).
+    measures_exposure: bool,
+    /// Some container may get a probe worker: it has probes, or the Pod
+    /// has actions (an image update may bring probes, R71).
+    may_probe: bool,
+}
+
+impl Shape {
+    fn of(pod: &PodSpec) -> Shape {
+        let count =
+            |kind: fn(ContainerKind) -> bool| pod.containers.iter().filter(|c| kind(c.kind)).count() as u32;
+        Shape {
+            needed_for_ready: count(|k| k != ContainerKind::Init),
+            apps: count(|k| k == ContainerKind::App),
+            pulls_may_fail: pod.containers.iter().any(|c| c.image_pull != ImagePull::Pulls),
+            measures_exposure: pod.measures_exposure(),
+            may_probe: !pod.actions.is_empty() || pod.containers.iter().any(ContainerSpec::has_probes),
+        }
+    }
+}
+
 impl<O: Observer> PodModel<O> {
     /// A model of `run`, reporting to `observer`.
     pub fn new(run: RunSpec, observer: O) -> Self {
@@ -229,23 +262,20 @@ impl<O: Observer> PodModel<O> {
             workers: Vec::new(),
             stage: Stage::Initializing,
             held_by: None,
-            pulls_may_fail: false,
+            shape: None,
             deleted: false,
             grace: SimDuration::ZERO,
             has_been_ready: false,
             pod_ready: false,
             ready_count: 0,
             awaiting_readiness: 0,
-            needed_for_ready: 0,
             alive_apps: 0,
             alive_proxies: 0,
             running: 0,
             running_apps: 0,
-            apps: 0,
             apps_done: 0,
             last_sidecar: None,
             frontier: None,
-            measures_exposure: false,
             exposed: false,
             meters: Meters::default(),
             observer,
@@ -261,8 +291,17 @@ impl<O: Observer> PodModel<O> {
         &self.run
     }
 
-    /// The run to change between runs; call `reset` before the next run.
+    /// The run to change between runs; call `reset` before the next run,
+    /// which works out the spec's shape again.
     pub fn run_spec_mut(&mut self) -> &mut RunSpec {
+        self.shape = None;
+        &mut self.run
+    }
+
+    /// The run to change between runs, keeping the shape worked out for the
+    /// spec: for a caller that changes nothing `Shape::of` reads (a sweep
+    /// whose axes that turned are durations and counts, `Field::shapes_the_pod`).
+    pub fn run_spec_mut_keeping_shape(&mut self) -> &mut RunSpec {
         &mut self.run
     }
 
@@ -276,52 +315,45 @@ impl<O: Observer> PodModel<O> {
         &mut self.observer
     }
 
-    /// Back to a Pod that was never created, keeping allocations. Between
-    /// runs a sweep may change anything in the spec (`run_spec_mut`), so
-    /// what the model keeps of its shape (counts, probe workers) is worked
-    /// out again, in one pass over the containers: cheaper than finding out
-    /// whether it changed.
+    /// Back to a Pod that was never created, keeping allocations. The
+    /// spec's `Shape` is worked out again if the spec may have changed
+    /// shape since the last reset (`run_spec_mut`); the probe workers,
+    /// which carry a run's state, are made afresh.
     pub fn reset(&mut self) {
         self.restore_images();
         let pod = &self.run.pod;
+        let shape = *self.shape.get_or_insert_with(|| Shape::of(pod));
         self.containers.clear();
         self.containers.resize(pod.containers.len(), Container::NEW);
         self.workers.clear();
-        let (mut needed_for_ready, mut apps) = (0, 0);
-        let mut pulls_may_fail = false;
-        for (i, spec) in pod.containers.iter().enumerate() {
-            // Most containers have no probe and most Pods no actions.
-            if spec.has_probes() || !pod.actions.is_empty() {
-                worker::add(
-                    pod,
-                    ContainerId(i as u32),
-                    &mut self.containers[i],
-                    &mut self.workers,
-                );
+        // Most Pods have no probe and no actions: no worker to add.
+        if shape.may_probe {
+            for (i, spec) in pod.containers.iter().enumerate() {
+                if spec.has_probes() || !pod.actions.is_empty() {
+                    worker::add(
+                        pod,
+                        ContainerId(i as u32),
+                        &mut self.containers[i],
+                        &mut self.workers,
+                    );
+                }
             }
-            needed_for_ready += u32::from(spec.kind != ContainerKind::Init);
-            apps += u32::from(spec.kind == ContainerKind::App);
-            pulls_may_fail |= spec.image_pull != ImagePull::Pulls;
         }
         self.stage = Stage::Initializing;
         self.held_by = None;
-        self.pulls_may_fail = pulls_may_fail;
         self.deleted = false;
         self.grace = pod.termination_grace_period.max(termination::MIN_POD_GRACE);
         self.has_been_ready = false;
         self.pod_ready = false;
         self.ready_count = 0;
         self.awaiting_readiness = 0;
-        self.needed_for_ready = needed_for_ready;
         self.alive_apps = 0;
         self.alive_proxies = 0;
         self.running = 0;
         self.running_apps = 0;
-        self.apps = apps;
         self.apps_done = 0;
         self.last_sidecar = None;
         self.frontier = None;
-        self.measures_exposure = pod.measures_exposure();
         self.exposed = false;
         self.meters.clear();
         self.observer.clear();
@@ -381,7 +413,7 @@ impl<O: Observer> PodModel<O> {
         } else {
             *counter -= 1;
         }
-        let exposed = self.measures_exposure && self.alive_apps > 0 && self.alive_proxies == 0;
+        let exposed = self.shape().measures_exposure && self.alive_apps > 0 && self.alive_proxies == 0;
         if exposed != self.exposed {
             self.exposed = exposed;
             let change = if exposed {
@@ -393,6 +425,11 @@ impl<O: Observer> PodModel<O> {
         }
     }
 
+    /// The shape of the spec being run: known from the reset on.
+    fn shape(&self) -> Shape {
+        self.shape.unwrap_or_else(|| Shape::of(&self.run.pod))
+    }
+
     /// Termination has begun (it may be over already).
     fn is_terminating(&self) -> bool {
         matches!(self.stage, Stage::Terminating(_) | Stage::Stopped(_))
@@ -400,6 +437,12 @@ impl<O: Observer> PodModel<O> {
 
     fn ids(&self) -> impl DoubleEndedIterator<Item = ContainerId> + use<O> {
         (0..self.containers.len() as u32).map(ContainerId)
+    }
+
+    /// Each container's spec with its state, in declaration order: a scan
+    /// over both without indexing either (no bounds check per container).
+    fn with_specs(&self) -> impl Iterator<Item = (&ContainerSpec, &Container)> {
+        self.run.pod.containers.iter().zip(&self.containers)
     }
 
     fn container(&self, id: ContainerId) -> &Container {

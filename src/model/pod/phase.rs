@@ -20,9 +20,8 @@ impl<O: Observer> PodModel<O> {
             Stage::Terminating(Cause::InitFailed) | Stage::Stopped(Cause::InitFailed) => PodPhase::Failed,
             // R44: app containers alone decide, sidecars' exit codes do not.
             Stage::Stopped(_) => {
-                let apps_succeeded = self.ids().all(|id| {
-                    self.kind(id) != ContainerKind::App
-                        || matches!(self.container(id).state, State::Exited(r) if r.is_success())
+                let apps_succeeded = self.with_specs().all(|(spec, c)| {
+                    spec.kind != ContainerKind::App || matches!(c.state, State::Exited(r) if r.is_success())
                 });
                 if apps_succeeded {
                     PodPhase::Succeeded
@@ -32,8 +31,8 @@ impl<O: Observer> PodModel<O> {
             }
             // R47 step 5: an app or sidecar that never ran keeps the Pod Pending.
             _ if self
-                .ids()
-                .any(|id| self.kind(id) != ContainerKind::Init && !self.container(id).has_run) =>
+                .with_specs()
+                .any(|(spec, c)| spec.kind != ContainerKind::Init && !c.has_run) =>
             {
                 PodPhase::Pending
             }
@@ -62,6 +61,6 @@ impl<O: Observer> PodModel<O> {
 
     /// Every app container has exited for good (R43).
     pub(super) fn apps_finished(&self) -> bool {
-        self.apps_done == self.apps
+        self.apps_done == self.shape().apps
     }
 }

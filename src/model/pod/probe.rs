@@ -61,7 +61,7 @@ impl<O: Observer> PodModel<O> {
         }
         self.emit(now, Some(id), Change::Ready { probed });
         self.ready_count += 1;
-        if !self.pod_ready && !self.is_terminating() && self.ready_count == self.needed_for_ready {
+        if !self.pod_ready && !self.is_terminating() && self.ready_count == self.shape().needed_for_ready {
             self.pod_ready = true;
             self.emit(now, None, Change::PodReady);
             if !self.has_been_ready {

@@ -104,7 +104,7 @@ impl<O: Observer> PodModel<O> {
     /// sync held by a postStart hook starts nothing (R65), and a container
     /// whose image does not pull does not start (R67).
     fn start(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        if self.held_by.is_some() || (self.pulls_may_fail && self.pull_blocks(id, now, s)) {
+        if self.held_by.is_some() || (self.shape().pulls_may_fail && self.pull_blocks(id, now, s)) {
             return;
         }
         if self.container(id).image.is_some() {

@@ -322,7 +322,10 @@ impl<O: Observer + Default> ServiceModel<O> {
             rules_dropped_ms: vec![None; self.proxies.len()],
         });
         if let Some(grace) = grace {
-            self.pods[r].run_spec_mut().pod.termination_grace_period = grace;
+            self.pods[r]
+                .run_spec_mut_keeping_shape()
+                .pod
+                .termination_grace_period = grace;
         }
         self.slice.endpoints[r].terminating = true;
         self.endpoints_changed(now, s);

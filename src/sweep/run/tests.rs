@@ -41,6 +41,42 @@ fn rows_match_single_runs_of_the_same_spec() {
     );
 }
 
+/// A row that turns only durations lets the model keep the spec's shape
+/// (`Field::shapes_the_pod`); a row that turns a kind or a proxy flag has
+/// it worked out again. Here the proxy's proxy flag turns every second
+/// row, and with it whether exposure is measured at all (a Pod without a
+/// proxy exposes nothing): a shape kept across it would count web alive
+/// without a proxy as exposed. Every row is what a fresh simulator gives.
+#[test]
+fn rows_after_a_kind_or_proxy_change_match_fresh_runs() {
+    let grid = seed_grid(
+        "\"containers.proxy.kind\" = [\"app\", \"sidecar\"]\n\
+         \"containers.proxy.proxy\" = [true, false]\n\
+         \"containers.web.boot\" = [\"1s\", \"6s\"]",
+    );
+    let text = csv_of(&grid, 0..grid.runs(), 1);
+    let mut digits = vec![0; grid.axes.len()];
+    let mut exposed_rows = 0;
+    for (run, line) in text.lines().skip(1).enumerate() {
+        grid.digits(run as u64, &mut digits);
+        let mut spec = grid.base.clone();
+        for (axis, &digit) in grid.axes.iter().zip(&digits) {
+            axis.apply(digit, &mut spec);
+        }
+        let metrics = crate::model::PodSimulator::new(spec).run();
+        exposed_rows += usize::from(metrics.exposed_total_ms > 0);
+        let mut expected = Vec::new();
+        csv::push_metrics(&mut expected, &metrics);
+        let expected = String::from_utf8(expected).unwrap();
+        assert!(line.ends_with(&expected), "run {run}: {line} is not …{expected}");
+    }
+    // Some rows are exposed and some are not: the proxy flag matters here.
+    assert!(
+        exposed_rows > 0 && exposed_rows < 8,
+        "{exposed_rows} of 8 rows exposed"
+    );
+}
+
 #[test]
 fn chunks_and_threads_do_not_change_the_bytes() {
     let grid = seed_grid(

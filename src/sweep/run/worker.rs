@@ -19,6 +19,10 @@ pub(super) struct Worker<'g> {
     grid: &'g Grid,
     simulator: Simulator,
     digits: Vec<u64>,
+    /// The axes before this index include every one that may change the
+    /// Pod's shape (`Field::shapes_the_pod`): a row that turns none of
+    /// them lets the model keep the shape it worked out.
+    shaping_axes: usize,
     summary: Summary,
     row: Row,
 }
@@ -32,9 +36,17 @@ enum Simulator {
 }
 
 impl Simulator {
-    fn spec_mut(&mut self) -> &mut RunSpec {
+    /// The spec of the next run; `reshaped` says whether the changes to
+    /// come may change the Pod's shape.
+    fn spec_mut(&mut self, reshaped: bool) -> &mut RunSpec {
         match self {
-            Simulator::Pod(s) => s.spec_mut(),
+            Simulator::Pod(s) => {
+                if reshaped {
+                    s.spec_mut()
+                } else {
+                    s.spec_mut_keeping_shape()
+                }
+            }
             Simulator::Job(s) => s.spec_mut(),
             Simulator::Service(s) => s.spec_mut(),
         }
@@ -159,6 +171,11 @@ impl<'g> Worker<'g> {
                 None => Simulator::Pod(Box::new(PodSimulator::new(grid.base.clone()))),
             },
             digits: vec![0; grid.axes.len()],
+            shaping_axes: grid
+                .axes
+                .iter()
+                .rposition(|axis| axis.key.field.shapes_the_pod())
+                .map_or(0, |last| last + 1),
             summary: Summary::new(grid.table()),
             row: Row::new(grid),
         }
@@ -177,7 +194,7 @@ impl<'g> Worker<'g> {
         let mut changed_from = 0;
         let mut fresh = true;
         for run in runs {
-            let spec = self.simulator.spec_mut();
+            let spec = self.simulator.spec_mut(changed_from < self.shaping_axes);
             for (axis, &digit) in grid.axes[changed_from..].iter().zip(&self.digits[changed_from..]) {
                 axis.apply(digit, spec);
             }
@@ -185,7 +202,7 @@ impl<'g> Worker<'g> {
                 self.summary.clear();
             }
             for replication in 0..replications {
-                self.simulator.spec_mut().stream.replication = replication;
+                self.simulator.spec_mut(false).stream.replication = replication;
                 // A new run's replications count from 0 again.
                 let restart = replications > 1 && replication == 0;
                 if fresh || restart || !csv::count_up(&mut self.row.bytes[self.row.counter.clone()]) {
