@@ -10,6 +10,7 @@
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
 //! - `app`: a replica's serving state, the app's reaction to SIGTERM;
 //! - `outcome`: failure causes and the metrics;
+//! - `finish`: the metrics worked out at the end of a run;
 //! - `record`: what a recorded run keeps: each replica's changes (`Tap`),
 //!   what the API showed of each Pod (`PodRecord`) and, when asked, the
 //!   routing log (`Record`).
@@ -38,6 +39,7 @@ mod dispatch;
 mod drain;
 mod endpoints;
 mod event;
+mod finish;
 mod outcome;
 mod pdb;
 mod proxy;
@@ -71,7 +73,7 @@ use super::event::PodEvent;
 use super::history::Observer;
 use super::pod::PodModel;
 use super::spec::RunSpec;
-use crate::engine::{EventQueue, Model, RunEnd, Scheduler, SimDuration, SimTime};
+use crate::engine::{EventQueue, Model, Scheduler, SimDuration, SimTime};
 
 /// The Service on the engine.
 pub struct ServiceModel<O: Observer = ()> {
@@ -397,63 +399,5 @@ impl<O: Observer + Default> ServiceModel<O> {
         if settled {
             self.traffic_end = Some(now + SETTLE_TAIL);
         }
-    }
-
-    /// The metrics of a run that ended at `end` for reason `how`.
-    pub fn finish(&mut self, end: SimTime, how: RunEnd) -> ServiceMetrics {
-        let mut replicas = Vec::with_capacity(self.pods.len());
-        for (r, pod) in self.pods.iter_mut().enumerate() {
-            let own_end = match how {
-                RunEnd::Quiet => self.last_pod_event[r],
-                RunEnd::Horizon => end,
-            };
-            replicas.push(pod.finish(own_end, how));
-        }
-        for d in &mut self.deleted {
-            d.termination_ms = replicas[d.replica as usize].termination_ms;
-        }
-        let desired = (self.service.pdb).map_or(0, |p| p.desired_healthy(self.service.replicas.max(1)));
-        let (min_ready, zero_ms, below_ms) = self.endpoint_figures(end, desired);
-        ServiceMetrics {
-            ready_ms: self.started.map(SimTime::as_millis),
-            requests: u64::from(self.sent),
-            failed: self.failed_by.iter().sum(),
-            failed_by: self.failed_by,
-            retried_ok: self.retried_ok,
-            min_ready_endpoints: min_ready,
-            zero_endpoints_ms: zero_ms,
-            rollout: self.rollout_figures(),
-            drain: self.drain_figures(below_ms),
-            deleted: self.deleted.clone(),
-            replicas,
-            end_ms: end.as_millis(),
-            horizon: how == RunEnd::Horizon,
-        }
-    }
-
-    /// Over the traffic's span: the fewest ready endpoints, the time with
-    /// none and the time with fewer than `desired`.
-    fn endpoint_figures(&self, end: SimTime, desired: u32) -> (Option<u32>, u64, u64) {
-        let Some((start, stop)) = self.traffic_span() else {
-            return (None, 0, 0);
-        };
-        let stop = stop.unwrap_or(end).min(end).max(start);
-        let mut min = None::<u32>;
-        let (mut zero, mut below) = (0, 0);
-        for (i, &(at, ready)) in self.ready_history.iter().enumerate() {
-            if at > stop {
-                break;
-            }
-            let until = self.ready_history.get(i + 1).map_or(stop, |n| n.0.min(stop));
-            min = Some(min.map_or(ready, |m| m.min(ready)));
-            let span = until.since(at).as_millis();
-            if ready == 0 {
-                zero += span;
-            }
-            if ready < desired {
-                below += span;
-            }
-        }
-        (min, zero, below)
     }
 }
