@@ -10,13 +10,15 @@
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
 //! - `app`: a replica's serving state, the app's reaction to SIGTERM;
 //! - `outcome`: failure causes and the metrics;
+//! - `finish`: the metrics worked out at the end of a run;
 //! - `record`: what a recorded run keeps: each replica's changes (`Tap`),
 //!   what the API showed of each Pod (`PodRecord`) and, when asked, the
 //!   routing log (`Record`).
 //! - `deployment`: a rollout as the scenario states it, and its fenceposts;
 //! - `rollout`: the Deployment controller and its ReplicaSets;
 //! - `pdb`, `drain`: a PodDisruptionBudget, the Eviction API, kubectl drain;
-//! - `event`: what the queue holds.
+//! - `event`: what the queue holds;
+//! - `dispatch`: the engine's way in: each event to the room that handles it.
 //!
 //! Every replica is a whole `PodModel`, driven on the Service's own queue:
 //! its events travel as `ServiceEvent::Pod`, its handler schedules into a
@@ -33,9 +35,11 @@
 mod app;
 mod connection;
 mod deployment;
+mod dispatch;
 mod drain;
 mod endpoints;
 mod event;
+mod finish;
 mod outcome;
 mod pdb;
 mod proxy;
@@ -69,7 +73,7 @@ use super::event::PodEvent;
 use super::history::Observer;
 use super::pod::PodModel;
 use super::spec::RunSpec;
-use crate::engine::{EventQueue, Model, RunEnd, Scheduler, SimDuration, SimTime};
+use crate::engine::{EventQueue, Model, Scheduler, SimDuration, SimTime};
 
 /// The Service on the engine.
 pub struct ServiceModel<O: Observer = ()> {
@@ -397,114 +401,6 @@ impl<O: Observer + Default> ServiceModel<O> {
             && self.rollout_settled();
         if settled {
             self.traffic_end = Some(now + SETTLE_TAIL);
-        }
-    }
-
-    /// The metrics of a run that ended at `end` for reason `how`.
-    pub fn finish(&mut self, end: SimTime, how: RunEnd) -> ServiceMetrics {
-        let mut replicas = Vec::with_capacity(self.pods.len());
-        for (r, pod) in self.pods.iter_mut().enumerate() {
-            let own_end = match how {
-                RunEnd::Quiet => self.last_pod_event[r],
-                RunEnd::Horizon => end,
-            };
-            replicas.push(pod.finish(own_end, how));
-        }
-        for d in &mut self.deleted {
-            d.termination_ms = replicas[d.replica as usize].termination_ms;
-        }
-        let desired = (self.service.pdb).map_or(0, |p| p.desired_healthy(self.service.replicas.max(1)));
-        let (min_ready, zero_ms, below_ms) = self.endpoint_figures(end, desired);
-        ServiceMetrics {
-            ready_ms: self.started.map(SimTime::as_millis),
-            requests: u64::from(self.sent),
-            failed: self.failed_by.iter().sum(),
-            failed_by: self.failed_by,
-            retried_ok: self.retried_ok,
-            min_ready_endpoints: min_ready,
-            zero_endpoints_ms: zero_ms,
-            rollout: self.rollout_figures(),
-            drain: self.drain_figures(below_ms),
-            deleted: self.deleted.clone(),
-            replicas,
-            end_ms: end.as_millis(),
-            horizon: how == RunEnd::Horizon,
-        }
-    }
-
-    /// Over the traffic's span: the fewest ready endpoints, the time with
-    /// none and the time with fewer than `desired`.
-    fn endpoint_figures(&self, end: SimTime, desired: u32) -> (Option<u32>, u64, u64) {
-        let Some((start, stop)) = self.traffic_span() else {
-            return (None, 0, 0);
-        };
-        let stop = stop.unwrap_or(end).min(end).max(start);
-        let mut min = None::<u32>;
-        let (mut zero, mut below) = (0, 0);
-        for (i, &(at, ready)) in self.ready_history.iter().enumerate() {
-            if at > stop {
-                break;
-            }
-            let until = self.ready_history.get(i + 1).map_or(stop, |n| n.0.min(stop));
-            min = Some(min.map_or(ready, |m| m.min(ready)));
-            let span = until.since(at).as_millis();
-            if ready == 0 {
-                zero += span;
-            }
-            if ready < desired {
-                below += span;
-            }
-        }
-        (min, zero, below)
-    }
-}
-
-impl<O: Observer + Default> Model for ServiceModel<O> {
-    type Event = ServiceEvent;
-
-    fn is_current(&self, event: &ServiceEvent) -> bool {
-        match *event {
-            ServiceEvent::Pod { replica, event } => self.pods[replica as usize].is_current(&event),
-            ServiceEvent::Answered { request, generation }
-            | ServiceEvent::ConnectGaveUp { request, generation } => {
-                self.requests.all[request as usize].generation == generation
-            }
-            ServiceEvent::IdleExpired { conn, generation } => self.conns.get(conn).generation == generation,
-            _ => true,
-        }
-    }
-
-    fn handle(&mut self, now: SimTime, event: ServiceEvent, s: &mut Scheduler<'_, ServiceEvent>) {
-        match event {
-            ServiceEvent::Pod { replica, event } => self.pod_event(replica as usize, now, event, s),
-            ServiceEvent::Disrupt { index, round } => self.disrupt(index as usize, round, now, s),
-            ServiceEvent::Heard { node, version } => {
-                let period = self.service.min_sync_period;
-                let p = &mut self.proxies[node as usize];
-                p.heard = p.heard.max(version);
-                if let Some(at) = p.request_sync(now, period) {
-                    s.at(at, ServiceEvent::Synced { node });
-                }
-            }
-            ServiceEvent::Synced { node } => self.synced(node as usize, now, s),
-            ServiceEvent::Arrival => self.arrival(now, s),
-            ServiceEvent::Answered { request, .. } => self.answered(request, now, s),
-            ServiceEvent::ConnectGaveUp { request, .. } => self.connect_gave_up(request, now, s),
-            ServiceEvent::ListenerClosing { replica } => {
-                self.close_listener(replica as usize, now);
-                self.maybe_exit(replica as usize, now, s);
-            }
-            ServiceEvent::DrainDue { replica } => self.maybe_exit(replica as usize, now, s),
-            ServiceEvent::IdleExpired { conn, .. } => self.idle_expired(conn, now, s),
-            ServiceEvent::ObjectDeleted { replica } => {
-                self.replicas[replica as usize].object_gone = true;
-                self.note_pod(now, replica as usize, PodFact::Gone);
-                self.endpoints_changed(now, s);
-                self.pod_gone(now, s);
-                self.maybe_settle(now);
-            }
-            ServiceEvent::Available { .. } => self.rollout_sync(now, s),
-            ServiceEvent::Evict { replica } => self.evict(replica as usize, now, s),
         }
     }
 }

@@ -1,0 +1,59 @@
+//! The engine's way into the Service: which events went stale, and which
+//! room handles each one. It lives apart from the model's state and its
+//! handlers so that it reads as one map from every `ServiceEvent` to the
+//! code that owns it (the replicas' Pods, the proxies, the traffic, the
+//! drain, the rollout); a new kind of event is added here and in `event`.
+
+use super::{PodFact, ServiceEvent, ServiceModel};
+use crate::engine::{Model, Scheduler, SimTime};
+use crate::model::history::Observer;
+
+impl<O: Observer + Default> Model for ServiceModel<O> {
+    type Event = ServiceEvent;
+
+    fn is_current(&self, event: &ServiceEvent) -> bool {
+        match *event {
+            ServiceEvent::Pod { replica, event } => self.pods[replica as usize].is_current(&event),
+            ServiceEvent::Answered { request, generation }
+            | ServiceEvent::ConnectGaveUp { request, generation } => {
+                self.requests.all[request as usize].generation == generation
+            }
+            ServiceEvent::IdleExpired { conn, generation } => self.conns.get(conn).generation == generation,
+            _ => true,
+        }
+    }
+
+    fn handle(&mut self, now: SimTime, event: ServiceEvent, s: &mut Scheduler<'_, ServiceEvent>) {
+        match event {
+            ServiceEvent::Pod { replica, event } => self.pod_event(replica as usize, now, event, s),
+            ServiceEvent::Disrupt { index, round } => self.disrupt(index as usize, round, now, s),
+            ServiceEvent::Heard { node, version } => {
+                let period = self.service.min_sync_period;
+                let p = &mut self.proxies[node as usize];
+                p.heard = p.heard.max(version);
+                if let Some(at) = p.request_sync(now, period) {
+                    s.at(at, ServiceEvent::Synced { node });
+                }
+            }
+            ServiceEvent::Synced { node } => self.synced(node as usize, now, s),
+            ServiceEvent::Arrival => self.arrival(now, s),
+            ServiceEvent::Answered { request, .. } => self.answered(request, now, s),
+            ServiceEvent::ConnectGaveUp { request, .. } => self.connect_gave_up(request, now, s),
+            ServiceEvent::ListenerClosing { replica } => {
+                self.close_listener(replica as usize, now);
+                self.maybe_exit(replica as usize, now, s);
+            }
+            ServiceEvent::DrainDue { replica } => self.maybe_exit(replica as usize, now, s),
+            ServiceEvent::IdleExpired { conn, .. } => self.idle_expired(conn, now, s),
+            ServiceEvent::ObjectDeleted { replica } => {
+                self.replicas[replica as usize].object_gone = true;
+                self.note_pod(now, replica as usize, PodFact::Gone);
+                self.endpoints_changed(now, s);
+                self.pod_gone(now, s);
+                self.maybe_settle(now);
+            }
+            ServiceEvent::Available { .. } => self.rollout_sync(now, s),
+            ServiceEvent::Evict { replica } => self.evict(replica as usize, now, s),
+        }
+    }
+}
