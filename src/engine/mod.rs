@@ -186,14 +186,20 @@ impl<M: Model> Simulation<M> {
         }
     }
 
-    /// Handles events until none is left or the horizon is reached.
+    /// Handles events until none is left or the horizon is reached. What
+    /// is left lies past the horizon; only a current event there means the
+    /// run was cut short: a stale one (a sidecar's turn-wait outlived by its
+    /// turn, say) would have changed nothing, so it is dropped, not taken
+    /// for a run still under way.
     pub fn run(&mut self) -> RunEnd {
         while self.step().is_some() {}
-        if self.queue.peek_time().is_some_and(|t| t > self.horizon) {
-            RunEnd::Horizon
-        } else {
-            RunEnd::Quiet
+        while let Some((_, event)) = self.queue.pop() {
+            if self.model.is_current(&event) {
+                return RunEnd::Horizon;
+            }
+            self.stale += 1;
         }
+        RunEnd::Quiet
     }
 }
 
@@ -273,6 +279,19 @@ mod tests {
         sim.step_until(SimTime(500));
         assert!(sim.model().seen.is_empty());
         assert_eq!(sim.time(), SimTime(500));
+    }
+
+    #[test]
+    fn a_stale_event_past_the_horizon_does_not_cut_the_run_short() {
+        let mut sim = ticker(300);
+        sim.schedule(SimTime(5000), Tick(0));
+        sim.model_mut().generation = 1;
+        assert_eq!(sim.run(), RunEnd::Quiet);
+        assert_eq!(sim.counts(), (0, 1));
+        // A current event there does: something was still to happen.
+        let mut sim = ticker(300);
+        sim.schedule(SimTime(5000), Tick(0));
+        assert_eq!(sim.run(), RunEnd::Horizon);
     }
 
     #[test]

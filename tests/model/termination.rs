@@ -3,7 +3,7 @@
 //! SIGKILL at the deadline, and deletion during startup.
 
 use super::common::*;
-use podsim::model::PodPhase;
+use podsim::model::{Outcome, PodPhase};
 
 /// A Pod deleted at 10 s, with the given `[pod]` extras and containers.
 fn deleted_at_10(pod: &str, containers: &str) -> String {
@@ -267,4 +267,27 @@ fn r54_a_process_the_signal_ends_exits_143_and_a_deleted_pod_whose_app_did_fails
     let graceful = pod("");
     assert_eq!(events(&graceful, "web", "exited 0 (stopped by SIGTERM)"), [7000]);
     assert_eq!(run_text(&graceful).metrics.phase, PodPhase::Succeeded);
+}
+
+#[test]
+fn a_sidecar_released_early_leaves_no_pending_wait_that_holds_the_run_open() {
+    // The seed sidecar Pod, deleted at 10 s with 30 s of grace: web drains
+    // 3 s and exits at 13 s, which is proxy's turn (R36): SIGTERM at 13 s,
+    // drained at 14 s. Its turn-wait would have expired at 40 s, past the
+    // 20 s horizon; that expiry is void once the turn came, so the run
+    // settled at 14 s and was not cut short by the horizon.
+    let toml = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/seed-sidecar.toml"
+    ))
+    .unwrap();
+    let m = run_text(&format!("horizon = \"20s\"\n{toml}")).metrics;
+    assert_eq!(
+        events(&format!("horizon = \"20s\"\n{toml}"), "proxy", "SIGTERM"),
+        [13_000]
+    );
+    assert_eq!(
+        (m.outcome, m.end_ms, m.termination_ms, m.completed_ms),
+        (Outcome::Settled, 14_000, Some(4000), Some(14_000))
+    );
 }
