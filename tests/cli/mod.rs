@@ -8,14 +8,21 @@
 //!   `--timings`, notices on stderr, errors with file:line:col;
 //! - `inputs`: several files, several workloads per file, standard input,
 //!   JSON, refusals listed after the rest ran, `report` reading the same;
-//! - `pictures`: `run --svg`, `plot` and `report` (SVG, PNG, HTML);
+//! - `pictures`: `run --svg` and `plot` (SVG, PNG), and the helpers `report`
+//!   shares;
+//! - `report`: `podsim report`'s HTML page for runs, sweeps, summaries and Jobs;
 //! - `service_pictures`: a Service run's picture of the race, SVG and text,
 //!   against a run worked out by hand;
 //! - `drain`: a kubectl drain under a PodDisruptionBudget, worked by hand;
 //! - `rollout`: a Deployment rollout through `run` and `sweep`, worked by hand;
 //! - `rollout_view`: the rollout's stacked picture and `--watch` for its Pods;
-//! - `sweep`: `podsim sweep` and `podsim merge`: grid errors, hand-checked
-//!   rows, determinism across thread counts, shards merged back, refusals;
+//! - `sweep`: `podsim sweep`'s rows worked by hand, determinism across
+//!   thread counts, the committed results, grids with plots, probe, Job and
+//!   action axes;
+//! - `shards`: `sweep --shard` and `podsim merge`: shards merged back byte
+//!   for byte, `--shard auto` from an Indexed Job's index;
+//! - `sweep_errors`: what `sweep` refuses and how it says so, and an
+//!   interrupted sweep that leaves nothing half-written;
 //! - `serve`: `podsim serve`'s API through a real socket;
 //! - `replications`: distributions, replications and summaries in sweeps;
 //! - `resume`: `sweep --checkpoint` and `--resume`: stopped at seeded
@@ -30,10 +37,13 @@ mod inputs;
 mod manifest;
 mod pictures;
 mod replications;
+mod report;
 pub mod resume;
 mod rollout;
 mod rollout_view;
 mod run;
 mod serve;
 mod service_pictures;
+mod shards;
 mod sweep;
+mod sweep_errors;

@@ -1,20 +1,21 @@
-//! `podsim sweep` and `podsim merge` end to end. Rows are checked against
-//! figures worked out by hand from the seed example (one seed tick = 1 s):
-//! config-fetch init boot 2s; proxy boot 3s drain 1s; web app boot 1s drain 3s;
+//! `podsim sweep` end to end, and the helpers `shards` and `sweep_errors`
+//! share. Rows are checked against figures worked out by hand from the seed
+//! example (one seed tick = 1 s): config-fetch init boot 2s; proxy boot 3s
+//! drain 1s; web app boot 1s drain 3s;
 //! back-off 1s, 2s, 4s … (no free first restart); deleted at stop_at = 10s.
 
-use super::common::{TempDir, podsim, podsim_process};
+use super::common::{TempDir, podsim};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use predicates::prelude::*;
 
-fn scenario(name: &str) -> PathBuf {
+pub(super) fn scenario(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(name)
 }
 
 /// Writes `grid.toml` in a fresh folder: `base` (a bundled scenario) and `axes`.
-fn grid(base: &str, axes: &str) -> (TempDir, PathBuf) {
+pub(super) fn grid(base: &str, axes: &str) -> (TempDir, PathBuf) {
     let dir = TempDir::new();
     let path = dir.path().join("grid.toml");
     let text = format!("base = '{}'\n[axes]\n{axes}", scenario(base).display());
@@ -23,7 +24,7 @@ fn grid(base: &str, axes: &str) -> (TempDir, PathBuf) {
 }
 
 /// The CSV of a sweep written to stdout.
-fn sweep_stdout(grid: &Path, extra: &[&str]) -> Vec<u8> {
+pub(super) fn sweep_stdout(grid: &Path, extra: &[&str]) -> Vec<u8> {
     let out = podsim()
         .args(["sweep", "--out", "-", "--grid"])
         .arg(grid)
@@ -33,8 +34,16 @@ fn sweep_stdout(grid: &Path, extra: &[&str]) -> Vec<u8> {
     out.get_output().stdout.clone()
 }
 
+/// A copy of the bundled grid's axes with another back-off cap.
+pub(super) fn grid_with_cap(cap: &str) -> (TempDir, PathBuf) {
+    grid(
+        "seed-sidecar.toml",
+        &format!("\"containers.proxy.kind\" = [\"sidecar\", \"app\"]\n\"pod.backoff.cap\" = [\"{cap}\"]\n"),
+    )
+}
+
 /// The error message of a sweep that must fail with exit 1.
-fn sweep_error(grid: &Path) -> String {
+pub(super) fn sweep_error(grid: &Path) -> String {
     let out = podsim()
         .args(["sweep", "--out", "-", "--grid"])
         .arg(grid)
@@ -142,285 +151,6 @@ fn the_same_grid_gives_the_same_bytes_on_1_2_and_8_threads() {
 }
 
 #[test]
-fn four_shards_merged_are_byte_identical_to_the_whole_sweep() {
-    let dir = TempDir::new();
-    let whole = dir.path().join("whole.csv");
-    let grid = scenario("seed-grid.toml");
-    podsim()
-        .args(["sweep", "--grid"])
-        .arg(&grid)
-        .arg("--out")
-        .arg(&whole)
-        .assert()
-        .success();
-    // An explicit --out with --shard K/N is written exactly as named.
-    let shard = |k: u32| dir.path().join(format!("part-{k}.csv"));
-    for k in 0..4 {
-        podsim()
-            .args(["sweep", "--grid"])
-            .arg(&grid)
-            .arg("--out")
-            .arg(shard(k))
-            .args(["--shard", &format!("{k}/4")])
-            .assert()
-            .success()
-            .stdout(predicate::str::contains(format!("to {}", shard(k).display())));
-    }
-    let merged = dir.path().join("merged.csv");
-    podsim()
-        .arg("merge")
-        .arg(&merged)
-        .args([shard(2), shard(0), shard(3), shard(1)])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("merged 4 shards: 21,600 rows"));
-    assert!(fs::read(&merged).unwrap() == fs::read(&whole).unwrap());
-    // The manifests agree too: a merge is indistinguishable from the whole run.
-    let manifest = |p: &Path| fs::read_to_string(format!("{}.manifest.json", p.display())).unwrap();
-    assert_eq!(manifest(&merged), manifest(&whole));
-
-    // A missing shard, a shard given twice, and a shard of another grid are refused.
-    let again = dir.path().join("again.csv");
-    let refused = |shards: &[PathBuf], message: &str| {
-        podsim()
-            .arg("merge")
-            .arg(&again)
-            .args(shards)
-            .assert()
-            .code(1)
-            .stderr(predicate::str::contains(message));
-        assert!(!again.exists());
-    };
-    // 21,600 runs in 4 shards: 0..5400, 5400..10800, 10800..16200, 16200..21600.
-    refused(
-        &[shard(0), shard(1), shard(3)],
-        "runs 10800 to 16199 are missing: none of the shards given holds them",
-    );
-    refused(
-        &[shard(0), shard(1), shard(1), shard(2), shard(3)],
-        "runs 5400 to 10799 are in both",
-    );
-    refused(
-        &[shard(0), shard(1), shard(2), shard(3), whole.clone()],
-        "runs 0 to 5399 are in both",
-    );
-    let (_other_dir, other_grid) = grid_with_cap("9s");
-    let other = dir.path().join("other.csv");
-    podsim()
-        .args(["sweep", "--grid"])
-        .arg(&other_grid)
-        .arg("--out")
-        .arg(&other)
-        .args(["--shard", "3/4"])
-        .assert()
-        .success();
-    refused(
-        &[shard(0), shard(1), shard(2), other.clone()],
-        "does not come from the same grid",
-    );
-    // A row edited in place (same size) no longer has its manifest's SHA-256.
-    let original = fs::read(shard(3)).unwrap();
-    let text = String::from_utf8(original.clone()).unwrap();
-    fs::write(shard(3), text.replacen(",settled,", ",horizon,", 1)).unwrap();
-    refused(
-        &[shard(0), shard(1), shard(2), shard(3)],
-        "the file changed after the sweep wrote it",
-    );
-    // A shard cut short (its manifest says more bytes) is refused.
-    fs::write(shard(3), &original[..original.len() - 10]).unwrap();
-    refused(&[shard(0), shard(1), shard(2), shard(3)], "cut short or edited");
-}
-
-/// A copy of the bundled grid's axes with another back-off cap.
-fn grid_with_cap(cap: &str) -> (TempDir, PathBuf) {
-    grid(
-        "seed-sidecar.toml",
-        &format!("\"containers.proxy.kind\" = [\"sidecar\", \"app\"]\n\"pod.backoff.cap\" = [\"{cap}\"]\n"),
-    )
-}
-
-#[test]
-fn shard_auto_reads_the_indexed_job_index() {
-    let (dir, path) = grid_with_cap("8s");
-    let out = dir.path().join("s.csv");
-    podsim()
-        .args(["sweep", "--shard", "auto", "--shards", "2", "--grid"])
-        .arg(&path)
-        .arg("--out")
-        .arg(&out)
-        .env("JOB_COMPLETION_INDEX", "1")
-        .assert()
-        .success();
-    let csv = fs::read_to_string(dir.path().join("s.shard-1-of-2.csv")).unwrap();
-    assert_eq!(csv.lines().nth(1).unwrap().split(',').next(), Some("1"));
-    podsim()
-        .args([
-            "sweep", "--shard", "auto", "--shards", "2", "--out", "-", "--grid",
-        ])
-        .arg(&path)
-        .env_remove("JOB_COMPLETION_INDEX")
-        .env_remove("SLURM_ARRAY_TASK_ID")
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
-            "neither is set; give --shard K/N instead",
-        ));
-    podsim()
-        .args(["sweep", "--shards", "2", "--grid"])
-        .arg(&path)
-        .assert()
-        .code(2);
-}
-
-#[test]
-fn bad_flag_values_are_usage_errors_found_before_any_run() {
-    let (dir, path) = grid_with_cap("8s");
-    let usage = |args: &[&str], message: &str| {
-        podsim()
-            .args(["sweep", "--grid"])
-            .arg(&path)
-            .args(args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(message));
-    };
-    usage(&["--shard", "1-4"], "write K/N with 0 <= K < N");
-    usage(&["--shard", "4/4"], "goes from 0 to 3");
-    usage(&["--shard", "auto"], "--shard auto needs --shards N");
-    usage(
-        &["--shard", "0/2", "--shards", "2"],
-        "--shards goes with --shard auto",
-    );
-    usage(&["--plot", "x.jpg"], "name the file .svg or .png");
-    // An output whose folder is missing is refused before the first run:
-    // no CSV appears, and the message names the folder, not a *.tmp.
-    let out = dir.path().join("s.csv");
-    let missing = dir.path().join("nowhere/p.svg");
-    podsim()
-        .args(["sweep", "--grid"])
-        .arg(&path)
-        .arg("--out")
-        .arg(&out)
-        .arg("--plot")
-        .arg(&missing)
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(format!(
-            "cannot write {}: directory {} does not exist",
-            missing.display(),
-            dir.path().join("nowhere").display()
-        )));
-    assert!(!out.exists());
-}
-
-#[test]
-fn more_shards_than_runs_warn() {
-    // The grid has 2 runs: shards 0..3 of 4 hold runs 0..0, 0..1, 1..1, 1..2.
-    let (dir, path) = grid_with_cap("8s");
-    let out = dir.path().join("s.csv");
-    podsim()
-        .args(["sweep", "--shard", "2/4", "--grid"])
-        .arg(&path)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success()
-        .stderr(predicate::str::contains(
-            "warning: 4 shards for 2 runs leave 2 of them empty, this one too; use at most 2 shards",
-        ));
-    assert_eq!(
-        fs::read_to_string(&out).unwrap().lines().count(),
-        1,
-        "the header only"
-    );
-}
-
-#[test]
-fn an_interrupted_sweep_leaves_nothing_and_says_how_far_it_got() {
-    for signal in ["INT", "TERM"] {
-        // 2 × 1,000,001 × 21 = 42 million runs: far more than the time the test needs.
-        let (dir, path) = grid(
-            "seed-sidecar.toml",
-            "\"containers.proxy.kind\" = [\"sidecar\", \"app\"]\n\
-             \"containers.web.boot\" = { from = \"0s\", to = \"1000s\", step = \"1ms\" }\n\
-             \"containers.web.drain\" = { from = \"0s\", to = \"20s\", step = \"1s\" }\n",
-        );
-        let out = dir.path().join("big.csv");
-        let child = podsim_process()
-            .args(["sweep", "--grid"])
-            .arg(&path)
-            .arg("--out")
-            .arg(&out)
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        // The temporary file exists once the signals are caught.
-        let started = std::time::Instant::now();
-        while !fs::read_dir(dir.path())
-            .unwrap()
-            .any(|e| e.unwrap().path().to_string_lossy().ends_with(".tmp"))
-        {
-            assert!(
-                started.elapsed().as_secs() < 60,
-                "the sweep never started writing"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        let kill = std::process::Command::new("kill")
-            .args([format!("-{signal}"), child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(kill.success());
-        let output = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(130), "SIG{signal}: {stderr}");
-        assert!(stderr.contains("interrupted after "), "{stderr}");
-        assert!(
-            stderr.contains(" of 42,000,042 runs; nothing written"),
-            "{stderr}"
-        );
-        let left: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(left, ["grid.toml"], "SIG{signal}");
-    }
-}
-
-#[test]
-fn an_existing_output_is_refused_without_force() {
-    let (dir, path) = grid_with_cap("8s");
-    let out = dir.path().join("out.csv");
-    fs::write(&out, "precious").unwrap();
-    podsim()
-        .args(["sweep", "--grid"])
-        .arg(&path)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
-            "out.csv already exists; add --force to overwrite it",
-        ));
-    assert_eq!(fs::read_to_string(&out).unwrap(), "precious");
-    podsim()
-        .args(["sweep", "--force", "--grid"])
-        .arg(&path)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
-    assert!(fs::read_to_string(&out).unwrap().starts_with("run,"));
-    // Only the CSV and its manifest: no temporary file is left behind.
-    let mut names: Vec<String> = fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert_eq!(names, ["grid.toml", "out.csv", "out.csv.manifest.json"]);
-}
-
-#[test]
 fn dry_run_describes_the_sweep_and_writes_nothing() {
     let dir = TempDir::new();
     let out = dir.path().join("never.csv");
@@ -443,130 +173,6 @@ fn dry_run_describes_the_sweep_and_writes_nothing() {
         ))
         .stdout(predicate::str::contains("size     about"));
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
-}
-
-#[test]
-fn too_many_combinations_are_refused_unless_the_limit_is_raised() {
-    let (_dir, path) = grid(
-        "seed-sidecar.toml",
-        "\"containers.web.boot\" = { from = \"0s\", to = \"1h\", step = \"1ms\" }\n\
-         \"containers.proxy.boot\" = { from = \"0s\", to = \"1m\", step = \"1ms\" }\n",
-    );
-    podsim()
-        .args(["sweep", "--out", "-", "--grid"])
-        .arg(&path)
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
-            "the grid has 216,003,660,001 combinations, more than the limit of 100,000,000",
-        ));
-    // A dry run describes it anyway, and says whether the limit would stop it.
-    let dry_run = |extra: &[&str]| {
-        let out = podsim()
-            .args(["sweep", "--dry-run", "--out", "-", "--grid"])
-            .arg(&path)
-            .args(extra)
-            .assert()
-            .success();
-        String::from_utf8(out.get_output().stdout.clone()).unwrap()
-    };
-    assert!(dry_run(&[]).contains("limit    over --max-runs 100,000,000"));
-    assert!(!dry_run(&["--max-runs", "216003660001"]).contains("limit"));
-}
-
-#[test]
-fn grid_mistakes_are_named_by_file_line_and_axis() {
-    let cases = [
-        (
-            "\"containers.web.bot\" = [\"1s\"]",
-            "grid.toml:3:1: unknown axis \"containers.web.bot\"; did you mean \"containers.web.boot\"?",
-        ),
-        (
-            "\"containers.wbe.boot\" = [\"1s\"]",
-            "grid.toml:3:1: axis \"containers.wbe.boot\": unknown container \"wbe\"; did you mean \"web\"?",
-        ),
-        (
-            "\"containers.web.boot\" = []",
-            "grid.toml:3:25: axis \"containers.web.boot\": no values",
-        ),
-        (
-            "\"containers.web.boot\" = [\"1s\", 2]",
-            "grid.toml:3:32: axis \"containers.web.boot\": a duration needs a unit and quotes: write \"2s\"",
-        ),
-        (
-            "\"containers.web.fails\" = { from = 0, to = 3, step = 0 }",
-            "grid.toml:3:53: axis \"containers.web.fails\": step must be greater than zero",
-        ),
-        (
-            "\"containers.web.boot\" = { from = \"0s\", to = \"1s\", step = \"-1s\" }",
-            "axis \"containers.web.boot\": step must be greater than zero",
-        ),
-        (
-            "\"containers.web.drain\" = { from = \"3s\", to = \"1s\", step = \"1s\" }",
-            "axis \"containers.web.drain\": to (1s) is before from (3s)",
-        ),
-        (
-            "\"containers.web.boot\" = { from = \"0s\", to = \"1s\", stp = \"1s\" }",
-            "unknown range key \"stp\"; did you mean \"step\"?",
-        ),
-        (
-            "\"containers.proxy.kind\" = [\"sidecar\", \"init\"]",
-            "grid.toml:3:1: the combination containers.proxy.kind = \"init\" breaks a Pod rule: \
-             container \"proxy\": proxy is not allowed on an init container",
-        ),
-        (
-            "\"name\" = [\"x\"]",
-            "grid.toml:3:1: \"name\" only labels the scenario; it cannot be swept",
-        ),
-        (
-            "\"pod.restart_policy\" = [\"always\"]",
-            "did you mean \"Always\"?",
-        ),
-    ];
-    for (axes, message) in cases {
-        let (_dir, path) = grid("seed-sidecar.toml", axes);
-        let stderr = sweep_error(&path);
-        assert!(stderr.starts_with("podsim: error: "), "{stderr}");
-        assert!(stderr.contains(message), "for {axes}:\n{stderr}");
-    }
-}
-
-#[test]
-fn grid_file_mistakes_name_the_key() {
-    let dir = TempDir::new();
-    let path = dir.path().join("grid.toml");
-    fs::write(&path, "bsae = 'x.toml'\n[axes]\n").unwrap();
-    assert!(sweep_error(&path).contains("grid.toml:1:1: unknown key \"bsae\"; did you mean \"base\"?"));
-    fs::write(&path, "base = 'missing.toml'\n[axes]\n\"horizon\" = [\"1h\"]\n").unwrap();
-    assert!(sweep_error(&path).contains("grid.toml:1:8: base scenario"));
-    fs::write(
-        &path,
-        format!("base = '{}'\n", scenario("seed-sidecar.toml").display()),
-    )
-    .unwrap();
-    assert!(sweep_error(&path).contains("the grid has no [axes] table"));
-    fs::write(
-        &path,
-        format!(
-            "base = '{}'\n[axes]\n\"horizon\" = [\"1h\"]\n",
-            scenario("seed-sidecar.toml").display()
-        ),
-    )
-    .unwrap();
-    podsim()
-        .args(["sweep", "--grid"])
-        .arg(&path)
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
-            "no output given; add --out FILE (or --out - for stdout)",
-        ));
-    podsim()
-        .args(["sweep", "--grid"])
-        .arg(dir.path().join("nope.toml"))
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("nope.toml: cannot read grid"));
 }
 
 #[test]
