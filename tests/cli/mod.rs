@@ -26,7 +26,9 @@
 //! - `serve`: `podsim serve`'s API through a real socket;
 //! - `replications`: distributions, replications and summaries in sweeps;
 //! - `resume`: `sweep --checkpoint` and `--resume`: stopped at seeded
-//!   points by SIGKILL and SIGTERM, resumed byte for byte; refusals;
+//!   points by SIGKILL and SIGTERM, resumed byte for byte;
+//! - `resume_refusals`: the checkpoints, partial files and flags `--resume`
+//!   refuses before any run, files left as they were;
 //! - `common`: starting the binary, throwaway files and folders.
 
 pub mod common;
@@ -39,6 +41,7 @@ mod pictures;
 mod replications;
 mod report;
 pub mod resume;
+mod resume_refusals;
 mod rollout;
 mod rollout_view;
 mod run;
