@@ -18,7 +18,8 @@
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
 //! - `exits`: how a container exits and RestartAllContainers (R55–R61).
-//! - `actions`: what `[[actions]]` scripts during a run (R70–R75), worked by hand.
+//! - `actions`: what `[[actions]]` scripts during a run (R70–R73), worked by hand.
+//! - `kubelet_restart`: a kubelet restart in `[[actions]]` (R74, R75).
 //! - `reboot`: a node reboot in `[[actions]]`, and kubectl after it (R76–R79).
 
 mod actions;
@@ -31,6 +32,7 @@ mod history;
 mod hooks;
 mod invariants;
 mod job;
+mod kubelet_restart;
 mod probes;
 mod properties;
 mod random;
