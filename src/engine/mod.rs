@@ -69,7 +69,8 @@ impl<'q, E: Copy> Scheduler<'q, E> {
 pub enum RunEnd {
     /// Nothing was left to happen: the queue ran dry.
     Quiet,
-    /// The next event lay beyond the horizon (an endless crash loop, say).
+    /// A current event lay beyond the horizon (an endless crash loop, say);
+    /// stale ones there do not count.
     Horizon,
 }
 
