@@ -25,6 +25,8 @@
 //!   interrupted sweep that leaves nothing half-written;
 //! - `serve`: `podsim serve`'s API through a real socket;
 //! - `replications`: distributions, replications and summaries in sweeps;
+//! - `distribution_inputs`: distributions in annotations, timings files and
+//!   scenarios, and the bad ones refused;
 //! - `resume`: `sweep --checkpoint` and `--resume`: stopped at seeded
 //!   points by SIGKILL and SIGTERM, resumed byte for byte;
 //! - `resume_refusals`: the checkpoints, partial files and flags `--resume`
@@ -32,6 +34,7 @@
 //! - `common`: starting the binary, throwaway files and folders.
 
 pub mod common;
+mod distribution_inputs;
 mod drain;
 mod errors;
 mod hooks;
