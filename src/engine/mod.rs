@@ -74,6 +74,25 @@ pub enum RunEnd {
     Horizon,
 }
 
+/// What one step did.
+enum Step {
+    /// Handled a current event at this instant.
+    Handled(SimTime),
+    /// Left the next current event pending, as asked.
+    Paused,
+    /// Found no event left within the limit.
+    Done,
+}
+
+impl Step {
+    fn handled(self) -> Option<SimTime> {
+        match self {
+            Step::Handled(at) => Some(at),
+            Step::Paused | Step::Done => None,
+        }
+    }
+}
+
 /// A model, its pending events and the clock.
 pub struct Simulation<M: Model> {
     model: M,
@@ -146,25 +165,57 @@ impl<M: Model> Simulation<M> {
     /// are dropped on the way. Returns the new time, or `None` (time
     /// unchanged) when the queue is empty or its next event is past the horizon.
     pub fn step(&mut self) -> Option<SimTime> {
-        self.step_within(self.horizon)
+        self.step_within(self.horizon, |_, _| false).handled()
     }
 
     /// Handles every event due at or before `until` (capped at the horizon),
     /// then sets the clock to `until`.
     pub fn step_until(&mut self, until: SimTime) {
         let until = until.min(self.horizon);
-        while self.step_within(until).is_some() {}
+        while self.step_within(until, |_, _| false).handled().is_some() {}
         self.now = self.now.max(until);
+    }
+
+    /// Handles events until the next current one is one `pause_before`
+    /// picks, which stays pending: true then, false if the run came to its
+    /// end first (`run` says how). A model whose state at such an event
+    /// is worth saving (`copy_from`) pauses there.
+    pub fn run_until(&mut self, pause_before: impl Fn(&M, &M::Event) -> bool) -> bool {
+        loop {
+            match self.step_within(self.horizon, &pause_before) {
+                Step::Handled(_) => {}
+                Step::Paused => return true,
+                Step::Done => return false,
+            }
+        }
+    }
+
+    /// Becomes a copy of `other` in everything but the model, which
+    /// `copy_model` copies as it sees fit: a model that keeps its spec
+    /// copies only the state of its run. Reuses this simulation's queue.
+    pub fn copy_from(&mut self, other: &Self, copy_model: impl FnOnce(&mut M, &M)) {
+        copy_model(&mut self.model, &other.model);
+        self.queue.copy_from(&other.queue);
+        self.now = other.now;
+        self.horizon = other.horizon;
+        self.handled = other.handled;
+        self.stale = other.stale;
     }
 
     /// `step`, for the earliest current event due at or before `limit` only:
     /// one queue access per event, and a stale event never lets a later one
-    /// past `limit` slip through.
-    fn step_within(&mut self, limit: SimTime) -> Option<SimTime> {
+    /// past `limit` slip through. A current event `pause_before` picks is
+    /// left pending instead (a `|_, _| false` costs nothing).
+    #[inline]
+    fn step_within(&mut self, limit: SimTime, pause_before: impl Fn(&M, &M::Event) -> bool) -> Step {
         while let Some((at, event)) = self.queue.pop_due(limit) {
             if !self.model.is_current(&event) {
                 self.stale += 1;
                 continue;
+            }
+            if pause_before(&self.model, &event) {
+                self.queue.put_back();
+                return Step::Paused;
             }
             self.now = at;
             self.handled += 1;
@@ -173,9 +224,9 @@ impl<M: Model> Simulation<M> {
                 queue: &mut self.queue,
             };
             self.model.handle(at, event, &mut scheduler);
-            return Some(at);
+            return Step::Handled(at);
         }
-        None
+        Step::Done
     }
 
     /// The instant a run that ended `how` ended at: its last event, or the
@@ -293,6 +344,27 @@ mod tests {
         let mut sim = ticker(300);
         sim.schedule(SimTime(5000), Tick(0));
         assert_eq!(sim.run(), RunEnd::Horizon);
+    }
+
+    #[test]
+    fn a_run_paused_before_an_event_goes_on_alike_from_a_copy() {
+        let mut sim = ticker(300);
+        sim.schedule(SimTime::ZERO, Tick(0));
+        // Pause before the third tick: it is still pending.
+        assert!(sim.run_until(|m, _| m.seen.len() == 2));
+        assert_eq!((sim.time(), sim.counts()), (SimTime(300), (2, 0)));
+        let mut copy = ticker(300);
+        copy.copy_from(&sim, |m, saved| m.seen.clone_from(&saved.seen));
+        for run in [&mut sim, &mut copy] {
+            assert_eq!(run.run(), RunEnd::Horizon);
+            let times: Vec<u64> = run.model().seen.iter().map(|(t, _)| t.0).collect();
+            assert_eq!(times, [0, 300, 600, 900]);
+        }
+        // A pause that never comes runs to the end.
+        let mut sim = ticker(300);
+        sim.schedule(SimTime::ZERO, Tick(0));
+        assert!(!sim.run_until(|_, _| false));
+        assert_eq!(sim.model().seen.len(), 4);
     }
 
     #[test]

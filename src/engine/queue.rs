@@ -145,6 +145,22 @@ impl<E: Copy> EventQueue<E> {
         self.top_taken = false;
     }
 
+    /// Makes the event the last `pop_due` returned pending again, first in
+    /// line as before: a run that pauses before an event leaves it queued.
+    /// Only right after a `pop_due` that returned an event.
+    pub fn put_back(&mut self) {
+        debug_assert!(self.top_taken, "put_back without a pop");
+        self.top_taken = false;
+    }
+
+    /// Becomes a copy of `other`, reusing this queue's allocation (a derived
+    /// `clone_from` would allocate a new heap each time).
+    pub fn copy_from(&mut self, other: &Self) {
+        self.heap.clone_from(&other.heap);
+        self.next_seq = other.next_seq;
+        self.top_taken = other.top_taken;
+    }
+
     /// Really removes the entry the last `pop` returned, if nothing replaced it.
     #[inline]
     fn remove_taken(&mut self) {
@@ -189,6 +205,25 @@ mod tests {
         assert!(q.is_empty());
         q.push(SimTime(2), 2);
         assert_eq!(q.pop(), Some((SimTime(2), 2)));
+    }
+
+    #[test]
+    fn a_put_back_event_pops_again_and_a_copy_pops_the_same() {
+        let mut q = EventQueue::new();
+        q.push(SimTime(5), 'b');
+        q.push(SimTime(1), 'a');
+        assert_eq!(q.pop_due(SimTime(9)), Some((SimTime(1), 'a')));
+        q.put_back();
+        assert_eq!(q.len(), 2);
+        let mut copy = EventQueue::new();
+        copy.push(SimTime(0), 'x');
+        copy.copy_from(&q);
+        // The tie counter is copied too: a later push at 5 comes after 'b'.
+        for queue in [&mut q, &mut copy] {
+            queue.push(SimTime(5), 'c');
+            let order: Vec<char> = std::iter::from_fn(|| queue.pop()).map(|(_, e)| e).collect();
+            assert_eq!(order, ['a', 'b', 'c']);
+        }
     }
 
     proptest! {

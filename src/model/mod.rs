@@ -104,6 +104,12 @@ impl<O: Observer> PodSimulator<O> {
 
     /// Simulates the current spec from Pod creation to the end.
     pub fn run(&mut self) -> Metrics {
+        self.begin();
+        self.run_to_the_end()
+    }
+
+    /// A new run of the current spec: the Pod not yet created.
+    fn begin(&mut self) {
         let horizon = self.sim.model().run_spec().horizon;
         self.sim.set_horizon(horizon);
         self.sim.rewind();
@@ -113,6 +119,9 @@ impl<O: Observer> PodSimulator<O> {
         if let Some((at, event)) = deletion {
             self.sim.schedule(at, event);
         }
+    }
+
+    fn run_to_the_end(&mut self) -> Metrics {
         let how = self.sim.run();
         let end = self.sim.end_time(how);
         self.sim.model_mut().finish(end, how)
@@ -121,6 +130,57 @@ impl<O: Observer> PodSimulator<O> {
     /// Events handled and stale events dropped in the last run.
     pub fn event_counts(&self) -> (u64, u64) {
         self.sim.counts()
+    }
+}
+
+impl<O: Observer + Clone> PodSimulator<O> {
+    /// `run`, from `prefix`'s saved state if it holds one; otherwise
+    /// from Pod creation, saving the state there when the run reaches its
+    /// deletion before any kill (`PodModel::pauses_before`). The caller
+    /// vouches that the spec differs from the one the state was saved
+    /// under only in fields read from the first kill on
+    /// (`Field::read_from_the_first_kill_on`); the metrics and history
+    /// are then those of `run`.
+    pub fn run_with_prefix(&mut self, prefix: &mut RunPrefix<O>) -> Metrics {
+        if prefix.saved {
+            self.sim.copy_from(&prefix.sim, PodModel::copy_run_state_from);
+        } else {
+            self.begin();
+            if self.sim.run_until(PodModel::pauses_before) {
+                prefix.sim.copy_from(&self.sim, PodModel::copy_run_state_from);
+                prefix.saved = true;
+            }
+        }
+        self.run_to_the_end()
+    }
+}
+
+/// Room for a run's state as it stood just before its deletion: a sweep
+/// keeps one for each combination of the axes a kill does not read, and
+/// the rows that turn only the others resume from it (`run_with_prefix`).
+pub struct RunPrefix<O: Observer = ()> {
+    sim: Simulation<PodModel<O>>,
+    saved: bool,
+}
+
+impl<O: Observer + Clone> RunPrefix<O> {
+    /// Empty room, sized for runs of `run` (its spec is never run here).
+    pub fn new(run: &RunSpec, observer: O) -> Self {
+        RunPrefix {
+            sim: Simulation::new(PodModel::new(run.clone(), observer), run.horizon),
+            saved: false,
+        }
+    }
+
+    /// A state is saved.
+    pub fn is_saved(&self) -> bool {
+        self.saved
+    }
+
+    /// Forgets the saved state: the spec changed in a field before the
+    /// first kill.
+    pub fn forget(&mut self) {
+        self.saved = false;
     }
 }
 

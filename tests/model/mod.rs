@@ -21,6 +21,8 @@
 //! - `actions`: what `[[actions]]` scripts during a run (R70–R73), worked by hand.
 //! - `kubelet_restart`: a kubelet restart in `[[actions]]` (R74, R75).
 //! - `reboot`: a node reboot in `[[actions]]`, and kubectl after it (R76–R79).
+//! - `prefix`: runs that start from a prefix saved before another run's
+//!   deletion are the runs from Pod creation (proptest).
 
 mod actions;
 mod agreement;
@@ -33,6 +35,7 @@ mod hooks;
 mod invariants;
 mod job;
 mod kubelet_restart;
+mod prefix;
 mod probes;
 mod properties;
 mod random;

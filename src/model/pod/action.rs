@@ -9,7 +9,6 @@
 //! into between runs is always the scenario's own.
 
 use super::container::{Condition, Killer, State, Stop};
-use super::termination::MIN_POD_GRACE;
 use super::{PodModel, Stage};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::action::{ActionKind, ActionTime};
@@ -254,7 +253,7 @@ impl<O: Observer> PodModel<O> {
     /// `setTerminationGracePeriod` with no reason); the new image starts
     /// after the exit (`start_new_image`).
     fn kill_for_update(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        let grace = self.run.pod.termination_grace_period.max(MIN_POD_GRACE);
+        let grace = self.pod_grace();
         self.begin_kill(id, now, grace, Killer::Update, s);
     }
 

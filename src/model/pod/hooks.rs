@@ -11,7 +11,6 @@
 //! starts the instant the hold ends, in spec order.
 
 use super::container::Killer;
-use super::termination::MIN_POD_GRACE;
 use super::{Cause, PodModel};
 use crate::engine::{Scheduler, SimTime};
 use crate::model::draw::DrawKey;
@@ -61,7 +60,7 @@ impl<O: Observer> PodModel<O> {
         if failed && !killed {
             // `killContainer` with the Pod's grace, preStop included; the
             // sync stays held until the container has exited.
-            let grace = self.run.pod.termination_grace_period.max(MIN_POD_GRACE);
+            let grace = self.pod_grace();
             return self.begin_kill(id, now, grace, Killer::PostStart, s);
         }
         if !killed {

@@ -15,7 +15,9 @@
 //! - `probe`: Started and Ready, and the probes that decide them (R21–R32);
 //! - `termination`: preStop, the grace budget, sidecars last, SIGKILL (R33–R41);
 //! - `phase`: the Pod phase and completion (R43–R48);
-//! - `action`: what `[[actions]]` scripts during the run (R70–R79).
+//! - `action`: what `[[actions]]` scripts during the run (R70–R79);
+//! - `prefix`: a run's state saved before its deletion, for a sweep
+//!   row to resume from.
 //!
 //! Invariant: every decision is taken in a handler at the instant of the
 //! event that made it necessary; nothing polls. Probe ticks are scheduled
@@ -29,6 +31,7 @@ mod container;
 mod hooks;
 mod image;
 mod phase;
+mod prefix;
 mod probe;
 mod restart;
 mod restart_all;
@@ -150,6 +153,9 @@ pub struct PodModel<O: Observer = ()> {
     shape: Option<Shape>,
     /// The deletion request has arrived.
     deleted: bool,
+    /// A container has been killed this run, for whatever reason: the run
+    /// has read fields that only a kill reads (`prefix`).
+    has_killed: bool,
     /// The grace a termination gives: the Pod's, or a delete's (R33, R70).
     grace: SimDuration,
     /// The Pod has been Ready once: a deletion after Ready is scheduled once.
@@ -264,6 +270,7 @@ impl<O: Observer> PodModel<O> {
             held_by: None,
             shape: None,
             deleted: false,
+            has_killed: false,
             grace: SimDuration::ZERO,
             has_been_ready: false,
             pod_ready: false,
@@ -342,7 +349,8 @@ impl<O: Observer> PodModel<O> {
         self.stage = Stage::Initializing;
         self.held_by = None;
         self.deleted = false;
-        self.grace = pod.termination_grace_period.max(termination::MIN_POD_GRACE);
+        self.has_killed = false;
+        self.grace = self.pod_grace();
         self.has_been_ready = false;
         self.pod_ready = false;
         self.ready_count = 0;

@@ -24,6 +24,12 @@ const MIN_STOP_TIMEOUT: SimDuration = SimDuration::from_secs(2);
 pub(super) const MIN_POD_GRACE: SimDuration = SimDuration::from_secs(1);
 
 impl<O: Observer> PodModel<O> {
+    /// The Pod's own grace period, as the kubelet floors it (R33): what a
+    /// termination, an update or a failed postStart hook gives a kill.
+    pub(super) fn pod_grace(&self) -> SimDuration {
+        self.run.pod.termination_grace_period.max(MIN_POD_GRACE)
+    }
+
     /// `kubectl delete` reached the kubelet (R33, R34), with its own
     /// `--grace-period` if it has one (R70).
     pub(super) fn deletion_requested(
@@ -105,6 +111,7 @@ impl<O: Observer> PodModel<O> {
         by: Killer,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
+        self.has_killed = true;
         let Some(hook) = &self.spec_of(id).pre_stop else {
             return self.after_pre_stop(id, now, grace, by, s);
         };

@@ -29,6 +29,7 @@ use super::csv;
 use super::grid::Grid;
 use super::tally::{Output, Progress, Tally};
 
+mod prefixes;
 mod worker;
 
 use worker::Worker;

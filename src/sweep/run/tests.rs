@@ -54,9 +54,21 @@ fn rows_after_a_kind_or_proxy_change_match_fresh_runs() {
          \"containers.proxy.proxy\" = [true, false]\n\
          \"containers.web.boot\" = [\"1s\", \"6s\"]",
     );
-    let text = csv_of(&grid, 0..grid.runs(), 1);
+    let metrics = rows_are_fresh_runs(&grid);
+    let exposed_rows = metrics.iter().filter(|m| m.exposed_total_ms > 0).count();
+    // Some rows are exposed and some are not: the proxy flag matters here.
+    assert!(
+        exposed_rows > 0 && exposed_rows < 8,
+        "{exposed_rows} of 8 rows exposed"
+    );
+}
+
+/// Sweeps all of `grid` on one thread and checks that every row is what
+/// a fresh simulator gives for its spec; returns those runs' metrics.
+fn rows_are_fresh_runs(grid: &Grid) -> Vec<crate::model::Metrics> {
+    let text = csv_of(grid, 0..grid.runs(), 1);
     let mut digits = vec![0; grid.axes.len()];
-    let mut exposed_rows = 0;
+    let mut all = Vec::new();
     for (run, line) in text.lines().skip(1).enumerate() {
         grid.digits(run as u64, &mut digits);
         let mut spec = grid.base.clone();
@@ -64,17 +76,56 @@ fn rows_after_a_kind_or_proxy_change_match_fresh_runs() {
             axis.apply(digit, &mut spec);
         }
         let metrics = crate::model::PodSimulator::new(spec).run();
-        exposed_rows += usize::from(metrics.exposed_total_ms > 0);
         let mut expected = Vec::new();
         csv::push_metrics(&mut expected, &metrics);
         let expected = String::from_utf8(expected).unwrap();
         assert!(line.ends_with(&expected), "run {run}: {line} is not …{expected}");
+        all.push(metrics);
     }
-    // Some rows are exposed and some are not: the proxy flag matters here.
-    assert!(
-        exposed_rows > 0 && exposed_rows < 8,
-        "{exposed_rows} of 8 rows exposed"
+    assert_eq!(all.len() as u64, grid.runs());
+    all
+}
+
+/// Rows that turn only kill-only axes (drain, preStop, stop signal,
+/// grace) start from a prefix saved by an earlier row; the proxy's boot
+/// (outside) and its failures (inside the kill-only axes) pick which.
+/// Every row is still the run from Pod creation, and the kill-only axes
+/// do change the outcome: a row draining `never` under a 1 s grace is
+/// SIGKILLed, one draining 0 s is not.
+#[test]
+fn rows_started_from_a_shared_prefix_match_fresh_runs() {
+    let grid = seed_grid(
+        "\"containers.proxy.boot\" = [\"1s\", \"4s\"]\n\
+         \"pod.termination_grace_period\" = [\"1s\", \"30s\"]\n\
+         \"containers.web.drain\" = [\"0s\", \"3s\", \"never\"]\n\
+         \"containers.web.pre_stop\" = [\"0s\", \"2s\"]\n\
+         \"containers.proxy.stop_signal\" = [\"SIGTERM\", \"SIGQUIT\"]\n\
+         \"containers.proxy.fails\" = [0, 2]",
     );
+    assert!(super::prefixes::Prefixes::plan(&grid.axes, 1, &grid.base).is_some());
+    let metrics = rows_are_fresh_runs(&grid);
+    let sigkilled = metrics.iter().filter(|m| m.sigkilled > 0).count();
+    assert!(
+        sigkilled > 0 && sigkilled < metrics.len(),
+        "{sigkilled} of {}",
+        metrics.len()
+    );
+}
+
+/// The same with durations drawn at random: a seed axis inside the drain
+/// axis picks the prefix, and the drains drawn after the deletion are
+/// the fresh run's.
+#[test]
+fn rows_with_random_drains_from_a_shared_prefix_match_fresh_runs() {
+    let grid = seed_grid(
+        "\"containers.proxy.boot\" = [\"1s\", { dist = \"lognormal\", median = \"2s\", p99 = \"7s\" }]\n\
+         \"containers.web.drain\" = [\"1s\", { dist = \"uniform\", min = \"0s\", max = \"6s\" }]\n\
+         \"seed\" = [1, 2, 3]",
+    );
+    assert!(super::prefixes::Prefixes::plan(&grid.axes, 1, &grid.base).is_some());
+    let metrics = rows_are_fresh_runs(&grid);
+    let terminations: std::collections::BTreeSet<_> = metrics.iter().map(|m| m.termination_ms).collect();
+    assert!(terminations.len() > 3, "{terminations:?}");
 }
 
 #[test]

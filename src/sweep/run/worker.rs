@@ -10,9 +10,10 @@ use std::ops::Range;
 use super::super::csv::{self, Cells};
 use super::super::grid::Grid;
 use super::super::summary::Summary;
+use super::prefixes::Prefixes;
 use crate::model::job::JobSimulator;
 use crate::model::service::ServiceSimulator;
-use crate::model::{PodSimulator, RunSpec};
+use crate::model::{PodSimulator, RunPrefix, RunSpec};
 
 /// One thread's simulator, odometer and row, reused from chunk to chunk.
 pub(super) struct Worker<'g> {
@@ -23,6 +24,9 @@ pub(super) struct Worker<'g> {
     /// Pod's shape (`Field::shapes_the_pod`): a row that turns none of
     /// them lets the model keep the shape it worked out.
     shaping_axes: usize,
+    /// A Pod grid's rows that differ only in kill-only fields start from
+    /// a prefix they share (`prefixes`), when some do.
+    prefixes: Option<Prefixes>,
     summary: Summary,
     row: Row,
 }
@@ -52,12 +56,22 @@ impl Simulator {
         }
     }
 
-    /// Runs the current spec, appends its row (`row`'s lead, the metric
-    /// cells, the line's end) and, with a summary, adds its metrics to it.
-    fn run_row(&mut self, buf: &mut Vec<u8>, row: &mut Row, summary: Option<&mut Summary>) {
+    /// Runs the current spec, from `prefix` if a Pod grid's row has one,
+    /// appends its row (`row`'s lead, the metric cells, the line's end)
+    /// and, with a summary, adds its metrics to it.
+    fn run_row(
+        &mut self,
+        buf: &mut Vec<u8>,
+        row: &mut Row,
+        summary: Option<&mut Summary>,
+        prefix: Option<&mut RunPrefix>,
+    ) {
         match self {
             Simulator::Pod(s) => {
-                let metrics = s.run();
+                let metrics = match prefix {
+                    Some(prefix) => s.run_with_prefix(prefix),
+                    None => s.run(),
+                };
                 buf.extend_from_slice(row.finish(|cells| {
                     csv::metric_cells(cells, &metrics);
                     cells.byte(b'\n');
@@ -163,19 +177,25 @@ impl Row {
 
 impl<'g> Worker<'g> {
     pub(super) fn new(grid: &'g Grid) -> Self {
+        let simulator = match grid.base.service {
+            Some(_) => Simulator::Service(Box::new(ServiceSimulator::new(grid.base.clone()))),
+            None if grid.has_jobs() => Simulator::Job(Box::new(JobSimulator::new(grid.base.clone()))),
+            None => Simulator::Pod(Box::new(PodSimulator::new(grid.base.clone()))),
+        };
+        let prefixes = match simulator {
+            Simulator::Pod(_) => Prefixes::plan(&grid.axes, grid.replications(), &grid.base),
+            Simulator::Job(_) | Simulator::Service(_) => None,
+        };
         Worker {
             grid,
-            simulator: match grid.base.service {
-                Some(_) => Simulator::Service(Box::new(ServiceSimulator::new(grid.base.clone()))),
-                None if grid.has_jobs() => Simulator::Job(Box::new(JobSimulator::new(grid.base.clone()))),
-                None => Simulator::Pod(Box::new(PodSimulator::new(grid.base.clone()))),
-            },
+            simulator,
             digits: vec![0; grid.axes.len()],
             shaping_axes: grid
                 .axes
                 .iter()
                 .rposition(|axis| axis.key.field.shapes_the_pod())
                 .map_or(0, |last| last + 1),
+            prefixes,
             summary: Summary::new(grid.table()),
             row: Row::new(grid),
         }
@@ -193,6 +213,9 @@ impl<'g> Worker<'g> {
         // Every axis at the chunk's start; then only those the odometer turns.
         let mut changed_from = 0;
         let mut fresh = true;
+        if let Some(prefixes) = &mut self.prefixes {
+            prefixes.forget();
+        }
         for run in runs {
             let spec = self.simulator.spec_mut(changed_from < self.shaping_axes);
             for (axis, &digit) in grid.axes[changed_from..].iter().zip(&self.digits[changed_from..]) {
@@ -213,7 +236,9 @@ impl<'g> Worker<'g> {
                 }
                 fresh = false;
                 let into = summary.is_some().then_some(&mut self.summary);
-                self.simulator.run_row(buf, &mut self.row, into);
+                let prefix =
+                    (self.prefixes.as_mut()).map(|p| p.for_row(&grid.axes, &self.digits, changed_from));
+                self.simulator.run_row(buf, &mut self.row, into, prefix);
             }
             if let Some(out) = summary.as_deref_mut() {
                 csv::push_u64(out, run);

@@ -3,9 +3,11 @@
 //!
 //! This file names the keys and places them (scope, group, leaf); how a
 //! value is written is in `value`, what a key means to a reader is in
-//! `doc`, so adding a key touches one arm in each.
+//! `doc`, when the Pod model reads it in `reads`, so adding a key touches
+//! one arm in each.
 
 mod doc;
+mod reads;
 mod service;
 mod value;
 
@@ -312,52 +314,6 @@ impl Field {
             Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {
                 Scope::Action
             }
-        }
-    }
-
-    /// Whether setting the field may change the spec's shape, which the Pod
-    /// model works out once and keeps until it may have changed: which
-    /// containers are apps, sidecars or proxies, which have probes or an
-    /// image that fails to pull. A sweep row that sets none of these keeps
-    /// the shape (`PodSimulator::spec_mut_keeping_shape`). Exhaustive, so a
-    /// new field must be placed.
-    pub fn shapes_the_pod(self) -> bool {
-        match self {
-            Field::Kind | Field::Proxy | Field::ImagePull | Field::Probe(..) => true,
-            Field::Horizon
-            | Field::Seed
-            | Field::RestartPolicy
-            | Field::TerminationGracePeriod
-            | Field::StopAt
-            | Field::StopAfterReady
-            | Field::Mode
-            | Field::Kubernetes
-            | Field::BackoffInitial
-            | Field::BackoffCap
-            | Field::BackoffImmediateFirstRestart
-            | Field::Boot
-            | Field::Drain
-            | Field::PreStop
-            | Field::Fails
-            | Field::FailProbability
-            | Field::CrashAfter
-            | Field::Run
-            | Field::ExitCode
-            | Field::ContainerRestartPolicy
-            | Field::ExitCodeOnSigterm
-            | Field::StopSignal
-            | Field::DrainsOn
-            | Field::PostStart
-            | Field::PostStartFails
-            | Field::BackoffLimit
-            | Field::BackoffLimitPerIndex
-            | Field::ActionAt
-            | Field::ActionAfterReady
-            | Field::ActionGracePeriod
-            | Field::ActionDown
-            // A Service's Pods are reset through `run_spec_mut`, which
-            // works the shape out again whatever changed.
-            | service_field!() => false,
         }
     }
 
