@@ -15,8 +15,8 @@ mod field;
 mod set;
 mod unit;
 
-pub use field::Field;
 pub(crate) use field::service_field;
+pub use field::{Field, WhenRead};
 pub use set::{Key, default_backoff_cap};
 pub use unit::{Unit, Value, parse_kube_version, parse_rate, unknown_preset, word};
 

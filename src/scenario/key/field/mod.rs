@@ -11,6 +11,7 @@ mod reads;
 mod service;
 mod value;
 
+pub use reads::WhenRead;
 pub(crate) use service::service_field;
 
 use crate::model::ProbeKind;
