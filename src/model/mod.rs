@@ -104,7 +104,7 @@ impl<O: Observer> PodSimulator<O> {
 
     /// Simulates the current spec from Pod creation to the end. Never
     /// inlined: a run is one function to count in (BENCHMARKS.md, "How to
-    /// profile"), and its two halves are inlined into it.
+    /// profile").
     #[inline(never)]
     pub fn run(&mut self) -> Metrics {
         self.begin();
@@ -112,7 +112,6 @@ impl<O: Observer> PodSimulator<O> {
     }
 
     /// A new run of the current spec: the Pod not yet created.
-    #[inline]
     fn begin(&mut self) {
         let horizon = self.sim.model().run_spec().horizon;
         self.sim.set_horizon(horizon);
@@ -126,7 +125,6 @@ impl<O: Observer> PodSimulator<O> {
     }
 
     /// The rest of a run, from wherever it stands, and its metrics.
-    #[inline]
     fn run_to_the_end(&mut self) -> Metrics {
         let how = self.sim.run();
         let end = self.sim.end_time(how);
