@@ -67,6 +67,17 @@ pub enum Problem {
         /// A Job's Pod, which could also finish by its apps' `run`.
         job: bool,
     },
+    /// A mesh's injector put this container in the Pod as its proxy, so
+    /// podsim takes it as one: told, since it moves the exposure figures,
+    /// with how to undo it.
+    InjectedProxy {
+        /// The proxy container's name.
+        container: String,
+        /// The mesh whose injector put it there.
+        mesh: &'static str,
+        /// The Pod annotation that says so.
+        annotation: &'static str,
+    },
     /// Anything else, in the reader's words (a bad value, a broken rule, a
     /// syntax error from the TOML or YAML parser).
     Message(String),
@@ -117,6 +128,16 @@ impl Problem {
                 } else {
                     ""
                 }
+            )),
+            Problem::InjectedProxy {
+                container,
+                mesh,
+                annotation,
+            } => Some(format!(
+                "container \"{container}\": taken as the Pod's proxy ({mesh}'s injector put it there, \
+                 annotation {annotation}), so an app alive while it is not counts as exposed; if it carries \
+                 none of the apps' traffic, annotate podsim.dev/{container}.proxy: \"false\" (or write \
+                 proxy = false under [containers.{container}] in {file})"
             )),
             _ => None,
         }
@@ -238,7 +259,7 @@ impl Diagnostic {
         match &self.problem {
             // The cause is the source: `{:#}` (anyhow's chain) prints it after.
             Problem::Unreadable(what) => format!("cannot read {}", what.name()),
-            Problem::AssumedTimings { .. } | Problem::NeverDeleted { .. } => {
+            Problem::AssumedTimings { .. } | Problem::NeverDeleted { .. } | Problem::InjectedProxy { .. } => {
                 self.problem.message_with(None).unwrap_or_default()
             }
             Problem::GridNotScenario { key } => {

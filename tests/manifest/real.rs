@@ -1,7 +1,8 @@
 //! Manifests as they are published (`tests/manifests/`, each with its
 //! source): the Kubernetes website's StatefulSet, DaemonSet and CronJob,
-//! Istio's and Linkerd's injectors' output with native sidecars, the Cloud
-//! SQL Auth Proxy's Job, and a `kubectl get -o json` List of two of them.
+//! Istio's injector's output with and without native sidecars, Linkerd's
+//! with them, the Cloud SQL Auth Proxy's Job, and a `kubectl get -o json`
+//! List of two of them.
 //! Each is read as it is, and what it implies is worked out by hand from
 //! the kubelet rules (R-numbers of kubelet-semantics.md).
 
@@ -122,6 +123,7 @@ fn istio_injected_native_sidecars_start_before_the_app_and_never_expose_it() {
         ]
     );
     let proxy = &s.run.pod.containers[1];
+    assert!(proxy.proxy, "the injector's sidecar.istio.io/status marks it");
     let startup = proxy.probes[0].expect("istio-proxy's startupProbe");
     assert_eq!(
         (startup.period, startup.failure_threshold),
@@ -193,6 +195,13 @@ fn linkerd_injected_native_sidecar_maps_its_three_probes() {
     assert!(s.notices.iter().all(|n| !n.message().starts_with("replicas")));
     assert_eq!(first(&s, &r, "linkerd-proxy", "started"), Some(2000));
     assert_eq!(first(&s, &r, "web-svc", "starting"), Some(2000));
+    // Linkerd's injector stamped linkerd.io/proxy-version: its proxy is the Pod's.
+    assert!(s.run.pod.containers[1].proxy);
+    assert!(problems(&s).contains(&&Problem::InjectedProxy {
+        container: "linkerd-proxy".into(),
+        mesh: "Linkerd",
+        annotation: "linkerd.io/proxy-version",
+    }));
 }
 
 /// R52 on the linkerd-injected Pod, every container booting the assumed
@@ -213,6 +222,74 @@ fn r52_the_linkerd_proxy_is_ready_at_the_sync_of_the_apps_start() {
     assert_eq!(first(&s, &r, "web-svc", "started"), Some(3000));
     assert_eq!(first(&s, &r, "linkerd-proxy", "ready"), Some(3000));
     assert_eq!(r.metrics.ready_ms, Some(3000));
+}
+
+/// Istio's injector without native sidecars: istio-proxy beside hello, so
+/// the two start together (R6) and the app can run before its proxy, the
+/// seed chapter's hole in a published manifest. The injector's annotation
+/// makes istio-proxy the Pod's proxy, with a notice. By hand, with the
+/// timings file: istio-init 0→1 s; hello and istio-proxy start at 1 s;
+/// hello (no probes) is alive at 2 s; istio-proxy, probed, counts as
+/// started at once (R21) and answers from 3.5 s: exposed 2→3.5 s. Its
+/// readiness probe (initialDelaySeconds 1, periodSeconds 2, from its start)
+/// runs at 2 s, before the answer, and at 4 s: Ready at 4 s, and the Pod
+/// with it. Deleted 5 s later, at 9 s: both get SIGTERM at once (R36 orders
+/// only sidecars), Envoy exits, hello drains 2 s: exposed again 9→11 s.
+#[test]
+fn istio_injected_beside_the_app_exposes_it_at_startup_and_shutdown() {
+    let (s, r) = one(
+        "istio-classic-sidecar.yaml",
+        Some("istio-classic-sidecar.timings.toml"),
+    );
+    assert_eq!(
+        kinds(&s),
+        [
+            ("istio-init", ContainerKind::Init),
+            ("hello", ContainerKind::App),
+            ("istio-proxy", ContainerKind::App),
+        ]
+    );
+    let proxies: Vec<bool> = s.run.pod.containers.iter().map(|c| c.proxy).collect();
+    assert_eq!(proxies, [false, false, true]);
+    assert!(
+        problems(&s).contains(&&Problem::InjectedProxy {
+            container: "istio-proxy".into(),
+            mesh: "Istio",
+            annotation: "sidecar.istio.io/status",
+        }),
+        "{:?}",
+        s.notices
+    );
+    assert_eq!(first(&s, &r, "hello", "starting"), Some(1000));
+    assert_eq!(first(&s, &r, "istio-proxy", "starting"), Some(1000));
+    assert_eq!(r.metrics.ready_ms, Some(4000));
+    assert_eq!(r.metrics.exposed_startup_ms, 1500);
+    assert_eq!(r.metrics.exposed_shutdown_ms, 2000);
+    assert_eq!(r.metrics.termination_ms, Some(2000));
+}
+
+/// What the injector put there the user may still unmark, by annotation or
+/// timings file: then nothing is exposed, and no notice says otherwise.
+#[test]
+fn an_injected_proxy_is_unmarked_by_proxy_false() {
+    let text = std::fs::read_to_string(path("istio-classic-sidecar.yaml")).unwrap();
+    let unmarked = text.replacen(
+        "        sidecar.istio.io/interceptionMode: REDIRECT\n",
+        "        sidecar.istio.io/interceptionMode: REDIRECT\n        podsim.dev/istio-proxy.proxy: \"false\"\n        podsim.dev/istio-proxy.boot: 3s\n",
+        1,
+    );
+    assert_ne!(unmarked, text);
+    let s = podsim::scenario::manifest::parse(&unmarked, "hello.yaml", None).unwrap();
+    assert!(s.run.pod.containers.iter().all(|c| !c.proxy));
+    assert!(
+        !problems(&s)
+            .iter()
+            .any(|p| matches!(p, Problem::InjectedProxy { .. })),
+        "{:?}",
+        s.notices
+    );
+    // hello is alive from 2 s, istio-proxy only from 4 s: unmarked, no exposure.
+    assert_eq!(simulate(&s.run).metrics.exposed_startup_ms, 0);
 }
 
 #[test]

@@ -18,6 +18,7 @@ mod fields;
 mod handler;
 mod job;
 mod kind;
+mod mesh;
 mod pod;
 mod service;
 mod timings;

@@ -17,13 +17,14 @@ use k8s_openapi::api::core::v1::{Container, PodSpec as K8sPodSpec};
 
 use super::handler::Handler;
 use super::kind::{Policies, WorkloadKind};
+use super::mesh::injected_proxies;
 use super::service;
-use super::timings::{Source, Timings};
+use super::timings::{Setting, Source, Timings};
 use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
 use crate::model::{ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, RestartPolicy, RunSpec};
 use crate::scenario::diagnostic::{Diagnostic, Problem, closest, unknown_word};
-use crate::scenario::key::Key;
+use crate::scenario::key::{Field, Key};
 use crate::scenario::rules::{Format, Rule, check_spec};
 
 /// `PREFIX` without its slash, to recognise a misspelt prefix.
@@ -87,6 +88,14 @@ impl Mapper<'_> {
         self.error(rest, message).warning()
     }
 
+    /// Where `entry`'s name is written, for a notice about the container.
+    fn name_offset(&self, entry: &Entry) -> usize {
+        let path = entry.path();
+        let mut at: Vec<&str> = path.iter().map(String::as_str).collect();
+        at.push("name");
+        self.doc.offset(&self.full(&at))
+    }
+
     /// A notice of a typed `problem` at byte `offset` of the file.
     fn notice_at(&self, offset: usize, problem: Problem) -> Diagnostic {
         let (origin, text) = (self.stream.origin, self.stream.text);
@@ -141,6 +150,19 @@ impl Mapper<'_> {
             let os = spec.os.as_ref().map(|os| os.name.as_str());
             containers.push(self.container(entry, &hook, &post_start, os)?);
             hooks.push((hook, post_start));
+        }
+        // Before the settings, so that one saying `proxy = false` wins.
+        for (i, mesh) in injected_proxies(annotations, &names) {
+            containers[i].proxy = true;
+            let set = |s: &Setting| s.field == Field::Proxy && s.container.as_deref() == Some(mesh.container);
+            if !settings.iter().any(set) {
+                let problem = Problem::InjectedProxy {
+                    container: mesh.container.to_string(),
+                    mesh: mesh.name,
+                    annotation: mesh.annotation,
+                };
+                notices.push(self.notice_at(self.name_offset(&entries[i]), problem));
+            }
         }
         let pod = PodSpec {
             restart_policy,
@@ -206,10 +228,7 @@ impl Mapper<'_> {
             }
         }
         if let Some(i) = first {
-            let path = entries[i].path();
-            let mut at: Vec<&str> = path.iter().map(String::as_str).collect();
-            at.push("name");
-            let offset = self.doc.offset(&self.full(&at));
+            let offset = self.name_offset(&entries[i]);
             let assumed = [("boot", DEFAULT_BOOT, boot), ("drain", DEFAULT_DRAIN, drain)]
                 .into_iter()
                 .filter(|(_, _, names)| !names.is_empty())
