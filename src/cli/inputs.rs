@@ -103,7 +103,7 @@ pub fn load(files: &[&Path], timings: Option<&Path>, format: Option<FormatArg>) 
                         }
                         _ => scenario.origin.clone(),
                     };
-                    super::print_notices(&scenario.notices);
+                    super::print_notices(&scenario.notices, super::TIMINGS_FLAG);
                     inputs.runs.push(Input { scenario, source });
                 }
                 Err(e) => inputs.refused.push(e),

@@ -75,21 +75,33 @@ impl Command {
 /// A diagnostic as the user reads it: the library's words, plus the advice
 /// only the command line can give (which command or flag to use).
 pub fn render(d: &Diagnostic) -> String {
+    render_with(d, TIMINGS_FLAG)
+}
+
+/// How `podsim run` and `report` take a timings file.
+pub const TIMINGS_FLAG: &str = "--timings";
+/// How a sweep takes one: its grid's key, for a manifest base's notices.
+pub const TIMINGS_KEY: &str = "a timings file named by the grid's timings key";
+
+/// `render`, with `timings` as the way to give a timings file.
+fn render_with(d: &Diagnostic, timings: &str) -> String {
     match d.position {
-        Some((line, col)) => format!("{}:{line}:{col}: {}", d.origin, message(d)),
-        None => format!("{}: {}", d.origin, message(d)),
+        Some((line, col)) => format!("{}:{line}:{col}: {}", d.origin, message_with(d, timings)),
+        None => format!("{}: {}", d.origin, message_with(d, timings)),
     }
 }
 
 /// `render` without the place: the text after `origin:line:col: `.
 pub fn message(d: &Diagnostic) -> String {
+    message_with(d, TIMINGS_FLAG)
+}
+
+fn message_with(d: &Diagnostic, timings: &str) -> String {
     match &d.problem {
         Problem::GridNotScenario { .. } => {
             format!("{}; run it with `podsim sweep --grid {}`", d.message(), d.origin)
         }
-        problem => problem
-            .message_with(Some("--timings"))
-            .unwrap_or_else(|| d.message()),
+        problem => problem.message_with(Some(timings)).unwrap_or_else(|| d.message()),
     }
 }
 
@@ -105,9 +117,11 @@ pub fn error(d: Diagnostic) -> anyhow::Error {
 }
 
 /// Prints what loading had to assume, on stderr.
-pub fn print_notices<'a>(notices: impl IntoIterator<Item = &'a Diagnostic>) {
+/// `timings` says how this command takes a timings file (`TIMINGS_FLAG`
+/// or, for a sweep, `TIMINGS_KEY`).
+pub fn print_notices<'a>(notices: impl IntoIterator<Item = &'a Diagnostic>, timings: &str) {
     for notice in notices {
-        eprintln!("podsim: notice: {}", render(notice));
+        eprintln!("podsim: notice: {}", render_with(notice, timings));
     }
 }
 

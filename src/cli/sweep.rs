@@ -105,7 +105,7 @@ fn shard_arg(text: &str) -> Result<ShardArg, String> {
 pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
     let shard = shard_of(args)?;
     let mut grid = Grid::load(&args.grid).map_err(super::error)?;
-    super::print_notices(&grid.notices);
+    super::print_notices(&grid.notices, super::TIMINGS_KEY);
     if let Some(seed) = args.seed {
         grid.set_seed(seed);
     }

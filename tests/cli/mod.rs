@@ -23,6 +23,7 @@
 //!   for byte, `--shard auto` from an Indexed Job's index;
 //! - `sweep_errors`: what `sweep` refuses and how it says so, and an
 //!   interrupted sweep that leaves nothing half-written;
+//! - `sweep_timings`: a manifest swept with the grid's timings file;
 //! - `serve`: `podsim serve`'s API through a real socket;
 //! - `replications`: distributions, replications and summaries in sweeps;
 //! - `distribution_inputs`: distributions in annotations, timings files and
@@ -53,3 +54,4 @@ mod service_pictures;
 mod shards;
 mod sweep;
 mod sweep_errors;
+mod sweep_timings;

@@ -10,7 +10,16 @@ use crate::scenario::Diagnostic;
 use crate::scenario::toml::syntax_error;
 
 /// The keys of a grid file.
-const GRID_KEYS: &[&str] = &["base", "out", "plot", "summary", "seed", "replications", "axes"];
+const GRID_KEYS: &[&str] = &[
+    "base",
+    "timings",
+    "out",
+    "plot",
+    "summary",
+    "seed",
+    "replications",
+    "axes",
+];
 
 /// A grid file as written: its keys checked, its axes not yet resolved.
 pub struct GridFile<'t> {
@@ -18,6 +27,8 @@ pub struct GridFile<'t> {
     pub(super) text: &'t str,
     /// The base scenario's path as written, and where.
     pub base: (String, Range<usize>),
+    /// The `timings` key: a timings file for a manifest base, as written, and where.
+    pub timings: Option<(String, Range<usize>)>,
     /// The `out` key: where the CSV goes unless `--out` says otherwise.
     pub out: Option<String>,
     /// The `plot` key: where the trade-off plot goes.
@@ -38,11 +49,12 @@ impl<'t> GridFile<'t> {
         let doc = DeTable::parse(text).map_err(|e| syntax_error(origin, text, &e))?;
         let error = |span: Range<usize>, message: String| Diagnostic::at(origin, text, Some(span), message);
         let (mut base, mut out, mut plot, mut summary, mut axes_span) = (None, None, None, None, None);
-        let (mut seed, mut replications) = (None, None);
+        let (mut seed, mut replications, mut timings) = (None, None, None);
         for (key, value) in doc.get_ref() {
             let string = || string_value(value, key.get_ref()).map_err(|m| error(value.span(), m));
             match key.get_ref().as_ref() {
                 "base" => base = Some((string()?, value.span())),
+                "timings" => timings = Some((string()?, value.span())),
                 "out" => out = Some(string()?),
                 "plot" => plot = Some(string()?),
                 "summary" => summary = Some(string()?),
@@ -102,6 +114,7 @@ impl<'t> GridFile<'t> {
             origin,
             text,
             base,
+            timings,
             out,
             plot,
             summary,

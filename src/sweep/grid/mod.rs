@@ -30,6 +30,7 @@ use crate::model::job::{JobFigures, JobSpec};
 use crate::model::service::{DrainFigures, RolloutFigures, ServiceMetrics};
 use crate::model::{ContainerKind, Metrics, PodMode, RunSpec};
 use crate::scenario::key::Field;
+use crate::scenario::manifest::{self, Timings};
 use crate::scenario::rules::{Format, rule_class};
 use crate::scenario::{Diagnostic, Input, Scenario, check_spec, line_col, read_input};
 
@@ -57,8 +58,9 @@ pub struct Grid {
 }
 
 impl Grid {
-    /// Reads and checks a grid file and its base scenario; `base`, `out`
-    /// and `plot` are relative to the grid file.
+    /// Reads and checks a grid file and its base scenario (a manifest with
+    /// the grid's timings file over it); `base`, `timings`, `out` and
+    /// `plot` are relative to the grid file.
     pub fn load(path: &Path) -> Result<Grid, Diagnostic> {
         let (origin, text) = read_input(path, Input::Grid)?;
         Grid::read(&text, &origin, path.parent().unwrap_or(Path::new("")))
@@ -78,11 +80,35 @@ impl Grid {
                 ),
             ));
         }
-        let base = Scenario::load(&base_path)?;
+        let timings = match &file.timings {
+            None => None,
+            Some((written, span)) => {
+                let path = relative_to(folder, written);
+                if !path.is_file() {
+                    return Err(file.error(
+                        span.clone(),
+                        format!(
+                            "timings file \"{}\" not found (the path is relative to the grid file)",
+                            path.display()
+                        ),
+                    ));
+                }
+                if !manifest::is_manifest(&base_path) {
+                    return Err(file.error(
+                        span.clone(),
+                        "timings is for a manifest base: a TOML scenario holds its own timings; drop it, \
+                         or set them in the base scenario"
+                            .into(),
+                    ));
+                }
+                Some(Timings::load(&path)?)
+            }
+        };
+        let base = Scenario::load_with(&base_path, timings.as_ref())?;
         Grid::new(file, base, folder)
     }
 
-    /// Grid text over an already loaded `base` (whatever its `base` key
+    /// Grid text over an already loaded `base` (whatever its `base` and `timings` keys
     /// names): `GridFile::parse` then `Grid::new`, no file touched.
     pub fn parse(text: &str, origin: &str, base: Scenario, folder: &Path) -> Result<Grid, Diagnostic> {
         Grid::new(GridFile::parse(text, origin)?, base, folder)
