@@ -108,8 +108,9 @@ impl Grid {
         Grid::new(file, base, folder)
     }
 
-    /// Grid text over an already loaded `base` (whatever its `base` and `timings` keys
-    /// names): `GridFile::parse` then `Grid::new`, no file touched.
+    /// Grid text over an already loaded `base` (whatever its `base` and
+    /// `timings` keys name): `GridFile::parse` then `Grid::new`, no file
+    /// touched.
     pub fn parse(text: &str, origin: &str, base: Scenario, folder: &Path) -> Result<Grid, Diagnostic> {
         Grid::new(GridFile::parse(text, origin)?, base, folder)
     }
