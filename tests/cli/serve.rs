@@ -224,6 +224,21 @@ fn a_sweep_answers_its_rows_within_max_runs() {
         doc["error"]["message"].as_str().unwrap().contains("at most 10"),
         "{doc}"
     );
+    // A grid's timings key names a file: the server reads none.
+    let body = serde_json::json!({
+        "scenario": seed("seed-side-by-side.toml"),
+        "grid": "timings = \"/etc/passwd\"\n[axes]\n\"horizon\" = [\"1h\"]\n",
+    });
+    let (status, doc) = server.json("POST", "/api/sweep", &body.to_string());
+    assert_eq!(status, 400);
+    assert_eq!(doc["error"]["line"], 2, "{doc}");
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the page reads none"),
+        "{doc}"
+    );
 }
 
 #[test]

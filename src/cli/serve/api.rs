@@ -10,8 +10,9 @@
 //!   the Pod runs on a shared time axis, with that axis; a Service run
 //!   carries its own picture of the race (`service_svg`) instead.
 //! - `POST /api/sweep`: `{"scenario": text, "grid": text}` (a grid's
-//!   `[axes]`; its `base` is the scenario), at most `--max-runs` runs; the
-//!   CSV's columns and rows as JSON.
+//!   `[axes]`; its `base` is the scenario, and a `timings` file is refused:
+//!   the server reads no file a request names), at most `--max-runs` runs;
+//!   the CSV's columns and rows as JSON.
 //! - `GET /api/initial`: the scenarios the page opens with.
 //!
 //! An input error is a 400 whose body is `{"error": {file, line, column,
@@ -228,8 +229,17 @@ pub fn sweep(body: &str, state: &State) -> Reply {
     } else {
         format!("base = \"{ORIGIN}\"\n{grid}")
     };
-    let grid = GridFile::parse(&grid_text, ORIGIN)
-        .and_then(|file| Grid::new(file, inputs.remove(0).scenario, Path::new(".")));
+    // The server reads no file a request names: timings belong in the scenario.
+    let grid = GridFile::parse(&grid_text, ORIGIN).and_then(|file| match &file.timings {
+        Some((_, span)) => Err(Diagnostic::at(
+            ORIGIN,
+            &grid_text,
+            Some(span.clone()),
+            "timings names a file, and the page reads none: write the timings in the scenario \
+             (podsim.dev/<container>.<key> annotations of a manifest)",
+        )),
+        None => Grid::new(file, inputs.remove(0).scenario, Path::new(".")),
+    });
     let grid = match grid {
         Ok(grid) => grid,
         Err(d) => return Reply::input_error(&d),
