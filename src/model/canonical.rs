@@ -9,7 +9,9 @@
 use std::fmt;
 
 use super::dist::Dist;
-use super::spec::{ContainerSpec, ImagePull, PodSpec, Probe, ProbeOutcome, RestartRule, RuleAction};
+use super::spec::{
+    ContainerSpec, ImagePull, PodSpec, PostStart, Probe, ProbeOutcome, RestartRule, RuleAction,
+};
 use super::stop::Signal;
 
 /// How a container without a preStop hook was written before R58.
@@ -35,6 +37,17 @@ impl fmt::Debug for Probe {
             s.field("pass_until", until);
         }
         s.finish()
+    }
+}
+
+/// A hook of a duration writes as that duration did before the hook could
+/// last until the boot's end.
+impl fmt::Debug for PostStart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PostStart::For(d) => d.fmt(f),
+            PostStart::UntilBooted => f.write_str("UntilBooted"),
+        }
     }
 }
 

@@ -31,8 +31,8 @@ pub use metrics::{ExposureMeter, Field, Meters, Metrics, Outcome, PodPhase};
 pub use pod::PodModel;
 pub use spec::{
     BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec, Deletion, ExitCodes,
-    IMAGE_BACKOFF, ImagePull, KubeVersion, PodMode, PodSpec, Probe, ProbeKind, ProbeOutcome, RestartPolicy,
-    RestartRule, RuleAction, RunSpec,
+    IMAGE_BACKOFF, ImagePull, KubeVersion, PodMode, PodSpec, PostStart, Probe, ProbeKind, ProbeOutcome,
+    RestartPolicy, RestartRule, RuleAction, RunSpec,
 };
 pub use stop::{Disposition, Drain, Reaction, Signal};
 

@@ -203,9 +203,9 @@ pub struct ContainerSpec {
     /// The container's own `restartPolicy` (KEP-5307), overriding the
     /// Pod's for an app or a regular init container; `None` follows the Pod.
     pub restart_policy: Option<RestartPolicy>,
-    /// Its postStart hook's duration, if it has one (R65): the container is
-    /// not started, and the Pod's next start waits, until it returns.
-    pub post_start: Option<Dist>,
+    /// Its postStart hook, if it has one (R65): the container is not
+    /// started, and the Pod's next start waits, until it returns.
+    pub post_start: Option<PostStart>,
     /// The postStart hook fails when it returns: the kubelet kills the
     /// container and restarts it per policy (R66).
     pub post_start_fails: bool,
@@ -214,6 +214,30 @@ pub struct ContainerSpec {
     /// Its `restartPolicyRules`, tried in order on the exit code before its
     /// policy (R60, R61).
     pub restart_rules: Vec<RestartRule>,
+}
+
+/// How long a postStart hook runs (R65).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub enum PostStart {
+    /// This long after the start (a distribution draws it for each instance).
+    For(Dist),
+    /// Until the container's own boot is over: a hook that waits for its
+    /// process to answer, as a mesh proxy's does (Istio's `pilot-agent
+    /// wait`, Linkerd's `linkerd-await`) so that the apps after it start
+    /// only once it serves. Written apart from a duration because it moves
+    /// with the boot: a boot drawn at random, or swept, takes the hook along.
+    UntilBooted,
+}
+
+impl PostStart {
+    /// The word scenario files use for `UntilBooted`.
+    pub const UNTIL_BOOTED: &'static str = "until-booted";
+}
+
+impl From<Dist> for PostStart {
+    fn from(d: Dist) -> Self {
+        PostStart::For(d)
+    }
 }
 
 /// Whether a container's image pull succeeds (R67). The pull's own time is

@@ -41,7 +41,10 @@ fn sample(field: Field) -> (&'static str, &'static str) {
         Unit::Rate => ("8.3", "8.3"),
         Unit::Propagation => ("\"medium\"", "medium"),
         Unit::Scaled => ("\"50%\"", "50%"),
-        Unit::Drain => ("\"never\"", "never"),
+        Unit::DistOrWord { .. } => match field {
+            Field::PostStart => ("\"until-booted\"", "until-booted"),
+            _ => ("\"never\"", "never"),
+        },
         Unit::Pulls => ("2", "2"),
     }
 }

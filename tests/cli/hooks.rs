@@ -49,3 +49,49 @@ fn post_start_and_image_pull_are_sweep_axes_with_rows_worked_by_hand() {
     ];
     assert_eq!(&rows[1..], expected.map(|r| r.to_vec()));
 }
+
+/// `post_start = "until-booted"` as an axis value beside durations: the
+/// word reaches the CSV as written. By hand (proxy a native sidecar, web up
+/// 1 s after its start, which waits for the proxy to be started, R5): a 2 s
+/// hook on a 1 s boot starts the proxy at 2 s, web is up at 3 s; until
+/// booted it is started at 1 s, web up at 2 s. With a 3 s boot the proxy
+/// is started at 3 s either way (a 2 s hook is over before the boot, R7),
+/// web up at 4 s.
+#[test]
+fn a_hook_until_booted_is_an_axis_value_beside_durations() {
+    let dir = TempDir::new();
+    write(
+        dir.path(),
+        "base.toml",
+        "[[containers]]\nname = \"proxy\"\nkind = \"sidecar\"\nboot = \"1s\"\n\
+         [[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\n",
+    );
+    let grid = write(
+        dir.path(),
+        "grid.toml",
+        "base = \"base.toml\"\n[axes]\n\"containers.proxy.boot\" = [\"1s\", \"3s\"]\n\
+         \"containers.proxy.post_start\" = [\"2s\", \"until-booted\"]\n",
+    );
+    let out = podsim()
+        .args(["sweep", "--out", "-", "--grid"])
+        .arg(&grid)
+        .assert()
+        .success();
+    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').take(4).collect()).collect();
+    assert_eq!(
+        rows,
+        [
+            [
+                "run",
+                "containers.proxy.boot_ms",
+                "containers.proxy.post_start_ms",
+                "ready_ms"
+            ],
+            ["0", "1000", "2000", "3000"],
+            ["1", "1000", "until-booted", "2000"],
+            ["2", "3000", "2000", "4000"],
+            ["3", "3000", "until-booted", "4000"],
+        ]
+    );
+}

@@ -1,9 +1,9 @@
 //! Manifests as they are published (`tests/manifests/`, each with its
 //! source): the Kubernetes website's StatefulSet, DaemonSet and CronJob,
-//! Istio's injector's output with and without native sidecars, Linkerd's
-//! with them, the Cloud SQL Auth Proxy's Job, and a `kubectl get -o json`
-//! List of two of them.
-//! Each is read as it is, and what it implies is worked out by hand from
+//! Istio's injector's output with and without native sidecars and with
+//! holdApplicationUntilProxyStarts, Linkerd's with native sidecars, the
+//! Cloud SQL Auth Proxy's Job, and a `kubectl get -o json` List of two of
+//! them. Each is read as it is, and what it implies is worked out by hand from
 //! the kubelet rules (R-numbers of kubelet-semantics.md).
 
 use std::path::{Path, PathBuf};
@@ -266,6 +266,35 @@ fn istio_injected_beside_the_app_exposes_it_at_startup_and_shutdown() {
     assert_eq!(r.metrics.exposed_startup_ms, 1500);
     assert_eq!(r.metrics.exposed_shutdown_ms, 2000);
     assert_eq!(r.metrics.termination_ms, Some(2000));
+}
+
+/// The same Deployment as Istio's injector writes it with
+/// holdApplicationUntilProxyStarts: istio-proxy first, its postStart hook
+/// `pilot-agent wait` returning once the proxy is ready (R65: the sync that
+/// starts the apps is held until then). By hand, with the same timings:
+/// istio-init 0→1 s; istio-proxy starts at 1 s and is up at 3.5 s, and so
+/// its hook returns; hello starts then, up at 4.5 s: never exposed at
+/// startup, Ready at 4.5 s (the proxy's readiness runs at the sync of its
+/// start, 3.5 s, R52), 0.5 s later than with the proxy beside it. Deleted
+/// at 9.5 s: side by side still, both get SIGTERM and hello drains past the
+/// proxy: exposed 2 s at shutdown, as before.
+#[test]
+fn istio_holding_the_application_never_exposes_it_at_startup() {
+    let (s, r) = one(
+        "istio-hold-application.yaml",
+        Some("istio-hold-application.timings.toml"),
+    );
+    let proxy = &s.run.pod.containers[1];
+    assert_eq!(proxy.name, "istio-proxy");
+    assert_eq!(proxy.post_start, Some(podsim::model::PostStart::UntilBooted));
+    assert_eq!(
+        first(&s, &r, "istio-proxy", "postStart hook finished"),
+        Some(3500)
+    );
+    assert_eq!(first(&s, &r, "hello", "starting"), Some(3500));
+    assert_eq!(r.metrics.ready_ms, Some(4500));
+    assert_eq!(r.metrics.exposed_startup_ms, 0);
+    assert_eq!(r.metrics.exposed_shutdown_ms, 2000);
 }
 
 /// What the injector put there the user may still unmark, by annotation or

@@ -12,11 +12,11 @@
 
 use super::container::Killer;
 use super::{Cause, PodModel};
-use crate::engine::{Scheduler, SimTime};
+use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::DrawKey;
 use crate::model::event::PodEvent;
 use crate::model::history::{Change, Observer};
-use crate::model::spec::ContainerId;
+use crate::model::spec::{ContainerId, PostStart};
 
 impl<O: Observer> PodModel<O> {
     /// The runtime started `id`'s process; its postStart hook runs now and
@@ -25,7 +25,15 @@ impl<O: Observer> PodModel<O> {
         let Some(hook) = self.spec_of(id).post_start.as_ref() else {
             return;
         };
-        let duration = self.draw(id, DrawKey::PostStart, hook);
+        let duration = match hook {
+            PostStart::For(d) => self.draw(id, DrawKey::PostStart, d),
+            // The boot's end is known from the start on; a hook that waits
+            // for it returns after the boot (its event is queued first).
+            PostStart::UntilBooted => self
+                .container(id)
+                .instance()
+                .map_or(SimDuration::ZERO, |i| i.boot_end.since(s.now())),
+        };
         let c = self.container_mut(id);
         if let Some(instance) = c.instance_mut() {
             instance.in_post_start = true;

@@ -110,7 +110,7 @@ impl Key {
                 c.stop_signal = Signal::ALL[value.word().min(Signal::ALL.len() - 1)]
             }
             (Field::DrainsOn, Some(c)) => c.drains_on = Signal::ALL[value.word().min(Signal::ALL.len() - 1)],
-            (Field::PostStart, Some(c)) => c.post_start = Some(value.to_dist()),
+            (Field::PostStart, Some(c)) => c.post_start = Some(value.to_post_start()),
             (Field::PostStartFails, Some(c)) => c.post_start_fails = value.flag(),
             (Field::ImagePull, Some(c)) => {
                 if let Value::Pulls(pulls) = value {

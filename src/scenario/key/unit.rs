@@ -2,7 +2,9 @@
 //! values, and the tables that turn a word or a version into an axis index.
 
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, Dist, Drain, ImagePull, KubeVersion, PodMode, Probability, RestartPolicy};
+use crate::model::{
+    ContainerKind, Dist, Drain, ImagePull, KubeVersion, PodMode, PostStart, Probability, RestartPolicy,
+};
 
 use crate::model::service::{Preset, Rate, Scaled};
 
@@ -40,9 +42,15 @@ pub enum Unit {
     Rate,
     /// A propagation preset's name, or a duration or distribution.
     Propagation,
-    /// A duration or distribution, or `"never"` (R55): how long a process
-    /// takes to exit after SIGTERM.
-    Drain,
+    /// A duration or distribution, or one word for what no duration says:
+    /// `drain = "never"` (R55: the process ignores SIGTERM), `post_start =
+    /// "until-booted"` (the hook returns when the boot is over).
+    DistOrWord {
+        /// The word.
+        word: &'static str,
+        /// What it means, for messages.
+        meaning: &'static str,
+    },
     /// A count of Pods (`1`) or a percentage of the replicas (`"25%"`): the
     /// API's IntOrString.
     Scaled,
@@ -76,16 +84,17 @@ pub enum Value {
     Preset(usize),
     /// A count of Pods or a percentage of the replicas.
     Scaled(Scaled),
-    /// `drain = "never"`: the process ignores SIGTERM (R55).
-    Never,
+    /// The word of a `Unit::DistOrWord` key (`drain = "never"`,
+    /// `post_start = "until-booted"`).
+    TheWord,
     /// Whether image pulls fail.
     Pulls(ImagePull),
 }
 
 /// Marks a preset in an encoded `Unit::Propagation` value (a duration never reaches it).
 pub(super) const PRESET_TAG: u64 = 1 << 63;
-/// An encoded `Unit::Drain` value of `never` (no duration reaches it).
-const NEVER_CODE: u64 = u64::MAX;
+/// An encoded `Unit::DistOrWord` value of its word (no duration reaches it).
+const WORD_CODE: u64 = u64::MAX;
 /// Marks a percentage in an encoded `Unit::Scaled` value.
 const PERCENT_TAG: u64 = 1 << 62;
 /// An encoded `Unit::Pulls` value for "every pull fails" (a count never reaches it).
@@ -141,10 +150,10 @@ impl Unit {
                 None => Err(unknown_preset(trimmed)),
             },
             Unit::Scaled => parse_scaled(key, trimmed).map(Value::Scaled),
-            Unit::Drain if trimmed == Drain::NEVER => Ok(Value::Never),
-            Unit::Drain => parse_dist_text(text)
+            Unit::DistOrWord { word, .. } if trimmed == word => Ok(Value::TheWord),
+            Unit::DistOrWord { word, meaning } => parse_dist_text(text)
                 .map(Value::from_dist)
-                .map_err(|m| format!("{m}; or write \"never\" for a process that ignores SIGTERM")),
+                .map_err(|m| format!("{m}; or write \"{word}\" {meaning}")),
             Unit::Pulls => parse_pulls(key, trimmed).map(Value::Pulls),
         }
     }
@@ -162,8 +171,8 @@ impl Unit {
             Unit::Propagation if encoded & PRESET_TAG != 0 => Value::Preset((encoded & !PRESET_TAG) as usize),
             Unit::Propagation => Value::Millis(SimDuration::from_millis(encoded)),
             Unit::Scaled => Value::Scaled(decode_scaled(encoded)),
-            Unit::Drain if encoded == NEVER_CODE => Value::Never,
-            Unit::Drain => Value::Millis(SimDuration::from_millis(encoded)),
+            Unit::DistOrWord { .. } if encoded == WORD_CODE => Value::TheWord,
+            Unit::DistOrWord { .. } => Value::Millis(SimDuration::from_millis(encoded)),
             Unit::Pulls => Value::Pulls(decode_pulls(encoded)),
         }
     }
@@ -186,8 +195,8 @@ impl Unit {
                 Scaled::Count(n) => n.to_string(),
                 p => format!("\"{p}\""),
             },
-            Unit::Drain if encoded == NEVER_CODE => format!("\"{}\"", Drain::NEVER),
-            Unit::Drain => SimDuration::from_millis(encoded).to_string(),
+            Unit::DistOrWord { word, .. } if encoded == WORD_CODE => format!("\"{word}\""),
+            Unit::DistOrWord { .. } => SimDuration::from_millis(encoded).to_string(),
             Unit::Pulls => match decode_pulls(encoded) {
                 ImagePull::Fails => format!("\"{FAILS}\""),
                 _ => encoded.to_string(),
@@ -217,9 +226,9 @@ impl Unit {
             }
             Unit::Propagation => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
             Unit::Scaled => buf.extend_from_slice(decode_scaled(encoded).to_string().as_bytes()),
-            // A drain in milliseconds, as a duration's column holds it; or the word.
-            Unit::Drain if encoded == NEVER_CODE => buf.extend_from_slice(Drain::NEVER.as_bytes()),
-            Unit::Drain => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
+            // Milliseconds, as a duration's column holds them; or the word.
+            Unit::DistOrWord { word, .. } if encoded == WORD_CODE => buf.extend_from_slice(word.as_bytes()),
+            Unit::DistOrWord { .. } => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
             Unit::Pulls if encoded == PULLS_FAIL => buf.extend_from_slice(FAILS.as_bytes()),
             Unit::Pulls => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
         }
@@ -323,7 +332,7 @@ impl Value {
             Value::Preset(i) => Some(*i as u64 | PRESET_TAG),
             Value::Scaled(Scaled::Count(n)) => Some(u64::from(*n)),
             Value::Scaled(Scaled::Percent(p)) => Some(u64::from(*p) | PERCENT_TAG),
-            Value::Never => Some(NEVER_CODE),
+            Value::TheWord => Some(WORD_CODE),
             Value::Pulls(ImagePull::Pulls) => Some(0),
             Value::Pulls(ImagePull::FailsFirst(n)) => Some(u64::from(*n)),
             Value::Pulls(ImagePull::Fails) => Some(PULLS_FAIL),
@@ -339,11 +348,19 @@ impl Value {
         }
     }
 
-    /// The value of a `Unit::Drain` key as a drain.
+    /// The value of the drain key as a drain.
     pub fn to_drain(&self) -> Drain {
         match self {
-            Value::Never => Drain::Never,
+            Value::TheWord => Drain::Never,
             other => Drain::After(other.to_dist()),
+        }
+    }
+
+    /// The value of the post_start key as a hook.
+    pub fn to_post_start(&self) -> PostStart {
+        match self {
+            Value::TheWord => PostStart::UntilBooted,
+            other => PostStart::For(other.to_dist()),
         }
     }
 

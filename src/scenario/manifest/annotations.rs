@@ -171,6 +171,17 @@ impl Mapper<'_> {
                         ),
                     ));
                 }
+                Hook::UntilBooted(command) if !length_set => {
+                    notices.push(self.notice(
+                        &at("lifecycle"),
+                        format!(
+                            "container \"{}\": its {field} hook `{command}` returns once the container \
+                             answers, so podsim runs it until the boot is over and nothing after it starts \
+                             before (set {PREFIX}{}.{key} for another length)",
+                            c.name, c.name
+                        ),
+                    ));
+                }
                 Hook::Unknown(what) if !length_set && matters => {
                     notices.push(self.notice(
                         &at("lifecycle"),

@@ -44,6 +44,23 @@ pub enum Hook {
     Unknown(&'static str),
     /// A `tcpSocket` postStart: the kubelet fails it at once (R66).
     Fails,
+    /// A postStart `exec` of a command that waits for its own container to
+    /// answer (named here), as a mesh proxy's does so that the apps after it
+    /// start only once it serves: it lasts until the boot is over.
+    UntilBooted(&'static str),
+}
+
+/// The commands a mesh injects as its proxy's postStart hook to hold the
+/// apps until the proxy is ready: Istio's `holdApplicationUntilProxyStarts`
+/// (`pilot-agent wait`, which polls the proxy's readiness) and Linkerd's
+/// `config.linkerd.io/proxy-await` (`linkerd-await`, the same).
+fn waits_for_itself(command: &[String]) -> Option<&'static str> {
+    let base = |word: &String| word.rsplit('/').next().unwrap_or(word).to_string();
+    match command {
+        [program, sub, ..] if base(program) == "pilot-agent" && sub == "wait" => Some("pilot-agent wait"),
+        [program, ..] if base(program) == "linkerd-await" => Some("linkerd-await"),
+        _ => None,
+    }
 }
 
 impl Mapper<'_> {
@@ -179,6 +196,11 @@ impl Mapper<'_> {
         }
         if let Some(exec) = exec {
             let command = exec.command.as_deref().unwrap_or_default();
+            if which == Handler::PostStart
+                && let Some(name) = waits_for_itself(command)
+            {
+                return Ok(Hook::UntilBooted(name));
+            }
             let Some(duration) = sleep_command(command) else {
                 return Ok(Hook::Unknown("exec"));
             };
@@ -255,5 +277,24 @@ mod tests {
         assert_eq!(words(&["/bin/sh", "-c", "nginx -s quit; sleep 5"]), None);
         assert_eq!(words(&["sleep"]), None);
         assert_eq!(words(&["sleep", "forever"]), None);
+    }
+
+    #[test]
+    fn a_mesh_proxys_wait_for_itself_is_known_by_its_command() {
+        let waits = |command: &[&str]| {
+            let command: Vec<String> = command.iter().map(|s| s.to_string()).collect();
+            waits_for_itself(&command)
+        };
+        assert_eq!(waits(&["pilot-agent", "wait"]), Some("pilot-agent wait"));
+        assert_eq!(
+            waits(&["/usr/local/bin/pilot-agent", "wait", "--timeoutSeconds=60"]),
+            Some("pilot-agent wait")
+        );
+        assert_eq!(
+            waits(&["/usr/lib/linkerd/linkerd-await", "--timeout=2m"]),
+            Some("linkerd-await")
+        );
+        assert_eq!(waits(&["pilot-agent", "request", "POST", "drain"]), None);
+        assert_eq!(waits(&["sleep", "5"]), None);
     }
 }

@@ -4,7 +4,6 @@
 
 use toml::de::DeValue;
 
-use crate::model::Drain;
 use crate::scenario::dist::{dist_from_table, parse_probability};
 use crate::scenario::key::{Unit, Value, word};
 use crate::scenario::parse_duration;
@@ -45,11 +44,11 @@ pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
             parse_duration(s).map(Value::Millis).map_err(ValueError::Invalid)
         }
         (Unit::Dist, DeValue::String(s)) => parse_duration(s).map(Value::Millis).map_err(ValueError::Invalid),
-        (Unit::Drain, DeValue::String(s)) if s.as_ref() == Drain::NEVER => Ok(Value::Never),
-        (Unit::Drain, DeValue::String(s)) => parse_duration(s).map(Value::Millis).map_err(|m| {
-            ValueError::Invalid(format!("{m}; or \"never\" for a process that ignores SIGTERM"))
-        }),
-        (Unit::Drain, DeValue::Table(table)) => dist_from_table(table)
+        (Unit::DistOrWord { word, .. }, DeValue::String(s)) if s.as_ref() == word => Ok(Value::TheWord),
+        (Unit::DistOrWord { word, meaning }, DeValue::String(s)) => parse_duration(s)
+            .map(Value::Millis)
+            .map_err(|m| ValueError::Invalid(format!("{m}; or \"{word}\" {meaning}"))),
+        (Unit::DistOrWord { .. }, DeValue::Table(table)) => dist_from_table(table)
             .map(Value::from_dist)
             .map_err(ValueError::Invalid),
         (Unit::Dist, DeValue::Table(table)) => dist_from_table(table)
@@ -60,12 +59,12 @@ pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
              (distributions are for boot, drain, pre_stop, run and crash_after; sweep a setting as an axis)"
                 .into(),
         )),
-        (Unit::Millis | Unit::Dist | Unit::Drain | Unit::DistList, DeValue::Integer(i)) => {
+        (Unit::Millis | Unit::Dist | Unit::DistOrWord { .. } | Unit::DistList, DeValue::Integer(i)) => {
             Err(ValueError::BareNumber(format!(
                 "a duration needs a unit and quotes: write \"{i}s\" or \"{i}ms\", not {i}"
             )))
         }
-        (Unit::Millis | Unit::Dist | Unit::Drain | Unit::DistList, DeValue::Float(f)) => {
+        (Unit::Millis | Unit::Dist | Unit::DistOrWord { .. } | Unit::DistList, DeValue::Float(f)) => {
             Err(ValueError::BareNumber(format!(
                 "a duration needs a unit and quotes: write \"{f}s\", not {f}"
             )))
@@ -153,8 +152,8 @@ pub fn one_value(unit: Unit) -> String {
         Unit::Dist => "a duration in quotes such as \"250ms\", or a distribution such as \
                        { dist = \"lognormal\", median = \"3s\", p99 = \"10s\" }"
             .into(),
-        Unit::Drain => {
-            "a duration in quotes such as \"250ms\", a distribution, or \"never\" (it ignores SIGTERM)".into()
+        Unit::DistOrWord { word, meaning } => {
+            format!("a duration in quotes such as \"250ms\", a distribution, or \"{word}\" ({meaning})")
         }
         Unit::DistList => "a list of durations such as [\"30s\", \"10s\"]".into(),
         Unit::Probability => "a number from 0 to 1 such as 0.2 (no quotes)".into(),

@@ -151,7 +151,7 @@ impl Axis {
     pub fn column(&self) -> String {
         match (self.unit(), &self.values) {
             (_, Values::Dists(_)) => self.path.clone(),
-            (Unit::Millis | Unit::Dist | Unit::Drain, _) => format!("{}_ms", self.path),
+            (Unit::Millis | Unit::Dist | Unit::DistOrWord { .. }, _) => format!("{}_ms", self.path),
             _ => self.path.clone(),
         }
     }

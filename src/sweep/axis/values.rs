@@ -20,18 +20,23 @@ pub(in crate::sweep) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Re
             if items.is_empty() {
                 return Err((value.span(), "no values; give at least one".into()));
             }
-            if matches!(unit, Unit::Dist | Unit::Drain)
+            if matches!(unit, Unit::Dist | Unit::DistOrWord { .. })
                 && items.iter().any(|i| matches!(i.get_ref(), DeValue::Table(_)))
             {
+                let word = match unit {
+                    Unit::DistOrWord { word, .. } => word,
+                    _ => "",
+                };
                 let list = items
                     .iter()
                     .map(|item| match crate::scenario::toml::value(unit, item.get_ref()) {
-                        // A column of distributions cannot hold R55's word.
-                        Ok(Value::Never) => Err((
+                        // A column of distributions cannot hold the word.
+                        Ok(Value::TheWord) => Err((
                             item.span(),
-                            "\"never\" cannot share an axis with distributions; sweep durations with it, \
-                             or the distributions alone"
-                                .to_string(),
+                            format!(
+                                "\"{word}\" cannot share an axis with distributions; sweep durations \
+                                 with it, or the distributions alone"
+                            ),
                         )),
                         Ok(v) => Ok(v.to_dist()),
                         Err(e) => Err((item.span(), e.text().to_string())),
@@ -52,7 +57,7 @@ pub(in crate::sweep) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Re
                 "expected a list such as {}{}",
                 list_example(unit),
                 match unit {
-                    Unit::Millis | Unit::Dist | Unit::Drain | Unit::Count => {
+                    Unit::Millis | Unit::Dist | Unit::DistOrWord { .. } | Unit::Count => {
                         format!(" or a range such as {}", range_example(unit))
                     }
                     _ => String::new(),
@@ -63,9 +68,13 @@ pub(in crate::sweep) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Re
 }
 
 fn parse_range(span: Range<usize>, table: &DeTable, unit: Unit) -> Result<Values, Positioned> {
-    // A range counts durations: R55's "never" is no point on it.
-    let unit = if unit == Unit::Drain { Unit::Dist } else { unit };
-    if !matches!(unit, Unit::Millis | Unit::Dist | Unit::Drain | Unit::Count) {
+    // A range counts durations: a unit's word is no point on it.
+    let unit = if matches!(unit, Unit::DistOrWord { .. }) {
+        Unit::Dist
+    } else {
+        unit
+    };
+    if !matches!(unit, Unit::Millis | Unit::Dist | Unit::Count) {
         return Err((
             span,
             format!(
@@ -132,7 +141,7 @@ fn scalar(item: &Spanned<DeValue>, unit: Unit) -> Result<u64, String> {
 fn list_example(unit: Unit) -> String {
     match unit {
         Unit::Millis | Unit::Dist | Unit::DistList => "[\"250ms\", \"1s\"]".into(),
-        Unit::Drain => "[\"250ms\", \"1s\", \"never\"]".into(),
+        Unit::DistOrWord { word, .. } => format!("[\"250ms\", \"1s\", \"{word}\"]"),
         Unit::Probability => "[0, 0.1, 0.5]".into(),
         Unit::Count => "[0, 1, 2]".into(),
         Unit::Flag => "[true, false]".into(),

@@ -65,7 +65,7 @@ impl Field {
                 "the signal its process handles by draining (drain, exit_code_on_sigterm); SIGKILL and others it has no handler for end it at once (128 + signal) or never (SIGCHLD, SIGWINCH, SIGSTOP); default SIGTERM"
             }
             Field::PostStart => {
-                "sidecars, apps: how long the postStart hook runs; the container is not started, and the Pod's next container does not start, until it returns; default no hook; or a distribution"
+                "sidecars, apps: how long the postStart hook runs; the container is not started, and the Pod's next container does not start, until it returns; default no hook; or a distribution; or \"until-booted\": it returns when the container's boot is over (a hook that waits for its own process, as a mesh proxy's does)"
             }
             Field::PostStartFails => {
                 "the postStart hook fails when it returns: the kubelet kills the container (preStop, grace) and restarts it per policy; needs post_start; default false"

@@ -1,7 +1,7 @@
 //! How each key's value is written and read: the one `Unit` of every
 //! field, kept apart from the key list so the list stays readable.
 
-use crate::model::{ContainerKind, ProbeOutcome, RestartPolicy, Signal};
+use crate::model::{ContainerKind, Drain, PostStart, ProbeOutcome, RestartPolicy, Signal};
 
 use crate::model::service::{Arrival, Connections, EvictionPolicy, OnSigterm, Retry, Strategy};
 
@@ -34,8 +34,15 @@ impl Field {
             | Field::ActionAfterReady
             | Field::ActionGracePeriod
             | Field::ActionDown => Unit::Millis,
-            Field::Boot | Field::PreStop | Field::Run | Field::ServiceTime | Field::PostStart => Unit::Dist,
-            Field::Drain => Unit::Drain,
+            Field::Boot | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
+            Field::Drain => Unit::DistOrWord {
+                word: Drain::NEVER,
+                meaning: "for a process that ignores SIGTERM",
+            },
+            Field::PostStart => Unit::DistOrWord {
+                word: PostStart::UNTIL_BOOTED,
+                meaning: "for a hook that waits for its container to answer",
+            },
             Field::ImagePull => Unit::Pulls,
             Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
             Field::Rate => Unit::Rate,

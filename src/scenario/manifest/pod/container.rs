@@ -5,7 +5,7 @@
 use super::super::handler::Hook;
 use super::{DEFAULT_BOOT, DEFAULT_DRAIN, DEFAULT_HOOK, Entry, Mapper};
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, ContainerSpec, Dist, RestartPolicy, Signal};
+use crate::model::{ContainerKind, ContainerSpec, Dist, PostStart, RestartPolicy, Signal};
 use crate::scenario::diagnostic::{Diagnostic, unknown_word};
 use crate::scenario::restart;
 
@@ -41,14 +41,16 @@ impl Mapper<'_> {
         let pre_stop = match hook {
             Hook::Absent | Hook::Fails => None,
             Hook::Lasts(d) => Some(*d),
-            Hook::Unknown(_) => Some(DEFAULT_HOOK),
+            Hook::Unknown(_) | Hook::UntilBooted(_) => Some(DEFAULT_HOOK),
         };
         // R65, R66: a postStart hook holds the start; a tcpSocket one fails.
+        let fixed = |d: SimDuration| Some(PostStart::For(d.into()));
         let (post_start, post_start_fails) = match post_start {
             Hook::Absent => (None, false),
-            Hook::Lasts(d) => (Some(*d), false),
-            Hook::Unknown(_) => (Some(DEFAULT_HOOK), false),
-            Hook::Fails => (Some(SimDuration::ZERO), true),
+            Hook::Lasts(d) => (fixed(*d), false),
+            Hook::Unknown(_) => (fixed(DEFAULT_HOOK), false),
+            Hook::UntilBooted(_) => (Some(PostStart::UntilBooted), false),
+            Hook::Fails => (fixed(SimDuration::ZERO), true),
         };
         let drain = if entry.kind == ContainerKind::Init {
             SimDuration::ZERO
@@ -95,7 +97,7 @@ impl Mapper<'_> {
             stop_signal,
             drain: drain.into(),
             pre_stop: pre_stop.map(Dist::from),
-            post_start: post_start.map(Into::into),
+            post_start,
             post_start_fails,
             probes: mapped,
             restart_policy,
