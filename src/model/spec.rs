@@ -234,12 +234,6 @@ impl PostStart {
     pub const UNTIL_BOOTED: &'static str = "until-booted";
 }
 
-impl From<Dist> for PostStart {
-    fn from(d: Dist) -> Self {
-        PostStart::For(d)
-    }
-}
-
 /// Whether a container's image pull succeeds (R67). The pull's own time is
 /// part of `boot`; a failed pull takes none.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

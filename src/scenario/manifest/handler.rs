@@ -55,12 +55,18 @@ pub enum Hook {
 /// (`pilot-agent wait`, which polls the proxy's readiness) and Linkerd's
 /// `config.linkerd.io/proxy-await` (`linkerd-await`, the same).
 fn waits_for_itself(command: &[String]) -> Option<&'static str> {
-    let base = |word: &String| word.rsplit('/').next().unwrap_or(word).to_string();
     match command {
-        [program, sub, ..] if base(program) == "pilot-agent" && sub == "wait" => Some("pilot-agent wait"),
-        [program, ..] if base(program) == "linkerd-await" => Some("linkerd-await"),
+        [program, sub, ..] if base_name(program) == "pilot-agent" && sub == "wait" => {
+            Some("pilot-agent wait")
+        }
+        [program, ..] if base_name(program) == "linkerd-await" => Some("linkerd-await"),
         _ => None,
     }
+}
+
+/// A program's name without its directory (`/bin/sh` → `sh`).
+fn base_name(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
 }
 
 impl Mapper<'_> {
@@ -241,17 +247,16 @@ impl Mapper<'_> {
 /// How long `command` sleeps, if all it does is `sleep N`: `["sleep", "5"]`,
 /// `["/bin/sh", "-c", "sleep 10"]`. N is seconds, or a duration (`"1m"`).
 fn sleep_command(command: &[String]) -> Option<SimDuration> {
-    let base = |word: &str| word.rsplit('/').next().unwrap_or(word).to_string();
     let words: Vec<&str> = match command {
         [shell, flag, script]
-            if ["sh", "bash", "ash", "dash"].contains(&base(shell).as_str()) && flag == "-c" =>
+            if ["sh", "bash", "ash", "dash"].contains(&base_name(shell)) && flag == "-c" =>
         {
             script.split_whitespace().collect()
         }
         _ => command.iter().map(String::as_str).collect(),
     };
     match words.as_slice() {
-        [sleep, n] if base(sleep) == "sleep" => {
+        [sleep, n] if base_name(sleep) == "sleep" => {
             let unitless = n.bytes().all(|b| b.is_ascii_digit() || b == b'.');
             parse_duration(&if unitless { format!("{n}s") } else { n.to_string() }).ok()
         }

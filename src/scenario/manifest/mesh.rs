@@ -1,8 +1,8 @@
 //! The proxies a service mesh's injector puts in a Pod, recognised from
-//! the injector's own marks, so that an injected manifest measures exposure
-//! (an app alive while no proxy is) without
-//! the user marking its proxy: the question podsim exists to answer is
-//! whether an Istio or Linkerd Pod's app runs before its proxy.
+//! the injector's own marks, so that an injected manifest measures
+//! exposure (an app alive while no proxy is) without the user marking its
+//! proxy: the question podsim exists to answer is whether an Istio or
+//! Linkerd Pod's app runs before its proxy.
 //!
 //! Why a name and an annotation, not an image: each injector names its
 //! proxy container itself (Istio `istio-proxy`, Linkerd `linkerd-proxy`)

@@ -70,32 +70,14 @@ impl Grid {
     /// grid's relative paths start.
     pub fn read(text: &str, origin: &str, folder: &Path) -> Result<Grid, Diagnostic> {
         let file = GridFile::parse(text, origin)?;
-        let base_path = relative_to(folder, &file.base.0);
-        if !base_path.is_file() {
-            return Err(file.error(
-                file.base.1.clone(),
-                format!(
-                    "base scenario \"{}\" not found (the path is relative to the grid file)",
-                    base_path.display()
-                ),
-            ));
-        }
+        let base_path = existing_file(&file, folder, &file.base, "base scenario")?;
         let timings = match &file.timings {
             None => None,
-            Some((written, span)) => {
-                let path = relative_to(folder, written);
-                if !path.is_file() {
-                    return Err(file.error(
-                        span.clone(),
-                        format!(
-                            "timings file \"{}\" not found (the path is relative to the grid file)",
-                            path.display()
-                        ),
-                    ));
-                }
+            Some(timings) => {
+                let path = existing_file(&file, folder, timings, "timings file")?;
                 if !manifest::is_manifest(&base_path) {
                     return Err(file.error(
-                        span.clone(),
+                        timings.1.clone(),
                         "timings is for a manifest base: a TOML scenario holds its own timings; drop it, \
                          or set them in the base scenario"
                             .into(),
@@ -459,6 +441,27 @@ fn arithmetic(values: &Values) -> Option<[u64; 3]> {
 
 /// `path` seen from `folder`, with `..` after a named folder folded away
 /// (`scenarios/../results/x.csv` → `results/x.csv`) so messages read plainly.
+/// The file a grid key names (`written`, at its span), relative to the
+/// grid's `folder`; an error at the key if there is none.
+fn existing_file(
+    file: &GridFile,
+    folder: &Path,
+    (written, span): &(String, Range<usize>),
+    what: &str,
+) -> Result<PathBuf, Diagnostic> {
+    let path = relative_to(folder, written);
+    if path.is_file() {
+        return Ok(path);
+    }
+    Err(file.error(
+        span.clone(),
+        format!(
+            "{what} \"{}\" not found (the path is relative to the grid file)",
+            path.display()
+        ),
+    ))
+}
+
 fn relative_to(folder: &Path, path: &str) -> PathBuf {
     let mut joined = PathBuf::new();
     for part in folder.join(path).components() {
