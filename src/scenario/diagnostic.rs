@@ -78,6 +78,15 @@ pub enum Problem {
         /// The Pod annotation that says so.
         annotation: &'static str,
     },
+    /// The container's first process has no SIGTERM handler (a shell
+    /// script, a `sleep`), so podsim lets it run until SIGKILL: told, since
+    /// it moves the termination figures, with how to undo it.
+    UnhandledSigterm {
+        /// The container's name.
+        container: String,
+        /// Its command line, shortened.
+        command: String,
+    },
     /// Anything else, in the reader's words (a bad value, a broken rule, a
     /// syntax error from the TOML or YAML parser).
     Message(String),
@@ -138,6 +147,13 @@ impl Problem {
                  annotation {annotation}), so an app alive while it is not counts as exposed; if it carries \
                  none of the apps' traffic, annotate podsim.dev/{container}.proxy: \"false\" (or write \
                  proxy = false under [containers.{container}] in {file})"
+            )),
+            Problem::UnhandledSigterm { container, command } => Some(format!(
+                "container \"{container}\": its PID 1 (`{command}`) has no SIGTERM handler, and Linux \
+                 delivers no unhandled signal to a container's PID 1, so podsim keeps it running until \
+                 SIGKILL at the end of the grace period (drain \"never\"); if its image's entrypoint \
+                 forwards signals (tini, dumb-init), annotate podsim.dev/{container}.drain: \"0s\" (or \
+                 write drain under [containers.{container}] in {file})"
             )),
             _ => None,
         }
@@ -259,9 +275,10 @@ impl Diagnostic {
         match &self.problem {
             // The cause is the source: `{:#}` (anyhow's chain) prints it after.
             Problem::Unreadable(what) => format!("cannot read {}", what.name()),
-            Problem::AssumedTimings { .. } | Problem::NeverDeleted { .. } | Problem::InjectedProxy { .. } => {
-                self.problem.message_with(None).unwrap_or_default()
-            }
+            Problem::AssumedTimings { .. }
+            | Problem::NeverDeleted { .. }
+            | Problem::InjectedProxy { .. }
+            | Problem::UnhandledSigterm { .. } => self.problem.message_with(None).unwrap_or_default(),
             Problem::GridNotScenario { key } => {
                 format!("unknown key \"{key}\": this looks like a grid file, not a scenario")
             }

@@ -1,5 +1,6 @@
 //! Manifests as they are published (`tests/manifests/`, each with its
 //! source): the Kubernetes website's StatefulSet, DaemonSet and CronJob,
+//! its liveness-probe and sidecar examples,
 //! Istio's injector's output with and without native sidecars and with
 //! holdApplicationUntilProxyStarts, Linkerd's with native sidecars, the
 //! Cloud SQL Auth Proxy's Job, and a `kubectl get -o json` List of two of
@@ -424,4 +425,93 @@ fn the_websites_pod_failure_policy_job_fails_on_exit_42_with_its_first_pod() {
     let from_toml = Scenario::parse(toml, "job.toml").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(from_toml.run.job, scenario.run.job);
     assert_eq!(simulate(&from_toml.run).job, report.job);
+}
+
+/// The liveness-probe task's exec example, as the website publishes it:
+/// busybox's `sh -c` script is PID 1, removes /tmp/healthy at 30 s, and
+/// handles no signal. By hand, with its timings (boot 0 s, the file gone
+/// from 30 s): the liveness worker ticks every 5 s from the Pod's creation
+/// and skips the ticks before `initialDelaySeconds: 5` (R29); 30, 35 and
+/// 40 s fail, the third reaches `failureThreshold` 3 (R27): the kubelet
+/// kills it at 40 s (R31). SIGTERM reaches no PID 1 without a handler, so
+/// it runs on until SIGKILL at 40 + 30 s (the Pod's default grace, R35),
+/// exit 137, and stays Ready all the while (no readiness probe: Ready while
+/// running, R21). The first restart has no back-off (R15): attempt 2 at
+/// 70 s. Told so by a notice; `drain = "0s"` (an entrypoint that forwards
+/// the signal) gives the exit at the kill, 40 s.
+#[test]
+fn the_liveness_example_shell_ignores_sigterm_until_sigkill() {
+    let (s, r) = one("exec-liveness.yaml", Some("exec-liveness.timings.toml"));
+    assert_eq!(s.run.pod.containers[0].drain, podsim::model::Drain::Never);
+    assert!(
+        problems(&s).iter().any(|p| matches!(p,
+            Problem::UnhandledSigterm { container, command }
+                if container == "liveness" && command.starts_with("/bin/sh -c 'touch /tmp/healthy;"))),
+        "{:?}",
+        s.notices
+    );
+    assert_eq!(
+        first(&s, &r, "liveness", "liveness probe failed: killing"),
+        Some(40_000)
+    );
+    assert_eq!(first(&s, &r, "liveness", "exited 137 (SIGKILL)"), Some(70_000));
+    assert_eq!(first(&s, &r, "liveness", "restarting (attempt 2)"), Some(70_000));
+    let not_ready = r
+        .lines()
+        .find(|(e, line)| e.container.is_none() && line.to_string() == "Pod not Ready");
+    assert_eq!(not_ready.map(|(e, _)| e.at.as_millis()), Some(70_000));
+    assert_eq!(r.metrics.restarts, 1);
+    assert_eq!(r.metrics.sigkilled, 1);
+
+    let text = std::fs::read_to_string(path("exec-liveness.yaml")).unwrap();
+    let forwarded = text.replacen(
+        "  name: liveness-exec\n",
+        "  name: liveness-exec\n  annotations:\n    podsim.dev/liveness.drain: \"0s\"\n",
+        1,
+    );
+    assert_ne!(forwarded, text);
+    let timings = Timings::load(&path("exec-liveness.timings.toml")).unwrap();
+    let s = podsim::scenario::manifest::parse(&forwarded, "exec-liveness.yaml", Some(&timings)).unwrap();
+    assert!(
+        !problems(&s)
+            .iter()
+            .any(|p| matches!(p, Problem::UnhandledSigterm { .. }))
+    );
+    let r = simulate(&s.run);
+    assert_eq!(
+        first(&s, &r, "liveness", "exited 0 (stopped by SIGTERM)"),
+        Some(40_000)
+    );
+}
+
+/// The sidecar concept page's Deployment, as published: a shell loop as
+/// the app and `sh -c 'tail -F …'` as the native sidecar, neither handling
+/// SIGTERM. By hand, each booting the assumed 1 s, deleted 5 s after Ready:
+/// logshipper runs 0→1 s and is started (R21), myapp starts then and is up
+/// at 2 s, Ready at 2 s; deleted at 7 s. myapp gets SIGTERM (the sidecar
+/// waits for the apps, R36), ignores it, and SIGKILL ends it at 7 + 30 =
+/// 37 s. The grace is spent, so logshipper gets only the 2 s floor (R37):
+/// SIGTERM at 37 s, ignored, SIGKILL at 39 s. Both exit 137: phase Failed
+/// (R44), 32 s of termination where a drain of 0 s gave none.
+#[test]
+fn the_sidecar_example_takes_the_whole_grace_period_to_delete() {
+    let (s, r) = one("deployment-sidecar.yaml", Some("deployment-sidecar.timings.toml"));
+    let deaf: Vec<&str> = problems(&s)
+        .iter()
+        .filter_map(|p| match p {
+            Problem::UnhandledSigterm { container, .. } => Some(container.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deaf, ["logshipper", "myapp"]);
+    assert_eq!(r.metrics.ready_ms, Some(2000));
+    assert_eq!(first(&s, &r, "myapp", "SIGKILL"), Some(37_000));
+    assert_eq!(
+        first(&s, &r, "logshipper", "SIGTERM (SIGKILL in 2s)"),
+        Some(37_000)
+    );
+    assert_eq!(first(&s, &r, "logshipper", "exited 137 (SIGKILL)"), Some(39_000));
+    assert_eq!(r.metrics.termination_ms, Some(32_000));
+    assert_eq!(r.metrics.sigkilled, 2);
+    assert_eq!(r.metrics.phase, PodPhase::Failed);
 }

@@ -9,6 +9,7 @@
 
 use k8s_openapi::api::core::v1::{Container, LifecycleHandler, Probe as K8sProbe};
 
+use super::command::{base_name, shell_script};
 use super::pod::Mapper;
 use super::yaml::dotted;
 use crate::engine::SimDuration;
@@ -62,11 +63,6 @@ fn waits_for_itself(command: &[String]) -> Option<&'static str> {
         [program, ..] if base_name(program) == "linkerd-await" => Some("linkerd-await"),
         _ => None,
     }
-}
-
-/// A program's name without its directory (`/bin/sh` → `sh`).
-fn base_name(program: &str) -> &str {
-    program.rsplit('/').next().unwrap_or(program)
 }
 
 impl Mapper<'_> {
@@ -247,13 +243,9 @@ impl Mapper<'_> {
 /// How long `command` sleeps, if all it does is `sleep N`: `["sleep", "5"]`,
 /// `["/bin/sh", "-c", "sleep 10"]`. N is seconds, or a duration (`"1m"`).
 fn sleep_command(command: &[String]) -> Option<SimDuration> {
-    let words: Vec<&str> = match command {
-        [shell, flag, script]
-            if ["sh", "bash", "ash", "dash"].contains(&base_name(shell)) && flag == "-c" =>
-        {
-            script.split_whitespace().collect()
-        }
-        _ => command.iter().map(String::as_str).collect(),
+    let words: Vec<&str> = match shell_script(command) {
+        Some(script) => script.split_whitespace().collect(),
+        None => command.iter().map(String::as_str).collect(),
     };
     match words.as_slice() {
         [sleep, n] if base_name(sleep) == "sleep" => {

@@ -14,6 +14,7 @@
 
 mod annotations;
 mod behind;
+mod command;
 mod fields;
 mod handler;
 mod job;

@@ -164,6 +164,8 @@ impl Mapper<'_> {
                 notices.push(self.notice_at(self.name_offset(&entries[i]), problem));
             }
         }
+        // Before the settings too, so that a drain they set wins.
+        let deaf = self.unhandled_sigterms(&entries, &mut containers);
         let pod = PodSpec {
             restart_policy,
             termination_grace_period: grace,
@@ -210,12 +212,33 @@ impl Mapper<'_> {
         }
         // Drain and preStop matter only if the Pod ever shuts down.
         let disrupted = run.service.as_ref().is_some_and(|s| !s.disruptions.is_empty());
-        let shuts_down = run.pod.deletion != Deletion::Never || disrupted || stops_by_itself(&run.pod);
+        let deleted = run.pod.deletion != Deletion::Never || disrupted;
+        let shuts_down = deleted || stops_by_itself(&run.pod);
         let mut boot = Vec::new();
         let mut drain = Vec::new();
         let mut first = None;
         for (i, entry) in entries.iter().enumerate() {
             let (no_boot, no_drain) = self.timing_notices(entry, &hooks[i], &set[i], shuts_down, notices)?;
+            let deaf_here = deaf.iter().find(|(d, _)| *d == i);
+            // Its drain was read off the command line, not assumed.
+            let no_drain = no_drain && deaf_here.is_none();
+            // Whether the kubelet ever stops it: a deletion, a startup or
+            // liveness probe's kill (R31), or for a sidecar the apps' end (R44).
+            let [startup, _, liveness] = &run.pod.containers[i].probes;
+            let stopped = match entry.kind {
+                ContainerKind::Sidecar => shuts_down,
+                _ => deleted || startup.is_some() || liveness.is_some(),
+            };
+            if let Some((_, command)) = deaf_here
+                && stopped
+                && !set[i].contains(&Field::Drain)
+            {
+                let problem = Problem::UnhandledSigterm {
+                    container: entry.container.name.clone(),
+                    command: command.clone(),
+                };
+                notices.push(self.notice_at(self.name_offset(entry), problem));
+            }
             let name = &entry.container.name;
             if no_boot {
                 boot.push(name.clone());

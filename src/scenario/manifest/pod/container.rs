@@ -2,10 +2,11 @@
 //! restart policy and rules, stop signal and probes as the manifest writes
 //! them, apart from the Pod-level mapping that gathers the containers.
 
+use super::super::command::unhandled_sigterm;
 use super::super::handler::Hook;
 use super::{DEFAULT_BOOT, DEFAULT_DRAIN, DEFAULT_HOOK, Entry, Mapper};
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, ContainerSpec, Dist, PostStart, RestartPolicy, Signal};
+use crate::model::{ContainerKind, ContainerSpec, Dist, Drain, PostStart, RestartPolicy, Signal};
 use crate::scenario::diagnostic::{Diagnostic, unknown_word};
 use crate::scenario::restart;
 
@@ -125,5 +126,30 @@ impl Mapper<'_> {
             )),
             Some(_) => Ok(signal),
         }
+    }
+
+    /// The apps and sidecars whose first process has no SIGTERM handler
+    /// (`command::unhandled_sigterm`), each with its command line: they
+    /// drain "never", SIGKILL ends them. Only under SIGTERM: an init
+    /// process ignores any unhandled signal, but the model's reaction to
+    /// another stop signal is that of a process with a handler for SIGTERM.
+    pub(super) fn unhandled_sigterms(
+        &self,
+        entries: &[Entry],
+        containers: &mut [ContainerSpec],
+    ) -> Vec<(usize, String)> {
+        let mut deaf = Vec::new();
+        for (i, (entry, spec)) in entries.iter().zip(containers.iter_mut()).enumerate() {
+            let c = entry.container;
+            let argv: Vec<String> = c.command.iter().chain(&c.args).flatten().cloned().collect();
+            if entry.kind != ContainerKind::Init
+                && spec.stop_signal == Signal::Term
+                && let Some(command) = unhandled_sigterm(&argv)
+            {
+                spec.drain = Drain::Never;
+                deaf.push((i, command));
+            }
+        }
+        deaf
     }
 }

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::engine::SimDuration;
-use crate::model::{ContainerKind, Deletion, PodMode, RestartPolicy};
+use crate::model::{ContainerKind, Deletion, Drain, PodMode, RestartPolicy};
 
 mod kinds;
 
@@ -301,5 +301,56 @@ fn custom_resources_are_named_with_their_api_version_and_what_is_read() {
             .unwrap_err()
             .to_string()
             .starts_with("pod.yaml:30:7: Knative Service")
+    );
+}
+
+/// A `sleep` as PID 1 ignores SIGTERM: drain "never", with a notice at the
+/// container's name, worded in full. Not for an init container (its drain
+/// is not the model's concern), not under another stop signal, and not
+/// where a drain is set.
+#[test]
+fn a_pid_1_without_a_sigterm_handler_drains_never_unless_told_otherwise() {
+    let sleeping = POD.replace(
+        "  - name: web\n    image: nginx\n",
+        "  - name: web\n    image: busybox\n    command: [sleep, \"3600\"]\n",
+    );
+    let s = scenario(&sleeping.replace("    podsim.dev/web.drain: \"3s\"\n", ""));
+    let web = &s.run.pod.containers[2];
+    assert_eq!(web.drain, Drain::Never);
+    assert_eq!(s.notices.len(), 1, "{:?}", s.notices);
+    assert_eq!(
+        s.notices[0].to_string(),
+        "pod.yaml:21:5: container \"web\": its PID 1 (`sleep 3600`) has no SIGTERM handler, and Linux \
+         delivers no unhandled signal to a container's PID 1, so podsim keeps it running until SIGKILL at \
+         the end of the grace period (drain \"never\"); if its image's entrypoint forwards signals (tini, \
+         dumb-init), annotate podsim.dev/web.drain: \"0s\" (or write drain under [containers.web] in a \
+         timings file)"
+    );
+    // (Line 21: the web.drain annotation line is gone.) POD's own
+    // annotation sets web's drain: it wins, and nothing is told.
+    let s = scenario(&sleeping);
+    assert_eq!(s.run.pod.containers[2].drain, SimDuration::from_secs(3).into());
+    assert!(s.notices.is_empty(), "{:?}", s.notices);
+    // An init container, or another stop signal: left as written.
+    let init = POD.replace(
+        "    image: busybox\n",
+        "    image: busybox\n    command: [sleep, \"5\"]\n",
+    );
+    assert_eq!(
+        scenario(&init).run.pod.containers[0].drain,
+        SimDuration::ZERO.into()
+    );
+    let quit = sleeping.replace(
+        "  terminationGracePeriodSeconds: 20\n",
+        "  terminationGracePeriodSeconds: 20\n  os:\n    name: linux\n",
+    );
+    let quit = quit.replace(
+        "    command: [sleep, \"3600\"]\n    lifecycle:\n",
+        "    command: [sleep, \"3600\"]\n    lifecycle:\n      stopSignal: SIGQUIT\n",
+    );
+    assert_ne!(quit, sleeping);
+    assert_eq!(
+        scenario(&quit).run.pod.containers[2].drain,
+        SimDuration::from_secs(3).into()
     );
 }
