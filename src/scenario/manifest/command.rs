@@ -31,19 +31,25 @@ pub fn base_name(program: &str) -> &str {
     program.rsplit('/').next().unwrap_or(program)
 }
 
-/// The script of `sh -c SCRIPT` (also `bash -ec SCRIPT`, and with `$0` and
-/// arguments after it), if `argv` runs one.
+/// The script of `sh -c SCRIPT` (also `bash -ec SCRIPT`, `bash --login -c
+/// SCRIPT`, `bash -c -- SCRIPT`, and with `$0` and arguments after it), if
+/// `argv` runs one.
 pub fn shell_script(argv: &[String]) -> Option<&str> {
     let (shell, rest) = argv.split_first()?;
     if !SHELLS.contains(&base_name(shell)) {
         return None;
     }
-    let flags = rest.iter().take_while(|w| w.starts_with('-')).count();
-    let last_flag = rest.get(flags.checked_sub(1)?)?;
-    if last_flag.starts_with("--") || !last_flag.contains('c') {
-        return None;
+    let mut command = false;
+    let mut words = rest.iter();
+    for word in words.by_ref() {
+        match word.as_str() {
+            "--" => break,
+            long if long.starts_with("--") => {}
+            short if short.starts_with('-') => command |= short.contains('c'),
+            script => return command.then_some(script),
+        }
     }
-    rest.get(flags).map(String::as_str)
+    words.next().filter(|_| command).map(String::as_str)
 }
 
 /// The command line of a container that starts with `argv`, shortened for
@@ -108,6 +114,9 @@ mod tests {
         );
         assert_eq!(shell_script(&argv(&["bash", "-e", "-c", "x", "name"])), Some("x"));
         assert_eq!(shell_script(&argv(&["bash", "-ec", "x"])), Some("x"));
+        assert_eq!(shell_script(&argv(&["/bin/bash", "-c", "--", "x"])), Some("x"));
+        assert_eq!(shell_script(&argv(&["bash", "--login", "-c", "x"])), Some("x"));
+        assert_eq!(shell_script(&argv(&["bash", "-o", "pipefail", "-c", "x"])), None);
         assert_eq!(shell_script(&argv(&["sh", "script.sh"])), None);
         assert_eq!(shell_script(&argv(&["sh", "-e", "script.sh"])), None);
         assert_eq!(shell_script(&argv(&["sh", "--noprofile"])), None);
@@ -135,6 +144,8 @@ mod tests {
             &["sh", "-c", "tail -F /opt/logs.txt"],
             &["sh", "-c", "echo The app is running! && sleep 3600"],
             &["sh", "-c", "server &\nwait\n"],
+            // The "keep the Pod running" of many a question and answer.
+            &["/bin/bash", "-c", "--", "while true; do sleep 30; done;"],
             &["sleep", "3600"],
             &["/usr/bin/tail", "-f", "/dev/null"],
         ] {
