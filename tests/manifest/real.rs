@@ -433,7 +433,7 @@ fn the_websites_pod_failure_policy_job_fails_on_exit_42_with_its_first_pod() {
 /// from 30 s): the liveness worker ticks every 5 s from the Pod's creation
 /// and skips the ticks before `initialDelaySeconds: 5` (R29); 30, 35 and
 /// 40 s fail, the third reaches `failureThreshold` 3 (R27): the kubelet
-/// kills it at 40 s (R31). SIGTERM reaches no PID 1 without a handler, so
+/// kills it at 40 s (R31). SIGTERM reaches no PID 1 without a handler (R80), so
 /// it runs on until SIGKILL at 40 + 30 s (the Pod's default grace, R35),
 /// exit 137, and stays Ready all the while (no readiness probe: Ready while
 /// running, R21). The first restart has no back-off (R15): attempt 2 at

@@ -2,7 +2,7 @@
 //! shell runs, and whether a container's first process is one that has no
 //! handler for SIGTERM, so that it keeps running after the kubelet's stop.
 //!
-//! Why it matters: the runtime sends the stop signal to the container's
+//! Why it matters (R80): the runtime sends the stop signal to the container's
 //! PID 1 alone, and Linux delivers a signal to a PID namespace's init
 //! process from outside only if that process handles it (SIGKILL and
 //! SIGSTOP excepted; pid_namespaces(7)). A shell script or a bare `sleep`

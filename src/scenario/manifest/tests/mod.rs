@@ -304,7 +304,7 @@ fn custom_resources_are_named_with_their_api_version_and_what_is_read() {
     );
 }
 
-/// A `sleep` as PID 1 ignores SIGTERM: drain "never", with a notice at the
+/// R80: a `sleep` as PID 1 ignores SIGTERM: drain "never", with a notice at the
 /// container's name, worded in full. Not for an init container (its drain
 /// is not the model's concern), not under another stop signal, and not
 /// where a drain is set.
