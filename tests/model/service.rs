@@ -12,7 +12,7 @@ use podsim::model::service::{
     Arrival, Cause, Connections, Disruption, OnSigterm, Propagation, Rate, ServiceMetrics, ServiceSimulator,
     ServiceSpec, TrafficSpec, When, simulate_service,
 };
-use podsim::model::{ContainerKind, ContainerSpec, Dist, PodSpec, RunSpec, Stream};
+use podsim::model::{ContainerKind, ContainerSpec, Dist, Drain, PodSpec, RunSpec, Stream};
 
 use super::common::{load, secs};
 
@@ -150,6 +150,26 @@ fn inflight_ignore_signal_is_killed_at_the_grace_deadline() {
     only(&m, Cause::Inflight, 10);
     assert_eq!(m.replicas[0].sigkilled, 1);
     assert_eq!(m.deleted[0].termination_ms, Some(5000));
+}
+
+#[test]
+fn an_app_that_never_drains_is_sigkilled_and_the_run_still_settles() {
+    // drain "never" (R55, what a manifest's PID 1 without a handler reads
+    // as, R80): under close-then-drain the app closes its listener at
+    // SIGTERM and holds on until SIGKILL at the 5 s grace. Its drain's end
+    // is never due, so nothing waits in the queue for it: with traffic or
+    // without, the run settles instead of running to its 24 h horizon.
+    for traffic in [Some(steady(ms(15_050))), None] {
+        let mut s = service(1, secs(2), secs(10), steady(ms(15_050)));
+        s.traffic = traffic;
+        s.disruptions[0].grace_period = Some(secs(5));
+        let mut pod = web(SimDuration::ZERO);
+        pod.containers[0].drain = Drain::Never;
+        let m = run(pod, s);
+        assert!(!m.horizon, "{m:?}");
+        assert_eq!(m.replicas[0].sigkilled, 1);
+        assert_eq!(m.deleted[0].termination_ms, Some(5000));
+    }
 }
 
 /// One kept-alive connection, reused by every request.

@@ -98,6 +98,16 @@ impl Replica {
     }
 }
 
+/// Schedules the check that lets a draining app exit at `at`, the end of
+/// its `drain`. A drain that never ends (R55) is ended by SIGKILL alone, so
+/// nothing is scheduled: an event at `NEVER` would hold the run open to its
+/// horizon.
+fn drain_due(replica: u32, at: SimTime, drain: SimDuration, s: &mut Scheduler<'_, ServiceEvent>) {
+    if drain != NEVER {
+        s.at(at, ServiceEvent::DrainDue { replica });
+    }
+}
+
 /// The Pod a replica of `pod` runs: deleted only by the Service, and with
 /// an app whose drain the Service ends (`Drained`) unless it exits at once.
 pub(super) fn replica_pod(pod: &PodSpec, on_sigterm: OnSigterm) -> PodSpec {
@@ -179,13 +189,13 @@ impl<O: Observer + Default> ServiceModel<O> {
             OnSigterm::Ignore => {}
             OnSigterm::CloseThenDrain | OnSigterm::CloseKeepBusy => {
                 rep.exit_not_before = now + drain;
-                s.at(rep.exit_not_before, ServiceEvent::DrainDue { replica });
+                drain_due(replica, rep.exit_not_before, drain, s);
                 self.close_listener(r, now);
             }
             OnSigterm::DelayThenDrain => {
                 rep.exit_not_before = now + app.drain_delay + drain;
                 s.after(app.drain_delay, ServiceEvent::ListenerClosing { replica });
-                s.at(rep.exit_not_before, ServiceEvent::DrainDue { replica });
+                drain_due(replica, rep.exit_not_before, drain, s);
             }
         }
     }

@@ -118,8 +118,24 @@ impl Timings {
             containers: Vec::new(),
         };
         for (key, table) in doc.get_ref() {
+            // `[[disruptions]]`, as a TOML scenario writes them: numbered in order.
+            if let ("disruptions", DeValue::Array(list)) = (key.get_ref().as_ref(), table.get_ref()) {
+                for (i, keys) in list.iter().enumerate() {
+                    let DeValue::Table(keys) = keys.get_ref() else {
+                        return Err(timings.error(keys.span(), "expected a table: [[disruptions]]"));
+                    };
+                    let context = format!("[disruptions.{i}]");
+                    timings.read(Scope::Disruption, None, Some(i), &context, keys)?;
+                }
+                continue;
+            }
             let DeValue::Table(entries) = table.get_ref() else {
-                return Err(timings.error(table.span(), format!("{} must be a table", key.get_ref())));
+                let key = key.get_ref();
+                let written = match key.as_ref() {
+                    "containers" => "[containers.<name>]".to_string(),
+                    _ => format!("[{key}]"),
+                };
+                return Err(timings.error(table.span(), format!("{key} must be a table: write {written}")));
             };
             match key.get_ref().as_ref() {
                 "pod" => timings.read(Scope::Pod, None, None, "[pod]", entries)?,
@@ -322,6 +338,28 @@ mod tests {
             e.to_string()
                 .starts_with("t.toml:3:20: stop_at and stop_after_ready"),
             "{e}"
+        );
+    }
+
+    /// `[[disruptions]]`, as a TOML scenario writes them, are the same as
+    /// `[disruptions.0]`, `[disruptions.1]`; a key that is not a table says
+    /// how to write it.
+    #[test]
+    fn disruptions_are_read_as_a_list_or_by_index() {
+        let index = |text: &str| -> Vec<(Option<usize>, Field)> {
+            let t = Timings::parse(text, "t.toml").unwrap_or_else(|e| panic!("{e}"));
+            t.settings.iter().map(|s| (s.index, s.field)).collect()
+        };
+        let listed = index("[[disruptions]]\nafter_ready = \"5s\"\n[[disruptions]]\ndelete = 1\n");
+        assert_eq!(listed, [(Some(0), Field::AfterReady), (Some(1), Field::Delete)]);
+        let numbered = index("[disruptions.0]\nafter_ready = \"5s\"\n[disruptions.1]\ndelete = 1\n");
+        assert_eq!(listed, numbered);
+        let e = Timings::parse("pod = 3\n", "t.toml").unwrap_err();
+        assert_eq!(e.to_string(), "t.toml:1:7: pod must be a table: write [pod]");
+        let e = Timings::parse("containers = []\n", "t.toml").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.toml:1:14: containers must be a table: write [containers.<name>]"
         );
     }
 }
