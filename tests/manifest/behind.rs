@@ -434,3 +434,25 @@ fn a_rollout_declared_without_a_service_document_still_takes_the_deployments_str
     // A plain Deployment stays a Pod scenario.
     assert!(one(&manifest(extra, "", "")).run.service.is_none());
 }
+
+/// R80 behind a Service: an app whose PID 1 is `sleep` (Istio's
+/// `samples/sleep` runs `/bin/sleep infinity`) ignores SIGTERM, so it keeps
+/// its listener and serves until SIGKILL: `on_sigterm = "ignore"`, where
+/// the default is close-then-drain. A setting of `app.on_sigterm` wins.
+#[test]
+fn a_served_app_without_a_sigterm_handler_serves_on_until_sigkill() {
+    use podsim::model::service::OnSigterm;
+    let sleeping = manifest("", "", SERVICE).replace(
+        "        image: nginx:1.14.2\n",
+        "        image: curlimages/curl:8.16.0\n        command: [\"/bin/sleep\", \"infinity\"]\n",
+    );
+    let on_sigterm = |text: &str| one(text).run.service.as_deref().unwrap().app.on_sigterm;
+    assert_eq!(on_sigterm(&sleeping), OnSigterm::Ignore);
+    assert_eq!(on_sigterm(&manifest("", "", SERVICE)), OnSigterm::CloseThenDrain);
+    let told = sleeping.replace(
+        "        podsim.dev/nginx.boot: \"2s\"\n",
+        "        podsim.dev/nginx.boot: \"2s\"\n        podsim.dev/app.on_sigterm: \"delay-then-drain\"\n",
+    );
+    assert_ne!(told, sleeping);
+    assert_eq!(on_sigterm(&told), OnSigterm::DelayThenDrain);
+}

@@ -59,10 +59,7 @@ pub(super) struct Replica {
 impl Replica {
     /// A replica of `pod` whose draws come from `stream`.
     pub fn new(pod: &PodSpec, stream: Stream) -> Self {
-        let app = pod
-            .containers
-            .iter()
-            .position(|c| c.kind == ContainerKind::App && !c.proxy);
+        let app = serving_app(pod);
         let proxy = pod.containers.iter().position(|c| c.proxy);
         let needed = pod
             .containers
@@ -72,7 +69,7 @@ impl Replica {
             .fold(0, |m, (i, _)| m | 1 << i);
         Replica {
             stream,
-            app: app.map(|i| ContainerId(i as u32)),
+            app,
             proxy: proxy.map(|i| ContainerId(i as u32)),
             proxy_alive: proxy.is_none(),
             proxy_listening: proxy.is_none(),
@@ -96,6 +93,16 @@ impl Replica {
     pub fn serving(&self) -> bool {
         self.needed != 0 && self.ready == self.needed
     }
+}
+
+/// The container that answers the Service's requests: the Pod's first app
+/// that is not its proxy.
+pub fn serving_app(pod: &PodSpec) -> Option<ContainerId> {
+    let i = pod
+        .containers
+        .iter()
+        .position(|c| c.kind == ContainerKind::App && !c.proxy)?;
+    Some(ContainerId(i as u32))
 }
 
 /// Schedules the check that lets a draining app exit at `at`, the end of

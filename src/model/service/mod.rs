@@ -49,6 +49,7 @@ mod simulator;
 mod spec;
 mod traffic;
 
+pub use app::serving_app;
 pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::DrainFigures;
 pub use event::ServiceEvent;

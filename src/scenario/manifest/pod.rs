@@ -22,6 +22,7 @@ use super::service;
 use super::timings::{Setting, Source, Timings};
 use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
+use crate::model::service::{OnSigterm, serving_app};
 use crate::model::{ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, RestartPolicy, RunSpec};
 use crate::scenario::diagnostic::{Diagnostic, Problem, closest, unknown_word};
 use crate::scenario::key::{Field, Key};
@@ -209,6 +210,15 @@ impl Mapper<'_> {
                 }
                 _ => self.error(&[], message),
             });
+        }
+        // Behind a Service, an app with no SIGTERM handler (R80) serves on
+        // until SIGKILL: `on_sigterm = "ignore"`, unless a setting says how.
+        if let Some(service) = run.service.as_deref_mut()
+            && let Some(app) = serving_app(&run.pod)
+            && deaf.iter().any(|(i, _)| *i == app.index())
+            && !settings.iter().any(|s| s.field == Field::OnSigterm)
+        {
+            service.app.on_sigterm = OnSigterm::Ignore;
         }
         // Drain and preStop matter only if the Pod ever shuts down.
         let disrupted = run.service.as_ref().is_some_and(|s| !s.disruptions.is_empty());
