@@ -438,7 +438,8 @@ fn a_rollout_declared_without_a_service_document_still_takes_the_deployments_str
 /// R80 behind a Service: an app whose PID 1 is `sleep` (Istio's
 /// `samples/sleep` runs `/bin/sleep infinity`) ignores SIGTERM, so it keeps
 /// its listener and serves until SIGKILL: `on_sigterm = "ignore"`, where
-/// the default is close-then-drain. A setting of `app.on_sigterm` wins.
+/// the default is close-then-drain. A setting of `app.on_sigterm`, or of
+/// the app's `drain`, wins.
 #[test]
 fn a_served_app_without_a_sigterm_handler_serves_on_until_sigkill() {
     use podsim::model::service::OnSigterm;
@@ -455,4 +456,10 @@ fn a_served_app_without_a_sigterm_handler_serves_on_until_sigkill() {
     );
     assert_ne!(told, sleeping);
     assert_eq!(on_sigterm(&told), OnSigterm::DelayThenDrain);
+    // A drain set for it says it handles SIGTERM: the default stands.
+    let drains = sleeping.replace(
+        "        podsim.dev/nginx.boot: \"2s\"\n",
+        "        podsim.dev/nginx.boot: \"2s\"\n        podsim.dev/nginx.drain: \"1s\"\n",
+    );
+    assert_eq!(on_sigterm(&drains), OnSigterm::CloseThenDrain);
 }

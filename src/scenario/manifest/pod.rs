@@ -212,10 +212,12 @@ impl Mapper<'_> {
             });
         }
         // Behind a Service, an app with no SIGTERM handler (R80) serves on
-        // until SIGKILL: `on_sigterm = "ignore"`, unless a setting says how.
+        // until SIGKILL: `on_sigterm = "ignore"`, unless a setting says how
+        // it stops (`on_sigterm`, or a `drain` that says it handles SIGTERM).
         if let Some(service) = run.service.as_deref_mut()
             && let Some(app) = serving_app(&run.pod)
             && deaf.iter().any(|(i, _)| *i == app.index())
+            && !set[app.index()].contains(&Field::Drain)
             && !settings.iter().any(|s| s.field == Field::OnSigterm)
         {
             service.app.on_sigterm = OnSigterm::Ignore;
