@@ -13,6 +13,11 @@ fn manifest(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// A grid file `name` in `dir` over `base`, with `rest` after its base line.
+fn grid_over(dir: &Path, name: &str, base: &Path, rest: &str) -> PathBuf {
+    write(dir, name, &format!("base = '{}'\n{rest}", base.display()))
+}
+
 /// By hand, with `istio-classic-sidecar.timings.toml` (istio-init 1 s;
 /// istio-proxy boot 2.5 s, drain 0 s; hello boot 1 s, drain 2 s; deleted
 /// 5 s after Ready): istio-init runs 0→1 s. As an app, istio-proxy starts
@@ -28,12 +33,12 @@ fn manifest(name: &str) -> PathBuf {
 #[test]
 fn a_manifest_sweeps_with_the_grids_timings_file() {
     let dir = TempDir::new();
-    let grid = write(
+    let grid = grid_over(
         dir.path(),
         "grid.toml",
+        &manifest("istio-classic-sidecar.yaml"),
         &format!(
-            "base = '{}'\ntimings = '{}'\n[axes]\n\"containers.istio-proxy.kind\" = [\"app\", \"sidecar\"]\n",
-            manifest("istio-classic-sidecar.yaml").display(),
+            "timings = '{}'\n[axes]\n\"containers.istio-proxy.kind\" = [\"app\", \"sidecar\"]\n",
             manifest("istio-classic-sidecar.timings.toml").display()
         ),
     );
@@ -57,12 +62,12 @@ fn a_manifest_sweeps_with_the_grids_timings_file() {
 fn the_timings_key_is_for_a_manifest_and_a_file_that_is_there() {
     let dir = TempDir::new();
     let timings = manifest("istio-classic-sidecar.timings.toml");
-    let toml_base = write(
+    let toml_base = grid_over(
         dir.path(),
         "toml.toml",
+        &scenario("seed-sidecar.toml"),
         &format!(
-            "base = '{}'\ntimings = '{}'\n[axes]\n\"horizon\" = [\"1h\"]\n",
-            scenario("seed-sidecar.toml").display(),
+            "timings = '{}'\n[axes]\n\"horizon\" = [\"1h\"]\n",
             timings.display()
         ),
     );
@@ -71,26 +76,23 @@ fn the_timings_key_is_for_a_manifest_and_a_file_that_is_there() {
         "{}",
         sweep_error(&toml_base)
     );
-    let missing = write(
+    let hello = manifest("istio-classic-sidecar.yaml");
+    let missing = grid_over(
         dir.path(),
         "missing.toml",
-        &format!(
-            "base = '{}'\ntimings = 'nope.toml'\n[axes]\n\"horizon\" = [\"1h\"]\n",
-            manifest("istio-classic-sidecar.yaml").display()
-        ),
+        &hello,
+        "timings = 'nope.toml'\n[axes]\n\"horizon\" = [\"1h\"]\n",
     );
     let stderr = sweep_error(&missing);
     assert!(
         stderr.contains("missing.toml:2:11: timings file \"") && stderr.contains("nope.toml\" not found"),
         "{stderr}"
     );
-    let typo = write(
+    let typo = grid_over(
         dir.path(),
         "typo.toml",
-        &format!(
-            "base = '{}'\ntimngs = 'x.toml'\n[axes]\n\"horizon\" = [\"1h\"]\n",
-            manifest("istio-classic-sidecar.yaml").display()
-        ),
+        &hello,
+        "timngs = 'x.toml'\n[axes]\n\"horizon\" = [\"1h\"]\n",
     );
     assert!(sweep_error(&typo).contains("typo.toml:2:1: unknown key \"timngs\"; did you mean \"timings\"?"));
 }
@@ -99,13 +101,11 @@ fn the_timings_key_is_for_a_manifest_and_a_file_that_is_there() {
 #[test]
 fn a_sweeps_notices_say_how_a_grid_gives_timings() {
     let dir = TempDir::new();
-    let grid = write(
+    let grid = grid_over(
         dir.path(),
         "grid.toml",
-        &format!(
-            "base = '{}'\n[axes]\n\"containers.hello.boot\" = [\"1s\"]\n",
-            manifest("istio-classic-sidecar.yaml").display()
-        ),
+        &manifest("istio-classic-sidecar.yaml"),
+        "[axes]\n\"containers.hello.boot\" = [\"1s\"]\n",
     );
     let out = super::common::podsim()
         .args(["sweep", "--out", "-", "--grid"])

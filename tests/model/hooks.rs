@@ -24,6 +24,15 @@ fn line(s: u64, status: &str, restarts: &str) -> (u64, String, String) {
     (s, status.to_string(), restarts.to_string())
 }
 
+/// The bundled seed Pod of `file` with `line` added to its proxy's table.
+fn seed_with_proxy(file: &str, line: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    let text = std::fs::read_to_string(path).unwrap();
+    let with = text.replacen("proxy = true\n", &format!("proxy = true\n{line}\n"), 1);
+    assert_ne!(with, text, "{file} has no proxy = true");
+    with
+}
+
 #[test]
 fn r65_a_slow_post_start_holds_back_the_next_app_and_its_own_start() {
     // proxy and web are apps of one sync. proxy starts at 0 s; its process
@@ -96,26 +105,10 @@ fn r65_r5_a_sidecar_lets_the_app_start_when_its_hook_returns_not_its_boot() {
 /// drains 1 s, web 3 s, so web is exposed 11–13 s, the seed's 2 s.
 #[test]
 fn r65_a_hook_until_booted_holds_the_app_until_the_proxy_is_up() {
-    let toml = r#"
-        [pod]
-        stop_at = "10s"
-        [[containers]]
-        name = "config-fetch"
-        kind = "init"
-        boot = "2s"
-        [[containers]]
-        name = "proxy"
-        kind = "app"
-        boot = "3s"
-        drain = "1s"
-        proxy = true
-        post_start = "until-booted"
-        [[containers]]
-        name = "web"
-        kind = "app"
-        boot = "1s"
-        drain = "3s"
-    "#;
+    let toml = &seed_with_proxy(
+        "scenarios/seed-side-by-side.toml",
+        "post_start = \"until-booted\"",
+    );
     assert_eq!(events(toml, "proxy", "postStart hook finished"), [5000]);
     assert_eq!(events(toml, "web", "starting"), [5000]);
     let m = run_text(toml).metrics;

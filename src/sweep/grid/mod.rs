@@ -439,8 +439,6 @@ fn arithmetic(values: &Values) -> Option<[u64; 3]> {
     }
 }
 
-/// `path` seen from `folder`, with `..` after a named folder folded away
-/// (`scenarios/../results/x.csv` → `results/x.csv`) so messages read plainly.
 /// The file a grid key names (`written`, at its span), relative to the
 /// grid's `folder`; an error at the key if there is none.
 fn existing_file(
@@ -462,6 +460,8 @@ fn existing_file(
     ))
 }
 
+/// `path` seen from `folder`, with `..` after a named folder folded away
+/// (`scenarios/../results/x.csv` → `results/x.csv`) so messages read plainly.
 fn relative_to(folder: &Path, path: &str) -> PathBuf {
     let mut joined = PathBuf::new();
     for part in folder.join(path).components() {
