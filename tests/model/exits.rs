@@ -383,3 +383,105 @@ fn r61_restart_all_containers_needs_kubernetes_1_35_and_is_alpha_there() {
         s.notices
     );
 }
+
+/// The e2e tests' two other sources (kubernetes/kubernetes
+/// `test/e2e/common/node/container_restart_policy.go`): a sidecar, and an
+/// init container, each with a rule that restarts all containers on 42.
+/// `fails = 1` makes attempt 1 exit 1 at the end of its boot; the rule
+/// here matches that 1.
+const RULE_ON_1: &str = r#"restart_policy_rules = [{ action = "RestartAllContainers", exit_codes = { operator = "In", values = [1] } }]"#;
+
+#[test]
+fn r61_a_sidecar_whose_rule_matches_restarts_every_container_and_any_other_exit_only_itself() {
+    // kubernetes/website's watcher sidecar: watcher (sidecar) up 1 s after
+    // its start, runs 5 s and exits 42; main (app) up at 2 s: Ready at 2 s.
+    // At 1 + 5 = 6 s the rule matches: main is SIGKILLed (137), the startup
+    // runs again: watcher 6 → 7 s, main 7 → 8 s, Ready at 8 s; watcher's
+    // attempt 2 exits 42 at 7 + 5 = 12 s and does it again (Ready at 14 s).
+    let toml = r#"
+        horizon = "15s"
+        [pod]
+        kubernetes = "1.36"
+        restart_policy = "Never"
+        [[containers]]
+        name = "watcher"
+        kind = "sidecar"
+        boot = "1s"
+        run = "5s"
+        exit_code = 42
+        restart_policy_rules = [{ action = "RestartAllContainers", exit_codes = { operator = "In", values = [42] } }]
+        [[containers]]
+        name = "main"
+        kind = "app"
+        boot = "1s"
+    "#;
+    assert_eq!(events(toml, "pod", "RestartAllContainers"), [6000, 12_000]);
+    assert_eq!(events(toml, "main", "exited 137 (SIGKILL)"), [6000, 12_000]);
+    assert_eq!(events(toml, "main", "restarting (attempt 2)"), [7000]);
+    assert_eq!(events(toml, "pod", "Pod Ready"), [2000, 8000, 14_000]);
+    // Exit 3 matches no rule: the sidecar alone restarts (R10, R56), main
+    // runs on; the kubelet's back-off (R14: 0 s for the first restart).
+    let other = toml.replace("exit_code = 42", "exit_code = 3");
+    assert_eq!(events(&other, "pod", "RestartAllContainers"), Vec::<u64>::new());
+    assert_eq!(events(&other, "main", "exited 137 (SIGKILL)"), Vec::<u64>::new());
+    assert_eq!(events(&other, "watcher", "restarting (attempt 2)"), [6000]);
+    assert_eq!(
+        events(&other, "main", "restarting (attempt 2)"),
+        Vec::<u64>::new()
+    );
+    // Before 1.35 a sidecar may carry no rules at all.
+    let e = podsim::scenario::Scenario::parse(&toml.replace("1.36", "1.34"), "x.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("container \"watcher\": restart rules on a sidecar need Kubernetes 1.35"),
+        "{e}"
+    );
+}
+
+#[test]
+fn r61_an_init_containers_rule_reruns_the_pod_where_never_would_fail_it() {
+    // The e2e test's order: sidecar (up 1 s after its start), init (1 s),
+    // source-init (1 s; attempt 1 exits 1), regular (app, 1 s); Pod and
+    // source-init under Never. sidecar 0 → 1 s, init 1 → 2 s, source-init
+    // 2 → 3 s exits 1: the rule matches, sidecar is SIGKILLed at 3 s and
+    // the startup runs again: sidecar 3 → 4 s, init 4 → 5 s, source-init
+    // 5 → 6 s completes, regular 6 → 7 s: Ready at 7 s. Three restarts
+    // (sidecar, init, source-init); regular had not run.
+    let toml = format!(
+        r#"
+        horizon = "20s"
+        [pod]
+        kubernetes = "1.36"
+        restart_policy = "Never"
+        [[containers]]
+        name = "sidecar"
+        kind = "sidecar"
+        boot = "1s"
+        [[containers]]
+        name = "init"
+        kind = "init"
+        boot = "1s"
+        [[containers]]
+        name = "source-init"
+        kind = "init"
+        boot = "1s"
+        fails = 1
+        restart_policy = "Never"
+        {RULE_ON_1}
+        [[containers]]
+        name = "regular"
+        kind = "app"
+        boot = "1s"
+        "#
+    );
+    assert_eq!(events(&toml, "pod", "RestartAllContainers"), [3000]);
+    assert_eq!(events(&toml, "sidecar", "exited 137 (SIGKILL)"), [3000]);
+    assert_eq!(events(&toml, "source-init", "exited 0 (completed)"), [6000]);
+    assert_eq!(events(&toml, "pod", "Pod Ready"), [7000]);
+    let m = run_text(&toml).metrics;
+    assert_eq!((m.restarts, m.sigkilled, m.phase), (3, 1, PodPhase::Running));
+    // Without the rule, Never fails the Pod at source-init's exit (R9).
+    let m = run_text(&toml.replace(RULE_ON_1, "")).metrics;
+    assert_eq!(m.phase, PodPhase::Failed);
+}

@@ -40,20 +40,23 @@ pub(super) fn after_exit(
 ) -> AfterExit {
     let failed = !exit.is_success();
     // R60: the container's own policy, if it has one, stands for the Pod's
-    // (`computeInitContainerActions`, `computePodActions` for probe kills);
-    // its rules are tried first only on an app's exit (`ContainerShouldRestart`).
+    // (`computeInitContainerActions`, `computePodActions` for probe kills).
     let policy = container.restart_policy.unwrap_or(pod);
     let kind = container.kind;
-    if kind == ContainerKind::App && !probe_kill && container.restart_policy.is_some() {
+    // Its rules are tried first, first match first, unless a probe killed
+    // it: a `Restart` rule only on an app's exit (`ContainerShouldRestart`),
+    // a `RestartAllContainers` rule on any container's (R61, KEP-5532: the
+    // watcher sidecar and the init container that asks for a rerun).
+    if !probe_kill {
         let code = exit.code();
         let first = container
             .restart_rules
             .iter()
             .find(|rule| rule.exit_codes.matches(code));
-        match first.map(|rule| rule.action) {
-            Some(RuleAction::Restart) => return AfterExit::Restart,
-            Some(RuleAction::RestartAllContainers) => return AfterExit::RestartAll,
-            None => {}
+        match (first.map(|rule| rule.action), kind) {
+            (Some(RuleAction::RestartAllContainers), _) => return AfterExit::RestartAll,
+            (Some(RuleAction::Restart), ContainerKind::App) => return AfterExit::Restart,
+            _ => {}
         }
     }
     match kind {
@@ -186,7 +189,7 @@ impl<O: Observer> PodModel<O> {
 
 #[cfg(test)]
 mod tests {
-    use super::AfterExit::{FailPod, Restart, StayExited};
+    use super::AfterExit::{FailPod, Restart, RestartAll, StayExited};
     use super::*;
 
     /// Every exit the model produces: the first two exit 0.
@@ -281,5 +284,55 @@ mod tests {
             ..app.clone()
         };
         assert_eq!(after_exit(Never, &init, ExitReason::Failed(42), false), FailPod);
+    }
+
+    fn restart_all_on(code: i32) -> crate::model::spec::RestartRule {
+        crate::model::spec::RestartRule {
+            action: RuleAction::RestartAllContainers,
+            exit_codes: crate::model::spec::ExitCodes {
+                is_in: true,
+                values: vec![code],
+            },
+        }
+    }
+
+    #[test]
+    fn r61_a_restart_all_rule_is_tried_on_every_kind_but_not_for_a_probe_kill() {
+        use RestartPolicy::Never;
+        let zero = crate::engine::SimDuration::ZERO;
+        // kubernetes/website's watcher sidecar: exit 88 restarts the Pod,
+        // any other exit the sidecar alone (R10).
+        let watcher = ContainerSpec {
+            restart_rules: vec![restart_all_on(88)],
+            ..ContainerSpec::new("watcher", ContainerKind::Sidecar, zero)
+        };
+        assert_eq!(
+            after_exit(Never, &watcher, ExitReason::Failed(88), false),
+            RestartAll
+        );
+        assert_eq!(after_exit(Never, &watcher, ExitReason::Failed(1), false), Restart);
+        assert_eq!(after_exit(Never, &watcher, ExitReason::Completed, false), Restart);
+        assert_eq!(after_exit(Never, &watcher, ExitReason::Failed(88), true), Restart);
+        // The e2e test's init container: exit 42 under Never reruns the
+        // Pod instead of failing it; exit 1 still fails it (R9).
+        let init = ContainerSpec {
+            restart_policy: Some(Never),
+            restart_rules: vec![restart_all_on(42)],
+            ..ContainerSpec::new("source-init", ContainerKind::Init, zero)
+        };
+        assert_eq!(
+            after_exit(Never, &init, ExitReason::Failed(42), false),
+            RestartAll
+        );
+        assert_eq!(after_exit(Never, &init, ExitReason::Failed(1), false), FailPod);
+        assert_eq!(after_exit(Never, &init, ExitReason::Completed, false), StayExited);
+        // An app's: the rule wins over Never; a probe kill skips it (R60).
+        let app = ContainerSpec {
+            restart_policy: Some(Never),
+            restart_rules: vec![restart_all_on(42)],
+            ..ContainerSpec::new("app", ContainerKind::App, zero)
+        };
+        assert_eq!(after_exit(Never, &app, ExitReason::Failed(42), false), RestartAll);
+        assert_eq!(after_exit(Never, &app, ExitReason::Failed(42), true), StayExited);
     }
 }

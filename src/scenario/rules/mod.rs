@@ -91,6 +91,8 @@ pub enum Rule {
     ContainerPolicyNeeds134(KubeVersion),
     /// A `RestartAllContainers` rule needs Kubernetes 1.35 or later (KEP-5532, R61).
     RestartAllNeeds135(KubeVersion),
+    /// Rules on a sidecar came with `RestartAllContainers` (1.35, R61).
+    SidecarRulesNeed135(KubeVersion),
     /// `stop_signal` needs Kubernetes 1.33 or later (KEP-4960, R59).
     StopSignalNeeds133(KubeVersion),
 }
@@ -203,13 +205,10 @@ impl SpecProblem {
             Rule::TwoDeletions => {
                 "stop_at and stop_after_ready are both set; keep one (a deletion happens once)".into()
             }
-            Rule::PolicyOnSidecar if toml => format!(
+            // A manifest's sidecar is its restartPolicy: Always, never this.
+            Rule::PolicyOnSidecar => format!(
                 "container \"{name}\": a sidecar always restarts (it is an init container with restartPolicy: \
                  Always); remove restart_policy"
-            ),
-            Rule::PolicyOnSidecar => format!(
-                "container \"{name}\": a native sidecar's restartPolicy is Always; its restartPolicyRules are \
-                 not simulated"
             ),
             Rule::AlwaysOnInit => format!(
                 "container \"{name}\": restart_policy = \"Always\" makes an init container a sidecar: write \
@@ -234,6 +233,11 @@ impl SpecProblem {
             Rule::RestartAllNeeds135(version) => format!(
                 "container \"{name}\": action RestartAllContainers needs Kubernetes 1.35 or later \
                  (RestartAllContainersOnContainerExits: alpha in 1.35, on by default from 1.36); this Pod says 1.{}",
+                version.0
+            ),
+            Rule::SidecarRulesNeed135(version) => format!(
+                "container \"{name}\": restart rules on a sidecar need Kubernetes 1.35 or later (they came with \
+                 RestartAllContainersOnContainerExits: alpha in 1.35, on by default from 1.36); this Pod says 1.{}",
                 version.0
             ),
             Rule::StopSignalNeeds133(version) => format!(
@@ -292,7 +296,14 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
     if c.restart_policy.is_some() || !c.restart_rules.is_empty() {
         let policy = Some(Field::ContainerRestartPolicy);
         match c.kind {
-            ContainerKind::Sidecar => return Err((policy, Rule::PolicyOnSidecar)),
+            ContainerKind::Sidecar if c.restart_policy.is_some() => {
+                return Err((policy, Rule::PolicyOnSidecar));
+            }
+            // R61: a sidecar's rules, its policy being its kind.
+            ContainerKind::Sidecar if !spec.kubernetes.has_restart_all_containers() => {
+                return Err((None, Rule::SidecarRulesNeed135(spec.kubernetes)));
+            }
+            ContainerKind::Sidecar => {}
             ContainerKind::Init if c.restart_policy == Some(RestartPolicy::Always) => {
                 return Err((policy, Rule::AlwaysOnInit));
             }
