@@ -87,9 +87,26 @@ pub enum Problem {
         /// Its command line, shortened.
         command: String,
     },
+    /// The container's command line ends by itself (a `sleep 60; exit 88`
+    /// script, a bare `sleep 3600`), so podsim reads its `run` and
+    /// `exit_code` from it: told, since it moves every figure after it.
+    ScriptedExit(Box<Scripted>),
     /// Anything else, in the reader's words (a bad value, a broken rule, a
     /// syntax error from the TOML or YAML parser).
     Message(String),
+}
+
+/// A command line that ends by itself, as `Problem::ScriptedExit` tells it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scripted {
+    /// The container's name.
+    pub container: String,
+    /// Its command line, shortened.
+    pub command: String,
+    /// The sum of its sleeps.
+    pub run: crate::engine::SimDuration,
+    /// What its `exit` says, 0 without one.
+    pub code: i32,
 }
 
 impl Problem {
@@ -154,6 +171,20 @@ impl Problem {
                  SIGKILL at the end of the grace period (drain \"never\"); if its image's entrypoint \
                  forwards signals (tini, dumb-init), annotate podsim.dev/{container}.drain: \"0s\" (or \
                  write drain under [containers.{container}] in {file})"
+            )),
+            Problem::ScriptedExit(scripted) => Some(format!(
+                "container \"{container}\": its command line (`{command}`) exits {code} {after}, so podsim runs \
+                 it for run = \"{run}\" after its boot, with exit_code {code}; annotate \
+                 podsim.dev/{container}.run (or write run under [containers.{container}] in {file}) to change it",
+                container = scripted.container,
+                command = scripted.command,
+                code = scripted.code,
+                run = scripted.run,
+                after = if scripted.run == crate::engine::SimDuration::ZERO {
+                    "without sleeping".to_string()
+                } else {
+                    format!("after sleeping {}", scripted.run)
+                }
             )),
             _ => None,
         }
@@ -278,7 +309,8 @@ impl Diagnostic {
             Problem::AssumedTimings { .. }
             | Problem::NeverDeleted { .. }
             | Problem::InjectedProxy { .. }
-            | Problem::UnhandledSigterm { .. } => self.problem.message_with(None).unwrap_or_default(),
+            | Problem::UnhandledSigterm { .. }
+            | Problem::ScriptedExit(_) => self.problem.message_with(None).unwrap_or_default(),
             Problem::GridNotScenario { key } => {
                 format!("unknown key \"{key}\": this looks like a grid file, not a scenario")
             }

@@ -22,7 +22,7 @@ pub mod toml;
 
 use std::path::Path;
 
-pub use diagnostic::{Diagnostic, Input, Problem, Severity, closest, line_col, unknown_word};
+pub use diagnostic::{Diagnostic, Input, Problem, Scripted, Severity, closest, line_col, unknown_word};
 pub use duration::parse_duration;
 pub use rules::check_spec;
 pub use service::check_service;

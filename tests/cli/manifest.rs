@@ -45,6 +45,10 @@ fn the_ckad_lab_runs_side_by_side_with_notices_only_for_the_pods_never_deleted()
         .success()
         .stderr(format!(
             "podsim: notice: scenarios/ckad/ordered-init.yaml:3:1: {never}\n\
+         podsim: notice: scenarios/ckad/adapter-pod.yaml:20:5: container \"app\": its command line \
+         (`/bin/sh -c 'sleep 3600'`) exits 0 after sleeping 1h, so podsim runs it for run = \"1h\" after its \
+         boot, with exit_code 0; annotate podsim.dev/app.run (or write run under [containers.app] in \
+         --timings) to change it\n\
          podsim: notice: scenarios/ckad/adapter-pod.yaml:5:1: {never}\n"
         ));
     for f in files {

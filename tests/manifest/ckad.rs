@@ -6,16 +6,26 @@ use podsim::scenario::manifest::WorkloadKind;
 use podsim::scenario::{Problem, Scenario};
 
 /// Loads a lab Pod (which must need no notice but, for the Pods that show
-/// only their start, that they are never deleted) and runs it.
+/// only their start, that they are never deleted, and for adapter-pod's
+/// `sleep 3600` that it exits after an hour) and runs it.
 fn run(file: &str) -> (Scenario, RunReport) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("scenarios/ckad")
         .join(file);
     let scenario = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scenario.workload, Some(WorkloadKind::Pod));
-    let startup_only = ["ordered-init.yaml", "adapter-pod.yaml"].contains(&file);
-    let never_deleted = [Problem::NeverDeleted { job: false }];
-    let expected: &[Problem] = if startup_only { &never_deleted } else { &[] };
+    let never_deleted = Problem::NeverDeleted { job: false };
+    let sleeps = Problem::ScriptedExit(Box::new(podsim::scenario::Scripted {
+        container: "app".into(),
+        command: "/bin/sh -c 'sleep 3600'".into(),
+        run: podsim::engine::SimDuration::from_secs(3600),
+        code: 0,
+    }));
+    let expected: Vec<Problem> = match file {
+        "ordered-init.yaml" => vec![never_deleted],
+        "adapter-pod.yaml" => vec![sleeps, never_deleted],
+        _ => Vec::new(),
+    };
     let problems: Vec<&Problem> = scenario.notices.iter().map(|n| &n.problem).collect();
     assert_eq!(problems, expected.iter().collect::<Vec<_>>(), "{file}");
     let report = simulate(&scenario.run);
@@ -163,8 +173,21 @@ fn ambassador_side_by_side_leaves_app_without_its_proxy_r6_r34() {
 
 #[test]
 fn adapter_pod_starts_both_app_containers_in_one_sync_r6() {
-    let (s, r) = run("adapter-pod.yaml");
+    let (s, mut r) = run("adapter-pod.yaml");
+    // app's `sleep 3600` ends 1 s + 1 h in: exit 0, and under Always it
+    // starts again at once (R11; the first restart waits for no back-off,
+    // R14), Ready again when it is up at 3,602 s; so every hour all day.
+    let at = |what: &str| -> Vec<u64> {
+        let lines = r
+            .lines()
+            .filter(|(e, line)| e.container.is_some() && line.to_string() == what);
+        lines.map(|(e, _)| e.at.as_millis() / 1000).take(2).collect()
+    };
+    assert_eq!(at("exited 0 (completed)"), [3601, 7202]);
+    assert_eq!(at("restarting (attempt 2)"), [3601]);
+    assert_eq!((r.metrics.restarts, r.metrics.phase), (23, PodPhase::Running));
     // No wait for app before the adapter starts; Ready when the slower one started.
+    r.trace.retain(|e| e.at.as_millis() <= 2000);
     expect(
         &s,
         &r,
@@ -177,7 +200,7 @@ fn adapter_pod_starts_both_app_containers_in_one_sync_r6() {
             (2, "pod", "Pod phase Running"),
         ],
     );
-    assert_eq!(summary(&r.metrics), (Some(2000), None, 0, 0, PodPhase::Running));
+    assert_eq!(r.metrics.ready_ms, Some(2000));
     assert_eq!(
         r.metrics.exposed_total_ms, 0,
         "no proxy declared: nothing to be exposed from"

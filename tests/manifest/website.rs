@@ -42,13 +42,34 @@ fn the_website_daemonset_keeps_its_grace_period() {
     assert_eq!(kinds(&s), [("fluentd-elasticsearch", ContainerKind::App)]);
 }
 
+/// The website's CronJob: `date; echo Hello …` takes no time, so its Job's
+/// Pod completes at the end of the assumed 1 s boot (R81): Succeeded, with
+/// no deletion needed; given a run of 10 s it completes at 11 s.
 #[test]
-fn the_website_cronjob_is_a_job_that_completes_once_its_work_is_timed() {
+fn the_website_cronjob_is_a_job_whose_script_completes_it() {
     let (s, r) = one("hello-cronjob.yaml", None);
     assert_eq!(s.workload, Some(WorkloadKind::CronJob));
     assert_eq!(s.run.pod.mode, PodMode::Job);
-    assert!(matches!(problems(&s)[1], Problem::NeverDeleted { job: true }));
-    assert_eq!(r.metrics.completed_ms, None);
+    assert!(matches!(
+        problems(&s)[0],
+        Problem::ScriptedExit(x) if x.container == "hello" && x.run == SimDuration::ZERO && x.code == 0
+    ));
+    assert!(
+        !problems(&s)
+            .iter()
+            .any(|p| matches!(p, Problem::NeverDeleted { .. }))
+    );
+    assert_eq!(r.metrics.completed_ms, Some(1000));
+    assert_eq!(r.metrics.phase, PodPhase::Succeeded);
+    let text = std::fs::read_to_string(path("hello-cronjob.yaml")).unwrap();
+    let timed = text.replacen(
+        "      template:\n",
+        "      template:\n        metadata:\n          annotations:\n            podsim.dev/hello.run: \"10s\"\n",
+        1,
+    );
+    assert_ne!(timed, text);
+    let s = podsim::scenario::manifest::parse(&timed, "hello-cronjob.yaml", None).unwrap();
+    assert_eq!(simulate(&s.run).metrics.completed_ms, Some(11_000));
     // The page's own copy before CronJob went GA is refused with the fix.
     let old = std::fs::read_to_string(path("hello-cronjob.yaml"))
         .unwrap()

@@ -15,6 +15,8 @@
 //! last command could be a server with its own handler, is left to the
 //! default drain.
 
+use crate::engine::SimDuration;
+
 /// The shells whose `-c` script podsim reads.
 const SHELLS: [&str; 4] = ["sh", "bash", "ash", "dash"];
 
@@ -72,7 +74,114 @@ pub fn unhandled_sigterm(argv: &[String]) -> Option<String> {
             .first()
             .is_some_and(|program| HANDLERLESS_PROGRAMS.contains(&base_name(program))),
     };
-    plain.then(|| shortened(&shown(argv)))
+    plain.then(|| briefly(argv))
+}
+
+/// `argv` for a notice: as a shell would take it back, shortened.
+pub fn briefly(argv: &[String]) -> String {
+    shortened(&shown(argv))
+}
+
+/// Commands that take no time worth simulating and, as podsim reads them,
+/// succeed: what a script runs between its sleeps.
+const INSTANT: [&str; 14] = [
+    "echo", "printf", "date", "touch", "rm", "cat", "true", ":", "mkdir", "cp", "ls", "env", "hostname",
+    "pwd",
+];
+
+/// How a process that runs only plain commands and `sleep`s ends: `code`
+/// after `run`, the sum of its sleeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScriptedExit {
+    pub run: SimDuration,
+    pub code: i32,
+}
+
+/// How the first process of `argv` ends, if its command line says so
+/// plainly: a bare `sleep N`, or a shell script of commands from `INSTANT`,
+/// `sleep`s with literal durations and an `exit K`, joined by `;`, `&&` or
+/// new lines (`echo "Hello world!" && sleep 5 && exit 42`). Anything else —
+/// a loop, a pipe, a substitution, `||`, a background job, `sleep
+/// infinity`, a program podsim does not know — may run for ever: `None`.
+pub fn scripted_exit(argv: &[String]) -> Option<ScriptedExit> {
+    let Some(script) = shell_script(argv) else {
+        return match argv.split_first() {
+            Some((program, args)) if base_name(program) == "sleep" => {
+                sleeps(args.iter().map(String::as_str)).map(|run| ScriptedExit { run, code: 0 })
+            }
+            _ => None,
+        };
+    };
+    let mut run = SimDuration::ZERO;
+    for command in commands(script)? {
+        let Some((&program, args)) = command.split_first() else {
+            continue;
+        };
+        match base_name(program) {
+            "sleep" => run = run + sleeps(args.iter().copied())?,
+            "exit" => {
+                let code = args.first().map_or(Some(0), |c| c.parse::<i32>().ok())?;
+                return (0..=255).contains(&code).then_some(ScriptedExit { run, code });
+            }
+            instant if INSTANT.contains(&instant) => {}
+            _ => return None,
+        }
+    }
+    Some(ScriptedExit { run, code: 0 })
+}
+
+/// The commands of `script`, each as its words (quoted ones kept whole,
+/// their quotes dropped), if it has none of the syntax `scripted_exit`
+/// leaves alone.
+fn commands(script: &str) -> Option<Vec<Vec<&str>>> {
+    let mut commands = vec![Vec::new()];
+    let mut chars = script.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            c if c.is_whitespace() && c != '\n' => {}
+            ';' | '\n' => commands.push(Vec::new()),
+            '&' if chars.next_if(|&(_, c)| c == '&').is_some() => commands.push(Vec::new()),
+            '|' | '&' | '(' | ')' | '`' | '$' | '{' | '}' | '\\' => return None,
+            '"' | '\'' => {
+                let end = script[at + 1..].find(c)? + at + 1;
+                commands.last_mut()?.push(&script[at + 1..end]);
+                while chars.next_if(|&(i, _)| i <= end).is_some() {}
+            }
+            _ => {
+                let end = script[at..]
+                    .find(|c: char| c.is_whitespace() || ";&|()`$\"'".contains(c))
+                    .map_or(script.len(), |n| at + n);
+                commands.last_mut()?.push(&script[at..end]);
+                while chars.next_if(|&(i, _)| i < end).is_some() {}
+            }
+        }
+    }
+    let loops = [
+        "while", "until", "for", "if", "do", "done", "then", "fi", "case", "trap", "exec",
+    ];
+    let has_loop = commands.iter().flatten().any(|w| loops.contains(w));
+    (!has_loop).then_some(commands)
+}
+
+/// The time `sleep ARGS` sleeps: the sum of its arguments, each a number
+/// of seconds with an optional `s`, `m`, `h` or `d` (GNU and busybox).
+fn sleeps<'a>(args: impl Iterator<Item = &'a str>) -> Option<SimDuration> {
+    let mut total = 0.0;
+    let mut any = false;
+    for arg in args {
+        let (number, unit) = match arg.char_indices().last()? {
+            (i, 's') => (&arg[..i], 1.0),
+            (i, 'm') => (&arg[..i], 60.0),
+            (i, 'h') => (&arg[..i], 3600.0),
+            (i, 'd') => (&arg[..i], 86_400.0),
+            _ => (arg, 1.0),
+        };
+        let seconds: f64 = number.parse().ok().filter(|s: &f64| s.is_finite() && *s >= 0.0)?;
+        total += seconds * unit;
+        any = true;
+    }
+    let ms = (total * 1000.0).round();
+    (any && ms < 1e15).then(|| SimDuration::from_millis(ms as u64))
 }
 
 /// `argv` as a shell would take it back: a word with spaces in quotes.
@@ -164,6 +273,60 @@ mod tests {
             &[],
         ] {
             assert_eq!(unhandled_sigterm(&argv(words)), None, "{words:?}");
+        }
+    }
+
+    fn exits(words: &[&str]) -> Option<(u64, i32)> {
+        scripted_exit(&argv(words)).map(|e| (e.run.as_millis(), e.code))
+    }
+
+    /// kubernetes/website's restart-all-containers watcher, its Pod
+    /// failure policy Job, its CronJob and its many `sleep 3600` Pods.
+    #[test]
+    fn a_script_of_sleeps_and_plain_commands_ends_when_its_sleeps_are_over() {
+        assert_eq!(exits(&["sh", "-c", "sleep 60; exit 88"]), Some((60_000, 88)));
+        assert_eq!(
+            exits(&["bash", "-c", "echo \"Hello world!\" && sleep 5 && exit 42"]),
+            Some((5000, 42))
+        );
+        assert_eq!(
+            exits(&["/bin/sh", "-c", "date; echo Hello from the Kubernetes cluster"]),
+            Some((0, 0))
+        );
+        assert_eq!(
+            exits(&["sh", "-c", "echo 'a; b' && sleep 1.5\nsleep 2m"]),
+            Some((121_500, 0))
+        );
+        assert_eq!(exits(&["sleep", "3600"]), Some((3_600_000, 0)));
+        assert_eq!(exits(&["sleep", "1h", "30"]), Some((3_630_000, 0)));
+        assert_eq!(exits(&["sh", "-c", "exit"]), Some((0, 0)));
+        // `exit` ends the script: what follows never runs.
+        assert_eq!(
+            exits(&["sh", "-c", "sleep 1; exit 3; sleep 100"]),
+            Some((1000, 3))
+        );
+    }
+
+    #[test]
+    fn a_loop_a_pipe_a_server_or_an_endless_sleep_has_no_end_to_read() {
+        for words in [
+            &["sh", "-c", "while true; do sleep 1; done"][..],
+            &["sh", "-c", "sleep infinity"],
+            &["sleep", "infinity"],
+            &["sleep"],
+            &["sh", "-c", "tail -F /var/log/app.log"],
+            &["sh", "-c", "cat /config/app.conf | grep x"],
+            &["sh", "-c", "sleep $DELAY"],
+            &["sh", "-c", "sleep 1 || exit 1"],
+            &["sh", "-c", "server & sleep 5"],
+            &["sh", "-c", "migrate && python app.py"],
+            &["sh", "-c", "if [ -f /x ]; then exit 0; fi"],
+            &["sh", "-c", "exit 300"],
+            &["sh", "-c", "echo \"unclosed"],
+            &["nginx"],
+            &[],
+        ] {
+            assert_eq!(exits(words), None, "{words:?}");
         }
     }
 

@@ -24,7 +24,7 @@ use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
 use crate::model::service::{OnSigterm, serving_app};
 use crate::model::{ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, RestartPolicy, RunSpec};
-use crate::scenario::diagnostic::{Diagnostic, Problem, closest, unknown_word};
+use crate::scenario::diagnostic::{Diagnostic, Problem, Scripted, closest, unknown_word};
 use crate::scenario::key::{Field, Key};
 use crate::scenario::rules::{Format, Rule, check_spec};
 
@@ -165,8 +165,9 @@ impl Mapper<'_> {
                 notices.push(self.notice_at(self.name_offset(&entries[i]), problem));
             }
         }
-        // Before the settings too, so that a drain they set wins.
+        // Before the settings too, so that a drain or run they set wins.
         let deaf = self.unhandled_sigterms(&entries, &mut containers);
+        let scripted = self.scripted_exits(&entries, &mut containers);
         let pod = PodSpec {
             restart_policy,
             termination_grace_period: grace,
@@ -249,6 +250,20 @@ impl Mapper<'_> {
                     container: entry.container.name.clone(),
                     command: command.clone(),
                 };
+                notices.push(self.notice_at(self.name_offset(entry), problem));
+            }
+            // Told unless set, or the deletion comes first: a stop_at before
+            // the run's end, or a stop_after_ready shorter than the run.
+            if let Some((_, command, exit)) = scripted.iter().find(|(s, ..)| *s == i)
+                && !set[i].contains(&Field::Run)
+                && !matches!(run.pod.deletion, Deletion::At(t) | Deletion::AfterReady(t) if t < exit.run)
+            {
+                let problem = Problem::ScriptedExit(Box::new(Scripted {
+                    container: entry.container.name.clone(),
+                    command: command.clone(),
+                    run: exit.run,
+                    code: exit.code,
+                }));
                 notices.push(self.notice_at(self.name_offset(entry), problem));
             }
             let name = &entry.container.name;

@@ -2,7 +2,7 @@
 //! restart policy and rules, stop signal and probes as the manifest writes
 //! them, apart from the Pod-level mapping that gathers the containers.
 
-use super::super::command::unhandled_sigterm;
+use super::super::command::{ScriptedExit, briefly, scripted_exit, unhandled_sigterm};
 use super::super::handler::Hook;
 use super::{DEFAULT_BOOT, DEFAULT_DRAIN, DEFAULT_HOOK, Entry, Mapper};
 use crate::engine::SimDuration;
@@ -140,8 +140,7 @@ impl Mapper<'_> {
     ) -> Vec<(usize, String)> {
         let mut deaf = Vec::new();
         for (i, (entry, spec)) in entries.iter().zip(containers.iter_mut()).enumerate() {
-            let c = entry.container;
-            let argv: Vec<String> = c.command.iter().chain(&c.args).flatten().cloned().collect();
+            let argv = argv(entry);
             if entry.kind != ContainerKind::Init
                 && spec.stop_signal == Signal::Term
                 && let Some(command) = unhandled_sigterm(&argv)
@@ -152,4 +151,35 @@ impl Mapper<'_> {
         }
         deaf
     }
+
+    /// The apps and sidecars whose command line ends by itself
+    /// (`command::scripted_exit`), with it and how: they `run` that long and
+    /// exit with that code. Init containers are left alone: their boot is
+    /// their run, and podsim's assumed boot stands for the work.
+    pub(super) fn scripted_exits(
+        &self,
+        entries: &[Entry],
+        containers: &mut [ContainerSpec],
+    ) -> Vec<(usize, String, ScriptedExit)> {
+        let mut scripted = Vec::new();
+        for (i, (entry, spec)) in entries.iter().zip(containers.iter_mut()).enumerate() {
+            let argv = argv(entry);
+            if entry.kind != ContainerKind::Init
+                && let Some(exit) = scripted_exit(&argv)
+            {
+                spec.run = Some(exit.run.into());
+                spec.exit_code = exit.code;
+                scripted.push((i, briefly(&argv), exit));
+            }
+        }
+        scripted
+    }
+}
+
+/// The container's first process as the runtime starts it: `command` then
+/// `args` (the image's entrypoint is not known; `args` alone is taken as
+/// the program, as the website's busybox examples are written).
+fn argv(entry: &Entry) -> Vec<String> {
+    let c = entry.container;
+    c.command.iter().chain(&c.args).flatten().cloned().collect()
 }

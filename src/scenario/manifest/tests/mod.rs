@@ -326,6 +326,38 @@ fn a_pid_1_without_a_sigterm_handler_drains_never_unless_told_otherwise() {
          dumb-init), annotate podsim.dev/web.drain: \"0s\" (or write drain under [containers.web] in a \
          timings file)"
     );
+    // The sleep ends too, after an hour: exit 0 (R81). Deleted at 10 s,
+    // the Pod never gets there, so that is not told; never deleted, it is.
+    assert_eq!(
+        (web.run.clone(), web.exit_code),
+        (Some(SimDuration::from_secs(3600).into()), 0)
+    );
+    let kept = sleeping
+        .replace("    podsim.dev/web.drain: \"3s\"\n", "")
+        .replace("    podsim.dev/stop_at: \"10s\"\n", "");
+    let s = scenario(&kept);
+    assert_eq!(s.notices.len(), 2, "{:?}", s.notices);
+    assert!(matches!(
+        s.notices[1].problem,
+        crate::scenario::Problem::NeverDeleted { .. }
+    ));
+    assert_eq!(
+        s.notices[0].to_string(),
+        "pod.yaml:20:5: container \"web\": its command line (`sleep 3600`) exits 0 after sleeping 1h, so \
+         podsim runs it for run = \"1h\" after its boot, with exit_code 0; annotate podsim.dev/web.run (or \
+         write run under [containers.web] in a timings file) to change it"
+    );
+    // A run set for it wins, and silences that notice.
+    let timed = kept.replace(
+        "  annotations:\n",
+        "  annotations:\n    podsim.dev/web.run: \"10s\"\n",
+    );
+    let s = scenario(&timed);
+    assert_eq!(
+        s.run.pod.containers[2].run,
+        Some(SimDuration::from_secs(10).into())
+    );
+    assert_eq!(s.notices.len(), 1, "{:?}", s.notices);
     // (Line 21: the web.drain annotation line is gone.) POD's own
     // annotation sets web's drain: it wins, and nothing is told.
     let s = scenario(&sleeping);
