@@ -151,12 +151,18 @@ impl PodView {
         if !initializing || self.initialized(spec) {
             (restarts, last) = (sidecar_restarts, sidecar_last);
             let mut has_running = false;
-            let apps = spec
+            // The kubelet reports the apps' statuses sorted by name
+            // (`convertToAPIContainerStatuses`: SortedContainerStatuses, init
+            // containers alone in spec order), and kubectl walks them from
+            // the last: the first name's reason is the one shown.
+            let mut apps: Vec<_> = spec
                 .containers
                 .iter()
                 .zip(&self.containers)
-                .filter(|(c, _)| c.kind == ContainerKind::App);
-            for (_, v) in apps.rev() {
+                .filter(|(c, _)| c.kind == ContainerKind::App)
+                .collect();
+            apps.sort_by(|(a, _), (b, _)| a.name.cmp(&b.name));
+            for (_, v) in apps.into_iter().rev() {
                 restarts += v.restarts;
                 last = last.max(v.last_termination);
                 match v.shown {

@@ -390,3 +390,31 @@ fn r8_r66_a_hook_on_an_init_container_and_a_failure_without_a_hook_are_refused()
         "{e}"
     );
 }
+
+#[test]
+fn kubectl_shows_the_reason_of_the_first_app_by_name_not_by_spec_order() {
+    // web (listed first) exits 1 at 1 + 2 = 3 s, api exits 0 at 1 + 4 = 5 s,
+    // under Never. The kubelet sorts the apps' statuses by name (api, web)
+    // and kubectl walks them from the last, so api's reason wins: Error
+    // while only web has ended (api still runs, unready: NotReady would
+    // need a Completed), then Completed once both have, though the phase
+    // is Failed.
+    let toml = r#"
+        [pod]
+        restart_policy = "Never"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        run = "2s"
+        exit_code = 1
+        [[containers]]
+        name = "api"
+        kind = "app"
+        boot = "1s"
+        run = "4s"
+    "#;
+    let lines = watch(toml);
+    assert_eq!(lines.last(), Some(&line(5, "Completed", "0")), "{lines:?}");
+    assert!(lines.contains(&line(3, "Error", "0")), "{lines:?}");
+}

@@ -242,8 +242,13 @@ impl Mapper<'_> {
                 ContainerKind::Sidecar => shuts_down,
                 _ => deleted || startup.is_some() || liveness.is_some(),
             };
+            // A script that ends as soon as it starts is gone before any stop.
+            let ends_at_once = scripted
+                .iter()
+                .any(|(s, _, e)| *s == i && e.run == SimDuration::ZERO);
             if let Some((_, command)) = deaf_here
                 && stopped
+                && !ends_at_once
                 && !set[i].contains(&Field::Drain)
             {
                 let problem = Problem::UnhandledSigterm {

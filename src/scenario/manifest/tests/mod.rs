@@ -358,6 +358,21 @@ fn a_pid_1_without_a_sigterm_handler_drains_never_unless_told_otherwise() {
         Some(SimDuration::from_secs(10).into())
     );
     assert_eq!(s.notices.len(), 1, "{:?}", s.notices);
+    // kubernetes/website's two-container Pod: a script that ends as it
+    // starts is gone before any stop, so its missing handler is not told.
+    let at_once = kept.replace(
+        "command: [sleep, \"3600\"]",
+        "command: [sh, -c, \"echo Hi > /pod-data/index.html\"]",
+    );
+    let s = scenario(&at_once.replace(
+        "  annotations:\n",
+        "  annotations:\n    podsim.dev/stop_at: \"10s\"\n",
+    ));
+    assert!(
+        matches!(&s.notices[..], [n] if matches!(&n.problem, crate::scenario::Problem::ScriptedExit(x) if x.run == SimDuration::ZERO)),
+        "{:?}",
+        s.notices
+    );
     // (Line 21: the web.drain annotation line is gone.) POD's own
     // annotation sets web's drain: it wins, and nothing is told.
     let s = scenario(&sleeping);
