@@ -67,6 +67,9 @@ pub enum Problem {
         /// A Job's Pod, which could also finish by its apps' `run`.
         job: bool,
     },
+    /// A Deployment behind a Service whose Pods nothing disrupts: no
+    /// request can fail by a Pod's going away.
+    NeverDisrupted,
     /// A mesh's injector put this container in the Pod as its proxy, so
     /// podsim takes it as one: told, since it moves the exposure figures,
     /// with how to undo it.
@@ -154,6 +157,11 @@ impl Problem {
                 } else {
                     ""
                 }
+            )),
+            Problem::NeverDisrupted => Some(format!(
+                "no Pod of the Service is ever deleted, so no request fails by one going away; annotate \
+                 podsim.dev/disruptions.0.after_ready: \"10s\" and podsim.dev/disruptions.0.delete: \"1\" (or \
+                 write [[disruptions]] in {file}) to see one go"
             )),
             Problem::InjectedProxy {
                 container,
@@ -308,6 +316,7 @@ impl Diagnostic {
             Problem::Unreadable(what) => format!("cannot read {}", what.name()),
             Problem::AssumedTimings { .. }
             | Problem::NeverDeleted { .. }
+            | Problem::NeverDisrupted
             | Problem::InjectedProxy { .. }
             | Problem::UnhandledSigterm { .. }
             | Problem::ScriptedExit(_) => self.problem.message_with(None).unwrap_or_default(),

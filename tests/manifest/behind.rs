@@ -463,3 +463,29 @@ fn a_served_app_without_a_sigterm_handler_serves_on_until_sigkill() {
     );
     assert_eq!(on_sigterm(&drains), OnSigterm::CloseThenDrain);
 }
+
+#[test]
+fn a_service_whose_pods_nothing_disrupts_is_told_how_to_delete_one_that_it_accepts() {
+    // stop_after_ready is refused in a Service scenario: the notice names
+    // the disruption annotations, and following it silences it.
+    let s = one(&manifest("", "", SERVICE));
+    let told: Vec<String> = notices(&s)
+        .into_iter()
+        .filter(|n| n.contains("ever deleted"))
+        .collect();
+    assert_eq!(
+        told,
+        [
+            "app.yaml:10:3: no Pod of the Service is ever deleted, so no request fails by one going away; annotate \
+          podsim.dev/disruptions.0.after_ready: \"10s\" and podsim.dev/disruptions.0.delete: \"1\" (or write \
+          [[disruptions]] in a timings file) to see one go"
+        ]
+    );
+    let advised = "        podsim.dev/disruptions.0.after_ready: \"10s\"\n        podsim.dev/disruptions.0.delete: \"1\"\n";
+    let s = one(&manifest("", advised, SERVICE));
+    assert!(
+        !notices(&s).iter().any(|n| n.contains("ever deleted")),
+        "{:?}",
+        notices(&s)
+    );
+}

@@ -294,8 +294,12 @@ impl Mapper<'_> {
         }
         if !shuts_down {
             let offset = self.doc.offset(&self.full(&[]));
-            let problem = Problem::NeverDeleted {
-                job: self.kind.completes(),
+            // A Service scenario deletes its Pods by disruptions, not stop_after_ready.
+            let problem = match run.service {
+                Some(_) => Problem::NeverDisrupted,
+                None => Problem::NeverDeleted {
+                    job: self.kind.completes(),
+                },
             };
             notices.push(self.notice_at(offset, problem));
         }
