@@ -6,16 +6,26 @@
 
 use std::fmt::Write as _;
 
-use podsim::model::{Metrics, PodSimulator, RunSpec};
-use podsim::sweep::summary::{STATS, Stats, Summary};
+use podsim::model::service::ServiceSimulator;
+use podsim::model::{PodSimulator, RunSpec};
+use podsim::sweep::summary::{STATS, Stats, Summary, Table};
 
-/// The summary of `replications` runs of `run` (its seed, replications 0 to N-1).
+/// The summary of `replications` runs of `run` (its seed, replications 0
+/// to N-1): a Pod's metrics, or a Service's when it has a `[service]`.
 pub fn summarise(run: &RunSpec, replications: u64) -> Summary {
-    let mut simulator = PodSimulator::new(run.clone());
-    let mut summary = Summary::default();
-    for replication in 0..replications {
-        simulator.spec_mut().stream.replication = replication;
-        summary.add(&simulator.run());
+    let mut summary = Summary::new(Table::of(run));
+    if run.service.is_some() {
+        let mut simulator = ServiceSimulator::<()>::new(run.clone());
+        for replication in 0..replications {
+            simulator.spec_mut().stream.replication = replication;
+            summary.add_service(&simulator.run());
+        }
+    } else {
+        let mut simulator = PodSimulator::new(run.clone());
+        for replication in 0..replications {
+            simulator.spec_mut().stream.replication = replication;
+            summary.add(&simulator.run());
+        }
     }
     summary
 }
@@ -23,12 +33,6 @@ pub fn summarise(run: &RunSpec, replications: u64) -> Summary {
 /// The metrics that are durations (shown in seconds) or counts.
 fn is_millis(name: &str) -> bool {
     name.ends_with("_ms")
-}
-
-fn numeric() -> impl Iterator<Item = &'static str> {
-    Metrics::NAMES
-        .into_iter()
-        .filter(|n| !matches!(*n, "phase" | "outcome"))
 }
 
 fn stat_values(s: &Stats) -> [f64; 6] {
@@ -50,13 +54,21 @@ pub fn text(summary: &mut Summary, seed: u64) -> String {
         "distribution over {} replications (seed {seed}; percentiles by nearest rank)",
         summary.replications()
     );
-    let _ = write!(out, "{:<20}", "metric");
+    let width = summary
+        .table()
+        .numeric()
+        .iter()
+        .map(|n| n.len())
+        .max()
+        .unwrap_or(0)
+        .max(20);
+    let _ = write!(out, "{:<width$}", "metric");
     for stat in STATS {
         let _ = write!(out, "  {stat:>10}");
     }
     out.push('\n');
-    for name in numeric() {
-        let _ = write!(out, "{name:<20}");
+    for &name in summary.table().numeric() {
+        let _ = write!(out, "{name:<width$}");
         match summary.stats(name) {
             Some(s) => {
                 for v in stat_values(&s) {
@@ -88,7 +100,7 @@ pub fn json(summary: &mut Summary, seed: u64) -> serde_json::Value {
     let mut object = serde_json::Map::new();
     object.insert("replications".into(), summary.replications().into());
     object.insert("seed".into(), seed.into());
-    for name in numeric() {
+    for &name in summary.table().numeric() {
         let value = match summary.stats(name) {
             Some(s) => {
                 let stats: serde_json::Map<String, serde_json::Value> = STATS

@@ -15,7 +15,6 @@ mod plot;
 mod report;
 mod run;
 mod serve;
-mod service;
 mod sweep;
 
 use clap::{Parser, Subcommand};

@@ -1,11 +1,11 @@
-//! `podsim run FILE...`: one scenario or several, as text or JSON (one
-//! document per line, so a `jq` filter reads one run or a glob's worth
-//! the same way).
+//! `podsim run FILE...`: one scenario or several, Pods and Services in any
+//! mix, as text or JSON (one document per line, so a `jq` filter reads one
+//! run or a glob's worth the same way).
 //!
-//! Invariant: results go to `out`; notices (what loading a manifest had to
-//! assume) and refusals go to stderr, so they never mix with JSON on
-//! stdout; the JSON carries the notices too. Refused inputs are listed
-//! after every valid one has run.
+//! Invariant: results go to `out`, in the order of the inputs; notices
+//! (what loading a manifest had to assume) and refusals go to stderr, so
+//! they never mix with JSON on stdout; the JSON carries the notices too.
+//! Refused inputs are listed after every valid one has run.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -14,9 +14,10 @@ use anyhow::Result;
 use clap::ValueEnum;
 
 use podsim::engine::SimDuration;
-use podsim::model::{RunReport, simulate};
+use podsim::model::service::{ServiceReport, simulate_service};
+use podsim::model::{RunReport, RunSpec, simulate};
 use podsim::report::bands::{Figure, timelines_svg};
-use podsim::report::{job, json, kubectl, metrics_table, timeline};
+use podsim::report::{job, json, kubectl, metrics_table, service, timeline};
 use podsim::scenario::{Diagnostic, Scenario};
 
 use super::inputs::{self, FormatArg, Input};
@@ -84,18 +85,32 @@ pub enum Format {
     Json,
 }
 
+/// How many failed requests a Service's text lists before pointing to JSON.
+const LISTED_FAILURES: usize = 20;
+
+/// What one input's run produced: a Pod's history, or a Service's.
+enum Outcome {
+    Pod(RunReport),
+    Service(ServiceReport),
+}
+
+impl Outcome {
+    fn of(run: &RunSpec) -> Outcome {
+        match run.service {
+            Some(_) => Outcome::Service(simulate_service(run)),
+            None => Outcome::Pod(simulate(run)),
+        }
+    }
+}
+
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
     let loaded = inputs::load(
         &inputs::paths(&args.files),
         args.timings.as_deref(),
         args.input_format,
     )?;
-    if loaded.runs.iter().any(|i| i.scenario.run.service.is_some()) {
-        loaded.refusals("none ran")?;
-        let scenarios: Vec<Scenario> = loaded.runs.into_iter().map(|i| i.scenario).collect();
-        return super::service::run(&scenarios, args, out);
-    }
     if let Some(path) = &args.svg {
+        check_picture(&loaded.runs)?;
         check_outputs(&[Planned {
             flag: "--svg",
             path,
@@ -113,14 +128,29 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
     loaded.refusals(&done)
 }
 
+/// `--svg` stacks Pod runs on one time axis, or draws one Service's race:
+/// a Service among other runs has no picture to share.
+fn check_picture(runs: &[Input]) -> Result<()> {
+    match runs.iter().find(|i| i.scenario.run.service.is_some()) {
+        Some(service) if runs.len() > 1 => Err(super::UsageError(format!(
+            "--svg draws Pod scenarios together or one Service scenario alone, and {} is a Service \
+             scenario among {} runs; draw it on its own",
+            service.source,
+            runs.len()
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
 /// Runs the valid inputs and writes what `args` asks for.
 fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
     if runs.is_empty() {
         return Ok(());
     }
-    let reports: Vec<_> = runs
+    let outcomes: Vec<Outcome> = runs
         .iter()
-        .map(|i| simulate(&run_of(&i.scenario, args)))
+        .map(|i| Outcome::of(&run_of(&i.scenario, args)))
         .collect();
     let mut distributions: Vec<_> = match args.replications {
         1 => Vec::new(),
@@ -129,34 +159,62 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
             .map(|i| distribution::summarise(&run_of(&i.scenario, args), n))
             .collect(),
     };
-    if let Some(path) = &args.svg {
-        let figures: Vec<Figure> = runs
-            .iter()
-            .zip(&reports)
-            .map(|(input, report)| Figure {
-                title: &input.scenario.name,
-                spec: &input.scenario.run.pod,
-                report,
+    let pods = || {
+        runs.iter()
+            .zip(&outcomes)
+            .filter_map(|(input, outcome)| match outcome {
+                Outcome::Pod(report) => Some((input, report)),
+                Outcome::Service(_) => None,
             })
-            .collect();
-        write_picture(path, &timelines_svg(&figures))?;
+    };
+    if let Some(path) = &args.svg {
+        let picture = match (runs, outcomes.as_slice()) {
+            ([input], [Outcome::Service(report)]) => {
+                let s = &input.scenario;
+                service::service_svg(&s.name, &s.run.pod, report)
+            }
+            _ => {
+                let figures: Vec<Figure> = pods()
+                    .map(|(input, report)| Figure {
+                        title: &input.scenario.name,
+                        spec: &input.scenario.run.pod,
+                        report,
+                    })
+                    .collect();
+                timelines_svg(&figures)
+            }
+        };
+        write_picture(path, &picture)?;
     }
     if args.watch {
-        let pods: Vec<_> = runs
-            .iter()
-            .zip(&reports)
+        let watched: Vec<_> = pods()
             .map(|(input, report)| {
                 let scenario = &input.scenario;
                 (kube_name(scenario), kubectl::watch(&scenario.run.pod, report))
             })
             .collect();
-        write!(out, "{}", kubectl::watch_text(&pods))?;
+        // The Pods in one table, as one `kubectl get pods -w` shows them;
+        // each Service's Deployment in its own.
+        let mut tables = Vec::new();
+        if !watched.is_empty() {
+            tables.push(kubectl::watch_text(&watched));
+        }
+        for (input, outcome) in runs.iter().zip(&outcomes) {
+            if let Outcome::Service(report) = outcome {
+                let s = &input.scenario;
+                tables.push(service::watch::watch_text(&kube_name(s), &s.run.pod, report));
+            }
+        }
+        write!(out, "{}", tables.join("\n"))?;
         return Ok(());
     }
     match args.format {
         Format::Json => {
-            for (i, (input, report)) in runs.iter().zip(&reports).enumerate() {
-                let mut document = document(input, report);
+            for (i, (input, outcome)) in runs.iter().zip(&outcomes).enumerate() {
+                let mut document = match outcome {
+                    Outcome::Pod(report) => document(input, report),
+                    Outcome::Service(report) => service_document(input, report),
+                };
                 if let (Some(summary), Some(object)) = (distributions.get_mut(i), document.as_object_mut()) {
                     let seed = run_of(&input.scenario, args).stream.seed;
                     object.insert("distribution".into(), distribution::json(summary, seed));
@@ -166,20 +224,17 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
             }
         }
         Format::Text => {
-            for (input, report) in runs.iter().zip(&reports) {
+            for (input, outcome) in runs.iter().zip(&outcomes) {
                 let scenario = &input.scenario;
                 writeln!(out, "== {} ({})", scenario.name, input.source)?;
                 writeln!(out)?;
-                write!(out, "{}", timeline::event_lines(&scenario.run.pod, report))?;
-                writeln!(out)?;
-                let picture = timeline::Timeline::new(&scenario.run.pod, report);
-                write!(out, "{}", timeline::band_chart(&picture, args.width))?;
-                writeln!(out)?;
-                write!(out, "{}", metrics_table(&["value"], &[report.metrics]))?;
-                writeln!(out)?;
-                if let Some(job) = &report.job {
-                    write!(out, "{}", job::text(&scenario.run.pod, job))?;
-                    writeln!(out)?;
+                match outcome {
+                    Outcome::Pod(report) => pod_text(scenario, report, args.width, out)?,
+                    Outcome::Service(report) => {
+                        let text = service::text(&scenario.run.pod, report, LISTED_FAILURES, args.width);
+                        write!(out, "{text}")?;
+                        writeln!(out)?;
+                    }
                 }
             }
             for (input, summary) in runs.iter().zip(&mut distributions) {
@@ -189,20 +244,38 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
                 write!(out, "{}", distribution::text(summary, seed))?;
                 writeln!(out)?;
             }
-            if runs.len() > 1 {
+            let pods: Vec<_> = pods().collect();
+            if pods.len() > 1 {
                 writeln!(out, "== side by side")?;
-                let names: Vec<&str> = runs.iter().map(|i| i.scenario.name.as_str()).collect();
+                let names: Vec<&str> = pods.iter().map(|(i, _)| i.scenario.name.as_str()).collect();
                 // Two workloads of one name are told apart by where they come from.
                 let unique = names.iter().enumerate().all(|(i, n)| !names[..i].contains(n));
                 let names: Vec<&str> = if unique {
                     names
                 } else {
-                    runs.iter().map(|i| i.source.as_str()).collect()
+                    pods.iter().map(|(i, _)| i.source.as_str()).collect()
                 };
-                let metrics: Vec<_> = reports.iter().map(|r| r.metrics).collect();
+                let metrics: Vec<_> = pods.iter().map(|(_, r)| r.metrics).collect();
                 write!(out, "{}", metrics_table(&names, &metrics))?;
             }
         }
+    }
+    Ok(())
+}
+
+/// A Pod run for people: the timeline, the band chart, the metrics and, for
+/// a Job, its Pods.
+fn pod_text(scenario: &Scenario, report: &RunReport, width: u64, out: &mut dyn Write) -> Result<()> {
+    write!(out, "{}", timeline::event_lines(&scenario.run.pod, report))?;
+    writeln!(out)?;
+    let picture = timeline::Timeline::new(&scenario.run.pod, report);
+    write!(out, "{}", timeline::band_chart(&picture, width))?;
+    writeln!(out)?;
+    write!(out, "{}", metrics_table(&["value"], &[report.metrics]))?;
+    writeln!(out)?;
+    if let Some(job) = &report.job {
+        write!(out, "{}", job::text(&scenario.run.pod, job))?;
+        writeln!(out)?;
     }
     Ok(())
 }
@@ -212,6 +285,21 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
 /// metrics and typed events.
 pub(super) fn document(input: &Input, report: &RunReport) -> serde_json::Value {
     let s = &input.scenario;
+    with_header(input, json::run_document(&s.name, &s.run.pod, report))
+}
+
+/// A Service run as `--format json` prints it: the same header as a Pod
+/// run's, then the Service's figures, deletions, failed requests and
+/// replicas.
+pub(super) fn service_document(input: &Input, report: &ServiceReport) -> serde_json::Value {
+    let s = &input.scenario;
+    with_header(input, service::run_document(&s.name, &s.run.pod, report))
+}
+
+/// `body` after the fields every run's document opens with: `name`,
+/// `source`, `kind`, `notices`.
+fn with_header(input: &Input, body: serde_json::Value) -> serde_json::Value {
+    let s = &input.scenario;
     let mut document = serde_json::Map::new();
     document.insert("name".into(), s.name.clone().into());
     document.insert("source".into(), input.source.clone().into());
@@ -220,7 +308,7 @@ pub(super) fn document(input: &Input, report: &RunReport) -> serde_json::Value {
         "notices".into(),
         s.notices.iter().map(notice_object).collect::<Vec<_>>().into(),
     );
-    if let serde_json::Value::Object(rest) = json::run_document(&s.name, &s.run.pod, report) {
+    if let serde_json::Value::Object(rest) = body {
         document.extend(rest.into_iter().filter(|(k, _)| k != "name"));
     }
     document.into()
@@ -238,7 +326,7 @@ fn notice_object(d: &Diagnostic) -> serde_json::Value {
 }
 
 /// The run of `scenario` as the flags change it: horizon, seed, replication.
-fn run_of(scenario: &Scenario, args: &RunArgs) -> podsim::model::RunSpec {
+fn run_of(scenario: &Scenario, args: &RunArgs) -> RunSpec {
     let mut run = scenario.run.clone();
     run.horizon = args.horizon.unwrap_or(run.horizon);
     if let Some(seed) = args.seed {

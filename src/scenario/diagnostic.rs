@@ -70,6 +70,9 @@ pub enum Problem {
     /// A Deployment behind a Service whose Pods nothing disrupts: no
     /// request can fail by a Pod's going away.
     NeverDisrupted,
+    /// A Deployment behind a Service that no client sends requests to: its
+    /// request counts are all 0, which reads as safe when nothing was tried.
+    NoTraffic,
     /// A mesh's injector put this container in the Pod as its proxy, so
     /// podsim takes it as one: told, since it moves the exposure figures,
     /// with how to undo it.
@@ -162,6 +165,10 @@ impl Problem {
                 "no Pod of the Service is ever deleted, so no request fails by one going away; annotate \
                  podsim.dev/disruptions.0.after_ready: \"10s\" and podsim.dev/disruptions.0.delete: \"1\" (or \
                  write [[disruptions]] in {file}) to see one go"
+            )),
+            Problem::NoTraffic => Some(format!(
+                "no client sends the Service requests, so none can fail; annotate podsim.dev/traffic.rate: \"50\" \
+                 (requests per second; or [traffic] rate = 50 in {file}) to count them"
             )),
             Problem::InjectedProxy {
                 container,
@@ -317,6 +324,7 @@ impl Diagnostic {
             Problem::AssumedTimings { .. }
             | Problem::NeverDeleted { .. }
             | Problem::NeverDisrupted
+            | Problem::NoTraffic
             | Problem::InjectedProxy { .. }
             | Problem::UnhandledSigterm { .. }
             | Problem::ScriptedExit(_) => self.problem.message_with(None).unwrap_or_default(),

@@ -119,10 +119,15 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
     if let Err(problem) = check_spec(&reader.run.pod) {
         return Err(reader.rule(&problem));
     }
-    let notices = version_notices(&reader.run.pod)
+    let mut notices: Vec<Diagnostic> = version_notices(&reader.run.pod)
         .into_iter()
         .map(|n| Diagnostic::whole(origin, n).warning())
         .collect();
+    if reader.run.service.as_ref().is_some_and(|s| s.traffic.is_none()) {
+        let words = "no client sends the Service requests, so none can fail; add [traffic] rate = 50 \
+                     (requests per second) to count them";
+        notices.push(Diagnostic::whole(origin, words.to_string()).warning());
+    }
     Ok(Scenario {
         name,
         origin: origin.to_string(),

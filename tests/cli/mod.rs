@@ -6,6 +6,8 @@
 //! - `hooks`: postStart and image pulls as sweep axes, rows worked by hand;
 //! - `manifest`: `podsim run` on Kubernetes manifests: the CKAD lab Pods,
 //!   `--timings`, notices on stderr, errors with file:line:col;
+//! - `mixed`: Pod and Service scenarios in one `run`; `--seed` and
+//!   `--replications` on a Service;
 //! - `inputs`: several files, several workloads per file, standard input,
 //!   JSON, refusals listed after the rest ran, `report` reading the same;
 //! - `pictures`: `run --svg` and `plot` (SVG, PNG), and the helpers `report`
@@ -41,6 +43,7 @@ mod errors;
 mod hooks;
 mod inputs;
 mod manifest;
+mod mixed;
 mod pictures;
 mod replications;
 mod report;

@@ -334,7 +334,10 @@ fn one_picture_of_several_services_is_a_usage_error() {
         .output()
         .unwrap();
     assert_eq!(two.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&two.stderr).contains("--svg draws one Service run"));
+    assert!(String::from_utf8_lossy(&two.stderr).contains(
+        "--svg draws Pod scenarios together or one Service scenario alone, and \
+         scenarios/service/no-prestop.toml is a Service scenario among 2 runs"
+    ));
     assert!(!out.exists());
 }
 

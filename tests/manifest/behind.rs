@@ -489,3 +489,32 @@ fn a_service_whose_pods_nothing_disrupts_is_told_how_to_delete_one_that_it_accep
         notices(&s)
     );
 }
+
+#[test]
+fn a_service_no_client_calls_is_told_how_to_send_requests() {
+    // No traffic: every request count is 0, which reads as safe although
+    // nothing was tried; following the notice silences it.
+    let s = one(&manifest("", "", SERVICE));
+    let told: Vec<String> = notices(&s)
+        .into_iter()
+        .filter(|n| n.contains("no client"))
+        .collect();
+    assert_eq!(
+        told,
+        [
+            "app.yaml:10:3: no client sends the Service requests, so none can fail; annotate \
+             podsim.dev/traffic.rate: \"50\" (requests per second; or [traffic] rate = 50 in a timings file) to \
+             count them"
+        ]
+    );
+    let s = one(&manifest(
+        "",
+        "        podsim.dev/traffic.rate: \"50\"\n",
+        SERVICE,
+    ));
+    assert!(
+        !notices(&s).iter().any(|n| n.contains("no client")),
+        "{:?}",
+        notices(&s)
+    );
+}

@@ -129,10 +129,7 @@ pub fn run(body: &str) -> Reply {
     let mut documents: Vec<Value> = inputs
         .iter()
         .map(|input| match input.scenario.run.service {
-            Some(_) => {
-                let s = &input.scenario;
-                service::run_document(&s.name, &s.run.pod, &simulate_service(&s.run))
-            }
+            Some(_) => crate::cli::run::service_document(input, &simulate_service(&input.scenario.run)),
             None => crate::cli::run::document(input, &simulate(&input.scenario.run)),
         })
         .collect();
@@ -169,7 +166,7 @@ pub fn view(body: &str) -> Reply {
                     let s = &input.scenario;
                     let report = simulate_service(&s.run);
                     runs.push(json!({
-                        "document": service::run_document(&s.name, &s.run.pod, &report),
+                        "document": crate::cli::run::service_document(&input, &report),
                         "kubectl": [],
                         "service_svg": service::service_svg(&s.name, &s.run.pod, &report),
                     }));

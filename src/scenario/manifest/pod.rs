@@ -23,7 +23,9 @@ use super::timings::{Setting, Source, Timings};
 use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
 use crate::model::service::{OnSigterm, serving_app};
-use crate::model::{ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, RestartPolicy, RunSpec};
+use crate::model::{
+    ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, ProbeOutcome, RestartPolicy, RunSpec,
+};
 use crate::scenario::diagnostic::{Diagnostic, Problem, Scripted, closest, unknown_word};
 use crate::scenario::key::{Field, Key};
 use crate::scenario::rules::{Format, Rule, check_spec};
@@ -231,7 +233,10 @@ impl Mapper<'_> {
         let mut drain = Vec::new();
         let mut first = None;
         for (i, entry) in entries.iter().enumerate() {
-            let (no_boot, no_drain) = self.timing_notices(entry, &hooks[i], &set[i], shuts_down, notices)?;
+            // A startup or liveness probe's kill runs the preStop hook and
+            // the drain too (R31), of this container only.
+            let stops = shuts_down || may_be_killed_by_probe(&run.pod.containers[i]);
+            let (no_boot, no_drain) = self.timing_notices(entry, &hooks[i], &set[i], stops, notices)?;
             let deaf_here = deaf.iter().find(|(d, _)| *d == i);
             // Its drain was read off the command line, not assumed.
             let no_drain = no_drain && deaf_here.is_none();
@@ -302,6 +307,10 @@ impl Mapper<'_> {
                 },
             };
             notices.push(self.notice_at(offset, problem));
+        }
+        if run.service.as_ref().is_some_and(|s| s.traffic.is_none()) {
+            let offset = self.doc.offset(&self.full(&[]));
+            notices.push(self.notice_at(offset, Problem::NoTraffic));
         }
         self.check(&run.pod, &entries)?;
         Ok(run)
@@ -481,6 +490,15 @@ impl Mapper<'_> {
 
 /// Whether the Pod ends without a deletion: every app exits after its
 /// `run` and none is restarted for it.
+/// Whether a startup or liveness probe of `c` can fail (R31, R53): it
+/// finds failure, hangs, or passes only inside a window.
+fn may_be_killed_by_probe(c: &ContainerSpec) -> bool {
+    let [startup, _, liveness] = &c.probes;
+    [startup, liveness].into_iter().flatten().any(|p| {
+        p.outcome != ProbeOutcome::Passes || p.pass_until.is_some() || p.pass_after > SimDuration::ZERO
+    })
+}
+
 fn stops_by_itself(pod: &PodSpec) -> bool {
     pod.restart_policy != RestartPolicy::Always
         && pod

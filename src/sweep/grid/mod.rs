@@ -247,20 +247,9 @@ impl Grid {
         columns
     }
 
-    /// Whose metrics the grid's rows hold: a Service's when its base has a
-    /// `[service]`, with its rollout's or drain's figures (a scenario has
-    /// one or the other, `check_service`).
+    /// Whose metrics the grid's rows hold: its base's (`Table::of`).
     pub fn table(&self) -> Table {
-        let Some(service) = &self.base.service else {
-            return Table::Pod;
-        };
-        if service.disruptions.iter().any(|d| d.rollout.is_some()) {
-            Table::Rollout
-        } else if service.disruptions.iter().any(|d| d.drain.is_some()) {
-            Table::Drain
-        } else {
-            Table::Service
-        }
+        Table::of(&self.base)
     }
 
     /// The value index of each axis for run `run` (last axis fastest).

@@ -11,7 +11,7 @@
 //! so it is the same on any thread and in any shard.
 
 use crate::model::service::{DrainFigures, RolloutFigures, ServiceMetrics};
-use crate::model::{Field, Metrics};
+use crate::model::{Field, Metrics, RunSpec};
 
 use super::csv::push_text;
 
@@ -43,6 +43,22 @@ const SERVICE: [&str; 16] = pick(
 );
 
 impl Table {
+    /// Whose metrics `run` has: a Service's when it has a `[service]`, with
+    /// its rollout's or drain's figures (a scenario has one or the other,
+    /// `check_service`).
+    pub fn of(run: &RunSpec) -> Table {
+        let Some(service) = &run.service else {
+            return Table::Pod;
+        };
+        if service.disruptions.iter().any(|d| d.rollout.is_some()) {
+            Table::Rollout
+        } else if service.disruptions.iter().any(|d| d.drain.is_some()) {
+            Table::Drain
+        } else {
+            Table::Service
+        }
+    }
+
     /// The numeric metrics (every metric but the words), in CSV order.
     pub fn numeric(self) -> &'static [&'static str] {
         const POD: [&str; 9] = pick(&Metrics::NAMES, [0, 1, 2, 3, 4, 5, 6, 7, 10]);
@@ -231,6 +247,11 @@ impl Summary {
         for (count, flag) in self.shared.iter_mut().zip(flags) {
             *count += u64::from(flag);
         }
+    }
+
+    /// Whose metrics it summarises.
+    pub fn table(&self) -> Table {
+        self.table
     }
 
     /// Replications seen so far.

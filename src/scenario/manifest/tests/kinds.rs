@@ -417,6 +417,28 @@ fn a_pod_never_deleted_gets_one_notice_and_no_drain_assumed() {
           podsim.dev/<container>.boot, podsim.dev/<container>.drain or give a timings file)"
         ]
     );
+    // Never deleted, but a liveness probe that fails from 9 s kills web
+    // (R31): its drain runs then, so it is told; proxy's never runs.
+    let killed = text
+        .replace(
+            "    image: nginx\n",
+            "    image: nginx\n    livenessProbe:\n      exec:\n        command: [\"true\"]\n",
+        )
+        .replace(
+            "  name: p\n",
+            "  name: p\n  annotations:\n    podsim.dev/web.liveness_probe.pass_until: \"9s\"\n",
+        );
+    let notices: Vec<String> = scenario(&killed)
+        .notices
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        notices[0],
+        "pod.yaml:9:5: podsim assumes boot 1s for web, proxy; drain 0s for web (annotate \
+         podsim.dev/<container>.boot, podsim.dev/<container>.drain or give a timings file)"
+    );
+    assert!(notices[1].contains("the Pod is never deleted"), "{notices:?}");
 }
 
 #[test]
