@@ -49,7 +49,22 @@ const GRID_ONLY: [&str; 2] = ["base", "axes"];
 
 /// A TOML parse error as a diagnostic at its place.
 pub fn syntax_error(origin: &str, text: &str, error: &toml::de::Error) -> Diagnostic {
-    Diagnostic::at(origin, text, error.span(), error.message().trim_end())
+    let message = error.message().trim_end();
+    // The parser says only "duplicate key": name it, and what to do.
+    let key = error
+        .span()
+        .and_then(|span| text.get(span))
+        .map(|k| k.trim().trim_matches('"'))
+        .filter(|k| !k.is_empty());
+    match key {
+        Some(key) if message == "duplicate key" => Diagnostic::at(
+            origin,
+            text,
+            error.span(),
+            format!("duplicate key \"{key}\": a key, or a [table], is written once; merge the two"),
+        ),
+        _ => Diagnostic::at(origin, text, error.span(), message),
+    }
 }
 
 /// Reads and validates scenario text; `origin` names it in errors.

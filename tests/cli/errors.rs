@@ -99,8 +99,17 @@ fn malformed_and_negative_durations_are_refused() {
     );
     let e = error_for(&GOOD.replace("boot = \"1s\"", "boot = 1"));
     assert!(
-        e.contains("bad.toml:12:8: a duration needs a unit and quotes: write \"1s\" or \"1ms\", not 1"),
+        e.contains("bad.toml:12:8: container \"web\": boot: a duration needs a unit and quotes: write \"1s\" or \"1ms\", not 1"),
         "{e}"
+    );
+}
+
+#[test]
+fn a_duplicate_key_is_named() {
+    let e = error_for(&format!("name = \"a\"\nname = \"b\"\n{GOOD}"));
+    assert_eq!(
+        e.trim_end(),
+        "podsim: error: bad.toml:2:1: duplicate key \"name\": a key, or a [table], is written once; merge the two"
     );
 }
 

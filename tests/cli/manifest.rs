@@ -178,6 +178,21 @@ fn timings_for_a_toml_scenario_or_an_unknown_container_are_refused() {
         ));
 }
 
+#[test]
+fn a_spec_problem_set_in_the_timings_file_points_at_its_key() {
+    // exit_code without run (the app never exits, so no code to exit with):
+    // the fault is the timings file's line 3, not the manifest's container.
+    let dir = TempDir::new();
+    let timings = file(&dir, "t.toml", "[containers.web]\nboot = \"2s\"\nexit_code = 3\n");
+    podsim()
+        .args(["run", "scenarios/ckad/graceful.yaml", "--timings", &timings])
+        .assert()
+        .code(1)
+        .stderr(format!(
+            "podsim: error: {timings}:3:1: container \"web\": exit_code needs run (the time after which the app exits)\n"
+        ));
+}
+
 /// `scenarios/service/rollout.yaml` written as a TOML scenario, key by key.
 const ROLLOUT_TOML: &str = r#"name = "nginx-deployment"
 seed = 1

@@ -130,7 +130,7 @@ impl Mapper<'_> {
             .iter()
             .map(|e| ContainerSpec::new(&e.container.name, e.kind, SimDuration::ZERO))
             .collect();
-        self.check(&PodSpec::new(skeleton), &entries)?;
+        self.check(&PodSpec::new(skeleton), &entries, &[], None)?;
         let names: Vec<&str> = entries.iter().map(|e| e.container.name.as_str()).collect();
         let mut settings = self.annotations(annotations, &names)?;
         if let Some(overlay) = overlay {
@@ -204,15 +204,7 @@ impl Mapper<'_> {
         let checked =
             service::derive(&mut run, &settings, derived).and_then(|()| service::check(&run, &settings));
         if let Err((i, message)) = checked {
-            return Err(match settings.get(i).map(|s| &s.source) {
-                Some(Source::Annotation(key)) => {
-                    self.error(&["metadata", "annotations", key.as_str()], message)
-                }
-                Some(Source::Overlay(span)) if let Some(overlay) = overlay => {
-                    overlay.error(span.clone(), message)
-                }
-                _ => self.error(&[], message),
-            });
+            return Err(self.error_at_setting(settings.get(i), overlay, message));
         }
         // Behind a Service, an app with no SIGTERM handler (R80) serves on
         // until SIGKILL: `on_sigterm = "ignore"`, unless a setting says how
@@ -312,16 +304,51 @@ impl Mapper<'_> {
             let offset = self.doc.offset(&self.full(&[]));
             notices.push(self.notice_at(offset, Problem::NoTraffic));
         }
-        self.check(&run.pod, &entries)?;
+        self.check(&run.pod, &entries, &settings, overlay)?;
         Ok(run)
     }
 
-    /// `check_spec`, its problem positioned on the container concerned and
-    /// worded for a manifest.
-    fn check(&self, spec: &PodSpec, entries: &[Entry]) -> Result<(), Diagnostic> {
+    /// An error at where `setting` was written (its annotation, or its key
+    /// in the timings file), else at the workload.
+    fn error_at_setting(
+        &self,
+        setting: Option<&Setting>,
+        overlay: Option<&Timings>,
+        message: String,
+    ) -> Diagnostic {
+        match setting.map(|s| &s.source) {
+            Some(Source::Annotation(key)) => self.error(&["metadata", "annotations", key.as_str()], message),
+            Some(Source::Overlay(span)) if let Some(overlay) = overlay => {
+                overlay.error(span.clone(), message)
+            }
+            _ => self.error(&[], message),
+        }
+    }
+
+    /// `check_spec`, its problem positioned where the value it is about was
+    /// written: the annotation or timings key that set it, else the
+    /// container concerned; worded for a manifest.
+    fn check(
+        &self,
+        spec: &PodSpec,
+        entries: &[Entry],
+        settings: &[Setting],
+        overlay: Option<&Timings>,
+    ) -> Result<(), Diagnostic> {
         let Err(problem) = check_spec(spec) else {
             return Ok(());
         };
+        let name = problem
+            .container
+            .and_then(|i| entries.get(i))
+            .map(|e| &e.container.name);
+        let written = settings
+            .iter()
+            .rev()
+            .find(|s| problem.field == Some(s.field) && name.is_some() && s.container.as_ref() == name);
+        if written.is_some() {
+            return Err(self.error_at_setting(written, overlay, problem.message(spec, Format::Manifest)));
+        }
         let at: Vec<String> = match problem.container.and_then(|i| entries.get(i)) {
             Some(entry) => {
                 let mut at = entry.path();

@@ -315,7 +315,7 @@ mod tests {
         let e = Timings::parse("[containers.web]\nboot = 2\n", "t.toml").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "t.toml:2:8: a duration needs a unit and quotes: write \"2s\" or \"2ms\", not 2"
+            "t.toml:2:8: [containers.web] boot: a duration needs a unit and quotes: write \"2s\" or \"2ms\", not 2"
         );
         let e = Timings::parse("[pods]\n", "t.toml").unwrap_err();
         assert!(e.to_string().contains("did you mean \"pod\"?"), "{e}");

@@ -11,8 +11,6 @@ use crate::scenario::parse_duration;
 /// Why a value does not fit its key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ValueError {
-    /// A number where a duration belongs: the message says it all, whatever the key.
-    BareNumber(String),
     /// A word that is not one of the unit's: the message names the unit.
     UnknownWord(String),
     /// Anything else; the reader prefixes the key.
@@ -23,14 +21,13 @@ impl ValueError {
     /// The message alone, for a reader that says where it is by itself.
     pub fn text(&self) -> &str {
         match self {
-            ValueError::BareNumber(m) | ValueError::UnknownWord(m) | ValueError::Invalid(m) => m,
+            ValueError::UnknownWord(m) | ValueError::Invalid(m) => m,
         }
     }
 
     /// The message for `key` (a path such as `boot`) after `context`.
     pub fn message(&self, context: &str, key: &str) -> String {
         match self {
-            ValueError::BareNumber(m) => m.clone(),
             ValueError::UnknownWord(m) => format!("{context}{m}"),
             ValueError::Invalid(m) => format!("{context}{key}: {m}"),
         }
@@ -60,12 +57,12 @@ pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
                 .into(),
         )),
         (Unit::Millis | Unit::Dist | Unit::DistOrWord { .. } | Unit::DistList, DeValue::Integer(i)) => {
-            Err(ValueError::BareNumber(format!(
+            Err(ValueError::Invalid(format!(
                 "a duration needs a unit and quotes: write \"{i}s\" or \"{i}ms\", not {i}"
             )))
         }
         (Unit::Millis | Unit::Dist | Unit::DistOrWord { .. } | Unit::DistList, DeValue::Float(f)) => {
-            Err(ValueError::BareNumber(format!(
+            Err(ValueError::Invalid(format!(
                 "a duration needs a unit and quotes: write \"{f}s\", not {f}"
             )))
         }

@@ -213,9 +213,10 @@ fn r8_proxy_does_not_apply_to_an_ordinary_init_container_but_r57_drain_does() {
         "podsim.dev/migrate.boot: \"2s\"",
         "podsim.dev/migrate.proxy: \"true\"",
     );
+    // At the annotation that set it: that line is what the user drops.
     assert_eq!(
         error(&text),
-        "pod.yaml:16:5: init container \"migrate\": proxy does not apply to an init container (it runs to \
+        "pod.yaml:6:5: init container \"migrate\": proxy does not apply to an init container (it runs to \
              completion); drop podsim.dev/migrate.proxy (or its entry in the timings file), or add \
              restartPolicy: Always to make it a native sidecar"
     );
