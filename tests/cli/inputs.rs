@@ -119,7 +119,7 @@ fn every_valid_workload_runs_and_the_refused_are_listed_at_the_end() {
         String::from_utf8_lossy(&out.stderr),
         format!(
             "podsim: error: {bad}:11:5: unknown field \"spec.containers[0].imag\" (Kubernetes rejects it); \
-             `kubectl explain pod.spec.containers` lists the valid ones\n\
+             did you mean \"image\"? `kubectl explain pod.spec.containers` lists the valid ones\n\
              podsim: error: {helm}:3:9: this is an unrendered Helm template ({{{{ ... }}}}), not a manifest: run \
              `helm template` first and give podsim what it prints\n\
              podsim: error: 2 of 5 inputs refused (listed above); the other 3 ran\n"

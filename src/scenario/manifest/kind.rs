@@ -12,8 +12,9 @@ use k8s_openapi::api::batch::v1::{CronJob, Job, JobSpec};
 use k8s_openapi::api::core::v1::{Pod, PodSpec as K8sPodSpec, PodTemplateSpec, ReplicationController};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use super::known_fields::known_fields;
 use super::yaml::{Document, Stream, dotted};
-use crate::scenario::diagnostic::Diagnostic;
+use crate::scenario::diagnostic::{Diagnostic, closest};
 
 /// The kind of workload a manifest described; kept on the scenario because
 /// a Job's Pod completes where a Deployment's runs on.
@@ -255,6 +256,16 @@ pub(super) fn typed<T: serde::de::DeserializeOwned>(
     root: &[&str],
 ) -> Result<T, Diagnostic> {
     let (value, unknown) = stream.parse_node::<T>(doc, root)?;
+    if let Some((map, key, offset, written, what)) = doc.unquoted_in_string_maps(stream.text, root) {
+        let singular = map.trim_end_matches('s');
+        return Err(stream.error(
+            offset,
+            format!(
+                "{singular} \"{key}\": {written} is a {what}, and {map} are strings: the API server refuses \
+                 it (\"cannot unmarshal {what} into ... of type string\"); quote it: \"{written}\""
+            ),
+        ));
+    }
     let Some(path) = unknown.first() else {
         return Ok(value);
     };
@@ -265,15 +276,17 @@ pub(super) fn typed<T: serde::de::DeserializeOwned>(
         .filter(|s| !s.bytes().all(|b| b.is_ascii_digit()))
         .copied()
         .collect();
-    let kind = doc
-        .scalar(&[root, &["kind"]].concat())
-        .unwrap_or("pod")
-        .to_lowercase();
-    let explain = format!("{kind}.{}", within[..within.len().saturating_sub(1)].join("."));
+    let kind = doc.scalar(&[root, &["kind"]].concat()).unwrap_or("Pod");
+    let (field, parents) = within.split_last().map_or(("", &[][..]), |(f, p)| (*f, p));
+    let hint = known_fields(kind, parents)
+        .and_then(|valid| closest(field, valid))
+        .map(|v| format!("did you mean \"{v}\"? "))
+        .unwrap_or_default();
+    let explain = format!("{}.{}", kind.to_lowercase(), parents.join("."));
     Err(stream.error(
         doc.offset(&segments),
         format!(
-            "unknown field \"{}\" (Kubernetes rejects it); `kubectl explain {}` lists the valid ones",
+            "unknown field \"{}\" (Kubernetes rejects it); {hint}`kubectl explain {}` lists the valid ones",
             dotted(path),
             explain.trim_end_matches('.')
         ),

@@ -19,6 +19,7 @@ mod fields;
 mod handler;
 mod job;
 mod kind;
+mod known_fields;
 mod mesh;
 mod pod;
 mod service;

@@ -118,7 +118,19 @@ fn unknown_fields_are_refused_like_kubectl_does() {
     assert_eq!(
         e,
         "pod.yaml:20:5: unknown field \"spec.initContainers[1].restartPolicyy\" (Kubernetes rejects it); \
-             `kubectl explain pod.spec.initContainers` lists the valid ones"
+             did you mean \"restartPolicy\"? `kubectl explain pod.spec.initContainers` lists the valid ones"
+    );
+    // The names are the API's for the place: a probe's, a Deployment's spec.
+    let e = error(&POD.replace(
+        "restartPolicy: Always",
+        "restartPolicy: Always\n    startupProbe:\n      periodSecond: 1\n      exec: {command: [\"true\"]}",
+    ));
+    assert!(e.contains("did you mean \"periodSeconds\"?"), "{e}");
+    // Nothing close: no guess, only where to look.
+    let e = error(&POD.replace("restartPolicy: Always", "restartPolicy: Always\n    colour: blue"));
+    assert!(
+        !e.contains("did you mean") && e.contains("`kubectl explain pod.spec.initContainers`"),
+        "{e}"
     );
 }
 
@@ -480,4 +492,36 @@ fn r61_a_restart_all_containers_rule_is_read_from_the_manifest() {
     assert_eq!(rules.len(), 1);
     assert_eq!(rules[0].action, crate::model::RuleAction::RestartAllContainers);
     assert!(rules[0].exit_codes.matches(42) && !rules[0].exit_codes.matches(1));
+}
+
+#[test]
+fn an_unquoted_number_or_boolean_in_labels_or_annotations_is_refused_as_the_api_server_does() {
+    // Line 9: `podsim.dev/proxy.proxy: true`, the value at column 29.
+    assert_eq!(
+        error(&POD.replace("proxy.proxy: \"true\"", "proxy.proxy: true")),
+        "pod.yaml:9:29: annotation \"podsim.dev/proxy.proxy\": true is a boolean, and annotations are \
+         strings: the API server refuses it (\"cannot unmarshal boolean into ... of type string\"); quote \
+         it: \"true\""
+    );
+    // Any label or annotation, podsim's or not; in a template too.
+    let e = error(&POD.replace("  name: demo\n", "  name: demo\n  labels:\n    version: 1.10\n"));
+    assert!(
+        e.starts_with("pod.yaml:6:14: label \"version\": 1.10 is a number"),
+        "{e}"
+    );
+    let deployment = object(
+        WorkloadKind::Deployment,
+        "containers:\n- name: web\n  image: nginx\n",
+    )
+    .replace(
+        "template:\n",
+        "template:\n    metadata:\n      annotations:\n        prometheus.io/port: 8080\n",
+    );
+    assert!(error(&deployment).contains("annotation \"prometheus.io/port\": 8080 is a number"));
+    // Quoted, or a word that only looks like one, is a string.
+    let text = POD.replace(
+        "  name: demo\n",
+        "  name: demo\n  labels:\n    version: \"1.10\"\n    tier: v1\n",
+    );
+    assert!(scenario(&text).run.pod.containers.len() == 3);
 }

@@ -78,6 +78,38 @@ impl Document {
         })
     }
 
+    /// The first label or annotation (in the order written) whose value is
+    /// a plain YAML number or boolean, as `(map, key, offset of the value,
+    /// value, "number" or "boolean")`, the map `labels` or `annotations`. Their values are strings: kubectl
+    /// sends such a value as a JSON number or boolean, which the API server
+    /// refuses ("cannot unmarshal number into Go struct field
+    /// ObjectMeta.metadata.annotations of type string"). `text` is the
+    /// stream's, to tell `50` from `"50"`; only the node at `root` is read.
+    pub fn unquoted_in_string_maps(
+        &self,
+        text: &str,
+        root: &[&str],
+    ) -> Option<(&'static str, String, usize, String, &'static str)> {
+        self.places
+            .iter()
+            .filter_map(|(path, place)| {
+                let segments: Vec<&str> = path.split(SEP).collect();
+                let (map, key) = match segments[..] {
+                    [.., "metadata", "labels", key] => ("labels", key),
+                    [.., "metadata", "annotations", key] => ("annotations", key),
+                    _ => return None,
+                };
+                if !segments.starts_with(root) {
+                    return None;
+                }
+                let scalar = place.scalar.as_deref()?;
+                let quoted = text[place.value..].starts_with(['"', '\'', '|', '>']);
+                let what = if quoted { None } else { yaml_1_1_type(scalar) }?;
+                Some((map, key.to_string(), place.value, scalar.to_string(), what))
+            })
+            .min_by_key(|found| found.2)
+    }
+
     /// The bytes of the node at `path`: the whole document for `[]`.
     pub(super) fn range(&self, path: &[&str]) -> Range<usize> {
         match (path, self.places.get(&join(path))) {
@@ -114,4 +146,55 @@ pub(super) fn join(path: &[&str]) -> String {
         joined.push_str(segment);
     }
     joined
+}
+
+/// What kubectl's YAML reader (YAML 1.1, go-yaml v2's resolver) makes of a
+/// plain scalar other than a string: `Some("number")` for `50`, `1.5`,
+/// `0x1F`, `1e3`, `.inf`; `Some("boolean")` for `true`, `yes`, `on`, `n`
+/// and their capitalised forms; `None` for a string (a null is let be: the
+/// API server reads a null as the empty string).
+fn yaml_1_1_type(plain: &str) -> Option<&'static str> {
+    const BOOLS: [&str; 22] = [
+        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False",
+        "FALSE", "on", "On", "ON", "off", "Off", "OFF",
+    ];
+    if BOOLS.contains(&plain) {
+        return Some("boolean");
+    }
+    let unsigned = plain.strip_prefix(['-', '+']).unwrap_or(plain).replace('_', "");
+    let special =
+        matches!(unsigned.as_str(), ".inf" | ".Inf" | ".INF") || matches!(plain, ".nan" | ".NaN" | ".NAN");
+    let radix = |prefix: &str, digit: fn(&u8) -> bool| {
+        unsigned
+            .strip_prefix(prefix)
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| digit(&b)))
+    };
+    let hex = radix("0x", u8::is_ascii_hexdigit) || radix("0b", |b| matches!(b, b'0' | b'1'));
+    let decimal = !unsigned.is_empty()
+        && unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && unsigned != "."
+        && unsigned.parse::<f64>().is_ok();
+    (special || hex || decimal).then_some("number")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::yaml_1_1_type;
+
+    #[test]
+    fn plain_scalars_are_typed_as_kubectl_reads_them() {
+        for number in [
+            "50", "-3", "1.5", "3.0", ".5", "1e3", "0x1F", "0b101", "1_000", ".inf", "-.inf", ".nan",
+        ] {
+            assert_eq!(yaml_1_1_type(number), Some("number"), "{number}");
+        }
+        for boolean in ["true", "False", "yes", "NO", "on", "Off", "y", "N"] {
+            assert_eq!(yaml_1_1_type(boolean), Some("boolean"), "{boolean}");
+        }
+        for string in [
+            "2s", "nginx", "1.2.3", "v1", "inf", "nan", "0x", "-", ".", "yess", "", "1e",
+        ] {
+            assert_eq!(yaml_1_1_type(string), None, "{string}");
+        }
+    }
 }
