@@ -188,9 +188,9 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
     }
     if args.watch {
         let watched: Vec<_> = pods()
-            .map(|(input, report)| {
+            .flat_map(|(input, report)| {
                 let scenario = &input.scenario;
-                (kube_name(scenario), kubectl::watch(&scenario.run.pod, report))
+                kubectl::pods(&kube_name(scenario), &scenario.run.pod, report)
             })
             .collect();
         // The Pods in one table, as one `kubectl get pods -w` shows them;

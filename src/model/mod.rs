@@ -207,6 +207,10 @@ pub struct JobReport {
     pub figures: job::JobFigures,
     /// Its Pods, in the order they were created.
     pub pods: Vec<job::JobPod>,
+    /// The histories of the Pods after the first (the first's is the
+    /// report's `trace`), each from its own creation: times are the Pod's
+    /// age, as kubectl's AGE column counts it.
+    pub later: Vec<Vec<TraceEntry>>,
 }
 
 impl RunReport {
@@ -219,20 +223,21 @@ impl RunReport {
 }
 
 /// Simulates `run` once, recording its history; a Job's Pod runs under the
-/// Job controller, and the history kept is its first Pod's.
+/// Job controller, and every Pod's history is kept (the first's as the
+/// report's trace, which the timeline and the metrics are of).
 pub fn simulate(run: &RunSpec) -> RunReport {
     if run.pod.mode == PodMode::Job {
         let mut simulator = job::JobSimulator::observed_by(run.clone(), Trace::new());
-        let mut trace = None;
-        let (metrics, figures) = simulator.run(|_, pod| {
-            trace.get_or_insert_with(|| pod.to_vec());
-        });
+        let mut histories = Vec::new();
+        let (metrics, figures) = simulator.run(|_, pod| histories.push(pod.to_vec()));
+        let mut histories = histories.into_iter();
         return RunReport {
             metrics,
-            trace: trace.unwrap_or_default(),
+            trace: histories.next().unwrap_or_default(),
             job: figures.map(|figures| JobReport {
                 figures,
                 pods: simulator.pods().to_vec(),
+                later: histories.collect(),
             }),
         };
     }

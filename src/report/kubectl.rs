@@ -11,7 +11,7 @@
 use std::fmt::Write;
 
 use crate::engine::SimTime;
-use crate::model::{Change, ContainerKind, ExitReason, PodPhase, PodSpec, RunReport};
+use crate::model::{Change, ContainerKind, ExitReason, PodPhase, PodSpec, RunReport, TraceEntry, name_hash};
 
 /// A container's state as the API shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -200,8 +200,46 @@ fn terminated_reason(reason: ExitReason) -> &'static str {
     }
 }
 
-/// The watch lines of `report`, a run of `spec`.
-pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
+/// `k8s.io/apimachinery/pkg/util/rand`'s alphabet: no vowels, no 0, 1, 3.
+pub(crate) const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// The five characters the API server adds to a `generateName`, drawn from
+/// `seed` where the server draws at random, so a name is the same on every
+/// run.
+pub fn name_suffix(seed: &str) -> String {
+    let mut h = name_hash(seed);
+    (0..5)
+        .map(|_| {
+            let c = ALPHANUMS[(h % ALPHANUMS.len() as u64) as usize] as char;
+            h /= ALPHANUMS.len() as u64;
+            c
+        })
+        .collect()
+}
+
+/// Every Pod of `report` (a run of `spec`, named `name`) with its watch
+/// lines: the Pod, or each Pod a Job made, named as the Job controller's
+/// `generateName` and the API server name them (`<job>-<5 chars>`), each
+/// line's AGE from that Pod's creation. The Job's Pods come one after
+/// another, so Pod by Pod is the order `kubectl get pods -w` prints.
+pub fn pods(name: &str, spec: &PodSpec, report: &RunReport) -> Vec<(String, Vec<WatchLine>)> {
+    let Some(job) = &report.job else {
+        return vec![(name.to_string(), watch(spec, &report.trace))];
+    };
+    std::iter::once(&report.trace)
+        .chain(&job.later)
+        .enumerate()
+        .map(|(n, trace)| {
+            (
+                format!("{name}-{}", name_suffix(&format!("{name}/{n}"))),
+                watch(spec, trace),
+            )
+        })
+        .collect()
+}
+
+/// The watch lines of `trace`, the history of a run of `spec`.
+pub fn watch(spec: &PodSpec, trace: &[TraceEntry]) -> Vec<WatchLine> {
     let has_inits = spec.containers.iter().any(|c| c.kind != ContainerKind::App);
     let default_wait = if has_inits {
         "PodInitializing"
@@ -241,7 +279,6 @@ pub fn watch(spec: &PodSpec, report: &RunReport) -> Vec<WatchLine> {
         }
     };
     emit(SimTime::ZERO, &view, &mut lines);
-    let trace = &report.trace;
     for (i, entry) in trace.iter().enumerate() {
         if let Some(id) = entry.container {
             let v = &mut view.containers[id.index()];

@@ -139,16 +139,28 @@ fn watch_reproduces_the_blogs_kubectl_transcript() {
         ("1/2", "Completed"),
         ("0/2", "Completed"),
     ];
-    // The TOML scenario and the Job manifest (probes and annotations) alike.
-    for (file, name) in [
-        ("scenarios/blog-cloudsql-job.toml", "sidecar-test-t7f7b"),
-        ("scenarios/blog-cloudsql-job.yaml", "sidecar-test"),
-    ] {
-        check_blog_transcript(file, name, &blog);
-    }
+    // The TOML scenario and the Job manifest (probes and annotations) alike,
+    // the Pod named as the API server names a Job's: the Job's name, a dash
+    // and five characters of its alphabet, the same for the same Job.
+    let names: Vec<String> = [
+        "scenarios/blog-cloudsql-job.toml",
+        "scenarios/blog-cloudsql-job.yaml",
+    ]
+    .into_iter()
+    .map(|file| check_blog_transcript(file, &blog))
+    .collect();
+    let suffix = names[0].strip_prefix("sidecar-test-").unwrap();
+    assert!(
+        suffix.len() == 5
+            && suffix
+                .bytes()
+                .all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b))
+    );
+    assert_eq!(names[0], names[1]);
 }
 
-fn check_blog_transcript(file: &str, name: &str, blog: &[(&str, &str)]) {
+/// Checks `file`'s watch against the blog's lines; returns the Pod's name.
+fn check_blog_transcript(file: &str, blog: &[(&str, &str)]) -> String {
     let out = podsim().args(["run", "--watch", file]).output().unwrap();
     assert!(out.status.success());
     assert!(
@@ -165,11 +177,51 @@ fn check_blog_transcript(file: &str, name: &str, blog: &[(&str, &str)]) {
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split_whitespace().collect()).collect();
     let shown: Vec<(&str, &str)> = rows.iter().map(|r| (r[1], r[2])).collect();
     assert_eq!(shown, blog);
-    assert!(rows.iter().all(|r| r[0] == name && r[3] == "0"));
+    assert!(rows.iter().all(|r| r[0] == rows[0][0] && r[3] == "0"));
     // Ages: created 0 s; the startup probe passes at its 10 s tick; the app
     // runs 12→21 s; the proxy drains 1 s.
     let ages: Vec<&str> = rows.iter().map(|r| r[4]).collect();
     assert_eq!(ages, ["0s", "0s", "10s", "11s", "12s", "21s", "22s"]);
+    rows[0][0].to_string()
+}
+
+#[test]
+fn watch_shows_every_pod_a_job_made() {
+    // Each Pod boots 1 s, runs 2 s and exits 1; backoffLimit 2 allows two
+    // failures, so three Pods (J2), each Running at 1 s and Error at 3 s of
+    // its own age.
+    let dir = TempDir::new();
+    let file = write(
+        dir.path(),
+        "flaky.yaml",
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: flaky\nspec:\n  backoffLimit: 2\n  template:\n    \
+         metadata:\n      annotations:\n        podsim.dev/work.boot: \"1s\"\n        podsim.dev/work.run: \"2s\"\n        \
+         podsim.dev/work.exit_code: \"1\"\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: work\n        \
+         image: busybox\n",
+    );
+    let out = podsim().args(["run", "--watch"]).arg(&file).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let shown: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r[1], r[2], r[4])).collect();
+    let one_pod = [
+        ("0/1", "ContainerCreating", "0s"),
+        ("1/1", "Running", "1s"),
+        ("0/1", "Error", "3s"),
+    ];
+    assert_eq!(shown, [one_pod, one_pod, one_pod].concat());
+    let mut names: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    names.dedup();
+    assert_eq!(names.len(), 3, "three Pods, each its own name: {names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| n.starts_with("flaky-") && n.len() == "flaky-".len() + 5)
+    );
 }
 
 #[test]

@@ -13,7 +13,7 @@ use podsim::scenario::Scenario;
 fn watch(toml: &str) -> Vec<(u64, String, String)> {
     let scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
     let report = podsim::model::simulate(&scenario.run);
-    kubectl::watch(&scenario.run.pod, &report)
+    kubectl::watch(&scenario.run.pod, &report.trace)
         .into_iter()
         .skip(1)
         .map(|l| (l.at.as_millis() / 1000, l.status.clone(), l.restarts_column()))

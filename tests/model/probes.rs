@@ -207,7 +207,7 @@ fn r53_kubectl_shows_ready_dropping_on_a_readiness_failure() {
     "#;
     let scenario = podsim::scenario::Scenario::parse(toml, "test.toml").unwrap();
     let report = podsim::model::simulate(&scenario.run);
-    let lines: Vec<(u64, String, String)> = podsim::report::kubectl::watch(&scenario.run.pod, &report)
+    let lines: Vec<(u64, String, String)> = podsim::report::kubectl::watch(&scenario.run.pod, &report.trace)
         .into_iter()
         .map(|l| (l.at.as_millis(), l.ready, l.status))
         .collect();

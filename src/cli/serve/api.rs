@@ -173,7 +173,7 @@ pub fn view(body: &str) -> Reply {
                     continue;
                 }
                 let report = simulate(&input.scenario.run);
-                let watch: Vec<Value> = kubectl::watch(&input.scenario.run.pod, &report)
+                let watch: Vec<Value> = kubectl::watch(&input.scenario.run.pod, &report.trace)
                     .iter()
                     .map(|w| json!({ "at_ms": w.at.as_millis(), "ready": w.ready, "status": w.status, "restarts": w.restarts }))
                     .collect();

@@ -33,16 +33,13 @@
 
 use crate::engine::SimTime;
 use crate::model::service::{PodFact, ReplicaSet, ServiceReport};
-use crate::model::{Change, PodSpec, RunReport, TraceEntry, name_hash};
+use crate::model::{Change, PodSpec, RunReport, TraceEntry};
 use crate::report::kubectl::{self, WatchLine};
-
-/// `k8s.io/apimachinery/pkg/util/rand`'s alphabet: no vowels, no 0, 1, 3.
-const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
 /// `rand.SafeEncodeString`: each byte to a letter of `ALPHANUMS`.
 fn safe_encode(s: &str) -> String {
     s.bytes()
-        .map(|b| ALPHANUMS[b as usize % ALPHANUMS.len()] as char)
+        .map(|b| kubectl::ALPHANUMS[b as usize % kubectl::ALPHANUMS.len()] as char)
         .collect()
 }
 
@@ -59,15 +56,10 @@ pub fn template_hash(deployment: &str, rs: ReplicaSet) -> String {
 /// Pod `replica`'s name in ReplicaSet `rs` of `deployment`.
 pub fn pod_name(deployment: &str, rs: ReplicaSet, replica: u32) -> String {
     let hash = template_hash(deployment, rs);
-    let mut h = name_hash(&format!("{hash}-{replica}"));
-    let suffix: String = (0..5)
-        .map(|_| {
-            let c = ALPHANUMS[(h % ALPHANUMS.len() as u64) as usize] as char;
-            h /= ALPHANUMS.len() as u64;
-            c
-        })
-        .collect();
-    format!("{deployment}-{hash}-{suffix}")
+    format!(
+        "{deployment}-{hash}-{}",
+        kubectl::name_suffix(&format!("{hash}-{replica}"))
+    )
 }
 
 /// One Pod's story as the API tells it.
@@ -119,7 +111,7 @@ pub fn watch_lines(deployment: &str, pod: &PodSpec, report: &ServiceReport) -> V
             continue;
         };
         let name = pod_name(deployment, rs, r as u32);
-        let mut lines = kubectl::watch(pod, &pod_history(run, created, a.deleted));
+        let mut lines = kubectl::watch(pod, &pod_history(run, created, a.deleted).trace);
         if let Some(first) = lines.first().cloned() {
             let added = WatchLine {
                 status: "Pending".to_string(),
@@ -202,7 +194,7 @@ mod tests {
         assert!(
             hash.bytes()
                 .chain(old.bytes().rev().take(5))
-                .all(|b| ALPHANUMS.contains(&b))
+                .all(|b| crate::report::kubectl::ALPHANUMS.contains(&b))
         );
         assert_ne!(hash, template_hash("web", ReplicaSet::New));
         assert_ne!(old, pod_name("web", ReplicaSet::Old, 1));
