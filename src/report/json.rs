@@ -120,7 +120,29 @@ fn event_object(spec: &PodSpec, e: &TraceEntry, line: Line) -> Value {
         Change::ProbesRestarted { started, ready } => {
             vec![("started", started.into()), ("ready", ready.into())]
         }
-        _ => vec![],
+        Change::PostStartFinished { failed } => vec![("failed", failed.into())],
+        Change::ImagePullFailed { back_off } => vec![("back_off_ms", ms(back_off))],
+        // Named one by one, so a new change's fields cannot be left out
+        // unnoticed (`alive` and `ready` have a line only when probed).
+        Change::Running
+        | Change::Alive { .. }
+        | Change::Started
+        | Change::Ready { .. }
+        | Change::Unready
+        | Change::Probed { .. }
+        | Change::BackOffShown
+        | Change::PreStopStarted
+        | Change::AwaitingTurn
+        | Change::Sigkill
+        | Change::KubeletRestarted
+        | Change::PodReady
+        | Change::PodNotReady
+        | Change::PodFailed
+        | Change::AppsFinished
+        | Change::ContainersStopped
+        | Change::AllContainersRestarting
+        | Change::ExposureBegan
+        | Change::ExposureEnded => vec![],
     };
     for (key, value) in fields {
         object.insert(key.into(), value);

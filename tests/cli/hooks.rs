@@ -90,3 +90,35 @@ fn a_hook_until_booted_is_an_axis_value_beside_durations() {
         ]
     );
 }
+
+#[test]
+fn json_events_carry_the_pulls_back_off_and_whether_the_hook_failed() {
+    let dir = TempDir::new();
+    // proxy's first pull fails at 0 s: the next in 10 s (R67), then its 1 s
+    // boot; web starts at 11 s and its 2 s postStart hook fails at 13 s.
+    let file = write(
+        dir.path(),
+        "hooks.toml",
+        "horizon = \"60s\"\n[[containers]]\nname = \"proxy\"\nkind = \"sidecar\"\nboot = \"1s\"\nimage_pull = 1\n\
+         [[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\npost_start = \"2s\"\npost_start_fails = true\n",
+    );
+    let out = podsim()
+        .args(["run", "--format", "json"])
+        .arg(&file)
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let events = doc["events"].as_array().unwrap();
+    let of = |kind: &str| events.iter().find(|e| e["type"] == kind).unwrap().clone();
+    let pull = of("image_pull_failed");
+    assert_eq!(
+        (pull["at_ms"].as_u64(), pull["back_off_ms"].as_u64()),
+        (Some(0), Some(10_000))
+    );
+    let hook = of("post_start_finished");
+    assert_eq!(
+        (hook["at_ms"].as_u64(), hook["container"].as_str()),
+        (Some(13_000), Some("web"))
+    );
+    assert_eq!(hook["failed"], true);
+}
