@@ -15,6 +15,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, PodSpec as K8sPodSpec};
 
+use container::CommandLine;
+
 use super::handler::Handler;
 use super::kind::{Policies, WorkloadKind};
 use super::mesh::injected_proxies;
@@ -168,8 +170,7 @@ impl Mapper<'_> {
             }
         }
         // Before the settings too, so that a drain or run they set wins.
-        let deaf = self.unhandled_sigterms(&entries, &mut containers);
-        let scripted = self.scripted_exits(&entries, &mut containers);
+        let lines = self.command_lines(&entries, &mut containers);
         let pod = PodSpec {
             restart_policy,
             termination_grace_period: grace,
@@ -211,7 +212,7 @@ impl Mapper<'_> {
         // it stops (`on_sigterm`, or a `drain` that says it handles SIGTERM).
         if let Some(service) = run.service.as_deref_mut()
             && let Some(app) = serving_app(&run.pod)
-            && deaf.iter().any(|(i, _)| *i == app.index())
+            && lines[app.index()].deaf.is_some()
             && !set[app.index()].contains(&Field::Drain)
             && !settings.iter().any(|s| s.field == Field::OnSigterm)
         {
@@ -229,9 +230,9 @@ impl Mapper<'_> {
             // the drain too (R31), of this container only.
             let stops = shuts_down || may_be_killed_by_probe(&run.pod.containers[i]);
             let (no_boot, no_drain) = self.timing_notices(entry, &hooks[i], &set[i], stops, notices)?;
-            let deaf_here = deaf.iter().find(|(d, _)| *d == i);
+            let CommandLine { deaf, scripted } = &lines[i];
             // Its drain was read off the command line, not assumed.
-            let no_drain = no_drain && deaf_here.is_none();
+            let no_drain = no_drain && deaf.is_none();
             // Whether the kubelet ever stops it: a deletion, a startup or
             // liveness probe's kill (R31), or for a sidecar the apps' end (R44).
             let [startup, _, liveness] = &run.pod.containers[i].probes;
@@ -240,10 +241,8 @@ impl Mapper<'_> {
                 _ => deleted || startup.is_some() || liveness.is_some(),
             };
             // A script that ends as soon as it starts is gone before any stop.
-            let ends_at_once = scripted
-                .iter()
-                .any(|(s, _, e)| *s == i && e.run == SimDuration::ZERO);
-            if let Some((_, command)) = deaf_here
+            let ends_at_once = scripted.as_ref().is_some_and(|(_, e)| e.run == SimDuration::ZERO);
+            if let Some(command) = deaf
                 && stopped
                 && !ends_at_once
                 && !set[i].contains(&Field::Drain)
@@ -256,7 +255,7 @@ impl Mapper<'_> {
             }
             // Told unless set, or the deletion comes first: a stop_at before
             // the run's end, or a stop_after_ready shorter than the run.
-            if let Some((_, command, exit)) = scripted.iter().find(|(s, ..)| *s == i)
+            if let Some((command, exit)) = scripted
                 && !set[i].contains(&Field::Run)
                 && !matches!(run.pod.deletion, Deletion::At(t) | Deletion::AfterReady(t) if t < exit.run)
             {

@@ -128,52 +128,53 @@ impl Mapper<'_> {
         }
     }
 
-    /// The apps and sidecars whose first process has no SIGTERM handler
-    /// (`command::unhandled_sigterm`), each with its command line: they
-    /// drain "never", SIGKILL ends them. Only under SIGTERM: an init
-    /// process ignores any unhandled signal, but the model's reaction to
-    /// another stop signal is that of a process with a handler for SIGTERM.
-    pub(super) fn unhandled_sigterms(
+    /// What each container's command line says of how it stops and ends,
+    /// in container order, written into its spec. An app or sidecar whose
+    /// first process has no SIGTERM handler (`command::unhandled_sigterm`)
+    /// drains "never", SIGKILL ends it; only under SIGTERM: an init process
+    /// ignores any unhandled signal, but the model's reaction to another
+    /// stop signal is that of a process with a handler for SIGTERM. One
+    /// whose command line ends by itself (`command::scripted_exit`) runs
+    /// that long and exits with that code. Init containers are left alone:
+    /// their boot is their run, and podsim's assumed boot stands for the work.
+    pub(super) fn command_lines(
         &self,
         entries: &[Entry],
         containers: &mut [ContainerSpec],
-    ) -> Vec<(usize, String)> {
-        let mut deaf = Vec::new();
-        for (i, (entry, spec)) in entries.iter().zip(containers.iter_mut()).enumerate() {
+    ) -> Vec<CommandLine> {
+        let read = |(entry, spec): (&Entry, &mut ContainerSpec)| {
             let argv = argv(entry);
-            if entry.kind != ContainerKind::Init
-                && spec.stop_signal == Signal::Term
-                && let Some(command) = unhandled_sigterm(&argv)
-            {
-                spec.drain = Drain::Never;
-                deaf.push((i, command));
+            if entry.kind == ContainerKind::Init {
+                return CommandLine::default();
             }
-        }
-        deaf
-    }
-
-    /// The apps and sidecars whose command line ends by itself
-    /// (`command::scripted_exit`), with it and how: they `run` that long and
-    /// exit with that code. Init containers are left alone: their boot is
-    /// their run, and podsim's assumed boot stands for the work.
-    pub(super) fn scripted_exits(
-        &self,
-        entries: &[Entry],
-        containers: &mut [ContainerSpec],
-    ) -> Vec<(usize, String, ScriptedExit)> {
-        let mut scripted = Vec::new();
-        for (i, (entry, spec)) in entries.iter().zip(containers.iter_mut()).enumerate() {
-            let argv = argv(entry);
-            if entry.kind != ContainerKind::Init
-                && let Some(exit) = scripted_exit(&argv)
-            {
+            let deaf = (spec.stop_signal == Signal::Term)
+                .then(|| unhandled_sigterm(&argv))
+                .flatten();
+            if deaf.is_some() {
+                spec.drain = Drain::Never;
+            }
+            let scripted = scripted_exit(&argv);
+            if let Some(exit) = scripted {
                 spec.run = Some(exit.run.into());
                 spec.exit_code = exit.code;
-                scripted.push((i, briefly(&argv), exit));
             }
-        }
-        scripted
+            CommandLine {
+                deaf,
+                scripted: scripted.map(|exit| (briefly(&argv), exit)),
+            }
+        };
+        entries.iter().zip(containers.iter_mut()).map(read).collect()
     }
+}
+
+/// What a container's command line told (`Mapper::command_lines`).
+#[derive(Default)]
+pub(super) struct CommandLine {
+    /// Its command line, shortened, when its first process has no SIGTERM
+    /// handler.
+    pub(super) deaf: Option<String>,
+    /// Its command line, shortened, and how it ends, when it ends by itself.
+    pub(super) scripted: Option<(String, ScriptedExit)>,
 }
 
 /// The container's first process as the runtime starts it: `command` then
