@@ -45,6 +45,7 @@ mod pdb;
 mod proxy;
 mod record;
 mod rollout;
+mod sent;
 mod simulator;
 mod spec;
 mod traffic;
@@ -57,6 +58,7 @@ pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use record::{PodFact, PodRecord, Record, Tap};
 pub use rollout::ReplicaSet;
+pub use sent::SentTimes;
 pub use simulator::{ServiceReport, ServiceSimulator, simulate_service};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
@@ -104,8 +106,8 @@ pub struct ServiceModel<O: Observer = ()> {
     failed_by: [u64; 6],
     retried_ok: u64,
     failures: Vec<FailedRequest>,
-    /// When each answered request was sent, if the observer keeps the history.
-    answered_sent: Vec<SimTime>,
+    /// When the answered requests were sent, if the observer keeps the history.
+    answered_sent: SentTimes,
     /// The routing log, when one was asked for (`ServiceSimulator::keep_log`).
     log: Option<Vec<Record>>,
     /// What the API and the slice showed of each Pod, if the observer keeps the history.
@@ -140,7 +142,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             failed_by: [0; 6],
             retried_ok: 0,
             failures: Vec::new(),
-            answered_sent: Vec::new(),
+            answered_sent: SentTimes::default(),
             log: None,
             pod_log: Vec::new(),
             deploy: None,

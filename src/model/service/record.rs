@@ -12,7 +12,7 @@
 //! keep no per-Pod or per-request state, so a day-long run's memory does
 //! not grow with it.
 
-use super::{FailedRequest, ReplicaSet, ServiceModel};
+use super::{FailedRequest, ReplicaSet, SentTimes, ServiceModel};
 use crate::engine::SimTime;
 use crate::model::history::{Observer, TraceEntry};
 
@@ -120,10 +120,9 @@ impl<O: Observer> ServiceModel<O> {
         &self.failures
     }
 
-    /// When each answered request was sent, in the order they were
-    /// answered, when the observer keeps the history: with `failures`,
-    /// every request the picture's strip draws.
-    pub fn answered_sent(&self) -> &[SimTime] {
+    /// When the answered requests were sent, when the observer keeps the
+    /// history: with `failures`, every request the picture's strip draws.
+    pub fn answered_sent(&self) -> &SentTimes {
         &self.answered_sent
     }
 

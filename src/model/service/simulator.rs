@@ -1,7 +1,7 @@
 //! Running a Service: the simulator a sweep reuses run after run, and one
 //! recorded run for `podsim run`.
 
-use super::{FailedRequest, PodRecord, ServiceEvent, ServiceMetrics, ServiceModel, When};
+use super::{FailedRequest, PodRecord, SentTimes, ServiceEvent, ServiceMetrics, ServiceModel, When};
 use crate::engine::{SimDuration, SimTime, Simulation};
 use crate::model::event::PodEvent;
 use crate::model::history::{Observer, Trace};
@@ -83,8 +83,9 @@ pub struct ServiceReport {
     pub traces: Vec<Trace>,
     /// Each failed request, in the order they failed.
     pub failures: Vec<FailedRequest>,
-    /// When each answered request was sent, in the order they were answered.
-    pub answered: Vec<SimTime>,
+    /// When the answered requests were sent (one by one for a few, else
+    /// counted per bucket of time).
+    pub answered: SentTimes,
     /// What the API and the slice showed of each Pod, in the order it happened.
     pub pods: Vec<PodRecord>,
     /// Ready endpoints in the slice from the traffic's start, at each change.
@@ -101,7 +102,7 @@ pub fn simulate_service(run: &RunSpec) -> ServiceReport {
             .map(|r| model.replica_observer(r).clone())
             .collect(),
         failures: model.failures().to_vec(),
-        answered: model.answered_sent().to_vec(),
+        answered: model.answered_sent().clone(),
         pods: model.pod_log().to_vec(),
         ready_endpoints: model.ready_history().to_vec(),
         metrics,

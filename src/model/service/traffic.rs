@@ -233,7 +233,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             self.retried_ok += 1;
         }
         if O::KEEPS_HISTORY {
-            self.answered_sent.push(request.sent);
+            self.answered_sent.note(request.sent);
         }
         self.record(|_| Record::Answered {
             at: now,

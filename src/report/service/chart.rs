@@ -48,8 +48,7 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, max_columns: u64) -> String 
             .collect();
         rows.push((format!("node {node} rules"), routed));
     }
-    let requests = strip::requests(report);
-    let counts = strip::counts(&requests, cells.count, |t| cells.of(t));
+    let counts = strip::counts(report, cells.count, |t| cells.of(t));
     let answered: String = counts
         .iter()
         .map(|c| if c[0] > 0 { Outcome::Answered.glyph() } else { ' ' })

@@ -59,8 +59,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     let timelines: Vec<Timeline> = runs.iter().map(|r| Timeline::until(pod, r, end)).collect();
     let axis = TimeAxis::of(&timelines);
     let blocks = Blocks::new(&figures, timelines, &axis);
-    let requests = strip::requests(report);
-    let totals = strip::totals(&requests);
+    let totals = strip::totals(report);
     let lanes: Vec<Outcome> = Outcome::ALL
         .into_iter()
         .filter(|o| *o == Outcome::Answered || totals[o.index()] > 0)
@@ -97,7 +96,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     }
     blocks.draw(&mut svg, blocks_top, &axis);
     draw_nodes(&mut svg, &m.deleted, nodes, nodes_top, end, &axis);
-    draw_strip(&mut svg, &requests, &lanes, &totals, strip_top, &axis);
+    draw_strip(&mut svg, report, &lanes, &totals, strip_top, &axis);
     for d in &m.deleted {
         let x = axis.x(SimTime(d.deleted_ms));
         svg.open(
@@ -244,14 +243,20 @@ fn draw_nodes(svg: &mut Svg, deleted: &[Deleted], nodes: usize, top: f64, end: S
 /// its send instant, or counted per pixel column above `MAX_MARKS`.
 fn draw_strip(
     svg: &mut Svg,
-    requests: &[Sent],
+    report: &ServiceReport,
     lanes: &[Outcome],
     totals: &[u64; 7],
     top: f64,
     axis: &TimeAxis,
 ) {
-    let binned = requests.len() > MAX_MARKS;
     let sent: u64 = totals.iter().sum();
+    // A run with few requests kept each one's instant (`SentTimes`).
+    let marks = if sent > MAX_MARKS as u64 {
+        None
+    } else {
+        strip::requests(report)
+    };
+    let binned = marks.is_none();
     let title = if binned {
         format!("requests, by when they were sent ({sent}, counted per pixel column)")
     } else {
@@ -282,12 +287,13 @@ fn draw_strip(
         band_frame(svg, band_y, axis.right_px, "none", "#e4e4e4");
         svg.close();
     }
-    if binned {
-        draw_bins(svg, requests, lanes, axis, &lane_y);
-    } else {
-        for r in requests {
-            draw_request(svg, r, lane_y(r.outcome), axis);
+    match marks {
+        Some(requests) => {
+            for r in &requests {
+                draw_request(svg, r, lane_y(r.outcome), axis);
+            }
         }
+        None => draw_bins(svg, report, lanes, axis, &lane_y),
     }
     svg.close();
 }
@@ -337,7 +343,7 @@ fn draw_request(svg: &mut Svg, r: &Sent, band_y: f64, axis: &TimeAxis) {
 /// grows with its count, relative to the lane's busiest column.
 fn draw_bins(
     svg: &mut Svg,
-    requests: &[Sent],
+    report: &ServiceReport,
     lanes: &[Outcome],
     axis: &TimeAxis,
     lane_y: &dyn Fn(Outcome) -> f64,
@@ -345,7 +351,7 @@ fn draw_bins(
     let columns = (axis.right_px - axis.left_px).floor().max(1.0) as usize;
     let end = axis.end_ms.max(1);
     let column_of = |t: SimTime| (t.as_millis() as u128 * columns as u128 / end as u128) as usize;
-    let counts = strip::counts(requests, columns, column_of);
+    let counts = strip::counts(report, columns, column_of);
     let ms_of = |c: usize| (c as u128 * end as u128 / columns as u128) as u64;
     for &lane in lanes {
         let i = lane.index();

@@ -4,11 +4,13 @@
 //! and the terminal chart both read it, so they count alike.
 //!
 //! Invariant: each request the run recorded (`answered`, `failures`) is
-//! one entry, and falls in exactly one column: the counts per outcome add
-//! up to the run's metrics.
+//! counted once, in exactly one column: the counts per outcome add up to
+//! the run's metrics. A busy run keeps its answered requests counted per
+//! bucket of time (`SentTimes`), and a bucket's requests fall in the
+//! column of the bucket's start.
 
 use crate::engine::SimTime;
-use crate::model::service::{Cause, FailedRequest, ServiceReport};
+use crate::model::service::{Cause, FailedRequest, SentTimes, ServiceReport};
 
 /// What became of a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,9 +88,10 @@ pub struct Sent {
 }
 
 /// Every request of `report`, in the order they were sent (the answered
-/// first at a shared instant).
-pub fn requests(report: &ServiceReport) -> Vec<Sent> {
-    let answered = report.answered.iter().map(|&at| Sent {
+/// first at a shared instant), if the run kept each answered request's
+/// instant (`SentTimes::exact`: every run but the busiest).
+pub fn requests(report: &ServiceReport) -> Option<Vec<Sent>> {
+    let answered = report.answered.exact()?.iter().map(|&at| Sent {
         at,
         outcome: Outcome::Answered,
         failure: None,
@@ -100,52 +103,79 @@ pub fn requests(report: &ServiceReport) -> Vec<Sent> {
     });
     let mut all: Vec<Sent> = answered.chain(failed).collect();
     all.sort_by_key(|s| (s.at, s.outcome.index()));
-    all
+    Some(all)
 }
 
 /// Requests per column and outcome (`Outcome::index` order): `columns`
 /// columns, request instants placed by `column_of` (clamped to the last).
-pub fn counts(requests: &[Sent], columns: usize, column_of: impl Fn(SimTime) -> usize) -> Vec<[u64; 7]> {
+pub fn counts(report: &ServiceReport, columns: usize, column_of: impl Fn(SimTime) -> usize) -> Vec<[u64; 7]> {
+    tally(&report.answered, &report.failures, columns, column_of)
+}
+
+/// How many requests of each outcome `report` holds.
+pub fn totals(report: &ServiceReport) -> [u64; 7] {
+    counts(report, 1, |_| 0)[0]
+}
+
+fn tally(
+    answered: &SentTimes,
+    failures: &[FailedRequest],
+    columns: usize,
+    column_of: impl Fn(SimTime) -> usize,
+) -> Vec<[u64; 7]> {
     let mut counts = vec![[0u64; 7]; columns];
     if columns == 0 {
         return counts;
     }
-    for r in requests {
-        counts[column_of(r.at).min(columns - 1)][r.outcome.index()] += 1;
+    let mut add = |at: SimTime, outcome: Outcome, n: u64| {
+        counts[column_of(at).min(columns - 1)][outcome.index()] += n;
+    };
+    answered.each(|at, n| add(at, Outcome::Answered, n));
+    for f in failures {
+        add(f.sent, Outcome::Failed(f.cause), 1);
     }
     counts
-}
-
-/// How many requests of each outcome `requests` holds.
-pub fn totals(requests: &[Sent]) -> [u64; 7] {
-    counts(requests, 1, |_| 0)[0]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn sent(at: u64, outcome: Outcome) -> Sent {
-        Sent {
-            at: SimTime(at),
-            outcome,
-            failure: None,
+    fn refused(sent: u64) -> FailedRequest {
+        FailedRequest {
+            at: SimTime(sent + 1),
+            sent: SimTime(sent),
+            cause: Cause::Refused,
+            replica: Some(0),
+            client: 0,
         }
     }
 
     #[test]
     fn every_request_lands_in_one_column_and_late_ones_in_the_last() {
-        let refused = Outcome::Failed(Cause::Refused);
-        let all = [
-            sent(0, Outcome::Answered),
-            sent(999, Outcome::Answered),
-            sent(1000, refused),
-            sent(5000, refused),
-        ];
-        let c = counts(&all, 2, |t| (t.as_millis() / 1000) as usize);
+        let mut answered = SentTimes::default();
+        answered.note(SimTime(0));
+        answered.note(SimTime(999));
+        let failures = [refused(1000), refused(5000)];
+        let c = tally(&answered, &failures, 2, |t| (t.as_millis() / 1000) as usize);
         assert_eq!(c[0], [2, 0, 0, 0, 0, 0, 0]);
         assert_eq!(c[1], [0, 2, 0, 0, 0, 0, 0]);
-        assert_eq!(totals(&all), [2, 2, 0, 0, 0, 0, 0]);
+        assert_eq!(tally(&answered, &failures, 1, |_| 0)[0], [2, 2, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn requests_counted_per_bucket_land_in_their_buckets_column() {
+        // 100,000 requests, one a millisecond from 0: past the instants kept
+        // one by one, in 2 ms buckets (99,999 ms needs 2 ms to fit 65,536
+        // buckets). Columns of 1,000 ms start on even instants, so no bucket
+        // straddles one: 1,000 answered requests a column, as one by one.
+        let mut answered = SentTimes::default();
+        for ms in 0..100_000 {
+            answered.note(SimTime(ms));
+        }
+        assert_eq!(answered.exact(), None);
+        let c = tally(&answered, &[], 100, |t| (t.as_millis() / 1000) as usize);
+        assert!(c.iter().all(|col| col[0] == 1000), "{:?}", &c[..3]);
     }
 
     #[test]
