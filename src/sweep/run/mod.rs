@@ -38,6 +38,19 @@ use worker::Worker;
 /// keep the writer busy and the window's memory small. A chunk holds whole
 /// combinations, so at least one whatever its replications.
 const CHUNK_RUNS: u64 = 1024;
+
+/// Combinations per chunk. A Service run costs what thousands of Pod runs
+/// do (its traffic: 0.1 ms for a minute's, a second for a day's), so a
+/// Service grid's chunk is one combination: a grid of a few day-long
+/// soaks then spreads over the threads instead of filling one chunk.
+fn combinations_per_chunk(grid: &Grid) -> u64 {
+    let rows = if grid.base.service.is_some() {
+        1
+    } else {
+        CHUNK_RUNS
+    };
+    (rows / grid.replications()).max(1)
+}
 /// How many chunks, per thread, may be done or in progress ahead of the writer.
 const WINDOW_PER_THREAD: u64 = 8;
 
@@ -107,7 +120,7 @@ pub fn resume(
         .build()
         .map_err(|e| SweepError::Threads(e.to_string()))?;
     let replications = grid.replications();
-    let per_chunk = (CHUNK_RUNS / replications).max(1);
+    let per_chunk = combinations_per_chunk(grid);
     let chunks = (runs.end - runs.start).div_ceil(per_chunk);
     let chunk_runs = |chunk: u64| {
         let first = runs.start + chunk * per_chunk;

@@ -262,3 +262,24 @@ fn r55_a_drain_axis_takes_never_beside_durations() {
     assert_eq!(row(1), ["3000", "2000", "3000", "0", "Succeeded"]);
     assert_eq!(row(2), ["never", "29000", "30000", "1", "Failed"]);
 }
+
+#[test]
+fn a_service_grid_is_chunked_by_combination_and_a_pod_grid_by_1024_rows() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/service");
+    let service = |replications: u64| {
+        let text = format!(
+            "base = \"no-prestop.toml\"\nreplications = {replications}\n[axes]\n\"traffic.connections\" = [\"new\", \"keep-alive\"]\n"
+        );
+        let base = crate::scenario::Scenario::load(&folder.join("no-prestop.toml")).unwrap();
+        Grid::parse(&text, "g.toml", base, &folder).unwrap()
+    };
+    assert_eq!(combinations_per_chunk(&service(1)), 1);
+    assert_eq!(combinations_per_chunk(&service(4)), 1);
+    // A Pod grid: 1,024 rows a chunk, whole combinations (1,024 / 50 = 20).
+    let mut pod = seed_grid("\"containers.web.boot\" = [\"1s\", \"2s\"]");
+    assert_eq!(combinations_per_chunk(&pod), 1024);
+    pod.set_replications(50);
+    assert_eq!(combinations_per_chunk(&pod), 20);
+    pod.set_replications(5000);
+    assert_eq!(combinations_per_chunk(&pod), 1);
+}
