@@ -51,6 +51,7 @@ fn combinations_per_chunk(grid: &Grid) -> u64 {
     };
     (rows / grid.replications()).max(1)
 }
+
 /// How many chunks, per thread, may be done or in progress ahead of the writer.
 const WINDOW_PER_THREAD: u64 = 8;
 
