@@ -39,9 +39,9 @@ use worker::Worker;
 /// combinations, so at least one whatever its replications.
 const CHUNK_RUNS: u64 = 1024;
 
-/// Combinations per chunk. A Service run costs what thousands of Pod runs
-/// do (its traffic: 0.1 ms for a minute's, a second for a day's), so a
-/// Service grid's chunk is one combination: a grid of a few day-long
+/// Combinations per chunk. A Service run costs what hundreds of Pod runs
+/// do and more (its traffic: 0.1 ms for a minute's, a second for a
+/// day's), so a Service grid's chunk is one combination: a grid of a few day-long
 /// soaks then spreads over the threads instead of filling one chunk.
 fn combinations_per_chunk(grid: &Grid) -> u64 {
     let rows = if grid.base.service.is_some() {
