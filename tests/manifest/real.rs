@@ -1,7 +1,7 @@
 //! Published manifests of the tools around Pods: Istio's injector's output
 //! with and without native sidecars and with holdApplicationUntilProxyStarts,
-//! Linkerd's with native sidecars, the Cloud SQL Auth Proxy's Job, and a
-//! `kubectl get -o json` List.
+//! Linkerd's with native sidecars, the Cloud SQL Auth Proxy's Job, the GCS
+//! FUSE CSI driver's batch Job, and a `kubectl get -o json` List.
 
 use podsim::engine::SimDuration;
 use podsim::model::{ContainerKind, PodPhase, simulate};
@@ -240,6 +240,35 @@ fn the_cloud_sql_proxy_job_completes_and_stops_its_sidecar_r44() {
     assert_eq!(r.metrics.completed_ms, Some(14_000));
     assert_eq!(r.metrics.phase, PodPhase::Succeeded);
     assert_eq!(r.metrics.exposed_total_ms, 0);
+}
+
+/// The GCS FUSE CSI driver's batch Job as published: two busybox scripts
+/// whose arguments hold a variable and a `$(date)`, neither of which makes
+/// `touch`, `echo` or `cat` wait (R81). By hand: writer and reader start
+/// together at 0 s (R6), booting the assumed 1 s; each then sleeps 10 s
+/// and exits 0 at 11 s (R81: the script's run counts from its boot). With
+/// every app done under `restartPolicy: Never` the Pod Succeeds at 11 s
+/// (R43), and the Job is Complete with its first Pod. Before, `$` left
+/// both runs unknown and the Job ran for ever.
+#[test]
+fn the_gcs_fuse_job_completes_when_its_scripts_sleeps_are_over_r81() {
+    let (s, r) = one("gcs-fuse-csi-job.yaml", None);
+    assert_eq!(s.workload, Some(WorkloadKind::Job));
+    let scripted: Vec<(&str, u64, i32)> = problems(&s)
+        .into_iter()
+        .filter_map(|p| match p {
+            Problem::ScriptedExit(e) => Some((e.container.as_str(), e.run.as_millis(), e.code)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(scripted, [("writer", 10_000, 0), ("reader", 10_000, 0)]);
+    assert_eq!(first(&s, &r, "writer", "exited 0 (completed)"), Some(11_000));
+    assert_eq!(first(&s, &r, "reader", "exited 0 (completed)"), Some(11_000));
+    assert_eq!(r.metrics.phase, PodPhase::Succeeded);
+    assert_eq!(r.metrics.completed_ms, Some(11_000));
+    let figures = r.job.as_ref().unwrap().figures;
+    assert_eq!((figures.outcome.name(), figures.pods), ("Complete", 1));
+    assert_eq!(figures.outcome.at().map(|t| t.as_millis()), Some(11_000));
 }
 
 #[test]
