@@ -1,5 +1,5 @@
 //! The Kubernetes website's examples, as published: its StatefulSet,
-//! DaemonSet, CronJob, Pod-failure-policy Job, the liveness-probe and
+//! DaemonSet, CronJob, Pod-failure-policy Job, Indexed Job, the liveness-probe and
 //! sidecar examples, and the in-place restart of every container.
 
 use podsim::engine::SimDuration;
@@ -128,6 +128,40 @@ fn the_websites_pod_failure_policy_job_fails_on_exit_42_with_its_first_pod() {
     let from_toml = Scenario::parse(toml, "job.toml").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(from_toml.run.job, scenario.run.job);
     assert_eq!(simulate(&from_toml.run).job, report.job);
+}
+
+/// The website's Indexed Job, in YAML's flow style: its worker is a bare
+/// `rev /input/data.txt`, a program that ends once it has printed the
+/// file (R81). By hand, no timings: the init container `input` boots the
+/// assumed 1 s, its work (R4: the apps wait for it); worker starts at 1 s,
+/// is started at 2 s and exits 0 then, so the Pod Succeeds at 2 s (R43)
+/// and the Job is Complete with one Pod — one completion of the five,
+/// told. Before, `rev` was an unknown program and the Job ran for ever.
+#[test]
+fn the_websites_indexed_job_completes_when_its_worker_has_reversed_the_file() {
+    let (s, r) = one("indexed-job.yaml", None);
+    assert_eq!(
+        kinds(&s),
+        [("input", ContainerKind::Init), ("worker", ContainerKind::App)]
+    );
+    let notices: Vec<String> = s.notices.iter().map(|n| n.message()).collect();
+    assert!(
+        notices.iter().any(|n| n.starts_with(
+            "container \"worker\": its command line (`rev /input/data.txt`) exits 0 without sleeping"
+        )),
+        "{notices:?}"
+    );
+    assert!(
+        !problems(&s)
+            .iter()
+            .any(|p| matches!(p, Problem::NeverDeleted { .. }))
+    );
+    assert_eq!(first(&s, &r, "input", "exited 0 (completed)"), Some(1000));
+    assert_eq!(first(&s, &r, "worker", "exited 0 (completed)"), Some(2000));
+    assert_eq!(r.metrics.phase, PodPhase::Succeeded);
+    let figures = r.job.as_ref().unwrap().figures;
+    assert_eq!((figures.outcome.name(), figures.pods), ("Complete", 1));
+    assert_eq!(figures.outcome.at().map(|t| t.as_millis()), Some(2000));
 }
 
 /// The liveness-probe task's exec example, as the website publishes it:

@@ -83,10 +83,11 @@ pub fn briefly(argv: &[String]) -> String {
 }
 
 /// Commands that take no time worth simulating and, as podsim reads them,
-/// succeed: what a script runs between its sleeps.
-const INSTANT: [&str; 14] = [
+/// succeed: what a script runs between its sleeps, or a container runs
+/// alone (`rev /input/data.txt`, the website's Indexed Job's worker).
+const INSTANT: [&str; 15] = [
     "echo", "printf", "date", "touch", "rm", "cat", "true", ":", "mkdir", "cp", "ls", "env", "hostname",
-    "pwd",
+    "pwd", "rev",
 ];
 
 /// How a process that runs only plain commands and `sleep`s ends: `code`
@@ -98,7 +99,8 @@ pub struct ScriptedExit {
 }
 
 /// How the first process of `argv` ends, if its command line says so
-/// plainly: a bare `sleep N`, or a shell script of commands from `INSTANT`,
+/// plainly: a bare `sleep N` or `INSTANT` program (`:` is the shell's
+/// alone), or a shell script of commands from `INSTANT`,
 /// `sleep`s with literal durations and an `exit K`, joined by `;`, `&&` or
 /// new lines (`echo "Hello world!" && sleep 5 && exit 42`). A variable or
 /// a substitution of an `INSTANT` command may stand in an argument
@@ -113,6 +115,12 @@ pub fn scripted_exit(argv: &[String]) -> Option<ScriptedExit> {
         return match argv.split_first() {
             Some((program, args)) if base_name(program) == "sleep" => {
                 sleeps(args.iter().map(String::as_str)).map(|run| ScriptedExit { run, code: 0 })
+            }
+            Some((program, _)) if base_name(program) != ":" && INSTANT.contains(&base_name(program)) => {
+                Some(ScriptedExit {
+                    run: SimDuration::ZERO,
+                    code: 0,
+                })
             }
             _ => None,
         };
@@ -370,6 +378,9 @@ mod tests {
             Some((121_500, 0))
         );
         assert_eq!(exits(&["sleep", "3600"]), Some((3_600_000, 0)));
+        // kubernetes/website `application/job/indexed-job.yaml`'s worker.
+        assert_eq!(exits(&["rev", "/input/data.txt"]), Some((0, 0)));
+        assert_eq!(exits(&["/bin/echo", "hello"]), Some((0, 0)));
         assert_eq!(exits(&["sleep", "1h", "30"]), Some((3_630_000, 0)));
         assert_eq!(exits(&["sh", "-c", "exit"]), Some((0, 0)));
         // `exit` ends the script: what follows never runs.
@@ -433,6 +444,8 @@ mod tests {
             &["sh", "-c", "sleep infinity"],
             &["sleep", "infinity"],
             &["sleep"],
+            // `:` is a shell builtin, no program the runtime can start.
+            &[":"],
             &["sh", "-c", "tail -F /var/log/app.log"],
             &["sh", "-c", "cat /config/app.conf | grep x"],
             &["sh", "-c", "sleep $DELAY"],
