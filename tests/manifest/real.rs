@@ -271,6 +271,58 @@ fn the_gcs_fuse_job_completes_when_its_scripts_sleeps_are_over_r81() {
     assert_eq!(figures.outcome.at().map(|t| t.as_millis()), Some(11_000));
 }
 
+/// A manifest that asks a webhook for containers it does not have yet is
+/// run as written, and told: the GCS FUSE Job's `gke-gcsfuse/volumes`
+/// (GKE adds `gke-gcsfuse-sidecar`), and the Vault tutorial's orgchart
+/// Deployment (HashiCorp's "Injecting secrets into Kubernetes pods via
+/// Vault Agent containers", `deployment-orgchart.yaml` with its patch),
+/// whose Pod the cluster shows as `0/2 Init:0/1`: vault-agent-init, then
+/// vault-agent beside orgchart. Injected Pods (Istio's, Linkerd's) are not.
+#[test]
+fn an_injection_asked_for_but_not_yet_done_is_told_at_its_annotation() {
+    let (s, _) = one("gcs-fuse-csi-job.yaml", None);
+    let notice = s
+        .notices
+        .iter()
+        .find(|n| matches!(n.problem, Problem::NotInjected(_)))
+        .expect("the gke-gcsfuse/volumes notice");
+    assert_eq!(notice.position, Some((17, 9)));
+    assert_eq!(
+        notice.message(),
+        "annotation gke-gcsfuse/volumes: \"true\" asks GKE's Cloud Storage FUSE CSI driver's webhook to add \
+         \"gke-gcsfuse-sidecar\" to the Pod as it is created, and this manifest has none: podsim runs the Pod \
+         as written, without it; to simulate what the kubelet runs, give podsim the Pod as created (`kubectl \
+         get pod NAME -o yaml`)"
+    );
+    let orgchart = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orgchart\n  labels:\n    app: \
+                    orgchart\nspec:\n  selector:\n    matchLabels:\n      app: orgchart\n  replicas: 1\n  \
+                    template:\n    metadata:\n      annotations:\n        vault.hashicorp.com/agent-inject: \
+                    'true'\n        vault.hashicorp.com/role: 'internal-app'\n        \
+                    vault.hashicorp.com/agent-inject-secret-database-config.txt: \
+                    'internal/data/database/config'\n      labels:\n        app: orgchart\n    spec:\n      \
+                    serviceAccountName: internal-app\n      containers:\n      - name: orgchart\n        image: \
+                    jweissig/app:0.0.1\n";
+    let s = podsim::scenario::manifest::parse(orgchart, "orgchart.yaml", None).unwrap();
+    let messages: Vec<String> = s.notices.iter().map(|n| n.to_string()).collect();
+    assert!(
+        messages.contains(
+            &"orgchart.yaml:15:9: annotation vault.hashicorp.com/agent-inject: \"true\" asks Vault's webhook to \
+              add \"vault-agent-init\" and \"vault-agent\" to the Pod as it is created, and this manifest has \
+              none: podsim runs the Pod as written, without them; to simulate what the kubelet runs, give \
+              podsim the Pod as created (`kubectl get pod NAME -o yaml`)"
+                .to_string()
+        ),
+        "{messages:?}"
+    );
+    for injected in ["istio-native-sidecar.yaml", "linkerd-native-sidecar.yaml"] {
+        let (s, _) = one(injected, None);
+        assert!(
+            !problems(&s).iter().any(|p| matches!(p, Problem::NotInjected(_))),
+            "{injected}"
+        );
+    }
+}
+
 #[test]
 fn a_kubectl_json_list_runs_each_item_at_its_own_lines() {
     let all = load("kubectl-get-list.json", None);

@@ -32,6 +32,7 @@ mod tests;
 use std::path::Path;
 
 pub use kind::WorkloadKind;
+pub use mesh::Injector;
 pub use timings::{PREFIX, Setting, Source, Timings};
 pub use yaml::Syntax;
 

@@ -19,7 +19,7 @@ use container::CommandLine;
 
 use super::handler::Handler;
 use super::kind::{Policies, WorkloadKind};
-use super::mesh::injected_proxies;
+use super::mesh::{injected_proxies, not_injected};
 use super::service;
 use super::timings::{Setting, Source, Timings};
 use super::yaml::{Document, Stream, dotted};
@@ -168,6 +168,12 @@ impl Mapper<'_> {
                 };
                 notices.push(self.notice_at(self.name_offset(&entries[i]), problem));
             }
+        }
+        for injector in not_injected(annotations, &names) {
+            let at = self
+                .doc
+                .offset(&self.full(&["metadata", "annotations", injector.annotation]));
+            notices.push(self.notice_at(at, Problem::NotInjected(Box::new(injector))));
         }
         // Before the settings too, so that a drain or run they set wins.
         let lines = self.command_lines(&entries, &mut containers);
