@@ -157,6 +157,16 @@ fn the_websites_indexed_job_completes_when_its_worker_has_reversed_the_file() {
             .iter()
             .any(|p| matches!(p, Problem::NeverDeleted { .. }))
     );
+    // No drain is assumed: nothing stops worker, which exits by itself
+    // (the kubelet stops an app on a deletion or a probe's kill, R31, and
+    // the sidecars alone when the apps are done, R44).
+    assert!(problems(&s).contains(&&Problem::AssumedTimings {
+        assumed: vec![(
+            "boot".into(),
+            SimDuration::from_secs(1),
+            vec!["input".into(), "worker".into()]
+        )]
+    }));
     assert_eq!(first(&s, &r, "input", "exited 0 (completed)"), Some(1000));
     assert_eq!(first(&s, &r, "worker", "exited 0 (completed)"), Some(2000));
     assert_eq!(r.metrics.phase, PodPhase::Succeeded);
