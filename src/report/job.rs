@@ -45,9 +45,11 @@ fn stuck_words(spec: &PodSpec, outcome: Outcome) -> Option<String> {
         )
     } else {
         format!(
-            "\"{}\" never exits, so the Pod stays Running (R46): give it a `run` (how long its work takes), \
-             or, if it is a helper such as a proxy, make it a native sidecar (kind = \"sidecar\")",
-            c.name
+            "\"{name}\" never exits, so the Pod stays Running (R46): give it a `run` (how long its work \
+             takes; podsim.dev/{name}.run on a manifest), or, if it is a helper such as a log shipper or a \
+             proxy, make it a native sidecar (kind = \"sidecar\", an initContainers entry with restartPolicy: \
+             Always)",
+            name = c.name
         )
     })
 }

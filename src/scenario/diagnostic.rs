@@ -84,6 +84,10 @@ pub enum Problem {
         /// The Pod annotation that says so.
         annotation: &'static str,
     },
+    /// The Pod asks an admission webhook for containers it does not have
+    /// yet (a manifest as written, before its injection): podsim runs it
+    /// as written, and says so.
+    NotInjected(Box<crate::scenario::manifest::Injector>),
     /// The container's first process has no SIGTERM handler (a shell
     /// script, a `sleep`), so podsim lets it run until SIGKILL: told, since
     /// it moves the termination figures, with how to undo it.
@@ -328,6 +332,23 @@ impl Diagnostic {
             | Problem::InjectedProxy { .. }
             | Problem::UnhandledSigterm { .. }
             | Problem::ScriptedExit(_) => self.problem.message_with(None).unwrap_or_default(),
+            Problem::NotInjected(injector) => {
+                let containers: Vec<String> =
+                    injector.containers.iter().map(|c| format!("\"{c}\"")).collect();
+                let how = injector
+                    .command
+                    .map_or(String::new(), |command| format!(", or `{command}`"));
+                format!(
+                    "annotation {}: \"{}\" asks {}'s webhook to add {} to the Pod as it is created, and this \
+                     manifest has none: podsim runs the Pod as written, without {}; to simulate what the kubelet \
+                     runs, give podsim the Pod as created (`kubectl get pod NAME -o yaml`{how})",
+                    injector.annotation,
+                    injector.value,
+                    injector.project,
+                    containers.join(" and "),
+                    if containers.len() == 1 { "it" } else { "them" },
+                )
+            }
             Problem::GridNotScenario { key } => {
                 format!("unknown key \"{key}\": this looks like a grid file, not a scenario")
             }

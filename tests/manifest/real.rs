@@ -1,7 +1,7 @@
 //! Published manifests of the tools around Pods: Istio's injector's output
 //! with and without native sidecars and with holdApplicationUntilProxyStarts,
-//! Linkerd's with native sidecars, the Cloud SQL Auth Proxy's Job, and a
-//! `kubectl get -o json` List.
+//! Linkerd's with native sidecars, the Cloud SQL Auth Proxy's Job, the GCS
+//! FUSE CSI driver's batch Job, and a `kubectl get -o json` List.
 
 use podsim::engine::SimDuration;
 use podsim::model::{ContainerKind, PodPhase, simulate};
@@ -240,6 +240,87 @@ fn the_cloud_sql_proxy_job_completes_and_stops_its_sidecar_r44() {
     assert_eq!(r.metrics.completed_ms, Some(14_000));
     assert_eq!(r.metrics.phase, PodPhase::Succeeded);
     assert_eq!(r.metrics.exposed_total_ms, 0);
+}
+
+/// The GCS FUSE CSI driver's batch Job as published: two busybox scripts
+/// whose arguments hold a variable and a `$(date)`, neither of which makes
+/// `touch`, `echo` or `cat` wait (R81). By hand: writer and reader start
+/// together at 0 s (R6), booting the assumed 1 s; each then sleeps 10 s
+/// and exits 0 at 11 s (R81: the script's run counts from its boot). With
+/// every app done under `restartPolicy: Never` the Pod Succeeds at 11 s
+/// (R43), and the Job is Complete with its first Pod. Before, `$` left
+/// both runs unknown and the Job ran for ever.
+#[test]
+fn the_gcs_fuse_job_completes_when_its_scripts_sleeps_are_over_r81() {
+    let (s, r) = one("gcs-fuse-csi-job.yaml", None);
+    assert_eq!(s.workload, Some(WorkloadKind::Job));
+    let scripted: Vec<(&str, u64, i32)> = problems(&s)
+        .into_iter()
+        .filter_map(|p| match p {
+            Problem::ScriptedExit(e) => Some((e.container.as_str(), e.run.as_millis(), e.code)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(scripted, [("writer", 10_000, 0), ("reader", 10_000, 0)]);
+    assert_eq!(first(&s, &r, "writer", "exited 0 (completed)"), Some(11_000));
+    assert_eq!(first(&s, &r, "reader", "exited 0 (completed)"), Some(11_000));
+    assert_eq!(r.metrics.phase, PodPhase::Succeeded);
+    assert_eq!(r.metrics.completed_ms, Some(11_000));
+    let figures = r.job.as_ref().unwrap().figures;
+    assert_eq!((figures.outcome.name(), figures.pods), ("Complete", 1));
+    assert_eq!(figures.outcome.at().map(|t| t.as_millis()), Some(11_000));
+}
+
+/// A manifest that asks a webhook for containers it does not have yet is
+/// run as written, and told: the GCS FUSE Job's `gke-gcsfuse/volumes`
+/// (GKE adds `gke-gcsfuse-sidecar`), and the Vault tutorial's orgchart
+/// Deployment (HashiCorp's "Injecting secrets into Kubernetes pods via
+/// Vault Agent containers", `deployment-orgchart.yaml` with its patch),
+/// whose Pod the cluster shows as `0/2 Init:0/1`: vault-agent-init, then
+/// vault-agent beside orgchart. Injected Pods (Istio's, Linkerd's) are not.
+#[test]
+fn an_injection_asked_for_but_not_yet_done_is_told_at_its_annotation() {
+    let (s, _) = one("gcs-fuse-csi-job.yaml", None);
+    let notice = s
+        .notices
+        .iter()
+        .find(|n| matches!(n.problem, Problem::NotInjected(_)))
+        .expect("the gke-gcsfuse/volumes notice");
+    assert_eq!(notice.position, Some((17, 9)));
+    assert_eq!(
+        notice.message(),
+        "annotation gke-gcsfuse/volumes: \"true\" asks GKE's Cloud Storage FUSE CSI driver's webhook to add \
+         \"gke-gcsfuse-sidecar\" to the Pod as it is created, and this manifest has none: podsim runs the Pod \
+         as written, without it; to simulate what the kubelet runs, give podsim the Pod as created (`kubectl \
+         get pod NAME -o yaml`)"
+    );
+    let orgchart = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: orgchart\n  labels:\n    app: \
+                    orgchart\nspec:\n  selector:\n    matchLabels:\n      app: orgchart\n  replicas: 1\n  \
+                    template:\n    metadata:\n      annotations:\n        vault.hashicorp.com/agent-inject: \
+                    'true'\n        vault.hashicorp.com/role: 'internal-app'\n        \
+                    vault.hashicorp.com/agent-inject-secret-database-config.txt: \
+                    'internal/data/database/config'\n      labels:\n        app: orgchart\n    spec:\n      \
+                    serviceAccountName: internal-app\n      containers:\n      - name: orgchart\n        image: \
+                    jweissig/app:0.0.1\n";
+    let s = podsim::scenario::manifest::parse(orgchart, "orgchart.yaml", None).unwrap();
+    let messages: Vec<String> = s.notices.iter().map(|n| n.to_string()).collect();
+    assert!(
+        messages.contains(
+            &"orgchart.yaml:15:9: annotation vault.hashicorp.com/agent-inject: \"true\" asks Vault's webhook to \
+              add \"vault-agent-init\" and \"vault-agent\" to the Pod as it is created, and this manifest has \
+              none: podsim runs the Pod as written, without them; to simulate what the kubelet runs, give \
+              podsim the Pod as created (`kubectl get pod NAME -o yaml`)"
+                .to_string()
+        ),
+        "{messages:?}"
+    );
+    for injected in ["istio-native-sidecar.yaml", "linkerd-native-sidecar.yaml"] {
+        let (s, _) = one(injected, None);
+        assert!(
+            !problems(&s).iter().any(|p| matches!(p, Problem::NotInjected(_))),
+            "{injected}"
+        );
+    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The Kubernetes website's examples, as published: its StatefulSet,
-//! DaemonSet, CronJob, Pod-failure-policy Job, the liveness-probe and
-//! sidecar examples, and the in-place restart of every container.
+//! DaemonSet, CronJob, Pod-failure-policy Job, Indexed Job, the liveness-probe and
+//! sidecar examples (a Deployment's, a Job's both ways), and the in-place
+//! restart of every container.
 
 use podsim::engine::SimDuration;
 use podsim::model::{ContainerKind, PodMode, PodPhase, simulate};
@@ -128,6 +129,89 @@ fn the_websites_pod_failure_policy_job_fails_on_exit_42_with_its_first_pod() {
     let from_toml = Scenario::parse(toml, "job.toml").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(from_toml.run.job, scenario.run.job);
     assert_eq!(simulate(&from_toml.run).job, report.job);
+}
+
+/// The website's Indexed Job, in YAML's flow style: its worker is a bare
+/// `rev /input/data.txt`, a program that ends once it has printed the
+/// file (R81). By hand, no timings: the init container `input` boots the
+/// assumed 1 s, its work (R4: the apps wait for it); worker starts at 1 s,
+/// is started at 2 s and exits 0 then, so the Pod Succeeds at 2 s (R43)
+/// and the Job is Complete with one Pod — one completion of the five,
+/// told. Before, `rev` was an unknown program and the Job ran for ever.
+#[test]
+fn the_websites_indexed_job_completes_when_its_worker_has_reversed_the_file() {
+    let (s, r) = one("indexed-job.yaml", None);
+    assert_eq!(
+        kinds(&s),
+        [("input", ContainerKind::Init), ("worker", ContainerKind::App)]
+    );
+    let notices: Vec<String> = s.notices.iter().map(|n| n.message()).collect();
+    assert!(
+        notices.iter().any(|n| n.starts_with(
+            "container \"worker\": its command line (`rev /input/data.txt`) exits 0 without sleeping"
+        )),
+        "{notices:?}"
+    );
+    assert!(
+        !problems(&s)
+            .iter()
+            .any(|p| matches!(p, Problem::NeverDeleted { .. }))
+    );
+    // No drain is assumed: nothing stops worker, which exits by itself
+    // (the kubelet stops an app on a deletion or a probe's kill, R31, and
+    // the sidecars alone when the apps are done, R44).
+    assert!(problems(&s).contains(&&Problem::AssumedTimings {
+        assumed: vec![(
+            "boot".into(),
+            SimDuration::from_secs(1),
+            vec!["input".into(), "worker".into()]
+        )]
+    }));
+    assert_eq!(first(&s, &r, "input", "exited 0 (completed)"), Some(1000));
+    assert_eq!(first(&s, &r, "worker", "exited 0 (completed)"), Some(2000));
+    assert_eq!(r.metrics.phase, PodPhase::Succeeded);
+    let figures = r.job.as_ref().unwrap().figures;
+    assert_eq!((figures.outcome.name(), figures.pods), ("Complete", 1));
+    assert_eq!(figures.outcome.at().map(|t| t.as_millis()), Some(2000));
+}
+
+/// The sidecar page's Job, both ways. With its log shipper as a native
+/// sidecar, by hand (no timings): logshipper starts at 0 s and is started
+/// at 1 s (boot 1 s, no probes); myjob starts then, is started at 2 s and
+/// exits 0 at once (its `echo` script, R81). Every app done, the kubelet
+/// stops the sidecar (R44): SIGTERM at 2 s, but its PID 1 is a shell
+/// running `tail -F`, with no handler (R80), so SIGKILL ends it at 32 s,
+/// the grace period's end; the Pod Succeeds then (a sidecar's exit code
+/// does not count) and the Job is Complete at 32 s, 30 s after its work.
+/// As a second app container (the legacy way) the shipper never exits:
+/// the Job stays Running (R46), and the report says what to write in the
+/// manifest.
+#[test]
+fn the_websites_sidecar_job_completes_30_s_late_and_its_legacy_twin_never() {
+    let (s, r) = one("job-sidecar.yaml", None);
+    assert!(problems(&s).contains(&&Problem::UnhandledSigterm {
+        container: "logshipper".into(),
+        command: "sh -c 'tail -F /opt/logs.txt'".into(),
+    }));
+    assert_eq!(first(&s, &r, "myjob", "exited 0 (completed)"), Some(2000));
+    assert_eq!(first(&s, &r, "logshipper", "exited 137 (SIGKILL)"), Some(32_000));
+    assert_eq!(r.metrics.phase, PodPhase::Succeeded);
+    let figures = r.job.as_ref().unwrap().figures;
+    assert_eq!(figures.outcome.at().map(|t| t.as_millis()), Some(32_000));
+
+    let (s, r) = one("job-sidecar-legacy.yaml", None);
+    let job = r.job.as_ref().unwrap();
+    assert_eq!(job.figures.outcome.name(), "Running");
+    let text = podsim::report::job::text(&s.run.pod, job);
+    assert!(
+        text.ends_with(
+            "job still Running: \"logshipper\" never exits, so the Pod stays Running (R46): give it a `run` \
+             (how long its work takes; podsim.dev/logshipper.run on a manifest), or, if it is a helper such as \
+             a log shipper or a proxy, make it a native sidecar (kind = \"sidecar\", an initContainers entry \
+             with restartPolicy: Always)\n"
+        ),
+        "{text}"
+    );
 }
 
 /// The liveness-probe task's exec example, as the website publishes it:

@@ -83,10 +83,11 @@ pub fn briefly(argv: &[String]) -> String {
 }
 
 /// Commands that take no time worth simulating and, as podsim reads them,
-/// succeed: what a script runs between its sleeps.
-const INSTANT: [&str; 14] = [
+/// succeed: what a script runs between its sleeps, or a container runs
+/// alone (`rev /input/data.txt`, the website's Indexed Job's worker).
+const INSTANT: [&str; 15] = [
     "echo", "printf", "date", "touch", "rm", "cat", "true", ":", "mkdir", "cp", "ls", "env", "hostname",
-    "pwd",
+    "pwd", "rev",
 ];
 
 /// How a process that runs only plain commands and `sleep`s ends: `code`
@@ -98,16 +99,28 @@ pub struct ScriptedExit {
 }
 
 /// How the first process of `argv` ends, if its command line says so
-/// plainly: a bare `sleep N`, or a shell script of commands from `INSTANT`,
+/// plainly: a bare `sleep N` or `INSTANT` program (`:` is the shell's
+/// alone), or a shell script of commands from `INSTANT`,
 /// `sleep`s with literal durations and an `exit K`, joined by `;`, `&&` or
-/// new lines (`echo "Hello world!" && sleep 5 && exit 42`). Anything else —
-/// a loop, a pipe, a substitution, `||`, a background job, `sleep
-/// infinity`, a program podsim does not know — may run for ever: `None`.
+/// new lines (`echo "Hello world!" && sleep 5 && exit 42`). A variable or
+/// a substitution of an `INSTANT` command may stand in an argument
+/// (`touch /data/${MY_POD_NAME} && echo $(date) >> /data/${MY_POD_NAME}`):
+/// neither makes a plain command wait, and in a `sleep`'s or an `exit`'s
+/// argument or as the program it is no literal, so the run is unknown.
+/// Anything else — a loop, a pipe, another substitution, `||`, a
+/// background job, `sleep infinity`, a program podsim does not know — may
+/// run for ever: `None`.
 pub fn scripted_exit(argv: &[String]) -> Option<ScriptedExit> {
     let Some(script) = shell_script(argv) else {
         return match argv.split_first() {
             Some((program, args)) if base_name(program) == "sleep" => {
                 sleeps(args.iter().map(String::as_str)).map(|run| ScriptedExit { run, code: 0 })
+            }
+            Some((program, _)) if base_name(program) != ":" && INSTANT.contains(&base_name(program)) => {
+                Some(ScriptedExit {
+                    run: SimDuration::ZERO,
+                    code: 0,
+                })
             }
             _ => None,
         };
@@ -141,10 +154,19 @@ fn commands(script: &str) -> Option<Vec<Vec<&str>>> {
             c if c.is_whitespace() && c != '\n' => {}
             ';' | '\n' => commands.push(Vec::new()),
             '&' if chars.next_if(|&(_, c)| c == '&').is_some() => commands.push(Vec::new()),
-            '|' | '&' | '(' | ')' | '`' | '$' | '{' | '}' | '\\' => return None,
+            '$' | '`' => {
+                let end = at + expansion(&script[at..])?;
+                commands.last_mut()?.push(&script[at..end]);
+                while chars.next_if(|&(i, _)| i < end).is_some() {}
+            }
+            '|' | '&' | '(' | ')' | '{' | '}' | '\\' => return None,
             '"' | '\'' => {
                 let end = script[at + 1..].find(c)? + at + 1;
-                commands.last_mut()?.push(&script[at + 1..end]);
+                let quoted = &script[at + 1..end];
+                if c == '"' && !plain_within_quotes(quoted) {
+                    return None;
+                }
+                commands.last_mut()?.push(quoted);
                 while chars.next_if(|&(i, _)| i <= end).is_some() {}
             }
             _ => {
@@ -161,6 +183,64 @@ fn commands(script: &str) -> Option<Vec<Vec<&str>>> {
     ];
     let has_loop = commands.iter().flatten().any(|w| loops.contains(w));
     (!has_loop).then_some(commands)
+}
+
+/// The length of the expansion that opens `text` (at a `$` or a
+/// backquote), if it cannot make a plain command wait: a variable (`$HOME`,
+/// `${MY_POD_NAME}`, `$1`, `$?`) or a substitution whose commands are all
+/// `INSTANT` (`$(date)`, `` `hostname` ``). What it expands to is kept as
+/// one word starting with `$` or a backquote, which no program name,
+/// `sleep` duration or `exit` code reads as its own.
+fn expansion(text: &str) -> Option<usize> {
+    let instant = |inner: &str| {
+        commands(inner).is_some_and(|commands| {
+            commands
+                .iter()
+                .filter_map(|c| c.first())
+                .all(|program| INSTANT.contains(&base_name(program)))
+        })
+    };
+    let rest = &text[1..];
+    if text.starts_with('`') {
+        let end = rest.find('`')?;
+        return instant(&rest[..end]).then_some(end + 2);
+    }
+    if let Some(inner) = rest.strip_prefix('(') {
+        // `$((` is arithmetic; a nested `(` is left alone.
+        let end = inner.find(['(', ')'])?;
+        let closed = inner[end..].starts_with(')');
+        return (closed && instant(&inner[..end])).then_some(end + 3);
+    }
+    if let Some(inner) = rest.strip_prefix('{') {
+        let end = inner.find('}')?;
+        return is_name(&inner[..end]).then_some(end + 3);
+    }
+    let name = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    match rest[name..].chars().next() {
+        _ if name > 0 => Some(name + 1),
+        Some(special) if "@*#?$!-".contains(special) => Some(2),
+        _ => None,
+    }
+}
+
+/// A shell variable's name (`MY_POD_NAME`, `1`).
+fn is_name(word: &str) -> bool {
+    !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether a double-quoted string expands only what `expansion` takes:
+/// inside double quotes a shell still runs `$(...)` and backquotes.
+fn plain_within_quotes(quoted: &str) -> bool {
+    let mut at = 0;
+    while let Some(n) = quoted[at..].find(['$', '`']) {
+        match expansion(&quoted[at + n..]) {
+            Some(len) => at += n + len,
+            None => return false,
+        }
+    }
+    true
 }
 
 /// The time `sleep ARGS` sleeps: the sum of its arguments, each a number
@@ -298,6 +378,9 @@ mod tests {
             Some((121_500, 0))
         );
         assert_eq!(exits(&["sleep", "3600"]), Some((3_600_000, 0)));
+        // kubernetes/website `application/job/indexed-job.yaml`'s worker.
+        assert_eq!(exits(&["rev", "/input/data.txt"]), Some((0, 0)));
+        assert_eq!(exits(&["/bin/echo", "hello"]), Some((0, 0)));
         assert_eq!(exits(&["sleep", "1h", "30"]), Some((3_630_000, 0)));
         assert_eq!(exits(&["sh", "-c", "exit"]), Some((0, 0)));
         // `exit` ends the script: what follows never runs.
@@ -307,6 +390,53 @@ mod tests {
         );
     }
 
+    /// GoogleCloudPlatform/gcs-fuse-csi-driver `examples/batch-job/job.yaml`:
+    /// a variable or a `$(date)` in a plain command's arguments makes it no
+    /// slower (POSIX.1-2017 2.6.2, 2.6.3: expansions replace the word; only
+    /// the substituted command runs).
+    #[test]
+    fn a_variable_or_a_plain_substitution_in_an_argument_keeps_the_script_plain() {
+        assert_eq!(
+            exits(&[
+                "/bin/sh",
+                "-c",
+                "touch /data/${MY_POD_NAME} && echo $(date) >> /data/${MY_POD_NAME} && sleep 10",
+            ]),
+            Some((10_000, 0))
+        );
+        assert_eq!(
+            exits(&["/bin/sh", "-c", "sleep 10 && cat /data/${MY_POD_NAME}"]),
+            Some((10_000, 0))
+        );
+        assert_eq!(
+            exits(&["sh", "-c", "echo \"$HOSTNAME at `date +%s`: $1 $?\"; exit 2"]),
+            Some((0, 2))
+        );
+    }
+
+    /// What an expansion could make wait, or where it stands for a number
+    /// podsim must read, leaves the run unknown.
+    #[test]
+    fn a_substitution_that_may_wait_or_a_variable_podsim_must_read_has_no_end_to_read() {
+        for script in [
+            "sleep $DELAY",
+            "sleep ${DELAY}",
+            "sleep \"$DELAY\"",
+            "exit $CODE",
+            "$CMD --serve",
+            "${CMD}",
+            "echo $(curl -s http://config)",
+            "echo \"$(sleep 100)\"",
+            "echo `wget x`",
+            "echo $((1 + 2))",
+            "echo ${X:-$(serve)}",
+            "echo $(for i in 1 2; do date; done)",
+            "echo $",
+        ] {
+            assert_eq!(exits(&["sh", "-c", script]), None, "{script}");
+        }
+    }
+
     #[test]
     fn a_loop_a_pipe_a_server_or_an_endless_sleep_has_no_end_to_read() {
         for words in [
@@ -314,6 +444,8 @@ mod tests {
             &["sh", "-c", "sleep infinity"],
             &["sleep", "infinity"],
             &["sleep"],
+            // `:` is a shell builtin, no program the runtime can start.
+            &[":"],
             &["sh", "-c", "tail -F /var/log/app.log"],
             &["sh", "-c", "cat /config/app.conf | grep x"],
             &["sh", "-c", "sleep $DELAY"],

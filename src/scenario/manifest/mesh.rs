@@ -10,6 +10,12 @@
 //! nothing certain (Istio's `proxyv2` also runs its gateways, and a
 //! registry mirror renames it). A container of that name without the
 //! annotation was not put there by the injector, and is left as written.
+//!
+//! The other way round, a Pod that asks an admission webhook for its
+//! containers (`dapr.io/enabled: "true"`) and has none of them yet is a
+//! manifest as written, not the Pod the kubelet will run: podsim says so,
+//! since the containers it lacks (an init container before every other, a
+//! sidecar the app talks through) move every figure.
 
 use std::collections::BTreeMap;
 
@@ -59,12 +65,103 @@ pub fn injected_proxies(
         .collect()
 }
 
+/// An admission webhook that adds containers to a Pod as it is created,
+/// when an annotation of the Pod asks for them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Injector {
+    /// Whose webhook, as its users call it.
+    pub project: &'static str,
+    /// The annotation that asks for the injection ...
+    pub annotation: &'static str,
+    /// ... with this value.
+    pub value: &'static str,
+    /// The containers it adds, by the names it gives them.
+    pub containers: &'static [&'static str],
+    /// The command that writes the injected manifest, where the project has one.
+    pub command: Option<&'static str>,
+}
+
+/// The webhooks podsim knows, each from its project's documentation:
+/// Istio's sidecar injector (the `sidecar.istio.io/inject` annotation,
+/// also read as a label), Linkerd's proxy injector, the Vault Agent
+/// injector (`vault-agent-init` before every other container, then
+/// `vault-agent`), Dapr's sidecar injector and GKE's Cloud Storage FUSE
+/// CSI driver's webhook (docs/known-issues.md, docs/sidecar-manual-injection.md).
+const INJECTORS: [Injector; 5] = [
+    Injector {
+        project: "Istio",
+        annotation: "sidecar.istio.io/inject",
+        value: "true",
+        containers: &["istio-proxy"],
+        command: Some("istioctl kube-inject -f FILE"),
+    },
+    Injector {
+        project: "Linkerd",
+        annotation: "linkerd.io/inject",
+        value: "enabled",
+        containers: &["linkerd-proxy"],
+        command: Some("linkerd inject FILE"),
+    },
+    Injector {
+        project: "Vault",
+        annotation: "vault.hashicorp.com/agent-inject",
+        value: "true",
+        containers: &["vault-agent-init", "vault-agent"],
+        command: None,
+    },
+    Injector {
+        project: "Dapr",
+        annotation: "dapr.io/enabled",
+        value: "true",
+        containers: &["daprd"],
+        command: None,
+    },
+    Injector {
+        project: "GKE's Cloud Storage FUSE CSI driver",
+        annotation: "gke-gcsfuse/volumes",
+        value: "true",
+        containers: &["gke-gcsfuse-sidecar"],
+        command: None,
+    },
+];
+
+/// The injections the Pod's annotations ask for whose containers are none
+/// of `names`: the webhook has not run on this manifest yet.
+pub fn not_injected(annotations: Option<&BTreeMap<String, String>>, names: &[&str]) -> Vec<Injector> {
+    let Some(annotations) = annotations else {
+        return Vec::new();
+    };
+    INJECTORS
+        .iter()
+        .filter(|i| annotations.get(i.annotation).is_some_and(|v| v == i.value))
+        .filter(|i| !i.containers.iter().any(|c| names.contains(c)))
+        .copied()
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn annotated(keys: &[&str]) -> BTreeMap<String, String> {
         keys.iter().map(|k| (k.to_string(), "x".to_string())).collect()
+    }
+
+    #[test]
+    fn an_injection_asked_for_and_not_yet_done_is_found() {
+        let dapr = annotated(&["dapr.io/enabled"]);
+        // The value must be the one that asks (`"false"` does not).
+        assert!(not_injected(Some(&dapr), &["app"]).is_empty());
+        let mut dapr = dapr;
+        dapr.insert("dapr.io/enabled".into(), "true".into());
+        assert_eq!(not_injected(Some(&dapr), &["app"]), [INJECTORS[3]]);
+        // Injected already: `kubectl get pod -o yaml` of the running Pod.
+        assert!(not_injected(Some(&dapr), &["app", "daprd"]).is_empty());
+        let mut vault = BTreeMap::new();
+        vault.insert("vault.hashicorp.com/agent-inject".to_string(), "true".to_string());
+        assert!(not_injected(Some(&vault), &["vault-agent-init", "app"]).is_empty());
+        assert_eq!(not_injected(Some(&vault), &["app"]), [INJECTORS[2]]);
+        assert!(not_injected(None, &["app"]).is_empty());
     }
 
     #[test]

@@ -32,6 +32,7 @@ mod tests;
 use std::path::Path;
 
 pub use kind::WorkloadKind;
+pub use mesh::Injector;
 pub use timings::{PREFIX, Setting, Source, Timings};
 pub use yaml::Syntax;
 
@@ -255,6 +256,16 @@ const PROJECTS: [(&str, &str); 4] = [
     ("kubeflow.org", "Kubeflow"),
 ];
 
+/// Whether a custom resource's Pods run to completion, as a Job's do:
+/// Argo's workflows, Tekton's runs, Kubeflow's and Ray's jobs, by their
+/// kinds' names (`Workflow`, `CronWorkflow`, `TaskRun`, `PyTorchJob`), so
+/// that the advice is not a Deployment, whose Pods restart when they end.
+fn runs_to_completion(kind: &str) -> bool {
+    ["Job", "Run", "Workflow", "WorkflowTemplate", "Task", "Pipeline"]
+        .iter()
+        .any(|end| kind.ends_with(end))
+}
+
 fn classify(stream: &Stream, object: &Found, single: bool) -> Class {
     let doc = object.doc;
     let names = WorkloadKind::names();
@@ -286,11 +297,15 @@ fn classify(stream: &Stream, object: &Found, single: bool) -> Class {
         if !holds_containers && !single {
             return Class::Skipped(what);
         }
+        let like = match runs_to_completion(kind) {
+            true => "a Job: its Pods run to completion",
+            false => "a Deployment, say",
+        };
         return Class::Refused(stream.error(
             kind_at,
             format!(
                 "{what} is a custom resource, which podsim does not read; podsim reads {}: \
-                 write its Pod template as one of them (a Deployment, say) to simulate it",
+                 write its Pod template as one of them ({like}) to simulate it",
                 names.join(", ")
             ),
         ));

@@ -19,7 +19,7 @@ use container::CommandLine;
 
 use super::handler::Handler;
 use super::kind::{Policies, WorkloadKind};
-use super::mesh::injected_proxies;
+use super::mesh::{injected_proxies, not_injected};
 use super::service;
 use super::timings::{Setting, Source, Timings};
 use super::yaml::{Document, Stream, dotted};
@@ -169,6 +169,12 @@ impl Mapper<'_> {
                 notices.push(self.notice_at(self.name_offset(&entries[i]), problem));
             }
         }
+        for injector in not_injected(annotations, &names) {
+            let at = self
+                .doc
+                .offset(&self.full(&["metadata", "annotations", injector.annotation]));
+            notices.push(self.notice_at(at, Problem::NotInjected(Box::new(injector))));
+        }
         // Before the settings too, so that a drain or run they set wins.
         let lines = self.command_lines(&entries, &mut containers);
         let pod = PodSpec {
@@ -227,8 +233,13 @@ impl Mapper<'_> {
         let mut first = None;
         for (i, entry) in entries.iter().enumerate() {
             // A startup or liveness probe's kill runs the preStop hook and
-            // the drain too (R31), of this container only.
-            let stops = shuts_down || may_be_killed_by_probe(&run.pod.containers[i]);
+            // the drain too (R31), of this container only; the apps' own
+            // end stops the sidecars alone (R44).
+            let stopped_by_kubelet = match entry.kind {
+                ContainerKind::Sidecar => shuts_down,
+                _ => deleted,
+            };
+            let stops = stopped_by_kubelet || may_be_killed_by_probe(&run.pod.containers[i]);
             let (no_boot, no_drain) = self.timing_notices(entry, &hooks[i], &set[i], stops, notices)?;
             let CommandLine { deaf, scripted } = &lines[i];
             // Its drain was read off the command line, not assumed.

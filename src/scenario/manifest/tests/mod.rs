@@ -285,6 +285,20 @@ fn custom_resources_are_named_with_their_api_version_and_what_is_read() {
              simulate it"
         )
     );
+    // Argo's hello-world Workflow (argoproj/argo-workflows
+    // examples/hello-world.yaml): its step runs to completion, as a Job's
+    // Pod does; a Deployment would restart it.
+    let workflow = "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata:\n  generateName: hello-world-\n\
+                    spec:\n  entrypoint: whalesay\n  templates:\n  - name: whalesay\n    container:\n      \
+                    image: docker/whalesay:latest\n      command: [cowsay]\n";
+    assert_eq!(
+        error(workflow),
+        format!(
+            "pod.yaml:2:7: Argo Workflow (argoproj.io/v1alpha1) is a custom resource, which podsim does not \
+             read; podsim reads {KINDS}: write its Pod template as one of them (a Job: its Pods run to \
+             completion) to simulate it"
+        )
+    );
     // One that holds no containers, beside a workload, is only skipped.
     let monitor = "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: m\n";
     let s = scenario(&format!("{monitor}---\n{POD}"));
