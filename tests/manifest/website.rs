@@ -342,3 +342,29 @@ fn the_watcher_sidecar_restarts_every_container_in_place_on_exit_88() {
     assert_eq!((r.metrics.restarts, r.metrics.sigkilled), (6, 2));
     assert_eq!(r.metrics.phase, PodPhase::Running);
 }
+
+/// The Windows guide's IIS Pod, as published: podsim runs it, as a Linux
+/// node would, and says at its `nodeSelector` (line 23 of the fixture,
+/// column 7) that a Windows container stops another way (kubernetes.io,
+/// Windows containers in Kubernetes: CTRL_SHUTDOWN_EVENT, then the image's
+/// own timeout, not the grace period).
+#[test]
+fn a_pod_for_a_windows_node_is_run_and_told_it_stops_another_way() {
+    let (s, r) = one("windows-simple-pod.yaml", None);
+    assert_eq!(kinds(&s), [("iis", ContainerKind::App)]);
+    let windows: Vec<String> = s
+        .notices
+        .iter()
+        .map(|n| n.to_string())
+        .filter(|n| n.contains("kubernetes.io/os"))
+        .collect();
+    assert_eq!(windows.len(), 1, "{:?}", s.notices);
+    assert!(
+        windows[0].contains("windows-simple-pod.yaml:23:7: spec.nodeSelector kubernetes.io/os: windows:"),
+        "{}",
+        windows[0]
+    );
+    assert!(windows[0].contains("CTRL_SHUTDOWN_EVENT"), "{}", windows[0]);
+    // Nothing else changes: the one app boots in the assumed 1 s and is Ready.
+    assert_eq!(r.metrics.ready_ms, Some(1000));
+}

@@ -15,9 +15,9 @@ use k8s_openapi::api::batch::v1::{
     CronJobSpec, JobSpec, JobTemplateSpec, PodFailurePolicy, PodFailurePolicyRule,
 };
 use k8s_openapi::api::core::v1::{
-    Container, ContainerPort, ContainerRestartRule, EnvVar, ExecAction, GRPCAction, HTTPGetAction, Lifecycle,
-    LifecycleHandler, Pod, PodSpec, PodTemplateSpec, Probe, ReplicationControllerSpec, ResourceRequirements,
-    ServicePort, ServiceSpec, SleepAction, TCPSocketAction,
+    Container, ContainerPort, ContainerRestartRule, EnvVar, EphemeralContainer, ExecAction, GRPCAction,
+    HTTPGetAction, Lifecycle, LifecycleHandler, Pod, PodSpec, PodTemplateSpec, Probe,
+    ReplicationControllerSpec, ResourceRequirements, ServicePort, ServiceSpec, SleepAction, TCPSocketAction,
 };
 use k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -39,6 +39,7 @@ pub(super) fn known_fields(kind: &str, parents: &[&str]) -> Option<&'static [&'s
         ("template", _) => names::<PodTemplateSpec>(),
         ("jobTemplate", _) => names::<JobTemplateSpec>(),
         ("containers" | "initContainers", _) => names::<Container>(),
+        ("ephemeralContainers", _) => names::<EphemeralContainer>(),
         ("livenessProbe" | "readinessProbe" | "startupProbe", _) => names::<Probe>(),
         ("lifecycle", _) => names::<Lifecycle>(),
         ("preStop" | "postStart", _) => names::<LifecycleHandler>(),

@@ -24,6 +24,7 @@ mod mesh;
 mod pod;
 mod service;
 mod timings;
+mod unsimulated;
 mod yaml;
 
 #[cfg(test)]

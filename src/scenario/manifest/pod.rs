@@ -22,6 +22,7 @@ use super::kind::{Policies, WorkloadKind};
 use super::mesh::{injected_proxies, not_injected};
 use super::service;
 use super::timings::{Setting, Source, Timings};
+use super::unsimulated::left_out;
 use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
 use crate::model::service::{OnSigterm, serving_app};
@@ -174,6 +175,10 @@ impl Mapper<'_> {
                 .doc
                 .offset(&self.full(&["metadata", "annotations", injector.annotation]));
             notices.push(self.notice_at(at, Problem::NotInjected(Box::new(injector))));
+        }
+        for left in left_out(spec) {
+            let at = self.doc.offset(&self.full(left.path));
+            notices.push(self.notice_at(at, Problem::Message(left.message)));
         }
         // Before the settings too, so that a drain or run they set wins.
         let lines = self.command_lines(&entries, &mut containers);
