@@ -126,6 +126,11 @@ fn unknown_fields_are_refused_like_kubectl_does() {
         "restartPolicy: Always\n    startupProbe:\n      periodSecond: 1\n      exec: {command: [\"true\"]}",
     ));
     assert!(e.contains("did you mean \"periodSeconds\"?"), "{e}");
+    // An ephemeral container's fields are its API type's (`kubectl debug`).
+    let e = error(&format!(
+        "{POD}  ephemeralContainers:\n  - name: debugger\n    image: busybox\n    targetContainername: web\n"
+    ));
+    assert!(e.contains("did you mean \"targetContainerName\"?"), "{e}");
     // Nothing close: no guess, only where to look.
     let e = error(&POD.replace("restartPolicy: Always", "restartPolicy: Always\n    colour: blue"));
     assert!(
