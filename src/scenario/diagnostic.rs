@@ -64,8 +64,10 @@ pub enum Problem {
     /// A manifest's Pod never shuts down (no deletion, and its apps do not
     /// finish by themselves), so drains and preStop hooks never run.
     NeverDeleted {
-        /// A Job's Pod, which could also finish by its apps' `run`.
-        job: bool,
+        /// A Job's Pod, which could also finish by its apps' `run`: the
+        /// apps that never exit by themselves (empty for any other Pod,
+        /// or where every app exits but one is restarted for ever).
+        job: Option<Vec<String>>,
     },
     /// A Deployment behind a Service whose Pods nothing disrupts: no
     /// request can fail by a Pod's going away.
@@ -159,10 +161,23 @@ impl Problem {
             Problem::NeverDeleted { job } => Some(format!(
                 "the Pod is never deleted{}; add podsim.dev/stop_after_ready (or [pod] stop_after_ready in \
                  {file}) to see shutdown",
-                if *job {
-                    " and its apps never finish (give each a podsim.dev/<container>.run to see the Job complete)"
-                } else {
-                    ""
+                match job.as_deref() {
+                    None => String::new(),
+                    Some([]) =>
+                        " and its apps never finish (give each a podsim.dev/<container>.run to see the \
+                                 Job complete)"
+                            .to_string(),
+                    Some(apps) => {
+                        let names: Vec<String> = apps.iter().map(|a| format!("\"{a}\"")).collect();
+                        let runs: Vec<String> = apps.iter().map(|a| format!("podsim.dev/{a}.run")).collect();
+                        format!(
+                            " and its {} {} never {} (annotate {} to see the Job complete)",
+                            if apps.len() == 1 { "app" } else { "apps" },
+                            names.join(", "),
+                            if apps.len() == 1 { "exits" } else { "exit" },
+                            runs.join(", ")
+                        )
+                    }
                 }
             )),
             Problem::NeverDisrupted => Some(format!(

@@ -14,7 +14,7 @@ fn run(file: &str) -> (Scenario, RunReport) {
         .join(file);
     let scenario = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scenario.workload, Some(WorkloadKind::Pod));
-    let never_deleted = Problem::NeverDeleted { job: false };
+    let never_deleted = Problem::NeverDeleted { job: None };
     let sleeps = Problem::ScriptedExit(Box::new(podsim::scenario::Scripted {
         container: "app".into(),
         command: "/bin/sh -c 'sleep 3600'".into(),

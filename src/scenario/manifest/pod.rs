@@ -312,7 +312,10 @@ impl Mapper<'_> {
             let problem = match run.service {
                 Some(_) => Problem::NeverDisrupted,
                 None => Problem::NeverDeleted {
-                    job: self.kind.completes(),
+                    job: self.kind.completes().then(|| {
+                        let apps = run.pod.containers.iter().filter(|c| c.kind == ContainerKind::App);
+                        apps.filter(|c| c.run.is_none()).map(|c| c.name.clone()).collect()
+                    }),
                 },
             };
             notices.push(self.notice_at(offset, problem));
