@@ -5,29 +5,60 @@
 //! the same scenario, seed and replications (the same `Summary`).
 
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use podsim::model::service::ServiceSimulator;
 use podsim::model::{PodSimulator, RunSpec};
 use podsim::sweep::summary::{STATS, Stats, Summary, Table};
+use rayon::prelude::*;
+
+/// Replications simulated in parallel between two additions to the
+/// summary: enough to keep every core busy, few enough that their metrics
+/// wait in little memory.
+const BLOCK: u64 = 4096;
 
 /// The summary of `replications` runs of `run` (its seed, replications 0
 /// to N-1): a Pod's metrics, or a Service's when it has a `[service]`.
+/// The runs of a block are shared out over the cores (a Service run can
+/// take a second), and their metrics added in replication order, so the
+/// figures do not depend on the thread count.
 pub fn summarise(run: &RunSpec, replications: u64) -> Summary {
     let mut summary = Summary::new(Table::of(run));
-    if run.service.is_some() {
-        let mut simulator = ServiceSimulator::<()>::new(run.clone());
-        for replication in 0..replications {
-            simulator.spec_mut().stream.replication = replication;
-            summary.add_service(&simulator.run());
-        }
-    } else {
-        let mut simulator = PodSimulator::new(run.clone());
-        for replication in 0..replications {
-            simulator.spec_mut().stream.replication = replication;
-            summary.add(&simulator.run());
+    for start in (0..replications).step_by(BLOCK as usize) {
+        let block = start..(start + BLOCK).min(replications);
+        if run.service.is_some() {
+            let metrics = in_order(
+                block,
+                || ServiceSimulator::<()>::new(run.clone()),
+                |s, r| {
+                    s.spec_mut().stream.replication = r;
+                    s.run()
+                },
+            );
+            metrics.iter().for_each(|m| summary.add_service(m));
+        } else {
+            let metrics = in_order(
+                block,
+                || PodSimulator::new(run.clone()),
+                |s, r| {
+                    s.spec_mut().stream.replication = r;
+                    s.run()
+                },
+            );
+            metrics.iter().for_each(|m| summary.add(m));
         }
     }
     summary
+}
+
+/// `run` of each replication of `block` on the cores, each thread on a
+/// simulator of its own from `make`; the results in replication order.
+fn in_order<S, M: Send>(
+    block: Range<u64>,
+    make: impl Fn() -> S + Sync + Send,
+    run: impl Fn(&mut S, u64) -> M + Sync + Send,
+) -> Vec<M> {
+    block.into_par_iter().map_init(make, run).collect()
 }
 
 /// The metrics that are durations (shown in seconds) or counts.
@@ -118,4 +149,45 @@ pub fn json(summary: &mut Summary, seed: u64) -> serde_json::Value {
         object.insert(key.into(), share.into());
     }
     object.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use podsim::scenario::Scenario;
+    use std::path::Path;
+
+    fn scenario(file: &str) -> RunSpec {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(file);
+        Scenario::load(&path).unwrap().run
+    }
+
+    /// The replications run on the cores in blocks, and are added in
+    /// order: the figures are those of one simulator running replication
+    /// 0, 1, … in turn, across a block's edge too.
+    #[test]
+    fn the_distribution_is_that_of_the_replications_run_in_turn() {
+        for (file, n) in [
+            ("mesh-startup.toml", BLOCK + 500),
+            ("service/no-prestop.toml", 40),
+        ] {
+            let run = scenario(file);
+            let mut serial = Summary::new(Table::of(&run));
+            if run.service.is_some() {
+                let mut s = ServiceSimulator::<()>::new(run.clone());
+                for r in 0..n {
+                    s.spec_mut().stream.replication = r;
+                    serial.add_service(&s.run());
+                }
+            } else {
+                let mut s = PodSimulator::new(run.clone());
+                for r in 0..n {
+                    s.spec_mut().stream.replication = r;
+                    serial.add(&s.run());
+                }
+            }
+            let mut parallel = summarise(&run, n);
+            assert_eq!(text(&mut parallel, 0), text(&mut serial, 0), "{file}");
+        }
+    }
 }
