@@ -127,7 +127,9 @@ impl Field {
             Field::AfterReady => {
                 "delete the replica this long after traffic started (every replica Ready on every node)"
             }
-            Field::Delete => "the replica to delete, from 0",
+            Field::Delete => {
+                "the replica to delete, from 0; default 0: a disruption with neither rollout keys nor drain is a kubectl delete"
+            }
             Field::GracePeriod => "kubectl delete --grace-period; default the Pod's",
             Field::Every => {
                 "repeat this often, deleting the next replica (delete + 1, + 2, …) while one is left; default once"
