@@ -122,3 +122,21 @@ fn a_budget_with_neither_field_allows_no_disruption_and_says_so() {
         "{e}"
     );
 }
+
+#[test]
+fn a_budget_in_another_namespace_is_skipped_naming_its_namespace() {
+    // A budget selects Pods of its own namespace only; the Deployment and
+    // the Service have none, so they are in `default`, and the budget in
+    // `shop` guards nothing: the notice says which namespace it looked in.
+    let pdb = PDB.replace("  name: zk-pdb\n", "  name: zk-pdb\n  namespace: shop\n");
+    let s = one(&manifest("", "", &format!("{SERVICE}{pdb}")));
+    assert_eq!(s.run.service.as_deref().unwrap().pdb, None);
+    let n = notices(&s);
+    assert!(
+        n.iter().any(|n| n.ends_with(
+            "skipped PodDisruptionBudget \"zk-pdb\": not a workload; its selector matches no Pod template of \
+             the file behind a Service (in namespace shop)"
+        )),
+        "{n:?}"
+    );
+}
