@@ -122,8 +122,10 @@ impl Inputs {
             [] => Ok(()),
             [one] if self.runs.is_empty() => Err(super::error(one.clone())),
             all => {
+                // `{:#}`, as `main` prints a lone error: a file that cannot be
+                // read keeps its cause (`No such file or directory`).
                 for refused in all {
-                    eprintln!("podsim: error: {}", super::render(refused));
+                    eprintln!("podsim: error: {:#}", super::error(refused.clone()));
                 }
                 Err(anyhow::anyhow!(
                     "{} of {} inputs refused (listed above); {done}",

@@ -67,7 +67,9 @@ pub fn merge(args: &MergeArgs, out: &mut dyn Write) -> Result<()> {
         out,
         "merged {count} shard{}: {} rows ({}) to {}",
         if count == 1 { "" } else { "s" },
-        grouped(manifest.end_run),
+        // Rows, not runs: a run of a grid with replications is that many
+        // rows (a summary's manifest has one row per run).
+        grouped((manifest.end_run - manifest.first_run) * manifest.replications),
         human_bytes(manifest.bytes as f64),
         args.out.display()
     )?;

@@ -8,7 +8,7 @@
 //! competing with them, and at most one rollout, alone, whose fenceposts
 //! the API would accept.
 
-use crate::model::service::{Scaled, ServiceSpec};
+use crate::model::service::{Budget, Scaled, ServiceSpec};
 use crate::model::{Deletion, RunSpec};
 
 use super::key::Field;
@@ -68,6 +68,7 @@ pub fn check_service(run: &RunSpec) -> Result<(), ServiceProblem> {
     }
     check_drains(service)?;
     check_rollouts(service)?;
+    check_budget(service)?;
     for (i, d) in service.disruptions.iter().enumerate() {
         if d.every == Some(crate::engine::SimDuration::ZERO) {
             return problem(
@@ -216,6 +217,38 @@ fn check_rollouts(service: &ServiceSpec) -> Result<(), ServiceProblem> {
         );
     }
     Ok(())
+}
+
+/// What a budget with neither field does (`Budget::Unset`), after its
+/// name, the fields named as the input names them: the API takes such a
+/// budget, and it blocks every drain.
+pub fn neither_budget(min: &str, max: &str) -> String {
+    format!(
+        "sets neither {min} nor {max}: the disruption controller then allows no disruption (expectedCount 0), \
+         so the eviction of every Ready Pod is refused (HTTP 429) and a drain of its node never ends; \
+         write {min} or {max}"
+    )
+}
+
+/// A budget's percentage is at most 100%, on either field, as the API has
+/// it (`IsNotMoreThan100Percent` in `ValidatePodDisruptionBudgetSpec`).
+fn check_budget(service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    let (field, n) = match service.pdb.map(|p| p.budget) {
+        Some(Budget::MinAvailable(n)) => (Field::MinAvailable, n),
+        Some(Budget::MaxUnavailable(n)) => (Field::PdbMaxUnavailable, n),
+        Some(Budget::Unset) | None => return Ok(()),
+    };
+    match n {
+        Scaled::Percent(p) if p > 100 => problem(
+            field,
+            None,
+            format!(
+                "[pdb] {} = \"{p}%\" is above 100%; write \"100%\" at most (the API refuses more)",
+                field.leaf()
+            ),
+        ),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -138,6 +138,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
         .into_iter()
         .map(|n| Diagnostic::whole(origin, n).warning())
         .collect();
+    notices.extend(reader.budget_notice(&service_tables));
     if reader.run.service.as_ref().is_some_and(|s| s.traffic.is_none()) {
         let words = "no client sends the Service requests, so none can fail; add [traffic] rate = 50 \
                      (requests per second) to count them";

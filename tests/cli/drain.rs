@@ -1,5 +1,6 @@
 //! A drain end to end: the bundled scenario through `podsim run`, and the
-//! same with a budget of every replica, worked by hand.
+//! same with a budget of every replica, with a budget of neither field and
+//! with one above 100%, worked by hand.
 //!
 //! `scenarios/service/drain.toml`: three replicas on three nodes, Ready
 //! in every node's rules at 3.056 s (seed 1); node 0 drained 10 s later,
@@ -83,4 +84,52 @@ fn a_drain_grid_summarises_finished_drains_and_counts_the_unfinished() {
     }
     assert_eq!([0, 1].map(|r| cell(r, "p_drain_unfinished")), ["0", "1"]);
     assert!(!header.iter().any(|c| c.starts_with("rollout_ms")), "{header:?}");
+}
+
+#[test]
+fn a_budget_with_neither_field_refuses_the_drain_and_says_why() {
+    // [pdb] with only the policy, as a policy/v1 budget with neither
+    // minAvailable nor maxUnavailable: disruptionsAllowed is 0 (the
+    // disruption controller's expectedCount stays 0), so the eviction is
+    // refused at T0 and every 5 s, as with min_available 3 above: ten 429s
+    // within 60 s. It used to read as min_available 1 and drain in 5.1 s.
+    let dir = TempDir::new();
+    let text = std::fs::read_to_string("scenarios/service/drain.toml")
+        .unwrap()
+        .replace("min_available = 2", "");
+    let path = write(dir.path(), "neither.toml", &text);
+    let out = podsim()
+        .args(["run", "--format", "json", "--horizon", "60s"])
+        .arg(&path)
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains(
+            "neither.toml:26:2: [pdb] sets neither min_available nor max_unavailable: the disruption \
+             controller then allows no disruption"
+        ),
+        "{stderr}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let m = &doc["metrics"];
+    assert_eq!(
+        (&m["drain_ms"], &m["evictions_refused"]),
+        (&serde_json::Value::Null, &10.into())
+    );
+}
+
+#[test]
+fn a_budget_above_100_percent_is_refused_at_its_line() {
+    // IsNotMoreThan100Percent (ValidatePodDisruptionBudgetSpec) on either field.
+    let dir = TempDir::new();
+    let text = std::fs::read_to_string("scenarios/service/drain.toml")
+        .unwrap()
+        .replace("min_available = 2 ", "max_unavailable = \"150%\"");
+    let path = write(dir.path(), "over.toml", &text);
+    podsim().arg("run").arg(&path).assert().code(1).stderr(format!(
+        "podsim: error: {}:27:19: [pdb] max_unavailable = \"150%\" is above 100%; write \"100%\" at most \
+         (the API refuses more)\n",
+        path.display()
+    ));
 }

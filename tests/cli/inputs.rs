@@ -254,3 +254,22 @@ fn input_format_reads_a_file_whatever_its_name() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(lines(&out.stdout)[0]["metrics"]["ready_ms"], 2000);
 }
+
+#[test]
+fn a_missing_file_among_several_inputs_keeps_its_cause() {
+    // Alone, a missing file says why it cannot be read; listed among
+    // refusals it said only "cannot read scenario".
+    let dir = TempDir::new();
+    let good = write(dir.path(), "good.yaml", POD);
+    let missing = dir.path().join("missing.toml");
+    podsim()
+        .arg("run")
+        .args([&good, &missing])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::ends_with(format!(
+            "podsim: error: {}: cannot read scenario: No such file or directory (os error 2)\n\
+             podsim: error: 1 of 2 inputs refused (listed above); the other 1 ran\n",
+            missing.display()
+        )));
+}

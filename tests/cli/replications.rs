@@ -216,14 +216,18 @@ fn csv_and_summary_are_the_same_on_any_threads_and_merged_shards() {
             .assert()
             .success();
     }
-    for (what, whole) in [("csv", &one.0), ("summary", &one.1)] {
+    // The merge counts rows: 26 × 37 = 962 in the CSV, 26 in the summary.
+    for (what, whole, rows) in [("csv", &one.0, 962), ("summary", &one.1, 26)] {
         let merged = dir.path().join(format!("merged-{what}.csv"));
         podsim()
             .arg("merge")
             .arg(&merged)
             .args((0..4).rev().map(|k| part(k, what)))
             .assert()
-            .success();
+            .success()
+            .stdout(predicates::str::starts_with(format!(
+                "merged 4 shards: {rows} rows ("
+            )));
         assert!(&fs::read(&merged).unwrap() == whole, "{what}");
     }
 }

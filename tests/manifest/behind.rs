@@ -36,7 +36,7 @@ ANNOTATIONS    spec:
         - containerPort: 80
 ";
 
-const SERVICE: &str = "---
+pub(super) const SERVICE: &str = "---
 apiVersion: v1
 kind: Service
 metadata:
@@ -48,7 +48,7 @@ spec:
   - port: 80
 ";
 
-const PDB: &str = "---
+pub(super) const PDB: &str = "---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata:
@@ -60,35 +60,35 @@ spec:
       app: nginx
 ";
 
-fn manifest(extra: &str, annotations: &str, rest: &str) -> String {
+pub(super) fn manifest(extra: &str, annotations: &str, rest: &str) -> String {
     let d = DEPLOYMENT
         .replace("EXTRA", extra)
         .replace("ANNOTATIONS", annotations);
     format!("{d}{rest}")
 }
 
-fn all(text: &str) -> Vec<Result<Scenario, String>> {
+pub(super) fn all(text: &str) -> Vec<Result<Scenario, String>> {
     parse_all(text, "app.yaml", Syntax::Yaml, None)
         .into_iter()
         .map(|r| r.map_err(|e| e.to_string()))
         .collect()
 }
 
-fn one(text: &str) -> Scenario {
+pub(super) fn one(text: &str) -> Scenario {
     let mut all = all(text);
     assert_eq!(all.len(), 1);
     all.remove(0).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn error(text: &str) -> String {
+pub(super) fn error(text: &str) -> String {
     one_result(text).expect_err("refused")
 }
 
-fn one_result(text: &str) -> Result<Scenario, String> {
+pub(super) fn one_result(text: &str) -> Result<Scenario, String> {
     all(text).remove(0)
 }
 
-fn notices(s: &Scenario) -> Vec<String> {
+pub(super) fn notices(s: &Scenario) -> Vec<String> {
     s.notices.iter().map(|n| n.to_string()).collect()
 }
 
@@ -366,48 +366,6 @@ fn the_overlay_may_not_contradict_the_manifest_either() {
     assert!(
         e.starts_with("t.toml:2:1: service.replicas contradicts the Deployment's spec.replicas: 2 (9:13)"),
         "{e}"
-    );
-}
-
-#[test]
-fn a_budget_selects_by_expressions_as_a_label_selector_does() {
-    let with = |expression: &str| {
-        let pdb = PDB.replace(
-            "    matchLabels:\n      app: nginx\n",
-            &format!("    matchExpressions:\n    - {expression}\n"),
-        );
-        one(&manifest("", "", &format!("{SERVICE}{pdb}")))
-            .run
-            .service
-            .unwrap()
-            .pdb
-            .is_some()
-    };
-    assert!(with("{key: app, operator: In, values: [web, nginx]}"));
-    assert!(!with("{key: app, operator: NotIn, values: [nginx]}"));
-    assert!(with("{key: tier, operator: DoesNotExist}"));
-    assert!(!with("{key: tier, operator: Exists}"));
-    let pdb = PDB.replace(
-        "    matchLabels:\n      app: nginx\n",
-        "    matchExpressions:\n    - {key: app, operator: in}\n",
-    );
-    let e = error(&manifest("", "", &format!("{SERVICE}{pdb}")));
-    assert!(
-        e.contains("spec.selector.matchExpressions[0].operator: ") && e.contains("\"In\""),
-        "{e}"
-    );
-    // An empty selector selects every Pod of the namespace (policy/v1).
-    let pdb = PDB.replace(
-        "  selector:\n    matchLabels:\n      app: nginx\n",
-        "  selector: {}\n",
-    );
-    assert!(
-        one(&manifest("", "", &format!("{SERVICE}{pdb}")))
-            .run
-            .service
-            .unwrap()
-            .pdb
-            .is_some()
     );
 }
 

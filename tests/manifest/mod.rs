@@ -8,10 +8,13 @@
 //!   Linkerd's injected Pods, the Cloud SQL proxy's Job, a `kubectl get -o
 //!   json` List — read as they are, with what they imply worked out by hand
 //!   from the kubelet rules, through the helpers below;
+//! - `behind`, `budget`: a Deployment behind a Service, and its
+//!   PodDisruptionBudget;
 //! - `hooks`: `lifecycle.postStart` and image-pull annotations (R65–R67);
 //! - `robust`: bad input never panics (proptest).
 
 mod behind;
+mod budget;
 mod ckad;
 mod hooks;
 mod real;

@@ -160,3 +160,48 @@ fn a_budget_that_allows_one_disruption_drains_two_nodes_one_pod_at_a_time() {
     let deleted: Vec<(u32, u64)> = m.deleted.iter().map(|d| (d.replica, d.deleted_ms)).collect();
     assert_eq!(deleted, [(0, 11_000), (1, 16_000)]);
 }
+
+#[test]
+fn a_budget_with_neither_field_refuses_every_eviction_of_a_running_pod() {
+    // Neither minAvailable nor maxUnavailable: getExpectedPodCount leaves
+    // expectedCount 0, and updatePdbStatus then sets disruptionsAllowed to
+    // 0 (kubernetes pkg/controller/disruption/disruption.go at 003e86297d18;
+    // "fail-closed", emqx/emqx-operator#1227). All three healthy, the
+    // eviction is still refused at 11, 16, …, 56 s: ten 429s, as with
+    // min_available 3. A Running, not Ready Pod (the probe above) is kept
+    // too under IfHealthyBudget (desiredHealthy is 0, not above it),
+    // refused at 5, 10, …, 25 s, and evicted at once under AlwaysAllow.
+    let unset = |policy| {
+        Some(Pdb {
+            budget: Budget::Unset,
+            unhealthy_pod_eviction_policy: policy,
+        })
+    };
+    let m = run(
+        web(),
+        spec(T0, drain(0), unset(EvictionPolicy::IfHealthyBudget)),
+        secs(60),
+    );
+    let d = m.drain.unwrap();
+    assert_eq!((d.drain_ms, d.evictions_refused), (None, 10));
+    assert_eq!(d.below_min_available_ms, 0);
+    assert!(m.deleted.is_empty());
+    let mut pod = web();
+    pod.containers[0].probes[ProbeKind::Readiness.index()] = Some(Probe {
+        initial_delay: secs(100),
+        ..Probe::default()
+    });
+    let at = When::At(secs(5));
+    let m = run(
+        pod.clone(),
+        spec(at, drain(0), unset(EvictionPolicy::IfHealthyBudget)),
+        secs(28),
+    );
+    assert_eq!(m.drain.unwrap().evictions_refused, 5);
+    let m = run(
+        pod,
+        spec(at, drain(0), unset(EvictionPolicy::AlwaysAllow)),
+        secs(28),
+    );
+    assert_eq!(m.drain.unwrap().drain_ms, Some(1050));
+}

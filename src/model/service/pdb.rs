@@ -5,6 +5,12 @@
 //! controller), and whether one eviction is allowed now
 //! (`pkg/registry/core/pod/storage/eviction.go`).
 //!
+//! A budget with neither field refuses every eviction of a Running Pod:
+//! `getExpectedPodCount` then leaves expectedCount at 0, and
+//! `updatePdbStatus` makes disruptionsAllowed 0 whenever expectedCount is
+//! not above 0 (`pkg/controller/disruption/disruption.go`, kubernetes
+//! 003e86297d18; "fail-closed", emqx/emqx-operator#1227).
+//!
 //! Invariant: only the Eviction API consults a budget: a `kubectl delete`,
 //! a ReplicaSet's scale-down in a rollout and a crash never do.
 
@@ -17,6 +23,9 @@ pub enum Budget {
     MinAvailable(Scaled),
     /// `spec.maxUnavailable`.
     MaxUnavailable(Scaled),
+    /// Neither field: the API accepts it and has no default for it, and
+    /// the disruption controller allows no disruption (module doc).
+    Unset,
 }
 
 /// `spec.unhealthyPodEvictionPolicy` (KEP-3017, GA 1.31).
@@ -45,10 +54,12 @@ pub struct Pdb {
     pub unhealthy_pod_eviction_policy: EvictionPolicy,
 }
 
+/// A budget as the API stores one with no field written: neither
+/// minAvailable nor maxUnavailable, IfHealthyBudget.
 impl Default for Pdb {
     fn default() -> Self {
         Pdb {
-            budget: Budget::MinAvailable(Scaled::Count(1)),
+            budget: Budget::Unset,
             unhealthy_pod_eviction_policy: EvictionPolicy::IfHealthyBudget,
         }
     }
@@ -71,6 +82,7 @@ impl Pdb {
         match self.budget {
             Budget::MinAvailable(n) => n.of(expected, true),
             Budget::MaxUnavailable(n) => expected.saturating_sub(n.of(expected, true)),
+            Budget::Unset => 0,
         }
     }
 
@@ -80,6 +92,8 @@ impl Pdb {
         let desired = self.desired_healthy(expected);
         match (pod, self.unhealthy_pod_eviction_policy) {
             (Candidate::Exempt, _) | (Candidate::Unhealthy, EvictionPolicy::AlwaysAllow) => true,
+            // expectedCount 0: disruptionsAllowed is 0 whatever is healthy.
+            _ if self.budget == Budget::Unset => false,
             // Not counted as healthy, so nothing to decrement: allowed while the budget is met.
             (Candidate::Unhealthy, EvictionPolicy::IfHealthyBudget) if healthy >= desired && desired > 0 => {
                 true
@@ -129,5 +143,27 @@ mod tests {
         };
         assert!(always.allows(Candidate::Unhealthy, 0, 3));
         assert!(pdb.allows(Candidate::Exempt, 0, 3));
+    }
+
+    #[test]
+    fn a_budget_with_neither_field_refuses_every_running_pod() {
+        // disruption.go: neither field leaves expectedCount 0, so
+        // disruptionsAllowed is 0 (checkAndDecrement answers 429) even with
+        // all 3 of 3 healthy; eviction.go lets an unhealthy Pod go under
+        // IfHealthyBudget only while desiredHealthy > 0, which it is not.
+        let pdb = Pdb::default();
+        assert_eq!(pdb.budget, Budget::Unset);
+        assert_eq!(pdb.desired_healthy(3), 0);
+        assert!(!pdb.allows(Candidate::Healthy, 3, 3));
+        assert!(!pdb.allows(Candidate::Unhealthy, 2, 3));
+        // A Pending or terminating Pod never asks the budget, and
+        // AlwaysAllow lets a Running, not Ready one go before it is asked.
+        assert!(pdb.allows(Candidate::Exempt, 3, 3));
+        let always = Pdb {
+            unhealthy_pod_eviction_policy: EvictionPolicy::AlwaysAllow,
+            ..pdb
+        };
+        assert!(always.allows(Candidate::Unhealthy, 2, 3));
+        assert!(!always.allows(Candidate::Healthy, 3, 3));
     }
 }

@@ -86,7 +86,12 @@ impl Peer {
                     self.namespace
                 )
             }
-            (_, What::Pdb(_)) => "its selector matches no Pod template of the file behind a Service".into(),
+            // The namespace, as for a Service: a budget without one is in
+            // `default`, beside Pods that may be in another.
+            (_, What::Pdb(_)) => format!(
+                "its selector matches no Pod template of the file behind a Service (in namespace {})",
+                self.namespace
+            ),
         })
     }
 }

@@ -18,6 +18,7 @@ use crate::engine::SimDuration;
 use crate::model::service::{EvictionPolicy, Scaled, Strategy};
 use crate::scenario::diagnostic::{Diagnostic, unknown_word};
 use crate::scenario::key::{Field, Value};
+use crate::scenario::service::neither_budget;
 
 /// An `IntOrString` of the API as a count or a percentage: an int of 0 or
 /// more, or a string of digits and `%` (the API refuses "3" and "-1").
@@ -230,6 +231,12 @@ pub(super) fn budget_keys(
                 None => (Field::PdbMaxUnavailable, Field::MinAvailable, &max),
             };
             let n = scaled(v).map_err(|m| r.error(path, m))?;
+            if let Scaled::Percent(p) = n
+                && p > 100
+            {
+                // IsNotMoreThan100Percent, on both fields (ValidatePodDisruptionBudgetSpec).
+                return Err(r.error(path, format!("\"{p}%\" is above 100%; write \"100%\" at most")));
+            }
             keys.push(r.key(field, Some(Value::Scaled(n)), path, Some(n.to_string()), ""));
             keys.push(r.key(other, None, path, Some(n.to_string()), ""));
         }
@@ -239,20 +246,17 @@ pub(super) fn budget_keys(
                     .error(
                         at.doc.offset(&at.at(&["spec"])),
                         format!(
-                            "PodDisruptionBudget \"{name}\" sets neither minAvailable nor maxUnavailable: it allows \
-                             every eviction (desiredHealthy 0)"
+                            "PodDisruptionBudget \"{name}\" {}",
+                            neither_budget("minAvailable", "maxUnavailable")
                         ),
                     )
                     .warning(),
             );
-            keys.push(r.key(
-                Field::MinAvailable,
-                Some(Value::Scaled(Scaled::Count(0))),
-                &min,
-                None,
-                "desiredHealthy 0",
-            ));
-            keys.push(r.key(Field::PdbMaxUnavailable, None, &max, None, "desiredHealthy 0"));
+            // No value: the budget stays `Budget::Unset` (the policy's key
+            // makes it), and an annotation of either field contradicts it.
+            let unset = "no budget: no disruption allowed";
+            keys.push(r.key(Field::MinAvailable, None, &min, None, unset));
+            keys.push(r.key(Field::PdbMaxUnavailable, None, &max, None, unset));
         }
     }
     let policy = ["spec", "unhealthyPodEvictionPolicy"];

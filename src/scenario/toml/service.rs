@@ -14,6 +14,7 @@ use super::{Reader, Spot};
 use crate::scenario::diagnostic::Diagnostic;
 use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::check_spec;
+use crate::scenario::service::neither_budget;
 
 /// A rollout's table of new container timings, inside a disruption.
 const TEMPLATE: &str = "template";
@@ -86,6 +87,11 @@ impl Reader<'_> {
                              (the API refuses both); drop one",
                         ));
                     }
+                    if scope == Scope::Pdb {
+                        // Written, even empty: a budget (with neither field, `Budget::Unset`).
+                        let service = self.run.service.get_or_insert_with(Default::default);
+                        service.pdb.get_or_insert_with(Default::default);
+                    }
                     if scope == Scope::Traffic {
                         let service = self.run.service.get_or_insert_with(Default::default);
                         service.traffic.get_or_insert_with(Default::default);
@@ -110,6 +116,26 @@ impl Reader<'_> {
             return Err(self.error(span, p.message));
         }
         Ok(())
+    }
+
+    /// The notice for a `[pdb]` with neither min_available nor
+    /// max_unavailable, which the API takes and which blocks every drain.
+    pub(super) fn budget_notice(
+        &self,
+        tables: &[(Scope, &Spanned<toml::de::DeString>, &Spanned<DeValue>)],
+    ) -> Option<Diagnostic> {
+        let (_, key, value) = tables.iter().find(|(s, _, _)| *s == Scope::Pdb)?;
+        let DeValue::Table(table) = value.get_ref() else {
+            return None;
+        };
+        if [Field::MinAvailable, Field::PdbMaxUnavailable]
+            .iter()
+            .any(|f| table.get(f.leaf()).is_some())
+        {
+            return None;
+        }
+        let message = neither_budget(Field::MinAvailable.leaf(), Field::PdbMaxUnavailable.leaf());
+        Some(self.error(key.span(), format!("[pdb] {message}")).warning())
     }
 
     /// One `[[disruptions]]` entry: a delete's keys or a rollout's, and a

@@ -127,7 +127,9 @@ impl Field {
             Field::AfterReady => {
                 "delete the replica this long after traffic started (every replica Ready on every node)"
             }
-            Field::Delete => "the replica to delete, from 0",
+            Field::Delete => {
+                "the replica to delete, from 0; default 0: a disruption with neither rollout keys nor drain is a kubectl delete"
+            }
             Field::GracePeriod => "kubectl delete --grace-period; default the Pod's",
             Field::Every => {
                 "repeat this often, deleting the next replica (delete + 1, + 2, …) while one is left; default once"
@@ -146,10 +148,11 @@ impl Field {
                 "makes the disruption a kubectl drain of this node, from 0: cordon, evict every Pod on it, 429 → retry in 5s"
             }
             Field::MinAvailable => {
-                "Pods that must stay healthy for an eviction, a count or a percentage of replicas rounded up"
+                "Pods that must stay healthy for an eviction, a count or a percentage of replicas rounded up (at most 100%); \
+                 a `[pdb]` with neither this nor max_unavailable allows no eviction of a Ready Pod"
             }
             Field::PdbMaxUnavailable => {
-                "Pods that may be unhealthy for an eviction, a count or a percentage rounded up (instead of min_available)"
+                "Pods that may be unhealthy for an eviction, a count or a percentage rounded up, at most 100% (instead of min_available)"
             }
             Field::UnhealthyPodEvictionPolicy => {
                 "IfHealthyBudget (default): a Running, not Ready Pod is evicted only while the budget is met; AlwaysAllow: always"
