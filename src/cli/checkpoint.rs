@@ -158,8 +158,14 @@ impl CheckpointArgs {
         if self.resume
             && let Some(rows) = finished(csv, outputs)
         {
-            // Leftovers of the same sweep, if a crash came after the renames.
+            // Leftovers: of the same sweep, if a crash came after the
+            // renames; or of a `--force --checkpoint` run of it over the
+            // finished CSV, stopped early: the CSV holds what it would
+            // have written, byte for byte (the same grid, runs and shard).
             let _ = fs::remove_file(checkpoint_path(csv));
+            for part in [Some(csv), outputs.summary].into_iter().flatten() {
+                let _ = fs::remove_file(partial_path(part));
+            }
             return Ok(Plan::Finished(rows));
         }
         if self.resume && csv.exists() {

@@ -326,6 +326,13 @@ fn resume_starts_afresh_without_a_checkpoint_and_leaves_a_finished_csv_alone() {
         )));
     assert!(finished(&out) == whole);
     let modified = fs::metadata(&out).unwrap().modified().unwrap();
+    // What a `--force --checkpoint` run of the same sweep over it, stopped
+    // early, leaves beside it: taken away, since the CSV is what it would
+    // have written.
+    let partial = dir.path().join("r.csv.partial");
+    let checkpoint = dir.path().join("r.csv.checkpoint.json");
+    fs::write(&partial, "run,\n").unwrap();
+    fs::write(&checkpoint, "{}").unwrap();
     podsim()
         .args(&resume)
         .assert()
@@ -340,6 +347,7 @@ fn resume_starts_afresh_without_a_checkpoint_and_leaves_a_finished_csv_alone() {
             }
         )));
     assert_eq!(fs::metadata(&out).unwrap().modified().unwrap(), modified);
+    assert!(!partial.exists() && !checkpoint.exists());
     // The finished CSV of another sweep is not taken for this one's.
     let more = [&resume[..], &["--replications".into(), "3".into()]].concat();
     podsim()
