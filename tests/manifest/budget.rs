@@ -14,12 +14,7 @@ fn a_budget_selects_by_expressions_as_a_label_selector_does() {
             "    matchLabels:\n      app: nginx\n",
             &format!("    matchExpressions:\n    - {expression}\n"),
         );
-        one(&manifest("", "", &format!("{SERVICE}{pdb}")))
-            .run
-            .service
-            .unwrap()
-            .pdb
-            .is_some()
+        selects(&pdb)
     };
     assert!(with("{key: app, operator: In, values: [web, nginx]}"));
     assert!(!with("{key: app, operator: NotIn, values: [nginx]}"));
@@ -39,14 +34,13 @@ fn a_budget_selects_by_expressions_as_a_label_selector_does() {
         "  selector:\n    matchLabels:\n      app: nginx\n",
         "  selector: {}\n",
     );
-    assert!(
-        one(&manifest("", "", &format!("{SERVICE}{pdb}")))
-            .run
-            .service
-            .unwrap()
-            .pdb
-            .is_some()
-    );
+    assert!(selects(&pdb));
+}
+
+/// Whether the Deployment behind the Service is under the budget `pdb`.
+fn selects(pdb: &str) -> bool {
+    let s = one(&manifest("", "", &format!("{SERVICE}{pdb}")));
+    s.run.service.unwrap().pdb.is_some()
 }
 
 #[test]
