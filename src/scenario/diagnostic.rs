@@ -64,9 +64,9 @@ pub enum Problem {
     /// A manifest's Pod never shuts down (no deletion, and its apps do not
     /// finish by themselves), so drains and preStop hooks never run.
     NeverDeleted {
-        /// A Job's Pod, which could also finish by its apps' `run`: the
-        /// apps that never exit by themselves (empty for any other Pod,
-        /// or where every app exits but one is restarted for ever).
+        /// For a Job's Pod, which could also finish by its apps' `run`:
+        /// the apps that never exit by themselves (empty where every app
+        /// exits but one is restarted for ever); `None` for any other Pod.
         job: Option<Vec<String>>,
     },
     /// A Deployment behind a Service whose Pods nothing disrupts: no
