@@ -16,7 +16,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::Scenario;
 use super::diagnostic::{Diagnostic, Problem};
-use super::key::{Field, Group, Key, Scope, Value};
+use super::key::{Field, Group, Key, Scope, Value, path};
 use super::rules::{Format, Rule, SpecProblem, check_spec, version_notices};
 
 mod actions;
@@ -32,18 +32,8 @@ const RESTART_RULES: &str = "restart_policy_rules";
 use crate::engine::SimDuration;
 use crate::model::{ContainerKind, ContainerSpec, PodSpec, RunSpec};
 
-/// Keys of the top level that are not settings.
-const STRUCTURE: [&str; 9] = [
-    "name",
-    "pod",
-    "containers",
-    "job",
-    "service",
-    "traffic",
-    "app",
-    "disruptions",
-    "actions",
-];
+/// The top level's key that is not a setting.
+const NAME: &str = "name";
 /// Keys only a grid file has.
 const GRID_ONLY: [&str; 2] = ["base", "axes"];
 
@@ -83,8 +73,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
     // The Service's tables: `[service]` first, so the others know it exists.
     let mut service_tables: Vec<(Scope, &Spanned<toml::de::DeString>, &Spanned<DeValue>)> = Vec::new();
     for (key, value) in doc.get_ref() {
-        match key.get_ref().as_ref() {
-            "name" => match value.get_ref() {
+        let word: &str = key.get_ref().as_ref();
+        match (word, Scope::from_table(word)) {
+            (NAME, _) => match value.get_ref() {
                 DeValue::String(s) => name = s.to_string(),
                 other => {
                     return Err(reader.error(
@@ -93,18 +84,12 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
                     ));
                 }
             },
-            "pod" => pod = Some(value),
-            "containers" => containers = Some(value),
-            "job" => job = Some(value),
-            "actions" => actions = Some(value),
-            word if Scope::SERVICE.iter().any(|s| s.table() == word) => {
-                let scope = Scope::SERVICE
-                    .into_iter()
-                    .find(|s| s.table() == word)
-                    .unwrap_or(Scope::Service);
-                service_tables.push((scope, key, value));
-            }
-            word if GRID_ONLY.contains(&word) => {
+            (_, Some(Scope::Pod)) => pod = Some(value),
+            (_, Some(Scope::Container)) => containers = Some(value),
+            (_, Some(Scope::Job)) => job = Some(value),
+            (_, Some(Scope::Action)) => actions = Some(value),
+            (_, Some(scope)) => service_tables.push((scope, key, value)),
+            (word, None) if GRID_ONLY.contains(&word) => {
                 return Err(Diagnostic::error(
                     origin,
                     text,
@@ -155,9 +140,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
 
 /// The top level's keys, for suggestions: name, the run's fields, the tables.
 fn top_keys() -> Vec<&'static str> {
-    let mut keys = vec![STRUCTURE[0]];
+    let mut keys = vec![NAME];
     keys.extend(Field::names(Scope::Run));
-    keys.extend(&STRUCTURE[1..]);
+    keys.extend(Scope::TABLES.map(Scope::table));
     keys
 }
 
@@ -307,10 +292,7 @@ impl Reader<'_> {
         valid: Vec<&'static str>,
     ) -> Result<(), Diagnostic> {
         let word: &str = key.get_ref().as_ref();
-        if let Some(group) = Group::ALL
-            .into_iter()
-            .find(|g| g.scope() == scope && g.name() == word)
-        {
+        if let Some(group) = path::group(scope, word) {
             let DeValue::Table(table) = value.get_ref() else {
                 return Err(self.error(
                     value.span(),

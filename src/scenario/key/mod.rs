@@ -9,14 +9,18 @@
 //! arms below, plus its rule in `rules` if it has one.
 //!
 //! The rooms: `field` (every key and what it is), `unit` (how a value is
-//! written, read and encoded for an axis), `set` (a `Key` on a `RunSpec`).
+//! written, read and encoded for an axis), `set` (a `Key` on a `RunSpec`),
+//! `path` (the one grammar of key paths and table names, and the valid
+//! paths of each family).
 
 mod field;
+pub mod path;
 mod set;
 mod unit;
 
 pub(crate) use field::service_field;
 pub use field::{Field, WhenRead};
+pub use path::{KeyPath, PathError, Place, Reader, Spelling};
 pub use set::{Key, default_backoff_cap};
 pub use unit::{Unit, Value, parse_kube_version, parse_rate, unknown_preset, word};
 

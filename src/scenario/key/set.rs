@@ -40,24 +40,6 @@ impl Key {
         }
     }
 
-    /// The path a grid axis uses: `horizon`, `pod.backoff.cap`,
-    /// `containers.web.startup_probe.period`.
-    pub fn path(&self, spec: &PodSpec) -> String {
-        match (self.field.scope(), self.container) {
-            (Scope::Run, _) => self.field.name(),
-            (Scope::Pod, _) => format!("pod.{}", self.field.name()),
-            (Scope::Container, i) => {
-                let name = i
-                    .and_then(|i| spec.containers.get(i))
-                    .map_or("?", |c| c.name.as_str());
-                format!("containers.{name}.{}", self.field.name())
-            }
-            (Scope::Disruption, i) => format!("disruptions.{}.{}", i.unwrap_or(0), self.field.name()),
-            (Scope::Action, i) => format!("actions.{}.{}", i.unwrap_or(0), self.field.name()),
-            (scope, _) => format!("{}.{}", scope.table(), self.field.name()),
-        }
-    }
-
     /// Sets the field to `value`, which has the field's unit (its axis unit
     /// for a list). The one place a key changes a spec: cheap, because a
     /// sweep calls it for every changed axis of every run (each arm reads

@@ -15,8 +15,9 @@ pub(super) use values::parse_values;
 use std::ops::Range;
 
 use super::csv;
-use crate::model::{Dist, PodMode, PodSpec, RunSpec};
-use crate::scenario::key::{Field, Group, Key, Scope, Unit, Value};
+use crate::model::{Dist, PodMode, RunSpec};
+use crate::scenario::key::path::{self, PathError, Place, Spelling};
+use crate::scenario::key::{Field, Key, Scope, Unit, Value};
 use crate::scenario::{closest, unknown_word};
 
 /// The keys of a range axis.
@@ -203,85 +204,43 @@ pub(super) fn same_field(a: Key, b: Key) -> bool {
 
 pub(super) type Positioned = (Range<usize>, String);
 
-/// How an axis path splits, before the base says which containers exist.
-enum Shape<'p> {
-    Field(Field),
-    /// `containers.<name>.<key>`: the container's name, which may hold dots.
-    Container(&'p str, Field),
-    /// A group's table (`pod.backoff`, `containers.web.startup_probe`).
-    Group(Group),
-    /// `disruptions.<index>.<key>` or `actions.<index>.<key>`.
-    Indexed(usize, Field),
-}
-
-/// The path's shape, if it ends in a key the registry knows.
-fn shape(path: &str) -> Option<Shape<'_>> {
-    if let Some(field) = Field::find(Scope::Run, path) {
-        return Some(Shape::Field(field));
-    }
-    if let Some((table, rest)) = path.split_once('.')
-        && let Some(scope) = Scope::SERVICE.into_iter().find(|s| s.table() == table)
-    {
-        if scope == Scope::Disruption {
-            let (index, key) = rest.split_once('.')?;
-            let index: usize = index.parse().ok()?;
-            return Field::find(scope, key).map(|f| Shape::Indexed(index, f));
-        }
-        return Field::find(scope, rest).map(Shape::Field);
-    }
-    if let Some(rest) = path.strip_prefix("actions.") {
-        let (index, key) = rest.split_once('.')?;
-        let index: usize = index.parse().ok()?;
-        return Field::find(Scope::Action, key).map(|f| Shape::Indexed(index, f));
-    }
-    if let Some(rest) = path.strip_prefix("job.") {
-        return Field::find(Scope::Job, rest).map(Shape::Field);
-    }
-    if let Some(rest) = path.strip_prefix("pod.") {
-        if let Some(group) = Group::ALL
-            .into_iter()
-            .find(|g| g.scope() == Scope::Pod && g.name() == rest)
-        {
-            return Some(Shape::Group(group));
-        }
-        return Field::find(Scope::Pod, rest).map(Shape::Field);
-    }
-    let rest = path.strip_prefix("containers.")?;
-    // The key is the last part, or the last two for a group's field.
-    let (head, last) = rest.rsplit_once('.')?;
-    if let Some((name, group)) = head.rsplit_once('.')
-        && let Some(field) = Field::find(Scope::Container, &format!("{group}.{last}"))
-    {
-        return Some(Shape::Container(name, field));
-    }
-    if let Some(group) = Group::ALL
-        .into_iter()
-        .find(|g| g.scope() == Scope::Container && g.name() == last)
-    {
-        return Some(Shape::Group(group));
-    }
-    Field::find(Scope::Container, last).map(|f| Shape::Container(head, f))
-}
-
 /// Whether a table written under `path` is the value of a key (so not a
-/// table of further axes): it ends in a key the registry knows.
+/// table of further axes): the path names a key.
 pub(super) fn names_a_key(path: &str) -> bool {
-    matches!(
-        shape(path),
-        Some(Shape::Field(_) | Shape::Container(..) | Shape::Indexed(..))
-    )
+    path::parse(path, Spelling::Axis).is_ok()
 }
 
-/// Resolves an axis path against the base spec, or says what paths exist.
-pub(super) fn resolve(path: &str, spec: &PodSpec) -> Result<Key, String> {
-    match shape(path) {
-        Some(Shape::Field(field)) if field.scope() == Scope::Job && spec.mode != PodMode::Job => {
-            Err(format!(
-                "axis \"{path}\": the base is not a Job's Pod; give it a [job] table (or [pod] mode = \"job\")"
-            ))
+/// Resolves an axis path against the base, or says what paths exist.
+pub(super) fn resolve(path: &str, base: &RunSpec) -> Result<Key, String> {
+    let spec = &base.pod;
+    let parsed = match path::parse(path, Spelling::Axis) {
+        Ok(parsed) => parsed,
+        Err(PathError::Group(group)) => {
+            return Err(format!(
+                "axis \"{path}\": {} is a table; sweep one of its keys: {}",
+                group.name(),
+                Field::names_in(group)
+                    .iter()
+                    .map(|k| format!("{path}.{k}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
-        Some(Shape::Field(field)) => Ok(Key::pod(field)),
-        Some(Shape::Indexed(index, field)) if field.scope() == Scope::Action => {
+        Err(_) if path == "name" => {
+            return Err("\"name\" only labels the scenario; it cannot be swept".into());
+        }
+        Err(_) if path.starts_with("containers.") && path.ends_with(".name") => {
+            return Err(format!("axis \"{path}\": a container's name cannot be swept"));
+        }
+        Err(e) => return Err(unknown_axis(path, e.scope(), base)),
+    };
+    let field = parsed.field;
+    match parsed.place {
+        Place::Table if field.scope() == Scope::Job && spec.mode != PodMode::Job => Err(format!(
+            "axis \"{path}\": the base is not a Job's Pod; give it a [job] table (or [pod] mode = \"job\")"
+        )),
+        Place::Table => Ok(Key::pod(field)),
+        Place::Index(index) if field.scope() == Scope::Action => {
             let Some(action) = spec.actions.get(index) else {
                 return Err(format!(
                     "axis \"{path}\": the base scenario has no action {index} (it has {}); \
@@ -308,8 +267,8 @@ pub(super) fn resolve(path: &str, spec: &PodSpec) -> Result<Key, String> {
             }
             Ok(Key::container(field, index))
         }
-        Some(Shape::Indexed(index, field)) => Ok(Key::container(field, index)),
-        Some(Shape::Container(name, field)) => {
+        Place::Index(index) => Ok(Key::container(field, index)),
+        Place::Container(name) => {
             let index = spec
                 .containers
                 .iter()
@@ -320,70 +279,24 @@ pub(super) fn resolve(path: &str, spec: &PodSpec) -> Result<Key, String> {
                 })?;
             Ok(Key::container(field, index))
         }
-        Some(Shape::Group(group)) => Err(format!(
-            "axis \"{path}\": {} is a table; sweep one of its keys: {}",
-            group.name(),
-            Field::names_in(group)
-                .iter()
-                .map(|k| format!("{path}.{k}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-        None if path == "name" => Err("\"name\" only labels the scenario; it cannot be swept".into()),
-        None if path.starts_with("containers.") && path.ends_with(".name") => {
-            Err(format!("axis \"{path}\": a container's name cannot be swept"))
-        }
-        None => Err(unknown_axis(path, spec)),
     }
 }
 
-/// "unknown axis", the closest valid path, and the valid shapes.
-fn unknown_axis(path: &str, spec: &PodSpec) -> String {
-    let valid = sweepable_paths(spec);
+/// "unknown axis", the closest valid path, and the valid paths of the
+/// family the path was meant for (every family's, if it names none).
+fn unknown_axis(path: &str, family: Option<Scope>, base: &RunSpec) -> String {
+    let valid = path::axis_paths(base);
     let valid: Vec<&str> = valid.iter().map(String::as_str).collect();
     let hint = closest(path, &valid)
         .map(|v| format!("did you mean \"{v}\"? "))
         .unwrap_or_default();
-    let names: Vec<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
-    let pod: Vec<&str> = Field::names(Scope::Pod)
-        .into_iter()
-        .filter(|k| Group::ALL.iter().all(|g| g.name() != *k))
-        .collect();
-    let container: Vec<&str> = Field::names(Scope::Container)
-        .into_iter()
-        .filter(|k| Group::ALL.iter().all(|g| g.name() != *k))
-        .collect();
-    format!(
-        "unknown axis \"{path}\"; {hint}an axis is a scenario key: {}, pod.{}, pod.backoff.{{{}}}, \
-         containers.<name>.{{{}}}, or containers.<name>.<startup|readiness|liveness>_probe.{{{}}}, \
-         with <name> one of {}",
-        Field::names(Scope::Run).join(", "),
-        pod.join(", pod."),
-        Field::names_in(Group::Backoff).join(","),
-        container.join(","),
-        Field::names_in(Group::Probe(crate::model::ProbeKind::Startup)).join(","),
-        names.join(", ")
-    )
-}
-
-/// Every path an axis may name for this base (for suggestions).
-fn sweepable_paths(spec: &PodSpec) -> Vec<String> {
-    let mut paths = Vec::new();
-    for field in Field::ALL {
-        match field.scope() {
-            Scope::Run => paths.push(field.name()),
-            Scope::Pod => paths.push(format!("pod.{}", field.name())),
-            Scope::Container => paths.extend(
-                spec.containers
-                    .iter()
-                    .map(|c| format!("containers.{}.{}", c.name, field.name())),
-            ),
-            Scope::Disruption => paths.push(format!("disruptions.0.{}", field.name())),
-            Scope::Action => {
-                paths.extend((0..spec.actions.len()).map(|i| format!("actions.{i}.{}", field.name())))
-            }
-            scope => paths.push(format!("{}.{}", scope.table(), field.name())),
-        }
-    }
-    paths
+    let help = match family {
+        Some(scope) => format!(
+            "the axes of {} are {}",
+            scope.heading(),
+            path::family_help(scope, base)
+        ),
+        None => format!("an axis is a scenario key: {}", path::overview()),
+    };
+    format!("unknown axis \"{path}\"; {hint}{help}")
 }

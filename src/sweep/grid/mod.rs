@@ -118,7 +118,7 @@ impl Grid {
         let mut axes: Vec<Axis> = Vec::with_capacity(entries.len());
         let mut spans = Vec::with_capacity(entries.len());
         for (path, key_span, value) in &entries {
-            let key = resolve(path, &base.run.pod).map_err(|m| file.error(key_span.clone(), m))?;
+            let key = resolve(path, &base.run).map_err(|m| file.error(key_span.clone(), m))?;
             if let Some(twin) = axes.iter().find(|a| same_field(a.key, key)) {
                 return Err(file.error(
                     key_span.clone(),

@@ -1,0 +1,110 @@
+//! The valid paths of a family, for "did you mean" and for the list a
+//! message prints beside it: every family (the run, the Pod with its
+//! back-off, a container with its probes, the Job, the Service's tables,
+//! the disruptions and the actions) listed from the registry the same way.
+
+use crate::model::RunSpec;
+
+use super::super::{Field, Group, Scope};
+use super::{Place, Spelling, print};
+
+/// Every path an axis may name on `base`: its containers by name, its
+/// disruptions and actions by index (a base without disruptions still
+/// offers the first, which a Service base may have). The candidates "did
+/// you mean" picks from, and the page's hints.
+pub fn axis_paths(base: &RunSpec) -> Vec<String> {
+    let containers: Vec<&str> = base.pod.containers.iter().map(|c| c.name.as_str()).collect();
+    let disruptions = base.service.as_ref().map_or(0, |s| s.disruptions.len()).max(1);
+    let mut paths = Vec::new();
+    for field in Field::ALL {
+        let places: Vec<Place<'_>> = match field.scope() {
+            Scope::Container => containers.iter().map(|c| Place::Container(c)).collect(),
+            Scope::Disruption => (0..disruptions).map(Place::Index).collect(),
+            Scope::Action => (0..base.pod.actions.len()).map(Place::Index).collect(),
+            _ => vec![Place::Table],
+        };
+        paths.extend(places.into_iter().map(|p| print(field, p, Spelling::Axis)));
+    }
+    paths
+}
+
+/// The paths of `scope`'s family as an axis writes them, grouped: a group's
+/// keys in braces (`pod.backoff.{initial,cap,immediate_first_restart}`),
+/// a container's and an entry's after a placeholder said once
+/// (`containers.<name>.{kind,boot,…}, with <name> one of proxy, web`).
+pub fn family_help(scope: Scope, base: &RunSpec) -> String {
+    let plain = ungrouped(scope);
+    let groups: Vec<Group> = Group::ALL.into_iter().filter(|g| g.scope() == scope).collect();
+    let braced = |prefix: &str, keys: &[&str]| format!("{prefix}.{{{}}}", keys.join(","));
+    match scope {
+        Scope::Run => plain.join(", "),
+        Scope::Container => {
+            let names: Vec<&str> = base.pod.containers.iter().map(|c| c.name.as_str()).collect();
+            let probes: Vec<&str> = groups
+                .iter()
+                .map(|g| g.name().trim_end_matches("_probe"))
+                .collect();
+            format!(
+                "{}, {}, with <name> one of {}",
+                braced("containers.<name>", &plain),
+                braced(
+                    &format!("containers.<name>.<{}>_probe", probes.join("|")),
+                    &Field::names_in(groups[0])
+                ),
+                names.join(", ")
+            )
+        }
+        scope if scope.indexed() => {
+            let count = match scope {
+                Scope::Action => base.pod.actions.len(),
+                _ => base.service.as_ref().map_or(0, |s| s.disruptions.len()),
+            };
+            let indices = match count {
+                0 => format!(" (the base has no {} entry)", scope.heading()),
+                1 => ", with <index> 0".to_string(),
+                n => format!(", with <index> one of 0 to {}", n - 1),
+            };
+            format!(
+                "{}{indices}",
+                braced(&format!("{}.<index>", scope.table()), &plain)
+            )
+        }
+        scope => {
+            let table = scope.table();
+            let mut paths: Vec<String> = plain.iter().map(|k| format!("{table}.{k}")).collect();
+            paths.extend(
+                groups
+                    .iter()
+                    .map(|g| braced(&format!("{table}.{}", g.name()), &Field::names_in(*g))),
+            );
+            paths.join(", ")
+        }
+    }
+}
+
+/// Every family at a glance, for a path that names none: the run's keys,
+/// then each table's paths with a placeholder for the key.
+pub fn overview() -> String {
+    let tables: Vec<String> = Scope::TABLES
+        .into_iter()
+        .map(|scope| match scope {
+            Scope::Container => "containers.<name>.<key>".to_string(),
+            scope if scope.indexed() => format!("{}.<index>.<key>", scope.table()),
+            scope => format!("{}.<key>", scope.table()),
+        })
+        .collect();
+    format!(
+        "{}, or a key of a table: {}",
+        ungrouped(Scope::Run).join(", "),
+        tables.join(", ")
+    )
+}
+
+/// The keys of `scope` outside groups, in the registry's order.
+fn ungrouped(scope: Scope) -> Vec<&'static str> {
+    Field::ALL
+        .iter()
+        .filter(|f| f.scope() == scope && f.group().is_none())
+        .map(|f| f.leaf())
+        .collect()
+}
