@@ -298,3 +298,39 @@ fn a_service_scenario_gets_its_own_document_and_the_picture_of_the_race() {
     let picture = view["picture"]["svg"].as_str().unwrap();
     assert_eq!(picture.matches("class=\"scenario\"").count(), 1);
 }
+
+/// The page's axis hints are the paths a sweep of each scenario takes, by
+/// hand: 2 run keys, 9 of the Pod (6 and back-off's 3), 44 per container
+/// (17 of its own, 3 probes × 9), and for a Service its 20 table keys
+/// (service 6, traffic 9, app 2, pdb 3) and 10 per disruption.
+#[test]
+fn a_view_offers_each_scenario_the_axis_paths_its_sweep_takes() {
+    let server = Server::start(&[]);
+    let body =
+        serde_json::json!({ "scenarios": [seed("seed-sidecar.toml"), seed("service/no-prestop.toml")] });
+    let (status, view) = server.json("POST", "/api/view", &body.to_string());
+    assert_eq!(status, 200, "{view}");
+    let axes = |i: usize| -> Vec<String> {
+        let list = view["runs"][i]["axes"].as_array().expect("axis hints");
+        list.iter().map(|p| p.as_str().unwrap().to_string()).collect()
+    };
+    let pod = axes(0);
+    assert_eq!(pod.len(), 2 + 9 + 3 * 44, "{pod:?}");
+    for path in [
+        "horizon",
+        "pod.backoff.cap",
+        "containers.config-fetch.boot",
+        "containers.web.liveness_probe.period",
+    ] {
+        assert!(pod.iter().any(|p| p == path), "{path}");
+    }
+    assert!(
+        !pod.iter()
+            .any(|p| p.starts_with("service.") || p.starts_with("job."))
+    );
+    let service = axes(1);
+    assert_eq!(service.len(), 2 + 9 + 44 + 20 + 10, "{service:?}");
+    for path in ["traffic.rate", "disruptions.0.after_ready", "pdb.min_available"] {
+        assert!(service.iter().any(|p| p == path), "{path}");
+    }
+}

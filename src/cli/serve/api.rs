@@ -8,7 +8,9 @@
 //! - `POST /api/view`: `{"scenarios": [text, …]}`, what the page draws: each
 //!   run's document and kubectl watch lines, and one timeline picture of all
 //!   the Pod runs on a shared time axis, with that axis; a Service run
-//!   carries its own picture of the race (`service_svg`) instead.
+//!   carries its own picture of the race (`service_svg`) instead. Each run
+//!   lists the paths a grid axis may name on it (`axes`), the page's hints
+//!   for its sweep, from the key registry's grammar (`key::path`).
 //! - `POST /api/sweep`: `{"scenario": text, "grid": text}` (a grid's
 //!   `[axes]`; its `base` is the scenario, and a `timings` file is refused:
 //!   the server reads no file a request names), at most `--max-runs` runs;
@@ -29,6 +31,7 @@ use podsim::model::{RunReport, simulate};
 use podsim::report::bands::{Figure, TimeAxis, timelines_svg};
 use podsim::report::kubectl;
 use podsim::report::service;
+use podsim::scenario::key::path;
 use podsim::scenario::{Diagnostic, InputFormat, Scenario};
 use podsim::sweep::{Grid, GridFile};
 
@@ -162,6 +165,8 @@ pub fn view(body: &str) -> Reply {
             Ok(mut inputs) => {
                 // A manifest with several workloads shows its first.
                 let input = inputs.remove(0);
+                // The page's axis hints, from the registry's grammar.
+                let axes = path::axis_paths(&input.scenario.run);
                 if input.scenario.run.service.is_some() {
                     let s = &input.scenario;
                     let report = simulate_service(&s.run);
@@ -169,6 +174,7 @@ pub fn view(body: &str) -> Reply {
                         "document": crate::cli::run::service_document(&input, &report),
                         "kubectl": [],
                         "service_svg": service::service_svg(&s.name, &s.run.pod, &report),
+                        "axes": axes,
                     }));
                     continue;
                 }
@@ -178,7 +184,7 @@ pub fn view(body: &str) -> Reply {
                     .map(|w| json!({ "at_ms": w.at.as_millis(), "ready": w.ready, "status": w.status, "restarts": w.restarts }))
                     .collect();
                 runs.push(
-                    json!({ "document": crate::cli::run::document(&input, &report), "kubectl": watch }),
+                    json!({ "document": crate::cli::run::document(&input, &report), "kubectl": watch, "axes": axes }),
                 );
                 drawn.push((input, report));
             }

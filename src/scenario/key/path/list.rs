@@ -3,25 +3,34 @@
 //! back-off, a container with its probes, the Job, the Service's tables,
 //! the disruptions and the actions) listed from the registry the same way.
 
-use crate::model::RunSpec;
+use crate::model::{PodMode, RunSpec};
 
 use super::super::{Field, Group, Scope};
 use super::{Place, Spelling, print};
 
-/// Every path an axis may name on `base`: its containers by name, its
-/// disruptions and actions by index (a base without disruptions still
-/// offers the first, which a Service base may have). The candidates "did
-/// you mean" picks from, and the page's hints.
+/// Every path an axis may name on `base`, in the families it has: the
+/// run, the Pod and its containers by name always; the Job's keys for a
+/// Job's Pod; the Service's tables and its disruptions by index for a
+/// Service; its actions by index. The candidates "did you mean" picks
+/// from, and the page's hints, so neither offers a path the base refuses.
 pub fn axis_paths(base: &RunSpec) -> Vec<String> {
     let containers: Vec<&str> = base.pod.containers.iter().map(|c| c.name.as_str()).collect();
-    let disruptions = base.service.as_ref().map_or(0, |s| s.disruptions.len()).max(1);
+    let service = base.service.as_deref();
     let mut paths = Vec::new();
     for field in Field::ALL {
         let places: Vec<Place<'_>> = match field.scope() {
+            Scope::Run | Scope::Pod => vec![Place::Table],
             Scope::Container => containers.iter().map(|c| Place::Container(c)).collect(),
-            Scope::Disruption => (0..disruptions).map(Place::Index).collect(),
+            Scope::Job if base.pod.mode == PodMode::Job => vec![Place::Table],
+            Scope::Job => Vec::new(),
             Scope::Action => (0..base.pod.actions.len()).map(Place::Index).collect(),
-            _ => vec![Place::Table],
+            Scope::Disruption => (0..service.map_or(0, |s| s.disruptions.len()))
+                .map(Place::Index)
+                .collect(),
+            Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb if service.is_some() => {
+                vec![Place::Table]
+            }
+            Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb => Vec::new(),
         };
         paths.extend(places.into_iter().map(|p| print(field, p, Spelling::Axis)));
     }
