@@ -1,8 +1,9 @@
 //! The registry against every reader: each key is accepted by a TOML
 //! scenario, as a grid axis, and by annotations and the timings overlay
-//! (or refused there with the manifest field to edit), and the README's key
-//! table lists it. A key added to the registry but missed by a reader, or
-//! by the README, fails here.
+//! (or refused there with the manifest field to edit), and the key
+//! reference (`docs/keys.md`) is the one the registry writes. A key added
+//! to the registry but missed by a reader fails here, and the reference
+//! cannot be left behind.
 
 use std::path::Path;
 
@@ -254,23 +255,40 @@ fn every_key_is_read_by_annotations_and_the_overlay_or_sent_to_the_manifest() {
     }
 }
 
+/// `docs/keys.md` is the registry's reference, byte for byte; every key
+/// is in it with its axis path and its meaning.
 #[test]
-fn every_key_is_in_the_readme_key_table() {
-    let readme = include_str!("../../README.md");
-    let table = readme
-        .split("### Every key")
-        .nth(1)
-        .and_then(|rest| rest.split("\n#").next())
-        .expect("README has a section \"### Every key\"");
+fn the_key_reference_is_generated_from_the_registry() {
+    let generated = key::reference::markdown();
     for field in Field::ALL {
-        let row = format!("| `{}` |", field.name());
+        let row = format!("| `{}` | ", field.name());
+        let axis = format!(
+            "`{}`",
+            key::path::print(field, key::Place::Table, key::Spelling::Axis)
+        );
         assert!(
-            table
+            generated
                 .lines()
-                .any(|l| l.starts_with(&row) && l.contains(field.doc())),
-            "README's key table lacks `{}` with its meaning: {}",
-            field.name(),
-            field.doc()
+                .any(|l| l.starts_with(&row) && l.contains(field.doc()) && l.contains(&axis)),
+            "the reference lacks `{}` with its meaning and {axis}",
+            field.name()
+        );
+    }
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/keys.md");
+    if std::env::var_os("PODSIM_BLESS").is_some() {
+        std::fs::write(&page, &generated).expect("docs/keys.md written");
+    }
+    let committed = std::fs::read_to_string(&page).unwrap_or_default();
+    if committed != generated {
+        let line = committed
+            .lines()
+            .zip(generated.lines())
+            .position(|(a, b)| a != b)
+            .map_or(committed.lines().count().min(generated.lines().count()), |i| i)
+            + 1;
+        panic!(
+            "docs/keys.md differs from the key registry from line {line} on; regenerate it with {}",
+            key::reference::REGENERATE
         );
     }
 }

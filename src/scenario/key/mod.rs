@@ -11,10 +11,12 @@
 //! The rooms: `field` (every key and what it is), `unit` (how a value is
 //! written, read and encoded for an axis), `set` (a `Key` on a `RunSpec`),
 //! `path` (the one grammar of key paths and table names, and the valid
-//! paths of each family).
+//! paths of each family), `reference` (the key reference page, written
+//! from all of these).
 
 mod field;
 pub mod path;
+pub mod reference;
 mod set;
 mod unit;
 

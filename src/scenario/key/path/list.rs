@@ -6,7 +6,7 @@
 use crate::model::{PodMode, RunSpec};
 
 use super::super::{Field, Group, Scope};
-use super::{Place, Spelling, print};
+use super::{Place, Spelling, pattern, print};
 
 /// Every path an axis may name on `base`, in the families it has: the
 /// run, the Pod and its containers by name always; the Job's keys for a
@@ -94,14 +94,7 @@ pub fn family_help(scope: Scope, base: &RunSpec) -> String {
 /// Every family at a glance, for a path that names none: the run's keys,
 /// then each table's paths with a placeholder for the key.
 pub fn overview() -> String {
-    let tables: Vec<String> = Scope::TABLES
-        .into_iter()
-        .map(|scope| match scope {
-            Scope::Container => "containers.<name>.<key>".to_string(),
-            scope if scope.indexed() => format!("{}.<index>.<key>", scope.table()),
-            scope => format!("{}.<key>", scope.table()),
-        })
-        .collect();
+    let tables: Vec<String> = Scope::TABLES.map(|s| pattern(s, Spelling::Axis)).into();
     format!(
         "{}, or a key of a table: {}",
         ungrouped(Scope::Run).join(", "),

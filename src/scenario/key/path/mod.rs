@@ -304,22 +304,25 @@ pub fn group(scope: Scope, name: &str) -> Option<Group> {
 }
 
 /// The path of `field` at `place` as `spelling` writes it; the inverse of
-/// `parse`.
+/// `parse`. A place not given keeps its placeholder (`containers.<name>.boot`).
 pub fn print(field: Field, place: Place<'_>, spelling: Spelling) -> String {
-    let name = field.name();
-    match (field.scope(), place, spelling) {
-        (Scope::Run, ..) => name,
-        (Scope::Pod, _, Spelling::Annotation) => name,
-        (Scope::Container, Place::Container(c), Spelling::Annotation) => format!("{c}.{name}"),
-        (Scope::Container, place, _) => {
-            let c = match place {
-                Place::Container(c) => c,
-                _ => "<name>",
-            };
-            format!("containers.{c}.{name}")
-        }
-        (scope, Place::Index(i), _) => format!("{}.{i}.{name}", scope.table()),
-        (scope, _, _) if scope.indexed() => format!("{}.<index>.{name}", scope.table()),
-        (scope, ..) => format!("{}.{name}", scope.table()),
+    // The key first: a container's name is the user's and may hold anything.
+    let path = pattern(field.scope(), spelling).replace("<key>", &field.name());
+    match place {
+        Place::Container(name) => path.replace("<name>", name).replace("<container>", name),
+        Place::Index(i) => path.replace("<index>", &i.to_string()),
+        Place::Table => path,
+    }
+}
+
+/// How `spelling` writes any key of `scope`, with placeholders:
+/// `pod.<key>`, `containers.<name>.<key>`, an annotation's `<container>.<key>`.
+pub fn pattern(scope: Scope, spelling: Spelling) -> String {
+    match (scope, spelling) {
+        (Scope::Run, _) | (Scope::Pod, Spelling::Annotation) => "<key>".to_string(),
+        (Scope::Container, Spelling::Annotation) => "<container>.<key>".to_string(),
+        (Scope::Container, Spelling::Axis) => "containers.<name>.<key>".to_string(),
+        (scope, _) if scope.indexed() => format!("{}.<index>.<key>", scope.table()),
+        (scope, _) => format!("{}.<key>", scope.table()),
     }
 }
