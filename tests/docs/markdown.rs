@@ -208,9 +208,7 @@ fn links_with_span(line: &str) -> Vec<(String, usize, usize)> {
     let mut found = Vec::new();
     let mut from = 0;
     while let Some(mid) = line[from..].find("](").map(|at| at + from) {
-        let target_end = line[mid + 2..]
-            .find(|c: char| c == ')' || c == ' ' || c == '(')
-            .map(|at| at + mid + 2);
+        let target_end = line[mid + 2..].find([')', ' ', '(']).map(|at| at + mid + 2);
         let label_start = line[..mid].rfind('[');
         match (label_start, target_end) {
             (Some(start), Some(end)) if line[end..].starts_with(')') => {
