@@ -256,9 +256,9 @@ fn every_key_is_read_by_annotations_and_the_overlay_or_sent_to_the_manifest() {
 
 #[test]
 fn every_key_is_in_the_readme_key_table() {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../docs/keys.md");
     let table = readme
-        .split("### Every key")
+        .split("# Every key")
         .nth(1)
         .and_then(|rest| rest.split("\n#").next())
         .expect("README has a section \"### Every key\"");
