@@ -273,3 +273,24 @@ fn a_missing_file_among_several_inputs_keeps_its_cause() {
             missing.display()
         )));
 }
+
+/// An endless input is refused once it passes the cap, not read until
+/// memory runs out (`podsim run - < /dev/zero` once grew to 2.1 GB in 5 s):
+/// standard input and a named file alike.
+#[test]
+fn an_endless_input_is_refused_at_the_cap() {
+    for (args, what) in [
+        (&["run", "-"][..], "<stdin>: cannot read standard input"),
+        (&["run", "/dev/zero"], "/dev/zero: cannot read scenario"),
+    ] {
+        podsim()
+            .args(args)
+            .pipe_stdin("/dev/zero")
+            .unwrap()
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains(format!(
+                "{what}: it holds more than 64 MiB"
+            )));
+    }
+}
