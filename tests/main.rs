@@ -4,16 +4,19 @@
 //! The modules are the table of contents:
 //!
 //! - `model`: the Pod model through the public API, against the kubelet's
-//!   rules (R-numbers of kubelet-semantics.md) and the seed's tick loop;
+//!   rules (R-numbers of docs/kubelet-rules.md) and the seed's tick loop;
 //! - `manifest`: Kubernetes manifests through the public API: the CKAD lab
 //!   Pods, and bad input that must never panic;
 //! - `cli`: the real `podsim` binary, driven as a user would, one file per
 //!   subcommand or concern;
 //! - `deploy`: `deploy/`, the scale-out files a cluster operator applies;
-//! - `fuzz`: the stable fuzz runner over every input podsim reads.
+//! - `fuzz`: the stable fuzz runner over every input podsim reads;
+//! - `docs`: the front page and the guide: every command they show run and
+//!   its output compared, every link and rule number resolved.
 
 mod cli;
 mod deploy;
+mod docs;
 mod fuzz;
 mod manifest;
 mod model;

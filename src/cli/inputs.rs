@@ -7,7 +7,6 @@
 //! the valid workloads are kept, and every refusal is kept to be listed at
 //! the end; what loading assumed is printed once, as notices, on stderr.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -68,9 +67,8 @@ pub fn load(files: &[&Path], timings: Option<&Path>, format: Option<FormatArg>) 
     };
     for file in files {
         let results = if is_stdin(file) {
-            let mut text = String::new();
-            match std::io::stdin().read_to_string(&mut text) {
-                Ok(_) => {
+            match podsim::scenario::read_capped(std::io::stdin().lock()) {
+                Ok(text) => {
                     let format = format.map_or_else(|| InputFormat::sniff(&text), FormatArg::format);
                     Scenario::read_all(&text, STDIN, format, timings.as_ref())
                 }

@@ -10,6 +10,7 @@ mod distribution;
 mod inputs;
 mod interrupt;
 mod merge;
+mod numbers;
 mod output;
 mod plot;
 mod report;
@@ -35,7 +36,7 @@ pub use sweep::SweepArgs;
 /// usage error (an unknown flag, a flag value that can never work); 130 a
 /// sweep stopped by Ctrl-C or SIGTERM.
 #[derive(Debug, Parser)]
-#[command(name = "podsim", version, about, long_about = None, max_term_width = 100)]
+#[command(name = "podsim", version, about, max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -154,7 +155,7 @@ pub struct Interrupted {
 
 impl std::fmt::Display for Interrupted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (done, total) = (sweep::grouped(self.done), sweep::grouped(self.total));
+        let (done, total) = (numbers::grouped(self.done), numbers::grouped(self.total));
         match &self.kept {
             None => write!(f, "interrupted after {done} of {total} runs; nothing written"),
             Some(partial) => write!(

@@ -10,7 +10,7 @@
 pub struct KubeVersion(pub u32);
 
 impl KubeVersion {
-    /// The newest release `kubelet-semantics.md` describes.
+    /// The newest release `docs/kubelet-rules.md` describes.
     pub const NEWEST: KubeVersion = KubeVersion(36);
     /// The oldest release podsim knows.
     pub const OLDEST: KubeVersion = KubeVersion(20);

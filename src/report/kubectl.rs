@@ -1,6 +1,6 @@
 //! kubectl's view of a run: the lines `kubectl get pod -w` would print as the
 //! Pod moves (NAME, READY, STATUS, RESTARTS, AGE), folded from the run's
-//! history with kubectl's own rules (kubelet-semantics R47–R50).
+//! history with kubectl's own rules (kubelet rules R47–R50).
 //!
 //! Invariant: a line is printed when the Pod's status changes — once when the
 //! Pod appears, then at most once per instant (the state after everything

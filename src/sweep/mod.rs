@@ -26,7 +26,7 @@ pub use axis::{Axis, Values};
 pub use checkpoint::Checkpoint;
 pub use grid::{Grid, GridFile};
 pub use run::{Resume, Sinks, resume, run, sample_row_bytes};
-pub use shard::{Manifest, Shard, merge};
+pub use shard::{Differs, Manifest, MergeError, Shard, merge};
 pub use tally::{Output, Progress, Tally, Written};
 
 /// What can go wrong once a grid is checked: only output, threads, shards
@@ -39,10 +39,10 @@ pub enum SweepError {
     Io(#[from] std::io::Error),
     /// rayon could not start its thread pool.
     #[error("cannot start the worker threads: {0}")]
-    Threads(String),
-    /// Shards that do not fit together; the message names the files.
-    #[error("{0}")]
-    Merge(String),
+    Threads(#[from] rayon::ThreadPoolBuildError),
+    /// Shards that do not fit together; the refusal names the files.
+    #[error(transparent)]
+    Merge(#[from] MergeError),
     /// The caller's progress callback asked to stop (an interrupt); `rows`
     /// rows were written, in run order.
     #[error("interrupted after {rows} rows")]

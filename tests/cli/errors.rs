@@ -338,3 +338,29 @@ fn container_restart_policy_errors_point_at_the_key() {
         "{e}"
     );
 }
+
+/// `podsim --help` lists the exit codes a script checks (0, 1, 2, 130),
+/// as the README's "Exit codes" table does; `-h` stays a summary.
+#[test]
+fn help_lists_the_exit_codes() {
+    let out = podsim()
+        .arg("--help")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let help = String::from_utf8(out).unwrap();
+    // clap wraps the text at 100 columns: compare it with lines joined.
+    let flat = help.replace('\n', " ");
+    for code in [
+        "0 success",
+        "1 an error in the input",
+        "2 a usage error",
+        "130 a sweep stopped",
+    ] {
+        assert!(flat.contains(code), "--help lacks exit code \"{code}\":\n{help}");
+    }
+    let short = podsim().arg("-h").assert().success().get_output().stdout.clone();
+    assert!(!String::from_utf8(short).unwrap().contains("Exit codes"));
+}

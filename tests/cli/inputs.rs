@@ -5,7 +5,7 @@
 
 use predicates::prelude::*;
 
-use super::common::{TempDir, podsim, write};
+use super::common::{TempDir, podsim, podsim_process, write};
 
 const POD: &str = "\
 apiVersion: v1
@@ -272,4 +272,30 @@ fn a_missing_file_among_several_inputs_keeps_its_cause() {
              podsim: error: 1 of 2 inputs refused (listed above); the other 1 ran\n",
             missing.display()
         )));
+}
+
+/// An endless input is refused once it passes the cap, not read until
+/// memory runs out (`podsim run - < /dev/zero` once grew to 2.1 GB in 5 s):
+/// standard input and a named file alike. (`/dev/zero` is opened as the
+/// child's standard input directly: assert_cmd's `pipe_stdin` would read
+/// it whole first.)
+#[test]
+fn an_endless_input_is_refused_at_the_cap() {
+    let cases = [
+        (["run", "-"], "<stdin>: cannot read standard input"),
+        (["run", "/dev/zero"], "/dev/zero: cannot read scenario"),
+    ];
+    for (args, what) in cases {
+        let out = podsim_process()
+            .args(args)
+            .stdin(std::fs::File::open("/dev/zero").unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{what}: it holds more than 64 MiB")),
+            "{stderr}"
+        );
+    }
 }

@@ -11,8 +11,12 @@ use std::path::{Path, PathBuf};
 use podsim::model::Metrics;
 use roxmltree::Node;
 
+/// Every input is read before the page is made, so one refused input
+/// leaves the previous page as it was: nothing was opened for writing yet
+/// (the invariant in `cli/report.rs`). A refusal that came after the page
+/// was opened for writing (truncating it) would fail here.
 #[test]
-fn a_failed_report_keeps_the_previous_file() {
+fn a_refused_input_leaves_the_previous_page_untouched() {
     let dir = temp();
     let bad = dir.path().join("bad.toml");
     std::fs::write(

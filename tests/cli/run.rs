@@ -361,7 +361,7 @@ fn json_events_carry_their_type_and_typed_fields() {
 
 #[test]
 fn every_json_event_type_is_in_the_readme() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/running.md")).unwrap();
     let dir = crate::cli::common::TempDir::new();
     let typed = crate::cli::common::write(dir.path(), "typed.toml", TYPED);
     let mut files = vec![typed.to_str().unwrap().to_string()];
@@ -388,7 +388,7 @@ fn every_json_event_type_is_in_the_readme() {
     for t in types {
         assert!(
             readme.contains(&format!("| `{t}` |")),
-            "README has no row for event type {t}"
+            "docs/running.md has no row for event type {t}"
         );
     }
 }

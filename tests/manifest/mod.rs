@@ -2,7 +2,7 @@
 //!
 //! - `ckad`: the six Pods of the CKAD multi-container lab, loaded from
 //!   `scenarios/ckad/` and run on the real model, against values worked out
-//!   by hand from the kubelet rules (R-numbers of kubelet-semantics.md);
+//!   by hand from the kubelet rules (R-numbers of docs/kubelet-rules.md);
 //! - `website`, `real`: manifests as published (`tests/manifests/`, each
 //!   with its source): the Kubernetes website's examples; Istio's and
 //!   Linkerd's injected Pods, the Cloud SQL proxy's Job, a `kubectl get -o

@@ -4,8 +4,8 @@
 //! drains 0–5 s, 0–3 scripted failures, the seed back-off, deletion after
 //! Ready, no preStop, a grace period longer than every drain.
 //!
-//! Outside that domain the two differ on purpose (see the README, "The tick
-//! loop and the event engine"): a zero-second boot costs the tick loop one
+//! Outside that domain the two differ on purpose (see docs/concepts.md, "The
+//! tick loop and the event engine"): a zero-second boot costs the tick loop one
 //! tick per gate slot, and a deletion during startup drops booting containers
 //! at once in the tick loop while the kubelet sends them SIGTERM and waits.
 

@@ -1,5 +1,5 @@
 //! How containers exit (issue 13 item 4) and RestartAllContainers (item 6):
-//! R55–R59, R61–R64 of `docs/kubelet-rules.md`, each timeline worked by
+//! R55–R59 and R61 of `docs/kubelet-rules.md`, each timeline worked by
 //! hand in the test's comments.
 
 use super::common::*;

@@ -1,4 +1,4 @@
-//! Failures and restarts (kubelet-semantics R9–R16): restart policies per
+//! Failures and restarts (kubelet rules R9–R16): restart policies per
 //! container kind and the CrashLoopBackOff curve.
 
 use super::common::*;

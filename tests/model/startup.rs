@@ -1,4 +1,4 @@
-//! Startup order (kubelet-semantics R4–R6, R10, R24): init containers one at a
+//! Startup order (kubelet rules R4–R6, R10, R24): init containers one at a
 //! time, a sidecar lets the next start once started, apps start together.
 
 use super::common::*;

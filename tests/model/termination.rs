@@ -1,4 +1,4 @@
-//! Termination (kubelet-semantics R33–R41): preStop hooks, the shared grace
+//! Termination (kubelet rules R33–R41): preStop hooks, the shared grace
 //! budget with its 2-second floor, sidecars stopped last in reverse order,
 //! SIGKILL at the deadline, and deletion during startup.
 

@@ -1,5 +1,5 @@
 //! The Pod lifecycle on the engine: how the kubelet starts, probes, restarts
-//! and stops the containers of one Pod (kubelet-semantics.md R4–R48). This
+//! and stops the containers of one Pod (kubelet rules R4–R48). This
 //! file holds the model and its event dispatch; each concern has a room:
 //!
 //! - `container`: a container's state, what survives a restart apart from

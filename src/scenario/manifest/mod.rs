@@ -1,9 +1,10 @@
 //! Kubernetes manifests as scenarios: every kind that carries a Pod
-//! template (see `kind`), in YAML or JSON, one document or several, and
+//! template (see `workload`), in YAML or JSON, one document or several, and
 //! `List`s as `kubectl get -o yaml` prints them; each workload is parsed
 //! into `k8s-openapi` types and mapped onto the model's `PodSpec`, with
 //! timings from `podsim.dev/` annotations and an optional `--timings`
-//! overlay (see `timings`).
+//! overlay (see `timings`). The Pod template is read in `template`, the
+//! Services and budgets that select it in `service`.
 //!
 //! A file may hold several objects: each workload becomes a scenario of
 //! its own, or a refusal of its own (the others still run); objects that
@@ -12,19 +13,10 @@
 //! a silently different Pod; what Kubernetes accepts but podsim does not
 //! model, or had to guess, becomes a notice on the scenario.
 
-mod annotations;
-mod behind;
-mod command;
-mod fields;
-mod handler;
-mod job;
-mod kind;
-mod known_fields;
-mod mesh;
-mod pod;
 mod service;
+mod template;
 mod timings;
-mod unsimulated;
+mod workload;
 mod yaml;
 
 #[cfg(test)]
@@ -32,13 +24,16 @@ mod tests;
 
 use std::path::Path;
 
-pub use kind::WorkloadKind;
-pub use mesh::Injector;
+pub use template::mesh::Injector;
 pub use timings::{PREFIX, Setting, Source, Timings};
+pub use workload::kind::WorkloadKind;
 pub use yaml::Syntax;
 
 use super::Scenario;
 use super::diagnostic::{Diagnostic, closest, unknown_word};
+use service::behind;
+use template::pod;
+use workload::{job, kind};
 use yaml::{Document, Stream, dotted};
 
 /// The syntax of a manifest file by its extension (`.yaml`, `.yml`,

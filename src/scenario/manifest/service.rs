@@ -9,6 +9,13 @@
 //! under exactly the rules a TOML one obeys (a `[traffic]` needs a rate, a
 //! disruption says when once, `check_service`), and each refusal points at
 //! the annotation or overlay key that broke it.
+//!
+//! The room of Services and budgets: the file's own `v1` Services and
+//! PodDisruptionBudgets and what they select are in `behind`, the
+//! Deployment's and the budget's fields as keys in `fields`.
+
+pub(super) mod behind;
+mod fields;
 
 use crate::model::RunSpec;
 use crate::scenario::diagnostic::Problem;

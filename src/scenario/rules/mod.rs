@@ -1,5 +1,5 @@
 //! The rules a Pod spec must obey, whatever file or grid produced it
-//! (kubelet-semantics R8, R27, the version table in the README), as typed
+//! (kubelet rules R8, R27, the version table in docs/concepts.md), as typed
 //! problems that each reader words for its own format: a TOML scenario says
 //! `kind = "sidecar"`, a manifest says `restartPolicy: Always`.
 //!

@@ -116,10 +116,7 @@ pub fn resume(
         (None, _) => None,
     };
     let threads = threads.max(1);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| SweepError::Threads(e.to_string()))?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
     let replications = grid.replications();
     let per_chunk = combinations_per_chunk(grid);
     let chunks = (runs.end - runs.start).div_ceil(per_chunk);

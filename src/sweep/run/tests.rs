@@ -209,18 +209,41 @@ fn the_digest_is_that_of_the_bytes_written() {
 
 #[test]
 fn a_failing_sink_stops_the_sweep_with_its_error() {
-    struct Full;
-    impl Write for Full {
-        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
-            Err(std::io::Error::other("disk full"))
+    // The sink takes the header and the first rows, then fails for good:
+    // the error must come from the writer loop (not from the header, which
+    // is written before any worker starts), and no write may follow it.
+    struct FillsUp {
+        room: usize,
+        writes_after_full: u32,
+    }
+    impl Write for FillsUp {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.room == 0 {
+                self.writes_after_full += 1;
+                return Err(std::io::Error::other("disk full"));
+            }
+            let n = buf.len().min(self.room);
+            self.room -= n;
+            Ok(n)
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
     }
-    let grid = seed_grid("\"containers.web.boot\" = { from = \"0s\", to = \"100s\", step = \"1ms\" }");
+    // 10^10 runs (boot and drain each 0..=100 s in 1 ms steps): a sweep
+    // that went on after the failure would not finish, so this test passing
+    // at all says the workers stopped too.
+    let grid = seed_grid(
+        "\"containers.web.boot\" = { from = \"0s\", to = \"100s\", step = \"1ms\" }\n\
+         \"containers.web.drain\" = { from = \"0s\", to = \"100s\", step = \"1ms\" }",
+    );
+    let header = csv::header_line(&grid.columns()).len();
+    let mut sink = FillsUp {
+        room: header + 10_000,
+        writes_after_full: 0,
+    };
     let sinks = Sinks {
-        csv: &mut Full,
+        csv: &mut sink,
         summary: None,
     };
     let e = run(
@@ -233,6 +256,10 @@ fn a_failing_sink_stops_the_sweep_with_its_error() {
     .unwrap_err();
     let SweepError::Io(cause) = e else { panic!("{e}") };
     assert_eq!(cause.to_string(), "disk full");
+    assert_eq!(
+        sink.writes_after_full, 1,
+        "the writer kept writing after the sink failed"
+    );
 }
 
 #[test]

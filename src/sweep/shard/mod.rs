@@ -21,6 +21,10 @@ use super::csv;
 use super::grid::Grid;
 use super::tally::Written;
 
+mod refusal;
+
+pub use refusal::{Differs, MergeError};
+
 /// Shard `index` (0-based) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
@@ -173,15 +177,6 @@ pub fn hex(bytes: &[u8]) -> String {
     out
 }
 
-/// `runs 5 to 9` (`run 5` for one), for messages about a range `5..10`.
-fn runs_text(runs: Range<u64>) -> String {
-    if runs.end - runs.start == 1 {
-        format!("run {}", runs.start)
-    } else {
-        format!("runs {} to {}", runs.start, runs.end - 1)
-    }
-}
-
 /// A shard to merge: its name (for messages), manifest and CSV.
 pub struct ShardInput<R> {
     /// The shard's file name, for messages.
@@ -200,41 +195,43 @@ pub fn merge<R: BufRead>(
     mut shards: Vec<ShardInput<R>>,
     sink: &mut dyn Write,
 ) -> Result<Manifest, SweepError> {
-    let fail = |m: String| Err(SweepError::Merge(m));
+    let fail = |e: MergeError| Err(SweepError::Merge(e));
     let Some(first) = shards.first() else {
-        return fail("no shards to merge".into());
+        return fail(MergeError::NoShards);
     };
     let (reference, reference_name) = (first.manifest.clone(), first.name.clone());
     for shard in &shards {
         let m = &shard.manifest;
         let differs = if m.grid_sha256 != reference.grid_sha256 {
-            Some(format!(
-                "grid SHA-256 {} instead of {}",
-                m.grid_sha256, reference.grid_sha256
-            ))
+            Some(Differs::GridSha256 {
+                found: m.grid_sha256.clone(),
+                expected: reference.grid_sha256.clone(),
+            })
         } else if m.podsim_version != reference.podsim_version {
-            Some(format!(
-                "podsim {} instead of {}",
-                m.podsim_version, reference.podsim_version
-            ))
+            Some(Differs::Version {
+                found: m.podsim_version.clone(),
+                expected: reference.podsim_version.clone(),
+            })
         } else if m.columns != reference.columns
             || m.runs_total != reference.runs_total
             || m.replications != reference.replications
         {
-            Some("other columns or another number of runs".into())
+            Some(Differs::Shape)
         } else if m.first_run > m.end_run || m.end_run > m.runs_total {
-            Some(format!(
-                "its manifest's runs {} to {} do not fit a grid of {} runs",
-                m.first_run, m.end_run, m.runs_total
-            ))
+            Some(Differs::Slice {
+                first_run: m.first_run,
+                end_run: m.end_run,
+                runs_total: m.runs_total,
+            })
         } else {
             None
         };
-        if let Some(what) = differs {
-            return fail(format!(
-                "{} does not come from the same grid as {reference_name} ({what}); merge shards of one sweep",
-                shard.name
-            ));
+        if let Some(differs) = differs {
+            return fail(MergeError::OtherGrid {
+                shard: shard.name.clone(),
+                reference: reference_name,
+                differs,
+            });
         }
     }
     shards.sort_by_key(|s| (s.manifest.first_run, s.manifest.end_run));
@@ -242,22 +239,23 @@ pub fn merge<R: BufRead>(
     for (i, shard) in shards.iter().enumerate() {
         let m = &shard.manifest;
         if m.first_run < expected {
-            let both = m.first_run..expected.min(m.end_run);
-            return fail(format!(
-                "{}{} in both {} and {}; each run must come from one shard",
-                runs_text(both.clone()),
-                verb(both),
-                shards[i - 1].name,
-                shard.name
-            ));
+            return fail(MergeError::Overlap {
+                runs: m.first_run..expected.min(m.end_run),
+                first: shards[i - 1].name.clone(),
+                second: shard.name.clone(),
+            });
         }
         if m.first_run > expected {
-            return fail(missing(expected..m.first_run));
+            return fail(MergeError::NotCovered {
+                runs: expected..m.first_run,
+            });
         }
         expected = m.end_run;
     }
     if expected != reference.runs_total {
-        return fail(missing(expected..reference.runs_total));
+        return fail(MergeError::NotCovered {
+            runs: expected..reference.runs_total,
+        });
     }
     let header = csv::header_line(&reference.columns);
     let mut merged = Sha256::new();
@@ -267,15 +265,19 @@ pub fn merge<R: BufRead>(
     let mut line = Vec::new();
     for shard in &mut shards {
         let name = &shard.name;
-        let read_error = |e: std::io::Error| SweepError::Merge(format!("cannot read {name}: {e}"));
+        let shard_end = shard.manifest.end_run;
+        let read_error = |source| {
+            SweepError::Merge(MergeError::Unreadable {
+                shard: name.clone(),
+                source,
+            })
+        };
         let mut own = Sha256::new();
         line.clear();
         shard.csv.read_until(b'\n', &mut line).map_err(read_error)?;
         own.update(&line);
         if line != header {
-            return fail(format!(
-                "{name}: its header does not match its manifest's columns"
-            ));
+            return fail(MergeError::Header { shard: name.clone() });
         }
         let mut next = shard.manifest.first_run;
         // With replications each run has that many rows, numbered in the
@@ -308,36 +310,40 @@ pub fn merge<R: BufRead>(
                 }
                 continue;
             }
+            let shard = name.clone();
+            let found = || String::from_utf8_lossy(&line).trim_end().to_string();
             return fail(match run {
-                Some(run) if run < next => format!("{name}: run {run} appears twice"),
-                Some(run) if run == next && replications > 1 => format!(
-                    "{name}: run {run}: expected replication {replication}, found \"{}\"",
-                    String::from_utf8_lossy(&line).trim_end()
-                ),
-                Some(run) if run < shard.manifest.end_run && line.ends_with(b"\n") => {
-                    format!("{name}: {}{} missing", runs_text(next..run), verb(next..run))
-                }
-                _ => format!(
-                    "{name}: expected the row of run {next}, found \"{}\"; the file is damaged or not this shard",
-                    String::from_utf8_lossy(&line).trim_end()
-                ),
+                Some(run) if run < next => MergeError::Twice { shard, run },
+                Some(run) if run == next && replications > 1 => MergeError::Replication {
+                    shard,
+                    run,
+                    expected: replication,
+                    found: found(),
+                },
+                Some(run) if run < shard_end && line.ends_with(b"\n") => MergeError::Gap {
+                    shard,
+                    runs: next..run,
+                },
+                _ => MergeError::Damaged {
+                    shard,
+                    run: next,
+                    found: found(),
+                },
             });
         }
         if next != shard.manifest.end_run || replication != 0 {
-            let absent = next..shard.manifest.end_run;
-            return fail(format!(
-                "{name}: {}{} missing; its manifest promises runs up to {}",
-                runs_text(absent.clone()),
-                verb(absent),
-                shard.manifest.end_run - 1
-            ));
+            return fail(MergeError::Short {
+                shard: name.clone(),
+                runs: next..shard.manifest.end_run,
+            });
         }
         let digest = hex(&own.finalize());
         if digest != shard.manifest.csv_sha256 {
-            return fail(format!(
-                "{name}: its SHA-256 is {digest} but its manifest says {}; the file changed after the sweep wrote it",
-                shard.manifest.csv_sha256
-            ));
+            return fail(MergeError::Digest {
+                shard: name.clone(),
+                found: digest,
+                expected: shard.manifest.csv_sha256.clone(),
+            });
         }
     }
     Ok(Manifest {
@@ -348,21 +354,6 @@ pub fn merge<R: BufRead>(
         csv_sha256: hex(&merged.finalize()),
         ..reference
     })
-}
-
-/// `runs 5 to 9 are missing: none of the shards given holds them`.
-fn missing(runs: Range<u64>) -> String {
-    let holds = if runs.end - runs.start == 1 { "it" } else { "them" };
-    format!(
-        "{}{} missing: none of the shards given holds {holds}; was a shard left out?",
-        runs_text(runs.clone()),
-        verb(runs)
-    )
-}
-
-/// ` is` or ` are`, after `runs_text`.
-fn verb(runs: Range<u64>) -> &'static str {
-    if runs.end - runs.start == 1 { " is" } else { " are" }
 }
 
 #[cfg(test)]

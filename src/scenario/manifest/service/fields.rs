@@ -11,13 +11,13 @@ use k8s_openapi::api::apps::v1::DeploymentSpec;
 use k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::Found;
-use super::service::Derived;
-use super::yaml::{Stream, dotted};
+use super::Derived;
 use crate::engine::SimDuration;
 use crate::model::service::{EvictionPolicy, Scaled, Strategy};
 use crate::scenario::diagnostic::{Diagnostic, unknown_word};
 use crate::scenario::key::{Field, Value};
+use crate::scenario::manifest::Found;
+use crate::scenario::manifest::yaml::{Stream, dotted};
 use crate::scenario::service::neither_budget;
 
 /// An `IntOrString` of the API as a count or a percentage: an int of 0 or

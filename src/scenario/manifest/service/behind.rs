@@ -20,15 +20,15 @@ use k8s_openapi::api::core::v1::{Service, ServiceSpec as K8sServiceSpec};
 use k8s_openapi::api::policy::v1::{PodDisruptionBudget, PodDisruptionBudgetSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 
-use super::Found;
+use super::Derived;
 use super::fields::{budget_keys, deployment_keys};
-use super::kind::{WorkloadKind, typed};
-use super::service::Derived;
-use super::yaml::{Stream, dotted};
 use crate::scenario::diagnostic::{Diagnostic, unknown_word};
+use crate::scenario::manifest::Found;
+use crate::scenario::manifest::workload::kind::{WorkloadKind, typed};
+use crate::scenario::manifest::yaml::{Stream, dotted};
 
 /// A Service or a budget of the file, parsed, with the object it is.
-pub(super) struct Peer {
+pub(in crate::scenario::manifest) struct Peer {
     /// Its index among the file's objects.
     pub object: usize,
     name: String,
@@ -101,7 +101,11 @@ const SERVICE: (&str, &str) = ("Service", "v1");
 const PDB: (&str, &str) = ("PodDisruptionBudget", "policy/v1");
 
 /// `object` as a peer, `None` if it is neither a Service nor a budget.
-pub(super) fn peer(stream: &Stream, object: &Found, index: usize) -> Option<Result<Peer, Diagnostic>> {
+pub(in crate::scenario::manifest) fn peer(
+    stream: &Stream,
+    object: &Found,
+    index: usize,
+) -> Option<Result<Peer, Diagnostic>> {
     let kind = object.kind()?;
     let api_version = object.scalar(&["apiVersion"]);
     let expected = [SERVICE, PDB].into_iter().find(|(k, _)| *k == kind)?.1;
@@ -160,7 +164,7 @@ fn namespace(meta: &ObjectMeta) -> String {
 }
 
 /// The workload `object` and what `behind` needs of it.
-pub(super) struct Workload<'a> {
+pub(in crate::scenario::manifest) struct Workload<'a> {
     pub object: &'a Found<'a>,
     pub kind: WorkloadKind,
     pub meta: &'a ObjectMeta,
@@ -171,7 +175,7 @@ pub(super) struct Workload<'a> {
 /// What the peers and a Deployment's fields make of `workload`: its
 /// `Derived` keys (a Deployment's rollout keys; behind a Service, its
 /// replicas and its budget's). Marks the peers it reads, or why it cannot.
-pub(super) fn behind(
+pub(in crate::scenario::manifest) fn behind(
     stream: &Stream,
     objects: &[Found],
     workload: &Workload,

@@ -11,11 +11,11 @@ use std::collections::BTreeMap;
 
 use super::handler::Hook;
 use super::pod::{DEFAULT_HOOK, DOMAIN, Entry, Mapper};
-use super::service::service_key;
-use super::timings::{PREFIX, Setting, Source, lookup};
 use crate::model::ContainerKind;
 use crate::scenario::diagnostic::{Diagnostic, Problem, closest};
 use crate::scenario::key::{Field, Group, Scope};
+use crate::scenario::manifest::service::service_key;
+use crate::scenario::manifest::timings::{PREFIX, Setting, Source, lookup};
 
 impl Mapper<'_> {
     /// `podsim.dev/` annotations as settings, each checked where it is written.

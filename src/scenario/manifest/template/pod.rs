@@ -20,12 +20,8 @@ use k8s_openapi::api::core::v1::{Container, PodSpec as K8sPodSpec};
 use container::CommandLine;
 
 use super::handler::Handler;
-use super::kind::{Policies, WorkloadKind};
 use super::mesh::{injected_proxies, not_injected};
-use super::service;
-use super::timings::{Setting, Source, Timings};
 use super::unsimulated::left_out;
-use super::yaml::{Document, Stream, dotted};
 use crate::engine::SimDuration;
 use crate::model::service::{OnSigterm, serving_app};
 use crate::model::{
@@ -33,6 +29,10 @@ use crate::model::{
 };
 use crate::scenario::diagnostic::{Diagnostic, Problem, Scripted, unknown_word};
 use crate::scenario::key::{Field, Key};
+use crate::scenario::manifest::service;
+use crate::scenario::manifest::timings::{Setting, Source, Timings};
+use crate::scenario::manifest::workload::kind::{Policies, WorkloadKind};
+use crate::scenario::manifest::yaml::{Document, Stream, dotted};
 use crate::scenario::rules::{Format, Rule, check_spec};
 
 /// `PREFIX` without its slash, to recognise a misspelt prefix.

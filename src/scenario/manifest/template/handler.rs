@@ -11,11 +11,11 @@ use k8s_openapi::api::core::v1::{Container, LifecycleHandler, Probe as K8sProbe}
 
 use super::command::{base_name, shell_script};
 use super::pod::Mapper;
-use super::yaml::dotted;
 use crate::engine::SimDuration;
 use crate::model::Probe;
 use crate::scenario::diagnostic::Diagnostic;
 use crate::scenario::duration::parse_duration;
+use crate::scenario::manifest::yaml::dotted;
 
 /// Which of a container's lifecycle hooks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

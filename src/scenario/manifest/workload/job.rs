@@ -8,11 +8,11 @@
 
 use k8s_openapi::api::batch::v1::JobSpec as K8sJobSpec;
 
-use super::yaml::{Document, Stream, dotted};
 use crate::model::RunSpec;
 use crate::model::job::{FailureRule, Requirement};
 use crate::scenario::diagnostic::Diagnostic;
 use crate::scenario::job::{self as rules, JobProblem, Part};
+use crate::scenario::manifest::yaml::{Document, Stream, dotted};
 
 /// Sets `run.job` from `spec`, found at `at` in `doc`; notes what podsim
 /// leaves out (several completions or Pods at once) in `notices`.

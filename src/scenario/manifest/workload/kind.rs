@@ -13,8 +13,8 @@ use k8s_openapi::api::core::v1::{Pod, PodSpec as K8sPodSpec, PodTemplateSpec, Re
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::known_fields::known_fields;
-use super::yaml::{Document, Stream, dotted};
 use crate::scenario::diagnostic::{Diagnostic, closest};
+use crate::scenario::manifest::yaml::{Document, Stream, dotted};
 
 /// The kind of workload a manifest described; kept on the scenario because
 /// a Job's Pod completes where a Deployment's runs on.
@@ -250,7 +250,7 @@ fn name_of(meta: &ObjectMeta) -> Option<String> {
 
 /// Parses the node at `root` as `T`, refusing fields Kubernetes does not
 /// know (as kubectl's strict field validation does).
-pub(super) fn typed<T: serde::de::DeserializeOwned>(
+pub(in crate::scenario::manifest) fn typed<T: serde::de::DeserializeOwned>(
     stream: &Stream,
     doc: &Document,
     root: &[&str],
