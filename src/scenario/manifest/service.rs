@@ -18,7 +18,7 @@ pub(super) mod behind;
 mod fields;
 
 use crate::model::RunSpec;
-use crate::scenario::diagnostic::Problem;
+use crate::scenario::key::path::{self, Place, Spelling};
 use crate::scenario::key::{Field, Key, Scope, Value};
 use crate::scenario::service::check_service;
 
@@ -26,49 +26,6 @@ use super::timings::Setting;
 
 /// The tables a Service key is written under, as its path starts.
 const TABLES: [Scope; 5] = Scope::SERVICE;
-
-/// `service.replicas`, `traffic.rate`, `app.on_sigterm`,
-/// `disruptions.0.at`: the field and the disruption's index, `None` if
-/// `path` does not start with a Service table (it is a Pod or container
-/// key), or the message saying what is wrong with it. A container may be
-/// called like a table (`app`, `service`): a container key after the name
-/// (`app.boot`) is that container's, since no Service key is spelt like one.
-pub fn service_key(path: &str, context: &str) -> Option<Result<(Field, Option<usize>), Problem>> {
-    let (table, rest) = path.split_once('.')?;
-    let scope = TABLES.into_iter().find(|s| s.table() == table)?;
-    if Field::find(Scope::Container, rest).is_some() {
-        return None;
-    }
-    let (index, leaf) = match scope {
-        Scope::Disruption => {
-            let Some((index, leaf)) = rest.split_once('.') else {
-                return Some(Err(Problem::Message(format!(
-                    "{context}a disruption's key names its entry: write disruptions.<index>.<key>, \
-                     such as disruptions.0.after_ready"
-                ))));
-            };
-            match index.parse::<usize>() {
-                Ok(i) => (Some(i), leaf),
-                Err(_) => {
-                    return Some(Err(Problem::Message(format!(
-                        "{context}\"{index}\" is not a disruption's index: write disruptions.0.{leaf} \
-                         for the first, disruptions.1.{leaf} for the second"
-                    ))));
-                }
-            }
-        }
-        _ => (None, rest),
-    };
-    Some(match Field::find(scope, leaf) {
-        Some(field) => Ok((field, index)),
-        None => Err(Problem::unknown(
-            context.to_string(),
-            &format!("[{table}] key"),
-            leaf,
-            Field::names(scope).into_iter().map(String::from).collect(),
-        )),
-    })
-}
 
 /// Makes the Service that `settings` write into, with as many disruptions
 /// as their indices name, before they are set; nothing if none is a
@@ -106,14 +63,8 @@ pub fn derive(run: &mut RunSpec, settings: &[Setting], derived: &[Derived]) -> R
             .iter()
             .position(|s| s.field == d.field && Some(&s.value) != d.value.as_ref())
         {
-            let path = match d.field.scope() {
-                Scope::Disruption => format!(
-                    "disruptions.{}.{}",
-                    settings[i].index.unwrap_or(0),
-                    d.field.leaf()
-                ),
-                scope => format!("{}.{}", scope.table(), d.field.leaf()),
-            };
+            let place = settings[i].index.map_or(Place::Table, Place::Index);
+            let path = path::print(d.field, place, Spelling::Axis);
             return Err((
                 i,
                 format!(

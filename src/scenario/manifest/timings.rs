@@ -15,8 +15,9 @@ use std::path::Path;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use crate::scenario::diagnostic::{Diagnostic, Input, Problem};
-use crate::scenario::key::{Field, Group, Scope, Value};
+use crate::scenario::diagnostic::{Diagnostic, Input};
+use crate::scenario::key::path::{self, NO_ACTIONS, overlay_lookup};
+use crate::scenario::key::{Field, Scope, Value};
 use crate::scenario::toml::{syntax_error, value};
 
 /// The annotation prefix: `podsim.dev/<container>.<key>` and `podsim.dev/<key>`.
@@ -44,48 +45,6 @@ pub enum Source {
     Annotation(String),
     /// These bytes of the overlay.
     Overlay(Range<usize>),
-}
-
-/// The scopes whose keys a source's table `scope` holds: a Pod table holds
-/// the run's keys too; every other table its own.
-fn scopes(scope: Scope) -> &'static [Scope] {
-    match scope {
-        Scope::Run | Scope::Pod => &[Scope::Run, Scope::Pod],
-        Scope::Container => &[Scope::Container],
-        Scope::Service => &[Scope::Service],
-        Scope::Traffic => &[Scope::Traffic],
-        Scope::App => &[Scope::App],
-        Scope::Disruption => &[Scope::Disruption],
-        Scope::Pdb => &[Scope::Pdb],
-        Scope::Job => &[Scope::Job],
-        Scope::Action => &[Scope::Action],
-    }
-}
-
-/// The keys these sources accept for `scope`: the registry's, less those the
-/// manifest expresses itself.
-pub fn accepted(scope: Scope) -> Vec<String> {
-    let scopes = scopes(scope);
-    Field::ALL
-        .iter()
-        .filter(|f| scopes.contains(&f.scope()) && f.manifest_field().is_none())
-        .map(|f| f.name())
-        .collect()
-}
-
-/// The field `name` (`boot`, `backoff.cap`) these sources accept in `scope`,
-/// or the message saying why not (`what` names the source's keys).
-pub fn lookup(scope: Scope, name: &str, context: &str, what: &str) -> Result<Field, Problem> {
-    let field = scopes(scope).iter().find_map(|s| Field::find(*s, name));
-    match field {
-        Some(field) => match field.manifest_field() {
-            None => Ok(field),
-            Some(k8s) => Err(Problem::Message(format!(
-                "{context}{name} comes from the manifest: {k8s}; edit it there (or sweep it as an axis)"
-            ))),
-        },
-        None => Err(Problem::unknown(context.to_string(), what, name, accepted(scope))),
-    }
 }
 
 /// A timings overlay, checked except for container names, which only a
@@ -118,8 +77,28 @@ impl Timings {
             containers: Vec::new(),
         };
         for (key, table) in doc.get_ref() {
+            let scope = match Scope::from_table(key.get_ref()) {
+                Some(Scope::Action) => {
+                    return Err(timings.error(key.span(), format!("actions: {NO_ACTIONS}")));
+                }
+                Some(scope) => scope,
+                None => {
+                    let tables: Vec<&str> = Scope::TABLES
+                        .into_iter()
+                        .filter(|s| *s != Scope::Action)
+                        .map(Scope::table)
+                        .collect();
+                    return Err(Diagnostic::unknown_key(
+                        origin,
+                        text,
+                        key.span(),
+                        key.get_ref(),
+                        &tables,
+                    ));
+                }
+            };
             // `[[disruptions]]`, as a TOML scenario writes them: numbered in order.
-            if let ("disruptions", DeValue::Array(list)) = (key.get_ref().as_ref(), table.get_ref()) {
+            if let (Scope::Disruption, DeValue::Array(list)) = (scope, table.get_ref()) {
                 for (i, keys) in list.iter().enumerate() {
                     let DeValue::Table(keys) = keys.get_ref() else {
                         return Err(timings.error(keys.span(), "expected a table: [[disruptions]]"));
@@ -131,21 +110,14 @@ impl Timings {
             }
             let DeValue::Table(entries) = table.get_ref() else {
                 let key = key.get_ref();
-                let written = match key.as_ref() {
-                    "containers" => "[containers.<name>]".to_string(),
+                let written = match scope {
+                    Scope::Container => "[containers.<name>]".to_string(),
                     _ => format!("[{key}]"),
                 };
                 return Err(timings.error(table.span(), format!("{key} must be a table: write {written}")));
             };
-            match key.get_ref().as_ref() {
-                "pod" => timings.read(Scope::Pod, None, None, "[pod]", entries)?,
-                "job" => timings.read(Scope::Job, None, None, "[job]", entries)?,
-                table @ ("service" | "traffic" | "app" | "pdb") => {
-                    let scope = Scope::SERVICE.into_iter().find(|s| s.table() == table);
-                    let scope = scope.unwrap_or(Scope::Service);
-                    timings.read(scope, None, None, &format!("[{table}]"), entries)?;
-                }
-                "disruptions" => {
+            match scope {
+                Scope::Disruption => {
                     for (index, keys) in entries {
                         let (Ok(i), DeValue::Table(keys)) =
                             (index.get_ref().parse::<usize>(), keys.get_ref())
@@ -159,7 +131,7 @@ impl Timings {
                         timings.read(Scope::Disruption, None, Some(i), &context, keys)?;
                     }
                 }
-                "containers" => {
+                Scope::Container => {
                     for (name, keys) in entries {
                         let DeValue::Table(keys) = keys.get_ref() else {
                             return Err(timings.error(keys.span(), "expected a table: [containers.<name>]"));
@@ -170,24 +142,7 @@ impl Timings {
                         timings.read(Scope::Container, Some(&name_text), None, &context, keys)?;
                     }
                 }
-                other => {
-                    return Err(Diagnostic::unknown_key(
-                        origin,
-                        text,
-                        key.span(),
-                        other,
-                        &[
-                            "pod",
-                            "containers",
-                            "service",
-                            "traffic",
-                            "app",
-                            "disruptions",
-                            "pdb",
-                            "job",
-                        ],
-                    ));
-                }
+                scope => timings.read(scope, None, None, &format!("[{}]", scope.table()), entries)?,
             }
         }
         Ok(timings)
@@ -206,10 +161,7 @@ impl Timings {
         let mut stops = Vec::new();
         for (key, item) in entries {
             let name: &str = key.get_ref().as_ref();
-            let group = Group::ALL
-                .into_iter()
-                .find(|g| g.scope() == scope && g.name() == name);
-            match (group, item.get_ref()) {
+            match (path::group(scope, name), item.get_ref()) {
                 (Some(group), DeValue::Table(inner)) => {
                     for (leaf, item) in inner {
                         let path = format!("{}.{}", group.name(), leaf.get_ref());
@@ -245,7 +197,7 @@ impl Timings {
             Scope::Run | Scope::Pod | Scope::Container => "timing key".to_string(),
             _ => format!("{table_name} key"),
         };
-        let field = lookup(scope, path, &context, &what)
+        let field = overlay_lookup(scope, path, &context, &what)
             .map_err(|p| Diagnostic::error(&self.origin, &self.text, Some(key.span()), p))?;
         let parsed = value(field.unit(), item.get_ref())
             .map_err(|e| self.error(item.span(), e.message(&format!("{table_name} "), &field.name())))?;

@@ -22,7 +22,7 @@ mod reader;
 mod tests;
 
 pub use list::{axis_paths, family_help, overview};
-pub use reader::{Reader, overlay_check, overlay_keys, overlay_lookup};
+pub use reader::{NO_ACTIONS, Reader, overlay_check, overlay_keys, overlay_lookup, overlay_unknown};
 
 use super::{Field, Group, Scope};
 

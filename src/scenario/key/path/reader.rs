@@ -7,6 +7,9 @@ use crate::scenario::diagnostic::Problem;
 
 use super::super::{Field, Scope};
 
+/// Why a manifest's readers refuse an action's key.
+pub const NO_ACTIONS: &str = "a manifest has no actions: write them as [[actions]] in a TOML scenario";
+
 /// A place a key can be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reader {
@@ -75,25 +78,30 @@ pub fn overlay_keys(scope: Scope) -> Vec<String> {
 }
 
 /// The field `name` a manifest's readers write in `scope`'s table, or the
-/// message saying why not (`what` names the reader's keys). A table whose
-/// every key the manifest says (`[job]`) lists those keys, so that the
-/// suggestion leads to the refusal naming the manifest field.
+/// message saying why not (`what` names the reader's keys).
 pub fn overlay_lookup(scope: Scope, name: &str, context: &str, what: &str) -> Result<Field, Problem> {
     let scopes = scopes(scope);
     match scopes.iter().find_map(|s| Field::find(*s, name)) {
         Some(field) => overlay_check(field, context),
-        None => {
-            let mut valid = overlay_keys(scope);
-            if valid.is_empty() {
-                valid = Field::ALL
-                    .iter()
-                    .filter(|f| scopes.contains(&f.scope()))
-                    .map(|f| f.name())
-                    .collect();
-            }
-            Err(Problem::unknown(context.to_string(), what, name, valid))
-        }
+        None => Err(overlay_unknown(scope, name, context, what)),
     }
+}
+
+/// `name` is not a key of `scope`'s table that a manifest's readers know:
+/// the closest and the list of those they write. A table whose every key
+/// the manifest says (`[job]`) lists those keys, so that the suggestion
+/// leads to the refusal naming the manifest field.
+pub fn overlay_unknown(scope: Scope, name: &str, context: &str, what: &str) -> Problem {
+    let mut valid = overlay_keys(scope);
+    if valid.is_empty() {
+        let scopes = scopes(scope);
+        valid = Field::ALL
+            .iter()
+            .filter(|f| scopes.contains(&f.scope()))
+            .map(|f| f.name())
+            .collect();
+    }
+    Problem::unknown(context.to_string(), what, name, valid)
 }
 
 /// `field` if a manifest's readers write it, or the message naming the

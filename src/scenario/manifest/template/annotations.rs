@@ -13,9 +13,79 @@ use super::handler::Hook;
 use super::pod::{DEFAULT_HOOK, DOMAIN, Entry, Mapper};
 use crate::model::ContainerKind;
 use crate::scenario::diagnostic::{Diagnostic, Problem, closest};
-use crate::scenario::key::{Field, Group, Scope};
-use crate::scenario::manifest::service::service_key;
-use crate::scenario::manifest::timings::{PREFIX, Setting, Source, lookup};
+use crate::scenario::key::path::{self, NO_ACTIONS, PathError, overlay_check, overlay_unknown};
+use crate::scenario::key::{Field, Place, Scope, Spelling};
+use crate::scenario::manifest::timings::{PREFIX, Setting, Source};
+
+/// The key an annotation names after `podsim.dev/` (`rest`), parsed by the
+/// registry's grammar: its container, its disruption's index and its
+/// field; or why not, in the annotation's words. A container is checked
+/// against the manifest's `names` before its key, as a reader reads.
+fn annotation_key(
+    rest: &str,
+    context: &str,
+    names: &[&str],
+) -> Result<(Option<String>, Option<usize>, Field), Problem> {
+    let unknown_container = |name: &str| {
+        let valid = names.iter().map(|n| n.to_string()).collect();
+        Problem::unknown(context.to_string(), "container", name, valid)
+    };
+    let words = |scope: Scope| match scope {
+        Scope::Run | Scope::Pod => "pod key".to_string(),
+        Scope::Container => "timing key".to_string(),
+        Scope::Job => "[job] key".to_string(),
+        scope => format!("[{}] key", scope.table()),
+    };
+    match path::parse(rest, Spelling::Annotation) {
+        Ok(parsed) => {
+            let (container, index) = match parsed.place {
+                Place::Container(name) if !names.contains(&name) => return Err(unknown_container(name)),
+                Place::Container(name) => (Some(name.to_string()), None),
+                Place::Index(i) => (None, Some(i)),
+                Place::Table => (None, None),
+            };
+            if parsed.field.scope() == Scope::Action {
+                return Err(Problem::Message(format!("{context}{NO_ACTIONS}")));
+            }
+            Ok((container, index, overlay_check(parsed.field, context)?))
+        }
+        Err(PathError::UnknownKey {
+            container: Some(name),
+            ..
+        }) if !names.contains(&name) => Err(unknown_container(name)),
+        Err(
+            PathError::UnknownKey {
+                scope: Scope::Action, ..
+            }
+            | PathError::Index {
+                scope: Scope::Action, ..
+            },
+        ) => Err(Problem::Message(format!("{context}{NO_ACTIONS}"))),
+        Err(PathError::UnknownKey { scope, key, .. }) => {
+            Err(overlay_unknown(scope, key, context, &words(scope)))
+        }
+        Err(PathError::Index { index: None, .. }) => Err(Problem::Message(format!(
+            "{context}a disruption's key names its entry: write disruptions.<index>.<key>, \
+             such as disruptions.0.after_ready"
+        ))),
+        Err(PathError::Index {
+            index: Some(index),
+            key,
+            ..
+        }) => Err(Problem::Message(format!(
+            "{context}\"{index}\" is not a disruption's index: write disruptions.0.{key} \
+             for the first, disruptions.1.{key} for the second"
+        ))),
+        // A container's key written as the Pod's (`restart_policy` is
+        // both: the Pod's answer stands then).
+        Err(PathError::NoContainer(_)) => Err(Problem::Message(format!(
+            "{context}{rest} belongs to a container: write \"{PREFIX}<container>.{rest}\""
+        ))),
+        Err(PathError::Group(_) | PathError::Unknown) => {
+            Err(overlay_unknown(Scope::Pod, rest, context, &words(Scope::Pod)))
+        }
+    }
+}
 
 impl Mapper<'_> {
     /// `podsim.dev/` annotations as settings, each checked where it is written.
@@ -50,48 +120,7 @@ impl Mapper<'_> {
                     problem,
                 )
             };
-            let pod_field = lookup(Scope::Pod, rest, &context, "pod key");
-            let (container, index, field) =
-                match (service_key(rest, &context), pod_field, rest.split_once('.')) {
-                    (Some(found), _, _) => {
-                        let (field, index) = found.map_err(key_error)?;
-                        (None, index, field)
-                    }
-                    (None, Ok(field), _) => (None, None, field),
-                    // `job.backoff_limit`: the Job's, unless `job` is a
-                    // container and the key one of a container's.
-                    (None, Err(_), Some(("job", leaf))) if Field::find(Scope::Container, leaf).is_none() => {
-                        let field = lookup(Scope::Job, leaf, &context, "[job] key").map_err(key_error)?;
-                        (None, None, field)
-                    }
-                    (None, Err(_), Some((container, timing)))
-                        if !timing.is_empty() && Group::ALL.iter().all(|g| g.name() != container) =>
-                    {
-                        if !names.contains(&container) {
-                            let valid = names.iter().map(|n| n.to_string()).collect();
-                            return Err(key_error(Problem::unknown(
-                                context,
-                                "container",
-                                container,
-                                valid,
-                            )));
-                        }
-                        let field =
-                            lookup(Scope::Container, timing, &context, "timing key").map_err(key_error)?;
-                        (Some(container.to_string()), None, field)
-                    }
-                    // A container's key written as the Pod's (`restart_policy`
-                    // is both: the Pod's answer stands then).
-                    (None, Err(_), _)
-                        if Field::find(Scope::Container, rest).is_some()
-                            && Field::find(Scope::Pod, rest).is_none() =>
-                    {
-                        return Err(key_error(Problem::Message(format!(
-                            "{context}{rest} belongs to a container: write \"{PREFIX}<container>.{rest}\""
-                        ))));
-                    }
-                    (None, Err(problem), _) => return Err(key_error(problem)),
-                };
+            let (container, index, field) = annotation_key(rest, &context, names).map_err(key_error)?;
             let value = field.unit().parse_text(&field.name(), text).map_err(|message| {
                 let path = self.full(&at);
                 self.stream
