@@ -26,6 +26,8 @@
 //! - `sweep_errors`: what `sweep` refuses and how it says so, and an
 //!   interrupted sweep that leaves nothing half-written;
 //! - `sweep_timings`: a manifest swept with the grid's timings file;
+//! - `key_paths`: a misspelt key of every family, as a grid axis, an
+//!   annotation and a timings file, suggested and listed with its family;
 //! - `serve`: `podsim serve`'s API through a real socket;
 //! - `replications`: distributions, replications and summaries in sweeps;
 //! - `distribution_inputs`: distributions in annotations, timings files and
@@ -42,6 +44,7 @@ mod drain;
 mod errors;
 mod hooks;
 mod inputs;
+mod key_paths;
 mod manifest;
 mod mixed;
 mod pictures;
