@@ -46,6 +46,7 @@ pub mod model;
 pub mod report;
 pub mod scenario;
 pub mod sweep;
+mod words;
 
 /// The seed chapter's tick loop: the yardstick for tests and benchmarks.
 #[doc(hidden)]

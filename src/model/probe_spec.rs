@@ -52,16 +52,13 @@ pub enum ProbeOutcome {
 }
 
 impl ProbeOutcome {
-    /// Every outcome, in `NAMES` order: a word's index picks one.
-    pub const ALL: [ProbeOutcome; 4] = [
-        ProbeOutcome::Passes,
-        ProbeOutcome::Fails,
-        ProbeOutcome::Hangs,
-        ProbeOutcome::FailsAfterSigterm,
-    ];
-
-    /// The outcomes as scenario files spell them.
-    pub const NAMES: [&'static str; 4] = ["passes", "fails", "hangs", "fails_after_sigterm"];
+    crate::words::words! {
+        /// The outcomes as scenario files spell them.
+        Passes => "passes",
+        Fails => "fails",
+        Hangs => "hangs",
+        FailsAfterSigterm => "fails_after_sigterm",
+    }
 }
 
 /// A probe with Kubernetes' fields and defaults (R27), and what it finds

@@ -40,26 +40,11 @@ pub enum ContainerKind {
 }
 
 impl ContainerKind {
-    /// The kinds as scenario files spell them.
-    pub const NAMES: [&'static str; 3] = ["init", "sidecar", "app"];
-
-    /// The kind as scenario files spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            ContainerKind::Init => "init",
-            ContainerKind::Sidecar => "sidecar",
-            ContainerKind::App => "app",
-        }
-    }
-
-    /// The kind spelled `text`, if any.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "init" => Some(ContainerKind::Init),
-            "sidecar" => Some(ContainerKind::Sidecar),
-            "app" => Some(ContainerKind::App),
-            _ => None,
-        }
+    crate::words::words! {
+        /// The kinds as scenario files spell them.
+        Init => "init",
+        Sidecar => "sidecar",
+        App => "app",
     }
 }
 
@@ -76,26 +61,11 @@ pub enum RestartPolicy {
 }
 
 impl RestartPolicy {
-    /// The policies as Kubernetes spells them.
-    pub const NAMES: [&'static str; 3] = ["Always", "OnFailure", "Never"];
-
-    /// The policy as Kubernetes spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            RestartPolicy::Always => "Always",
-            RestartPolicy::OnFailure => "OnFailure",
-            RestartPolicy::Never => "Never",
-        }
-    }
-
-    /// The policy spelled `text`, if any.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "Always" => Some(RestartPolicy::Always),
-            "OnFailure" => Some(RestartPolicy::OnFailure),
-            "Never" => Some(RestartPolicy::Never),
-            _ => None,
-        }
+    crate::words::words! {
+        /// The policies as Kubernetes spells them.
+        Always => "Always",
+        OnFailure => "OnFailure",
+        Never => "Never",
     }
 }
 
@@ -160,6 +130,14 @@ pub enum PodMode {
     Service,
     /// A Job's Pod: it completes when its apps have exited (R43–R45).
     Job,
+}
+
+impl PodMode {
+    crate::words::words! {
+        /// The modes as scenario files spell them.
+        Service => "service",
+        Job => "job",
+    }
 }
 
 /// One container's script: how long each phase of its life takes. `Debug`

@@ -122,31 +122,20 @@ pub enum Disposition {
 }
 
 impl Signal {
-    /// Every signal, in `NAMES` order: a word's index picks one.
-    pub const ALL: [Signal; 12] = [
-        Signal::Hup,
-        Signal::Int,
-        Signal::Quit,
-        Signal::Abrt,
-        Signal::Kill,
-        Signal::Usr1,
-        Signal::Usr2,
-        Signal::Alrm,
-        Signal::Term,
-        Signal::Chld,
-        Signal::Stop,
-        Signal::Winch,
-    ];
-
-    /// As Kubernetes spells them.
-    pub const NAMES: [&'static str; 12] = [
-        "SIGHUP", "SIGINT", "SIGQUIT", "SIGABRT", "SIGKILL", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGTERM",
-        "SIGCHLD", "SIGSTOP", "SIGWINCH",
-    ];
-
-    /// The name, `SIGTERM`.
-    pub fn name(self) -> &'static str {
-        Signal::NAMES[self as usize]
+    crate::words::words! {
+        /// As Kubernetes spells them.
+        Hup => "SIGHUP",
+        Int => "SIGINT",
+        Quit => "SIGQUIT",
+        Abrt => "SIGABRT",
+        Kill => "SIGKILL",
+        Usr1 => "SIGUSR1",
+        Usr2 => "SIGUSR2",
+        Alrm => "SIGALRM",
+        Term => "SIGTERM",
+        Chld => "SIGCHLD",
+        Stop => "SIGSTOP",
+        Winch => "SIGWINCH",
     }
 
     /// The signal's number on Linux (x86-64).

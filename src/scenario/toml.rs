@@ -244,7 +244,7 @@ impl Reader<'_> {
             let kind = match value_at(Field::Kind, kind_value, &context)
                 .map_err(|m| self.error(kind_value.span(), m))?
             {
-                Value::Word(i) => [ContainerKind::Init, ContainerKind::Sidecar, ContainerKind::App][i.min(2)],
+                Value::Word(i) => ContainerKind::ALL[i.min(2)],
                 _ => ContainerKind::App,
             };
             self.run

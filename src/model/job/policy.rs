@@ -60,24 +60,12 @@ pub enum Action {
 }
 
 impl Action {
-    /// Every action, as the API spells them.
-    pub const NAMES: [&'static str; 4] = ["FailJob", "FailIndex", "Ignore", "Count"];
-
-    /// The action as the API spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Action::FailJob => "FailJob",
-            Action::FailIndex => "FailIndex",
-            Action::Ignore => "Ignore",
-            Action::Count => "Count",
-        }
-    }
-
-    /// The action the API spells `word`.
-    pub fn parse(word: &str) -> Option<Action> {
-        [Action::FailJob, Action::FailIndex, Action::Ignore, Action::Count]
-            .into_iter()
-            .find(|a| a.name() == word)
+    crate::words::words! {
+        /// Every action, as the API spells them.
+        FailJob => "FailJob",
+        FailIndex => "FailIndex",
+        Ignore => "Ignore",
+        Count => "Count",
     }
 }
 

@@ -21,10 +21,11 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    /// Every strategy, in `NAMES` order.
-    pub const ALL: [Strategy; 2] = [Strategy::RollingUpdate, Strategy::Recreate];
-    /// The spellings, as `spec.strategy.type` has them.
-    pub const NAMES: [&'static str; 2] = ["RollingUpdate", "Recreate"];
+    crate::words::words! {
+        /// The spellings, as `spec.strategy.type` has them.
+        RollingUpdate => "RollingUpdate",
+        Recreate => "Recreate",
+    }
 }
 
 /// An `IntOrString` of the Deployment API: a count of Pods, or a

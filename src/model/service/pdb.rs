@@ -39,10 +39,11 @@ pub enum EvictionPolicy {
 }
 
 impl EvictionPolicy {
-    /// Every policy, in `NAMES` order.
-    pub const ALL: [EvictionPolicy; 2] = [EvictionPolicy::IfHealthyBudget, EvictionPolicy::AlwaysAllow];
-    /// The spellings, as the API has them.
-    pub const NAMES: [&'static str; 2] = ["IfHealthyBudget", "AlwaysAllow"];
+    crate::words::words! {
+        /// The spellings, as the API has them.
+        IfHealthyBudget => "IfHealthyBudget",
+        AlwaysAllow => "AlwaysAllow",
+    }
 }
 
 /// A PodDisruptionBudget over the Service's Pods.

@@ -128,21 +128,14 @@ pub enum Preset {
 }
 
 impl Preset {
-    /// Every preset, in the order messages list them.
-    pub const ALL: [Preset; 6] = [
-        Preset::Tiny,
-        Preset::Medium,
-        Preset::Large,
-        Preset::GcpLb,
-        Preset::AzureLb,
-        Preset::NlbIp,
-    ];
-    /// The spellings, in `ALL` order.
-    pub const NAMES: [&'static str; 6] = ["tiny", "medium", "large", "gcp-lb", "azure-lb", "nlb-ip"];
-
-    /// The preset's spelling.
-    pub fn name(self) -> &'static str {
-        Preset::NAMES[self as usize]
+    crate::words::words! {
+        /// The spellings, in the order messages list them.
+        Tiny => "tiny",
+        Medium => "medium",
+        Large => "large",
+        GcpLb => "gcp-lb",
+        AzureLb => "azure-lb",
+        NlbIp => "nlb-ip",
     }
 
     /// The preset's per-node delay distribution.
@@ -243,10 +236,11 @@ pub enum Arrival {
 }
 
 impl Arrival {
-    /// Every arrival process, in `NAMES` order.
-    pub const ALL: [Arrival; 2] = [Arrival::Poisson, Arrival::Constant];
-    /// The spellings.
-    pub const NAMES: [&'static str; 2] = ["poisson", "constant"];
+    crate::words::words! {
+        /// The spellings.
+        Poisson => "poisson",
+        Constant => "constant",
+    }
 }
 
 /// How clients use connections.
@@ -259,10 +253,11 @@ pub enum Connections {
 }
 
 impl Connections {
-    /// Every connection mode, in `NAMES` order.
-    pub const ALL: [Connections; 2] = [Connections::New, Connections::KeepAlive];
-    /// The spellings.
-    pub const NAMES: [&'static str; 2] = ["new", "keep-alive"];
+    crate::words::words! {
+        /// The spellings.
+        New => "new",
+        KeepAlive => "keep-alive",
+    }
 }
 
 /// What a client does with a failed request.
@@ -275,10 +270,11 @@ pub enum Retry {
 }
 
 impl Retry {
-    /// Every retry policy, in `NAMES` order.
-    pub const ALL: [Retry; 2] = [Retry::None, Retry::Once];
-    /// The spellings.
-    pub const NAMES: [&'static str; 2] = ["none", "once"];
+    crate::words::words! {
+        /// The spellings.
+        None => "none",
+        Once => "once",
+    }
 }
 
 /// The serving app: the first app container that is not a proxy.
@@ -311,22 +307,14 @@ pub enum OnSigterm {
 }
 
 impl OnSigterm {
-    /// Every reaction, in `NAMES` order.
-    pub const ALL: [OnSigterm; 5] = [
-        OnSigterm::ExitImmediately,
-        OnSigterm::Ignore,
-        OnSigterm::DelayThenDrain,
-        OnSigterm::CloseThenDrain,
-        OnSigterm::CloseKeepBusy,
-    ];
-    /// The spellings.
-    pub const NAMES: [&'static str; 5] = [
-        "exit-immediately",
-        "ignore",
-        "delay-then-drain",
-        "close-then-drain",
-        "close-keep-busy",
-    ];
+    crate::words::words! {
+        /// The spellings.
+        ExitImmediately => "exit-immediately",
+        Ignore => "ignore",
+        DelayThenDrain => "delay-then-drain",
+        CloseThenDrain => "close-then-drain",
+        CloseKeepBusy => "close-keep-busy",
+    }
 }
 
 /// One `kubectl delete pod`, or one rollout of the Deployment.

@@ -3,7 +3,8 @@
 
 use crate::engine::SimDuration;
 use crate::model::{
-    ActionKind, ActionTime, Backoff, Deletion, PodSpec, Probe, ProbeOutcome, RunSpec, Signal,
+    ActionKind, ActionTime, Backoff, ContainerKind, Deletion, PodMode, PodSpec, Probe, ProbeOutcome,
+    RestartPolicy, RunSpec, Signal,
 };
 
 use crate::model::service::{
@@ -51,11 +52,11 @@ impl Key {
         match (self.field, container) {
             (Field::Horizon, _) => run.horizon = value.millis(),
             (Field::Seed, _) => run.stream.seed = u64::from(value.count()),
-            (Field::RestartPolicy, _) => pod.restart_policy = POLICIES[value.word().min(2)],
+            (Field::RestartPolicy, _) => pod.restart_policy = RestartPolicy::ALL[value.word().min(2)],
             (Field::TerminationGracePeriod, _) => pod.termination_grace_period = value.millis(),
             (Field::StopAt, _) => pod.deletion = Deletion::At(value.millis()),
             (Field::StopAfterReady, _) => pod.deletion = Deletion::AfterReady(value.millis()),
-            (Field::Mode, _) => pod.mode = MODES[value.word().min(1)],
+            (Field::Mode, _) => pod.mode = PodMode::ALL[value.word().min(1)],
             (Field::BackoffLimit, _) => run.job.backoff_limit = Some(value.count()),
             (Field::BackoffLimitPerIndex, _) => run.job.backoff_limit_per_index = Some(value.count()),
             (
@@ -75,7 +76,7 @@ impl Key {
             (Field::BackoffImmediateFirstRestart, _) => pod.backoff.immediate_first_restart = value.flag(),
             (field @ service_field!(), _) => set_service(field, self.container, run, value),
             (_, None) => {}
-            (Field::Kind, Some(c)) => c.kind = KINDS[value.word().min(2)],
+            (Field::Kind, Some(c)) => c.kind = ContainerKind::ALL[value.word().min(2)],
             (Field::Boot, Some(c)) => c.boot = value.to_dist(),
             (Field::Drain, Some(c)) => c.drain = value.to_drain(),
             (Field::PreStop, Some(c)) => c.pre_stop = Some(value.to_dist()),
@@ -85,7 +86,7 @@ impl Key {
             (Field::Run, Some(c)) => c.run = Some(value.to_dist()),
             (Field::ExitCode, Some(c)) => c.exit_code = value.count() as i32,
             (Field::ContainerRestartPolicy, Some(c)) => {
-                c.restart_policy = Some(POLICIES[value.word().min(2)])
+                c.restart_policy = Some(RestartPolicy::ALL[value.word().min(2)])
             }
             (Field::ExitCodeOnSigterm, Some(c)) => c.exit_code_on_sigterm = value.count() as i32,
             (Field::StopSignal, Some(c)) => {

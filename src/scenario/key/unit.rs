@@ -2,9 +2,7 @@
 //! values, and the tables that turn a word or a version into an axis index.
 
 use crate::engine::SimDuration;
-use crate::model::{
-    ContainerKind, Dist, Drain, ImagePull, KubeVersion, PodMode, PostStart, Probability, RestartPolicy,
-};
+use crate::model::{Dist, Drain, ImagePull, KubeVersion, PostStart, Probability};
 
 use crate::model::service::{Preset, Rate, Scaled};
 
@@ -103,15 +101,6 @@ const PULLS_FAIL: u64 = 1 << 62;
 pub(super) const FAILS: &str = "fails";
 
 pub(super) const FLAG_NAMES: [&str; 2] = ["false", "true"];
-pub(super) const KINDS: [ContainerKind; 3] =
-    [ContainerKind::Init, ContainerKind::Sidecar, ContainerKind::App];
-pub(super) const POLICIES: [RestartPolicy; 3] = [
-    RestartPolicy::Always,
-    RestartPolicy::OnFailure,
-    RestartPolicy::Never,
-];
-pub(super) const MODES: [PodMode; 2] = [PodMode::Service, PodMode::Job];
-pub(super) const MODE_NAMES: [&str; 2] = ["service", "job"];
 
 impl Unit {
     /// The unit of the field as a sweep axis (one value per run).

@@ -1,7 +1,7 @@
 //! How each key's value is written and read: the one `Unit` of every
 //! field, kept apart from the key list so the list stays readable.
 
-use crate::model::{ContainerKind, Drain, PostStart, ProbeOutcome, RestartPolicy, Signal};
+use crate::model::{ContainerKind, Drain, PodMode, PostStart, ProbeOutcome, RestartPolicy, Signal};
 
 use crate::model::service::{Arrival, Connections, EvictionPolicy, OnSigterm, Retry, Strategy};
 
@@ -102,7 +102,7 @@ impl Field {
             },
             Field::Mode => Unit::Word {
                 what: "mode",
-                names: &MODE_NAMES,
+                names: &PodMode::NAMES,
             },
             Field::Kubernetes => Unit::Version,
             Field::Probe(_, field) => match field {
