@@ -20,8 +20,8 @@ fn r55_a_process_that_ignores_sigterm_is_sigkilled_at_the_grace_and_exits_137() 
         boot = "1s"
         drain = "never"
     "#;
-    assert_eq!(events(toml, "web", "SIGTERM (SIGKILL in 10s)"), [5000]);
-    assert_eq!(events(toml, "web", "exited 137"), [15000]);
+    assert_eq!(events(toml, "web", sigterm_with(10)), [5000]);
+    assert_eq!(events(toml, "web", exited_with(137)), [15000]);
     let m = run_text(toml).metrics;
     assert_eq!(
         (m.sigkilled, m.termination_ms, m.phase),
@@ -57,15 +57,11 @@ fn r55_an_app_that_ignores_sigterm_takes_the_sidecars_turns_r37s_worked_example(
         pre_stop = "5s"
         drain = "never"
     "#;
-    assert_eq!(events(toml, "a", "SIGTERM (SIGKILL in 25s)"), [5000]);
-    assert_eq!(events(toml, "a", "exited 137"), [30_000]);
+    assert_eq!(events(toml, "a", sigterm_with(25)), [5000]);
+    assert_eq!(events(toml, "a", exited_with(137)), [30_000]);
     for sidecar in ["s1", "s2"] {
-        assert_eq!(
-            events(toml, sidecar, "SIGTERM (SIGKILL in 2s)"),
-            [30_000],
-            "{sidecar}"
-        );
-        assert_eq!(events(toml, sidecar, "exited 0"), [31_000], "{sidecar}");
+        assert_eq!(events(toml, sidecar, sigterm_with(2)), [30_000], "{sidecar}");
+        assert_eq!(events(toml, sidecar, exited_with(0)), [31_000], "{sidecar}");
     }
 }
 
@@ -94,10 +90,13 @@ fn r56_a_sidecar_that_exits_on_its_own_restarts_under_never_and_takes_ready_with
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "proxy", "exited 0"), [5000, 10_000, 25_000]);
-    assert_eq!(events(toml, "proxy", "started"), [1000, 6000, 21_000]);
-    assert_eq!(events(toml, "pod", "Pod Ready"), [2000, 6000, 21_000]);
-    assert_eq!(events(toml, "pod", "Pod not Ready"), [5000, 10_000, 25_000]);
+    assert_eq!(events(toml, "proxy", exited_with(0)), [5000, 10_000, 25_000]);
+    assert_eq!(events(toml, "proxy", is(Change::Started)), [1000, 6000, 21_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodReady)), [2000, 6000, 21_000]);
+    assert_eq!(
+        events(toml, "pod", is(Change::PodNotReady)),
+        [5000, 10_000, 25_000]
+    );
     let m = run_text(toml).metrics;
     assert_eq!(
         (m.ready_ms, m.restarts, m.exposed_startup_ms, m.phase),
@@ -131,11 +130,11 @@ fn r56_an_init_container_after_an_exited_sidecar_keeps_running_and_its_completio
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "proxy", "exited 1"), [2000, 4000, 16_000]);
-    assert_eq!(events(toml, "migrate", "exited 0"), [6000]);
-    assert_eq!(events(toml, "web", "starting"), [6000]);
-    assert_eq!(events(toml, "pod", "Pod Ready"), [15_000]);
-    assert_eq!(events(toml, "pod", "Pod not Ready"), [16_000]);
+    assert_eq!(events(toml, "proxy", exited_with(1)), [2000, 4000, 16_000]);
+    assert_eq!(events(toml, "migrate", exited_with(0)), [6000]);
+    assert_eq!(events(toml, "web", is(Change::Starting { attempt: 1 })), [6000]);
+    assert_eq!(events(toml, "pod", is(Change::PodReady)), [15_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodNotReady)), [16_000]);
 }
 
 #[test]
@@ -186,18 +185,22 @@ fn r57_an_init_container_deleted_while_it_works_gets_sigterm_at_once_and_exits_a
     };
     let draining = pod("3s");
     assert_eq!(
-        who_and_when(&draining, "SIGTERM (SIGKILL in 10s)"),
+        who_and_when(&draining, sigterm_with(10)),
         [(5000, "proxy".to_string()), (5000, "migrate".to_string())]
     );
-    assert_eq!(events(&draining, "proxy", "exited 0"), [6000]);
+    assert_eq!(events(&draining, "proxy", exited_with(0)), [6000]);
     assert_eq!(
-        events(&draining, "migrate", "exited 0 (stopped by SIGTERM)"),
+        events(
+            &draining,
+            "migrate",
+            is(Change::Exited(ExitReason::Terminated(0)))
+        ),
         [8000]
     );
-    assert!(events(&draining, "web", "starting").is_empty());
+    assert!(events(&draining, "web", is(Change::Starting { attempt: 1 })).is_empty());
     assert_eq!(run_text(&draining).metrics.termination_ms, Some(3000));
     let ignoring = pod("never");
-    assert_eq!(events(&ignoring, "migrate", "exited 137"), [15_000]);
+    assert_eq!(events(&ignoring, "migrate", exited_with(137)), [15_000]);
     let m = run_text(&ignoring).metrics;
     assert_eq!((m.termination_ms, m.sigkilled), (Some(10_000), 1));
 }
@@ -220,9 +223,12 @@ fn r57_an_init_container_whose_work_ends_during_its_drain_exits_0_then() {
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "migrate", "SIGTERM"), [4000]);
-    assert_eq!(events(toml, "migrate", "exited 0 (completed)"), [6000]);
-    assert!(events(toml, "web", "starting").is_empty());
+    assert_eq!(events(toml, "migrate", sigterm), [4000]);
+    assert_eq!(
+        events(toml, "migrate", is(Change::Exited(ExitReason::Completed))),
+        [6000]
+    );
+    assert!(events(toml, "web", is(Change::Starting { attempt: 1 })).is_empty());
 }
 
 #[test]
@@ -241,19 +247,22 @@ fn r58_a_pre_stop_of_0s_is_a_hook_that_runs_and_returns_at_once_and_changes_no_t
     let zero = pod("pre_stop = \"0s\"\n");
     let none = pod("");
     let hook_lines = |toml: &str| {
-        timeline_of(toml)
+        history_of(toml)
             .into_iter()
-            .filter(|(_, _, what)| what.starts_with("preStop"))
+            .filter(|(_, _, what)| matches!(what, Change::PreStopStarted | Change::PreStopFinished { .. }))
             .collect::<Vec<_>>()
     };
-    let line = |what: &str| (5000, "web".to_string(), what.to_string());
+    let line = |what: Change| (5000, "web".to_string(), what);
     assert_eq!(
         hook_lines(&zero),
-        [line("preStop hook started"), line("preStop hook finished")]
+        [
+            line(Change::PreStopStarted),
+            line(Change::PreStopFinished { cut_off: false })
+        ]
     );
     assert!(hook_lines(&none).is_empty());
-    assert_eq!(events(&zero, "web", "SIGTERM (SIGKILL in 30s)"), [5000]);
-    assert_eq!(events(&zero, "web", "exited 0"), [7000]);
+    assert_eq!(events(&zero, "web", sigterm_with(30)), [5000]);
+    assert_eq!(events(&zero, "web", exited_with(0)), [7000]);
     assert_eq!(run_text(&zero).metrics, run_text(&none).metrics);
 }
 
@@ -270,25 +279,59 @@ fn r59_the_stop_signal_reaches_the_process_which_drains_only_on_the_signal_it_ha
     // Sent SIGQUIT while it handles SIGTERM: the kernel's default ends it at
     // once, 128 + 3 = 131, and the Pod is Failed.
     let quit = pod("stop_signal = \"SIGQUIT\"\n");
-    assert_eq!(events(&quit, "web", "SIGQUIT (SIGKILL in 10s)"), [5000]);
-    assert_eq!(events(&quit, "web", "exited 131 (ended by SIGQUIT)"), [5000]);
+    assert_eq!(
+        events(
+            &quit,
+            "web",
+            is(Change::Sigterm {
+                timeout: secs(10),
+                signal: Signal::Quit
+            })
+        ),
+        [5000]
+    );
+    assert_eq!(
+        events(
+            &quit,
+            "web",
+            is(Change::Exited(ExitReason::Signalled(Signal::Quit)))
+        ),
+        [5000]
+    );
     assert_eq!(run_text(&quit).metrics.phase, PodPhase::Failed);
     // nginx: SIGQUIT is the signal it drains on: exit 0 at 5 + 5 = 10 s.
     let graceful = pod("stop_signal = \"SIGQUIT\"\ndrains_on = \"SIGQUIT\"\n");
     assert_eq!(
-        events(&graceful, "web", "exited 0 (stopped by SIGTERM)"),
+        events(&graceful, "web", is(Change::Exited(ExitReason::Terminated(0)))),
         [10_000]
     );
     // The same nginx sent the default SIGTERM, which it has no handler for
     // here: 143 at once.
     let fast = pod("drains_on = \"SIGQUIT\"\n");
-    assert_eq!(events(&fast, "web", "exited 143 (ended by SIGTERM)"), [5000]);
+    assert_eq!(
+        events(
+            &fast,
+            "web",
+            is(Change::Exited(ExitReason::Signalled(Signal::Term)))
+        ),
+        [5000]
+    );
     // SIGWINCH is ignored without a handler: SIGKILL at 15 s, 137.
     let ignored = pod("stop_signal = \"SIGWINCH\"\n");
-    assert_eq!(events(&ignored, "web", "exited 137 (SIGKILL)"), [15_000]);
+    assert_eq!(
+        events(&ignored, "web", is(Change::Exited(ExitReason::Killed))),
+        [15_000]
+    );
     // SIGKILL as the stop signal: 137 at once.
     let killed = pod("stop_signal = \"SIGKILL\"\n");
-    assert_eq!(events(&killed, "web", "exited 137 (ended by SIGKILL)"), [5000]);
+    assert_eq!(
+        events(
+            &killed,
+            "web",
+            is(Change::Exited(ExitReason::Signalled(Signal::Kill)))
+        ),
+        [5000]
+    );
 }
 
 #[test]
@@ -353,14 +396,26 @@ fn r61_restart_all_containers_kills_everything_at_once_and_starts_over_from_the_
     // migrate 9→11 s (its attempt 2), proxy 11 s, up at 12 s, web 12 s, up
     // at 13 s: Ready again at 13 s. Every container restarted once: 3.
     let toml = RESTART_ALL.replace("VERSION", "1.36");
-    assert_eq!(events(&toml, "pod", "RestartAllContainers"), [9000]);
-    assert_eq!(events(&toml, "proxy", "exited 137 (SIGKILL)"), [9000]);
-    assert_eq!(events(&toml, "migrate", "restarting (attempt 2)"), [9000]);
-    assert_eq!(events(&toml, "proxy", "restarting (attempt 2)"), [11_000]);
-    assert_eq!(events(&toml, "web", "restarting (attempt 2)"), [12_000]);
-    assert_eq!(events(&toml, "pod", "Pod Ready"), [4000, 13_000]);
-    assert_eq!(events(&toml, "pod", "Pod not Ready"), [9000]);
-    assert_eq!(events(&toml, "pod", "Pod phase Pending"), [9000]);
+    assert_eq!(events(&toml, "pod", is(Change::AllContainersRestarting)), [9000]);
+    assert_eq!(
+        events(&toml, "proxy", is(Change::Exited(ExitReason::Killed))),
+        [9000]
+    );
+    assert_eq!(
+        events(&toml, "migrate", is(Change::Starting { attempt: 2 })),
+        [9000]
+    );
+    assert_eq!(
+        events(&toml, "proxy", is(Change::Starting { attempt: 2 })),
+        [11_000]
+    );
+    assert_eq!(
+        events(&toml, "web", is(Change::Starting { attempt: 2 })),
+        [12_000]
+    );
+    assert_eq!(events(&toml, "pod", is(Change::PodReady)), [4000, 13_000]);
+    assert_eq!(events(&toml, "pod", is(Change::PodNotReady)), [9000]);
+    assert_eq!(events(&toml, "pod", is(Change::Phase(PodPhase::Pending))), [9000]);
     let m = run_text(&toml).metrics;
     assert_eq!((m.restarts, m.sigkilled, m.phase), (3, 1, PodPhase::Running));
 }
@@ -415,18 +470,33 @@ fn r61_a_sidecar_whose_rule_matches_restarts_every_container_and_any_other_exit_
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "pod", "RestartAllContainers"), [6000, 12_000]);
-    assert_eq!(events(toml, "main", "exited 137 (SIGKILL)"), [6000, 12_000]);
-    assert_eq!(events(toml, "main", "restarting (attempt 2)"), [7000]);
-    assert_eq!(events(toml, "pod", "Pod Ready"), [2000, 8000, 14_000]);
+    assert_eq!(
+        events(toml, "pod", is(Change::AllContainersRestarting)),
+        [6000, 12_000]
+    );
+    assert_eq!(
+        events(toml, "main", is(Change::Exited(ExitReason::Killed))),
+        [6000, 12_000]
+    );
+    assert_eq!(events(toml, "main", is(Change::Starting { attempt: 2 })), [7000]);
+    assert_eq!(events(toml, "pod", is(Change::PodReady)), [2000, 8000, 14_000]);
     // Exit 3 matches no rule: the sidecar alone restarts (R10, R56), main
     // runs on; the kubelet's back-off (R14: 0 s for the first restart).
     let other = toml.replace("exit_code = 42", "exit_code = 3");
-    assert_eq!(events(&other, "pod", "RestartAllContainers"), Vec::<u64>::new());
-    assert_eq!(events(&other, "main", "exited 137 (SIGKILL)"), Vec::<u64>::new());
-    assert_eq!(events(&other, "watcher", "restarting (attempt 2)"), [6000]);
     assert_eq!(
-        events(&other, "main", "restarting (attempt 2)"),
+        events(&other, "pod", is(Change::AllContainersRestarting)),
+        Vec::<u64>::new()
+    );
+    assert_eq!(
+        events(&other, "main", is(Change::Exited(ExitReason::Killed))),
+        Vec::<u64>::new()
+    );
+    assert_eq!(
+        events(&other, "watcher", is(Change::Starting { attempt: 2 })),
+        [6000]
+    );
+    assert_eq!(
+        events(&other, "main", is(Change::Starting { attempt: 2 })),
         Vec::<u64>::new()
     );
     // Before 1.35 a sidecar may carry no rules at all.
@@ -475,10 +545,16 @@ fn r61_an_init_containers_rule_reruns_the_pod_where_never_would_fail_it() {
         boot = "1s"
         "#
     );
-    assert_eq!(events(&toml, "pod", "RestartAllContainers"), [3000]);
-    assert_eq!(events(&toml, "sidecar", "exited 137 (SIGKILL)"), [3000]);
-    assert_eq!(events(&toml, "source-init", "exited 0 (completed)"), [6000]);
-    assert_eq!(events(&toml, "pod", "Pod Ready"), [7000]);
+    assert_eq!(events(&toml, "pod", is(Change::AllContainersRestarting)), [3000]);
+    assert_eq!(
+        events(&toml, "sidecar", is(Change::Exited(ExitReason::Killed))),
+        [3000]
+    );
+    assert_eq!(
+        events(&toml, "source-init", is(Change::Exited(ExitReason::Completed))),
+        [6000]
+    );
+    assert_eq!(events(&toml, "pod", is(Change::PodReady)), [7000]);
     let m = run_text(&toml).metrics;
     assert_eq!((m.restarts, m.sigkilled, m.phase), (3, 1, PodPhase::Running));
     // Without the rule, Never fails the Pod at source-init's exit (R9).
