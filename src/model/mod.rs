@@ -4,22 +4,26 @@
 //! with its replicas, endpoints, proxies and traffic (`service`). What runs
 //! a scenario, whichever room it needs, is `run`, above the three.
 //!
-//! The rooms point one way, and nothing in a room names its callers:
+//! The rooms point one way:
 //!
 //! ```text
-//!              run   (RunSpec, Simulator, simulate)
-//!            /  |  \
-//!      service  |  job        each lends from RunSpec only what it reads
-//!            \  |  /         (PodRun, JobRun), so none names RunSpec
-//!              pod   (PodSpec, PodModel, PodSimulator, Change, Metrics)
-//!               |
-//!   dist, draw, version       shared ground: distributions, random
-//!                             streams, Kubernetes releases
+//!                 run        RunSpec, Simulator, simulate, RunReport
+//!               /  |  \
+//!        service   |   job   the Job reads RunSpec through JobRun; the
+//!               \  |  /      Service still takes the whole RunSpec
+//!                 pod        PodSpec, PodModel, PodSimulator, Change, Metrics;
+//!                  |         it reads RunSpec through PodRun
+//!     dist, draw, version    shared ground: distributions, random streams,
+//!                            Kubernetes releases
 //! ```
 //!
-//! `pod` uses neither `job` nor `service`; `job` and `service` use `pod`
-//! and not each other. The flat re-exports below keep `model::PodSpec` and
-//! the like one path for the layers above.
+//! `pod` names neither `job`, `service` nor `run`: what it reads of a run it
+//! reads through `PodRun`, which `RunSpec` lends in place (no copy per run),
+//! and a Service's replicas through the plain `PodRunSpec`. `job` names
+//! `pod` only, and reads its run through `JobRun`. `service` names `pod`
+//! and, for its spec, `run`'s `RunSpec`: the one edge that still points up.
+//! The flat re-exports below keep `model::PodSpec` and the like one path
+//! for the layers above.
 
 mod dist;
 mod draw;
@@ -34,8 +38,8 @@ pub use draw::{DrawKey, Stream, name_hash};
 pub use pod::spec::{
     ActionKind, ActionTime, BACKOFF_RESET_AFTER, Backoff, ContainerId, ContainerKind, ContainerSpec,
     Deletion, Disposition, Drain, ExitCodes, IMAGE_BACKOFF, ImagePull, KubeVersion, NODE_DOWN, PodMode,
-    PodRun, PodRunSpec, PodSpec, PostStart, Probe, ProbeKind, ProbeOutcome, Reaction, RestartPolicy,
-    RestartRule, RuleAction, Signal, TimedAction,
+    PodSpec, PostStart, Probe, ProbeKind, ProbeOutcome, Reaction, RestartPolicy, RestartRule, RuleAction,
+    Signal, TimedAction,
 };
 pub use pod::{
     Change, ExitReason, ExposureMeter, Field, Meters, Metrics, Observer, Outcome, PodEvent, PodModel,

@@ -360,8 +360,8 @@ mod tests {
                 "RestartAllContainers: every container killed, starting over",
             ),
             (
-                Change::NodeRebooted { down: s(60) },
-                "node rebooted: sandbox and containers gone, back in 60s",
+                Change::NodeRebooted { down: s(30) },
+                "node rebooted: sandbox and containers gone, back in 30s",
             ),
             (
                 Change::NodeBack {

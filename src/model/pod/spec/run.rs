@@ -13,7 +13,7 @@ use crate::engine::SimDuration;
 use crate::model::draw::Stream;
 
 /// Lends a Pod run its Pod, horizon and stream. Implementors give the two
-/// borrows; the rest is written once here and inlined into field reads.
+/// borrows; the readers are written once here and inline to field reads.
 pub trait PodRun {
     /// The Pod, the horizon and the stream.
     fn parts(&self) -> (&PodSpec, &SimDuration, &Stream);
@@ -40,22 +40,10 @@ pub trait PodRun {
         *self.parts().1
     }
 
-    /// The horizon, to change between runs (a Job's later Pods see less).
-    #[inline(always)]
-    fn horizon_mut(&mut self) -> &mut SimDuration {
-        self.parts_mut().1
-    }
-
     /// The seed and replication every draw of the run is keyed by.
     #[inline(always)]
     fn stream(&self) -> &Stream {
         self.parts().2
-    }
-
-    /// The stream, to change between runs (a replication, a Job's next Pod).
-    #[inline(always)]
-    fn stream_mut(&mut self) -> &mut Stream {
-        self.parts_mut().2
     }
 }
 
