@@ -60,10 +60,7 @@ fn r70_a_later_delete_cannot_lengthen_the_grace() {
         ),
         [8000]
     );
-    assert_eq!(
-        events(&toml, "web", is(Change::Exited(ExitReason::Terminated(0)))),
-        [25_000]
-    );
+    assert_eq!(events(&toml, "web", exit(ExitReason::Terminated(0))), [25_000]);
     let m = metrics(&toml);
     assert_eq!((m.termination_ms, m.sigkilled), (Some(20_000), 0));
 }
@@ -180,7 +177,7 @@ fn r71_an_apps_new_image_starts_after_the_old_one_stopped_whatever_the_policy() 
         [10_000]
     );
     assert_eq!(events(toml, "web", sigterm), [12_000]);
-    assert_eq!(events(toml, "web", is(Change::Starting { attempt: 2 })), [15_000]);
+    assert_eq!(events(toml, "web", attempt(2)), [15_000]);
     assert_eq!(events(toml, "pod", is(Change::PodNotReady)), [15_000]);
     assert_eq!(events(toml, "pod", is(Change::PodReady)), [1000, 19_000]);
     let m = metrics(toml);
@@ -276,10 +273,7 @@ fn r72_a_sidecars_new_image_restarts_it_and_the_app_is_exposed_meanwhile() {
         at = "10s"
         update_image = "proxy"
     "#;
-    assert_eq!(
-        events(toml, "proxy", is(Change::Starting { attempt: 2 })),
-        [11_000]
-    );
+    assert_eq!(events(toml, "proxy", attempt(2)), [11_000]);
     assert_eq!(events(toml, "pod", is(Change::PodNotReady)), [11_000]);
     assert_eq!(events(toml, "pod", is(Change::PodReady)), [4000, 14_000]);
     let m = metrics(toml);
@@ -317,8 +311,8 @@ fn r72_a_sidecar_updated_before_its_startup_probe_passed_restarts_once_it_has() 
         ),
         [2000]
     );
-    assert_eq!(events(toml, "proxy", is(Change::Starting { attempt: 2 })), [5000]);
-    assert_eq!(events(toml, "web", is(Change::Starting { attempt: 1 })), [5000]);
+    assert_eq!(events(toml, "proxy", attempt(2)), [5000]);
+    assert_eq!(events(toml, "web", first_start), [5000]);
     assert_eq!(events(toml, "proxy", is(Change::Started)), [5000, 10_000]);
     assert_eq!(metrics(toml).ready_ms, Some(10_000));
 }
@@ -344,7 +338,7 @@ fn r72_an_init_containers_new_image_does_nothing_once_the_pod_is_initialized() {
         events(toml, "setup", is(Change::ImageUpdated(UpdateEffect::Ignored))),
         [10_000]
     );
-    assert_eq!(events(toml, "setup", is(Change::Starting { attempt: 1 })), [0]);
+    assert_eq!(events(toml, "setup", first_start), [0]);
     assert_eq!(metrics(toml).restarts, 0);
 }
 
@@ -375,11 +369,8 @@ fn r72_a_running_init_container_runs_on_and_its_retry_runs_the_new_image() {
         events(toml, "setup", is(Change::ImageUpdated(UpdateEffect::NextStart))),
         [1000]
     );
-    assert_eq!(
-        events(toml, "setup", is(Change::Exited(ExitReason::Completed))),
-        [7000]
-    );
-    assert_eq!(events(toml, "web", is(Change::Starting { attempt: 1 })), [7000]);
+    assert_eq!(events(toml, "setup", exit(ExitReason::Completed)), [7000]);
+    assert_eq!(events(toml, "web", first_start), [7000]);
     assert_eq!(metrics(toml).ready_ms, Some(8000));
 }
 
@@ -409,7 +400,7 @@ fn an_action_after_ready_counts_from_the_first_ready() {
         after_ready = "4s"
         update_image = "web"
     "#;
-    assert_eq!(events(toml, "web", is(Change::Starting { attempt: 2 })), [7000]);
+    assert_eq!(events(toml, "web", attempt(2)), [7000]);
     assert_eq!(events(toml, "pod", is(Change::PodReady)), [3000, 10_000]);
 }
 

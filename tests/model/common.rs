@@ -66,9 +66,24 @@ pub fn is(change: Change) -> impl Fn(Change) -> bool {
     move |c| c == change
 }
 
+/// Picks the container's first start.
+pub fn first_start(c: Change) -> bool {
+    c == Change::Starting { attempt: 1 }
+}
+
+/// Picks the start of attempt `n` (from 1).
+pub fn attempt(n: u32) -> impl Fn(Change) -> bool {
+    is(Change::Starting { attempt: n })
+}
+
 /// Picks a start after the first: a restart (R20).
 pub fn restarted(c: Change) -> bool {
     matches!(c, Change::Starting { attempt } if attempt > 1)
+}
+
+/// Picks an exit for `reason`.
+pub fn exit(reason: ExitReason) -> impl Fn(Change) -> bool {
+    is(Change::Exited(reason))
 }
 
 /// Picks any exit.

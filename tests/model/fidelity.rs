@@ -23,7 +23,7 @@ fn r5_r28_a_startup_probe_quantizes_the_sidecar_gate() {
         boot = "1s"
     "#;
     assert_eq!(events(toml, "proxy", is(Change::Started)), [10_000]);
-    assert_eq!(events(toml, "web", is(Change::Starting { attempt: 1 })), [10_000]);
+    assert_eq!(events(toml, "web", first_start), [10_000]);
     let m = run_text(toml).metrics;
     assert_eq!((m.ready_ms, m.exposed_total_ms), (Some(11_000), 0));
 }
@@ -61,7 +61,7 @@ fn r10_r12_a_failing_startup_probe_kills_and_restarts_the_sidecar() {
     assert_eq!(events(toml, "proxy", restarted), [20_000, 60_000, 100_000]);
     let m = run_text(toml).metrics;
     assert_eq!((m.outcome, m.restarts, m.ready_ms), (Outcome::Horizon, 3, None));
-    assert!(events(toml, "web", is(Change::Starting { attempt: 1 })).is_empty());
+    assert!(events(toml, "web", first_start).is_empty());
 }
 
 #[test]
@@ -185,10 +185,7 @@ fn r43_r44_a_job_completes_after_its_sidecar_stopped() {
 #[test]
 fn r44_the_apps_exit_code_decides_the_phase() {
     let failing = JOB.replace("run = \"20s\"", "run = \"20s\"\n    exit_code = 3");
-    assert_eq!(
-        events(&failing, "main", is(Change::Exited(ExitReason::Failed(3)))),
-        [23_000]
-    );
+    assert_eq!(events(&failing, "main", exit(ExitReason::Failed(3))), [23_000]);
     let m = run_text(&failing).metrics;
     assert_eq!((m.phase, m.completed_ms), (PodPhase::Failed, Some(24_000)));
 }

@@ -56,10 +56,10 @@ fn r65_a_slow_post_start_holds_back_the_next_app_and_its_own_start() {
         [3000]
     );
     assert_eq!(events(toml, "proxy", is(Change::Started)), [3000]);
-    assert_eq!(events(toml, "web", is(Change::Starting { attempt: 1 })), [3000]);
+    assert_eq!(events(toml, "web", first_start), [3000]);
     assert_eq!(run_text(toml).metrics.ready_ms, Some(4000));
     let plain = toml.replace("post_start = \"3s\"", "");
-    assert_eq!(events(&plain, "web", is(Change::Starting { attempt: 1 })), [0]);
+    assert_eq!(events(&plain, "web", first_start), [0]);
     assert_eq!(run_text(&plain).metrics.ready_ms, Some(1000));
 }
 
@@ -91,7 +91,7 @@ fn r65_r5_a_sidecar_lets_the_app_start_when_its_hook_returns_not_its_boot() {
         drain = "3s"
     "#;
     assert_eq!(events(toml, "proxy", is(Change::Started)), [7000]);
-    assert_eq!(events(toml, "web", is(Change::Starting { attempt: 1 })), [7000]);
+    assert_eq!(events(toml, "web", first_start), [7000]);
     let m = run_text(toml).metrics;
     assert_eq!((m.ready_ms, m.exposed_total_ms), (Some(8000), 0));
     // Without the hook, the seed figure.
@@ -116,7 +116,7 @@ fn r65_a_hook_until_booted_holds_the_app_until_the_proxy_is_up() {
         events(toml, "proxy", is(Change::PostStartFinished { failed: false })),
         [5000]
     );
-    assert_eq!(events(toml, "web", is(Change::Starting { attempt: 1 })), [5000]);
+    assert_eq!(events(toml, "web", first_start), [5000]);
     let m = run_text(toml).metrics;
     assert_eq!(
         (m.ready_ms, m.exposed_startup_ms, m.exposed_shutdown_ms),
@@ -137,11 +137,7 @@ fn r65_a_hook_until_booted_holds_the_app_until_the_proxy_is_up() {
             up,
             "seed {seed}"
         );
-        assert_eq!(
-            events(&seeded, "web", is(Change::Starting { attempt: 1 })),
-            up,
-            "seed {seed}"
-        );
+        assert_eq!(events(&seeded, "web", first_start), up, "seed {seed}");
     }
 }
 
@@ -188,7 +184,7 @@ fn r65_r41_a_deletion_during_the_hook_waits_for_it_and_nothing_else_starts() {
         boot = "1s"
     "#;
     assert_eq!(events(toml, "proxy", sigterm), [3000]);
-    assert!(events(toml, "web", is(Change::Starting { attempt: 1 })).is_empty());
+    assert!(events(toml, "web", first_start).is_empty());
 }
 
 #[test]
@@ -256,10 +252,7 @@ fn r66_the_next_app_waits_for_the_kill_after_a_failed_hook() {
         boot = "1s"
     "#;
     assert_eq!(events(toml, "web", exited), [5000]);
-    assert_eq!(
-        events(toml, "helper", is(Change::Starting { attempt: 1 })),
-        [5000]
-    );
+    assert_eq!(events(toml, "helper", first_start), [5000]);
 }
 
 #[test]
@@ -285,10 +278,7 @@ fn r67_failed_pulls_wait_10_20_40_s_and_an_init_containers_hold_the_pod_pending(
         events(toml, "init", |c| matches!(c, Change::ImagePullFailed { .. })),
         [0, 10_000]
     );
-    assert_eq!(
-        events(toml, "init", is(Change::Starting { attempt: 1 })),
-        [30_000]
-    );
+    assert_eq!(events(toml, "init", first_start), [30_000]);
     assert_eq!(
         events(toml, "web", |c| matches!(c, Change::ImagePullFailed { .. })),
         [31_000, 41_000, 61_000, 101_000]

@@ -136,18 +136,12 @@ fn r75_a_forgotten_init_container_runs_again_while_no_app_runs() {
     let toml = format!(
         "{INIT_THEN_CRASHING_APP}[[actions]]\nat = \"8s\"\nkubelet_restart = true\nforget_exited_init = true\n"
     );
+    assert_eq!(events(&toml, "setup", attempt(2)), [8000]);
     assert_eq!(
-        events(&toml, "setup", is(Change::Starting { attempt: 2 })),
-        [8000]
-    );
-    assert_eq!(
-        events(&toml, "setup", is(Change::Exited(ExitReason::Completed))),
+        events(&toml, "setup", exit(ExitReason::Completed)),
         [2000, 10_000]
     );
-    assert_eq!(
-        events(&toml, "web", is(Change::Starting { attempt: 3 })),
-        [14_000]
-    );
+    assert_eq!(events(&toml, "web", attempt(3)), [14_000]);
     let m = metrics(&toml);
     assert_eq!((m.ready_ms, m.restarts), (Some(15_000), 3));
     assert_eq!(metrics(INIT_THEN_CRASHING_APP).restarts, 2);
@@ -160,6 +154,6 @@ fn r75_a_forgotten_init_container_stays_done_while_an_app_runs() {
     let toml = format!(
         "{INIT_THEN_CRASHING_APP}[[actions]]\nat = \"20s\"\nkubelet_restart = true\nforget_exited_init = true\n"
     );
-    assert_eq!(events(&toml, "setup", is(Change::Starting { attempt: 1 })), [0]);
+    assert_eq!(events(&toml, "setup", first_start), [0]);
     assert_eq!(metrics(&toml).restarts, 2);
 }

@@ -54,10 +54,7 @@ fn r76_a_reboot_stops_every_container_at_once_and_the_pod_leaves_ready() {
         events(&toml, "pod", |c| matches!(c, Change::NodeRebooted { .. })),
         [20_000]
     );
-    assert_eq!(
-        events(&toml, "web", is(Change::Exited(ExitReason::NodeLost))),
-        [20_000]
-    );
+    assert_eq!(events(&toml, "web", exit(ExitReason::NodeLost)), [20_000]);
     assert_eq!(events(&toml, "pod", is(Change::PodNotReady)), [20_000]);
     assert!(events(&toml, "web", sigterm).is_empty());
     assert!(events(&toml, "web", is(Change::Sigkill)).is_empty());
@@ -78,22 +75,13 @@ fn r77_back_after_the_default_30s_the_init_containers_run_again_in_order() {
         ),
         [50_000]
     );
+    assert_eq!(events(&toml, "setup", attempt(2)), [50_000]);
     assert_eq!(
-        events(&toml, "setup", is(Change::Starting { attempt: 2 })),
-        [50_000]
-    );
-    assert_eq!(
-        events(&toml, "setup", is(Change::Exited(ExitReason::Completed))),
+        events(&toml, "setup", exit(ExitReason::Completed)),
         [2000, 52_000]
     );
-    assert_eq!(
-        events(&toml, "migrate", is(Change::Starting { attempt: 2 })),
-        [52_000]
-    );
-    assert_eq!(
-        events(&toml, "web", is(Change::Starting { attempt: 2 })),
-        [55_000]
-    );
+    assert_eq!(events(&toml, "migrate", attempt(2)), [52_000]);
+    assert_eq!(events(&toml, "web", attempt(2)), [55_000]);
     assert_eq!(events(&toml, "pod", is(Change::PodReady)), [6000, 56_000]);
     assert_eq!(
         events(&toml, "pod", is(Change::Phase(PodPhase::Pending))),
@@ -136,18 +124,9 @@ fn r77_a_reboot_during_initialization_starts_over_from_the_first_init_container(
     "#;
     let toml = reboot_at(toml, "1s", "");
     assert_eq!(events(&toml, "setup", exited_with(255)), [1000]);
-    assert_eq!(
-        events(&toml, "setup", is(Change::Starting { attempt: 2 })),
-        [31_000]
-    );
-    assert_eq!(
-        events(&toml, "proxy", is(Change::Starting { attempt: 1 })),
-        [33_000]
-    );
-    assert_eq!(
-        events(&toml, "web", is(Change::Starting { attempt: 1 })),
-        [34_000]
-    );
+    assert_eq!(events(&toml, "setup", attempt(2)), [31_000]);
+    assert_eq!(events(&toml, "proxy", first_start), [33_000]);
+    assert_eq!(events(&toml, "web", first_start), [34_000]);
     assert_eq!(events(&toml, "pod", is(Change::PodReady)), [35_000]);
     assert_eq!(run_text(&toml).metrics.restarts, 1);
 }
@@ -201,11 +180,8 @@ fn r79_under_on_failure_an_app_that_succeeded_is_not_started_again() {
         boot = "1s"
     "#;
     let toml = reboot_at(toml, "10s", "");
-    assert_eq!(events(&toml, "batch", is(Change::Starting { attempt: 1 })), [0]);
-    assert_eq!(
-        events(&toml, "web", is(Change::Starting { attempt: 2 })),
-        [40_000]
-    );
+    assert_eq!(events(&toml, "batch", first_start), [0]);
+    assert_eq!(events(&toml, "web", attempt(2)), [40_000]);
 }
 
 #[test]

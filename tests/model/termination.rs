@@ -195,7 +195,7 @@ fn r41_deletion_during_startup_stops_the_booting_init_and_starts_nothing_else() 
         (m.ready_ms, m.termination_ms, m.phase, m.end_ms),
         (None, Some(0), PodPhase::Failed, 2000)
     );
-    assert!(events(toml, "web", is(Change::Starting { attempt: 1 })).is_empty());
+    assert!(events(toml, "web", first_start).is_empty());
 }
 
 #[test]
@@ -261,20 +261,14 @@ fn r54_a_process_the_signal_ends_exits_143_and_a_deleted_pod_whose_app_did_fails
         )
     };
     let dying = pod("exit_code_on_sigterm = 143");
-    assert_eq!(
-        events(&dying, "web", is(Change::Exited(ExitReason::Terminated(143)))),
-        [7000]
-    );
+    assert_eq!(events(&dying, "web", exit(ExitReason::Terminated(143))), [7000]);
     let m = run_text(&dying).metrics;
     assert_eq!(
         (m.phase, m.sigkilled, m.termination_ms),
         (PodPhase::Failed, 0, Some(2000))
     );
     let graceful = pod("");
-    assert_eq!(
-        events(&graceful, "web", is(Change::Exited(ExitReason::Terminated(0)))),
-        [7000]
-    );
+    assert_eq!(events(&graceful, "web", exit(ExitReason::Terminated(0))), [7000]);
     assert_eq!(run_text(&graceful).metrics.phase, PodPhase::Succeeded);
 }
 
