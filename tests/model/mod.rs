@@ -17,7 +17,8 @@
 //! - `service_invariants`: issue 16's invariants of the Service model (proptest).
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
-//! - `exits`: how a container exits and RestartAllContainers (R55–R61).
+//! - `exits`: how a container exits (R55–R59).
+//! - `restart_all`: RestartAllContainers rules (R61–R64).
 //! - `actions`: what `[[actions]]` scripts during a run (R70–R73), worked by hand.
 //! - `kubelet_restart`: a kubelet restart in `[[actions]]` (R74, R75).
 //! - `reboot`: a node reboot in `[[actions]]`, and kubectl after it (R76–R79).
@@ -40,6 +41,7 @@ mod probes;
 mod properties;
 mod random;
 mod reboot;
+mod restart_all;
 mod restarts;
 mod rollout;
 mod seed;

@@ -12,10 +12,10 @@ use super::connection::ConnState;
 use super::{ServiceEvent, ServiceModel};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::{DrawKey, Stream, name_hash};
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, Observer, TraceEntry};
+use crate::model::pod::PodEvent;
+use crate::model::pod::spec::{ContainerId, ContainerKind, Deletion, PodSpec};
+use crate::model::pod::{Change, Observer, TraceEntry};
 use crate::model::service::spec::OnSigterm;
-use crate::model::spec::{ContainerId, ContainerKind, Deletion, PodSpec};
 use crate::model::{Dist, Drain};
 
 /// Node's `server.keepAliveTimeout` default (5 s): how long a hostage

@@ -6,7 +6,7 @@
 
 use super::{PodFact, ServiceEvent, ServiceModel};
 use crate::engine::{Model, Scheduler, SimTime};
-use crate::model::history::Observer;
+use crate::model::pod::Observer;
 
 impl<O: Observer + Default> Model for ServiceModel<O> {
     type Event = ServiceEvent;

@@ -12,8 +12,8 @@ use super::pdb::Candidate;
 use super::rollout::Deploy;
 use super::{ServiceEvent, ServiceModel};
 use crate::engine::{Scheduler, SimDuration, SimTime};
-use crate::model::history::Observer;
-use crate::model::metrics::PodPhase;
+use crate::model::pod::Observer;
+use crate::model::pod::PodPhase;
 
 /// kubectl drain's wait after a 429: "(will retry after 5s)".
 const RETRY: SimDuration = SimDuration::from_secs(5);

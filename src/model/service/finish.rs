@@ -6,7 +6,7 @@
 
 use super::{ServiceMetrics, ServiceModel};
 use crate::engine::{RunEnd, SimTime};
-use crate::model::history::Observer;
+use crate::model::pod::Observer;
 
 impl<O: Observer + Default> ServiceModel<O> {
     /// The metrics of a run that ended at `end` for reason `how`.

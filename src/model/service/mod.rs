@@ -71,11 +71,12 @@ use self::endpoints::Slice;
 use self::proxy::Proxy;
 use self::rollout::Deploy;
 use self::traffic::{Requests, SETTLE_TAIL};
+use super::RunSpec;
 use super::draw::{DrawKey, Stream};
-use super::event::PodEvent;
-use super::history::Observer;
+use super::pod::Observer;
+use super::pod::PodEvent;
 use super::pod::PodModel;
-use super::spec::RunSpec;
+use super::pod::spec::PodRunSpec;
 use crate::engine::{EventQueue, Model, Scheduler, SimDuration, SimTime};
 
 /// The Service on the engine.
@@ -160,12 +161,10 @@ impl<O: Observer + Default> ServiceModel<O> {
         let pod = replica_pod(&self.run.pod, self.service.app.on_sigterm);
         self.pods.truncate(replicas as usize);
         for r in 0..replicas {
-            let run = RunSpec {
+            let run = PodRunSpec {
                 pod: pod.clone(),
                 horizon: self.run.horizon,
                 stream: self.run.stream.moved(r),
-                service: None,
-                job: Default::default(),
             };
             match self.pods.get_mut(r as usize) {
                 Some(model) => {

@@ -14,7 +14,7 @@
 
 use super::{FailedRequest, ReplicaSet, SentTimes, ServiceModel};
 use crate::engine::SimTime;
-use crate::model::history::{Observer, TraceEntry};
+use crate::model::pod::{Observer, TraceEntry};
 
 /// A replica's observer: every change goes to the Service (`changes`,
 /// drained after each Pod event) and to the observer `O`.

@@ -26,11 +26,11 @@ use super::deployment::{RolloutFigures, Strategy};
 use super::endpoints::Endpoint;
 use super::{ServiceEvent, ServiceModel, Tap};
 use crate::engine::{Scheduler, SimDuration, SimTime};
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, Observer, TraceEntry};
-use crate::model::metrics::PodPhase;
+use crate::model::pod::PodEvent;
 use crate::model::pod::PodModel;
-use crate::model::spec::{PodSpec, RunSpec};
+use crate::model::pod::PodPhase;
+use crate::model::pod::spec::{PodRunSpec, PodSpec};
+use crate::model::pod::{Change, Observer, TraceEntry};
 
 /// Which ReplicaSet a Pod belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -415,12 +415,10 @@ impl<O: Observer + Default> ServiceModel<O> {
         let pod = replica_pod(template, self.service.app.on_sigterm);
         let stream = self.run.stream.moved(r);
         self.replicas.push(Replica::new(&pod, stream));
-        let run = RunSpec {
+        let run = PodRunSpec {
             pod,
             horizon: self.run.horizon,
             stream,
-            service: None,
-            job: Default::default(),
         };
         self.pods.push(PodModel::new(run, Tap::default()));
         self.last_pod_event.push(now);

@@ -3,9 +3,9 @@
 
 use super::{FailedRequest, PodRecord, SentTimes, ServiceEvent, ServiceMetrics, ServiceModel, When};
 use crate::engine::{SimDuration, SimTime, Simulation};
-use crate::model::event::PodEvent;
-use crate::model::history::{Observer, Trace};
-use crate::model::spec::RunSpec;
+use crate::model::RunSpec;
+use crate::model::pod::PodEvent;
+use crate::model::pod::{Observer, Trace};
 
 /// Runs Service specs one after another on the same buffers, like
 /// `PodSimulator` for Pods.

@@ -12,7 +12,7 @@ use super::record::Record;
 use super::{ServiceEvent, ServiceModel};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::DrawKey;
-use crate::model::history::Observer;
+use crate::model::pod::Observer;
 use crate::model::service::spec::{Arrival, Connections, Retry, TrafficSpec};
 
 /// No connection yet.
