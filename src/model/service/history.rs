@@ -13,6 +13,7 @@
 
 use std::marker::PhantomData;
 
+use super::meters::ServiceMeters;
 use super::outcome::Cause;
 use super::rollout::ReplicaSet;
 use crate::engine::SimTime;
@@ -335,5 +336,24 @@ impl<O: ServiceObserver> Observer for Tap<O> {
 
     fn clear(&mut self) {
         self.changes.clear();
+    }
+}
+
+/// What watches a Service run: the meters always, and the observer `O`.
+/// A field of its own in the model, so a change can be reported while the
+/// model's state is borrowed.
+pub(super) struct Observers<O> {
+    pub meters: ServiceMeters,
+    pub observer: O,
+}
+
+impl<O: ServiceObserver> Observers<O> {
+    /// Reports a change to the meters and the observer: the one way out
+    /// of the model for anything a figure or a view needs.
+    #[inline(always)]
+    pub fn emit(&mut self, at: SimTime, what: ServiceChange) {
+        let entry = ServiceEntry { at, what };
+        self.meters.observe(entry);
+        self.observer.observe(entry);
     }
 }

@@ -24,12 +24,12 @@
 //! Every replica is a whole `PodModel`, driven on the Service's own queue:
 //! its events travel as `ServiceEvent::Pod`, its handler schedules into a
 //! scratch queue whose events are moved over in order, and its observer
-//! (`Tap`) holds each change for the Service, which reacts to it and
-//! reports it on. That keeps one
-//! clock and one tie order for everything (a sub-simulation per replica
-//! would need its own tie rule between queues), and the Pod's rules are
-//! reused, not copied: the Service never decides what the kubelet does,
-//! only, for an app that drains, when it has finished (through `Drained`).
+//! (`Tap`) holds each change for the Service, which reports it on and
+//! reacts to it. That keeps one clock and one tie order for everything (a
+//! sub-simulation per replica would need its own tie rule between queues),
+//! and the Pod's rules are reused, not copied: the Service never decides
+//! what the kubelet does, only, for an app that drains, when it has
+//! finished (through `Drained`).
 //!
 //! ## The history and its observers
 //!
@@ -93,7 +93,7 @@ pub use trace::ServiceTrace;
 use self::app::{Replica, replica_pod};
 use self::connection::{Client, Conns};
 use self::endpoints::Slice;
-use self::history::Tap;
+use self::history::{Observers, Tap};
 use self::meters::ServiceMeters;
 use self::proxy::Proxy;
 use self::rollout::Deploy;
@@ -132,25 +132,6 @@ pub struct ServiceModel<O: ServiceObserver = ()> {
     /// The Deployment, in a scenario with a rollout.
     deploy: Option<Deploy>,
     observers: Observers<O>,
-}
-
-/// What watches a Service run: the meters always, and the observer `O`.
-/// Apart from the model's state, so a change can be reported while that
-/// state is borrowed.
-struct Observers<O> {
-    meters: ServiceMeters,
-    observer: O,
-}
-
-impl<O: ServiceObserver> Observers<O> {
-    /// Reports a change to the meters and the observer: the one way out
-    /// of the model for anything a figure or a view needs.
-    #[inline(always)]
-    fn emit(&mut self, at: SimTime, what: ServiceChange) {
-        let entry = ServiceEntry { at, what };
-        self.meters.observe(entry);
-        self.observer.observe(entry);
-    }
 }
 
 impl<O: ServiceObserver> ServiceModel<O> {
@@ -425,40 +406,15 @@ impl<O: ServiceObserver> ServiceModel<O> {
     /// heard of, each replica they gain or lose reported.
     fn synced(&mut self, node: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let p = &mut self.proxies[node];
-        p.sync_pending = false;
-        p.applied = p.heard;
-        let mut rules = std::mem::take(&mut p.rules);
-        let new = self.slice.rules(p.heard);
-        let (mut i, mut j, node_id) = (0, 0, node as u32);
-        // Both lists are in replica order: one pass finds what changed.
-        loop {
-            let change = match (rules.get(i).copied(), new.get(j).copied()) {
-                (Some(a), Some(b)) if a == b => {
-                    (i, j) = (i + 1, j + 1);
-                    continue;
-                }
-                (a, Some(b)) if a.is_none_or(|a| b < a) => {
-                    j += 1;
-                    ServiceChange::RuleAdded {
-                        node: node_id,
-                        replica: b,
-                    }
-                }
-                (Some(a), _) => {
-                    i += 1;
-                    ServiceChange::RuleDropped {
-                        node: node_id,
-                        replica: a,
-                    }
-                }
-                (None, _) => break,
+        let (observers, node) = (&mut self.observers, node as u32);
+        p.sync(self.slice.rules(p.heard), |replica, added| {
+            let change = match added {
+                true => ServiceChange::RuleAdded { node, replica },
+                false => ServiceChange::RuleDropped { node, replica },
             };
-            self.observers.emit(now, change);
-        }
-        rules.clear();
-        rules.extend_from_slice(new);
-        self.proxies[node].rules = rules;
-        self.emit(now, ServiceChange::Synced { node: node_id });
+            observers.emit(now, change);
+        });
+        self.emit(now, ServiceChange::Synced { node });
         self.maybe_start(now, s);
         self.maybe_settle(now);
     }

@@ -46,6 +46,7 @@ impl Requests {
         self.free.clear();
     }
 
+    #[inline]
     fn alloc(&mut self, client: u32, index: u32, sent: SimTime) -> u32 {
         let request = Request {
             client,
@@ -72,6 +73,7 @@ impl Requests {
         }
     }
 
+    #[inline]
     fn release(&mut self, slot: u32) {
         let r = &mut self.all[slot as usize];
         r.generation = r.generation.wrapping_add(1);
@@ -149,7 +151,7 @@ impl<O: ServiceObserver> ServiceModel<O> {
                     let conn = self.conns.get_mut(c);
                     conn.generation = conn.generation.wrapping_add(1);
                     let replica = conn.replica;
-                    self.routed(slot, node, replica, false, now);
+                    self.routed(&request, node, replica, false, now);
                     return self.start(slot, c, s);
                 }
                 ConnState::Closed { at, reset } if at == now => {
@@ -170,7 +172,7 @@ impl<O: ServiceObserver> ServiceModel<O> {
             .uniform(u64::from(request.index), DrawKey::Endpoint, request.tries);
         let pick = rules[((u * rules.len() as f64) as usize).min(rules.len() - 1)];
         self.requests.all[slot as usize].replica = Some(pick);
-        self.routed(slot, node, pick, true, now);
+        self.routed(&request, node, pick, true, now);
         let rep = &mut self.replicas[pick as usize];
         if rep.object_gone {
             let generation = request.generation;
@@ -221,10 +223,9 @@ impl<O: ServiceObserver> ServiceModel<O> {
         );
     }
 
-    /// A try of request `slot` went to `replica` through `node`'s rules
+    /// A try of `request` went to `replica` through `node`'s rules
     /// on a new connection (`fresh`), or on a pooled one.
-    fn routed(&mut self, slot: u32, node: u32, replica: u32, fresh: bool, now: SimTime) {
-        let request = self.requests.all[slot as usize];
+    fn routed(&mut self, request: &Request, node: u32, replica: u32, fresh: bool, now: SimTime) {
         let (request, tries) = (request.index, request.tries);
         self.emit(
             now,
