@@ -15,6 +15,7 @@
 //! - `random`: durations drawn per attempt, seeds, chance failures;
 //! - `service`: replicas behind a Service, failed requests by cause;
 //! - `service_invariants`: issue 16's invariants of the Service model (proptest).
+//! - `service_history`: the Service's typed history of one run, worked by hand.
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
 //! - `exits`: how a container exits (R55–R59).
@@ -46,6 +47,7 @@ mod restarts;
 mod rollout;
 mod seed;
 mod service;
+mod service_history;
 mod service_invariants;
 mod startup;
 mod termination;
