@@ -19,7 +19,7 @@
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
 //! - `exits`: how a container exits (R55–R59).
-//! - `restart_all`: RestartAllContainers rules (R61–R64).
+//! - `restart_all`: RestartAllContainers (R61).
 //! - `actions`: what `[[actions]]` scripts during a run (R70–R73), worked by hand.
 //! - `kubelet_restart`: a kubelet restart in `[[actions]]` (R74, R75).
 //! - `reboot`: a node reboot in `[[actions]]`, and kubectl after it (R76–R79).

@@ -1,4 +1,4 @@
-//! RestartAllContainers (issue 13 item 6): R61–R64 of
+//! RestartAllContainers (issue 13 item 6): R61 of
 //! `docs/kubelet-rules.md`, each timeline worked by hand in the test's
 //! comments.
 
