@@ -18,7 +18,7 @@ use crate::scenario::diagnostic::{Diagnostic, unknown_word};
 use crate::scenario::key::{Field, Value};
 use crate::scenario::manifest::Found;
 use crate::scenario::manifest::yaml::{Stream, dotted};
-use crate::scenario::service::neither_budget;
+use crate::scenario::rules::neither_budget;
 
 /// An `IntOrString` of the API as a count or a percentage: an int of 0 or
 /// more, or a string of digits and `%` (the API refuses "3" and "-1").

@@ -1,7 +1,7 @@
 //! A Job's own spec as the Job controller's rules: `backoffLimit`,
 //! `backoffLimitPerIndex` and `podFailurePolicy` (J2–J6), read from a Job
 //! or a CronJob's `jobTemplate` and checked as the TOML `[job]` is
-//! (`scenario::job`), each refusal at the field that breaks it.
+//! (`scenario::rules::job`), each refusal at the field that breaks it.
 //!
 //! Invariant: the same Job written as a manifest and as TOML gives the
 //! same `JobSpec`.
@@ -11,8 +11,8 @@ use k8s_openapi::api::batch::v1::JobSpec as K8sJobSpec;
 use crate::model::RunSpec;
 use crate::model::job::{FailureRule, Requirement};
 use crate::scenario::diagnostic::Diagnostic;
-use crate::scenario::job::{self as rules, JobProblem, Part};
 use crate::scenario::manifest::yaml::{Document, Stream, dotted};
+use crate::scenario::rules::job::{self as rules, JobProblem, Part};
 
 /// Sets `run.job` from `spec`, found at `at` in `doc`; notes what podsim
 /// leaves out (several completions or Pods at once) in `notices`.

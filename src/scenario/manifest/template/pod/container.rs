@@ -8,7 +8,7 @@ use super::{DEFAULT_BOOT, DEFAULT_DRAIN, DEFAULT_HOOK, Entry, Mapper};
 use crate::engine::SimDuration;
 use crate::model::{ContainerKind, ContainerSpec, Dist, Drain, PostStart, RestartPolicy, Signal};
 use crate::scenario::diagnostic::{Diagnostic, unknown_word};
-use crate::scenario::restart;
+use crate::scenario::rules::restart;
 
 impl Mapper<'_> {
     /// One container as the manifest says it, with the default timings
