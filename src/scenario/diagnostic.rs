@@ -89,7 +89,7 @@ pub enum Problem {
     /// The Pod asks an admission webhook for containers it does not have
     /// yet (a manifest as written, before its injection): podsim runs it
     /// as written, and says so.
-    NotInjected(Box<crate::scenario::manifest::Injector>),
+    NotInjected(Box<Injector>),
     /// The container's first process has no SIGTERM handler (a shell
     /// script, a `sleep`), so podsim lets it run until SIGKILL: told, since
     /// it moves the termination figures, with how to undo it.
@@ -106,6 +106,23 @@ pub enum Problem {
     /// Anything else, in the reader's words (a bad value, a broken rule, a
     /// syntax error from the TOML or YAML parser).
     Message(String),
+}
+
+/// An admission webhook that adds containers to a Pod as it is created,
+/// when an annotation of the Pod asks for them, as `Problem::NotInjected`
+/// tells it (the manifest reader's table of webhooks is of these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Injector {
+    /// Whose webhook, as its users call it.
+    pub project: &'static str,
+    /// The annotation that asks for the injection ...
+    pub annotation: &'static str,
+    /// ... with this value.
+    pub value: &'static str,
+    /// The containers it adds, by the names it gives them.
+    pub containers: &'static [&'static str],
+    /// The command that writes the injected manifest, where the project has one.
+    pub command: Option<&'static str>,
 }
 
 /// A command line that ends by itself, as `Problem::ScriptedExit` tells it.

@@ -24,7 +24,6 @@ mod tests;
 
 use std::path::Path;
 
-pub use template::mesh::Injector;
 pub use timings::{PREFIX, Setting, Source, Timings};
 pub use workload::kind::WorkloadKind;
 pub use yaml::Syntax;
