@@ -29,7 +29,7 @@ pub use workload::kind::WorkloadKind;
 pub use yaml::Syntax;
 
 use super::Scenario;
-use super::diagnostic::{Diagnostic, closest, unknown_word};
+use super::diagnostic::{Diagnostic, Problem, closest};
 use service::behind;
 use template::pod;
 use workload::{job, kind};
@@ -322,7 +322,8 @@ fn classify(stream: &Stream, object: &Found, single: bool) -> Class {
         };
     }
     if closest(kind, &names).is_some() || single {
-        return Class::Refused(stream.error(kind_at, unknown_word("kind", kind, &names)));
+        let valid = names.iter().map(|n| n.to_string()).collect();
+        return Class::Refused(stream.error(kind_at, Problem::unknown("", "kind", kind, valid)));
     }
     Class::Skipped(kind.to_string())
 }

@@ -174,8 +174,10 @@ fn problem(field: Field, index: Option<usize>, rule: ServiceRule) -> Result<(), 
     Err(ServiceProblem { field, index, rule })
 }
 
+type Check = fn(&RunSpec, &ServiceSpec) -> Result<(), ServiceProblem>;
+
 /// Every rule of the Service, in the order `check_service` reports them.
-const SERVICE_RULES: [fn(&RunSpec, &ServiceSpec) -> Result<(), ServiceProblem>; 6] = [
+const SERVICE_RULES: [Check; 6] = [
     check_sizes,
     check_deletion,
     check_drains,

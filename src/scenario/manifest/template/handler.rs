@@ -13,7 +13,7 @@ use super::command::{base_name, shell_script};
 use super::pod::Mapper;
 use crate::engine::SimDuration;
 use crate::model::Probe;
-use crate::scenario::diagnostic::Diagnostic;
+use crate::scenario::diagnostic::{Diagnostic, Wrong};
 use crate::scenario::duration::parse_duration;
 use crate::scenario::manifest::yaml::dotted;
 
@@ -105,16 +105,20 @@ impl Mapper<'_> {
             return Err(self.error(at, format!("{}: the probe {problem}", dotted(&self.full(at)))));
         }
         let d = Probe::default();
-        let seconds = |value: Option<i32>,
-                       key: &str,
-                       default: SimDuration|
-         -> Result<SimDuration, Diagnostic> {
-            match value {
-                None => Ok(default),
-                Some(v) if v < 0 => Err(self.value_error(&[at, &[key]].concat(), format!("{v} is negative"))),
-                Some(v) => Ok(SimDuration::from_secs(v as u64)),
-            }
-        };
+        let seconds =
+            |value: Option<i32>, key: &str, default: SimDuration| -> Result<SimDuration, Diagnostic> {
+                match value {
+                    None => Ok(default),
+                    Some(v) if v < 0 => {
+                        let wrong = Wrong::Negative {
+                            value: v.into(),
+                            write: None,
+                        };
+                        Err(self.value_error(&[at, &[key]].concat(), wrong))
+                    }
+                    Some(v) => Ok(SimDuration::from_secs(v as u64)),
+                }
+            };
         let count = |value: Option<i32>, key: &str, default: u32| -> Result<u32, Diagnostic> {
             match value {
                 None => Ok(default),

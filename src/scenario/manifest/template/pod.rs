@@ -26,7 +26,7 @@ use super::mesh::injected_proxies;
 use crate::engine::SimDuration;
 use crate::model::service::{OnSigterm, serving_app};
 use crate::model::{ContainerKind, ContainerSpec, PodMode, PodSpec, RestartPolicy, RunSpec};
-use crate::scenario::diagnostic::{Diagnostic, Problem, unknown_word};
+use crate::scenario::diagnostic::{Diagnostic, Problem, Wrong, unknown_word};
 use crate::scenario::key::{Field, Key};
 use crate::scenario::manifest::service;
 use crate::scenario::manifest::timings::{PREFIX, Setting, Source, Timings};
@@ -93,20 +93,16 @@ impl Mapper<'_> {
     }
 
     /// An error at the key of `rest` (under the Pod template).
-    pub(super) fn error(&self, rest: &[&str], message: impl Into<String>) -> Diagnostic {
+    pub(super) fn error(&self, rest: &[&str], message: impl Into<Problem>) -> Diagnostic {
         self.stream.error(self.doc.offset(&self.full(rest)), message)
     }
 
     /// An error at the value of `rest`, named by its path.
-    pub(super) fn value_error(&self, rest: &[&str], message: impl std::fmt::Display) -> Diagnostic {
-        let path = self.full(rest);
-        self.stream.error(
-            self.doc.value_offset(&path),
-            format!("{}: {message}", dotted(&path)),
-        )
+    pub(super) fn value_error(&self, rest: &[&str], wrong: impl Into<Wrong>) -> Diagnostic {
+        self.stream.at_value(self.doc, &self.full(rest), wrong)
     }
 
-    pub(super) fn notice(&self, rest: &[&str], message: impl Into<String>) -> Diagnostic {
+    pub(super) fn notice(&self, rest: &[&str], message: impl Into<Problem>) -> Diagnostic {
         self.error(rest, message).warning()
     }
 
@@ -140,10 +136,11 @@ impl Mapper<'_> {
         let grace = match spec.termination_grace_period_seconds {
             None => PodSpec::DEFAULT_GRACE,
             Some(s) if s < 0 => {
-                return Err(self.value_error(
-                    &["spec", "terminationGracePeriodSeconds"],
-                    format!("{s} is negative; write 0 or more seconds"),
-                ));
+                let wrong = Wrong::Negative {
+                    value: s,
+                    write: Some("0 or more seconds"),
+                };
+                return Err(self.value_error(&["spec", "terminationGracePeriodSeconds"], wrong));
             }
             Some(s) => SimDuration::from_secs(s as u64),
         };
@@ -351,7 +348,12 @@ impl Mapper<'_> {
         let policy = match written {
             None => None,
             Some(text) => Some(RestartPolicy::parse(text).ok_or_else(|| {
-                self.value_error(&at, unknown_word("restartPolicy", text, &RestartPolicy::NAMES))
+                let wrong = Wrong::Unknown {
+                    what: "restartPolicy",
+                    word: text.to_string(),
+                    valid: &RestartPolicy::NAMES,
+                };
+                self.value_error(&at, wrong)
             })?),
         };
         match (self.kind.policies(), policy) {
