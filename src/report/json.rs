@@ -9,7 +9,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Change, Field, Line, Metrics, PodSpec, ProbeKind, RunReport, Signal, TraceEntry};
+use super::line::{self, Line};
+use crate::model::{Change, Field, Metrics, PodSpec, ProbeKind, RunReport, Signal, TraceEntry};
 
 /// The metrics as a JSON object.
 pub fn metrics_object(metrics: &Metrics) -> Value {
@@ -28,8 +29,7 @@ pub fn metrics_object(metrics: &Metrics) -> Value {
 /// `{"name": …, "metrics": {…}, "events": [{"at_ms", "container", "event", "type", …}, …],
 /// "probes": [{"container", "probe", "runs", "failures"}, …]}`.
 pub fn run_document(name: &str, spec: &PodSpec, report: &RunReport) -> Value {
-    let events: Vec<Value> = report
-        .lines()
+    let events: Vec<Value> = line::lines(&report.trace)
         .map(|(e, line)| event_object(spec, e, line))
         .collect();
     let mut document = json!({

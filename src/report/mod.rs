@@ -10,6 +10,7 @@ pub mod html;
 pub mod job;
 pub mod json;
 pub mod kubectl;
+pub mod line;
 pub mod marks;
 pub mod plot;
 pub mod png;

@@ -257,7 +257,7 @@ pub fn event_lines(spec: &PodSpec, report: &RunReport) -> String {
         .unwrap_or(3)
         .max(3);
     let mut out = String::new();
-    for (e, line) in report.lines() {
+    for (e, line) in super::line::lines(&report.trace) {
         let who = e.container.map_or("pod", |c| spec.container(c).name.as_str());
         let _ = writeln!(out, "t={:<9} {who:<width$}  {line}", e.at.to_string());
     }

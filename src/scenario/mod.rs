@@ -12,20 +12,17 @@
 pub mod diagnostic;
 pub mod dist;
 mod duration;
-pub mod job;
 pub mod key;
 pub mod manifest;
-pub mod restart;
 pub mod rules;
-pub mod service;
 pub mod toml;
 
 use std::path::Path;
 
 pub use diagnostic::{Diagnostic, Input, Problem, Scripted, Severity, closest, line_col, unknown_word};
 pub use duration::parse_duration;
+pub use rules::check_service;
 pub use rules::check_spec;
-pub use service::check_service;
 
 use crate::model::RunSpec;
 

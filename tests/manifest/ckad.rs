@@ -2,6 +2,7 @@
 //! give the timings, and each test spells out the timeline they imply.
 
 use podsim::model::{Metrics, PodPhase, RunReport, simulate};
+use podsim::report::line::lines;
 use podsim::scenario::manifest::WorkloadKind;
 use podsim::scenario::{Problem, Scenario};
 
@@ -34,8 +35,7 @@ fn run(file: &str) -> (Scenario, RunReport) {
 
 /// The timeline as `(seconds, who, what)`, whole seconds being all the lab uses.
 fn timeline(scenario: &Scenario, report: &RunReport) -> Vec<(u64, String, String)> {
-    report
-        .lines()
+    lines(&report.trace)
         .map(|(e, line)| {
             let who = e
                 .container
@@ -178,9 +178,7 @@ fn adapter_pod_starts_both_app_containers_in_one_sync_r6() {
     // starts again at once (R11; the first restart waits for no back-off,
     // R14), Ready again when it is up at 3,602 s; so every hour all day.
     let at = |what: &str| -> Vec<u64> {
-        let lines = r
-            .lines()
-            .filter(|(e, line)| e.container.is_some() && line.to_string() == what);
+        let lines = lines(&r.trace).filter(|(e, line)| e.container.is_some() && line.to_string() == what);
         lines.map(|(e, _)| e.at.as_millis() / 1000).take(2).collect()
     };
     assert_eq!(at("exited 0 (completed)"), [3601, 7202]);

@@ -24,6 +24,7 @@ mod website;
 use std::path::{Path, PathBuf};
 
 use podsim::model::{ContainerKind, RunReport, simulate};
+use podsim::report::line::lines;
 use podsim::scenario::manifest::Timings;
 use podsim::scenario::{InputFormat, Problem, Scenario};
 
@@ -66,7 +67,7 @@ fn problems(s: &Scenario) -> Vec<&Problem> {
 
 /// When `who` first did `what`, in ms.
 fn first(s: &Scenario, r: &RunReport, who: &str, what: &str) -> Option<u64> {
-    r.lines()
+    lines(&r.trace)
         .find(|(e, line)| {
             e.container.map(|c| s.run.pod.container(c).name.as_str()) == Some(who) && line.to_string() == what
         })

@@ -5,6 +5,7 @@
 
 use podsim::engine::SimDuration;
 use podsim::model::{ContainerKind, PodMode, PodPhase, simulate};
+use podsim::report::line::lines;
 use podsim::scenario::manifest::{Timings, WorkloadKind};
 use podsim::scenario::{Problem, Scenario};
 
@@ -251,9 +252,8 @@ fn the_liveness_example_shell_ignores_sigterm_until_sigkill() {
     );
     assert_eq!(first(&s, &r, "liveness", "exited 137 (SIGKILL)"), Some(70_000));
     assert_eq!(first(&s, &r, "liveness", "restarting (attempt 2)"), Some(70_000));
-    let not_ready = r
-        .lines()
-        .find(|(e, line)| e.container.is_none() && line.to_string() == "Pod not Ready");
+    let not_ready =
+        lines(&r.trace).find(|(e, line)| e.container.is_none() && line.to_string() == "Pod not Ready");
     assert_eq!(not_ready.map(|(e, _)| e.at.as_millis()), Some(70_000));
     assert_eq!(r.metrics.restarts, 1);
     assert_eq!(r.metrics.sigkilled, 1);
@@ -332,8 +332,7 @@ fn the_watcher_sidecar_restarts_every_container_in_place_on_exit_88() {
             ("main-application", ContainerKind::App)
         ]
     );
-    let restarts_all: Vec<u64> = r
-        .lines()
+    let restarts_all: Vec<u64> = lines(&r.trace)
         .filter(|(e, line)| e.container.is_none() && line.to_string().starts_with("RestartAllContainers"))
         .map(|(e, _)| e.at.as_millis())
         .collect();

@@ -28,11 +28,18 @@ fn r70_a_later_delete_with_a_shorter_grace_sigkills_by_the_new_deadline() {
     // 8 + max(4, 2) = 12 s. Termination: 12 − 5 = 7 s.
     let toml = format!("{DRAINS_20S}[[actions]]\nat = \"8s\"\ndelete = true\ngrace_period = \"4s\"\n");
     assert_eq!(
-        events(&toml, "pod", "deleted again: grace period shortened to 4s"),
+        events(
+            &toml,
+            "pod",
+            is(Change::DeletionRepeated {
+                grace: secs(4),
+                shortened: true
+            })
+        ),
         [8000]
     );
-    assert_eq!(events(&toml, "web", "SIGKILL"), [12_000]);
-    assert_eq!(events(&toml, "web", "exited 137"), [12_000]);
+    assert_eq!(events(&toml, "web", is(Change::Sigkill)), [12_000]);
+    assert_eq!(events(&toml, "web", exited_with(137)), [12_000]);
     let m = metrics(&toml);
     assert_eq!((m.termination_ms, m.sigkilled), (Some(7000), 1));
 }
@@ -46,11 +53,14 @@ fn r70_a_later_delete_cannot_lengthen_the_grace() {
         events(
             &toml,
             "pod",
-            "deleted again: grace period stays 30s (it can only shrink)"
+            is(Change::DeletionRepeated {
+                grace: secs(30),
+                shortened: false
+            })
         ),
         [8000]
     );
-    assert_eq!(events(&toml, "web", "exited 0 (stopped by SIGTERM)"), [25_000]);
+    assert_eq!(events(&toml, "web", exit(ExitReason::Terminated(0))), [25_000]);
     let m = metrics(&toml);
     assert_eq!((m.termination_ms, m.sigkilled), (Some(20_000), 0));
 }
@@ -71,11 +81,11 @@ fn r70_a_first_delete_with_its_own_grace_replaces_the_pods() {
         grace_period = "3s"
     "#;
     assert_eq!(
-        events(toml, "pod", "deletion requested (grace period 3s)"),
+        events(toml, "pod", is(Change::DeletionRequested { grace: secs(3) })),
         [5000]
     );
-    assert_eq!(events(toml, "web", "SIGTERM (SIGKILL in 3s)"), [5000]);
-    assert_eq!(events(toml, "web", "SIGKILL"), [8000]);
+    assert_eq!(events(toml, "web", sigterm_with(3)), [5000]);
+    assert_eq!(events(toml, "web", is(Change::Sigkill)), [8000]);
 }
 
 #[test]
@@ -101,11 +111,11 @@ fn r70_r38_a_shorter_grace_cuts_off_a_prestop_hook_that_runs() {
         grace_period = "3s"
     "#;
     assert_eq!(
-        events(toml, "web", "preStop hook cut off by the grace period"),
+        events(toml, "web", is(Change::PreStopFinished { cut_off: true })),
         [7000]
     );
-    assert_eq!(events(toml, "web", "SIGTERM (SIGKILL in 2s)"), [7000]);
-    assert_eq!(events(toml, "web", "exited 0"), [8000]);
+    assert_eq!(events(toml, "web", sigterm_with(2)), [7000]);
+    assert_eq!(events(toml, "web", exited_with(0)), [8000]);
     assert_eq!(metrics(toml).termination_ms, Some(6000));
 }
 
@@ -135,9 +145,9 @@ fn r70_r37_a_shorter_grace_ends_a_sidecars_wait_for_its_turn() {
         delete = true
         grace_period = "2s"
     "#;
-    assert_eq!(events(toml, "web", "SIGKILL"), [12_000]);
-    assert_eq!(events(toml, "proxy", "SIGTERM (SIGKILL in 2s)"), [12_000]);
-    assert_eq!(events(toml, "proxy", "exited 0"), [13_000]);
+    assert_eq!(events(toml, "web", is(Change::Sigkill)), [12_000]);
+    assert_eq!(events(toml, "proxy", sigterm_with(2)), [12_000]);
+    assert_eq!(events(toml, "proxy", exited_with(0)), [13_000]);
     assert_eq!(metrics(toml).termination_ms, Some(8000));
 }
 
@@ -163,17 +173,13 @@ fn r71_an_apps_new_image_starts_after_the_old_one_stopped_whatever_the_policy() 
         boot = "4s"
     "#;
     assert_eq!(
-        events(
-            toml,
-            "web",
-            "image updated: killing, the new image starts after the exit"
-        ),
+        events(toml, "web", is(Change::ImageUpdated(UpdateEffect::Restart))),
         [10_000]
     );
-    assert_eq!(events(toml, "web", "SIGTERM"), [12_000]);
-    assert_eq!(events(toml, "web", "restarting (attempt 2)"), [15_000]);
-    assert_eq!(events(toml, "pod", "Pod not Ready"), [15_000]);
-    assert_eq!(events(toml, "pod", "Pod Ready"), [1000, 19_000]);
+    assert_eq!(events(toml, "web", sigterm), [12_000]);
+    assert_eq!(events(toml, "web", attempt(2)), [15_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodNotReady)), [15_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodReady)), [1000, 19_000]);
     let m = metrics(toml);
     assert_eq!((m.restarts, m.ready_ms), (1, Some(1000)));
 }
@@ -199,11 +205,20 @@ fn r71_a_new_image_brings_the_probes_its_timings_give() {
         boot = "2s"
     "#;
     let toml = format!("{base}readiness_probe = {{ period = \"3s\", success_threshold = 2 }}\n");
-    assert_eq!(events(&toml, "pod", "Pod Ready"), [1000, 17_000]);
+    assert_eq!(events(&toml, "pod", is(Change::PodReady)), [1000, 17_000]);
     // A liveness probe every second with threshold 1 instead: its first
     // tick, at the start (11 s), finds the new image booting and kills it.
     let toml = format!("{base}liveness_probe = {{ period = \"1s\", failure_threshold = 1 }}\n");
-    assert_eq!(events(&toml, "web", "liveness probe failed"), [11_000]);
+    assert_eq!(
+        events(
+            &toml,
+            "web",
+            is(Change::ProbeFailed {
+                probe: ProbeKind::Liveness
+            })
+        ),
+        [11_000]
+    );
 }
 
 #[test]
@@ -225,15 +240,14 @@ fn r71_r17_a_new_image_has_a_fresh_back_off() {
     "#;
     let toml = format!("{base}[[actions]]\nat = \"5s\"\nupdate_image = \"web\"\n");
     assert_eq!(
-        events(
-            &toml,
-            "web",
-            "image updated: fresh back-off, starting the new image now"
-        ),
+        events(&toml, "web", is(Change::ImageUpdated(UpdateEffect::StartsNow))),
         [5000]
     );
-    assert_eq!(events(&toml, "web", "restarting (attempt"), [1000, 5000, 6000]);
-    assert_eq!(events(&toml, "web", "restarting at once"), [1000, 6000]);
+    assert_eq!(events(&toml, "web", restarted), [1000, 5000, 6000]);
+    assert_eq!(
+        events(&toml, "web", is(Change::BackOff { delay: secs(0) })),
+        [1000, 6000]
+    );
     assert_eq!(metrics(&toml).ready_ms, Some(7000));
     assert_eq!(metrics(base).ready_ms, Some(34_000));
 }
@@ -259,9 +273,9 @@ fn r72_a_sidecars_new_image_restarts_it_and_the_app_is_exposed_meanwhile() {
         at = "10s"
         update_image = "proxy"
     "#;
-    assert_eq!(events(toml, "proxy", "restarting (attempt 2)"), [11_000]);
-    assert_eq!(events(toml, "pod", "Pod not Ready"), [11_000]);
-    assert_eq!(events(toml, "pod", "Pod Ready"), [4000, 14_000]);
+    assert_eq!(events(toml, "proxy", attempt(2)), [11_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodNotReady)), [11_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodReady)), [4000, 14_000]);
     let m = metrics(toml);
     assert_eq!((m.exposed_startup_ms, m.restarts), (3000, 1));
 }
@@ -293,13 +307,13 @@ fn r72_a_sidecar_updated_before_its_startup_probe_passed_restarts_once_it_has() 
         events(
             toml,
             "proxy",
-            "image updated: restarts once its startup probe passes"
+            is(Change::ImageUpdated(UpdateEffect::AfterStartup))
         ),
         [2000]
     );
-    assert_eq!(events(toml, "proxy", "restarting (attempt 2)"), [5000]);
-    assert_eq!(events(toml, "web", "starting"), [5000]);
-    assert_eq!(events(toml, "proxy", "started"), [5000, 10_000]);
+    assert_eq!(events(toml, "proxy", attempt(2)), [5000]);
+    assert_eq!(events(toml, "web", first_start), [5000]);
+    assert_eq!(events(toml, "proxy", is(Change::Started)), [5000, 10_000]);
     assert_eq!(metrics(toml).ready_ms, Some(10_000));
 }
 
@@ -320,8 +334,11 @@ fn r72_an_init_containers_new_image_does_nothing_once_the_pod_is_initialized() {
         at = "10s"
         update_image = "setup"
     "#;
-    assert_eq!(events(toml, "setup", "image updated: nothing to do"), [10_000]);
-    assert_eq!(events(toml, "setup", "starting"), [0]);
+    assert_eq!(
+        events(toml, "setup", is(Change::ImageUpdated(UpdateEffect::Ignored))),
+        [10_000]
+    );
+    assert_eq!(events(toml, "setup", first_start), [0]);
     assert_eq!(metrics(toml).restarts, 0);
 }
 
@@ -349,11 +366,11 @@ fn r72_a_running_init_container_runs_on_and_its_retry_runs_the_new_image() {
         boot = "5s"
     "#;
     assert_eq!(
-        events(toml, "setup", "image updated: its next start runs the new image"),
+        events(toml, "setup", is(Change::ImageUpdated(UpdateEffect::NextStart))),
         [1000]
     );
-    assert_eq!(events(toml, "setup", "exited 0 (completed)"), [7000]);
-    assert_eq!(events(toml, "web", "starting"), [7000]);
+    assert_eq!(events(toml, "setup", exit(ExitReason::Completed)), [7000]);
+    assert_eq!(events(toml, "web", first_start), [7000]);
     assert_eq!(metrics(toml).ready_ms, Some(8000));
 }
 
@@ -362,8 +379,11 @@ fn r73_an_image_update_during_termination_is_ignored() {
     // Deleted at 5 s, web drains 20 s, until 25 s; its image changes at
     // 7 s: a terminating Pod's containers are only killed.
     let toml = format!("{DRAINS_20S}[[actions]]\nat = \"7s\"\nupdate_image = \"web\"\n");
-    assert_eq!(events(&toml, "web", "image updated: nothing to do"), [7000]);
-    assert_eq!(events(&toml, "web", "exited 0"), [25_000]);
+    assert_eq!(
+        events(&toml, "web", is(Change::ImageUpdated(UpdateEffect::Ignored))),
+        [7000]
+    );
+    assert_eq!(events(&toml, "web", exited_with(0)), [25_000]);
     assert_eq!(metrics(&toml).restarts, 0);
 }
 
@@ -380,8 +400,8 @@ fn an_action_after_ready_counts_from_the_first_ready() {
         after_ready = "4s"
         update_image = "web"
     "#;
-    assert_eq!(events(toml, "web", "restarting (attempt 2)"), [7000]);
-    assert_eq!(events(toml, "pod", "Pod Ready"), [3000, 10_000]);
+    assert_eq!(events(toml, "web", attempt(2)), [7000]);
+    assert_eq!(events(toml, "pod", is(Change::PodReady)), [3000, 10_000]);
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Helpers shared by the model tests: build a Pod in a few words and run it.
 
 use podsim::engine::SimDuration;
+/// The typed history the helpers' picks are written in.
+pub use podsim::model::{Change, ExitReason, ProbeKind, Signal, UpdateEffect};
 use podsim::model::{Metrics, PodSpec, RunReport, RunSpec, simulate};
 use podsim::scenario::Scenario;
 
@@ -22,39 +24,93 @@ pub fn load(path: &str) -> Scenario {
     Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The timeline as `(ms, container or "pod", text)` for readable assertions.
-pub fn timeline(report: &RunReport, spec: &PodSpec) -> Vec<(u64, String, String)> {
-    report
-        .lines()
-        .map(|(e, line)| {
+/// The whole history of scenario text `toml`, every change typed, as
+/// `(ms, container or "pod", change)`.
+pub fn history_of(toml: &str) -> Vec<(u64, String, Change)> {
+    let scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
+    history(&simulate(&scenario.run), &scenario.run.pod)
+}
+
+/// `report`'s history as `(ms, container or "pod", change)`.
+pub fn history(report: &RunReport, spec: &PodSpec) -> Vec<(u64, String, Change)> {
+    (report.trace.iter())
+        .map(|e| {
             let who = e
                 .container
                 .map_or("pod".to_string(), |c| spec.container(c).name.clone());
-            (e.at.as_millis(), who, line.to_string())
+            (e.at.as_millis(), who, e.what)
         })
         .collect()
 }
 
-/// The timeline of scenario text `toml`.
-pub fn timeline_of(toml: &str) -> Vec<(u64, String, String)> {
-    let scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
-    timeline(&simulate(&scenario.run), &scenario.run.pod)
-}
-
-/// When `container` did something whose description starts with `what`.
-pub fn events(toml: &str, container: &str, what: &str) -> Vec<u64> {
-    timeline_of(toml)
+/// When `container` ("pod" for the Pod) had a change that `pick` picks.
+pub fn events(toml: &str, container: &str, pick: impl Fn(Change) -> bool) -> Vec<u64> {
+    history_of(toml)
         .into_iter()
-        .filter(|(_, c, w)| c == container && w.starts_with(what))
+        .filter(|(_, c, what)| c == container && pick(*what))
         .map(|(t, _, _)| t)
         .collect()
 }
 
-/// `(ms, container)` of every line described exactly as `what`.
-pub fn who_and_when(toml: &str, what: &str) -> Vec<(u64, String)> {
-    timeline_of(toml)
+/// `(ms, container)` of every change that `pick` picks.
+pub fn who_and_when(toml: &str, pick: impl Fn(Change) -> bool) -> Vec<(u64, String)> {
+    history_of(toml)
         .into_iter()
-        .filter(|(_, _, w)| w == what)
+        .filter(|(_, _, what)| pick(*what))
         .map(|(t, c, _)| (t, c))
         .collect()
+}
+
+/// Picks `change` and nothing else.
+pub fn is(change: Change) -> impl Fn(Change) -> bool {
+    move |c| c == change
+}
+
+/// Picks the container's first start.
+pub fn first_start(c: Change) -> bool {
+    c == Change::Starting { attempt: 1 }
+}
+
+/// Picks the start of attempt `n` (from 1).
+pub fn attempt(n: u32) -> impl Fn(Change) -> bool {
+    is(Change::Starting { attempt: n })
+}
+
+/// Picks a start after the first: a restart (R20).
+pub fn restarted(c: Change) -> bool {
+    matches!(c, Change::Starting { attempt } if attempt > 1)
+}
+
+/// Picks an exit for `reason`.
+pub fn exit(reason: ExitReason) -> impl Fn(Change) -> bool {
+    is(Change::Exited(reason))
+}
+
+/// Picks any exit.
+pub fn exited(c: Change) -> bool {
+    matches!(c, Change::Exited(_))
+}
+
+/// Picks an exit with `code`, whatever its reason.
+pub fn exited_with(code: i32) -> impl Fn(Change) -> bool {
+    move |c| matches!(c, Change::Exited(reason) if reason.code() == code)
+}
+
+/// Picks a SIGTERM, whatever its stop timeout.
+pub fn sigterm(c: Change) -> bool {
+    matches!(
+        c,
+        Change::Sigterm {
+            signal: Signal::Term,
+            ..
+        }
+    )
+}
+
+/// Picks a SIGTERM with a stop timeout of `secs` seconds.
+pub fn sigterm_with(timeout: u64) -> impl Fn(Change) -> bool {
+    is(Change::Sigterm {
+        timeout: secs(timeout),
+        signal: Signal::Term,
+    })
 }

@@ -1,6 +1,6 @@
-//! How containers exit (issue 13 item 4) and RestartAllContainers (item 6):
-//! R55–R59 and R61 of `docs/kubelet-rules.md`, each timeline worked by
-//! hand in the test's comments.
+//! How containers exit (issue 13 item 4): R55–R59 of
+//! `docs/kubelet-rules.md`, each timeline worked by hand in the test's
+//! comments. RestartAllContainers (item 6) is `restart_all`.
 
 use super::common::*;
 use podsim::model::PodPhase;
@@ -20,8 +20,8 @@ fn r55_a_process_that_ignores_sigterm_is_sigkilled_at_the_grace_and_exits_137() 
         boot = "1s"
         drain = "never"
     "#;
-    assert_eq!(events(toml, "web", "SIGTERM (SIGKILL in 10s)"), [5000]);
-    assert_eq!(events(toml, "web", "exited 137"), [15000]);
+    assert_eq!(events(toml, "web", sigterm_with(10)), [5000]);
+    assert_eq!(events(toml, "web", exited_with(137)), [15000]);
     let m = run_text(toml).metrics;
     assert_eq!(
         (m.sigkilled, m.termination_ms, m.phase),
@@ -57,15 +57,11 @@ fn r55_an_app_that_ignores_sigterm_takes_the_sidecars_turns_r37s_worked_example(
         pre_stop = "5s"
         drain = "never"
     "#;
-    assert_eq!(events(toml, "a", "SIGTERM (SIGKILL in 25s)"), [5000]);
-    assert_eq!(events(toml, "a", "exited 137"), [30_000]);
+    assert_eq!(events(toml, "a", sigterm_with(25)), [5000]);
+    assert_eq!(events(toml, "a", exited_with(137)), [30_000]);
     for sidecar in ["s1", "s2"] {
-        assert_eq!(
-            events(toml, sidecar, "SIGTERM (SIGKILL in 2s)"),
-            [30_000],
-            "{sidecar}"
-        );
-        assert_eq!(events(toml, sidecar, "exited 0"), [31_000], "{sidecar}");
+        assert_eq!(events(toml, sidecar, sigterm_with(2)), [30_000], "{sidecar}");
+        assert_eq!(events(toml, sidecar, exited_with(0)), [31_000], "{sidecar}");
     }
 }
 
@@ -94,10 +90,13 @@ fn r56_a_sidecar_that_exits_on_its_own_restarts_under_never_and_takes_ready_with
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "proxy", "exited 0"), [5000, 10_000, 25_000]);
-    assert_eq!(events(toml, "proxy", "started"), [1000, 6000, 21_000]);
-    assert_eq!(events(toml, "pod", "Pod Ready"), [2000, 6000, 21_000]);
-    assert_eq!(events(toml, "pod", "Pod not Ready"), [5000, 10_000, 25_000]);
+    assert_eq!(events(toml, "proxy", exited_with(0)), [5000, 10_000, 25_000]);
+    assert_eq!(events(toml, "proxy", is(Change::Started)), [1000, 6000, 21_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodReady)), [2000, 6000, 21_000]);
+    assert_eq!(
+        events(toml, "pod", is(Change::PodNotReady)),
+        [5000, 10_000, 25_000]
+    );
     let m = run_text(toml).metrics;
     assert_eq!(
         (m.ready_ms, m.restarts, m.exposed_startup_ms, m.phase),
@@ -131,11 +130,11 @@ fn r56_an_init_container_after_an_exited_sidecar_keeps_running_and_its_completio
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "proxy", "exited 1"), [2000, 4000, 16_000]);
-    assert_eq!(events(toml, "migrate", "exited 0"), [6000]);
-    assert_eq!(events(toml, "web", "starting"), [6000]);
-    assert_eq!(events(toml, "pod", "Pod Ready"), [15_000]);
-    assert_eq!(events(toml, "pod", "Pod not Ready"), [16_000]);
+    assert_eq!(events(toml, "proxy", exited_with(1)), [2000, 4000, 16_000]);
+    assert_eq!(events(toml, "migrate", exited_with(0)), [6000]);
+    assert_eq!(events(toml, "web", first_start), [6000]);
+    assert_eq!(events(toml, "pod", is(Change::PodReady)), [15_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodNotReady)), [16_000]);
 }
 
 #[test]
@@ -186,18 +185,18 @@ fn r57_an_init_container_deleted_while_it_works_gets_sigterm_at_once_and_exits_a
     };
     let draining = pod("3s");
     assert_eq!(
-        who_and_when(&draining, "SIGTERM (SIGKILL in 10s)"),
+        who_and_when(&draining, sigterm_with(10)),
         [(5000, "proxy".to_string()), (5000, "migrate".to_string())]
     );
-    assert_eq!(events(&draining, "proxy", "exited 0"), [6000]);
+    assert_eq!(events(&draining, "proxy", exited_with(0)), [6000]);
     assert_eq!(
-        events(&draining, "migrate", "exited 0 (stopped by SIGTERM)"),
+        events(&draining, "migrate", exit(ExitReason::Terminated(0))),
         [8000]
     );
-    assert!(events(&draining, "web", "starting").is_empty());
+    assert!(events(&draining, "web", first_start).is_empty());
     assert_eq!(run_text(&draining).metrics.termination_ms, Some(3000));
     let ignoring = pod("never");
-    assert_eq!(events(&ignoring, "migrate", "exited 137"), [15_000]);
+    assert_eq!(events(&ignoring, "migrate", exited_with(137)), [15_000]);
     let m = run_text(&ignoring).metrics;
     assert_eq!((m.termination_ms, m.sigkilled), (Some(10_000), 1));
 }
@@ -220,9 +219,9 @@ fn r57_an_init_container_whose_work_ends_during_its_drain_exits_0_then() {
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "migrate", "SIGTERM"), [4000]);
-    assert_eq!(events(toml, "migrate", "exited 0 (completed)"), [6000]);
-    assert!(events(toml, "web", "starting").is_empty());
+    assert_eq!(events(toml, "migrate", sigterm), [4000]);
+    assert_eq!(events(toml, "migrate", exit(ExitReason::Completed)), [6000]);
+    assert!(events(toml, "web", first_start).is_empty());
 }
 
 #[test]
@@ -241,19 +240,22 @@ fn r58_a_pre_stop_of_0s_is_a_hook_that_runs_and_returns_at_once_and_changes_no_t
     let zero = pod("pre_stop = \"0s\"\n");
     let none = pod("");
     let hook_lines = |toml: &str| {
-        timeline_of(toml)
+        history_of(toml)
             .into_iter()
-            .filter(|(_, _, what)| what.starts_with("preStop"))
+            .filter(|(_, _, what)| matches!(what, Change::PreStopStarted | Change::PreStopFinished { .. }))
             .collect::<Vec<_>>()
     };
-    let line = |what: &str| (5000, "web".to_string(), what.to_string());
+    let line = |what: Change| (5000, "web".to_string(), what);
     assert_eq!(
         hook_lines(&zero),
-        [line("preStop hook started"), line("preStop hook finished")]
+        [
+            line(Change::PreStopStarted),
+            line(Change::PreStopFinished { cut_off: false })
+        ]
     );
     assert!(hook_lines(&none).is_empty());
-    assert_eq!(events(&zero, "web", "SIGTERM (SIGKILL in 30s)"), [5000]);
-    assert_eq!(events(&zero, "web", "exited 0"), [7000]);
+    assert_eq!(events(&zero, "web", sigterm_with(30)), [5000]);
+    assert_eq!(events(&zero, "web", exited_with(0)), [7000]);
     assert_eq!(run_text(&zero).metrics, run_text(&none).metrics);
 }
 
@@ -270,25 +272,44 @@ fn r59_the_stop_signal_reaches_the_process_which_drains_only_on_the_signal_it_ha
     // Sent SIGQUIT while it handles SIGTERM: the kernel's default ends it at
     // once, 128 + 3 = 131, and the Pod is Failed.
     let quit = pod("stop_signal = \"SIGQUIT\"\n");
-    assert_eq!(events(&quit, "web", "SIGQUIT (SIGKILL in 10s)"), [5000]);
-    assert_eq!(events(&quit, "web", "exited 131 (ended by SIGQUIT)"), [5000]);
+    assert_eq!(
+        events(
+            &quit,
+            "web",
+            is(Change::Sigterm {
+                timeout: secs(10),
+                signal: Signal::Quit
+            })
+        ),
+        [5000]
+    );
+    assert_eq!(
+        events(&quit, "web", exit(ExitReason::Signalled(Signal::Quit))),
+        [5000]
+    );
     assert_eq!(run_text(&quit).metrics.phase, PodPhase::Failed);
     // nginx: SIGQUIT is the signal it drains on: exit 0 at 5 + 5 = 10 s.
     let graceful = pod("stop_signal = \"SIGQUIT\"\ndrains_on = \"SIGQUIT\"\n");
     assert_eq!(
-        events(&graceful, "web", "exited 0 (stopped by SIGTERM)"),
+        events(&graceful, "web", exit(ExitReason::Terminated(0))),
         [10_000]
     );
     // The same nginx sent the default SIGTERM, which it has no handler for
     // here: 143 at once.
     let fast = pod("drains_on = \"SIGQUIT\"\n");
-    assert_eq!(events(&fast, "web", "exited 143 (ended by SIGTERM)"), [5000]);
+    assert_eq!(
+        events(&fast, "web", exit(ExitReason::Signalled(Signal::Term))),
+        [5000]
+    );
     // SIGWINCH is ignored without a handler: SIGKILL at 15 s, 137.
     let ignored = pod("stop_signal = \"SIGWINCH\"\n");
-    assert_eq!(events(&ignored, "web", "exited 137 (SIGKILL)"), [15_000]);
+    assert_eq!(events(&ignored, "web", exit(ExitReason::Killed)), [15_000]);
     // SIGKILL as the stop signal: 137 at once.
     let killed = pod("stop_signal = \"SIGKILL\"\n");
-    assert_eq!(events(&killed, "web", "exited 137 (ended by SIGKILL)"), [5000]);
+    assert_eq!(
+        events(&killed, "web", exit(ExitReason::Signalled(Signal::Kill))),
+        [5000]
+    );
 }
 
 #[test]
@@ -317,171 +338,4 @@ fn r59_a_stop_signal_needs_kubernetes_1_33_and_is_alpha_there() {
         "{:?}",
         s.notices
     );
-}
-
-/// migrate (init, 2 s), proxy (sidecar, up 1 s after its start), web (app,
-/// up 1 s after its start, exits 42 `run` = 5 s later) whose own policy is
-/// Never and whose rule restarts all containers on 42.
-const RESTART_ALL: &str = r#"
-    horizon = "15s"
-    [pod]
-    kubernetes = "VERSION"
-    [[containers]]
-    name = "migrate"
-    kind = "init"
-    boot = "2s"
-    [[containers]]
-    name = "proxy"
-    kind = "sidecar"
-    boot = "1s"
-    [[containers]]
-    name = "web"
-    kind = "app"
-    boot = "1s"
-    run = "5s"
-    exit_code = 42
-    restart_policy = "Never"
-    restart_policy_rules = [{ action = "RestartAllContainers", exit_codes = { operator = "In", values = [42] } }]
-"#;
-
-#[test]
-fn r61_restart_all_containers_kills_everything_at_once_and_starts_over_from_the_first_init_container() {
-    // migrate 0→2 s; proxy starts at 2 s, is up at 3 s; web starts at 3 s,
-    // is up at 4 s: Ready at 4 s. web exits 42 at 4 + 5 = 9 s: the rule
-    // matches, the Pod leaves Ready, and proxy is killed at once with no
-    // preStop and no grace (SIGKILL, 137) at 9 s. The startup runs again:
-    // migrate 9→11 s (its attempt 2), proxy 11 s, up at 12 s, web 12 s, up
-    // at 13 s: Ready again at 13 s. Every container restarted once: 3.
-    let toml = RESTART_ALL.replace("VERSION", "1.36");
-    assert_eq!(events(&toml, "pod", "RestartAllContainers"), [9000]);
-    assert_eq!(events(&toml, "proxy", "exited 137 (SIGKILL)"), [9000]);
-    assert_eq!(events(&toml, "migrate", "restarting (attempt 2)"), [9000]);
-    assert_eq!(events(&toml, "proxy", "restarting (attempt 2)"), [11_000]);
-    assert_eq!(events(&toml, "web", "restarting (attempt 2)"), [12_000]);
-    assert_eq!(events(&toml, "pod", "Pod Ready"), [4000, 13_000]);
-    assert_eq!(events(&toml, "pod", "Pod not Ready"), [9000]);
-    assert_eq!(events(&toml, "pod", "Pod phase Pending"), [9000]);
-    let m = run_text(&toml).metrics;
-    assert_eq!((m.restarts, m.sigkilled, m.phase), (3, 1, PodPhase::Running));
-}
-
-#[test]
-fn r61_restart_all_containers_needs_kubernetes_1_35_and_is_alpha_there() {
-    let e = podsim::scenario::Scenario::parse(&RESTART_ALL.replace("VERSION", "1.34"), "x.toml")
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("container \"web\": action RestartAllContainers needs Kubernetes 1.35 or later"),
-        "{e}"
-    );
-    let s = podsim::scenario::Scenario::parse(&RESTART_ALL.replace("VERSION", "1.35"), "x.toml").unwrap();
-    assert!(
-        (s.notices.iter()).any(|n| n
-            .to_string()
-            .contains("RestartAllContainers is alpha in Kubernetes 1.35")),
-        "{:?}",
-        s.notices
-    );
-}
-
-/// The e2e tests' two other sources (kubernetes/kubernetes
-/// `test/e2e/common/node/container_restart_policy.go`): a sidecar, and an
-/// init container, each with a rule that restarts all containers on 42.
-/// `fails = 1` makes attempt 1 exit 1 at the end of its boot; the rule
-/// here matches that 1.
-const RULE_ON_1: &str = r#"restart_policy_rules = [{ action = "RestartAllContainers", exit_codes = { operator = "In", values = [1] } }]"#;
-
-#[test]
-fn r61_a_sidecar_whose_rule_matches_restarts_every_container_and_any_other_exit_only_itself() {
-    // kubernetes/website's watcher sidecar: watcher (sidecar) up 1 s after
-    // its start, runs 5 s and exits 42; main (app) up at 2 s: Ready at 2 s.
-    // At 1 + 5 = 6 s the rule matches: main is SIGKILLed (137), the startup
-    // runs again: watcher 6 → 7 s, main 7 → 8 s, Ready at 8 s; watcher's
-    // attempt 2 exits 42 at 7 + 5 = 12 s and does it again (Ready at 14 s).
-    let toml = r#"
-        horizon = "15s"
-        [pod]
-        kubernetes = "1.36"
-        restart_policy = "Never"
-        [[containers]]
-        name = "watcher"
-        kind = "sidecar"
-        boot = "1s"
-        run = "5s"
-        exit_code = 42
-        restart_policy_rules = [{ action = "RestartAllContainers", exit_codes = { operator = "In", values = [42] } }]
-        [[containers]]
-        name = "main"
-        kind = "app"
-        boot = "1s"
-    "#;
-    assert_eq!(events(toml, "pod", "RestartAllContainers"), [6000, 12_000]);
-    assert_eq!(events(toml, "main", "exited 137 (SIGKILL)"), [6000, 12_000]);
-    assert_eq!(events(toml, "main", "restarting (attempt 2)"), [7000]);
-    assert_eq!(events(toml, "pod", "Pod Ready"), [2000, 8000, 14_000]);
-    // Exit 3 matches no rule: the sidecar alone restarts (R10, R56), main
-    // runs on; the kubelet's back-off (R14: 0 s for the first restart).
-    let other = toml.replace("exit_code = 42", "exit_code = 3");
-    assert_eq!(events(&other, "pod", "RestartAllContainers"), Vec::<u64>::new());
-    assert_eq!(events(&other, "main", "exited 137 (SIGKILL)"), Vec::<u64>::new());
-    assert_eq!(events(&other, "watcher", "restarting (attempt 2)"), [6000]);
-    assert_eq!(
-        events(&other, "main", "restarting (attempt 2)"),
-        Vec::<u64>::new()
-    );
-    // Before 1.35 a sidecar may carry no rules at all.
-    let e = podsim::scenario::Scenario::parse(&toml.replace("1.36", "1.34"), "x.toml")
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("container \"watcher\": restart rules on a sidecar need Kubernetes 1.35"),
-        "{e}"
-    );
-}
-
-#[test]
-fn r61_an_init_containers_rule_reruns_the_pod_where_never_would_fail_it() {
-    // The e2e test's order: sidecar (up 1 s after its start), init (1 s),
-    // source-init (1 s; attempt 1 exits 1), regular (app, 1 s); Pod and
-    // source-init under Never. sidecar 0 → 1 s, init 1 → 2 s, source-init
-    // 2 → 3 s exits 1: the rule matches, sidecar is SIGKILLed at 3 s and
-    // the startup runs again: sidecar 3 → 4 s, init 4 → 5 s, source-init
-    // 5 → 6 s completes, regular 6 → 7 s: Ready at 7 s. Three restarts
-    // (sidecar, init, source-init); regular had not run.
-    let toml = format!(
-        r#"
-        horizon = "20s"
-        [pod]
-        kubernetes = "1.36"
-        restart_policy = "Never"
-        [[containers]]
-        name = "sidecar"
-        kind = "sidecar"
-        boot = "1s"
-        [[containers]]
-        name = "init"
-        kind = "init"
-        boot = "1s"
-        [[containers]]
-        name = "source-init"
-        kind = "init"
-        boot = "1s"
-        fails = 1
-        restart_policy = "Never"
-        {RULE_ON_1}
-        [[containers]]
-        name = "regular"
-        kind = "app"
-        boot = "1s"
-        "#
-    );
-    assert_eq!(events(&toml, "pod", "RestartAllContainers"), [3000]);
-    assert_eq!(events(&toml, "sidecar", "exited 137 (SIGKILL)"), [3000]);
-    assert_eq!(events(&toml, "source-init", "exited 0 (completed)"), [6000]);
-    assert_eq!(events(&toml, "pod", "Pod Ready"), [7000]);
-    let m = run_text(&toml).metrics;
-    assert_eq!((m.restarts, m.sigkilled, m.phase), (3, 1, PodPhase::Running));
-    // Without the rule, Never fails the Pod at source-init's exit (R9).
-    let m = run_text(&toml.replace(RULE_ON_1, "")).metrics;
-    assert_eq!(m.phase, PodPhase::Failed);
 }

@@ -22,8 +22,8 @@ fn r5_r28_a_startup_probe_quantizes_the_sidecar_gate() {
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "proxy", "started"), [10_000]);
-    assert_eq!(events(toml, "web", "starting"), [10_000]);
+    assert_eq!(events(toml, "proxy", is(Change::Started)), [10_000]);
+    assert_eq!(events(toml, "web", first_start), [10_000]);
     let m = run_text(toml).metrics;
     assert_eq!((m.ready_ms, m.exposed_total_ms), (Some(11_000), 0));
 }
@@ -49,13 +49,19 @@ fn r10_r12_a_failing_startup_probe_kills_and_restarts_the_sidecar() {
         boot = "1s"
     "#;
     assert_eq!(
-        events(toml, "proxy", "startup probe failed"),
+        events(
+            toml,
+            "proxy",
+            is(Change::ProbeFailed {
+                probe: ProbeKind::Startup
+            })
+        ),
         [20_000, 50_000, 80_000]
     );
-    assert_eq!(events(toml, "proxy", "restarting ("), [20_000, 60_000, 100_000]);
+    assert_eq!(events(toml, "proxy", restarted), [20_000, 60_000, 100_000]);
     let m = run_text(toml).metrics;
     assert_eq!((m.outcome, m.restarts, m.ready_ms), (Outcome::Horizon, 3, None));
-    assert!(events(toml, "web", "starting").is_empty());
+    assert!(events(toml, "web", first_start).is_empty());
 }
 
 #[test]
@@ -71,7 +77,16 @@ fn r29_r31_liveness_kills_a_slow_starter_without_a_startup_probe() {
         boot = "40s"
         liveness_probe = { period = "10s" }
     "#;
-    assert_eq!(events(toml, "web", "liveness probe failed"), [20_000, 50_000]);
+    assert_eq!(
+        events(
+            toml,
+            "web",
+            is(Change::ProbeFailed {
+                probe: ProbeKind::Liveness
+            })
+        ),
+        [20_000, 50_000]
+    );
     let m = run_text(toml).metrics;
     // Without a readiness probe the kubelet calls it Ready as soon as it is
     // started: at 0 s, long before it can serve.
@@ -111,7 +126,7 @@ fn r28_readiness_is_seen_at_the_next_tick_after_the_app_is_healthy() {
         boot = "3s"
         readiness_probe = { period = "5s" }
     "#;
-    assert_eq!(events(toml, "web", "ready"), [5000]);
+    assert_eq!(events(toml, "web", is(Change::Ready { probed: true })), [5000]);
     assert_eq!(run_text(toml).metrics.ready_ms, Some(5000));
 }
 
@@ -135,7 +150,7 @@ fn r10_a_proxy_sidecar_crashing_while_the_app_serves_exposes_the_gap() {
     "#;
     let m = run_text(toml).metrics;
     assert_eq!((m.exposed_startup_ms, m.restarts), (12_000, 2));
-    assert!(events(toml, "web", "restarting (").is_empty());
+    assert!(events(toml, "web", restarted).is_empty());
 }
 
 const JOB: &str = r#"
@@ -158,7 +173,7 @@ const JOB: &str = r#"
 fn r43_r44_a_job_completes_after_its_sidecar_stopped() {
     // proxy 0→2, main 2→3 healthy, exits 0 at 23 s; the sidecar then gets
     // SIGTERM (23 s) and exits at 24 s: Succeeded at 24 s.
-    assert_eq!(events(JOB, "cloud-sql-proxy", "SIGTERM"), [23_000]);
+    assert_eq!(events(JOB, "cloud-sql-proxy", sigterm), [23_000]);
     let m = run_text(JOB).metrics;
     assert_eq!(
         (m.phase, m.completed_ms, m.outcome),
@@ -170,7 +185,7 @@ fn r43_r44_a_job_completes_after_its_sidecar_stopped() {
 #[test]
 fn r44_the_apps_exit_code_decides_the_phase() {
     let failing = JOB.replace("run = \"20s\"", "run = \"20s\"\n    exit_code = 3");
-    assert_eq!(events(&failing, "main", "exited 3 (failed)"), [23_000]);
+    assert_eq!(events(&failing, "main", exit(ExitReason::Failed(3))), [23_000]);
     let m = run_text(&failing).metrics;
     assert_eq!((m.phase, m.completed_ms), (PodPhase::Failed, Some(24_000)));
 }

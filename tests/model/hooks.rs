@@ -51,12 +51,15 @@ fn r65_a_slow_post_start_holds_back_the_next_app_and_its_own_start() {
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "proxy", "postStart hook finished"), [3000]);
-    assert_eq!(events(toml, "proxy", "started"), [3000]);
-    assert_eq!(events(toml, "web", "starting"), [3000]);
+    assert_eq!(
+        events(toml, "proxy", is(Change::PostStartFinished { failed: false })),
+        [3000]
+    );
+    assert_eq!(events(toml, "proxy", is(Change::Started)), [3000]);
+    assert_eq!(events(toml, "web", first_start), [3000]);
     assert_eq!(run_text(toml).metrics.ready_ms, Some(4000));
     let plain = toml.replace("post_start = \"3s\"", "");
-    assert_eq!(events(&plain, "web", "starting"), [0]);
+    assert_eq!(events(&plain, "web", first_start), [0]);
     assert_eq!(run_text(&plain).metrics.ready_ms, Some(1000));
 }
 
@@ -87,8 +90,8 @@ fn r65_r5_a_sidecar_lets_the_app_start_when_its_hook_returns_not_its_boot() {
         boot = "1s"
         drain = "3s"
     "#;
-    assert_eq!(events(toml, "proxy", "started"), [7000]);
-    assert_eq!(events(toml, "web", "starting"), [7000]);
+    assert_eq!(events(toml, "proxy", is(Change::Started)), [7000]);
+    assert_eq!(events(toml, "web", first_start), [7000]);
     let m = run_text(toml).metrics;
     assert_eq!((m.ready_ms, m.exposed_total_ms), (Some(8000), 0));
     // Without the hook, the seed figure.
@@ -109,8 +112,11 @@ fn r65_a_hook_until_booted_holds_the_app_until_the_proxy_is_up() {
         "scenarios/seed-side-by-side.toml",
         "post_start = \"until-booted\"",
     );
-    assert_eq!(events(toml, "proxy", "postStart hook finished"), [5000]);
-    assert_eq!(events(toml, "web", "starting"), [5000]);
+    assert_eq!(
+        events(toml, "proxy", is(Change::PostStartFinished { failed: false })),
+        [5000]
+    );
+    assert_eq!(events(toml, "web", first_start), [5000]);
     let m = run_text(toml).metrics;
     assert_eq!(
         (m.ready_ms, m.exposed_startup_ms, m.exposed_shutdown_ms),
@@ -125,13 +131,13 @@ fn r65_a_hook_until_booted_holds_the_app_until_the_proxy_is_up() {
     for seed in 1..=20 {
         let seeded = format!("seed = {seed}\n{random}");
         let unhooked = seeded.replace("post_start = \"until-booted\"", "");
-        let up = events(&unhooked, "proxy", "started");
+        let up = events(&unhooked, "proxy", is(Change::Started));
         assert_eq!(
-            events(&seeded, "proxy", "postStart hook finished"),
+            events(&seeded, "proxy", is(Change::PostStartFinished { failed: false })),
             up,
             "seed {seed}"
         );
-        assert_eq!(events(&seeded, "web", "starting"), up, "seed {seed}");
+        assert_eq!(events(&seeded, "web", first_start), up, "seed {seed}");
     }
 }
 
@@ -153,10 +159,10 @@ fn r65_the_startup_probe_runs_only_once_the_hook_has_returned() {
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "proxy", "started"), [5000]);
+    assert_eq!(events(toml, "proxy", is(Change::Started)), [5000]);
     assert_eq!(run_text(toml).metrics.ready_ms, Some(6000));
     let plain = toml.replace("post_start = \"5s\"", "");
-    assert_eq!(events(&plain, "proxy", "started"), [1000]);
+    assert_eq!(events(&plain, "proxy", is(Change::Started)), [1000]);
 }
 
 #[test]
@@ -177,8 +183,8 @@ fn r65_r41_a_deletion_during_the_hook_waits_for_it_and_nothing_else_starts() {
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "proxy", "SIGTERM"), [3000]);
-    assert!(events(toml, "web", "starting").is_empty());
+    assert_eq!(events(toml, "proxy", sigterm), [3000]);
+    assert!(events(toml, "web", first_start).is_empty());
 }
 
 #[test]
@@ -200,10 +206,20 @@ fn r66_a_failed_hook_kills_the_container_with_its_pre_stop_and_it_restarts_with_
         post_start = "2s"
         post_start_fails = true
     "#;
-    assert_eq!(events(toml, "web", "postStart hook failed"), [2000, 6000, 20_000]);
-    assert_eq!(events(toml, "web", "preStop hook started"), [2000, 6000, 20_000]);
-    assert_eq!(events(toml, "web", "SIGTERM"), [3000, 7000, 21_000]);
-    assert_eq!(events(toml, "web", "restarting"), [4000, 4000, 18_000, 42_000]);
+    assert_eq!(
+        events(toml, "web", is(Change::PostStartFinished { failed: true })),
+        [2000, 6000, 20_000]
+    );
+    assert_eq!(
+        events(toml, "web", is(Change::PreStopStarted)),
+        [2000, 6000, 20_000]
+    );
+    assert_eq!(events(toml, "web", sigterm), [3000, 7000, 21_000]);
+    assert_eq!(
+        events(toml, "web", is(Change::BackOff { delay: secs(0) })),
+        [4000]
+    );
+    assert_eq!(events(toml, "web", restarted), [4000, 18_000, 42_000]);
     let m = run_text(toml).metrics;
     assert_eq!((m.ready_ms, m.restarts, m.phase), (None, 3, PodPhase::Running));
     // Under OnFailure a container that exits 0 after SIGTERM stays exited.
@@ -211,7 +227,10 @@ fn r66_a_failed_hook_kills_the_container_with_its_pre_stop_and_it_restarts_with_
         "[[containers]]",
         "[pod]\nrestart_policy = \"OnFailure\"\n[[containers]]",
     );
-    assert_eq!(events(&on_failure, "web", "postStart hook failed"), [2000]);
+    assert_eq!(
+        events(&on_failure, "web", is(Change::PostStartFinished { failed: true })),
+        [2000]
+    );
 }
 
 #[test]
@@ -232,8 +251,8 @@ fn r66_the_next_app_waits_for_the_kill_after_a_failed_hook() {
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "web", "exited"), [5000]);
-    assert_eq!(events(toml, "helper", "starting"), [5000]);
+    assert_eq!(events(toml, "web", exited), [5000]);
+    assert_eq!(events(toml, "helper", first_start), [5000]);
 }
 
 #[test]
@@ -255,10 +274,13 @@ fn r67_failed_pulls_wait_10_20_40_s_and_an_init_containers_hold_the_pod_pending(
         boot = "1s"
         image_pull = "fails"
     "#;
-    assert_eq!(events(toml, "init", "image pull failed"), [0, 10_000]);
-    assert_eq!(events(toml, "init", "starting"), [30_000]);
     assert_eq!(
-        events(toml, "web", "image pull failed"),
+        events(toml, "init", |c| matches!(c, Change::ImagePullFailed { .. })),
+        [0, 10_000]
+    );
+    assert_eq!(events(toml, "init", first_start), [30_000]);
+    assert_eq!(
+        events(toml, "web", |c| matches!(c, Change::ImagePullFailed { .. })),
         [31_000, 41_000, 61_000, 101_000]
     );
     let m = run_text(toml).metrics;
@@ -277,7 +299,7 @@ fn r67_the_back_off_doubles_to_300_s_and_stays_there() {
         boot = "1s"
         image_pull = "fails"
     "#;
-    let secs: Vec<u64> = events(toml, "web", "image pull failed")
+    let secs: Vec<u64> = events(toml, "web", |c| matches!(c, Change::ImagePullFailed { .. }))
         .into_iter()
         .map(|ms| ms / 1000)
         .collect();

@@ -27,29 +27,23 @@ fn r74_after_a_kubelet_restart_readiness_is_unknown_and_its_ticker_starts_over()
         boot = "1s"
         readiness_probe = { period = "10s", pass_until = "30s", failure_threshold = 1 }
     "#;
-    assert_eq!(
-        events(base, "web", "not ready (readiness probe failed)"),
-        [40_000]
-    );
+    assert_eq!(events(base, "web", is(Change::Unready)), [40_000]);
     let toml = format!("{base}[[actions]]\nat = \"25s\"\nkubelet_restart = true\n");
-    assert_eq!(
-        events(&toml, "pod", "kubelet restarted: it reads the containers anew"),
-        [25_000]
-    );
+    assert_eq!(events(&toml, "pod", is(Change::KubeletRestarted)), [25_000]);
     assert_eq!(
         events(
             &toml,
             "web",
-            "new probe workers: not ready until its readiness probe passes"
+            is(Change::ProbesRestarted {
+                started: true,
+                ready: false
+            })
         ),
         [25_000]
     );
-    assert_eq!(events(&toml, "pod", "Pod Ready"), [10_000, 25_000]);
-    assert_eq!(events(&toml, "pod", "Pod not Ready"), [25_000, 35_000]);
-    assert_eq!(
-        events(&toml, "web", "not ready (readiness probe failed)"),
-        [35_000]
-    );
+    assert_eq!(events(&toml, "pod", is(Change::PodReady)), [10_000, 25_000]);
+    assert_eq!(events(&toml, "pod", is(Change::PodNotReady)), [25_000, 35_000]);
+    assert_eq!(events(&toml, "web", is(Change::Unready)), [35_000]);
 }
 
 #[test]
@@ -67,9 +61,27 @@ fn r74_a_restarted_kubelet_counts_liveness_failures_from_zero() {
         boot = "1s"
         liveness_probe = { period = "10s", pass_until = "20s" }
     "#;
-    assert_eq!(events(base, "web", "liveness probe failed"), [50_000]);
+    assert_eq!(
+        events(
+            base,
+            "web",
+            is(Change::ProbeFailed {
+                probe: ProbeKind::Liveness
+            })
+        ),
+        [50_000]
+    );
     let toml = format!("{base}[[actions]]\nat = \"45s\"\nkubelet_restart = true\n");
-    assert_eq!(events(&toml, "web", "liveness probe failed"), [65_000]);
+    assert_eq!(
+        events(
+            &toml,
+            "web",
+            is(Change::ProbeFailed {
+                probe: ProbeKind::Liveness
+            })
+        ),
+        [65_000]
+    );
 }
 
 #[test]
@@ -89,16 +101,15 @@ fn r74_a_container_with_a_startup_probe_is_not_started_until_it_passes_again() {
         kubelet_restart = true
     "#;
     assert_eq!(
-        events(
-            toml,
-            "web",
-            "new probe workers: not started until its startup probe passes"
-        ),
+        events(toml, "web", |c| matches!(
+            c,
+            Change::ProbesRestarted { started: false, .. }
+        )),
         [12_000]
     );
-    assert_eq!(events(toml, "web", "started"), [5000, 12_000]);
-    assert_eq!(events(toml, "pod", "Pod not Ready"), [12_000]);
-    assert_eq!(events(toml, "pod", "Pod Ready"), [5000, 12_000]);
+    assert_eq!(events(toml, "web", is(Change::Started)), [5000, 12_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodNotReady)), [12_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodReady)), [5000, 12_000]);
 }
 
 const INIT_THEN_CRASHING_APP: &str = r#"
@@ -125,9 +136,12 @@ fn r75_a_forgotten_init_container_runs_again_while_no_app_runs() {
     let toml = format!(
         "{INIT_THEN_CRASHING_APP}[[actions]]\nat = \"8s\"\nkubelet_restart = true\nforget_exited_init = true\n"
     );
-    assert_eq!(events(&toml, "setup", "restarting (attempt 2)"), [8000]);
-    assert_eq!(events(&toml, "setup", "exited 0 (completed)"), [2000, 10_000]);
-    assert_eq!(events(&toml, "web", "restarting (attempt 3)"), [14_000]);
+    assert_eq!(events(&toml, "setup", attempt(2)), [8000]);
+    assert_eq!(
+        events(&toml, "setup", exit(ExitReason::Completed)),
+        [2000, 10_000]
+    );
+    assert_eq!(events(&toml, "web", attempt(3)), [14_000]);
     let m = metrics(&toml);
     assert_eq!((m.ready_ms, m.restarts), (Some(15_000), 3));
     assert_eq!(metrics(INIT_THEN_CRASHING_APP).restarts, 2);
@@ -140,6 +154,6 @@ fn r75_a_forgotten_init_container_stays_done_while_an_app_runs() {
     let toml = format!(
         "{INIT_THEN_CRASHING_APP}[[actions]]\nat = \"20s\"\nkubelet_restart = true\nforget_exited_init = true\n"
     );
-    assert_eq!(events(&toml, "setup", "starting"), [0]);
+    assert_eq!(events(&toml, "setup", first_start), [0]);
     assert_eq!(metrics(&toml).restarts, 2);
 }

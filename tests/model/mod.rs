@@ -15,9 +15,11 @@
 //! - `random`: durations drawn per attempt, seeds, chance failures;
 //! - `service`: replicas behind a Service, failed requests by cause;
 //! - `service_invariants`: issue 16's invariants of the Service model (proptest).
+//! - `service_history`: the Service's typed history of one run, worked by hand.
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
-//! - `exits`: how a container exits and RestartAllContainers (R55–R61).
+//! - `exits`: how a container exits (R55–R59).
+//! - `restart_all`: RestartAllContainers (R61).
 //! - `actions`: what `[[actions]]` scripts during a run (R70–R73), worked by hand.
 //! - `kubelet_restart`: a kubelet restart in `[[actions]]` (R74, R75).
 //! - `reboot`: a node reboot in `[[actions]]`, and kubectl after it (R76–R79).
@@ -40,10 +42,12 @@ mod probes;
 mod properties;
 mod random;
 mod reboot;
+mod restart_all;
 mod restarts;
 mod rollout;
 mod seed;
 mod service;
+mod service_history;
 mod service_invariants;
 mod startup;
 mod termination;

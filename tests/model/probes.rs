@@ -44,7 +44,7 @@ fn r52_a_sync_after_the_initial_delay_runs_the_readiness_probe_at_once() {
         kind = "app"
         boot = "2s"
     "#;
-    assert_eq!(events(toml, "proxy", "ready"), [2000]);
+    assert_eq!(events(toml, "proxy", is(Change::Ready { probed: true })), [2000]);
     assert_eq!(run_text(toml).metrics.ready_ms, Some(2000));
 }
 
@@ -68,7 +68,7 @@ fn r52_a_sync_inside_the_initial_delay_resets_the_ticker_without_a_run() {
         kind = "app"
         boot = "3s"
     "#;
-    assert_eq!(events(toml, "web", "ready"), [7000]);
+    assert_eq!(events(toml, "web", is(Change::Ready { probed: true })), [7000]);
     assert_eq!(run_text(toml).metrics.ready_ms, Some(7000));
 }
 
@@ -87,9 +87,9 @@ fn r53_readiness_that_stops_passing_takes_the_pod_out_of_ready() {
         boot = "2s"
         readiness_probe = { period = "5s", pass_until = "20s", failure_threshold = 2 }
     "#;
-    assert_eq!(events(toml, "web", "ready"), [5000]);
-    assert_eq!(events(toml, "web", "not ready"), [30_000]);
-    assert_eq!(events(toml, "pod", "Pod not Ready"), [30_000]);
+    assert_eq!(events(toml, "web", is(Change::Ready { probed: true })), [5000]);
+    assert_eq!(events(toml, "web", is(Change::Unready)), [30_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodNotReady)), [30_000]);
     let r = run_text(toml);
     assert_eq!(r.metrics.ready_ms, Some(5000));
     // Runs at 0, 5, … 30 s (the tick at the end included): 7, of which 0,
@@ -121,11 +121,23 @@ fn r53_liveness_restarts_a_deadlocked_app_and_the_pod_comes_back_to_ready() {
         readiness_probe = { period = "5s", pass_until = "20s", failure_threshold = 1 }
         liveness_probe = { period = "10s", pass_until = "20s" }
     "#;
-    assert_eq!(events(toml, "web", "ready"), [5000, 55_000]);
-    assert_eq!(events(toml, "web", "not ready"), [25_000, 75_000]);
-    assert_eq!(events(toml, "pod", "Pod Ready"), [5000, 55_000]);
-    assert_eq!(events(toml, "pod", "Pod not Ready"), [25_000, 75_000]);
-    assert_eq!(events(toml, "web", "liveness probe failed"), [50_000]);
+    assert_eq!(
+        events(toml, "web", is(Change::Ready { probed: true })),
+        [5000, 55_000]
+    );
+    assert_eq!(events(toml, "web", is(Change::Unready)), [25_000, 75_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodReady)), [5000, 55_000]);
+    assert_eq!(events(toml, "pod", is(Change::PodNotReady)), [25_000, 75_000]);
+    assert_eq!(
+        events(
+            toml,
+            "web",
+            is(Change::ProbeFailed {
+                probe: ProbeKind::Liveness
+            })
+        ),
+        [50_000]
+    );
     let r = run_text(toml);
     assert_eq!((r.metrics.ready_ms, r.metrics.restarts), (Some(5000), 1));
     // Readiness: 0, 5 | 10 … 25 | 30 … 45 (ended by the exit) | 50, 55 |
@@ -157,10 +169,10 @@ fn r53_r26_a_terminating_container_fails_readiness_after_sigterm_while_liveness_
         readiness_probe = { period = "2s", failure_threshold = 1, outcome = "fails_after_sigterm" }
         liveness_probe = { period = "10s" }
     "#;
-    assert_eq!(events(toml, "web", "ready"), [2000]);
-    assert_eq!(events(toml, "web", "not ready"), [10_000]);
-    assert!(events(toml, "pod", "Pod not Ready").is_empty());
-    assert_eq!(events(toml, "web", "exited"), [20_000]);
+    assert_eq!(events(toml, "web", is(Change::Ready { probed: true })), [2000]);
+    assert_eq!(events(toml, "web", is(Change::Unready)), [10_000]);
+    assert!(events(toml, "pod", is(Change::PodNotReady)).is_empty());
+    assert_eq!(events(toml, "web", exited), [20_000]);
     let r = run_text(toml);
     // 0, 2 | 4, 6, 8 | 10 | 12 … 18: 10 runs; 0, 10 and 12 … 18 failed.
     assert_eq!(probe_runs(&r, 0, ProbeKind::Readiness), (10, 6));
@@ -187,8 +199,17 @@ fn r53_a_hanging_startup_probe_fails_when_each_run_times_out() {
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "proxy", "startup probe failed"), [12_000, 27_000]);
-    assert!(events(toml, "web", "starting").is_empty());
+    assert_eq!(
+        events(
+            toml,
+            "proxy",
+            is(Change::ProbeFailed {
+                probe: ProbeKind::Startup
+            })
+        ),
+        [12_000, 27_000]
+    );
+    assert!(events(toml, "web", first_start).is_empty());
     let r = run_text(toml);
     assert_eq!(probe_runs(&r, 0, ProbeKind::Startup), (6, 6));
 }

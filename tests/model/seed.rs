@@ -38,23 +38,23 @@ fn seed_side_by_side_is_exposed_2s_plus_2s_and_ready_at_5s() {
 fn seed_sidecar_timeline_reads_like_the_chapter_demo() {
     let s = load("scenarios/seed-sidecar.toml");
     let report = simulate(&s.run);
-    let lines: Vec<(u64, String, String)> = timeline(&report, &s.run.pod)
+    let lines: Vec<(u64, String, Change)> = history(&report, &s.run.pod)
         .into_iter()
-        .filter(|(_, _, what)| what == "starting" || what == "started" || what.starts_with("exited"))
+        .filter(|&(_, _, what)| {
+            what == Change::Starting { attempt: 1 } || what == Change::Started || exited(what)
+        })
         .collect();
     let expected = [
-        (0, "config-fetch", "starting"),
-        (2000, "config-fetch", "exited 0 (completed)"),
-        (2000, "proxy", "starting"),
-        (5000, "proxy", "started"),
-        (5000, "web", "starting"),
-        (6000, "web", "started"),
-        (13_000, "web", "exited 0 (stopped by SIGTERM)"),
-        (14_000, "proxy", "exited 0 (stopped by SIGTERM)"),
+        (0, "config-fetch", Change::Starting { attempt: 1 }),
+        (2000, "config-fetch", Change::Exited(ExitReason::Completed)),
+        (2000, "proxy", Change::Starting { attempt: 1 }),
+        (5000, "proxy", Change::Started),
+        (5000, "web", Change::Starting { attempt: 1 }),
+        (6000, "web", Change::Started),
+        (13_000, "web", Change::Exited(ExitReason::Terminated(0))),
+        (14_000, "proxy", Change::Exited(ExitReason::Terminated(0))),
     ];
-    let expected: Vec<(u64, String, String)> = expected
-        .iter()
-        .map(|&(t, c, w)| (t, c.to_string(), w.to_string()))
-        .collect();
+    let expected: Vec<(u64, String, Change)> =
+        expected.iter().map(|&(t, c, w)| (t, c.to_string(), w)).collect();
     assert_eq!(lines, expected);
 }

@@ -16,19 +16,19 @@ use podsim::model::{ContainerKind, ContainerSpec, Dist, Drain, PodSpec, RunSpec,
 
 use super::common::{load, secs};
 
-fn ms(n: u64) -> SimDuration {
+pub(super) fn ms(n: u64) -> SimDuration {
     SimDuration::from_millis(n)
 }
 
 /// One app, `web`, booting in 1 s, draining `drain` after SIGTERM.
-fn web(drain: SimDuration) -> PodSpec {
+pub(super) fn web(drain: SimDuration) -> PodSpec {
     let mut web = ContainerSpec::new("web", ContainerKind::App, secs(1));
     web.drain = drain.into();
     PodSpec::new(vec![web])
 }
 
 /// Constant 10 requests/s from one client for `duration`, new connections.
-fn steady(duration: SimDuration) -> TrafficSpec {
+pub(super) fn steady(duration: SimDuration) -> TrafficSpec {
     TrafficSpec {
         rate: Rate::new(10.0).unwrap(),
         arrival: Arrival::Constant,
@@ -41,7 +41,12 @@ fn steady(duration: SimDuration) -> TrafficSpec {
 
 /// `replicas` of `pod` on one node, propagation fixed at `propagation`,
 /// syncs at once, replica 0 deleted `after` the traffic started.
-fn service(replicas: u32, propagation: SimDuration, after: SimDuration, traffic: TrafficSpec) -> ServiceSpec {
+pub(super) fn service(
+    replicas: u32,
+    propagation: SimDuration,
+    after: SimDuration,
+    traffic: TrafficSpec,
+) -> ServiceSpec {
     ServiceSpec {
         replicas,
         nodes: 1,

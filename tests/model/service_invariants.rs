@@ -2,17 +2,18 @@
 //! scenarios (any replica and node count, propagation, sync period,
 //! arrival, connection mode, retry, SIGTERM reaction, disruptions at any
 //! moment, once or repeating, a web app with or without a proxy sidecar), each checked
-//! against the run's routing log, so the figures and the decisions behind
-//! them must agree.
+//! against the run's whole typed history (every sync's rule changes, every
+//! request routed, answered and failed), so the figures and the decisions
+//! behind them must agree.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use podsim::engine::SimDuration;
 use podsim::model::service::{
-    Arrival, Cause, Connections, Disruption, OnSigterm, Propagation, Rate, Record, Retry, ServiceMetrics,
-    ServiceSimulator, ServiceSpec, TrafficSpec, When,
+    Arrival, Cause, Connections, Disruption, OnSigterm, Propagation, Rate, Retry, ServiceChange,
+    ServiceEntry, ServiceHistory, ServiceMetrics, ServiceSimulator, ServiceSpec, TrafficSpec, When,
 };
-use podsim::model::{ContainerKind, ContainerSpec, Dist, PodSpec, RunSpec, Stream, Trace};
+use podsim::model::{ContainerKind, ContainerSpec, Dist, PodSpec, RunSpec, Stream};
 use proptest::prelude::*;
 
 fn ms(n: u64) -> SimDuration {
@@ -158,19 +159,21 @@ fn service() -> impl Strategy<Value = RunSpec> {
     )
 }
 
-/// The run's metrics, failed requests and routing log.
-fn run(
-    spec: &RunSpec,
-) -> (
-    ServiceMetrics,
-    Vec<podsim::model::service::FailedRequest>,
-    Vec<Record>,
-) {
-    let mut simulator = ServiceSimulator::<Trace>::new(spec.clone());
-    simulator.keep_log();
+/// The run's metrics and its whole history.
+fn run(spec: &RunSpec) -> (ServiceMetrics, ServiceHistory) {
+    let mut simulator = ServiceSimulator::<ServiceHistory>::new(spec.clone());
     let metrics = simulator.run();
-    let model = simulator.model();
-    (metrics, model.failures().to_vec(), model.log().to_vec())
+    (metrics, simulator.observer().clone())
+}
+
+/// Each failed request's cause, in the order they failed.
+fn failures(history: &[ServiceEntry]) -> Vec<Cause> {
+    (history.iter())
+        .filter_map(|e| match e.what {
+            ServiceChange::RequestFailed { cause, .. } => Some(cause),
+            _ => None,
+        })
+        .collect()
 }
 
 proptest! {
@@ -181,15 +184,16 @@ proptest! {
     /// of the answered.
     #[test]
     fn prop_requests_are_answered_or_failed_once(spec in service()) {
-        let (m, failures, log) = run(&spec);
-        let answered: Vec<u32> = log.iter().filter_map(|r| match r {
-            Record::Answered { request, .. } => Some(*request),
+        let (m, history) = run(&spec);
+        let answered: Vec<u32> = history.iter().filter_map(|e| match e.what {
+            ServiceChange::Answered { request, .. } => Some(request),
             _ => None,
         }).collect();
+        let failures = failures(&history);
         prop_assert_eq!(m.failed, m.failed_by.iter().sum::<u64>());
         prop_assert_eq!(failures.len() as u64, m.failed);
         for cause in Cause::ALL {
-            let listed = failures.iter().filter(|f| f.cause == cause).count() as u64;
+            let listed = failures.iter().filter(|&&f| f == cause).count() as u64;
             prop_assert_eq!(listed, m.failed_of(cause), "{:?}", cause);
         }
         // Requests still in flight at the horizon are neither.
@@ -200,6 +204,8 @@ proptest! {
         let mut seen = std::collections::BTreeSet::new();
         prop_assert!(answered.iter().all(|r| seen.insert(*r)), "a request answered twice");
         prop_assert!(m.retried_ok <= answered.len() as u64);
+        let sent = history.iter().filter(|e| matches!(e.what, ServiceChange::RequestSent { .. })).count();
+        prop_assert_eq!(sent as u64, m.requests);
     }
 
     /// A new connection goes only to an endpoint in its node's rules as the
@@ -207,19 +213,22 @@ proptest! {
     /// already dropped (a kept-alive connection may: conntrack pins it).
     #[test]
     fn prop_no_new_connection_goes_to_a_pod_the_rules_dropped(spec in service()) {
-        let (_, _, log) = run(&spec);
-        let mut rules: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        for record in &log {
-            match record {
-                Record::Synced { node, rules: now, .. } => {
-                    rules.insert(*node, now.clone());
+        let (_, history) = run(&spec);
+        let mut rules: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+        for e in &history {
+            match e.what {
+                ServiceChange::RuleAdded { node, replica } => {
+                    prop_assert!(rules.entry(node).or_default().insert(replica), "{:?} added twice", e);
                 }
-                Record::Routed { node, replica, fresh: true, at, request, .. } => {
-                    let installed = rules.get(node).map_or(&[][..], Vec::as_slice);
+                ServiceChange::RuleDropped { node, replica } => {
+                    prop_assert!(rules.entry(node).or_default().remove(&replica), "{:?} not listed", e);
+                }
+                ServiceChange::Routed { node, replica, fresh: true, request, .. } => {
+                    let installed = rules.get(&node).cloned().unwrap_or_default();
                     prop_assert!(
-                        installed.contains(replica),
+                        installed.contains(&replica),
                         "request {} at {:?} went to replica {} through node {}'s rules {:?}",
-                        request, at, replica, node, installed
+                        request, e.at, replica, node, installed
                     );
                 }
                 _ => {}
@@ -228,30 +237,25 @@ proptest! {
     }
 
     /// Every run ends: by itself before the horizon, or at the horizon and
-    /// saying so; nothing in the log is later than the end.
+    /// saying so; nothing in the history is later than the end.
     #[test]
     fn prop_every_run_ends(spec in service()) {
-        let (m, failures, log) = run(&spec);
+        let (m, history) = run(&spec);
         let horizon = spec.horizon.as_millis();
         prop_assert!(m.end_ms <= horizon);
         prop_assert!(!m.horizon || m.end_ms == horizon);
-        let at = |r: &Record| match r {
-            Record::Synced { at, .. } | Record::Routed { at, .. } | Record::Answered { at, .. } => at.as_millis(),
-        };
-        prop_assert!(log.iter().all(|r| at(r) <= m.end_ms));
-        prop_assert!(failures.iter().all(|f| f.at.as_millis() <= m.end_ms));
+        prop_assert!(history.iter().all(|e| e.at.as_millis() <= m.end_ms));
     }
 
     /// The same input gives the same output, also on a simulator that ran
     /// something else before (as a sweep's workers reuse theirs), and with
-    /// the log kept or not.
+    /// the history kept or not.
     #[test]
     fn prop_same_input_same_output(spec in service(), other in service()) {
-        let (m, failures, log) = run(&spec);
+        let (m, history) = run(&spec);
         let again = run(&spec);
         prop_assert_eq!(&m, &again.0);
-        prop_assert_eq!(&failures, &again.1);
-        prop_assert_eq!(&log, &again.2);
+        prop_assert_eq!(&history, &again.1);
         let mut reused = ServiceSimulator::<()>::new(other);
         reused.run();
         *reused.spec_mut() = spec.clone();

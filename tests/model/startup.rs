@@ -26,7 +26,7 @@ fn r4_init_containers_run_one_at_a_time_in_order() {
     "#;
     // a 0→2, b 2→5, web 5→6.
     assert_eq!(
-        who_and_when(toml, "starting"),
+        who_and_when(toml, first_start),
         pairs(&[(0, "a"), (2000, "b"), (5000, "web")])
     );
     assert_eq!(run_text(toml).metrics.ready_ms, Some(6000));
@@ -50,7 +50,7 @@ fn r5_a_sidecar_unblocks_the_next_init_once_started() {
     "#;
     // proxy started at 3 s → migrate 3→5 → web 5→6; the sidecar keeps running.
     assert_eq!(
-        who_and_when(toml, "starting"),
+        who_and_when(toml, first_start),
         pairs(&[(0, "proxy"), (3000, "migrate"), (5000, "web")])
     );
     let m = run_text(toml).metrics;
@@ -74,7 +74,7 @@ fn r6_apps_start_together_and_ready_waits_for_the_slowest() {
         boot = "4s"
     "#;
     assert_eq!(
-        who_and_when(toml, "starting"),
+        who_and_when(toml, first_start),
         pairs(&[(0, "init"), (2000, "fast"), (2000, "slow")])
     );
     assert_eq!(run_text(toml).metrics.ready_ms, Some(6000));
@@ -101,7 +101,7 @@ fn r10_a_crashing_sidecar_holds_the_next_init_until_started_again() {
         boot = "1s"
     "#;
     assert_eq!(
-        who_and_when(toml, "started"),
+        who_and_when(toml, is(Change::Started)),
         pairs(&[(2000, "proxy"), (5000, "web")])
     );
     let m = run_text(toml).metrics;
@@ -116,7 +116,7 @@ fn r24_a_pod_without_init_containers_starts_its_apps_at_once() {
         kind = "app"
         boot = "1.5s"
     "#;
-    assert_eq!(who_and_when(toml, "starting"), pairs(&[(0, "web")]));
+    assert_eq!(who_and_when(toml, first_start), pairs(&[(0, "web")]));
     assert_eq!(run_text(toml).metrics.ready_ms, Some(1500));
 }
 
@@ -137,7 +137,7 @@ fn zero_durations_happen_at_the_same_instant_in_order() {
         boot = "0s"
     "#;
     assert_eq!(
-        who_and_when(toml, "starting"),
+        who_and_when(toml, first_start),
         pairs(&[(0, "a"), (0, "s"), (0, "web")])
     );
     assert_eq!(run_text(toml).metrics.ready_ms, Some(0));
@@ -175,10 +175,10 @@ fn r51_a_failed_init_container_retries_on_its_own_back_off_while_the_sidecar_bef
         kind = "app"
         boot = "1s"
     "#;
-    assert_eq!(events(toml, "migrate", "starting"), [1000]);
-    assert_eq!(events(toml, "migrate", "restarting (attempt"), [3000, 15_000]);
-    assert_eq!(events(toml, "proxy", "restarting (attempt"), [4000, 15_500]);
-    assert_eq!(events(toml, "proxy", "started"), [1000, 5000, 16_500]);
-    assert_eq!(events(toml, "web", "starting"), [17_000]);
+    assert_eq!(events(toml, "migrate", first_start), [1000]);
+    assert_eq!(events(toml, "migrate", restarted), [3000, 15_000]);
+    assert_eq!(events(toml, "proxy", restarted), [4000, 15_500]);
+    assert_eq!(events(toml, "proxy", is(Change::Started)), [1000, 5000, 16_500]);
+    assert_eq!(events(toml, "web", first_start), [17_000]);
     assert_eq!(run_text(toml).metrics.ready_ms, Some(18_000));
 }

@@ -22,7 +22,7 @@ pre_stop = "5s"
 #[test]
 fn r35_sigterm_follows_the_prestop_hook() {
     let toml = deleted_at_10("", WEB_PRESTOP_5_DRAIN_2);
-    assert_eq!(events(&toml, "web", "SIGTERM"), [15_000]);
+    assert_eq!(events(&toml, "web", sigterm), [15_000]);
     let m = run_text(&toml).metrics;
     assert_eq!(
         (m.termination_ms, m.sigkilled, m.phase),
@@ -44,8 +44,8 @@ fn r35_the_grace_budget_is_shared_by_prestop_and_drain() {
         pre_stop = "4s"
         "#,
     );
-    assert_eq!(events(&toml, "web", "SIGTERM (SIGKILL in 6s)"), [14_000]);
-    assert_eq!(events(&toml, "web", "SIGKILL"), [20_000]);
+    assert_eq!(events(&toml, "web", sigterm_with(6)), [14_000]);
+    assert_eq!(events(&toml, "web", is(Change::Sigkill)), [20_000]);
     let m = run_text(&toml).metrics;
     assert_eq!(
         (m.termination_ms, m.sigkilled, m.phase),
@@ -68,8 +68,11 @@ fn r35_a_prestop_longer_than_the_grace_is_cut_off_then_gets_2s() {
         pre_stop = "8s"
         "#,
     );
-    assert_eq!(events(&toml, "web", "preStop hook cut off"), [15_000]);
-    assert_eq!(events(&toml, "web", "SIGTERM (SIGKILL in 2s)"), [15_000]);
+    assert_eq!(
+        events(&toml, "web", is(Change::PreStopFinished { cut_off: true })),
+        [15_000]
+    );
+    assert_eq!(events(&toml, "web", sigterm_with(2)), [15_000]);
     assert_eq!(run_text(&toml).metrics.termination_ms, Some(6000));
 }
 
@@ -94,7 +97,7 @@ fn r35_waited_time_is_floored_to_seconds_and_the_stop_timeout_to_2s() {
         drain = "4.5s"
         "#,
     );
-    assert_eq!(events(&toml, "proxy", "SIGTERM (SIGKILL in 2s)"), [14_500]);
+    assert_eq!(events(&toml, "proxy", sigterm_with(2)), [14_500]);
     let m = run_text(&toml).metrics;
     assert_eq!(
         (m.termination_ms, m.sigkilled, m.exposed_total_ms),
@@ -125,9 +128,9 @@ fn r36_sidecars_stop_after_the_apps_in_reverse_declaration_order() {
         "#,
     );
     // web 10→12, second 12→13, first 13→14.
-    assert_eq!(events(&toml, "web", "SIGTERM"), [10_000]);
-    assert_eq!(events(&toml, "second", "SIGTERM"), [12_000]);
-    assert_eq!(events(&toml, "first", "SIGTERM"), [13_000]);
+    assert_eq!(events(&toml, "web", sigterm), [10_000]);
+    assert_eq!(events(&toml, "second", sigterm), [12_000]);
+    assert_eq!(events(&toml, "first", sigterm), [13_000]);
     assert_eq!(run_text(&toml).metrics.termination_ms, Some(4000));
 }
 
@@ -150,8 +153,8 @@ fn r36_a_sidecar_prestop_runs_at_once_and_its_sigterm_still_waits_for_the_apps()
         "#,
     );
     // proxy preStop 10→11, then waits for web (exits 13), SIGTERM 13, exit 14.
-    assert_eq!(events(&toml, "proxy", "preStop hook started"), [10_000]);
-    assert_eq!(events(&toml, "proxy", "SIGTERM"), [13_000]);
+    assert_eq!(events(&toml, "proxy", is(Change::PreStopStarted)), [10_000]);
+    assert_eq!(events(&toml, "proxy", sigterm), [13_000]);
     assert_eq!(run_text(&toml).metrics.termination_ms, Some(4000));
 }
 
@@ -167,7 +170,7 @@ fn r33_a_zero_grace_period_still_gives_one_second_then_the_2s_floor() {
         drain = "5s"
         "#,
     );
-    assert_eq!(events(&toml, "web", "SIGKILL"), [12_000]);
+    assert_eq!(events(&toml, "web", is(Change::Sigkill)), [12_000]);
     assert_eq!(run_text(&toml).metrics.sigkilled, 1);
 }
 
@@ -192,7 +195,7 @@ fn r41_deletion_during_startup_stops_the_booting_init_and_starts_nothing_else() 
         (m.ready_ms, m.termination_ms, m.phase, m.end_ms),
         (None, Some(0), PodPhase::Failed, 2000)
     );
-    assert!(events(toml, "web", "starting").is_empty());
+    assert!(events(toml, "web", first_start).is_empty());
 }
 
 #[test]
@@ -258,14 +261,14 @@ fn r54_a_process_the_signal_ends_exits_143_and_a_deleted_pod_whose_app_did_fails
         )
     };
     let dying = pod("exit_code_on_sigterm = 143");
-    assert_eq!(events(&dying, "web", "exited 143 (stopped by SIGTERM)"), [7000]);
+    assert_eq!(events(&dying, "web", exit(ExitReason::Terminated(143))), [7000]);
     let m = run_text(&dying).metrics;
     assert_eq!(
         (m.phase, m.sigkilled, m.termination_ms),
         (PodPhase::Failed, 0, Some(2000))
     );
     let graceful = pod("");
-    assert_eq!(events(&graceful, "web", "exited 0 (stopped by SIGTERM)"), [7000]);
+    assert_eq!(events(&graceful, "web", exit(ExitReason::Terminated(0))), [7000]);
     assert_eq!(run_text(&graceful).metrics.phase, PodPhase::Succeeded);
 }
 
@@ -283,7 +286,7 @@ fn a_sidecar_released_early_leaves_no_pending_wait_that_holds_the_run_open() {
     .unwrap();
     let m = run_text(&format!("horizon = \"20s\"\n{toml}")).metrics;
     assert_eq!(
-        events(&format!("horizon = \"20s\"\n{toml}"), "proxy", "SIGTERM"),
+        events(&format!("horizon = \"20s\"\n{toml}"), "proxy", sigterm),
         [13_000]
     );
     assert_eq!(

@@ -18,11 +18,18 @@ pub use policy::{
     matches,
 };
 
-use super::history::{Change, Observer, TraceEntry};
-use super::metrics::{Metrics, Outcome, PodPhase};
-use super::spec::{ContainerId, Deletion, PodMode, RestartPolicy};
-use super::{PodSimulator, RunSpec};
+use super::pod::spec::{ContainerId, Deletion, PodMode, PodRun, RestartPolicy};
+use super::pod::{Change, Metrics, Observer, Outcome, PodPhase, PodSimulator, TraceEntry};
 use crate::engine::{SimDuration, SimTime};
+
+/// Lends a Job's run its Pod template, horizon and stream (`PodRun`) and
+/// the controller's rules: the Job room names no caller above it, and a
+/// sweep sets its keys on the very value the Pods run from.
+pub trait JobRun: PodRun {
+    /// The Job controller's rules (`PodMode::Job`), taken for a run and
+    /// put back after it.
+    fn job_mut(&mut self) -> &mut JobSpec;
+}
 
 /// The controller's back-off before a failed Pod's replacement: 10 s, doubled
 /// per failure since the last success, at most 10 min
@@ -221,21 +228,21 @@ impl<O> JobWatch<O> {
 
 /// Runs a Job's Pods one after another on the same buffers, as
 /// `PodSimulator` runs one Pod; the observer `O` sees each Pod's changes.
-pub struct JobSimulator<O: Observer = ()> {
-    pods: PodSimulator<JobWatch<O>>,
+pub struct JobSimulator<O: Observer, R: JobRun> {
+    pods: PodSimulator<JobWatch<O>, R>,
     record: Vec<JobPod>,
 }
 
-impl JobSimulator {
+impl<R: JobRun> JobSimulator<(), R> {
     /// A simulator for the Job whose template `run` is.
-    pub fn new(run: RunSpec) -> Self {
+    pub fn new(run: R) -> Self {
         JobSimulator::observed_by(run, ())
     }
 }
 
-impl<O: Observer> JobSimulator<O> {
+impl<O: Observer, R: JobRun> JobSimulator<O, R> {
     /// A simulator whose Pods `observer` watches.
-    pub fn observed_by(run: RunSpec, observer: O) -> Self {
+    pub fn observed_by(run: R, observer: O) -> Self {
         let watch = JobWatch {
             inner: observer,
             exits: Vec::new(),
@@ -252,7 +259,7 @@ impl<O: Observer> JobSimulator<O> {
     }
 
     /// The spec of the next run; changes take effect at the next `run`.
-    pub fn spec_mut(&mut self) -> &mut RunSpec {
+    pub fn spec_mut(&mut self) -> &mut R {
         self.pods.spec_mut()
     }
 
@@ -268,25 +275,26 @@ impl<O: Observer> JobSimulator<O> {
     /// not a Job's (a grid's `pod.mode` axis) runs its one Pod: no figures.
     pub fn run(&mut self, mut each: impl FnMut(&Metrics, &O)) -> (Metrics, Option<JobFigures>) {
         self.record.clear();
-        if self.pods.spec().pod.mode != PodMode::Job {
+        if self.pods.spec().pod().mode != PodMode::Job {
             let metrics = self.pods.run();
             each(&metrics, self.pods.observer().inner());
             return (metrics, None);
         }
         let spec = self.pods.spec_mut();
-        let job = std::mem::take(&mut spec.job);
-        let (stream, horizon, deletion) = (spec.stream, spec.horizon, spec.pod.deletion);
-        let on_failure = spec.pod.restart_policy == RestartPolicy::OnFailure;
+        let job = std::mem::take(spec.job_mut());
+        let (pod, &mut horizon, &mut stream) = spec.parts_mut();
+        let deletion = pod.deletion;
+        let on_failure = pod.restart_policy == RestartPolicy::OnFailure;
         let limit = job.effective_backoff_limit();
         let (mut counted, mut index_failures, mut since_success) = (0u32, 0u32, 0u32);
         let mut created = SimTime::ZERO;
         let mut first = None;
         let outcome = loop {
             let n = self.record.len() as u32;
-            let spec = self.pods.spec_mut();
-            spec.stream = stream.moved(n);
-            spec.horizon = horizon - created.since(SimTime::ZERO);
-            spec.pod.deletion = if n == 0 { deletion } else { Deletion::Never };
+            let (pod, run_horizon, run_stream) = self.pods.spec_mut().parts_mut();
+            *run_stream = stream.moved(n);
+            *run_horizon = horizon - created.since(SimTime::ZERO);
+            pod.deletion = if n == 0 { deletion } else { Deletion::Never };
             // J4: under OnFailure the restarts count; once they reach the
             // limit the Job fails and deletes the Pod: the run again, with
             // the deletion 1 ms (podsim's resolution) after that restart.
@@ -295,7 +303,7 @@ impl<O: Observer> JobSimulator<O> {
             let decided = self.pods.observer_mut().limit_reached.take();
             if let Some(at) = decided {
                 self.pods.observer_mut().restart_limit = None;
-                self.pods.spec_mut().pod.deletion =
+                self.pods.spec_mut().pod_mut().deletion =
                     Deletion::At(at.since(SimTime::ZERO) + SimDuration::from_millis(1));
                 metrics = self.pods.run();
             }
@@ -336,7 +344,7 @@ impl<O: Observer> JobSimulator<O> {
                 exits: &watch.exits,
                 initialized: !watch.init_failed,
             };
-            pod.fired = matches(&job.pod_failure_policy, &self.pods.spec().pod, &failed);
+            pod.fired = matches(&job.pod_failure_policy, self.pods.spec().pod(), &failed);
             since_success += 1;
             let failure = match pod.fired.map(|f| f.action) {
                 Some(Action::FailJob) => pod.fired.map(JobFailure::PodFailurePolicy),
@@ -367,8 +375,9 @@ impl<O: Observer> JobSimulator<O> {
             }
         };
         let spec = self.pods.spec_mut();
-        (spec.stream, spec.horizon, spec.pod.deletion) = (stream, horizon, deletion);
-        spec.job = job;
+        *spec.job_mut() = job;
+        let (pod, run_horizon, run_stream) = spec.parts_mut();
+        (*run_stream, *run_horizon, pod.deletion) = (stream, horizon, deletion);
         let figures = JobFigures {
             outcome,
             pods: self.record.len() as u32,

@@ -9,7 +9,7 @@
 //! exit code 0; `onPodConditions` matches a condition of the same type and
 //! status.
 
-use crate::model::spec::{ContainerId, ContainerKind, PodSpec};
+use crate::model::pod::spec::{ContainerId, ContainerKind, PodSpec};
 
 /// Kubernetes' `spec.backoffLimit` when none is written.
 pub const DEFAULT_BACKOFF_LIMIT: u32 = 6;
@@ -204,7 +204,7 @@ fn status_order(spec: &PodSpec) -> impl Iterator<Item = ContainerId> + '_ {
 mod tests {
     use super::*;
     use crate::engine::SimDuration;
-    use crate::model::spec::ContainerSpec;
+    use crate::model::pod::spec::ContainerSpec;
 
     fn pod() -> PodSpec {
         PodSpec::new(vec![

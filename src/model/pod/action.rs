@@ -9,17 +9,16 @@
 //! into between runs is always the scenario's own.
 
 use super::container::{Condition, Killer, State, Stop};
+use super::event::PodEvent;
+use super::history::{Change, ExitReason, Observer, UpdateEffect};
+use super::spec::{ActionKind, ActionTime, ContainerId, ContainerKind, PodRun, ProbeKind};
 use super::{PodModel, Stage};
 use crate::engine::{Scheduler, SimDuration, SimTime};
-use crate::model::action::{ActionKind, ActionTime};
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, ExitReason, Observer, UpdateEffect};
-use crate::model::spec::{ContainerId, ContainerKind, ProbeKind};
 
 /// The kubelet's per-container minimum stop timeout (R35), as termination has it.
 const MIN_STOP_TIMEOUT: SimDuration = SimDuration::from_secs(2);
 
-impl<O: Observer> PodModel<O> {
+impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// Schedules every action whose time is `of` that kind: those `At` a
     /// time at creation, those `AfterReady` when the Pod is first Ready.
     #[inline]
@@ -30,7 +29,7 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         // Most Pods script nothing: that check stays inline.
-        if !self.run.pod.actions.is_empty() {
+        if !self.run.pod().actions.is_empty() {
             self.schedule_actions_of(of, now, s);
         }
     }
@@ -42,7 +41,7 @@ impl<O: Observer> PodModel<O> {
         now: SimTime,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
-        for (i, action) in self.run.pod.actions.iter().enumerate() {
+        for (i, action) in self.run.pod().actions.iter().enumerate() {
             let delay = match action.when {
                 ActionTime::At(d) | ActionTime::AfterReady(d) => d,
             };
@@ -54,7 +53,7 @@ impl<O: Observer> PodModel<O> {
 
     /// Action `index` is due.
     pub(super) fn action_due(&mut self, index: u32, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
-        let Some(action) = self.run.pod.actions.get(index as usize) else {
+        let Some(action) = self.run.pod().actions.get(index as usize) else {
             return;
         };
         match action.kind {
@@ -275,7 +274,7 @@ impl<O: Observer> PodModel<O> {
         let Some(index) = self.container_mut(id).image.take() else {
             return;
         };
-        let pod = &mut self.run.pod;
+        let pod = self.run.pod_mut();
         if let Some(ActionKind::UpdateImage {
             container,
             timings: Some(timings),
@@ -290,7 +289,7 @@ impl<O: Observer> PodModel<O> {
     /// The scenario's own timings back in place, last swap first.
     pub(super) fn restore_images(&mut self) {
         while let Some(index) = self.swapped.pop() {
-            let pod = &mut self.run.pod;
+            let pod = self.run.pod_mut();
             if let Some(ActionKind::UpdateImage {
                 container,
                 timings: Some(timings),

@@ -8,17 +8,17 @@
 
 use super::PodModel;
 use super::container::State;
+use super::event::PodEvent;
+use super::history::{Change, Observer};
+use super::spec::{BACKOFF_RESET_AFTER, ContainerId, PodRun};
 use crate::engine::SimDuration;
 use crate::engine::{Scheduler, SimTime};
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, Observer};
-use crate::model::spec::{BACKOFF_RESET_AFTER, ContainerId};
 
 /// The kubelet's next sync of a Pod after a failed start, which shows the
 /// back-off's reason (R68): the PLEG relist (R1), 1 s.
 pub(super) const NEXT_SYNC: SimDuration = SimDuration::from_secs(1);
 
-impl<O: Observer> PodModel<O> {
+impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// The container waits out its back-off, then the next sync starts it;
     /// returns the wait.
     pub(super) fn schedule_restart(
@@ -27,7 +27,7 @@ impl<O: Observer> PodModel<O> {
         now: SimTime,
         s: &mut Scheduler<'_, PodEvent>,
     ) -> SimDuration {
-        let backoff = self.run.pod.backoff;
+        let backoff = self.run.pod().backoff;
         let c = self.container_mut(id);
         // R16: the key expires when the last instance ran long enough.
         if now.since(c.last_start) > BACKOFF_RESET_AFTER {

@@ -6,8 +6,8 @@
 //! that do live in `Container`, the others in `Instance`, and a start
 //! replaces the whole `Instance`.
 
+use super::history::ExitReason;
 use crate::engine::{SimDuration, SimTime};
-use crate::model::ExitReason;
 
 /// What the model knows of one container across all its instances.
 #[derive(Clone, Copy, Debug)]

@@ -11,14 +11,14 @@
 //! starts the instant the hold ends, in spec order.
 
 use super::container::Killer;
+use super::event::PodEvent;
+use super::history::{Change, Observer};
+use super::spec::{ContainerId, PodRun, PostStart};
 use super::{Cause, PodModel};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::DrawKey;
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, Observer};
-use crate::model::spec::{ContainerId, PostStart};
 
-impl<O: Observer> PodModel<O> {
+impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// The runtime started `id`'s process; its postStart hook runs now and
     /// holds the sync until it returns (R65).
     pub(super) fn begin_post_start(&mut self, id: ContainerId, s: &mut Scheduler<'_, PodEvent>) {

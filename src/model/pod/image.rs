@@ -11,12 +11,12 @@
 use super::PodModel;
 use super::backoff::NEXT_SYNC;
 use super::container::State;
+use super::event::PodEvent;
+use super::history::{Change, Observer};
+use super::spec::{ContainerId, IMAGE_BACKOFF, PodRun};
 use crate::engine::{Scheduler, SimTime};
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, Observer};
-use crate::model::spec::{ContainerId, IMAGE_BACKOFF};
 
-impl<O: Observer> PodModel<O> {
+impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// Whether `id` cannot start now: it waits out an image back-off (a
     /// sync that starts the next init container asks for it again), or its
     /// pull fails now. Asked only of a Pod where a pull may fail.

@@ -1,6 +1,10 @@
 //! The Pod lifecycle on the engine: how the kubelet starts, probes, restarts
-//! and stops the containers of one Pod (kubelet rules R4–R48). This
-//! file holds the model and its event dispatch; each concern has a room:
+//! and stops the containers of one Pod (kubelet rules R4–R48, docs/kubelet-rules.md). The
+//! Pod's room: what it is (`spec`), what happens to it (`event`), what it
+//! reports (`history`), what a run measures (`metrics`) and what runs it
+//! (`simulator`) live here, and name neither the Job nor the Service, which
+//! build on them. This file holds the model and its event dispatch; each
+//! concern of the model has a room:
 //!
 //! - `container`: a container's state, what survives a restart apart from
 //!   the instance a start resets;
@@ -17,7 +21,8 @@
 //! - `phase`: the Pod phase and completion (R43–R48);
 //! - `action`: what `[[actions]]` scripts during the run (R70–R79);
 //! - `prefix`: a run's state saved before its deletion, for a sweep
-//!   row to resume from.
+//!   row to resume from;
+//! - `shape`: what the spec's shape implies, worked out once per shape.
 //!
 //! Invariant: every decision is taken in a handler at the instant of the
 //! event that made it necessary; nothing polls. Probe ticks are scheduled
@@ -28,33 +33,40 @@
 mod action;
 mod backoff;
 mod container;
+mod event;
+mod history;
 mod hooks;
 mod image;
+mod metrics;
 mod phase;
 mod prefix;
 mod probe;
 mod restart;
 mod restart_all;
+mod shape;
+mod simulator;
+pub mod spec;
 mod startup;
 mod stretch;
 mod termination;
 mod worker;
 
+pub use event::PodEvent;
+pub use history::{Change, ExitReason, Observer, Trace, TraceEntry, UpdateEffect};
+pub use metrics::{ExposureMeter, Field, Meters, Metrics, Outcome, PodPhase};
+pub use simulator::{PodSimulator, RunPrefix};
+
 use self::container::{Container, State, Stop};
+use self::shape::Shape;
+use self::spec::{
+    ActionTime, ContainerId, ContainerKind, ContainerSpec, Deletion, PodMode, PodRun, PodRunSpec, Reaction,
+};
 use self::worker::Worker;
-use super::action::ActionTime;
 use super::dist::Dist;
 use super::draw::{DrawKey, name_hash};
-use super::event::PodEvent;
-use super::history::{Change, ExitReason, Observer, TraceEntry};
-use super::metrics::{Meters, Metrics, Outcome, PodPhase};
-use super::spec::{
-    ContainerId, ContainerKind, ContainerSpec, Deletion, ImagePull, PodMode, PodSpec, RunSpec,
-};
-use super::stop::Reaction;
 use crate::engine::{Model, RunEnd, Scheduler, SimDuration, SimTime};
 
-impl<O: Observer> Model for PodModel<O> {
+impl<O: Observer, R: PodRun> Model for PodModel<O, R> {
     type Event = PodEvent;
 
     #[inline]
@@ -137,10 +149,12 @@ impl<O: Observer> Model for PodModel<O> {
 
 /// One Pod on the engine: its spec, the state of each container, and what
 /// watches it: the meters always, and the observer `O` (`()` keeps nothing,
-/// a `Trace` keeps the whole history).
-pub struct PodModel<O: Observer = ()> {
+/// a `Trace` keeps the whole history). `R` lends the Pod, the horizon and
+/// the stream (`spec::run`): a whole scenario's spec for a sweep, which sets
+/// its keys on it in place, or a plain `PodRunSpec`.
+pub struct PodModel<O: Observer = (), R: PodRun = PodRunSpec> {
     /// The Pod and the horizon; the engine reads the horizon at each run.
-    run: RunSpec,
+    run: R,
     containers: Vec<Container>,
     /// The probe workers of every container that has probes (`worker`).
     workers: Vec<Worker>,
@@ -225,43 +239,9 @@ enum Cause {
     NodeLost,
 }
 
-/// What the model works out from the spec's shape: the containers'
-/// kinds, proxies, probes and image pulls, and the Pod's actions. A sweep
-/// changes mostly durations, which leave it as it was, so it is worked
-/// out again only when the spec may have changed shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Shape {
-    /// Apps and sidecars: the Pod is Ready when this many are (R22).
-    needed_for_ready: u32,
-    /// App containers (R43).
-    apps: u32,
-    /// Some container's image pull may fail (R67): only then does a start
-    /// look at pulls, so a sweep without them pays nothing for it.
-    pulls_may_fail: bool,
-    /// Exposure is measured (`PodSpec::measures_exposure`).
-    measures_exposure: bool,
-    /// Some container may get a probe worker: it has probes, or the Pod
-    /// has actions (an image update may bring probes, R71).
-    may_probe: bool,
-}
-
-impl Shape {
-    fn of(pod: &PodSpec) -> Shape {
-        let count =
-            |kind: fn(ContainerKind) -> bool| pod.containers.iter().filter(|c| kind(c.kind)).count() as u32;
-        Shape {
-            needed_for_ready: count(|k| k != ContainerKind::Init),
-            apps: count(|k| k == ContainerKind::App),
-            pulls_may_fail: pod.containers.iter().any(|c| c.image_pull != ImagePull::Pulls),
-            measures_exposure: pod.measures_exposure(),
-            may_probe: !pod.actions.is_empty() || pod.containers.iter().any(ContainerSpec::has_probes),
-        }
-    }
-}
-
-impl<O: Observer> PodModel<O> {
+impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// A model of `run`, reporting to `observer`.
-    pub fn new(run: RunSpec, observer: O) -> Self {
+    pub fn new(run: R, observer: O) -> Self {
         let mut model = PodModel {
             run,
             containers: Vec::new(),
@@ -294,13 +274,13 @@ impl<O: Observer> PodModel<O> {
     }
 
     /// The Pod and the horizon.
-    pub fn run_spec(&self) -> &RunSpec {
+    pub fn run_spec(&self) -> &R {
         &self.run
     }
 
     /// The run to change between runs; call `reset` before the next run,
     /// which works out the spec's shape again.
-    pub fn run_spec_mut(&mut self) -> &mut RunSpec {
+    pub fn run_spec_mut(&mut self) -> &mut R {
         self.shape = None;
         &mut self.run
     }
@@ -308,7 +288,7 @@ impl<O: Observer> PodModel<O> {
     /// The run to change between runs, keeping the shape worked out for the
     /// spec: for a caller that changes nothing `Shape::of` reads (a sweep
     /// whose axes that turned are durations and counts, `Field::shapes_the_pod`).
-    pub fn run_spec_mut_keeping_shape(&mut self) -> &mut RunSpec {
+    pub fn run_spec_mut_keeping_shape(&mut self) -> &mut R {
         &mut self.run
     }
 
@@ -328,7 +308,7 @@ impl<O: Observer> PodModel<O> {
     /// which carry a run's state, are made afresh.
     pub fn reset(&mut self) {
         self.restore_images();
-        let pod = &self.run.pod;
+        let pod = self.run.pod();
         let shape = *self.shape.get_or_insert_with(|| Shape::of(pod));
         self.containers.clear();
         self.containers.resize(pod.containers.len(), Container::NEW);
@@ -370,7 +350,7 @@ impl<O: Observer> PodModel<O> {
 
     /// The events that open a run: creation, and a deletion at a fixed time.
     pub fn initial_events(&self) -> ((SimTime, PodEvent), Option<(SimTime, PodEvent)>) {
-        let deletion = match self.run.pod.deletion {
+        let deletion = match self.run.pod().deletion {
             Deletion::At(at) => Some((SimTime::ZERO + at, PodEvent::DeletionRequested)),
             Deletion::Never | Deletion::AfterReady(_) => None,
         };
@@ -389,7 +369,7 @@ impl<O: Observer> PodModel<O> {
         self.note_phase(end);
         let outcome = match how {
             RunEnd::Horizon => Outcome::Horizon,
-            RunEnd::Quiet if self.run.pod.mode == PodMode::Job && !phase.is_terminal() => {
+            RunEnd::Quiet if self.run.pod().mode == PodMode::Job && !phase.is_terminal() => {
                 self.unfinished_app().map_or(Outcome::Settled, Outcome::Stuck)
             }
             RunEnd::Quiet => Outcome::Settled,
@@ -435,7 +415,7 @@ impl<O: Observer> PodModel<O> {
 
     /// The shape of the spec being run: known from the reset on.
     fn shape(&self) -> Shape {
-        self.shape.unwrap_or_else(|| Shape::of(&self.run.pod))
+        self.shape.unwrap_or_else(|| Shape::of(self.run.pod()))
     }
 
     /// Termination has begun (it may be over already).
@@ -443,14 +423,14 @@ impl<O: Observer> PodModel<O> {
         matches!(self.stage, Stage::Terminating(_) | Stage::Stopped(_))
     }
 
-    fn ids(&self) -> impl DoubleEndedIterator<Item = ContainerId> + use<O> {
+    fn ids(&self) -> impl DoubleEndedIterator<Item = ContainerId> + use<O, R> {
         (0..self.containers.len() as u32).map(ContainerId)
     }
 
     /// Each container's spec with its state, in declaration order: a scan
     /// over both without indexing either (no bounds check per container).
     fn with_specs(&self) -> impl Iterator<Item = (&ContainerSpec, &Container)> {
-        self.run.pod.containers.iter().zip(&self.containers)
+        self.run.pod().containers.iter().zip(&self.containers)
     }
 
     fn container(&self, id: ContainerId) -> &Container {
@@ -462,7 +442,7 @@ impl<O: Observer> PodModel<O> {
     }
 
     fn spec_of(&self, id: ContainerId) -> &ContainerSpec {
-        &self.run.pod.containers[id.index()]
+        &self.run.pod().containers[id.index()]
     }
 
     /// `dist` drawn for container `id`'s current attempt. A fixed duration
@@ -486,7 +466,7 @@ impl<O: Observer> PodModel<O> {
     #[inline(never)]
     fn uniform(&self, id: ContainerId, key: DrawKey) -> f64 {
         let name = name_hash(&self.spec_of(id).name);
-        self.run.stream.uniform(name, key, self.container(id).attempt)
+        self.run.stream().uniform(name, key, self.container(id).attempt)
     }
 
     fn kind(&self, id: ContainerId) -> ContainerKind {

@@ -7,13 +7,13 @@
 //! so a sweep never pays for it.
 
 use super::container::State;
+use super::history::{Change, Observer};
+use super::metrics::PodPhase;
+use super::spec::{ContainerId, ContainerKind, PodRun};
 use super::{Cause, PodModel, Stage};
 use crate::engine::SimTime;
-use crate::model::history::{Change, Observer};
-use crate::model::metrics::PodPhase;
-use crate::model::spec::{ContainerId, ContainerKind};
 
-impl<O: Observer> PodModel<O> {
+impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// The Pod phase as the kubelet would report it now (R47, R48).
     pub fn phase(&self) -> PodPhase {
         match self.stage {

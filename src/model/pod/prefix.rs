@@ -12,10 +12,11 @@
 //! pause, so it saves nothing.
 
 use super::PodModel;
-use crate::model::event::PodEvent;
-use crate::model::history::Observer;
+use super::event::PodEvent;
+use super::history::Observer;
+use super::spec::PodRun;
 
-impl<O: Observer + Clone> PodModel<O> {
+impl<O: Observer + Clone, R: PodRun> PodModel<O, R> {
     /// Whether a run may pause before `event` to save its state: it is
     /// the deletion, and nothing a resumed spec may change was read yet.
     pub(crate) fn pauses_before(&self, event: &PodEvent) -> bool {

@@ -11,16 +11,15 @@
 
 use super::PodModel;
 use super::container::{Condition, Killer};
+use super::event::PodEvent;
+use super::history::{Change, Observer};
+use super::spec::{ActionTime, ContainerId, ContainerKind, Deletion, PodRun, Probe, ProbeKind, ProbeOutcome};
 use super::stretch::{Stretch, Window};
 use super::termination::MIN_POD_GRACE;
 use super::worker::Worker;
 use crate::engine::{Scheduler, SimDuration, SimTime};
-use crate::model::action::ActionTime;
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, Observer};
-use crate::model::spec::{ContainerId, ContainerKind, Deletion, Probe, ProbeKind, ProbeOutcome};
 
-impl<O: Observer> PodModel<O> {
+impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// The kubelet counts the container started (R21); without a readiness
     /// probe it is Ready at once.
     pub(super) fn mark_started(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
@@ -66,7 +65,7 @@ impl<O: Observer> PodModel<O> {
             self.emit(now, None, Change::PodReady);
             if !self.has_been_ready {
                 self.has_been_ready = true;
-                if let Deletion::AfterReady(delay) = self.run.pod.deletion {
+                if let Deletion::AfterReady(delay) = self.run.pod().deletion {
                     s.after(delay, PodEvent::DeletionRequested);
                 }
                 self.schedule_actions(ActionTime::AfterReady, now, s);
@@ -450,7 +449,7 @@ impl<O: Observer> PodModel<O> {
             (ProbeKind::Startup | ProbeKind::Liveness, _) => {
                 self.hold(w);
                 self.emit(now, Some(id), Change::ProbeFailed { probe: kind });
-                let grace = grace.unwrap_or(self.run.pod.termination_grace_period);
+                let grace = grace.unwrap_or(self.run.pod().termination_grace_period);
                 return self.begin_kill(id, now, grace.max(MIN_POD_GRACE), Killer::Probe, s);
             }
         }

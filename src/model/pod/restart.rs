@@ -9,11 +9,11 @@
 
 use super::backoff::NEXT_SYNC;
 use super::container::{Condition, Instance, Killer, State};
+use super::event::PodEvent;
+use super::history::{Change, ExitReason, Observer};
+use super::spec::{ContainerId, ContainerKind, ContainerSpec, PodRun, ProbeKind, RestartPolicy, RuleAction};
 use super::{Cause, PodModel};
 use crate::engine::{Scheduler, SimTime};
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, ExitReason, Observer};
-use crate::model::spec::{ContainerId, ContainerKind, ContainerSpec, ProbeKind, RestartPolicy, RuleAction};
 
 /// What becomes of a container that exited while the Pod is not terminating.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +80,7 @@ pub(super) fn after_exit(
     }
 }
 
-impl<O: Observer> PodModel<O> {
+impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// The instance ended with `reason`.
     pub(super) fn exit(
         &mut self,
@@ -105,7 +105,12 @@ impl<O: Observer> PodModel<O> {
         }
         let killer = instance.kill.map(|k| k.by);
         let probe_kill = killer == Some(Killer::Probe);
-        match after_exit(self.run.pod.restart_policy, self.spec_of(id), reason, probe_kill) {
+        match after_exit(
+            self.run.pod().restart_policy,
+            self.spec_of(id),
+            reason,
+            probe_kill,
+        ) {
             AfterExit::Restart => {
                 let delay = self.schedule_restart(id, now, s);
                 if killer == Some(Killer::PostStart) && delay > NEXT_SYNC {
@@ -264,9 +269,9 @@ mod tests {
         // restartPolicy: Never, restart on 42 only (KEP-5307's example).
         let app = ContainerSpec {
             restart_policy: Some(Never),
-            restart_rules: vec![crate::model::spec::RestartRule {
+            restart_rules: vec![crate::model::pod::spec::RestartRule {
                 action: RuleAction::Restart,
-                exit_codes: crate::model::spec::ExitCodes {
+                exit_codes: crate::model::pod::spec::ExitCodes {
                     is_in: true,
                     values: vec![42],
                 },
@@ -286,10 +291,10 @@ mod tests {
         assert_eq!(after_exit(Never, &init, ExitReason::Failed(42), false), FailPod);
     }
 
-    fn restart_all_on(code: i32) -> crate::model::spec::RestartRule {
-        crate::model::spec::RestartRule {
+    fn restart_all_on(code: i32) -> crate::model::pod::spec::RestartRule {
+        crate::model::pod::spec::RestartRule {
             action: RuleAction::RestartAllContainers,
-            exit_codes: crate::model::spec::ExitCodes {
+            exit_codes: crate::model::pod::spec::ExitCodes {
                 is_in: true,
                 values: vec![code],
             },

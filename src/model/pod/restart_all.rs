@@ -10,13 +10,13 @@
 //! container that starts again counts a restart (R20) and draws afresh.
 
 use super::container::State;
+use super::event::PodEvent;
+use super::history::{Change, ExitReason, Observer};
+use super::spec::{ContainerKind, PodRun, RestartPolicy};
 use super::{Cause, PodModel, Stage};
 use crate::engine::{Scheduler, SimDuration, SimTime};
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, ExitReason, Observer};
-use crate::model::spec::{ContainerKind, RestartPolicy};
 
-impl<O: Observer> PodModel<O> {
+impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// The kubelet sets `AllContainersRestarting`, removes every container
     /// and runs the normal startup again (R61).
     pub(super) fn restart_all(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
@@ -57,7 +57,7 @@ impl<O: Observer> PodModel<O> {
         if self.stage != Stage::NodeDown {
             return;
         }
-        let policy = self.run.pod.restart_policy;
+        let policy = self.run.pod().restart_policy;
         let recreated = policy != RestartPolicy::Never;
         self.emit(
             now,

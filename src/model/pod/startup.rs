@@ -8,15 +8,15 @@
 //! that held the sync is over (R65).
 
 use super::container::{Condition, Instance, State};
+use super::event::PodEvent;
+use super::history::{Change, ExitReason, Observer};
+use super::spec::{ContainerId, ContainerKind, PodRun, ProbeKind};
 use super::{PodModel, Stage};
 use crate::engine::{Scheduler, SimTime};
 use crate::model::dist::Probability;
 use crate::model::draw::DrawKey;
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, ExitReason, Observer};
-use crate::model::spec::{ContainerId, ContainerKind, ProbeKind};
 
-impl<O: Observer> PodModel<O> {
+impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// The kubelet's sync (R1, R4–R6): start whatever may start now.
     pub(super) fn sync(&mut self, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         match self.stage {

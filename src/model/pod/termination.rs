@@ -10,24 +10,23 @@
 //! anyone gets is the 2 s floor of the stop timeout (R37).
 
 use super::container::{Kill, Killer, Stop};
+use super::event::PodEvent;
+use super::history::{Change, Observer};
+use super::spec::{ContainerId, ContainerKind, Drain, PodRun, Reaction};
 use super::{Cause, PodModel, Stage};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::DrawKey;
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, Observer};
-use crate::model::spec::{ContainerId, ContainerKind};
-use crate::model::stop::{Drain, Reaction};
 
 /// The kubelet's per-container minimum stop timeout (`minimumGracePeriodInSeconds`, R35).
 const MIN_STOP_TIMEOUT: SimDuration = SimDuration::from_secs(2);
 /// The kubelet never terminates a Pod with less grace than this (R33).
 pub(super) const MIN_POD_GRACE: SimDuration = SimDuration::from_secs(1);
 
-impl<O: Observer> PodModel<O> {
+impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// The Pod's own grace period, as the kubelet floors it (R33): what a
     /// termination, an update or a failed postStart hook gives a kill.
     pub(super) fn pod_grace(&self) -> SimDuration {
-        self.run.pod.termination_grace_period.max(MIN_POD_GRACE)
+        self.run.pod().termination_grace_period.max(MIN_POD_GRACE)
     }
 
     /// `kubectl delete` reached the kubelet (R33, R34), with its own
@@ -39,7 +38,7 @@ impl<O: Observer> PodModel<O> {
         s: &mut Scheduler<'_, PodEvent>,
     ) {
         let grace = grace_period
-            .unwrap_or(self.run.pod.termination_grace_period)
+            .unwrap_or(self.run.pod().termination_grace_period)
             .max(MIN_POD_GRACE);
         if self.deleted {
             return self.deleted_again(now, grace, s);
@@ -166,7 +165,7 @@ impl<O: Observer> PodModel<O> {
         by: Killer,
         s: &mut Scheduler<'_, PodEvent>,
     ) {
-        let ordered = self.is_terminating() && self.run.pod.kubernetes.orders_sidecar_termination();
+        let ordered = self.is_terminating() && self.run.pod().kubernetes.orders_sidecar_termination();
         let must_wait = ordered
             && self.kind(id) == ContainerKind::Sidecar
             && budget > SimDuration::ZERO

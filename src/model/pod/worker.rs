@@ -10,11 +10,10 @@
 
 use super::PodModel;
 use super::container::Container;
+use super::history::Observer;
+use super::spec::{ActionKind, ContainerId, ContainerSpec, PodRun, PodSpec, ProbeKind};
 use super::stretch::{Run, Stretch};
 use crate::engine::SimTime;
-use crate::model::action::ActionKind;
-use crate::model::history::Observer;
-use crate::model::spec::{ContainerId, ContainerSpec, PodSpec, ProbeKind};
 
 /// One probe worker and its ticker: the anchor and the last tick used,
 /// which survive restarts, the counter of consecutive results (R30), and a
@@ -63,7 +62,7 @@ impl Worker {
     }
 }
 
-impl<O: Observer> PodModel<O> {
+impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// Where the worker of `id`'s probe of `kind` is, if it has one.
     #[inline]
     pub(super) fn slot(&self, id: ContainerId, kind: ProbeKind) -> Option<usize> {

@@ -9,13 +9,13 @@
 //! order and the metrics are the Pod model's.
 
 use super::connection::ConnState;
+use super::history::{ServiceChange, ServiceObserver};
 use super::{ServiceEvent, ServiceModel};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::{DrawKey, Stream, name_hash};
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, Observer, TraceEntry};
+use crate::model::pod::spec::{ContainerId, ContainerKind, Deletion, PodSpec};
+use crate::model::pod::{Change, PodEvent, TraceEntry};
 use crate::model::service::spec::OnSigterm;
-use crate::model::spec::{ContainerId, ContainerKind, Deletion, PodSpec};
 use crate::model::{Dist, Drain};
 
 /// Node's `server.keepAliveTimeout` default (5 s): how long a hostage
@@ -50,8 +50,8 @@ pub(super) struct Replica {
     pub exit_not_before: SimTime,
     /// Open connections to it (idle or busy).
     pub open: Vec<u32>,
-    /// The disruption that deleted it, by index into the run's deletions.
-    pub deletion: Option<usize>,
+    /// Its deletion timestamp is set (a user, its ReplicaSet, an eviction).
+    pub deleted: bool,
     /// The Pod object is gone: its IP answers nothing.
     pub object_gone: bool,
 }
@@ -129,13 +129,13 @@ pub(super) fn replica_pod(pod: &PodSpec, on_sigterm: OnSigterm) -> PodSpec {
     pod
 }
 
-impl<O: Observer + Default> ServiceModel<O> {
+impl<O: ServiceObserver> ServiceModel<O> {
     /// Reacts to what replica `r`'s Pod model reported.
     pub(super) fn react(&mut self, r: usize, entry: TraceEntry, s: &mut Scheduler<'_, ServiceEvent>) {
         let now = entry.at;
         let rep = &mut self.replicas[r];
         let Some(id) = entry.container else {
-            if entry.what == Change::ContainersStopped && rep.deletion.is_some() {
+            if entry.what == Change::ContainersStopped && rep.deleted {
                 s.after(
                     self.service.cleanup,
                     ServiceEvent::ObjectDeleted { replica: r as u32 },
@@ -240,6 +240,13 @@ impl<O: Observer + Default> ServiceModel<O> {
             let c = rep.open[i];
             if self.conns.get(c).state == ConnState::Idle {
                 self.conns.close(c, now, false, &mut rep.open);
+                self.observers.emit(
+                    now,
+                    ServiceChange::ConnectionClosed {
+                        conn: c,
+                        reset: false,
+                    },
+                );
             } else {
                 i += 1;
             }
@@ -284,6 +291,7 @@ impl<O: Observer + Default> ServiceModel<O> {
         while let Some(&c) = open.last() {
             let state = self.conns.get(c).state;
             self.conns.close(c, now, true, &mut open);
+            self.emit(now, ServiceChange::ConnectionClosed { conn: c, reset: true });
             if let ConnState::Busy(request) = state {
                 self.fail(request, super::Cause::Inflight, now, s);
             }

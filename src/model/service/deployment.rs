@@ -8,7 +8,7 @@
 //! replicas of the run, so `"25%"` means the same on any grid point.
 
 use crate::engine::SimDuration;
-use crate::model::spec::PodSpec;
+use crate::model::pod::spec::PodSpec;
 
 /// How the old Pods make way for the new ones (`spec.strategy.type`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -4,11 +4,11 @@
 //! code that owns it (the replicas' Pods, the proxies, the traffic, the
 //! drain, the rollout); a new kind of event is added here and in `event`.
 
-use super::{PodFact, ServiceEvent, ServiceModel};
+use super::history::{PodFact, ServiceChange, ServiceObserver};
+use super::{ServiceEvent, ServiceModel};
 use crate::engine::{Model, Scheduler, SimTime};
-use crate::model::history::Observer;
 
-impl<O: Observer + Default> Model for ServiceModel<O> {
+impl<O: ServiceObserver> Model for ServiceModel<O> {
     type Event = ServiceEvent;
 
     fn is_current(&self, event: &ServiceEvent) -> bool {
@@ -47,7 +47,8 @@ impl<O: Observer + Default> Model for ServiceModel<O> {
             ServiceEvent::IdleExpired { conn, .. } => self.idle_expired(conn, now, s),
             ServiceEvent::ObjectDeleted { replica } => {
                 self.replicas[replica as usize].object_gone = true;
-                self.note_pod(now, replica as usize, PodFact::Gone);
+                let fact = PodFact::Gone;
+                self.emit(now, ServiceChange::Api { replica, fact });
                 self.endpoints_changed(now, s);
                 self.pod_gone(now, s);
                 self.maybe_settle(now);

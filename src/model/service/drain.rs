@@ -8,23 +8,21 @@
 //! every earlier allowed eviction already terminating (so not healthy):
 //! two evictions in one millisecond never spend the same disruption.
 
+use super::history::{ServiceChange, ServiceObserver};
 use super::pdb::Candidate;
-use super::rollout::Deploy;
 use super::{ServiceEvent, ServiceModel};
 use crate::engine::{Scheduler, SimDuration, SimTime};
-use crate::model::history::Observer;
-use crate::model::metrics::PodPhase;
+use crate::model::pod::PodPhase;
 
 /// kubectl drain's wait after a 429: "(will retry after 5s)".
 const RETRY: SimDuration = SimDuration::from_secs(5);
 
-/// One drain: its node, its Pods, when it began and ended.
+/// One drain: the Pods that were on its node, and whether they are all gone.
 #[derive(Clone, Debug)]
 pub(super) struct Drain {
     pods: Vec<usize>,
-    started: SimTime,
     /// Every Pod that was on the node is gone.
-    pub done: Option<SimTime>,
+    pub done: bool,
 }
 
 /// A drain's figures, for the CSV (after the Service's columns) and JSON.
@@ -54,7 +52,7 @@ impl DrainFigures {
     }
 }
 
-impl<O: Observer + Default> ServiceModel<O> {
+impl<O: ServiceObserver> ServiceModel<O> {
     /// Disruption `index` drains `node`: cordon it, evict its Pods now.
     pub(super) fn start_drain(&mut self, node: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let pods: Vec<usize> = match &self.deploy {
@@ -72,12 +70,10 @@ impl<O: Observer + Default> ServiceModel<O> {
         for &r in &pods {
             s.at(now, ServiceEvent::Evict { replica: r as u32 });
         }
-        d.drains.push(Drain {
-            pods,
-            started: now,
-            done: None,
-        });
+        let drain = d.drains.len() as u32;
+        d.drains.push(Drain { pods, done: false });
         self.disrupted += 1;
+        self.emit(now, ServiceChange::DrainStarted { drain, node });
         self.drain_progress(now);
     }
 
@@ -87,7 +83,7 @@ impl<O: Observer + Default> ServiceModel<O> {
         let Some(d) = &self.deploy else {
             return;
         };
-        if self.replicas[r].deletion.is_some() || self.replicas[r].object_gone {
+        if self.replicas[r].deleted || self.replicas[r].object_gone {
             return;
         }
         let m = d.members[r];
@@ -107,12 +103,11 @@ impl<O: Observer + Default> ServiceModel<O> {
             .pdb
             .is_none_or(|pdb| pdb.allows(pod, healthy, expected))
         {
+            self.emit(now, ServiceChange::Evicted { replica: r as u32 });
             self.delete_pod(r, None, now, s);
             self.rollout_sync(now, s);
         } else {
-            if let Some(d) = &mut self.deploy {
-                d.refused += 1;
-            }
+            self.emit(now, ServiceChange::EvictionRefused { replica: r as u32 });
             s.after(RETRY, ServiceEvent::Evict { replica: r as u32 });
         }
     }
@@ -121,29 +116,13 @@ impl<O: Observer + Default> ServiceModel<O> {
     pub(super) fn drain_progress(&mut self, now: SimTime) {
         let replicas = &self.replicas;
         if let Some(d) = &mut self.deploy {
-            for drain in d.drains.iter_mut().filter(|x| x.done.is_none()) {
+            for (i, drain) in d.drains.iter_mut().enumerate().filter(|(_, x)| !x.done) {
                 if drain.pods.iter().all(|&r| replicas[r].object_gone) {
-                    drain.done = Some(now);
+                    drain.done = true;
+                    self.observers
+                        .emit(now, ServiceChange::DrainDone { drain: i as u32 });
                 }
             }
         }
-    }
-
-    /// The drains' figures, in a scenario that has one.
-    pub(super) fn drain_figures(&self, below_min_available_ms: u64) -> Option<DrainFigures> {
-        let d: &Deploy = self.deploy.as_ref()?;
-        if !self.service.disruptions.iter().any(|x| x.drain.is_some()) {
-            return None;
-        }
-        let slowest = d
-            .drains
-            .iter()
-            .map(|x| x.done.map(|t| t.since(x.started).as_millis()))
-            .try_fold(0, |worst, ms| ms.map(|ms| worst.max(ms)));
-        Some(DrainFigures {
-            evictions_refused: d.refused,
-            drain_ms: slowest.filter(|_| !d.drains.is_empty()),
-            below_min_available_ms,
-        })
     }
 }

@@ -27,6 +27,8 @@ impl Endpoint {
 #[derive(Clone, Debug, Default)]
 pub struct Slice {
     pub endpoints: Vec<Endpoint>,
+    /// Ready endpoints as last counted (`ServiceChange::ReadyEndpoints`).
+    pub ready: u32,
     /// The rules each version gives, by version; version 0 lists nothing.
     versions: Vec<Vec<u32>>,
 }
@@ -36,6 +38,7 @@ impl Slice {
     pub fn reset(&mut self, replicas: usize) {
         self.endpoints.clear();
         self.endpoints.resize(replicas, Endpoint::default());
+        self.ready = 0;
         self.versions.clear();
         self.versions.push(Vec::new());
     }
@@ -43,11 +46,6 @@ impl Slice {
     /// The current version.
     pub fn version(&self) -> u32 {
         (self.versions.len() - 1) as u32
-    }
-
-    /// Ready endpoints now.
-    pub fn ready_count(&self) -> u32 {
-        self.endpoints.iter().filter(|e| e.ready()).count() as u32
     }
 
     /// Publishes the endpoints as they are now, if that changes the rules

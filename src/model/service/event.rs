@@ -5,7 +5,7 @@
 //! Invariant: every event that can go stale (a slot or connection reused)
 //! carries the generation that makes it stale, so it is dropped at pop time.
 
-use crate::model::event::PodEvent;
+use crate::model::pod::PodEvent;
 
 /// What the Service's queue holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,10 +10,11 @@
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
 //! - `app`: a replica's serving state, the app's reaction to SIGTERM;
 //! - `outcome`: failure causes and the metrics;
-//! - `finish`: the metrics worked out at the end of a run;
-//! - `record`: what a recorded run keeps: each replica's changes (`Tap`),
-//!   what the API showed of each Pod (`PodRecord`) and, when asked, the
-//!   routing log (`Record`).
+//! - `history`: the typed changes the Service reports, and its observers;
+//! - `meters`: the metrics, accumulated from the changes as they come;
+//! - `finish`: the end of a run: each replica's own end, the metrics;
+//! - `trace`: what a recorded run keeps of its history (`ServiceTrace`),
+//!   in memory bounded whatever the requests (`sent`);
 //! - `deployment`: a rollout as the scenario states it, and its fenceposts;
 //! - `rollout`: the Deployment controller and its ReplicaSets;
 //! - `pdb`, `drain`: a PodDisruptionBudget, the Eviction API, kubectl drain;
@@ -23,11 +24,32 @@
 //! Every replica is a whole `PodModel`, driven on the Service's own queue:
 //! its events travel as `ServiceEvent::Pod`, its handler schedules into a
 //! scratch queue whose events are moved over in order, and its observer
-//! (`Tap`) hands each change to the Service as it happens. That keeps one
-//! clock and one tie order for everything (a sub-simulation per replica
-//! would need its own tie rule between queues), and the Pod's rules are
-//! reused, not copied: the Service never decides what the kubelet does,
-//! only, for an app that drains, when it has finished (through `Drained`).
+//! (`Tap`) holds each change for the Service, which reports it on and
+//! reacts to it. That keeps one clock and one tie order for everything (a
+//! sub-simulation per replica would need its own tie rule between queues),
+//! and the Pod's rules are reused, not copied: the Service never decides
+//! what the kubelet does, only, for an app that drains, when it has
+//! finished (through `Drained`).
+//!
+//! ## The history and its observers
+//!
+//! As the Pod model does, the Service reports every change as it happens,
+//! typed (`ServiceChange`, in `history`), through one place (`emit`): each
+//! replica's own Pod changes tagged with the replica; what the API and the
+//! slice showed of each Pod and the slice's ready endpoints; each node's
+//! rules as its syncs change them; each request sent, routed, retried,
+//! answered or failed with its cause; each connection opened and closed;
+//! and the controllers' steps (a rollout's start and ends, a ReplicaSet
+//! scaled or a Pod made, a drain, each eviction allowed or refused).
+//! The model keeps only what decides what happens next; everything
+//! measured or shown is made of the changes by their observers:
+//!
+//! - `ServiceMeters`, which every run has: the `ServiceMetrics`,
+//!   accumulated change by change (a sweep row pays for these alone);
+//! - the observer `O`: `()` keeps nothing (the sweep's, compiled away),
+//!   `ServiceHistory` keeps every change (tests), and `ServiceTrace`
+//!   keeps what `podsim run`'s text, pictures and JSON read, in bounded
+//!   memory.
 //!
 //! Invariant: a Service with one replica and no traffic gives that replica
 //! exactly the metrics the Pod model gives the Pod alone.
@@ -40,23 +62,25 @@ mod drain;
 mod endpoints;
 mod event;
 mod finish;
+mod history;
+mod meters;
 mod outcome;
 mod pdb;
 mod proxy;
-mod record;
 mod rollout;
 mod sent;
 mod simulator;
 mod spec;
+mod trace;
 mod traffic;
 
 pub use app::serving_app;
 pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::DrainFigures;
 pub use event::ServiceEvent;
+pub use history::{PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
 pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
-pub use record::{PodFact, PodRecord, Record, Tap};
 pub use rollout::ReplicaSet;
 pub use sent::SentTimes;
 pub use simulator::{ServiceReport, ServiceSimulator, simulate_service};
@@ -64,22 +88,27 @@ pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
     TrafficSpec, When,
 };
+pub use trace::ServiceTrace;
 
 use self::app::{Replica, replica_pod};
 use self::connection::{Client, Conns};
 use self::endpoints::Slice;
+use self::history::{Observers, Tap};
+use self::meters::ServiceMeters;
 use self::proxy::Proxy;
 use self::rollout::Deploy;
 use self::traffic::{Requests, SETTLE_TAIL};
+use super::RunSpec;
 use super::draw::{DrawKey, Stream};
-use super::event::PodEvent;
-use super::history::Observer;
+use super::pod::PodEvent;
 use super::pod::PodModel;
-use super::spec::RunSpec;
+use super::pod::TraceEntry;
+use super::pod::spec::PodRunSpec;
 use crate::engine::{EventQueue, Model, Scheduler, SimDuration, SimTime};
 
-/// The Service on the engine.
-pub struct ServiceModel<O: Observer = ()> {
+/// The Service on the engine: the state that decides what happens next,
+/// and what watches it (the meters always, and the observer `O`).
+pub struct ServiceModel<O: ServiceObserver = ()> {
     /// The Pod template, the Service and the horizon.
     run: RunSpec,
     service: ServiceSpec,
@@ -94,31 +123,21 @@ pub struct ServiceModel<O: Observer = ()> {
     clients: Vec<Client>,
     conns: Conns,
     requests: Requests,
-    /// Requests sent so far (the next request's index).
-    sent: u32,
+    /// The next request's index: the counter of its draws.
+    next_request: u32,
     next_arrival: f64,
     started: Option<SimTime>,
     traffic_end: Option<SimTime>,
+    /// Disruptions that have happened: traffic settles once all have.
     disrupted: usize,
-    deleted: Vec<Deleted>,
-    /// Ready endpoints in the slice, from the traffic's start, at each change.
-    ready_history: Vec<(SimTime, u32)>,
-    failed_by: [u64; 6],
-    retried_ok: u64,
-    failures: Vec<FailedRequest>,
-    /// When the answered requests were sent, if the observer keeps the history.
-    answered_sent: SentTimes,
-    /// The routing log, when one was asked for (`ServiceSimulator::keep_log`).
-    log: Option<Vec<Record>>,
-    /// What the API and the slice showed of each Pod, if the observer keeps the history.
-    pod_log: Vec<PodRecord>,
     /// The Deployment, in a scenario with a rollout.
     deploy: Option<Deploy>,
+    observers: Observers<O>,
 }
 
-impl<O: Observer + Default> ServiceModel<O> {
-    /// A model of `run`, which must have a `service`.
-    pub fn new(run: RunSpec) -> Self {
+impl<O: ServiceObserver> ServiceModel<O> {
+    /// A model of `run`, which must have a `service`, reporting to `observer`.
+    pub fn new(run: RunSpec, observer: O) -> Self {
         let mut model = ServiceModel {
             service: ServiceSpec::default(),
             stream: run.stream,
@@ -132,20 +151,16 @@ impl<O: Observer + Default> ServiceModel<O> {
             clients: Vec::new(),
             conns: Conns::default(),
             requests: Requests::default(),
-            sent: 0,
+            next_request: 0,
             next_arrival: 0.0,
             started: None,
             traffic_end: None,
             disrupted: 0,
-            deleted: Vec::new(),
-            ready_history: Vec::new(),
-            failed_by: [0; 6],
-            retried_ok: 0,
-            failures: Vec::new(),
-            answered_sent: SentTimes::default(),
-            log: None,
-            pod_log: Vec::new(),
             deploy: None,
+            observers: Observers {
+                meters: ServiceMeters::default(),
+                observer,
+            },
         };
         model.reset();
         model
@@ -160,12 +175,10 @@ impl<O: Observer + Default> ServiceModel<O> {
         let pod = replica_pod(&self.run.pod, self.service.app.on_sigterm);
         self.pods.truncate(replicas as usize);
         for r in 0..replicas {
-            let run = RunSpec {
+            let run = PodRunSpec {
                 pod: pod.clone(),
                 horizon: self.run.horizon,
                 stream: self.run.stream.moved(r),
-                service: None,
-                job: Default::default(),
             };
             match self.pods.get_mut(r as usize) {
                 Some(model) => {
@@ -195,27 +208,53 @@ impl<O: Observer + Default> ServiceModel<O> {
         }));
         self.conns.clear();
         self.requests.clear();
-        self.sent = 0;
+        self.next_request = 0;
         self.next_arrival = 0.0;
         self.started = None;
         self.traffic_end = None;
         self.disrupted = 0;
-        self.deleted.clear();
-        self.ready_history.clear();
-        self.failed_by = [0; 6];
-        self.retried_ok = 0;
-        self.failures.clear();
-        self.answered_sent.clear();
-        if let Some(log) = &mut self.log {
-            log.clear();
-        }
-        self.pod_log.clear();
         let controlled = (self.service.disruptions.iter()).any(|d| d.rollout.is_some() || d.drain.is_some());
         self.deploy = controlled.then(|| Deploy::new(replicas, nodes));
+        self.observers.meters.reset(&self.service);
+        self.observers.observer.clear();
+    }
+
+    /// What the observer kept of the last run.
+    pub fn observer(&self) -> &O {
+        &self.observers.observer
+    }
+
+    /// What the observer kept, to take it away.
+    pub fn observer_mut(&mut self) -> &mut O {
+        &mut self.observers.observer
+    }
+
+    /// Reports a change (`Observers::emit`).
+    #[inline(always)]
+    fn emit(&mut self, at: SimTime, what: ServiceChange) {
+        self.observers.emit(at, what);
+    }
+
+    /// Reports what replica `r`'s Pod model changed since it was last asked.
+    fn report_pod_changes(&mut self, r: usize) -> Vec<TraceEntry> {
+        let changes = std::mem::take(&mut self.pods[r].observer_mut().changes);
+        let replica = r as u32;
+        for e in &changes {
+            let (container, change) = (e.container, e.what);
+            self.emit(
+                e.at,
+                ServiceChange::Pod {
+                    replica,
+                    container,
+                    change,
+                },
+            );
+        }
+        changes
     }
 }
 
-impl<O: Observer + Default> ServiceModel<O> {
+impl<O: ServiceObserver> ServiceModel<O> {
     /// Handles `event` of replica `r`'s Pod now, then what it changed.
     fn pod_event(&mut self, r: usize, now: SimTime, event: PodEvent, s: &mut Scheduler<'_, ServiceEvent>) {
         if !self.pods[r].is_current(&event) {
@@ -223,19 +262,27 @@ impl<O: Observer + Default> ServiceModel<O> {
         }
         self.last_pod_event[r] = now;
         if event == PodEvent::Created {
-            self.note_pod(now, r, PodFact::Created(self.replica_set_of(r)));
+            let fact = PodFact::Created(self.replica_set_of(r));
+            self.emit(
+                now,
+                ServiceChange::Api {
+                    replica: r as u32,
+                    fact,
+                },
+            );
         }
         self.pods[r].handle(now, event, &mut Scheduler::over(now, &mut self.scratch));
         let replica = r as u32;
         while let Some((at, event)) = self.scratch.pop() {
             s.at(at, ServiceEvent::Pod { replica, event });
         }
-        let changes = std::mem::take(&mut self.pods[r].observer_mut().changes);
+        // Every change is reported before the first is reacted to: a
+        // reaction may hand the Pod a nested event, whose changes come after.
+        let mut changes = self.report_pod_changes(r);
         for &entry in &changes {
             self.react(r, entry, s);
         }
         self.pod_changed(r, &changes, now, s);
-        let mut changes = changes;
         changes.clear();
         // Keep the buffer unless a nested event refilled it meanwhile.
         let slot = &mut self.pods[r].observer_mut().changes;
@@ -247,17 +294,26 @@ impl<O: Observer + Default> ServiceModel<O> {
     /// The replicas' serving state went into the slice: a new version, if
     /// the rules change, heard by each node after its propagation delay.
     fn endpoints_changed(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let mut ready = 0;
         for r in 0..self.replicas.len() {
             let (e, rep) = (&mut self.slice.endpoints[r], &self.replicas[r]);
             let was = std::mem::replace(&mut e.serving, rep.serving());
             e.listed = (e.listed || e.serving) && !rep.object_gone;
+            ready += u32::from(e.ready());
             if was != e.serving {
-                let serving = e.serving;
-                self.note_pod(now, r, PodFact::Serving(serving));
+                let fact = PodFact::Serving(e.serving);
+                self.emit(
+                    now,
+                    ServiceChange::Api {
+                        replica: r as u32,
+                        fact,
+                    },
+                );
             }
         }
-        if self.started.is_some() {
-            self.ready_history.push((now, self.slice.ready_count()));
+        if ready != self.slice.ready {
+            self.slice.ready = ready;
+            self.emit(now, ServiceChange::ReadyEndpoints { ready });
         }
         if !self.slice.publish() {
             return;
@@ -303,7 +359,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             }
             _ => self.disrupted += 1,
         }
-        if r >= self.replicas.len() || self.replicas[r].deletion.is_some() {
+        if r >= self.replicas.len() || self.replicas[r].deleted {
             return;
         }
         self.delete_pod(r, grace, now, s);
@@ -319,15 +375,15 @@ impl<O: Observer + Default> ServiceModel<O> {
         now: SimTime,
         s: &mut Scheduler<'_, ServiceEvent>,
     ) {
-        self.replicas[r].deletion = Some(self.deleted.len());
-        self.note_pod(now, r, PodFact::Deleted);
-        self.deleted.push(Deleted {
-            replica: r as u32,
-            deleted_ms: now.as_millis(),
-            termination_ms: None,
-            last_request_ms: None,
-            rules_dropped_ms: vec![None; self.proxies.len()],
-        });
+        self.replicas[r].deleted = true;
+        let fact = PodFact::Deleted;
+        self.emit(
+            now,
+            ServiceChange::Api {
+                replica: r as u32,
+                fact,
+            },
+        );
         if let Some(grace) = grace {
             self.pods[r]
                 .run_spec_mut_keeping_shape()
@@ -345,25 +401,19 @@ impl<O: Observer + Default> ServiceModel<O> {
         );
     }
 
-    /// A node's sync ran at `now`.
+    /// A node's sync ran at `now`: its rules become the newest version it
+    /// heard of, each replica they gain or lose reported.
     fn synced(&mut self, node: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let p = &mut self.proxies[node];
-        p.sync_pending = false;
-        p.applied = p.heard;
-        p.rules.clear();
-        p.rules.extend_from_slice(self.slice.rules(p.heard));
-        self.record(|m| Record::Synced {
-            at: now,
-            node: node as u32,
-            rules: m.proxies[node].rules.clone(),
+        let (observers, node) = (&mut self.observers, node as u32);
+        p.sync(self.slice.rules(p.heard), |replica, added| {
+            let change = match added {
+                true => ServiceChange::RuleAdded { node, replica },
+                false => ServiceChange::RuleDropped { node, replica },
+            };
+            observers.emit(now, change);
         });
-        let p = &self.proxies[node];
-        for d in &mut self.deleted {
-            let dropped = &mut d.rules_dropped_ms[node];
-            if dropped.is_none() && !p.rules.contains(&d.replica) {
-                *dropped = Some(now.as_millis() - d.deleted_ms);
-            }
-        }
+        self.emit(now, ServiceChange::Synced { node });
         self.maybe_start(now, s);
         self.maybe_settle(now);
     }
@@ -375,7 +425,6 @@ impl<O: Observer + Default> ServiceModel<O> {
             return;
         }
         self.started = Some(now);
-        self.ready_history.push((now, self.slice.ready_count()));
         for (index, d) in self.service.disruptions.iter().enumerate() {
             if let When::AfterReady(after) = d.when {
                 let index = index as u32;
@@ -388,6 +437,8 @@ impl<O: Observer + Default> ServiceModel<O> {
             self.next_arrival = now.as_millis() as f64;
             self.schedule_arrival(0, rate, arrival, now, s);
         }
+        let until = self.traffic_end;
+        self.emit(now, ServiceChange::TrafficStarted { until });
     }
 
     /// Traffic without a set duration stops 10 s after every disruption
@@ -396,14 +447,13 @@ impl<O: Observer + Default> ServiceModel<O> {
         let settled = self.started.is_some()
             && self.traffic_end.is_none()
             && self.disrupted == self.service.disruptions.len()
-            && self
-                .replicas
-                .iter()
-                .all(|r| r.deletion.is_none() || r.object_gone)
+            && self.replicas.iter().all(|r| !r.deleted || r.object_gone)
             && self.proxies.iter().all(|p| p.applied == self.slice.version())
             && self.rollout_settled();
         if settled {
-            self.traffic_end = Some(now + SETTLE_TAIL);
+            let until = now + SETTLE_TAIL;
+            self.traffic_end = Some(until);
+            self.emit(now, ServiceChange::Settled { until });
         }
     }
 }

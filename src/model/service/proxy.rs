@@ -2,7 +2,8 @@
 //! propagation delay, and asks for a sync through a bounded-frequency runner
 //! (`NewBoundedFrequencyRunner(..., minSyncPeriod, time.Hour, 2)`: a token
 //! bucket of one token per `minSyncPeriod`, burst 2). Its rules change only
-//! when a sync runs, and a sync installs the newest version it has heard of.
+//! when a sync runs, and a sync installs the newest version it has heard of,
+//! telling the Service each replica its rules gained or lost.
 //!
 //! Invariant: a node hears of versions in the order they were published (a
 //! watch delivers in order), so its rules never go back to an older version.
@@ -39,6 +40,31 @@ impl Proxy {
         self.credit = BURST * period.as_millis();
         self.credit_at = SimTime::ZERO;
         self.sync_pending = false;
+    }
+
+    /// A sync runs: the rules become `rules`, the version heard of; `each`
+    /// is told of every replica they gain (`true`) or lose, in replica
+    /// order. Both lists are in replica order, so one pass finds them.
+    pub fn sync(&mut self, rules: &[u32], mut each: impl FnMut(u32, bool)) {
+        self.sync_pending = false;
+        self.applied = self.heard;
+        let (mut i, mut j) = (0, 0);
+        loop {
+            match (self.rules.get(i).copied(), rules.get(j).copied()) {
+                (Some(a), Some(b)) if a == b => (i, j) = (i + 1, j + 1),
+                (a, Some(b)) if a.is_none_or(|a| b < a) => {
+                    j += 1;
+                    each(b, true);
+                }
+                (Some(a), _) => {
+                    i += 1;
+                    each(a, false);
+                }
+                (None, _) => break,
+            }
+        }
+        self.rules.clear();
+        self.rules.extend_from_slice(rules);
     }
 
     /// A sync is requested at `now`: when it runs, or `None` if one is
@@ -94,6 +120,23 @@ mod tests {
         p.credit = 0;
         assert_eq!(p.request_sync(SimTime(0), period), Some(SimTime(1000)));
         assert_eq!(p.request_sync(SimTime(500), period), None);
+    }
+
+    #[test]
+    fn a_sync_tells_each_replica_the_rules_gain_or_lose_in_replica_order() {
+        let mut p = Proxy::default();
+        p.reset(SimDuration::ZERO);
+        let mut seen = Vec::new();
+        p.sync(&[0, 2, 3], |r, added| seen.push((r, added)));
+        assert_eq!(seen, [(0, true), (2, true), (3, true)]);
+        seen.clear();
+        // 0 stays, 1 comes, 2 and 3 go, 5 comes.
+        p.sync(&[0, 1, 5], |r, added| seen.push((r, added)));
+        assert_eq!(seen, [(1, true), (2, false), (3, false), (5, true)]);
+        assert_eq!(p.rules, [0, 1, 5]);
+        seen.clear();
+        p.sync(&[], |r, added| seen.push((r, added)));
+        assert_eq!(seen, [(0, false), (1, false), (5, false)]);
     }
 
     #[test]

@@ -22,15 +22,13 @@ use std::cmp::Reverse;
 
 use super::app::Replica;
 use super::app::replica_pod;
-use super::deployment::{RolloutFigures, Strategy};
+use super::deployment::Strategy;
 use super::endpoints::Endpoint;
-use super::{ServiceEvent, ServiceModel, Tap};
+use super::history::{ServiceChange, ServiceObserver, Tap};
+use super::{ServiceEvent, ServiceModel};
 use crate::engine::{Scheduler, SimDuration, SimTime};
-use crate::model::event::PodEvent;
-use crate::model::history::{Change, Observer, TraceEntry};
-use crate::model::metrics::PodPhase;
-use crate::model::pod::PodModel;
-use crate::model::spec::{PodSpec, RunSpec};
+use crate::model::pod::spec::{PodRunSpec, PodSpec};
+use crate::model::pod::{Change, PodEvent, PodModel, PodPhase, TraceEntry};
 
 /// Which ReplicaSet a Pod belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,7 +62,6 @@ struct Plan {
     min_ready: SimDuration,
     /// The new Pods' template, as written (before the Service adjusts its app).
     template: PodSpec,
-    started: SimTime,
     /// The controller's view: the new ReplicaSet is fully available.
     complete: Option<SimTime>,
     /// The cluster's view: the last old Pod object is gone.
@@ -85,13 +82,6 @@ pub(super) struct Deploy {
     next_node: u32,
     /// The drains under way or done.
     pub drains: Vec<super::drain::Drain>,
-    /// Evictions the budget refused (HTTP 429), retries included.
-    pub refused: u64,
-    /// Pod objects that exist now (terminating ones too), and the most at once.
-    live: u32,
-    peak_live: u32,
-    /// The most Pods the controller counted at once.
-    peak_counted: u32,
 }
 
 impl Deploy {
@@ -113,10 +103,6 @@ impl Deploy {
             cordoned: vec![false; nodes as usize],
             next_node: replicas % nodes,
             drains: Vec::new(),
-            refused: 0,
-            live: replicas,
-            peak_live: replicas,
-            peak_counted: replicas,
         }
     }
 
@@ -131,7 +117,7 @@ impl Deploy {
     }
 }
 
-impl<O: Observer + Default> ServiceModel<O> {
+impl<O: ServiceObserver> ServiceModel<O> {
     /// The ReplicaSet replica `r` belongs to: the old one outside a
     /// rollout's new Pods (a scenario without a Deployment included).
     pub(super) fn replica_set_of(&self, r: usize) -> ReplicaSet {
@@ -172,11 +158,11 @@ impl<O: Observer + Default> ServiceModel<O> {
             unavailable,
             min_ready: rollout.min_ready,
             template: rollout.template.as_deref().unwrap_or(&self.run.pod).clone(),
-            started: now,
             complete: None,
             done: None,
         });
         self.disrupted += 1;
+        self.emit(now, ServiceChange::RolloutStarted);
         self.rollout_sync(now, s);
     }
 
@@ -223,8 +209,7 @@ impl<O: Observer + Default> ServiceModel<O> {
 
     /// Replica `r`'s Pod object is gone.
     pub(super) fn pod_gone(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        if let Some(deploy) = &mut self.deploy {
-            deploy.live -= 1;
+        if self.deploy.is_some() {
             self.rollout_sync(now, s);
         }
     }
@@ -237,11 +222,19 @@ impl<O: Observer + Default> ServiceModel<O> {
         };
         let strategy = deploy.plan.as_ref().map(|p| p.strategy);
         loop {
+            let before = self.deploy.as_ref().map_or([0; 2], |d| d.spec);
             let changed = match strategy {
                 Some(Strategy::RollingUpdate) => self.rolling_step(now),
                 Some(Strategy::Recreate) => self.recreate_step(),
                 None => false,
             };
+            let after = self.deploy.as_ref().map_or([0; 2], |d| d.spec);
+            for rs in [ReplicaSet::Old, ReplicaSet::New] {
+                let replicas = after[rs as usize];
+                if replicas != before[rs as usize] {
+                    self.emit(now, ServiceChange::Scaled { rs, replicas });
+                }
+            }
             self.reconcile_replica_sets(now, s);
             if !changed {
                 break;
@@ -272,7 +265,7 @@ impl<O: Observer + Default> ServiceModel<O> {
 
     /// No deletion timestamp and a phase that is not terminal (`FilterActivePods`).
     pub(super) fn is_active(&self, r: usize, m: &Member) -> bool {
-        self.replicas[r].deletion.is_none() && !m.stopped
+        !self.replicas[r].deleted && !m.stopped
     }
 
     /// `rolloutRolling`: scale the new ReplicaSet up within the surge, else
@@ -358,9 +351,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             }
         }
         let (active, _) = self.counts(now);
-        if let Some(d) = &mut self.deploy {
-            d.peak_counted = d.peak_counted.max(active[0] + active[1]);
-        }
+        self.emit(now, ServiceChange::ReplicaSetsSynced { active });
     }
 
     /// The `count` active Pods of `rs` to delete first (`ActivePodsWithRanks`):
@@ -415,12 +406,10 @@ impl<O: Observer + Default> ServiceModel<O> {
         let pod = replica_pod(template, self.service.app.on_sigterm);
         let stream = self.run.stream.moved(r);
         self.replicas.push(Replica::new(&pod, stream));
-        let run = RunSpec {
+        let run = PodRunSpec {
             pod,
             horizon: self.run.horizon,
             stream,
-            service: None,
-            job: Default::default(),
         };
         self.pods.push(PodModel::new(run, Tap::default()));
         self.last_pod_event.push(now);
@@ -434,9 +423,8 @@ impl<O: Observer + Default> ServiceModel<O> {
                 restarts: 0,
                 stopped: false,
             });
-            d.live += 1;
-            d.peak_live = d.peak_live.max(d.live);
         }
+        self.emit(now, ServiceChange::PodMade { replica: r, rs, node });
         let event = PodEvent::Created;
         s.at(now, ServiceEvent::Pod { replica: r, event });
     }
@@ -461,9 +449,11 @@ impl<O: Observer + Default> ServiceModel<O> {
         let complete = *spec == [0, replicas] && available[1] == replicas && active[0] == 0;
         if complete && plan.complete.is_none() {
             plan.complete = Some(now);
+            self.observers.emit(now, ServiceChange::RolloutComplete);
         }
         if plan.complete.is_some() && !old_left && plan.done.is_none() {
             plan.done = Some(now);
+            self.observers.emit(now, ServiceChange::RolloutDone);
         }
     }
 
@@ -471,26 +461,7 @@ impl<O: Observer + Default> ServiceModel<O> {
     /// count of disruptions that happened says).
     pub(super) fn rollout_settled(&self) -> bool {
         self.deploy.as_ref().is_none_or(|d| {
-            d.plan.as_ref().is_none_or(|p| p.done.is_some()) && d.drains.iter().all(|x| x.done.is_some())
-        })
-    }
-
-    /// The rollout's figures, in a scenario that has one.
-    pub(super) fn rollout_figures(&self) -> Option<RolloutFigures> {
-        let d = self.deploy.as_ref()?;
-        if !self.service.disruptions.iter().any(|x| x.rollout.is_some()) {
-            return None;
-        }
-        let since = |at: Option<SimTime>| {
-            let plan = d.plan.as_ref()?;
-            at.map(|t| t.since(plan.started).as_millis())
-        };
-        Some(RolloutFigures {
-            started_ms: d.plan.as_ref().map(|p| p.started.as_millis()),
-            rollout_ms: since(d.plan.as_ref().and_then(|p| p.complete)),
-            rollout_done_ms: since(d.plan.as_ref().and_then(|p| p.done)),
-            peak_pods: d.peak_live,
-            peak_counted_pods: d.peak_counted,
+            d.plan.as_ref().is_none_or(|p| p.done.is_some()) && d.drains.iter().all(|x| x.done)
         })
     }
 }

@@ -1,27 +1,32 @@
 //! Running a Service: the simulator a sweep reuses run after run, and one
 //! recorded run for `podsim run`.
 
-use super::{FailedRequest, PodRecord, SentTimes, ServiceEvent, ServiceMetrics, ServiceModel, When};
+use super::history::ServiceObserver;
+use super::{ServiceEvent, ServiceMetrics, ServiceModel, ServiceTrace, When};
 use crate::engine::{SimDuration, SimTime, Simulation};
-use crate::model::event::PodEvent;
-use crate::model::history::{Observer, Trace};
-use crate::model::spec::RunSpec;
+use crate::model::RunSpec;
+use crate::model::pod::PodEvent;
+use crate::model::pod::Trace;
 
 /// Runs Service specs one after another on the same buffers, like
-/// `PodSimulator` for Pods.
-pub struct ServiceSimulator<O: Observer + Default = ()> {
+/// `PodSimulator` for Pods. The observer `O` is what is kept of each run
+/// besides its metrics: nothing (`()`, the sweep's), every change
+/// (`ServiceHistory`), or what `podsim run` shows (`ServiceTrace`).
+pub struct ServiceSimulator<O: ServiceObserver = ()> {
     sim: Simulation<ServiceModel<O>>,
 }
 
-impl<O: Observer + Default> ServiceSimulator<O> {
+impl<O: ServiceObserver + Default> ServiceSimulator<O> {
     /// A simulator for `run`, which has a `service`.
     pub fn new(run: RunSpec) -> Self {
         let horizon = run.horizon;
         ServiceSimulator {
-            sim: Simulation::new(ServiceModel::new(run), horizon),
+            sim: Simulation::new(ServiceModel::new(run, O::default()), horizon),
         }
     }
+}
 
+impl<O: ServiceObserver> ServiceSimulator<O> {
     /// The run being simulated.
     pub fn spec(&self) -> &RunSpec {
         &self.sim.model().run
@@ -63,14 +68,14 @@ impl<O: Observer + Default> ServiceSimulator<O> {
         self.sim.counts()
     }
 
-    /// Keeps the routing log (`ServiceModel::log`) from the next run on.
-    pub fn keep_log(&mut self) {
-        self.sim.model_mut().keep_log();
+    /// What the observer kept of the last run.
+    pub fn observer(&self) -> &O {
+        self.sim.model().observer()
     }
 
-    /// The model, to read its state after a run.
-    pub fn model(&self) -> &ServiceModel<O> {
-        self.sim.model()
+    /// What the observer kept of the last run, to take it away.
+    pub fn observer_mut(&mut self) -> &mut O {
+        self.sim.model_mut().observer_mut()
     }
 }
 
@@ -79,32 +84,24 @@ impl<O: Observer + Default> ServiceSimulator<O> {
 pub struct ServiceReport {
     /// The run's figures.
     pub metrics: ServiceMetrics,
+    /// The run's history, as `podsim run` keeps it; the views read it and
+    /// the metrics, nothing else.
+    pub trace: ServiceTrace,
+}
+
+impl ServiceReport {
     /// Each replica's Pod history.
-    pub traces: Vec<Trace>,
-    /// Each failed request, in the order they failed.
-    pub failures: Vec<FailedRequest>,
-    /// When the answered requests were sent (one by one for a few, else
-    /// counted per bucket of time).
-    pub answered: SentTimes,
-    /// What the API and the slice showed of each Pod, in the order it happened.
-    pub pods: Vec<PodRecord>,
-    /// Ready endpoints in the slice from the traffic's start, at each change.
-    pub ready_endpoints: Vec<(SimTime, u32)>,
+    pub fn replica_traces(&self) -> Vec<Trace> {
+        self.trace.replica_traces(self.metrics.replicas.len())
+    }
 }
 
 /// Simulates the Service of `run` once, recording its history.
 pub fn simulate_service(run: &RunSpec) -> ServiceReport {
-    let mut simulator = ServiceSimulator::<Trace>::new(run.clone());
+    let mut simulator = ServiceSimulator::<ServiceTrace>::new(run.clone());
     let metrics = simulator.run();
-    let model = simulator.model();
     ServiceReport {
-        traces: (0..model.pods.len())
-            .map(|r| model.replica_observer(r).clone())
-            .collect(),
-        failures: model.failures().to_vec(),
-        answered: model.answered_sent().clone(),
-        pods: model.pod_log().to_vec(),
-        ready_endpoints: model.ready_history().to_vec(),
+        trace: std::mem::take(simulator.observer_mut()),
         metrics,
     }
 }

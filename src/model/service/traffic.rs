@@ -7,12 +7,11 @@
 //! in which things happened to be drawn, so a run is the same on any thread.
 
 use super::connection::ConnState;
-use super::outcome::{Cause, FailedRequest};
-use super::record::Record;
+use super::history::{ServiceChange, ServiceObserver};
+use super::outcome::Cause;
 use super::{ServiceEvent, ServiceModel};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::DrawKey;
-use crate::model::history::Observer;
 use crate::model::service::spec::{Arrival, Connections, Retry, TrafficSpec};
 
 /// No connection yet.
@@ -47,6 +46,7 @@ impl Requests {
         self.free.clear();
     }
 
+    #[inline]
     fn alloc(&mut self, client: u32, index: u32, sent: SimTime) -> u32 {
         let request = Request {
             client,
@@ -73,6 +73,7 @@ impl Requests {
         }
     }
 
+    #[inline]
     fn release(&mut self, slot: u32) {
         let r = &mut self.all[slot as usize];
         r.generation = r.generation.wrapping_add(1);
@@ -80,7 +81,7 @@ impl Requests {
     }
 }
 
-impl<O: Observer + Default> ServiceModel<O> {
+impl<O: ServiceObserver> ServiceModel<O> {
     fn traffic(&self) -> &TrafficSpec {
         self.service
             .traffic
@@ -95,9 +96,17 @@ impl<O: Observer + Default> ServiceModel<O> {
         }
         let t = self.traffic();
         let (clients, rate, arrival) = (t.clients.max(1), t.rate.get(), t.arrival);
-        let index = self.sent;
-        self.sent += 1;
-        let slot = self.requests.alloc(index % clients, index, now);
+        let index = self.next_request;
+        self.next_request += 1;
+        let client = index % clients;
+        self.emit(
+            now,
+            ServiceChange::RequestSent {
+                request: index,
+                client,
+            },
+        );
+        let slot = self.requests.alloc(client, index, now);
         self.send(slot, now, true, s);
         self.schedule_arrival(index + 1, rate, arrival, now, s);
     }
@@ -132,6 +141,7 @@ impl<O: Observer + Default> ServiceModel<O> {
         let timeout = t.connect_timeout;
         let request = self.requests.all[slot as usize];
         let client = request.client as usize;
+        let node = self.clients[client].node;
         let pooled = reuse && keep_alive;
         while let Some(c) = pooled.then(|| self.clients[client].pool.pop()).flatten() {
             self.conns.unpool(c);
@@ -141,7 +151,7 @@ impl<O: Observer + Default> ServiceModel<O> {
                     let conn = self.conns.get_mut(c);
                     conn.generation = conn.generation.wrapping_add(1);
                     let replica = conn.replica;
-                    self.routed(slot, replica, false, now);
+                    self.routed(&request, node, replica, false, now);
                     return self.start(slot, c, s);
                 }
                 ConnState::Closed { at, reset } if at == now => {
@@ -153,8 +163,7 @@ impl<O: Observer + Default> ServiceModel<O> {
                 _ => {}
             }
         }
-        let node = self.clients[client].node as usize;
-        let rules = &self.proxies[node].rules;
+        let rules = &self.proxies[node as usize].rules;
         if rules.is_empty() {
             return self.fail(slot, Cause::NoEndpoints, now, s);
         }
@@ -163,7 +172,7 @@ impl<O: Observer + Default> ServiceModel<O> {
             .uniform(u64::from(request.index), DrawKey::Endpoint, request.tries);
         let pick = rules[((u * rules.len() as f64) as usize).min(rules.len() - 1)];
         self.requests.all[slot as usize].replica = Some(pick);
-        self.routed(slot, pick, true, now);
+        self.routed(&request, node, pick, true, now);
         let rep = &mut self.replicas[pick as usize];
         if rep.object_gone {
             let generation = request.generation;
@@ -178,6 +187,15 @@ impl<O: Observer + Default> ServiceModel<O> {
             self.fail(slot, Cause::Refused, now, s);
         } else {
             let c = self.conns.open(request.client, pick, &mut rep.open);
+            let (conn, client, replica) = (c, request.client, pick);
+            self.emit(
+                now,
+                ServiceChange::ConnectionOpened {
+                    conn,
+                    client,
+                    replica,
+                },
+            );
             self.start(slot, c, s);
         }
     }
@@ -205,40 +223,35 @@ impl<O: Observer + Default> ServiceModel<O> {
         );
     }
 
-    /// Request `slot` went to `replica`, on a new connection (`fresh`) or
-    /// a pooled one: for a deleted replica, the last request so far.
-    fn routed(&mut self, slot: u32, replica: u32, fresh: bool, now: SimTime) {
-        if let Some(i) = self.replicas[replica as usize].deletion {
-            let deleted = &mut self.deleted[i];
-            deleted.last_request_ms = Some(now.as_millis() - deleted.deleted_ms);
-        }
-        self.record(|m| {
-            let request = m.requests.all[slot as usize];
-            Record::Routed {
-                at: now,
-                request: request.index,
-                tries: request.tries,
-                node: m.clients[request.client as usize].node,
+    /// A try of `request` went to `replica` through `node`'s rules
+    /// on a new connection (`fresh`), or on a pooled one.
+    fn routed(&mut self, request: &Request, node: u32, replica: u32, fresh: bool, now: SimTime) {
+        let (request, tries) = (request.index, request.tries);
+        self.emit(
+            now,
+            ServiceChange::Routed {
+                request,
+                tries,
+                node,
                 replica,
                 fresh,
-            }
-        });
+            },
+        );
     }
 
     /// Request `slot` was answered; its connection goes back to the pool,
     /// is held, or closes.
     pub(super) fn answered(&mut self, slot: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let request = self.requests.all[slot as usize];
-        if request.tries > 1 {
-            self.retried_ok += 1;
-        }
-        if O::KEEPS_HISTORY {
-            self.answered_sent.note(request.sent);
-        }
-        self.record(|_| Record::Answered {
-            at: now,
-            request: request.index,
-        });
+        let (sent, tries) = (request.sent, request.tries);
+        self.emit(
+            now,
+            ServiceChange::Answered {
+                request: request.index,
+                sent,
+                tries,
+            },
+        );
         self.requests.release(slot);
         let c = request.conn;
         let conn = *self.conns.get(c);
@@ -250,6 +263,13 @@ impl<O: Observer + Default> ServiceModel<O> {
         let room = self.conns.idle_in(&client.pool) < pool;
         if !keep_alive || rep.closing || !(room || rep.hostage) {
             self.conns.close(c, now, false, &mut rep.open);
+            self.emit(
+                now,
+                ServiceChange::ConnectionClosed {
+                    conn: c,
+                    reset: false,
+                },
+            );
         } else {
             let conn = self.conns.get_mut(c);
             conn.state = ConnState::Idle;
@@ -275,6 +295,13 @@ impl<O: Observer + Default> ServiceModel<O> {
         }
         let r = conn.replica as usize;
         self.conns.close(c, now, false, &mut self.replicas[r].open);
+        self.emit(
+            now,
+            ServiceChange::ConnectionClosed {
+                conn: c,
+                reset: false,
+            },
+        );
         self.maybe_exit(r, now, s);
     }
 
@@ -292,24 +319,21 @@ impl<O: Observer + Default> ServiceModel<O> {
             let r = &mut self.requests.all[slot as usize];
             r.tries = 2;
             r.conn = NO_CONN;
+            let request = request.index;
+            self.emit(now, ServiceChange::Retried { request, cause });
             return self.send(slot, now, false, s);
         }
-        self.failed_by[cause as usize] += 1;
-        if O::KEEPS_HISTORY {
-            self.failures.push(FailedRequest {
-                at: now,
+        self.emit(
+            now,
+            ServiceChange::RequestFailed {
+                request: request.index,
                 sent: request.sent,
                 cause,
                 replica: request.replica,
                 client: request.client,
-            });
-        }
+            },
+        );
         self.requests.release(slot);
-    }
-
-    /// When the traffic that has started stops, if it is known yet.
-    pub(super) fn traffic_span(&self) -> Option<(SimTime, Option<SimTime>)> {
-        self.started.map(|start| (start, self.traffic_end))
     }
 }
 

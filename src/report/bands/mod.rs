@@ -339,7 +339,7 @@ fn draw_block(
     svg.close();
 
     // Event marks over the bands, in the history's order.
-    for (entry, line) in figure.report.lines() {
+    for (entry, line) in crate::report::line::lines(&figure.report.trace) {
         let (Some(id), Some(mark)) = (entry.container, Mark::of(entry.what)) else {
             continue;
         };

@@ -8,6 +8,10 @@
 //! `stack`), at the
 //! top of its picture; and `kubectl get pods -w` for every Pod (`watch`).
 //!
+//! Everything shown is read from the run's history (`ServiceTrace`) and
+//! the metrics its meters made of it, never from the model; a failed
+//! request is a JSON event with the history's `type`, as a Pod's are.
+//!
 //! Invariant: the metric keys are `ServiceMetrics::NAMES`, in that order,
 //! then for a rollout `RolloutFigures::NAMES`: the CSV's columns, so JSON
 //! and CSV never disagree about a name.
@@ -24,7 +28,9 @@ use std::fmt::Write;
 use serde_json::{Map, Value, json};
 
 use crate::engine::SimTime;
-use crate::model::service::{DrainFigures, FailedRequest, RolloutFigures, ServiceMetrics, ServiceReport};
+use crate::model::service::{
+    DrainFigures, FailedRequest, RolloutFigures, ServiceChange, ServiceMetrics, ServiceReport,
+};
 use crate::model::{PodSpec, RunReport};
 
 use super::{json as pod_json, timeline};
@@ -56,17 +62,33 @@ pub fn metrics_object(m: &ServiceMetrics) -> Value {
     Value::Object(object)
 }
 
-fn failure_object(f: &FailedRequest) -> Value {
-    json!({
-        "at_ms": f.at.as_millis(),
-        "sent_ms": f.sent.as_millis(),
-        "cause": f.cause.name(),
-        "replica": f.replica,
-        "client": f.client,
-    })
+/// The history's failed requests, each typed as the Pod's events are:
+/// when, its `type`, and that type's own fields.
+fn failed_requests(report: &ServiceReport) -> Vec<Value> {
+    let entries = report.trace.entries().iter();
+    entries
+        .filter_map(|e| match e.what {
+            ServiceChange::RequestFailed {
+                sent,
+                cause,
+                replica,
+                client,
+                ..
+            } => Some(json!({
+                "at_ms": e.at.as_millis(),
+                "type": e.what.name(),
+                "sent_ms": sent.as_millis(),
+                "cause": cause.name(),
+                "replica": replica,
+                "client": client,
+            })),
+            _ => None,
+        })
+        .collect()
 }
 
-/// `{"name", "metrics", "deleted": […], "failed_requests": […], "replicas": [{"metrics", "events"}, …]}`.
+/// `{"name", "metrics", "deleted": […], "failed_requests": [{"at_ms", "type", …}, …],
+/// "replicas": [{"metrics", "events"}, …]}`.
 pub fn run_document(name: &str, pod: &PodSpec, report: &ServiceReport) -> Value {
     let m = &report.metrics;
     let deleted: Vec<Value> = m
@@ -95,7 +117,7 @@ pub fn run_document(name: &str, pod: &PodSpec, report: &ServiceReport) -> Value 
         "name": name,
         "metrics": metrics_object(m),
         "deleted": deleted,
-        "failed_requests": report.failures.iter().map(failure_object).collect::<Vec<_>>(),
+        "failed_requests": failed_requests(report),
         "replicas": replicas,
     })
 }
@@ -103,12 +125,12 @@ pub fn run_document(name: &str, pod: &PodSpec, report: &ServiceReport) -> Value 
 /// Each replica's history as the Pod views read it.
 fn replica_reports(report: &ServiceReport) -> impl Iterator<Item = RunReport> + '_ {
     report
-        .traces
-        .iter()
+        .replica_traces()
+        .into_iter()
         .zip(&report.metrics.replicas)
         .map(|(trace, metrics)| RunReport {
             metrics: *metrics,
-            trace: trace.clone(),
+            trace,
             job: None,
         })
 }
@@ -207,17 +229,18 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
         m.zero_endpoints_ms
     );
     let _ = write!(out, "\n{}", chart(pod, report, width));
-    if !report.failures.is_empty() {
+    let failures: Vec<FailedRequest> = report.trace.failures().collect();
+    if !failures.is_empty() {
         let _ = writeln!(out, "\nfailed requests (sent → failed, cause, replica):");
-        for f in report.failures.iter().take(max_failures) {
+        for f in failures.iter().take(max_failures) {
             let replica = f.replica.map_or("-".to_string(), |r| r.to_string());
             let _ = writeln!(out, "  {} → {}  {:<14} {replica}", f.sent, f.at, f.cause.name());
         }
-        if report.failures.len() > max_failures {
+        if failures.len() > max_failures {
             let _ = writeln!(
                 out,
                 "  … and {} more (all of them: --format json)",
-                report.failures.len() - max_failures
+                failures.len() - max_failures
             );
         }
     }

@@ -7,9 +7,9 @@
 //! rollout's or a drain's picture opens with the Deployment's stack
 //! (`rollout`) on the same axis.
 //!
-//! Invariant: everything drawn comes from the run's one record (the
-//! replicas' histories, `ServiceMetrics::deleted`, the answered and failed
-//! requests); the strip's marks, or above `MAX_MARKS` its per-pixel-column
+//! Invariant: everything drawn comes from the run's history (the
+//! replicas' Pod changes, the answered and failed requests) and the
+//! metrics its meters made of it (`ServiceMetrics::deleted`); the strip's marks, or above `MAX_MARKS` its per-pixel-column
 //! counts, add up to the run's figures per cause.
 
 use super::replica_reports;

@@ -11,7 +11,7 @@
 //! so the top of the Ready layers is the Service's capacity and the ready
 //! line runs along it; what stands above is the rollout's overhead.
 //!
-//! Invariant: the stack is folded from the run's Pod log (`PodRecord`)
+//! Invariant: the stack is folded from the run's history (`PodFact`s)
 //! alone, one step per instant at which a count changed; its Ready layers
 //! add up to the ready-endpoints line wherever both are drawn.
 
@@ -92,7 +92,7 @@ fn marks(report: &ServiceReport) -> Vec<Mark> {
 /// Draws the section from `top` on `axis`: title, stack, ready line,
 /// marks, the failed requests' lane and the legend.
 pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeAxis) {
-    let steps = steps(&report.pods);
+    let steps = steps(report.trace.entries());
     let end = SimTime(report.metrics.end_ms);
     let most = steps.iter().map(Step::total).max().unwrap_or(0).max(1);
     let chart_top = top + TITLE_ROW + MARK_LABELS;
@@ -148,7 +148,7 @@ pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeA
         let to = steps.get(i + 1).map_or(end, |n| n.at).max(step.at);
         draw_column(svg, step, to, axis, &y);
     }
-    draw_ready_line(svg, &report.ready_endpoints, end, axis, &y);
+    draw_ready_line(svg, &report.trace.ready_endpoints(), end, axis, &y);
     for m in marks(report) {
         let x = axis.x(m.at);
         svg.open(
@@ -278,17 +278,18 @@ fn draw_ready_line(
 /// pixel shows no more, and the picture stays small), its count in its
 /// tooltip.
 fn draw_failed(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeAxis) {
+    let failures: Vec<FailedRequest> = report.trace.failures().collect();
     svg.text(
         axis.left_px - 6.0,
         top + 12.0,
-        &format!("failed requests {}", report.failures.len()),
+        &format!("failed requests {}", failures.len()),
         &[("text-anchor", &"end"), ("fill", &MUTED)],
     );
-    let binned = report.failures.len() > MAX_MARKS;
+    let binned = failures.len() > MAX_MARKS;
     svg.open("g", &[("class", &"failed-marks"), ("data-binned", &binned)]);
     // Binned: (pixel column, cause) → the first failure there and how many.
     let mut ticks: Vec<((i64, usize), FailedRequest, usize)> = Vec::new();
-    for f in &report.failures {
+    for f in &failures {
         let key = (axis.x(f.sent).floor() as i64, f.cause as usize);
         let same = match binned {
             true => ticks.iter_mut().rev().find(|t| t.0 == key),

@@ -1,5 +1,6 @@
 //! The facts of the rollout's stack: how many Pods of each ReplicaSet are
-//! in each state, step by step, folded from the run's Pod log. The states
+//! in each state, step by step, folded from what the run's history says
+//! the API and the slice showed of each Pod (`PodFact`). The states
 //! are what the API and the slice show, not the kubelet's detail:
 //! `Ready` (serving, no deletion timestamp: exactly the slice's ready
 //! endpoints), `Starting` (created, not yet Ready: what maxSurge pays for),
@@ -7,12 +8,12 @@
 //! failing probe) and `Terminating` (deletion timestamp set, object not
 //! yet gone: counted by `peak_pods`, not by the controller).
 //!
-//! Invariant: each Pod the log created is in exactly one state until its
+//! Invariant: each Pod the history created is in exactly one state until its
 //! object is gone, and a step holds the counts after everything at its
 //! instant: a change undone within one millisecond is no step.
 
 use crate::engine::SimTime;
-use crate::model::service::{PodFact, PodRecord, ReplicaSet};
+use crate::model::service::{PodFact, ReplicaSet, ServiceChange, ServiceEntry};
 
 /// A Pod's state as the stack draws it, in stacking order (bottom first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +69,7 @@ impl Step {
     }
 }
 
-/// What the log has said of one Pod so far.
+/// What the history has said of one Pod so far.
 #[derive(Clone, Copy, Debug)]
 struct Seen {
     rs: ReplicaSet,
@@ -90,17 +91,24 @@ impl Seen {
     }
 }
 
-/// The stack of `log`: the counts after everything at each instant, one
-/// step per instant at which they changed.
-pub fn steps(log: &[PodRecord]) -> Vec<Step> {
+/// The stack of a run's history: what the API and the slice showed of
+/// each Pod, counted after everything at each instant, one step per
+/// instant at which the counts changed.
+pub fn steps(history: &[ServiceEntry]) -> Vec<Step> {
+    let mut facts = (history.iter())
+        .filter_map(|e| match e.what {
+            ServiceChange::Api { replica, fact } => Some((e.at, replica, fact)),
+            _ => None,
+        })
+        .peekable();
     let mut seen: Vec<Option<Seen>> = Vec::new();
     let mut steps: Vec<Step> = Vec::new();
-    for (i, rec) in log.iter().enumerate() {
-        let r = rec.replica as usize;
+    while let Some((at, replica, fact)) = facts.next() {
+        let r = replica as usize;
         if seen.len() <= r {
             seen.resize(r + 1, None);
         }
-        match (rec.fact, &mut seen[r]) {
+        match (fact, &mut seen[r]) {
             (PodFact::Created(rs), slot) => {
                 *slot = Some(Seen {
                     rs,
@@ -118,7 +126,7 @@ pub fn steps(log: &[PodRecord]) -> Vec<Step> {
             (PodFact::Gone, Some(s)) => s.gone = true,
             (_, None) => {}
         }
-        if log.get(i + 1).is_some_and(|next| next.at == rec.at) {
+        if facts.peek().is_some_and(|next| next.0 == at) {
             continue;
         }
         let mut pods = [[0u32; 4]; 2];
@@ -128,7 +136,7 @@ pub fn steps(log: &[PodRecord]) -> Vec<Step> {
             }
         }
         if steps.last().is_none_or(|last| last.pods != pods) {
-            steps.push(Step { at: rec.at, pods });
+            steps.push(Step { at, pods });
         }
     }
     steps
@@ -138,11 +146,10 @@ pub fn steps(log: &[PodRecord]) -> Vec<Step> {
 mod tests {
     use super::*;
 
-    fn rec(ms: u64, replica: u32, fact: PodFact) -> PodRecord {
-        PodRecord {
+    fn rec(ms: u64, replica: u32, fact: PodFact) -> ServiceEntry {
+        ServiceEntry {
             at: SimTime(ms),
-            replica,
-            fact,
+            what: ServiceChange::Api { replica, fact },
         }
     }
 

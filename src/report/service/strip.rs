@@ -3,7 +3,8 @@
 //! per column of time when there are too many to draw one by one. The SVG
 //! and the terminal chart both read it, so they count alike.
 //!
-//! Invariant: each request the run recorded (`answered`, `failures`) is
+//! Invariant: each request the run recorded (its answered ones' `SentTimes`,
+//! its `RequestFailed` changes) is
 //! counted once, in exactly one column: the counts per outcome add up to
 //! the run's metrics. A busy run keeps its answered requests counted per
 //! bucket of time (`SentTimes`), and a bucket's requests fall in the
@@ -91,15 +92,15 @@ pub struct Sent {
 /// first at a shared instant), if the run kept each answered request's
 /// instant (`SentTimes::exact`: every run but the busiest).
 pub fn requests(report: &ServiceReport) -> Option<Vec<Sent>> {
-    let answered = report.answered.exact()?.iter().map(|&at| Sent {
+    let answered = report.trace.answered().exact()?.iter().map(|&at| Sent {
         at,
         outcome: Outcome::Answered,
         failure: None,
     });
-    let failed = report.failures.iter().map(|f| Sent {
+    let failed = report.trace.failures().map(|f| Sent {
         at: f.sent,
         outcome: Outcome::Failed(f.cause),
-        failure: Some(*f),
+        failure: Some(f),
     });
     let mut all: Vec<Sent> = answered.chain(failed).collect();
     all.sort_by_key(|s| (s.at, s.outcome.index()));
@@ -109,7 +110,12 @@ pub fn requests(report: &ServiceReport) -> Option<Vec<Sent>> {
 /// Requests per column and outcome (`Outcome::index` order): `columns`
 /// columns, request instants placed by `column_of` (clamped to the last).
 pub fn counts(report: &ServiceReport, columns: usize, column_of: impl Fn(SimTime) -> usize) -> Vec<[u64; 7]> {
-    tally(&report.answered, &report.failures, columns, column_of)
+    tally(
+        report.trace.answered(),
+        report.trace.failures(),
+        columns,
+        column_of,
+    )
 }
 
 /// How many requests of each outcome `report` holds.
@@ -119,7 +125,7 @@ pub fn totals(report: &ServiceReport) -> [u64; 7] {
 
 fn tally(
     answered: &SentTimes,
-    failures: &[FailedRequest],
+    failures: impl IntoIterator<Item = FailedRequest>,
     columns: usize,
     column_of: impl Fn(SimTime) -> usize,
 ) -> Vec<[u64; 7]> {
@@ -157,10 +163,10 @@ mod tests {
         answered.note(SimTime(0));
         answered.note(SimTime(999));
         let failures = [refused(1000), refused(5000)];
-        let c = tally(&answered, &failures, 2, |t| (t.as_millis() / 1000) as usize);
+        let c = tally(&answered, failures, 2, |t| (t.as_millis() / 1000) as usize);
         assert_eq!(c[0], [2, 0, 0, 0, 0, 0, 0]);
         assert_eq!(c[1], [0, 2, 0, 0, 0, 0, 0]);
-        assert_eq!(tally(&answered, &failures, 1, |_| 0)[0], [2, 2, 0, 0, 0, 0, 0]);
+        assert_eq!(tally(&answered, failures, 1, |_| 0)[0], [2, 2, 0, 0, 0, 0, 0]);
     }
 
     #[test]
@@ -174,7 +180,7 @@ mod tests {
             answered.note(SimTime(ms));
         }
         assert_eq!(answered.exact(), None);
-        let c = tally(&answered, &[], 100, |t| (t.as_millis() / 1000) as usize);
+        let c = tally(&answered, [], 100, |t| (t.as_millis() / 1000) as usize);
         assert!(c.iter().all(|col| col[0] == 1000), "{:?}", &c[..3]);
     }
 

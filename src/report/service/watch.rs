@@ -6,7 +6,7 @@
 //!
 //! Each Pod's rows are `report::kubectl::watch` of its own history (the Pod
 //! view of one replica is a Pod model's record), read with three facts
-//! only the API has (`PodRecord`):
+//! only the API has (the history's `PodFact`s):
 //!
 //! - a Pod the ReplicaSet creates is stored before any kubelet sees it: the
 //!   watch's ADDED event prints it `Pending` (printPod: no container
@@ -84,14 +84,15 @@ struct Placed {
 /// `pod`, owned by `deployment`), in the order kubectl would print them;
 /// each line's `at` is the Pod's AGE.
 pub fn watch_lines(deployment: &str, pod: &PodSpec, report: &ServiceReport) -> Vec<(String, WatchLine)> {
-    let count = report.traces.len();
+    let count = report.metrics.replicas.len();
+    let facts: Vec<(SimTime, u32, PodFact)> = report.trace.pod_facts().collect();
     let mut api = vec![Api::default(); count];
-    for rec in &report.pods {
-        let a = &mut api[rec.replica as usize];
-        match rec.fact {
-            PodFact::Created(rs) => a.created = Some((rec.at, rs)),
-            PodFact::Deleted => a.deleted = Some(rec.at),
-            PodFact::Gone => a.gone = Some(rec.at),
+    for &(at, replica, fact) in &facts {
+        let a = &mut api[replica as usize];
+        match fact {
+            PodFact::Created(rs) => a.created = Some((at, rs)),
+            PodFact::Deleted => a.deleted = Some(at),
+            PodFact::Gone => a.gone = Some(at),
             PodFact::Serving(_) => {}
         }
     }
@@ -99,9 +100,9 @@ pub fn watch_lines(deployment: &str, pod: &PodSpec, report: &ServiceReport) -> V
     // line, else the fact of r at t the cluster made last; a line no fact
     // caused (the kubelet's own news) comes after them all.
     let cause = |r: usize, at: SimTime, added: bool| {
-        (report.pods.iter())
-            .rposition(|p| {
-                p.replica as usize == r && p.at == at && added == matches!(p.fact, PodFact::Created(_))
+        (facts.iter())
+            .rposition(|&(t, replica, fact)| {
+                replica as usize == r && t == at && added == matches!(fact, PodFact::Created(_))
             })
             .unwrap_or(usize::MAX)
     };

@@ -24,13 +24,12 @@ mod tests;
 
 use std::path::Path;
 
-pub use template::mesh::Injector;
 pub use timings::{PREFIX, Setting, Source, Timings};
 pub use workload::kind::WorkloadKind;
 pub use yaml::Syntax;
 
 use super::Scenario;
-use super::diagnostic::{Diagnostic, closest, unknown_word};
+use super::diagnostic::{Diagnostic, Problem, closest};
 use service::behind;
 use template::pod;
 use workload::{job, kind};
@@ -323,7 +322,8 @@ fn classify(stream: &Stream, object: &Found, single: bool) -> Class {
         };
     }
     if closest(kind, &names).is_some() || single {
-        return Class::Refused(stream.error(kind_at, unknown_word("kind", kind, &names)));
+        let valid = names.iter().map(|n| n.to_string()).collect();
+        return Class::Refused(stream.error(kind_at, Problem::unknown("", "kind", kind, valid)));
     }
     Class::Skipped(kind.to_string())
 }
@@ -427,7 +427,9 @@ fn workload(
         prefix,
     };
     let annotations = read.pod_meta.as_ref().and_then(|m| m.annotations.as_ref());
-    let mut mapped = mapper.map(spec, annotations, timings, &derived, &mut notices)?;
+    let mapped = mapper.map(spec, annotations, timings, &derived)?;
+    notices.extend(mapper.notices(spec, annotations, &mapped));
+    let mut run = mapped.run;
     if let Some((at, job)) = &read.job {
         let at: Vec<&str> = object
             .root
@@ -435,17 +437,17 @@ fn workload(
             .map(String::as_str)
             .chain(at.iter().copied())
             .collect();
-        job::read(stream, doc, &at, job, &mut mapped, &mut notices)?;
+        job::read(stream, doc, &at, job, &mut run, &mut notices)?;
     }
     notices.extend(
-        super::rules::version_notices(&mapped.pod)
+        super::rules::version_notices(&run.pod)
             .into_iter()
             .map(|n| Diagnostic::whole(stream.origin, n).warning()),
     );
     Ok(Scenario {
         name: read.name.unwrap_or_default(),
         origin: stream.origin.to_string(),
-        run: mapped,
+        run,
         workload: Some(kind),
         notices,
     })

@@ -20,7 +20,7 @@ mod fields;
 use crate::model::RunSpec;
 use crate::scenario::key::path::{self, Place, Spelling};
 use crate::scenario::key::{Field, Key, Scope, Value};
-use crate::scenario::service::check_service;
+use crate::scenario::rules::check_service;
 
 use super::timings::Setting;
 
@@ -148,7 +148,7 @@ pub fn check(run: &RunSpec, settings: &[Setting]) -> Result<(), (usize, String)>
     check_service(run).map_err(|p| {
         let blamed = position(&|s| s.field == p.field && (p.index.is_none() || s.index == p.index));
         let any_service = position(&|s| TABLES.contains(&s.field.scope()));
-        (blamed.or(any_service).unwrap_or(0), p.message)
+        (blamed.or(any_service).unwrap_or(0), p.to_string())
     })
 }
 

@@ -69,9 +69,9 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         | Field::ActionAfterReady
         | Field::ActionGracePeriod
         | Field::ActionDown => None,
-        // The Service's rules (`scenario::service`) check axes value by value.
+        // The Service's rules (`rules::service`) check axes value by value.
         service_field!() => None,
-        // The Job's rules (`scenario::job`) are checked on the base.
+        // The Job's rules (`rules::job`) are checked on the base.
         Field::BackoffLimit | Field::BackoffLimitPerIndex => None,
     }
 }

@@ -4,7 +4,7 @@
 //! `on_pod_conditions = [{ type, status }]`), then the Job's rules.
 //!
 //! Invariant: a `[job]` makes the Pod a Job's, and every refusal points at
-//! the key or value that breaks the rule (`scenario::job` words them).
+//! the key or value that breaks the rule (`scenario::rules::job` words them).
 
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -13,8 +13,8 @@ use super::{Reader, type_name};
 use crate::model::PodMode;
 use crate::model::job::{FailureRule, Requirement};
 use crate::scenario::diagnostic::Diagnostic;
-use crate::scenario::job::{self as rules, JobProblem, Part};
 use crate::scenario::key::{Field, Scope};
+use crate::scenario::rules::job::{self as rules, JobProblem, Part};
 
 /// The rules' key inside `[job]`.
 const POLICY: &str = "pod_failure_policy";

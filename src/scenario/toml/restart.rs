@@ -1,13 +1,13 @@
 //! A container's `restart_policy_rules` in a TOML scenario, in the API's
 //! shape: `[{ action = "Restart", exit_codes = { operator = "In", values = [42] } }]`
-//! (KEP-5307, R60), checked by `scenario::restart` and located here.
+//! (KEP-5307, R60), checked by `scenario::rules::restart` and located here.
 
 use toml::Spanned;
 use toml::de::DeValue;
 
 use super::{Reader, type_name};
 use crate::scenario::diagnostic::Diagnostic;
-use crate::scenario::restart::{self, MAX_RULES, Part};
+use crate::scenario::rules::restart::{self, MAX_RULES, Part};
 
 impl Reader<'_> {
     /// The rules of container `index`, in order.

@@ -14,7 +14,7 @@ use super::{Reader, Spot};
 use crate::scenario::diagnostic::Diagnostic;
 use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::check_spec;
-use crate::scenario::service::neither_budget;
+use crate::scenario::rules::neither_budget;
 
 /// A rollout's table of new container timings, inside a disruption.
 const TEMPLATE: &str = "template";
@@ -106,14 +106,14 @@ impl Reader<'_> {
                 _ => return Err(self.error(value.span(), format!("{word} must be a table: write [{word}]"))),
             }
         }
-        if let Err(p) = crate::scenario::service::check_service(&self.run) {
+        if let Err(p) = crate::scenario::rules::check_service(&self.run) {
             let span = self
                 .spans
                 .iter()
                 .find(|((i, s), _)| *s == Spot::Field(p.field) && (p.index.is_none() || *i == p.index))
                 .map(|(_, span)| span.clone())
                 .unwrap_or_else(|| first.1.span());
-            return Err(self.error(span, p.message));
+            return Err(self.error(span, p.to_string()));
         }
         Ok(())
     }

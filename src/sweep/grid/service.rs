@@ -243,7 +243,7 @@ impl Grid {
                 "{} = {}: {}",
                 self.axes[*a].path,
                 self.axes[*a].describe(*i),
-                problem.message
+                problem
             ),
             _ => {
                 let named: Vec<String> = settings
@@ -257,11 +257,7 @@ impl Grid {
                         )
                     })
                     .collect();
-                format!(
-                    "the combination {} is refused: {}",
-                    named.join(", "),
-                    problem.message
-                )
+                format!("the combination {} is refused: {}", named.join(", "), problem)
             }
         };
         Err((blamed, message))

@@ -23,7 +23,7 @@ const MAX_PREFIXES: u64 = 64;
 /// One worker's saved prefixes and how a row picks one.
 pub(super) struct Prefixes {
     /// One per combination of the axes from `inner_from` on.
-    saved: Vec<RunPrefix>,
+    saved: Vec<RunPrefix<(), RunSpec>>,
     /// The first axis after the last kill-only one that turns.
     inner_from: usize,
     /// A turn of an axis before this one turns one that is not kill-only
@@ -65,7 +65,12 @@ impl Prefixes {
 
     /// The prefix of the row at `digits`, which the odometer reached by
     /// turning `changed_from` and the axes after it.
-    pub(super) fn for_row(&mut self, axes: &[Axis], digits: &[u64], changed_from: usize) -> &mut RunPrefix {
+    pub(super) fn for_row(
+        &mut self,
+        axes: &[Axis],
+        digits: &[u64],
+        changed_from: usize,
+    ) -> &mut RunPrefix<(), RunSpec> {
         if changed_from < self.forget_below {
             self.forget();
         }

@@ -11,9 +11,7 @@ use super::super::csv::{self, Cells};
 use super::super::grid::Grid;
 use super::super::summary::Summary;
 use super::prefixes::Prefixes;
-use crate::model::job::JobSimulator;
-use crate::model::service::ServiceSimulator;
-use crate::model::{PodSimulator, RunPrefix, RunSpec};
+use crate::model::{RunPrefix, RunSpec, Simulator};
 
 /// One thread's simulator, odometer and row, reused from chunk to chunk.
 pub(super) struct Worker<'g> {
@@ -31,73 +29,47 @@ pub(super) struct Worker<'g> {
     row: Row,
 }
 
-/// A Pod grid's simulator, a Job grid's (`Grid::has_jobs`), or a Service
-/// grid's (its base has a `[service]`).
-enum Simulator {
-    Pod(Box<PodSimulator>),
-    Job(Box<JobSimulator>),
-    Service(Box<ServiceSimulator>),
-}
-
-impl Simulator {
-    /// The spec of the next run; `reshaped` says whether the changes to
-    /// come may change the Pod's shape.
-    fn spec_mut(&mut self, reshaped: bool) -> &mut RunSpec {
-        match self {
-            Simulator::Pod(s) => {
-                if reshaped {
-                    s.spec_mut()
-                } else {
-                    s.spec_mut_keeping_shape()
-                }
+/// Runs the current spec of `simulator`, from `prefix` if a Pod grid's
+/// row has one, appends its row (`row`'s lead, the metric cells, the
+/// line's end) and, with a summary, adds its metrics to it.
+fn run_row(
+    simulator: &mut Simulator,
+    buf: &mut Vec<u8>,
+    row: &mut Row,
+    summary: Option<&mut Summary>,
+    prefix: Option<&mut RunPrefix<(), RunSpec>>,
+) {
+    match simulator {
+        Simulator::Pod(s) => {
+            let metrics = match prefix {
+                Some(prefix) => s.run_with_prefix(prefix),
+                None => s.run(),
+            };
+            buf.extend_from_slice(row.finish(|cells| {
+                csv::metric_cells(cells, &metrics);
+                cells.byte(b'\n');
+            }));
+            if let Some(summary) = summary {
+                summary.add(&metrics);
             }
-            Simulator::Job(s) => s.spec_mut(),
-            Simulator::Service(s) => s.spec_mut(),
         }
-    }
-
-    /// Runs the current spec, from `prefix` if a Pod grid's row has one,
-    /// appends its row (`row`'s lead, the metric cells, the line's end)
-    /// and, with a summary, adds its metrics to it.
-    fn run_row(
-        &mut self,
-        buf: &mut Vec<u8>,
-        row: &mut Row,
-        summary: Option<&mut Summary>,
-        prefix: Option<&mut RunPrefix>,
-    ) {
-        match self {
-            Simulator::Pod(s) => {
-                let metrics = match prefix {
-                    Some(prefix) => s.run_with_prefix(prefix),
-                    None => s.run(),
-                };
-                buf.extend_from_slice(row.finish(|cells| {
-                    csv::metric_cells(cells, &metrics);
-                    cells.byte(b'\n');
-                }));
-                if let Some(summary) = summary {
-                    summary.add(&metrics);
-                }
+        Simulator::Job(s) => {
+            let (metrics, job) = s.run(|_, _| {});
+            buf.extend_from_slice(row.lead());
+            csv::push_metrics(buf, &metrics);
+            csv::push_job(buf, job.as_ref());
+            buf.push(b'\n');
+            if let Some(summary) = summary {
+                summary.add(&metrics);
             }
-            Simulator::Job(s) => {
-                let (metrics, job) = s.run(|_, _| {});
-                buf.extend_from_slice(row.lead());
-                csv::push_metrics(buf, &metrics);
-                csv::push_job(buf, job.as_ref());
-                buf.push(b'\n');
-                if let Some(summary) = summary {
-                    summary.add(&metrics);
-                }
-            }
-            Simulator::Service(s) => {
-                let metrics = s.run();
-                buf.extend_from_slice(row.lead());
-                csv::push_service_metrics(buf, &metrics);
-                buf.push(b'\n');
-                if let Some(summary) = summary {
-                    summary.add_service(&metrics);
-                }
+        }
+        Simulator::Service(s) => {
+            let metrics = s.run();
+            buf.extend_from_slice(row.lead());
+            csv::push_service_metrics(buf, &metrics);
+            buf.push(b'\n');
+            if let Some(summary) = summary {
+                summary.add_service(&metrics);
             }
         }
     }
@@ -177,11 +149,7 @@ impl Row {
 
 impl<'g> Worker<'g> {
     pub(super) fn new(grid: &'g Grid) -> Self {
-        let simulator = match grid.base.service {
-            Some(_) => Simulator::Service(Box::new(ServiceSimulator::new(grid.base.clone()))),
-            None if grid.has_jobs() => Simulator::Job(Box::new(JobSimulator::new(grid.base.clone()))),
-            None => Simulator::Pod(Box::new(PodSimulator::new(grid.base.clone()))),
-        };
+        let simulator = Simulator::for_run(grid.base.clone(), grid.has_jobs());
         let prefixes = match simulator {
             Simulator::Pod(_) => Prefixes::plan(&grid.axes, grid.replications(), &grid.base),
             Simulator::Job(_) | Simulator::Service(_) => None,
@@ -238,7 +206,7 @@ impl<'g> Worker<'g> {
                 let into = summary.is_some().then_some(&mut self.summary);
                 let prefix =
                     (self.prefixes.as_mut()).map(|p| p.for_row(&grid.axes, &self.digits, changed_from));
-                self.simulator.run_row(buf, &mut self.row, into, prefix);
+                run_row(&mut self.simulator, buf, &mut self.row, into, prefix);
             }
             if let Some(out) = summary.as_deref_mut() {
                 csv::push_u64(out, run);

@@ -22,10 +22,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 
 use super::Derived;
 use super::fields::{budget_keys, deployment_keys};
-use crate::scenario::diagnostic::{Diagnostic, unknown_word};
+use crate::scenario::diagnostic::{Diagnostic, Wrong};
 use crate::scenario::manifest::Found;
 use crate::scenario::manifest::workload::kind::{WorkloadKind, typed};
-use crate::scenario::manifest::yaml::{Stream, dotted};
+use crate::scenario::manifest::yaml::Stream;
 
 /// A Service or a budget of the file, parsed, with the object it is.
 pub(in crate::scenario::manifest) struct Peer {
@@ -282,14 +282,12 @@ fn selects(
                 let path = at.at(&["spec", "selector", "matchExpressions"]);
                 let index = i.to_string();
                 let path: Vec<&str> = path.into_iter().chain([index.as_str(), "operator"]).collect();
-                return Err(stream.error(
-                    at.doc.value_offset(&path),
-                    format!(
-                        "{}: {}",
-                        dotted(&path),
-                        unknown_word("operator", other, &["In", "NotIn", "Exists", "DoesNotExist"])
-                    ),
-                ));
+                let wrong = Wrong::Unknown {
+                    what: "operator",
+                    word: other.to_string(),
+                    valid: &["In", "NotIn", "Exists", "DoesNotExist"],
+                };
+                return Err(stream.at_value(at.doc, &path, wrong));
             }
         };
     }

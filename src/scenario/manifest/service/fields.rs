@@ -14,11 +14,11 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use super::Derived;
 use crate::engine::SimDuration;
 use crate::model::service::{EvictionPolicy, Scaled, Strategy};
-use crate::scenario::diagnostic::{Diagnostic, unknown_word};
+use crate::scenario::diagnostic::{Diagnostic, Wrong};
 use crate::scenario::key::{Field, Value};
 use crate::scenario::manifest::Found;
 use crate::scenario::manifest::yaml::{Stream, dotted};
-use crate::scenario::service::neither_budget;
+use crate::scenario::rules::neither_budget;
 
 /// An `IntOrString` of the API as a count or a percentage: an int of 0 or
 /// more, or a string of digits and `%` (the API refuses "3" and "-1").
@@ -49,12 +49,8 @@ impl Reader<'_> {
         self.at.at(path)
     }
 
-    fn error(&self, path: &[&str], message: impl std::fmt::Display) -> Diagnostic {
-        let full = self.path(path);
-        self.stream.error(
-            self.at.doc.value_offset(&full),
-            format!("{}: {message}", dotted(&full)),
-        )
+    fn error(&self, path: &[&str], wrong: impl Into<Wrong>) -> Diagnostic {
+        self.stream.at_value(self.at.doc, &self.path(path), wrong)
     }
 
     /// A key set by the field at `path` (written: `shown`), or by its default.
@@ -121,7 +117,12 @@ pub(super) fn deployment_keys(
     let type_path = ["spec", "strategy", "type"];
     let word = strategy.type_.as_deref().unwrap_or("RollingUpdate");
     let Some(index) = Strategy::NAMES.iter().position(|n| *n == word) else {
-        return Err(r.error(&type_path, unknown_word("strategy type", word, &Strategy::NAMES)));
+        let wrong = Wrong::Unknown {
+            what: "strategy type",
+            word: word.to_string(),
+            valid: &Strategy::NAMES,
+        };
+        return Err(r.error(&type_path, wrong));
     };
     let shown = strategy.type_.clone();
     keys.push(r.key(
@@ -167,7 +168,7 @@ pub(super) fn deployment_keys(
             if let (Field::MaxUnavailable, Scaled::Percent(p)) = (field, n)
                 && p > 100
             {
-                return Err(r.error(&path, format!("\"{p}%\" is above 100%; write \"100%\" at most")));
+                return Err(r.error(&path, Wrong::OverAHundred(p)));
             }
             both.push(n);
             keys.push(r.key(field, Some(Value::Scaled(n)), &path, Some(n.to_string()), ""));
@@ -196,7 +197,13 @@ pub(super) fn deployment_keys(
             Some(s.to_string()),
             "",
         ),
-        Some(s) => return Err(r.error(&ready, format!("{s} is negative; write 0 or more seconds"))),
+        Some(s) => {
+            let wrong = Wrong::Negative {
+                value: s.into(),
+                write: Some("0 or more seconds"),
+            };
+            return Err(r.error(&ready, wrong));
+        }
     });
     Ok(keys)
 }
@@ -235,7 +242,7 @@ pub(super) fn budget_keys(
                 && p > 100
             {
                 // IsNotMoreThan100Percent, on both fields (ValidatePodDisruptionBudgetSpec).
-                return Err(r.error(path, format!("\"{p}%\" is above 100%; write \"100%\" at most")));
+                return Err(r.error(path, Wrong::OverAHundred(p)));
             }
             keys.push(r.key(field, Some(Value::Scaled(n)), path, Some(n.to_string()), ""));
             keys.push(r.key(other, None, path, Some(n.to_string()), ""));
@@ -263,10 +270,12 @@ pub(super) fn budget_keys(
     let written = spec.unhealthy_pod_eviction_policy.as_deref();
     let word = written.unwrap_or("IfHealthyBudget");
     let Some(index) = EvictionPolicy::NAMES.iter().position(|n| *n == word) else {
-        return Err(r.error(
-            &policy,
-            unknown_word("unhealthyPodEvictionPolicy", word, &EvictionPolicy::NAMES),
-        ));
+        let wrong = Wrong::Unknown {
+            what: "unhealthyPodEvictionPolicy",
+            word: word.to_string(),
+            valid: &EvictionPolicy::NAMES,
+        };
+        return Err(r.error(&policy, wrong));
     };
     keys.push(r.key(
         Field::UnhealthyPodEvictionPolicy,

@@ -1,7 +1,5 @@
 //! The `podsim.dev/` annotations of a Pod: read into settings, each
-//! checked where it is written, and the notices a container's timings call
-//! for (a hook whose length the manifest does not tell, a timing set for a
-//! hook that is not there).
+//! checked where it is written.
 //!
 //! Invariant: every annotation under `podsim.dev/` is used or is an error;
 //! one whose domain is a misspelling of it is an error too, so a typo never
@@ -9,9 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::handler::Hook;
-use super::pod::{DEFAULT_HOOK, DOMAIN, Entry, Mapper};
-use crate::model::ContainerKind;
+use super::pod::{DOMAIN, Mapper};
 use crate::scenario::diagnostic::{Diagnostic, Problem, closest};
 use crate::scenario::key::path::{self, NO_ACTIONS, PathError, overlay_check, overlay_unknown};
 use crate::scenario::key::{Field, Place, Scope, Spelling};
@@ -144,88 +140,5 @@ impl Mapper<'_> {
             });
         }
         Ok(settings)
-    }
-
-    /// Notices for a container, given the fields its settings set, and
-    /// whether its boot and drain were assumed (drain only counts if the Pod
-    /// `shuts_down`); a `pre_stop` setting without a hook to time is an error.
-    pub(super) fn timing_notices(
-        &self,
-        entry: &Entry,
-        (hook, post_start): &(Hook, Hook),
-        set: &[Field],
-        shuts_down: bool,
-        notices: &mut Vec<Diagnostic>,
-    ) -> Result<(bool, bool), Diagnostic> {
-        let c = entry.container;
-        let path = entry.path();
-        let at = |key: &'static str| {
-            let mut at: Vec<&str> = path.iter().map(String::as_str).collect();
-            at.push(key);
-            at
-        };
-        let has = |field| set.contains(&field);
-        // Each hook: whether its length or anything else of it is set, how
-        // the message names what is set, its timing key and its field in
-        // `lifecycle`, and whether a length podsim must assume matters.
-        let hooks = [
-            (
-                hook,
-                has(Field::PreStop),
-                has(Field::PreStop),
-                "a pre_stop timing is",
-                "pre_stop",
-                "preStop",
-                shuts_down,
-            ),
-            (
-                post_start,
-                has(Field::PostStart),
-                has(Field::PostStart) || has(Field::PostStartFails),
-                "a post_start timing or post_start_fails is",
-                "post_start",
-                "postStart",
-                true,
-            ),
-        ];
-        for (hook, length_set, anything_set, what_is_set, key, field, matters) in hooks {
-            match hook {
-                Hook::Absent if anything_set => {
-                    return Err(self.error(
-                        &at("name"),
-                        format!(
-                            "container \"{}\": {what_is_set} set ({PREFIX}{}.{key} or the timings file) \
-                             but the container has no lifecycle.{field} hook",
-                            c.name, c.name
-                        ),
-                    ));
-                }
-                Hook::UntilBooted(command) if !length_set => {
-                    notices.push(self.notice(
-                        &at("lifecycle"),
-                        format!(
-                            "container \"{}\": its {field} hook `{command}` returns once the container \
-                             answers, so podsim runs it until the boot is over and nothing after it starts \
-                             before (set {PREFIX}{}.{key} for another length)",
-                            c.name, c.name
-                        ),
-                    ));
-                }
-                Hook::Unknown(what) if !length_set && matters => {
-                    notices.push(self.notice(
-                        &at("lifecycle"),
-                        format!(
-                            "container \"{}\": how long its {what} {field} hook takes is not written in the \
-                             manifest; podsim assumes {DEFAULT_HOOK} (set {PREFIX}{}.{key})",
-                            c.name, c.name
-                        ),
-                    ));
-                }
-                _ => {}
-            }
-        }
-        let no_boot = !has(Field::Boot);
-        let no_drain = shuts_down && entry.kind != ContainerKind::Init && !has(Field::Drain);
-        Ok((no_boot, no_drain))
     }
 }

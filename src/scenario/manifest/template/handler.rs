@@ -13,7 +13,7 @@ use super::command::{base_name, shell_script};
 use super::pod::Mapper;
 use crate::engine::SimDuration;
 use crate::model::Probe;
-use crate::scenario::diagnostic::Diagnostic;
+use crate::scenario::diagnostic::{Diagnostic, Wrong};
 use crate::scenario::duration::parse_duration;
 use crate::scenario::manifest::yaml::dotted;
 
@@ -27,11 +27,31 @@ pub enum Handler {
 }
 
 impl Handler {
+    /// Both, in the order their notices are told.
+    pub const BOTH: [Handler; 2] = [Handler::PreStop, Handler::PostStart];
+
     /// The field under `lifecycle`.
-    fn key(self) -> &'static str {
+    pub fn key(self) -> &'static str {
         match self {
             Handler::PreStop => "preStop",
             Handler::PostStart => "postStart",
+        }
+    }
+
+    /// Its timing key, as annotations and the overlay write it.
+    pub fn timing(self) -> &'static str {
+        match self {
+            Handler::PreStop => "pre_stop",
+            Handler::PostStart => "post_start",
+        }
+    }
+
+    /// `c`'s handler of this hook, if it has one.
+    fn of(self, c: &Container) -> Option<&LifecycleHandler> {
+        let lifecycle = c.lifecycle.as_ref()?;
+        match self {
+            Handler::PreStop => lifecycle.pre_stop.as_ref(),
+            Handler::PostStart => lifecycle.post_start.as_ref(),
         }
     }
 }
@@ -85,16 +105,20 @@ impl Mapper<'_> {
             return Err(self.error(at, format!("{}: the probe {problem}", dotted(&self.full(at)))));
         }
         let d = Probe::default();
-        let seconds = |value: Option<i32>,
-                       key: &str,
-                       default: SimDuration|
-         -> Result<SimDuration, Diagnostic> {
-            match value {
-                None => Ok(default),
-                Some(v) if v < 0 => Err(self.value_error(&[at, &[key]].concat(), format!("{v} is negative"))),
-                Some(v) => Ok(SimDuration::from_secs(v as u64)),
-            }
-        };
+        let seconds =
+            |value: Option<i32>, key: &str, default: SimDuration| -> Result<SimDuration, Diagnostic> {
+                match value {
+                    None => Ok(default),
+                    Some(v) if v < 0 => {
+                        let wrong = Wrong::Negative {
+                            value: v.into(),
+                            write: None,
+                        };
+                        Err(self.value_error(&[at, &[key]].concat(), wrong))
+                    }
+                    Some(v) => Ok(SimDuration::from_secs(v as u64)),
+                }
+            };
         let count = |value: Option<i32>, key: &str, default: u32| -> Result<u32, Diagnostic> {
             match value {
                 None => Ok(default),
@@ -133,16 +157,10 @@ impl Mapper<'_> {
         path: &[String],
         which: Handler,
         grace: SimDuration,
-        notices: &mut Vec<Diagnostic>,
     ) -> Result<Hook, Diagnostic> {
         let path: Vec<&str> = path.iter().map(String::as_str).collect();
         let path = path.as_slice();
-        let lifecycle = c.lifecycle.as_ref();
-        let handler = match which {
-            Handler::PreStop => lifecycle.and_then(|l| l.pre_stop.as_ref()),
-            Handler::PostStart => lifecycle.and_then(|l| l.post_start.as_ref()),
-        };
-        let Some(handler) = handler else {
+        let Some(handler) = which.of(c) else {
             return Ok(Hook::Absent);
         };
         let key = which.key();
@@ -206,37 +224,60 @@ impl Mapper<'_> {
             let Some(duration) = sleep_command(command) else {
                 return Ok(Hook::Unknown("exec"));
             };
-            if which == Handler::PreStop && duration > grace {
-                notices.push(self.notice(
-                    &at(&["lifecycle", key]),
-                    format!(
-                        "container \"{}\": its preStop runs {duration}, longer than the grace period {grace}; \
-                         the kubelet stops waiting for it at {grace} (R38)",
-                        c.name
-                    ),
-                ));
-            }
             return Ok(Hook::Lasts(duration));
         }
         if http_get.is_some() {
             return Ok(Hook::Unknown("httpGet"));
         }
-        let (effect, hook) = match which {
-            Handler::PreStop => ("podsim runs no preStop", Hook::Lasts(SimDuration::ZERO)),
-            Handler::PostStart => (
-                "the container is killed after every start (FailedPostStartHook, R66)",
-                Hook::Fails,
-            ),
+        // A tcpSocket, which the kubelet fails at once (told by `hook_notice`).
+        Ok(match which {
+            Handler::PreStop => Hook::Lasts(SimDuration::ZERO),
+            Handler::PostStart => Hook::Fails,
+        })
+    }
+
+    /// What a valid hook of `c` (as `hook` read it) is worth telling: a
+    /// preStop `exec` of a sleep longer than the grace period, which the
+    /// kubelet cuts off (R38); a `tcpSocket`, which it fails at once.
+    pub(super) fn hook_notice(
+        &self,
+        c: &Container,
+        path: &[String],
+        which: Handler,
+        grace: SimDuration,
+    ) -> Option<Diagnostic> {
+        let handler = which.of(c)?;
+        let key = which.key();
+        let at = |rest: &[&'static str]| {
+            let mut at: Vec<&str> = path.iter().map(String::as_str).collect();
+            at.extend(rest);
+            at
         };
-        notices.push(self.notice(
+        if let Some(exec) = &handler.exec {
+            let command = exec.command.as_deref().unwrap_or_default();
+            let duration = sleep_command(command).filter(|d| which == Handler::PreStop && *d > grace)?;
+            return Some(self.notice(
+                &at(&["lifecycle", key]),
+                format!(
+                    "container \"{}\": its preStop runs {duration}, longer than the grace period {grace}; \
+                     the kubelet stops waiting for it at {grace} (R38)",
+                    c.name
+                ),
+            ));
+        }
+        handler.tcp_socket.as_ref()?;
+        let effect = match which {
+            Handler::PreStop => "podsim runs no preStop",
+            Handler::PostStart => "the container is killed after every start (FailedPostStartHook, R66)",
+        };
+        Some(self.notice(
             &at(&["lifecycle", key, "tcpSocket"]),
             format!(
                 "container \"{}\": tcpSocket is not a supported hook action; the kubelet fails the hook at \
                  once, so {effect}",
                 c.name
             ),
-        ));
-        Ok(hook)
+        ))
     }
 }
 

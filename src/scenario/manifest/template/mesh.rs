@@ -19,6 +19,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::scenario::diagnostic::Injector;
+
 /// One mesh's injector: the proxy container it adds and the Pod
 /// annotation it writes when it does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,22 +65,6 @@ pub fn injected_proxies(
             Some((i, *mesh))
         })
         .collect()
-}
-
-/// An admission webhook that adds containers to a Pod as it is created,
-/// when an annotation of the Pod asks for them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Injector {
-    /// Whose webhook, as its users call it.
-    pub project: &'static str,
-    /// The annotation that asks for the injection ...
-    pub annotation: &'static str,
-    /// ... with this value.
-    pub value: &'static str,
-    /// The containers it adds, by the names it gives them.
-    pub containers: &'static [&'static str],
-    /// The command that writes the injected manifest, where the project has one.
-    pub command: Option<&'static str>,
 }
 
 /// The webhooks podsim knows, each from its project's documentation:

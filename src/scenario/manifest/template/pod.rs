@@ -8,10 +8,12 @@
 //!
 //! Mapping one container (hooks, policy, stop signal, probes) is in
 //! `container`; listing the containers in model order, with their kinds,
-//! in `entries`.
+//! in `entries`; what is worth telling about the mapped Pod, a pass of its
+//! own over what the mapping made, in `notices`.
 
 mod container;
 mod entries;
+mod notices;
 
 use std::collections::BTreeMap;
 
@@ -19,21 +21,18 @@ use k8s_openapi::api::core::v1::{Container, PodSpec as K8sPodSpec};
 
 use container::CommandLine;
 
-use super::handler::Handler;
-use super::mesh::{injected_proxies, not_injected};
-use super::unsimulated::left_out;
+use super::handler::{Handler, Hook};
+use super::mesh::injected_proxies;
 use crate::engine::SimDuration;
 use crate::model::service::{OnSigterm, serving_app};
-use crate::model::{
-    ContainerKind, ContainerSpec, Deletion, PodMode, PodSpec, ProbeOutcome, RestartPolicy, RunSpec,
-};
-use crate::scenario::diagnostic::{Diagnostic, Problem, Scripted, unknown_word};
+use crate::model::{ContainerKind, ContainerSpec, PodMode, PodSpec, RestartPolicy, RunSpec};
+use crate::scenario::diagnostic::{Diagnostic, Problem, Wrong, unknown_word};
 use crate::scenario::key::{Field, Key};
 use crate::scenario::manifest::service;
-use crate::scenario::manifest::timings::{Setting, Source, Timings};
+use crate::scenario::manifest::timings::{PREFIX, Setting, Source, Timings};
 use crate::scenario::manifest::workload::kind::{Policies, WorkloadKind};
 use crate::scenario::manifest::yaml::{Document, Stream, dotted};
-use crate::scenario::rules::{Format, Rule, check_spec};
+use crate::scenario::rules::{Format, Rule, SpecProblem, check_shape, check_timings};
 
 /// `PREFIX` without its slash, to recognise a misspelt prefix.
 pub(super) const DOMAIN: &str = "podsim.dev";
@@ -53,6 +52,21 @@ pub struct Mapper<'a> {
     pub kind: WorkloadKind,
     /// Path from the document root to the Pod template (empty for a Pod).
     pub prefix: Vec<String>,
+}
+
+/// What the mapping made of a Pod: the run, and what the notices read of
+/// how it got there.
+pub struct Mapped<'s> {
+    /// The Pod (and its Service, if any) to simulate.
+    pub run: RunSpec,
+    entries: Vec<Entry<'s>>,
+    /// Each container's preStop and postStart, as the manifest tells them.
+    hooks: Vec<(Hook, Hook)>,
+    /// What each container's command line told.
+    lines: Vec<CommandLine>,
+    /// The fields each container's settings set.
+    set: Vec<Vec<Field>>,
+    grace: SimDuration,
 }
 
 /// One container with its kind and its path in the document.
@@ -79,20 +93,16 @@ impl Mapper<'_> {
     }
 
     /// An error at the key of `rest` (under the Pod template).
-    pub(super) fn error(&self, rest: &[&str], message: impl Into<String>) -> Diagnostic {
+    pub(super) fn error(&self, rest: &[&str], message: impl Into<Problem>) -> Diagnostic {
         self.stream.error(self.doc.offset(&self.full(rest)), message)
     }
 
     /// An error at the value of `rest`, named by its path.
-    pub(super) fn value_error(&self, rest: &[&str], message: impl std::fmt::Display) -> Diagnostic {
-        let path = self.full(rest);
-        self.stream.error(
-            self.doc.value_offset(&path),
-            format!("{}: {message}", dotted(&path)),
-        )
+    pub(super) fn value_error(&self, rest: &[&str], wrong: impl Into<Wrong>) -> Diagnostic {
+        self.stream.at_value(self.doc, &self.full(rest), wrong)
     }
 
-    pub(super) fn notice(&self, rest: &[&str], message: impl Into<String>) -> Diagnostic {
+    pub(super) fn notice(&self, rest: &[&str], message: impl Into<Problem>) -> Diagnostic {
         self.error(rest, message).warning()
     }
 
@@ -110,21 +120,27 @@ impl Mapper<'_> {
         Diagnostic::error(origin, text, Some(offset..offset), problem).warning()
     }
 
-    pub fn map(
+    /// The Pod of `spec` as the model's `RunSpec`: the manifest's fields,
+    /// then the settings of `annotations` and `overlay` over them, then the
+    /// fields `derived` from the Services and budgets that select it; the
+    /// spec checked once, its shape (names and kinds) before any setting is
+    /// read, the rest once everything is. What is worth telling about it is
+    /// `notices`' to say, from what this returns.
+    pub fn map<'s>(
         &self,
-        spec: &K8sPodSpec,
+        spec: &'s K8sPodSpec,
         annotations: Option<&BTreeMap<String, String>>,
         overlay: Option<&Timings>,
         derived: &[service::Derived],
-        notices: &mut Vec<Diagnostic>,
-    ) -> Result<RunSpec, Diagnostic> {
+    ) -> Result<Mapped<'s>, Diagnostic> {
         let grace = match spec.termination_grace_period_seconds {
             None => PodSpec::DEFAULT_GRACE,
             Some(s) if s < 0 => {
-                return Err(self.value_error(
-                    &["spec", "terminationGracePeriodSeconds"],
-                    format!("{s} is negative; write 0 or more seconds"),
-                ));
+                let wrong = Wrong::Negative {
+                    value: s,
+                    write: Some("0 or more seconds"),
+                };
+                return Err(self.value_error(&["spec", "terminationGracePeriodSeconds"], wrong));
             }
             Some(s) => SimDuration::from_secs(s as u64),
         };
@@ -135,7 +151,7 @@ impl Mapper<'_> {
             .iter()
             .map(|e| ContainerSpec::new(&e.container.name, e.kind, SimDuration::ZERO))
             .collect();
-        self.check(&PodSpec::new(skeleton), &entries, &[], None)?;
+        self.check(check_shape, &PodSpec::new(skeleton), &entries, &[], None)?;
         let names: Vec<&str> = entries.iter().map(|e| e.container.name.as_str()).collect();
         let mut settings = self.annotations(annotations, &names)?;
         if let Some(overlay) = overlay {
@@ -153,34 +169,15 @@ impl Mapper<'_> {
         let mut hooks = Vec::with_capacity(entries.len());
         for entry in &entries {
             let path = entry.path();
-            let hook = self.hook(entry.container, &path, Handler::PreStop, grace, notices)?;
-            let post_start = self.hook(entry.container, &path, Handler::PostStart, grace, notices)?;
+            let hook = self.hook(entry.container, &path, Handler::PreStop, grace)?;
+            let post_start = self.hook(entry.container, &path, Handler::PostStart, grace)?;
             let os = spec.os.as_ref().map(|os| os.name.as_str());
             containers.push(self.container(entry, &hook, &post_start, os)?);
             hooks.push((hook, post_start));
         }
         // Before the settings, so that one saying `proxy = false` wins.
-        for (i, mesh) in injected_proxies(annotations, &names) {
+        for (i, _) in injected_proxies(annotations, &names) {
             containers[i].proxy = true;
-            let set = |s: &Setting| s.field == Field::Proxy && s.container.as_deref() == Some(mesh.container);
-            if !settings.iter().any(set) {
-                let problem = Problem::InjectedProxy {
-                    container: mesh.container.to_string(),
-                    mesh: mesh.name,
-                    annotation: mesh.annotation,
-                };
-                notices.push(self.notice_at(self.name_offset(&entries[i]), problem));
-            }
-        }
-        for injector in not_injected(annotations, &names) {
-            let at = self
-                .doc
-                .offset(&self.full(&["metadata", "annotations", injector.annotation]));
-            notices.push(self.notice_at(at, Problem::NotInjected(Box::new(injector))));
-        }
-        for left in left_out(spec) {
-            let at = self.doc.offset(&self.full(left.path));
-            notices.push(self.notice_at(at, Problem::Message(left.message)));
         }
         // Before the settings too, so that a drain or run they set wins.
         let lines = self.command_lines(&entries, &mut containers);
@@ -231,101 +228,61 @@ impl Mapper<'_> {
         {
             service.app.on_sigterm = OnSigterm::Ignore;
         }
-        // Drain and preStop matter only if the Pod ever shuts down.
-        let disrupted = run.service.as_ref().is_some_and(|s| !s.disruptions.is_empty());
-        let deleted = run.pod.deletion != Deletion::Never || disrupted;
-        let shuts_down = deleted || stops_by_itself(&run.pod);
-        let mut boot = Vec::new();
-        let mut drain = Vec::new();
-        let mut first = None;
         for (i, entry) in entries.iter().enumerate() {
-            // A startup or liveness probe's kill runs the preStop hook and
-            // the drain too (R31), of this container only; the apps' own
-            // end stops the sidecars alone (R44).
-            let stopped_by_kubelet = match entry.kind {
-                ContainerKind::Sidecar => shuts_down,
-                _ => deleted,
-            };
-            let stops = stopped_by_kubelet || may_be_killed_by_probe(&run.pod.containers[i]);
-            let (no_boot, no_drain) = self.timing_notices(entry, &hooks[i], &set[i], stops, notices)?;
-            let CommandLine { deaf, scripted } = &lines[i];
-            // Its drain was read off the command line, not assumed.
-            let no_drain = no_drain && deaf.is_none();
-            // Whether the kubelet ever stops it: a deletion, a startup or
-            // liveness probe's kill (R31), or for a sidecar the apps' end (R44).
-            let [startup, _, liveness] = &run.pod.containers[i].probes;
-            let stopped = match entry.kind {
-                ContainerKind::Sidecar => shuts_down,
-                _ => deleted || startup.is_some() || liveness.is_some(),
-            };
-            // A script that ends as soon as it starts is gone before any stop.
-            let ends_at_once = scripted.as_ref().is_some_and(|(_, e)| e.run == SimDuration::ZERO);
-            if let Some(command) = deaf
-                && stopped
-                && !ends_at_once
-                && !set[i].contains(&Field::Drain)
-            {
-                let problem = Problem::UnhandledSigterm {
-                    container: entry.container.name.clone(),
-                    command: command.clone(),
-                };
-                notices.push(self.notice_at(self.name_offset(entry), problem));
-            }
-            // Told unless set, or the deletion comes first: a stop_at before
-            // the run's end, or a stop_after_ready shorter than the run.
-            if let Some((command, exit)) = scripted
-                && !set[i].contains(&Field::Run)
-                && !matches!(run.pod.deletion, Deletion::At(t) | Deletion::AfterReady(t) if t < exit.run)
-            {
-                let problem = Problem::ScriptedExit(Box::new(Scripted {
-                    container: entry.container.name.clone(),
-                    command: command.clone(),
-                    run: exit.run,
-                    code: exit.code,
-                }));
-                notices.push(self.notice_at(self.name_offset(entry), problem));
-            }
-            let name = &entry.container.name;
-            if no_boot {
-                boot.push(name.clone());
-            }
-            if no_drain {
-                drain.push(name.clone());
-            }
-            if (no_boot || no_drain) && first.is_none() {
-                first = Some(i);
+            self.check_hook_timings(entry, &hooks[i], &set[i])?;
+        }
+        self.check(check_timings, &run.pod, &entries, &settings, overlay)?;
+        Ok(Mapped {
+            run,
+            entries,
+            hooks,
+            lines,
+            set,
+            grace,
+        })
+    }
+
+    /// A timing set for a hook the container does not have (a `pre_stop`,
+    /// a `post_start` or `post_start_fails`), refused at the container.
+    fn check_hook_timings(
+        &self,
+        entry: &Entry,
+        hooks: &(Hook, Hook),
+        set: &[Field],
+    ) -> Result<(), Diagnostic> {
+        let has = |field| set.contains(&field);
+        let told = [
+            (
+                Handler::PreStop,
+                &hooks.0,
+                has(Field::PreStop),
+                "a pre_stop timing is",
+            ),
+            (
+                Handler::PostStart,
+                &hooks.1,
+                has(Field::PostStart) || has(Field::PostStartFails),
+                "a post_start timing or post_start_fails is",
+            ),
+        ];
+        for (which, hook, anything_set, what_is_set) in told {
+            if matches!(hook, Hook::Absent) && anything_set {
+                let name = &entry.container.name;
+                let mut at = entry.path();
+                at.push("name".into());
+                let at: Vec<&str> = at.iter().map(String::as_str).collect();
+                return Err(self.error(
+                    &at,
+                    format!(
+                        "container \"{name}\": {what_is_set} set ({PREFIX}{name}.{} or the timings file) \
+                         but the container has no lifecycle.{} hook",
+                        which.timing(),
+                        which.key()
+                    ),
+                ));
             }
         }
-        if let Some(i) = first {
-            let offset = self.name_offset(&entries[i]);
-            let assumed = [("boot", DEFAULT_BOOT, boot), ("drain", DEFAULT_DRAIN, drain)]
-                .into_iter()
-                .filter(|(_, _, names)| !names.is_empty())
-                .map(|(key, default, names)| (key.to_string(), default, names))
-                .collect();
-            let problem = Problem::AssumedTimings { assumed };
-            notices.push(self.notice_at(offset, problem));
-        }
-        if !shuts_down {
-            let offset = self.doc.offset(&self.full(&[]));
-            // A Service scenario deletes its Pods by disruptions, not stop_after_ready.
-            let problem = match run.service {
-                Some(_) => Problem::NeverDisrupted,
-                None => Problem::NeverDeleted {
-                    job: self.kind.completes().then(|| {
-                        let apps = run.pod.containers.iter().filter(|c| c.kind == ContainerKind::App);
-                        apps.filter(|c| c.run.is_none()).map(|c| c.name.clone()).collect()
-                    }),
-                },
-            };
-            notices.push(self.notice_at(offset, problem));
-        }
-        if run.service.as_ref().is_some_and(|s| s.traffic.is_none()) {
-            let offset = self.doc.offset(&self.full(&[]));
-            notices.push(self.notice_at(offset, Problem::NoTraffic));
-        }
-        self.check(&run.pod, &entries, &settings, overlay)?;
-        Ok(run)
+        Ok(())
     }
 
     /// An error at where `setting` was written (its annotation, or its key
@@ -345,17 +302,18 @@ impl Mapper<'_> {
         }
     }
 
-    /// `check_spec`, its problem positioned where the value it is about was
+    /// `rules` (a stage of `check_spec`), its problem positioned where the value it is about was
     /// written: the annotation or timings key that set it, else the
     /// container concerned; worded for a manifest.
     fn check(
         &self,
+        rules: fn(&PodSpec) -> Result<(), SpecProblem>,
         spec: &PodSpec,
         entries: &[Entry],
         settings: &[Setting],
         overlay: Option<&Timings>,
     ) -> Result<(), Diagnostic> {
-        let Err(problem) = check_spec(spec) else {
+        let Err(problem) = rules(spec) else {
             return Ok(());
         };
         let name = problem
@@ -390,7 +348,12 @@ impl Mapper<'_> {
         let policy = match written {
             None => None,
             Some(text) => Some(RestartPolicy::parse(text).ok_or_else(|| {
-                self.value_error(&at, unknown_word("restartPolicy", text, &RestartPolicy::NAMES))
+                let wrong = Wrong::Unknown {
+                    what: "restartPolicy",
+                    word: text.to_string(),
+                    valid: &RestartPolicy::NAMES,
+                };
+                self.value_error(&at, wrong)
             })?),
         };
         match (self.kind.policies(), policy) {
@@ -414,24 +377,4 @@ impl Mapper<'_> {
             (_, p) => Ok(p.unwrap_or_default()),
         }
     }
-}
-
-/// Whether a startup or liveness probe of `c` can fail (R31, R53): it
-/// finds failure, hangs, or passes only inside a window.
-fn may_be_killed_by_probe(c: &ContainerSpec) -> bool {
-    let [startup, _, liveness] = &c.probes;
-    [startup, liveness].into_iter().flatten().any(|p| {
-        p.outcome != ProbeOutcome::Passes || p.pass_until.is_some() || p.pass_after > SimDuration::ZERO
-    })
-}
-
-/// Whether the Pod ends without a deletion: every app exits after its
-/// `run` and none is restarted for it.
-fn stops_by_itself(pod: &PodSpec) -> bool {
-    pod.restart_policy != RestartPolicy::Always
-        && pod
-            .containers
-            .iter()
-            .filter(|c| c.kind == ContainerKind::App)
-            .all(|c| c.run.is_some() && (pod.restart_policy == RestartPolicy::Never || c.exit_code == 0))
 }

@@ -416,3 +416,23 @@ fn a_pid_1_without_a_sigterm_handler_drains_never_unless_told_otherwise() {
         SimDuration::from_secs(3).into()
     );
 }
+
+#[test]
+fn a_wrong_value_is_told_after_its_path_at_the_value() {
+    // Line 14 is `  terminationGracePeriodSeconds: 20`: 33 characters before the value.
+    let negative = POD.replace("GracePeriodSeconds: 20", "GracePeriodSeconds: -5");
+    assert_eq!(
+        error(&negative),
+        "pod.yaml:14:34: spec.terminationGracePeriodSeconds: -5 is negative; write 0 or more seconds"
+    );
+    // Line 15, after `  restartPolicy: `.
+    let misspelt = POD.replace(
+        "GracePeriodSeconds: 20\n",
+        "GracePeriodSeconds: 20\n  restartPolicy: Allways\n",
+    );
+    assert_eq!(
+        error(&misspelt),
+        "pod.yaml:15:18: spec.restartPolicy: unknown restartPolicy \"Allways\"; did you mean \"Always\"? \
+         expected one of Always, OnFailure, Never"
+    );
+}

@@ -1,7 +1,7 @@
 //! A Job's own spec as the Job controller's rules: `backoffLimit`,
 //! `backoffLimitPerIndex` and `podFailurePolicy` (J2–J6), read from a Job
 //! or a CronJob's `jobTemplate` and checked as the TOML `[job]` is
-//! (`scenario::job`), each refusal at the field that breaks it.
+//! (`scenario::rules::job`), each refusal at the field that breaks it.
 //!
 //! Invariant: the same Job written as a manifest and as TOML gives the
 //! same `JobSpec`.
@@ -10,9 +10,9 @@ use k8s_openapi::api::batch::v1::JobSpec as K8sJobSpec;
 
 use crate::model::RunSpec;
 use crate::model::job::{FailureRule, Requirement};
-use crate::scenario::diagnostic::Diagnostic;
-use crate::scenario::job::{self as rules, JobProblem, Part};
-use crate::scenario::manifest::yaml::{Document, Stream, dotted};
+use crate::scenario::diagnostic::{Diagnostic, Wrong};
+use crate::scenario::manifest::yaml::{Document, Stream};
+use crate::scenario::rules::job::{self as rules, JobProblem, Part};
 
 /// Sets `run.job` from `spec`, found at `at` in `doc`; notes what podsim
 /// leaves out (several completions or Pods at once) in `notices`.
@@ -25,13 +25,19 @@ pub fn read(
     notices: &mut Vec<Diagnostic>,
 ) -> Result<(), Diagnostic> {
     let path = |rest: &[&str]| -> Vec<String> { at.iter().chain(rest).map(|s| s.to_string()).collect() };
-    let error = |rest: &[&str], message: String| {
+    let error = |rest: &[&str], wrong: Wrong| {
         let p = path(rest);
         let p: Vec<&str> = p.iter().map(String::as_str).collect();
-        stream.error(doc.value_offset(&p), format!("{}: {message}", dotted(&p)))
+        stream.at_value(doc, &p, wrong)
     };
     let count = |value: Option<i32>, key: &str| match value {
-        Some(n) if n < 0 => Err(error(&[key], format!("{n} is negative; write 0 or more"))),
+        Some(n) if n < 0 => {
+            let wrong = Wrong::Negative {
+                value: n.into(),
+                write: Some("0 or more"),
+            };
+            Err(error(&[key], wrong))
+        }
         other => Ok(other.map(|n| n as u32)),
     };
     run.job.backoff_limit = count(spec.backoff_limit, "backoffLimit")?;
@@ -72,7 +78,7 @@ pub fn read(
         let fail = |rest: &[&str], message: String| {
             let r = at_rule(rest);
             let r: Vec<&str> = r.iter().map(String::as_str).collect();
-            error(&r, message)
+            error(&r, message.into())
         };
         let action = rules::action(&rule.action).map_err(|m| fail(&["action"], m))?;
         let on = match (&rule.on_exit_codes, &rule.on_pod_conditions) {
@@ -127,7 +133,7 @@ pub fn read(
             JobProblem::TooManyRules | JobProblem::NotAJob => "podFailurePolicy".to_string(),
         };
         let keys: Vec<&str> = key.split('.').collect();
-        error(&keys, manifest_words(&problem.message()))
+        error(&keys, manifest_words(&problem.message()).into())
     })
 }
 

@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use serde_saphyr::granit_parser::{Event, Parser};
 use serde_saphyr::{DefaultMessageFormatter, MessageFormatter};
 
-use crate::scenario::diagnostic::{Diagnostic, line_col};
+use crate::scenario::diagnostic::{AtValue, Diagnostic, Problem, Wrong, line_col};
 
 mod document;
 mod wording;
@@ -290,8 +290,19 @@ impl<'a> Stream<'a> {
     }
 
     /// An error at byte `offset`.
-    pub fn error(&self, offset: usize, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::at(self.origin, self.text, Some(offset..offset), message)
+    pub fn error(&self, offset: usize, problem: impl Into<Problem>) -> Diagnostic {
+        Diagnostic::error(self.origin, self.text, Some(offset..offset), problem.into())
+    }
+
+    /// An error at the value of the field at `path` in `doc`, told after
+    /// the field's path: every reader of a manifest's fields words its
+    /// refusals so.
+    pub fn at_value(&self, doc: &Document, path: &[&str], wrong: impl Into<Wrong>) -> Diagnostic {
+        let problem = AtValue {
+            path: dotted(path),
+            wrong: wrong.into(),
+        };
+        self.error(doc.value_offset(path), Problem::AtValue(Box::new(problem)))
     }
 
     /// `line:col` of byte `offset`, for messages that mention another place.

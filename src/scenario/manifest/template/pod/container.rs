@@ -7,8 +7,8 @@ use super::super::handler::Hook;
 use super::{DEFAULT_BOOT, DEFAULT_DRAIN, DEFAULT_HOOK, Entry, Mapper};
 use crate::engine::SimDuration;
 use crate::model::{ContainerKind, ContainerSpec, Dist, Drain, PostStart, RestartPolicy, Signal};
-use crate::scenario::diagnostic::{Diagnostic, unknown_word};
-use crate::scenario::restart;
+use crate::scenario::diagnostic::{Diagnostic, Wrong};
+use crate::scenario::rules::restart;
 
 impl Mapper<'_> {
     /// One container as the manifest says it, with the default timings
@@ -112,7 +112,12 @@ impl Mapper<'_> {
     fn stop_signal(&self, name: &str, os: Option<&str>, lifecycle: &[&str]) -> Result<Signal, Diagnostic> {
         let at = [lifecycle, &["stopSignal"]].concat();
         let Some(i) = Signal::NAMES.iter().position(|n| *n == name) else {
-            return Err(self.value_error(&at, unknown_word("stop signal", name, &Signal::NAMES)));
+            let wrong = Wrong::Unknown {
+                what: "stop signal",
+                word: name.to_string(),
+                valid: &Signal::NAMES,
+            };
+            return Err(self.value_error(&at, wrong));
         };
         let signal = Signal::ALL[i];
         match os {

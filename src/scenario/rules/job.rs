@@ -9,9 +9,9 @@
 //! a container the template has, `restartPolicy: Never`, and `FailIndex`
 //! only beside `backoff_limit_per_index`.
 
-use super::diagnostic::unknown_word;
 use crate::model::job::{Action, ConditionPattern, Requirement};
 use crate::model::{PodMode, PodSpec, RestartPolicy, RunSpec};
+use crate::scenario::diagnostic::unknown_word;
 
 /// At most this many rules, and patterns in one rule (the API's limits).
 pub const MAX_RULES: usize = 20;

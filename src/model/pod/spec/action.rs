@@ -8,7 +8,7 @@
 //! (same events, same bytes, same grid hash), and `PodSpec::actions` holds
 //! only what `[[actions]]` wrote, in the order written.
 
-use super::spec::{ContainerId, ContainerSpec};
+use super::{ContainerId, ContainerSpec};
 use crate::engine::SimDuration;
 
 /// When an action reaches the kubelet.

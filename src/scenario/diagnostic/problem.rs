@@ -1,25 +1,13 @@
-//! What podsim tells a user about an input: one `Diagnostic` type for errors
-//! and notices alike, positioned like a compiler's (`origin:line:col:
-//! message`), with the closest valid word suggested for a typo.
+//! What is wrong with an input, as typed data with the words that tell
+//! it: one `Problem` per kind of refusal or notice, worded here once, so a
+//! reader says what it found and the words stay the same wherever it is
+//! found.
 //!
-//! Invariant: a diagnostic's text names the file and, where the problem has
-//! one, the place in it, and says what would be valid; it never names a
-//! command-line flag (the CLI adds that advice, it knows its flags). The
-//! `io::Error` behind an unreadable file stays reachable as the source.
+//! Invariant: every kind's words are written in `message` (or, for those
+//! that mention the timings file, `message_with`); a reader builds a
+//! variant with its data, or, for what has no kind yet, `Message`.
 
-use std::fmt;
-use std::io;
-use std::ops::Range;
-use std::sync::Arc;
-
-/// Whether the input was refused or only needs the user's attention.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Severity {
-    /// The input is refused.
-    Error,
-    /// The run goes on: podsim assumed something, or reads what it does not model.
-    Warning,
-}
+use super::unknown_word;
 
 /// The kinds of file podsim reads, for "cannot read …".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,7 +77,7 @@ pub enum Problem {
     /// The Pod asks an admission webhook for containers it does not have
     /// yet (a manifest as written, before its injection): podsim runs it
     /// as written, and says so.
-    NotInjected(Box<crate::scenario::manifest::Injector>),
+    NotInjected(Box<Injector>),
     /// The container's first process has no SIGTERM handler (a shell
     /// script, a `sleep`), so podsim lets it run until SIGKILL: told, since
     /// it moves the termination figures, with how to undo it.
@@ -103,9 +91,87 @@ pub enum Problem {
     /// script, a bare `sleep 3600`), so podsim reads its `run` and
     /// `exit_code` from it: told, since it moves every figure after it.
     ScriptedExit(Box<Scripted>),
-    /// Anything else, in the reader's words (a bad value, a broken rule, a
-    /// syntax error from the TOML or YAML parser).
+    /// A field's value that is wrong, told after the field's path
+    /// (`spec.replicas: …`).
+    AtValue(Box<AtValue>),
+    /// Anything else, in the reader's words (a broken rule, a syntax error
+    /// from the TOML or YAML parser).
     Message(String),
+}
+
+impl From<String> for Problem {
+    fn from(message: String) -> Problem {
+        Problem::Message(message)
+    }
+}
+
+impl From<&str> for Problem {
+    fn from(message: &str) -> Problem {
+        Problem::Message(message.to_string())
+    }
+}
+
+/// A field's value that is wrong (boxed in `Problem`, as `Unknown` is).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AtValue {
+    /// The field's path in its document, dotted (`spec.template.spec.containers[0].name`).
+    pub path: String,
+    /// What is wrong with its value.
+    pub wrong: Wrong,
+}
+
+/// What is wrong with a field's value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Wrong {
+    /// A number below 0 where the API wants 0 or more.
+    Negative {
+        /// The number written.
+        value: i64,
+        /// What to write instead (`0 or more seconds`), where the message says.
+        write: Option<&'static str>,
+    },
+    /// A percentage above 100, which the API refuses.
+    OverAHundred(u32),
+    /// A word that is none of the valid ones.
+    Unknown {
+        /// What the word should have been (`restartPolicy`, `stop signal`).
+        what: &'static str,
+        /// The word as written.
+        word: String,
+        /// The words it could have been.
+        valid: &'static [&'static str],
+    },
+    /// Anything else, in the reader's words.
+    Message(String),
+}
+
+impl From<String> for Wrong {
+    fn from(message: String) -> Wrong {
+        Wrong::Message(message)
+    }
+}
+
+impl From<&str> for Wrong {
+    fn from(message: &str) -> Wrong {
+        Wrong::Message(message.to_string())
+    }
+}
+
+/// An admission webhook that adds containers to a Pod as it is created,
+/// when an annotation of the Pod asks for them, as `Problem::NotInjected`
+/// tells it (the manifest reader's table of webhooks is of these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Injector {
+    /// Whose webhook, as its users call it.
+    pub project: &'static str,
+    /// The annotation that asks for the injection ...
+    pub annotation: &'static str,
+    /// ... with this value.
+    pub value: &'static str,
+    /// The containers it adds, by the names it gives them.
+    pub containers: &'static [&'static str],
+    /// The command that writes the injected manifest, where the project has one.
+    pub command: Option<&'static str>,
 }
 
 /// A command line that ends by itself, as `Problem::ScriptedExit` tells it.
@@ -251,93 +317,10 @@ impl Problem {
     }
 }
 
-/// One error or notice about one input.
-#[derive(Clone, Debug)]
-pub struct Diagnostic {
-    /// An error stops the input from being used; a warning is a notice.
-    pub severity: Severity,
-    /// The file (or a label for inline text, `request`, `inline`).
-    pub origin: String,
-    /// 1-based line and column (in characters), when the problem has a place.
-    pub position: Option<(usize, usize)>,
-    /// What is wrong.
-    pub problem: Problem,
-    source: Option<Arc<io::Error>>,
-}
-
-impl PartialEq for Diagnostic {
-    /// Equal when they say the same thing at the same place; an I/O cause
-    /// counts by its kind.
-    fn eq(&self, other: &Self) -> bool {
-        (self.severity, &self.origin, self.position, &self.problem)
-            == (other.severity, &other.origin, other.position, &other.problem)
-            && self.source.as_ref().map(|e| e.kind()) == other.source.as_ref().map(|e| e.kind())
-    }
-}
-
-impl Eq for Diagnostic {}
-
-impl Diagnostic {
-    /// An error at byte `span` of `text` (or at no place).
-    pub fn error(origin: &str, text: &str, span: Option<Range<usize>>, problem: Problem) -> Self {
-        Diagnostic {
-            severity: Severity::Error,
-            origin: origin.to_string(),
-            position: span.map(|s| line_col(text, s.start)),
-            problem,
-            source: None,
-        }
-    }
-
-    /// A key at byte `span` of `text` that is none of `valid` (a table's
-    /// keys, a grid's keys): the message suggests the closest.
-    pub fn unknown_key(origin: &str, text: &str, span: Range<usize>, word: &str, valid: &[&str]) -> Self {
-        let valid = valid.iter().map(|v| v.to_string()).collect();
-        Diagnostic::error(
-            origin,
-            text,
-            Some(span),
-            Problem::unknown(String::new(), "key", word, valid),
-        )
-    }
-
-    /// An error in the reader's words at byte `span` of `text`.
-    pub fn at(origin: &str, text: &str, span: Option<Range<usize>>, message: impl Into<String>) -> Self {
-        Diagnostic::error(origin, text, span, Problem::Message(message.into()))
-    }
-
-    /// An error at a line and column a parser reported.
-    pub fn positioned(origin: &str, position: Option<(usize, usize)>, message: impl Into<String>) -> Self {
-        Diagnostic {
-            position,
-            ..Diagnostic::whole(origin, message)
-        }
-    }
-
-    /// An error about the whole file.
-    pub fn whole(origin: &str, message: impl Into<String>) -> Self {
-        Diagnostic::error(origin, "", None, Problem::Message(message.into()))
-    }
-
-    /// `path` could not be read.
-    pub fn unreadable(origin: &str, what: Input, cause: io::Error) -> Self {
-        Diagnostic {
-            source: Some(Arc::new(cause)),
-            ..Diagnostic::error(origin, "", None, Problem::Unreadable(what))
-        }
-    }
-
-    /// The same diagnostic as a notice: the run goes on.
-    pub fn warning(self) -> Self {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..self
-        }
-    }
-
+impl Problem {
     /// The text after `origin:line:col: `.
     pub fn message(&self) -> String {
-        match &self.problem {
+        match self {
             // The cause is the source: `{:#}` (anyhow's chain) prints it after.
             Problem::Unreadable(what) => format!("cannot read {}", what.name()),
             Problem::AssumedTimings { .. }
@@ -346,7 +329,7 @@ impl Diagnostic {
             | Problem::NoTraffic
             | Problem::InjectedProxy { .. }
             | Problem::UnhandledSigterm { .. }
-            | Problem::ScriptedExit(_) => self.problem.message_with(None).unwrap_or_default(),
+            | Problem::ScriptedExit(_) => self.message_with(None).unwrap_or_default(),
             Problem::NotInjected(injector) => {
                 let containers: Vec<String> =
                     injector.containers.iter().map(|c| format!("\"{c}\"")).collect();
@@ -371,98 +354,23 @@ impl Diagnostic {
                 let valid: Vec<&str> = u.valid.iter().map(String::as_str).collect();
                 format!("{}{}", u.context, unknown_word(&u.what, &u.word, &valid))
             }
+            Problem::AtValue(at) => {
+                let path = &at.path;
+                match &at.wrong {
+                    Wrong::Negative { value, write } => {
+                        let write = write.map_or(String::new(), |w| format!("; write {w}"));
+                        format!("{path}: {value} is negative{write}")
+                    }
+                    Wrong::OverAHundred(p) => {
+                        format!("{path}: \"{p}%\" is above 100%; write \"100%\" at most")
+                    }
+                    Wrong::Unknown { what, word, valid } => {
+                        format!("{path}: {}", unknown_word(what, word, valid))
+                    }
+                    Wrong::Message(message) => format!("{path}: {message}"),
+                }
+            }
             Problem::Message(message) => message.clone(),
         }
-    }
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.position {
-            Some((line, col)) => write!(f, "{}:{line}:{col}: {}", self.origin, self.message()),
-            None => write!(f, "{}: {}", self.origin, self.message()),
-        }
-    }
-}
-
-impl std::error::Error for Diagnostic {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_deref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
-    }
-}
-
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
-}
-
-/// The valid word closest to `word`, if one is close enough to be a typo
-/// or `word` is the start of it (`ready` for `ready_ms`).
-pub fn closest<'a>(word: &str, valid: &[&'a str]) -> Option<&'a str> {
-    let lower = word.to_lowercase();
-    if let Some(longer) = valid
-        .iter()
-        .filter(|v| **v != word && lower.len() >= 3 && v.to_lowercase().starts_with(&lower))
-        .min_by_key(|v| v.len())
-    {
-        return Some(longer);
-    }
-    valid
-        .iter()
-        .map(|&v| (strsim::damerau_levenshtein(&lower, &v.to_lowercase()), v))
-        .filter(|&(d, v)| v != word && d <= 2.max(v.len() / 3))
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, v)| v)
-}
-
-/// `unknown X "word"; did you mean "y"? expected one of a, b, c`.
-pub fn unknown_word(what: &str, word: &str, valid: &[&str]) -> String {
-    let hint = closest(word, valid)
-        .map(|v| format!("did you mean \"{v}\"? "))
-        .unwrap_or_default();
-    format!(
-        "unknown {what} \"{word}\"; {hint}expected one of {}",
-        valid.join(", ")
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn line_col_counts_characters() {
-        assert_eq!(line_col("ab\ncdé\nx", 8), (3, 1));
-        assert_eq!(line_col("ab\ncdé", 5), (2, 3));
-        // Inside a multi-byte character: the character's own column.
-        assert_eq!(line_col("é", 1), (1, 1));
-    }
-
-    #[test]
-    fn suggestions_prefer_a_prefix_then_a_near_word_never_the_word_itself() {
-        let valid = ["ready_ms", "restarts", "boot"];
-        assert_eq!(closest("ready", &valid), Some("ready_ms"));
-        assert_eq!(closest("bot", &valid), Some("boot"));
-        assert_eq!(closest("boot", &valid), None);
-        assert_eq!(closest("xyzzy", &valid), None);
-        assert_eq!(closest("always", &["Always", "Never"]), Some("Always"));
-    }
-
-    #[test]
-    fn an_unreadable_file_keeps_its_cause() {
-        let cause = io::Error::new(io::ErrorKind::NotFound, "No such file or directory");
-        let d = Diagnostic::unreadable("x.toml", Input::Scenario, cause);
-        assert_eq!(d.to_string(), "x.toml: cannot read scenario");
-        let source = std::error::Error::source(&d).and_then(|s| s.downcast_ref::<io::Error>());
-        assert_eq!(source.map(io::Error::kind), Some(io::ErrorKind::NotFound));
     }
 }

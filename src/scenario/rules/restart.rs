@@ -6,8 +6,8 @@
 //! (R60) or `RestartAllContainers` (KEP-5532, R61; its version is checked
 //! with the Pod's rules).
 
-use super::diagnostic::unknown_word;
 use crate::model::{ExitCodes, RestartRule, RuleAction};
+use crate::scenario::diagnostic::unknown_word;
 
 /// At most this many rules on a container, and values in one rule.
 pub const MAX_RULES: usize = 20;

@@ -9,8 +9,8 @@
 
 use std::fmt;
 
-use super::dist::Dist;
 use crate::engine::SimDuration;
+use crate::model::dist::Dist;
 
 /// What the process does after SIGTERM.
 #[derive(Clone, PartialEq, Eq, Hash)]

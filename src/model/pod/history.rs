@@ -4,15 +4,12 @@
 //! Invariant: every view of a run — the metrics, the event lines, the bands,
 //! the kubectl watch, JSON — is built from these changes alone; none looks at
 //! the model's state or works it out again from the spec. Changes come in
-//! the order the model made them, several at one instant included.
-
-mod line;
-
-pub use line::Line;
+//! the order the model made them, several at one instant included. The
+//! model says what changed, never in words: the event timeline's wording is
+//! the views' (`report::line`).
 
 use super::metrics::PodPhase;
-use super::spec::{ContainerId, ProbeKind};
-use super::stop::Signal;
+use super::spec::{ContainerId, ProbeKind, Signal};
 use crate::engine::{SimDuration, SimTime};
 
 /// Why a container's process ended, and the exit code it reports.

@@ -1,19 +1,30 @@
-//! The Pod as the model sees it: validated container specs and pod settings.
+//! The Pod as the model sees it: validated container specs and pod settings,
+//! and, in rooms of their own, the parts a container or a run adds to them:
+//! probes (`probe`), restart rules (`restart_rule`), how a process answers
+//! being stopped (`stop`), scripted actions (`action`), what one run of the
+//! Pod reads besides (`run`), and the `Debug` form a grid's hash is made of
+//! (`canonical`).
 //!
 //! Invariant: a `PodSpec` built by `scenario` is already valid (unique names,
 //! at least one app, no hooks on init containers); the model still never
 //! panics on an odd one, it only gives an odd answer.
 
-use super::action::TimedAction;
-use super::dist::{Dist, Probability};
-use super::draw::Stream;
-use super::job::JobSpec;
-pub use super::probe_spec::{Probe, ProbeKind, ProbeOutcome};
-pub use super::restart_rule::{ExitCodes, RestartRule, RuleAction};
-use super::service::ServiceSpec;
-use super::stop::{Drain, Signal};
-pub use super::version::KubeVersion;
-use crate::engine::{DEFAULT_HORIZON, SimDuration};
+mod action;
+mod canonical;
+mod probe;
+mod restart_rule;
+mod run;
+mod stop;
+
+pub use action::{ActionKind, ActionTime, NODE_DOWN, TimedAction};
+pub use probe::{Probe, ProbeKind, ProbeOutcome};
+pub use restart_rule::{ExitCodes, RestartRule, RuleAction};
+pub use run::{PodRun, PodRunSpec};
+pub use stop::{Disposition, Drain, Reaction, Signal};
+
+use crate::engine::SimDuration;
+use crate::model::dist::{Dist, Probability};
+pub use crate::model::version::KubeVersion;
 
 /// Index of a container in `PodSpec::containers`, which is declaration order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -347,36 +358,6 @@ impl PodSpec {
                 .containers
                 .iter()
                 .any(|c| c.kind == ContainerKind::App && !c.proxy)
-    }
-}
-
-/// Everything one run needs: the Pod and when to stop looking at it. A
-/// grid axis, a scenario key or a flag may set any of it, so it is one value
-/// rather than a spec plus loose settings beside it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct RunSpec {
-    /// The Pod to run.
-    pub pod: PodSpec,
-    /// Runs stop here: an endless crash loop becomes an outcome, not a hang.
-    pub horizon: SimDuration,
-    /// The seed and replication every draw of the run is keyed by.
-    pub stream: Stream,
-    /// A Service in front of replicas of `pod`, if the scenario has one.
-    pub service: Option<Box<ServiceSpec>>,
-    /// The Job controller's rules, for a Job's Pod (`PodMode::Job`).
-    pub job: JobSpec,
-}
-
-impl RunSpec {
-    /// A run of `pod` with the default horizon (24 h).
-    pub fn new(pod: PodSpec) -> Self {
-        RunSpec {
-            pod,
-            horizon: DEFAULT_HORIZON,
-            stream: Stream::default(),
-            service: None,
-            job: JobSpec::default(),
-        }
     }
 }
 

@@ -8,11 +8,9 @@
 
 use std::fmt;
 
-use super::dist::Dist;
-use super::spec::{
-    ContainerSpec, ImagePull, PodSpec, PostStart, Probe, ProbeOutcome, RestartRule, RuleAction,
-};
 use super::stop::Signal;
+use super::{ContainerSpec, ImagePull, PodSpec, PostStart, Probe, ProbeOutcome, RestartRule, RuleAction};
+use crate::model::dist::Dist;
 
 /// How a container without a preStop hook was written before R58.
 const NO_HOOK: Dist = Dist::Fixed(crate::engine::SimDuration::ZERO);

@@ -1,0 +1,159 @@
+//! What runs a scenario, above the three rooms: the spec of one run
+//! (`RunSpec`: the Pod, and a Job's or a Service's settings beside it),
+//! which simulator a run takes (`Simulator`), and one recorded run for
+//! `podsim run` (`simulate`).
+//!
+//! Invariant: only this module names all three rooms. The Pod room names
+//! neither the Job nor the Service; a `RunSpec` lends each room what it
+//! reads (`PodRun`, `JobRun`) without a copy, so a sweep sets its keys on
+//! the value the model runs from.
+
+use super::draw::Stream;
+use super::job::{self, JobRun, JobSimulator, JobSpec};
+use super::pod::spec::{PodMode, PodRun, PodSpec};
+use super::pod::{Metrics, PodSimulator, Trace, TraceEntry};
+use super::service::{ServiceSimulator, ServiceSpec};
+use crate::engine::{DEFAULT_HORIZON, SimDuration};
+
+/// Everything one run needs: the Pod and when to stop looking at it. A
+/// grid axis, a scenario key or a flag may set any of it, so it is one value
+/// rather than a spec plus loose settings beside it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RunSpec {
+    /// The Pod to run.
+    pub pod: PodSpec,
+    /// Runs stop here: an endless crash loop becomes an outcome, not a hang.
+    pub horizon: SimDuration,
+    /// The seed and replication every draw of the run is keyed by.
+    pub stream: Stream,
+    /// A Service in front of replicas of `pod`, if the scenario has one.
+    pub service: Option<Box<ServiceSpec>>,
+    /// The Job controller's rules, for a Job's Pod (`PodMode::Job`).
+    pub job: JobSpec,
+}
+
+impl RunSpec {
+    /// A run of `pod` with the default horizon (24 h).
+    pub fn new(pod: PodSpec) -> Self {
+        RunSpec {
+            pod,
+            horizon: DEFAULT_HORIZON,
+            stream: Stream::default(),
+            service: None,
+            job: JobSpec::default(),
+        }
+    }
+}
+
+impl PodRun for RunSpec {
+    #[inline(always)]
+    fn parts(&self) -> (&PodSpec, &SimDuration, &Stream) {
+        (&self.pod, &self.horizon, &self.stream)
+    }
+
+    #[inline(always)]
+    fn parts_mut(&mut self) -> (&mut PodSpec, &mut SimDuration, &mut Stream) {
+        (&mut self.pod, &mut self.horizon, &mut self.stream)
+    }
+}
+
+impl JobRun for RunSpec {
+    fn job_mut(&mut self) -> &mut JobSpec {
+        &mut self.job
+    }
+}
+
+/// The simulator a run of a `RunSpec` takes, reused run after run: a
+/// Pod's, a Job's (its Pods one after another under the controller) or a
+/// Service's (its replicas behind the Service).
+pub enum Simulator {
+    /// One Pod.
+    Pod(Box<PodSimulator<(), RunSpec>>),
+    /// A Job's Pods.
+    Job(Box<JobSimulator<(), RunSpec>>),
+    /// A Service and its replicas.
+    Service(Box<ServiceSimulator>),
+}
+
+impl Simulator {
+    /// The simulator for runs of `run`: a Service's if it has a Service, a
+    /// Job's if `jobs` (some run may be a Job's Pod: a grid's `pod.mode`
+    /// axis), else a Pod's.
+    pub fn for_run(run: RunSpec, jobs: bool) -> Self {
+        match run.service {
+            Some(_) => Simulator::Service(Box::new(ServiceSimulator::new(run))),
+            None if jobs => Simulator::Job(Box::new(JobSimulator::new(run))),
+            None => Simulator::Pod(Box::new(PodSimulator::new(run))),
+        }
+    }
+
+    /// The spec of the next run; `reshaped` says whether the changes to
+    /// come may change the Pod's shape (`PodSimulator::spec_mut_keeping_shape`).
+    #[inline]
+    pub fn spec_mut(&mut self, reshaped: bool) -> &mut RunSpec {
+        match self {
+            Simulator::Pod(s) => {
+                if reshaped {
+                    s.spec_mut()
+                } else {
+                    s.spec_mut_keeping_shape()
+                }
+            }
+            Simulator::Job(s) => s.spec_mut(),
+            Simulator::Service(s) => s.spec_mut(),
+        }
+    }
+}
+
+/// One run with its history: what `podsim run` shows.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// The run's figures (a Job's: its first Pod's).
+    pub metrics: Metrics,
+    /// Every change, in order; views read it, and nothing else. A Job's
+    /// first Pod's.
+    pub trace: Vec<TraceEntry>,
+    /// A Job's Pods and how the Job ended, for a Job's Pod.
+    pub job: Option<JobReport>,
+}
+
+/// What the Job controller did over a run: every Pod it made and the end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobReport {
+    /// The Job's figures.
+    pub figures: job::JobFigures,
+    /// Its Pods, in the order they were created.
+    pub pods: Vec<job::JobPod>,
+    /// The histories of the Pods after the first (the first's is the
+    /// report's `trace`), each from its own creation: times are the Pod's
+    /// age, as kubectl's AGE column counts it.
+    pub later: Vec<Vec<TraceEntry>>,
+}
+
+/// Simulates `run` once, recording its history; a Job's Pod runs under the
+/// Job controller, and every Pod's history is kept (the first's as the
+/// report's trace, which the timeline and the metrics are of).
+pub fn simulate(run: &RunSpec) -> RunReport {
+    if run.pod.mode == PodMode::Job {
+        let mut simulator = JobSimulator::observed_by(run.clone(), Trace::new());
+        let mut histories = Vec::new();
+        let (metrics, figures) = simulator.run(|_, pod| histories.push(pod.to_vec()));
+        let mut histories = histories.into_iter();
+        return RunReport {
+            metrics,
+            trace: histories.next().unwrap_or_default(),
+            job: figures.map(|figures| JobReport {
+                figures,
+                pods: simulator.pods().to_vec(),
+                later: histories.collect(),
+            }),
+        };
+    }
+    let mut simulator = PodSimulator::recording(run.clone());
+    let metrics = simulator.run();
+    RunReport {
+        metrics,
+        trace: simulator.trace().to_vec(),
+        job: None,
+    }
+}

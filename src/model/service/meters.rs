@@ -1,0 +1,283 @@
+//! What a Service run measures, accumulated while it runs (never by
+//! scanning after): `ServiceMeters` observe the Service's changes like any
+//! other observer and turn them into `ServiceMetrics` when the run ends,
+//! with each replica's own Pod metrics, which the Pod's meters give.
+//!
+//! Invariant: each figure is counted from the changes that make it, in
+//! the order they come: a request once (sent, then answered or failed),
+//! the ready endpoints as a level held from one change to the next over
+//! the traffic's span.
+
+use super::deployment::RolloutFigures;
+use super::drain::DrainFigures;
+use super::history::{PodFact, ServiceChange, ServiceEntry, ServiceObserver};
+use super::outcome::{Deleted, ServiceMetrics};
+use super::spec::ServiceSpec;
+use crate::engine::{RunEnd, SimTime};
+use crate::model::Metrics;
+
+/// The observer every Service run has: what `ServiceMetrics` need from the
+/// changes, and nothing else, so a sweep pays for no more.
+#[derive(Clone, Debug, Default)]
+pub struct ServiceMeters {
+    /// Nodes: a deleted Pod's `rules_dropped_ms` has one figure per node.
+    nodes: usize,
+    /// The scenario has a rollout, or a drain: their figures are reported.
+    rollout: bool,
+    drain: bool,
+    traffic_started: Option<SimTime>,
+    requests: u64,
+    failed_by: [u64; 6],
+    retried_ok: u64,
+    endpoints: EndpointMeter,
+    deleted: Vec<Deleted>,
+    /// Per replica, its place in `deleted`, once it is deleted.
+    deletion_of: Vec<Option<u32>>,
+    /// Per node, per replica: its rules list the replica now.
+    rules: Vec<Vec<bool>>,
+    controller: ControllerMeter,
+}
+
+/// The Deployment's figures: the rollout's instants, the Pods at once,
+/// the drains and the evictions refused.
+#[derive(Clone, Debug, Default)]
+struct ControllerMeter {
+    started: Option<SimTime>,
+    complete: Option<SimTime>,
+    done: Option<SimTime>,
+    /// Pod objects now (terminating ones too), and the most at once.
+    live: u32,
+    peak_live: u32,
+    /// The most Pods the controller counted at once.
+    peak_counted: u32,
+    /// Each drain's start and end.
+    drains: Vec<(SimTime, Option<SimTime>)>,
+    refused: u64,
+}
+
+/// The slice's ready endpoints over the traffic's span, as a level held
+/// from each change to the next.
+#[derive(Clone, Debug, Default)]
+struct EndpointMeter {
+    /// The budget's desiredHealthy (0 without a budget).
+    desired: u32,
+    /// Ready endpoints now.
+    ready: u32,
+    /// Once traffic has started: since when the level holds, and the level.
+    open: Option<(SimTime, u32)>,
+    /// When the traffic stops, once it is known.
+    stop: Option<SimTime>,
+    fewest: Option<u32>,
+    zero_ms: u64,
+    below_ms: u64,
+}
+
+impl EndpointMeter {
+    /// The traffic starts at `at`, and stops at `until` if that is known.
+    fn start(&mut self, at: SimTime, until: Option<SimTime>) {
+        self.open = Some((at, self.ready));
+        self.fewest = Some(self.ready);
+        self.stop = until;
+    }
+
+    /// Ready endpoints are `ready` from `at` on; past the traffic's stop
+    /// the level no longer counts.
+    fn level(&mut self, at: SimTime, ready: u32) {
+        self.ready = ready;
+        if let Some((since, was)) = self.open
+            && self.stop.is_none_or(|stop| at <= stop)
+        {
+            self.close(since, at, was);
+            self.open = Some((at, ready));
+            self.fewest = self.fewest.map(|f| f.min(ready));
+        }
+    }
+
+    fn close(&mut self, from: SimTime, to: SimTime, ready: u32) {
+        let span = to.since(from).as_millis();
+        if ready == 0 {
+            self.zero_ms += span;
+        }
+        if ready < self.desired {
+            self.below_ms += span;
+        }
+    }
+
+    /// (fewest ready, time with none, time below the budget), the last
+    /// level counted up to the traffic's stop or `end`.
+    fn figures(&self, end: SimTime) -> (Option<u32>, u64, u64) {
+        let Some((since, ready)) = self.open else {
+            return (None, 0, 0);
+        };
+        let mut meter = self.clone();
+        meter.close(since, self.stop.unwrap_or(end).min(end), ready);
+        (meter.fewest, meter.zero_ms, meter.below_ms)
+    }
+}
+
+impl ServiceObserver for ServiceMeters {
+    const KEEPS_HISTORY: bool = false;
+
+    // Every request passes here several times; a call per change costs
+    // more than the match.
+    #[inline(always)]
+    fn observe(&mut self, entry: ServiceEntry) {
+        let at = entry.at;
+        let c = &mut self.controller;
+        match entry.what {
+            ServiceChange::RequestSent { .. } => self.requests += 1,
+            ServiceChange::Routed { replica, .. } => {
+                if let Some(&Some(i)) = self.deletion_of.get(replica as usize) {
+                    let d = &mut self.deleted[i as usize];
+                    d.last_request_ms = Some(at.as_millis() - d.deleted_ms);
+                }
+            }
+            ServiceChange::Answered { tries, .. } if tries > 1 => self.retried_ok += 1,
+            ServiceChange::RequestFailed { cause, .. } => self.failed_by[cause as usize] += 1,
+            ServiceChange::ReadyEndpoints { ready } => self.endpoints.level(at, ready),
+            ServiceChange::TrafficStarted { until } => {
+                self.traffic_started = Some(at);
+                self.endpoints.start(at, until);
+            }
+            ServiceChange::Settled { until } => self.endpoints.stop = Some(until),
+            ServiceChange::Api {
+                replica,
+                fact: PodFact::Deleted,
+            } => self.deleted(at, replica),
+            ServiceChange::Api {
+                fact: PodFact::Gone, ..
+            } => c.live -= 1,
+            ServiceChange::RuleAdded { node, replica } => self.rule(node, replica, true),
+            ServiceChange::RuleDropped { node, replica } => self.rule(node, replica, false),
+            ServiceChange::Synced { node } => self.synced(at, node),
+            ServiceChange::PodMade { .. } => {
+                c.live += 1;
+                c.peak_live = c.peak_live.max(c.live);
+            }
+            ServiceChange::ReplicaSetsSynced { active } => {
+                c.peak_counted = c.peak_counted.max(active[0] + active[1]);
+            }
+            ServiceChange::RolloutStarted => c.started = Some(at),
+            ServiceChange::RolloutComplete => c.complete = Some(at),
+            ServiceChange::RolloutDone => c.done = Some(at),
+            ServiceChange::DrainStarted { .. } => c.drains.push((at, None)),
+            ServiceChange::DrainDone { drain } => c.drains[drain as usize].1 = Some(at),
+            ServiceChange::EvictionRefused { .. } => c.refused += 1,
+            _ => {}
+        }
+    }
+
+    fn clear(&mut self) {
+        self.traffic_started = None;
+        self.requests = 0;
+        self.failed_by = [0; 6];
+        self.retried_ok = 0;
+        self.endpoints = EndpointMeter {
+            desired: self.endpoints.desired,
+            ..EndpointMeter::default()
+        };
+        self.deleted.clear();
+        self.deletion_of.clear();
+        self.rules.iter_mut().for_each(Vec::clear);
+        let mut drains = std::mem::take(&mut self.controller.drains);
+        drains.clear();
+        self.controller = ControllerMeter {
+            drains,
+            ..ControllerMeter::default()
+        };
+    }
+}
+
+impl ServiceMeters {
+    /// Ready for a run of `service`, whose replicas all exist from the start.
+    pub fn reset(&mut self, service: &ServiceSpec) {
+        self.clear();
+        let replicas = service.replicas.max(1);
+        self.nodes = service.nodes.max(1) as usize;
+        self.rules.resize_with(self.nodes, Vec::new);
+        self.rules.truncate(self.nodes);
+        self.rollout = service.disruptions.iter().any(|d| d.rollout.is_some());
+        self.drain = service.disruptions.iter().any(|d| d.drain.is_some());
+        self.endpoints.desired = service.pdb.map_or(0, |p| p.desired_healthy(replicas));
+        let c = &mut self.controller;
+        (c.live, c.peak_live, c.peak_counted) = (replicas, replicas, replicas);
+    }
+
+    /// Replica `replica`'s deletion timestamp was set at `at`.
+    fn deleted(&mut self, at: SimTime, replica: u32) {
+        let r = replica as usize;
+        if self.deletion_of.len() <= r {
+            self.deletion_of.resize(r + 1, None);
+        }
+        self.deletion_of[r] = Some(self.deleted.len() as u32);
+        self.deleted.push(Deleted {
+            replica,
+            deleted_ms: at.as_millis(),
+            termination_ms: None,
+            last_request_ms: None,
+            rules_dropped_ms: vec![None; self.nodes],
+        });
+    }
+
+    fn rule(&mut self, node: u32, replica: u32, listed: bool) {
+        let (rules, r) = (&mut self.rules[node as usize], replica as usize);
+        if rules.len() <= r {
+            rules.resize(r + 1, false);
+        }
+        rules[r] = listed;
+    }
+
+    /// Node `node` synced at `at`: each deleted Pod its rules no longer
+    /// list is dropped from them now, if it was not before.
+    fn synced(&mut self, at: SimTime, node: u32) {
+        let rules = &self.rules[node as usize];
+        for d in &mut self.deleted {
+            let dropped = &mut d.rules_dropped_ms[node as usize];
+            if dropped.is_none() && !rules.get(d.replica as usize).is_some_and(|&on| on) {
+                *dropped = Some(at.as_millis() - d.deleted_ms);
+            }
+        }
+    }
+
+    /// The figures of a run that ended at `end` for reason `how`, each
+    /// replica's Pod having measured `replicas`.
+    pub fn metrics(&self, end: SimTime, how: RunEnd, replicas: Vec<Metrics>) -> ServiceMetrics {
+        let mut deleted = self.deleted.clone();
+        for d in &mut deleted {
+            d.termination_ms = replicas[d.replica as usize].termination_ms;
+        }
+        let (min_ready, zero_ms, below_ms) = self.endpoints.figures(end);
+        let c = &self.controller;
+        let since_start = |at: Option<SimTime>| Some(at?.since(c.started?).as_millis());
+        let rollout = self.rollout.then(|| RolloutFigures {
+            started_ms: c.started.map(SimTime::as_millis),
+            rollout_ms: since_start(c.complete),
+            rollout_done_ms: since_start(c.done),
+            peak_pods: c.peak_live,
+            peak_counted_pods: c.peak_counted,
+        });
+        let slowest = (c.drains.iter())
+            .map(|&(started, done)| done.map(|t| t.since(started).as_millis()))
+            .try_fold(0, |worst, ms| ms.map(|ms| worst.max(ms)));
+        let drain = self.drain.then(|| DrainFigures {
+            evictions_refused: c.refused,
+            drain_ms: slowest.filter(|_| !c.drains.is_empty()),
+            below_min_available_ms: below_ms,
+        });
+        ServiceMetrics {
+            ready_ms: self.traffic_started.map(SimTime::as_millis),
+            requests: self.requests,
+            failed: self.failed_by.iter().sum(),
+            failed_by: self.failed_by,
+            retried_ok: self.retried_ok,
+            min_ready_endpoints: min_ready,
+            zero_endpoints_ms: zero_ms,
+            rollout,
+            drain,
+            deleted,
+            replicas,
+            end_ms: end.as_millis(),
+            horizon: how == RunEnd::Horizon,
+        }
+    }
+}

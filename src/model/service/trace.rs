@@ -1,0 +1,131 @@
+//! What `podsim run` keeps of a Service run: its history, in memory that
+//! does not grow with the requests. A day of traffic is ten million
+//! requests, each sent, routed and answered on a connection opened and
+//! closed; a `ServiceTrace` keeps every other change as it came, each
+//! failed request among them, and of the answered ones only when they were
+//! sent (`SentTimes`), which is all the views draw of them.
+//!
+//! Invariant: the entries are the history's own, in its order, less the
+//! requests' and connections' other changes; every view of a recorded run
+//! reads them (and the metrics the meters made of the same history), never
+//! the model.
+
+use super::history::{PodFact, ServiceChange, ServiceEntry, ServiceObserver};
+use super::outcome::FailedRequest;
+use super::sent::SentTimes;
+use crate::engine::SimTime;
+use crate::model::pod::{Trace, TraceEntry};
+
+/// A Service run's history as `podsim run` keeps it.
+#[derive(Clone, Debug, Default)]
+pub struct ServiceTrace {
+    /// Every change but a request's sending, routing, retry and answer and
+    /// a connection's opening and closing, in order.
+    entries: Vec<ServiceEntry>,
+    /// When the answered requests were sent.
+    answered: SentTimes,
+}
+
+impl ServiceObserver for ServiceTrace {
+    const KEEPS_HISTORY: bool = true;
+
+    fn observe(&mut self, entry: ServiceEntry) {
+        match entry.what {
+            ServiceChange::Answered { sent, .. } => self.answered.note(sent),
+            ServiceChange::RequestSent { .. }
+            | ServiceChange::Routed { .. }
+            | ServiceChange::Retried { .. }
+            | ServiceChange::ConnectionOpened { .. }
+            | ServiceChange::ConnectionClosed { .. } => {}
+            _ => self.entries.push(entry),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.answered.clear();
+    }
+}
+
+impl ServiceTrace {
+    /// The changes kept, in the order of the run.
+    pub fn entries(&self) -> &[ServiceEntry] {
+        &self.entries
+    }
+
+    /// When the answered requests were sent (one by one for a few, else
+    /// counted per bucket of time).
+    pub fn answered(&self) -> &SentTimes {
+        &self.answered
+    }
+
+    /// Each failed request, in the order they failed.
+    pub fn failures(&self) -> impl Iterator<Item = FailedRequest> + '_ {
+        self.entries.iter().filter_map(|e| match e.what {
+            ServiceChange::RequestFailed {
+                sent,
+                cause,
+                replica,
+                client,
+                ..
+            } => Some(FailedRequest {
+                at: e.at,
+                sent,
+                cause,
+                replica,
+                client,
+            }),
+            _ => None,
+        })
+    }
+
+    /// Each of the `replicas` replicas' Pod history, as its kubelet reported it.
+    pub fn replica_traces(&self, replicas: usize) -> Vec<Trace> {
+        let mut traces = vec![Trace::new(); replicas];
+        for e in &self.entries {
+            if let ServiceChange::Pod {
+                replica,
+                container,
+                change,
+            } = e.what
+                && let Some(trace) = traces.get_mut(replica as usize)
+            {
+                trace.push(TraceEntry {
+                    at: e.at,
+                    container,
+                    what: change,
+                });
+            }
+        }
+        traces
+    }
+
+    /// What the API and the slice showed of each Pod: when, of which
+    /// replica, what; in the order of the run.
+    pub fn pod_facts(&self) -> impl Iterator<Item = (SimTime, u32, PodFact)> + '_ {
+        self.entries.iter().filter_map(|e| match e.what {
+            ServiceChange::Api { replica, fact } => Some((e.at, replica, fact)),
+            _ => None,
+        })
+    }
+
+    /// The slice's ready endpoints from the traffic's start: the count
+    /// then, and at each change after.
+    pub fn ready_endpoints(&self) -> Vec<(SimTime, u32)> {
+        let mut ready = 0;
+        let mut levels = Vec::new();
+        for e in &self.entries {
+            match e.what {
+                ServiceChange::ReadyEndpoints { ready: now } => {
+                    ready = now;
+                    if !levels.is_empty() {
+                        levels.push((e.at, now));
+                    }
+                }
+                ServiceChange::TrafficStarted { .. } => levels.push((e.at, ready)),
+                _ => {}
+            }
+        }
+        levels
+    }
+}

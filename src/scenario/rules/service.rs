@@ -1,0 +1,343 @@
+//! The rules of a Service scenario (`[service]`, `[traffic]`, `[app]`,
+//! `[[disruptions]]`, `[pdb]`), checked after reading, whatever wrote the
+//! values: a scenario file, a manifest or a grid axis.
+//!
+//! Invariant: a `RunSpec` with a `service` that passes `check_service` runs
+//! without surprises: at least one replica and one node, disruptions that
+//! name a replica that exists, one way to say when, no Pod-level deletion
+//! competing with them, and at most one rollout, alone, whose fenceposts
+//! the API would accept.
+
+use std::fmt;
+
+use crate::engine::SimDuration;
+use crate::model::service::{Budget, Scaled, ServiceSpec};
+use crate::model::{Deletion, RunSpec};
+use crate::scenario::key::Field;
+
+#[cfg(test)]
+mod tests;
+
+/// A rule a Service breaks, with what its message needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServiceRule {
+    /// `replicas = 0`.
+    NoReplica,
+    /// `nodes = 0`.
+    NoNode,
+    /// `[traffic] clients = 0`.
+    NoClient,
+    /// A Pod-level deletion (`stop_at`, `stop_after_ready`) in a Service
+    /// scenario, which deletes its Pods by disruptions.
+    PodDeletion(Field),
+    /// A disruption's `every` of 0 s.
+    EveryZero,
+    /// A delete of a replica beyond `replicas`.
+    ReplicaBeyond {
+        /// The replica written.
+        replica: u32,
+        /// How many there are.
+        replicas: u32,
+    },
+    /// A replica that an earlier disruption already deletes.
+    ReplicaTwice {
+        /// The replica written.
+        replica: u32,
+        /// The disruption that deletes it first.
+        first: usize,
+    },
+    /// A rollout or delete (`rollout`) beside the drain of disruption `drain`.
+    BesideDrain {
+        /// The first disruption that drains.
+        drain: usize,
+        /// Whether the other is a rollout (else a kubectl delete).
+        rollout: bool,
+    },
+    /// A drain of a node beyond `nodes`.
+    NodeBeyond {
+        /// The node written.
+        node: u32,
+        /// How many there are.
+        nodes: u32,
+    },
+    /// A node that an earlier disruption already drains.
+    NodeTwice {
+        /// The node written.
+        node: u32,
+        /// The disruption that drains it first.
+        first: usize,
+    },
+    /// A second rollout, beside the one of disruption `first`.
+    SecondRollout {
+        /// The disruption that is the rollout.
+        first: usize,
+    },
+    /// A kubectl delete beside the rollout of disruption `rollout`.
+    DeleteBesideRollout {
+        /// The disruption that is the rollout.
+        rollout: usize,
+    },
+    /// `max_surge` and `max_unavailable` both 0.
+    NoPodReplaced,
+    /// A rollout's `max_unavailable` above 100 %.
+    UnavailableOver100(u32),
+    /// A budget's percentage above 100 %, on `field`.
+    BudgetOver100(Field, u32),
+}
+
+/// A rule a Service breaks: the field to point at (with the disruption's
+/// index for a disruption's field) and which rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceProblem {
+    /// The key to point at.
+    pub field: Field,
+    /// The disruption's index, for a disruption's key.
+    pub index: Option<usize>,
+    /// What is wrong.
+    pub rule: ServiceRule,
+}
+
+/// What is wrong, and what would do, in every reader's words; a
+/// disruption's problem after its index (`disruption 2: …`).
+impl fmt::Display for ServiceProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(i) = self.index {
+            write!(f, "disruption {i}: ")?;
+        }
+        match &self.rule {
+            ServiceRule::NoReplica => write!(f, "replicas must be 1 or more"),
+            ServiceRule::NoNode => write!(f, "nodes must be 1 or more"),
+            ServiceRule::NoClient => write!(f, "clients must be 1 or more"),
+            ServiceRule::PodDeletion(field) => write!(
+                f,
+                "{}: a Service scenario deletes Pods with [[disruptions]] (at or after_ready, delete = <replica>); \
+                 remove it from [pod]",
+                field.name()
+            ),
+            ServiceRule::EveryZero => write!(
+                f,
+                "every must be above 0s: write the time between two deletions, such as \"10m\""
+            ),
+            ServiceRule::ReplicaBeyond { replica, replicas } => write!(
+                f,
+                "delete = {replica} is beyond the replicas: with replicas = {replicas}, delete one of 0 to {}",
+                replicas - 1
+            ),
+            ServiceRule::ReplicaTwice { replica, first } => {
+                write!(f, "replica {replica} is already deleted by disruption {first}")
+            }
+            ServiceRule::BesideDrain { drain, rollout } => write!(
+                f,
+                "a {} beside the drain of disruption {drain}: a scenario with a drain drains nodes only \
+                 (one disruption per node); drop one of the two",
+                if *rollout { "rollout" } else { "kubectl delete" }
+            ),
+            ServiceRule::NodeBeyond { node, nodes } => write!(
+                f,
+                "drain = {node} is beyond the nodes: with nodes = {nodes}, drain one of 0 to {}",
+                nodes - 1
+            ),
+            ServiceRule::NodeTwice { node, first } => {
+                write!(f, "node {node} is already drained by disruption {first}")
+            }
+            ServiceRule::SecondRollout { first } => write!(
+                f,
+                "disruption {first} is already a rollout, and a scenario has one rollout; sweep the two as \
+                 an axis instead"
+            ),
+            ServiceRule::DeleteBesideRollout { rollout } => write!(
+                f,
+                "a kubectl delete beside the rollout of disruption {rollout}: with a rollout the Pods are the \
+                 Deployment's, whose ReplicaSet would replace the deleted one; drop one of the two"
+            ),
+            ServiceRule::NoPodReplaced => write!(
+                f,
+                "max_unavailable may not be 0 when max_surge is 0 (the API refuses it: no Pod could ever be \
+                 replaced); make one of them 1 or more"
+            ),
+            ServiceRule::UnavailableOver100(p) => {
+                write!(
+                    f,
+                    "max_unavailable = \"{p}%\" is above 100%; write \"100%\" at most"
+                )
+            }
+            ServiceRule::BudgetOver100(field, p) => write!(
+                f,
+                "[pdb] {} = \"{p}%\" is above 100%; write \"100%\" at most (the API refuses more)",
+                field.leaf()
+            ),
+        }
+    }
+}
+
+fn problem(field: Field, index: Option<usize>, rule: ServiceRule) -> Result<(), ServiceProblem> {
+    Err(ServiceProblem { field, index, rule })
+}
+
+type Check = fn(&RunSpec, &ServiceSpec) -> Result<(), ServiceProblem>;
+
+/// Every rule of the Service, in the order `check_service` reports them.
+const SERVICE_RULES: [Check; 6] = [
+    check_sizes,
+    check_deletion,
+    check_drains,
+    check_rollouts,
+    check_budget,
+    check_deletes,
+];
+
+/// Checks the Service of `run`, if it has one.
+pub fn check_service(run: &RunSpec) -> Result<(), ServiceProblem> {
+    let Some(service) = run.service.as_deref() else {
+        return Ok(());
+    };
+    SERVICE_RULES.iter().try_for_each(|check| check(run, service))
+}
+
+/// At least one replica, one node and, with traffic, one client.
+fn check_sizes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    if service.replicas == 0 {
+        return problem(Field::Replicas, None, ServiceRule::NoReplica);
+    }
+    if service.nodes == 0 {
+        return problem(Field::Nodes, None, ServiceRule::NoNode);
+    }
+    if let Some(t) = &service.traffic
+        && t.clients == 0
+    {
+        return problem(Field::Clients, None, ServiceRule::NoClient);
+    }
+    Ok(())
+}
+
+/// No Pod-level deletion beside the disruptions.
+fn check_deletion(run: &RunSpec, _: &ServiceSpec) -> Result<(), ServiceProblem> {
+    let deletion = match run.pod.deletion {
+        Deletion::Never => None,
+        Deletion::At(_) => Some(Field::StopAt),
+        Deletion::AfterReady(_) => Some(Field::StopAfterReady),
+    };
+    match deletion {
+        Some(field) => problem(field, None, ServiceRule::PodDeletion(field)),
+        None => Ok(()),
+    }
+}
+
+/// Each kubectl delete: a time between repeats, a replica that exists,
+/// each replica once.
+fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    for (i, d) in service.disruptions.iter().enumerate() {
+        if d.every == Some(SimDuration::ZERO) {
+            return problem(Field::Every, Some(i), ServiceRule::EveryZero);
+        }
+        if d.rollout.is_some() || d.drain.is_some() {
+            continue;
+        }
+        let replicas = service.replicas;
+        if d.replica >= replicas {
+            let rule = ServiceRule::ReplicaBeyond {
+                replica: d.replica,
+                replicas,
+            };
+            return problem(Field::Delete, Some(i), rule);
+        }
+        if let Some(first) = service.disruptions[..i]
+            .iter()
+            .position(|e| e.replica == d.replica)
+        {
+            let rule = ServiceRule::ReplicaTwice {
+                replica: d.replica,
+                first,
+            };
+            return problem(Field::Delete, Some(i), rule);
+        }
+    }
+    Ok(())
+}
+
+/// Drains: of nodes that exist, each node once, and not beside a rollout
+/// or a delete (the ReplicaSet that replaces evicted Pods would replace
+/// deleted ones too, which a delete-only scenario does not).
+fn check_drains(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    let Some(drain) = service.disruptions.iter().position(|d| d.drain.is_some()) else {
+        return Ok(());
+    };
+    for (i, d) in service.disruptions.iter().enumerate() {
+        let Some(node) = d.drain else {
+            let rollout = d.rollout.is_some();
+            let field = if rollout { Field::Rollout } else { Field::Delete };
+            return problem(field, Some(i), ServiceRule::BesideDrain { drain, rollout });
+        };
+        let nodes = service.nodes;
+        if node >= nodes {
+            return problem(Field::DrainNode, Some(i), ServiceRule::NodeBeyond { node, nodes });
+        }
+        if let Some(first) = service.disruptions[..i]
+            .iter()
+            .position(|e| e.drain == Some(node))
+        {
+            return problem(Field::DrainNode, Some(i), ServiceRule::NodeTwice { node, first });
+        }
+    }
+    Ok(())
+}
+
+/// A rollout: one per scenario, no hand deletion beside it, and the
+/// fenceposts the API accepts.
+fn check_rollouts(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    let rollouts: Vec<usize> = (service.disruptions.iter().enumerate())
+        .filter(|(_, d)| d.rollout.is_some())
+        .map(|(i, _)| i)
+        .collect();
+    let Some(&first) = rollouts.first() else {
+        return Ok(());
+    };
+    if let Some(&second) = rollouts.get(1) {
+        return problem(Field::Rollout, Some(second), ServiceRule::SecondRollout { first });
+    }
+    if let Some(i) = service.disruptions.iter().position(|d| d.rollout.is_none()) {
+        let rule = ServiceRule::DeleteBesideRollout { rollout: first };
+        return problem(Field::Delete, Some(i), rule);
+    }
+    let Some(r) = &service.disruptions[first].rollout else {
+        return Ok(());
+    };
+    if r.max_surge.is_zero() && r.max_unavailable.is_zero() {
+        return problem(Field::MaxUnavailable, Some(first), ServiceRule::NoPodReplaced);
+    }
+    if let Scaled::Percent(p) = r.max_unavailable
+        && p > 100
+    {
+        return problem(
+            Field::MaxUnavailable,
+            Some(first),
+            ServiceRule::UnavailableOver100(p),
+        );
+    }
+    Ok(())
+}
+
+/// What a budget with neither field does (`Budget::Unset`), after its
+/// name, the fields named as the input names them: the API takes such a
+/// budget, and it blocks every drain.
+pub fn neither_budget(min: &str, max: &str) -> String {
+    format!(
+        "sets neither {min} nor {max}: the disruption controller then allows no disruption (expectedCount 0), \
+         so the eviction of every Ready Pod is refused (HTTP 429) and a drain of its node never ends; \
+         write {min} or {max}"
+    )
+}
+
+/// A budget's percentage is at most 100%, on either field, as the API has
+/// it (`IsNotMoreThan100Percent` in `ValidatePodDisruptionBudgetSpec`).
+fn check_budget(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    let (field, n) = match service.pdb.map(|p| p.budget) {
+        Some(Budget::MinAvailable(n)) => (Field::MinAvailable, n),
+        Some(Budget::MaxUnavailable(n)) => (Field::PdbMaxUnavailable, n),
+        Some(Budget::Unset) | None => return Ok(()),
+    };
+    match n {
+        Scaled::Percent(p) if p > 100 => problem(field, None, ServiceRule::BudgetOver100(field, p)),
+        _ => Ok(()),
+    }
+}
