@@ -28,6 +28,7 @@ pub use template::mesh::Injector;
 pub use timings::{PREFIX, Setting, Source, Timings};
 pub use workload::kind::WorkloadKind;
 pub use yaml::Syntax;
+pub use yaml::outline::{Node, Outline, Placed};
 
 use super::Scenario;
 use super::diagnostic::{Diagnostic, closest, unknown_word};
