@@ -56,7 +56,7 @@ pub struct Reply {
 
 impl Reply {
     /// 200 with a JSON body.
-    fn json(value: &Value) -> Reply {
+    pub fn json(value: &Value) -> Reply {
         Reply {
             status: 200,
             content_type: "application/json",

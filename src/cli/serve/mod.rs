@@ -9,6 +9,7 @@
 //! a handler's panic with a 500, so no request can stop the server.
 
 mod api;
+mod whatif;
 
 use std::io::Read;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -154,10 +155,15 @@ fn route_request(method: &Method, path: &str, body: &str, state: &State) -> api:
         (Method::Post, "/api/run") => api::run(body),
         (Method::Post, "/api/view") => api::view(body),
         (Method::Post, "/api/sweep") => api::sweep(body, state),
-        (_, "/" | "/index.html" | "/api/initial" | "/api/run" | "/api/view" | "/api/sweep") => {
-            api::Reply::error(405, "method not allowed here")
-        }
-        _ => api::Reply::error(404, "podsim serves / and /api/{run,view,sweep,initial} only"),
+        (Method::Post, "/api/whatif") => whatif::whatif(body),
+        (
+            _,
+            "/" | "/index.html" | "/api/initial" | "/api/run" | "/api/view" | "/api/sweep" | "/api/whatif",
+        ) => api::Reply::error(405, "method not allowed here"),
+        _ => api::Reply::error(
+            404,
+            "podsim serves / and /api/{run,view,sweep,whatif,initial} only",
+        ),
     }
 }
 
