@@ -9,6 +9,7 @@
 //! a handler's panic with a 500, so no request can stop the server.
 
 mod api;
+mod notices;
 mod whatif;
 
 use std::io::Read;
@@ -23,8 +24,17 @@ use tiny_http::{Header, Method, Request, Response, Server};
 
 use super::UsageError;
 
-/// The page: markup, style and script in one file, no external request.
-const PAGE: &str = include_str!("../../../assets/serve/index.html");
+/// The page: markup and style, then its script (the page, the trade-off
+/// plot, the self-tests), served as one file that requests nothing else.
+const PAGE: &str = concat!(
+    include_str!("../../../assets/serve/index.html"),
+    "<script>\n",
+    include_str!("../../../assets/serve/page.js"),
+    include_str!("../../../assets/serve/plot.js"),
+    include_str!("../../../assets/serve/selftest.js"),
+    include_str!("../../../assets/serve/selftest-manifests.js"),
+    "start();\n</script>\n</body>\n</html>\n",
+);
 
 /// Request bodies above this are refused (413): a scenario or a manifest
 /// is a few kilobytes.

@@ -154,8 +154,10 @@ fn apply(text: &str, workload: usize, what: WhatIf, at: SimDuration) -> Result<(
             crate::cli::message(e)
         ));
     }
+    // A removal of what was not there is no change to speak of.
     let changed = edits
         .iter()
+        .filter(|e| !matches!(e, Edit::Pod(key, None) if !text.contains(key)))
         .map(|e| describe(e, format != InputFormat::Toml))
         .collect::<Vec<_>>()
         .join("; ");
