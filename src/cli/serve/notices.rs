@@ -30,15 +30,18 @@ fn message(d: &Diagnostic) -> String {
     let mut text = d.problem.message_with(Some(FILE)).unwrap_or_else(|| d.message());
     while let Some(at) = text.find(FILE) {
         let (before, after) = (&text[..at], &text[at + FILE.len()..]);
-        // The alternative starts at the last "or" before the file:
+        // The alternative starts at the last word "or" before the file:
         // "… or use F", "… (or write … in F)", "(…; or … in F)".
-        let cut = [" (or ", "; or ", " or "]
-            .into_iter()
-            .filter_map(|start| before.rfind(start).map(|i| (i, start)))
-            .max_by_key(|(i, _)| *i);
-        text = match cut {
-            Some((i, " (or ")) => format!("{}{}", &before[..i], after.strip_prefix(')').unwrap_or(after)),
-            Some((i, _)) => format!("{}{after}", &before[..i]),
+        let or = before
+            .rmatch_indices("or ")
+            .map(|(i, _)| i)
+            .find(|&i| i > 0 && matches!(before.as_bytes()[i - 1], b' ' | b'('));
+        text = match or {
+            Some(i) if before.as_bytes()[i - 1] == b'(' => {
+                let after = after.strip_prefix(')').unwrap_or(after);
+                format!("{}{after}", before[..i - 1].trim_end())
+            }
+            Some(i) => format!("{}{after}", before[..i - 1].trim_end_matches(';')),
             None => format!("{before}a timings file{after}"),
         };
     }
