@@ -292,6 +292,24 @@ impl Tradeoff<'_> {
         self.groups.iter().map(|g| g.points.len()).sum()
     }
 
+    /// What the points stand for, in words: `36 runs`, or, when each point
+    /// is a configuration's replications (a sweep's CSV with a
+    /// `replication` column, or a summary), `36 configurations × 50
+    /// replications`, so a replicated sweep is not read as a handful of runs.
+    /// Paired plots always draw configurations.
+    pub fn drawn(&self) -> String {
+        let n = self.runs();
+        let noun = |one: &str, many: &str| if n == 1 { one.to_string() } else { many.to_string() };
+        match self.table.replications_per_run() {
+            Some(r) if r > 1 => format!(
+                "{n} {} × {r} replications",
+                noun("configuration", "configurations")
+            ),
+            _ if self.pair.is_some() => format!("{n} {}", noun("configuration", "configurations")),
+            _ => format!("{n} {}", noun("run", "runs")),
+        }
+    }
+
     /// The `run` cell of a row if the table has one, else its 0-based index.
     pub fn run_label(&self, row: usize) -> String {
         match self.table.columns.iter().position(|c| c == "run") {
@@ -374,6 +392,19 @@ mod tests {
         let plot = tradeoff(&t, &PlotSpec::default()).unwrap();
         assert_eq!((plot.runs(), plot.skipped), (1, 1));
         assert!(plot.svg().contains("1 without a value not drawn"));
+    }
+
+    #[test]
+    fn a_replicated_sweep_says_configurations_times_replications() {
+        // Two configurations of two replications: two points, four rows.
+        let t = table(
+            "run,replication,ready_ms,exposed_total_ms\n0,0,1000,0\n0,1,2000,0\n1,0,3000,0\n1,1,4000,0\n",
+        );
+        let plot = tradeoff(&t, &PlotSpec::default()).unwrap();
+        assert_eq!(plot.drawn(), "2 configurations × 2 replications");
+        assert!(plot.svg().contains("2 configurations × 2 replications of t.csv"));
+        let one = table("run,ready_ms,exposed_total_ms\n0,1000,0\n");
+        assert_eq!(tradeoff(&one, &PlotSpec::default()).unwrap().drawn(), "1 run");
     }
 
     #[test]

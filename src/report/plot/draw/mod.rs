@@ -74,11 +74,7 @@ impl Tradeoff<'_> {
             };
             return Titles {
                 title: format!("{} against {}", capitalised(describe(y_name)), describe(x_name)),
-                subtitle: format!(
-                    "{} runs of {}, {grouped}{skipped}",
-                    self.runs(),
-                    self.table.origin
-                ),
+                subtitle: format!("{} of {}, {grouped}{skipped}", self.drawn(), self.table.origin),
                 note: "lower is better on both axes; line: each group's Pareto frontier".to_string(),
                 x: axis_title(x_name).0,
                 y: axis_title(y_name).0,
@@ -99,8 +95,8 @@ impl Tradeoff<'_> {
                 capitalised(first)
             ),
             subtitle: format!(
-                "{} configurations of {}, each run twice ({} = {first}, then {second}), {grouped}{skipped}",
-                self.runs(),
+                "{} of {}, each run twice ({} = {first}, then {second}), {grouped}{skipped}",
+                self.drawn(),
                 self.table.origin,
                 columns[pair.column]
             ),
