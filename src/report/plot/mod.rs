@@ -298,16 +298,26 @@ impl Tradeoff<'_> {
     /// replications`, so a replicated sweep is not read as a handful of runs.
     /// Paired plots always draw configurations.
     pub fn drawn(&self) -> String {
-        let n = self.runs();
-        let noun = |one: &str, many: &str| if n == 1 { one.to_string() } else { many.to_string() };
-        match self.table.replications_per_run() {
-            Some(r) if r > 1 => format!(
-                "{n} {} × {r} replications",
-                noun("configuration", "configurations")
-            ),
-            _ if self.pair.is_some() => format!("{n} {}", noun("configuration", "configurations")),
-            _ => format!("{n} {}", noun("run", "runs")),
+        match self.replications() {
+            Some(r) => format!("{} × {r} replications", self.points(self.runs())),
+            None => self.points(self.runs()),
         }
+    }
+
+    /// `n` points in words: `n runs`, or `n configurations` when a point
+    /// stands for several runs (replications, or a pair).
+    pub fn points(&self, n: usize) -> String {
+        let (one, many) = if self.replications().is_some() || self.pair.is_some() {
+            ("configuration", "configurations")
+        } else {
+            ("run", "runs")
+        };
+        format!("{n} {}", if n == 1 { one } else { many })
+    }
+
+    /// Replications per point, when a point stands for more than one.
+    fn replications(&self) -> Option<u64> {
+        self.table.replications_per_run().filter(|&r| r > 1)
     }
 
     /// The `run` cell of a row if the table has one, else its 0-based index.

@@ -352,12 +352,8 @@ impl Tradeoff<'_> {
             svg.text(x + 16.0, y, &g.name, &[("class", &"legend-group")]);
             let n = g.points.len();
             let counted = match &self.pair {
-                Some(_) => format!("{n} configuration{}", if n == 1 { "" } else { "s" }),
-                None => format!(
-                    "{n} run{}, {} on the frontier",
-                    if n == 1 { "" } else { "s" },
-                    g.frontier.len()
-                ),
+                Some(_) => self.points(n),
+                None => format!("{}, {} on the frontier", self.points(n), g.frontier.len()),
             };
             svg.text(
                 x + 16.0,
