@@ -290,10 +290,11 @@ fn sweep_section(page: &mut String, index: usize, table: &Table) -> Result<(), T
     let plot = tradeoff(table, &spec)?;
     let _ = writeln!(
         page,
-        "<section class=\"sweep\" id=\"sweep-{index}\">\n<h2>Sweep: {}</h2>\n<p>{} runs, {} groups.</p>",
+        "<section class=\"sweep\" id=\"sweep-{index}\">\n<h2>Sweep: {}</h2>\n<p>{}, {} group{}.</p>",
         escape(&table.origin),
-        plot.runs(),
-        plot.groups.len()
+        plot.drawn(),
+        plot.groups.len(),
+        if plot.groups.len() == 1 { "" } else { "s" }
     );
     let _ = writeln!(
         page,
