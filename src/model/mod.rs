@@ -45,4 +45,4 @@ pub use pod::{
     Change, ExitReason, ExposureMeter, Field, Meters, Metrics, Observer, Outcome, PodEvent, PodModel,
     PodPhase, PodSimulator, RunPrefix, Trace, TraceEntry, UpdateEffect,
 };
-pub use run::{JobReport, RunReport, RunSpec, Simulator, simulate};
+pub use run::{JobReport, Measured, PodReport, RunReport, RunSpec, Simulator, simulate, simulate_pod};

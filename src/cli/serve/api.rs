@@ -24,8 +24,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use podsim::engine::SimDuration;
-use podsim::model::service::simulate_service;
-use podsim::model::{RunReport, simulate};
+use podsim::model::{PodReport, RunReport, simulate};
 use podsim::report::bands::{Figure, TimeAxis, timelines_svg};
 use podsim::report::kubectl;
 use podsim::report::service;
@@ -128,10 +127,7 @@ pub fn run(body: &str) -> Reply {
     };
     let mut documents: Vec<Value> = inputs
         .iter()
-        .map(|input| match input.scenario.run.service {
-            Some(_) => crate::cli::run::service_document(input, &simulate_service(&input.scenario.run)),
-            None => crate::cli::run::document(input, &simulate(&input.scenario.run)),
-        })
+        .map(|input| crate::cli::run::document(input, &simulate(&input.scenario.run)))
         .collect();
     match documents.len() {
         1 => Reply::json(&documents.remove(0)),
@@ -155,31 +151,32 @@ pub fn view(body: &str) -> Reply {
         return Reply::error(400, &format!("give 1 to {MAX_VIEWS} scenarios"));
     }
     let mut runs = Vec::new();
-    let mut drawn: Vec<(Input, RunReport)> = Vec::new();
+    let mut drawn: Vec<(Input, PodReport)> = Vec::new();
     for text in &texts {
         match read(text) {
             Err(d) => runs.push(json!({ "error": error_object(&d) })),
             Ok(mut inputs) => {
                 // A manifest with several workloads shows its first.
                 let input = inputs.remove(0);
-                if input.scenario.run.service.is_some() {
-                    let s = &input.scenario;
-                    let report = simulate_service(&s.run);
-                    runs.push(json!({
-                        "document": crate::cli::run::service_document(&input, &report),
-                        "kubectl": [],
-                        "service_svg": service::service_svg(&s.name, &s.run.pod, &report),
-                    }));
-                    continue;
-                }
                 let report = simulate(&input.scenario.run);
+                let document = crate::cli::run::document(&input, &report);
+                let report = match report {
+                    RunReport::Pod(report) => report,
+                    RunReport::Service(report) => {
+                        let s = &input.scenario;
+                        runs.push(json!({
+                            "document": document,
+                            "kubectl": [],
+                            "service_svg": service::service_svg(&s.name, &s.run.pod, &report),
+                        }));
+                        continue;
+                    }
+                };
                 let watch: Vec<Value> = kubectl::watch(&input.scenario.run.pod, &report.trace)
                     .iter()
                     .map(|w| json!({ "at_ms": w.at.as_millis(), "ready": w.ready, "status": w.status, "restarts": w.restarts }))
                     .collect();
-                runs.push(
-                    json!({ "document": crate::cli::run::document(&input, &report), "kubectl": watch }),
-                );
+                runs.push(json!({ "document": document, "kubectl": watch }));
                 drawn.push((input, report));
             }
         }
