@@ -18,7 +18,7 @@ use super::table::{Table, TableError};
 use super::timeline::event_lines;
 use super::{job, service};
 use crate::model::service::{ServiceMetrics, ServiceReport};
-use crate::model::{Field, Metrics, RunReport};
+use crate::model::{Field, Metrics, PodReport};
 use crate::scenario::Scenario;
 
 /// One simulated scenario.
@@ -26,7 +26,7 @@ pub struct ScenarioRun<'a> {
     /// The scenario, for its containers' names and kinds.
     pub scenario: &'a Scenario,
     /// What happened in the run.
-    pub report: &'a RunReport,
+    pub report: &'a PodReport,
 }
 
 /// One simulated Service scenario: its replicas, endpoints and requests.

@@ -28,8 +28,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use podsim::engine::SimDuration;
-use podsim::model::service::simulate_service;
-use podsim::model::{RunReport, simulate};
+use podsim::model::{PodReport, RunReport, simulate};
 use podsim::report::bands::{Figure, TimeAxis, timelines_svg};
 use podsim::report::kubectl;
 use podsim::report::service;
@@ -140,10 +139,7 @@ pub fn run(body: &str) -> Reply {
     };
     let mut documents: Vec<Value> = inputs
         .iter()
-        .map(|input| match input.scenario.run.service {
-            Some(_) => crate::cli::run::service_document(input, &simulate_service(&input.scenario.run)),
-            None => crate::cli::run::document(input, &simulate(&input.scenario.run)),
-        })
+        .map(|input| crate::cli::run::document(input, &simulate(&input.scenario.run)))
         .collect();
     match documents.len() {
         1 => Reply::json(&documents.remove(0)),
@@ -167,7 +163,7 @@ pub fn view(body: &str) -> Reply {
         return Reply::error(400, "give at least one scenario");
     }
     let mut runs = Vec::new();
-    let mut drawn: Vec<(Input, RunReport)> = Vec::new();
+    let mut drawn: Vec<(Input, PodReport)> = Vec::new();
     let mut ran = 0;
     for (i, text) in texts.iter().enumerate() {
         for (j, result) in read_each(text).into_iter().enumerate() {
@@ -215,7 +211,7 @@ fn left_out(name: &str) -> String {
 /// One workload's entry of the view: its document, its notices as the page
 /// words them, and kubectl's lines, or, for a Service, its picture; a Pod
 /// run is kept in `drawn` for the shared timeline.
-fn view_one(input: Input, drawn: &mut Vec<(Input, RunReport)>) -> Value {
+fn view_one(input: Input, drawn: &mut Vec<(Input, PodReport)>) -> Value {
     let notices: Vec<Value> = input
         .scenario
         .notices
@@ -223,22 +219,25 @@ fn view_one(input: Input, drawn: &mut Vec<(Input, RunReport)>) -> Value {
         .map(super::notices::for_page)
         .collect();
     let s = &input.scenario;
-    if s.run.service.is_some() {
-        let report = simulate_service(&s.run);
-        return json!({
-            "document": crate::cli::run::service_document(&input, &report),
-            "notices": notices,
-            "kubectl": [],
-            "service_svg": service::service_svg(&s.name, &s.run.pod, &report),
-        });
-    }
     let report = simulate(&s.run);
+    let document = crate::cli::run::document(&input, &report);
+    let report = match report {
+        RunReport::Pod(report) => report,
+        RunReport::Service(report) => {
+            return json!({
+                "document": document,
+                "notices": notices,
+                "kubectl": [],
+                "service_svg": service::service_svg(&s.name, &s.run.pod, &report),
+            });
+        }
+    };
     let watch: Vec<Value> = kubectl::watch(&s.run.pod, &report.trace)
         .iter()
         .map(|w| json!({ "at_ms": w.at.as_millis(), "ready": w.ready, "status": w.status, "restarts": w.restarts }))
         .collect();
     let entry = json!({
-        "document": crate::cli::run::document(&input, &report),
+        "document": document,
         "notices": notices,
         "kubectl": watch,
     });
