@@ -43,7 +43,7 @@ fn requests_per_second(c: &mut Criterion) {
     ];
     let mut group = c.benchmark_group("service");
     for (name, run) in runs {
-        let mut simulator = ServiceSimulator::<()>::new(run);
+        let mut simulator = ServiceSimulator::new(run);
         let metrics = simulator.run();
         assert!(metrics.requests > 0 && !metrics.horizon, "{name}: {metrics:?}");
         group.throughput(Throughput::Elements(metrics.requests));

@@ -12,7 +12,7 @@
 //! text, JSON and pictures.
 //!
 //! ```
-//! use podsim::model::simulate;
+//! use podsim::model::simulate_pod;
 //! use podsim::scenario::Scenario;
 //!
 //! let scenario = Scenario::parse(
@@ -33,7 +33,7 @@
 //!     "#,
 //!     "inline",
 //! )?;
-//! let metrics = simulate(&scenario.run).metrics;
+//! let metrics = simulate_pod(&scenario.run).metrics;
 //! // Side by side, web runs 1 s → 3 s before the proxy is up, and 11 s → 13 s
 //! // after the proxy has drained.
 //! assert_eq!(metrics.ready_ms, Some(3000));

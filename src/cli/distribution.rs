@@ -7,8 +7,7 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use podsim::model::service::ServiceSimulator;
-use podsim::model::{PodSimulator, RunSpec};
+use podsim::model::{Measured, RunSpec, Simulator};
 use podsim::sweep::summary::{STATS, Stats, Summary, Table};
 use rayon::prelude::*;
 
@@ -26,29 +25,30 @@ pub fn summarise(run: &RunSpec, replications: u64) -> Summary {
     let mut summary = Summary::new(Table::of(run));
     for start in (0..replications).step_by(BLOCK as usize) {
         let block = start..(start + BLOCK).min(replications);
-        if run.service.is_some() {
-            let metrics = in_order(
-                block,
-                || ServiceSimulator::<()>::new(run.clone()),
-                |s, r| {
-                    s.spec_mut().stream.replication = r;
-                    s.run()
-                },
-            );
-            metrics.iter().for_each(|m| summary.add_service(m));
-        } else {
-            let metrics = in_order(
-                block,
-                || PodSimulator::new(run.clone()),
-                |s, r| {
-                    s.spec_mut().stream.replication = r;
-                    s.run()
-                },
-            );
-            metrics.iter().for_each(|m| summary.add(m));
-        }
+        let measured = in_order(block, || simulator(run), replicate);
+        measured.iter().for_each(|m| add(&mut summary, m));
     }
     summary
+}
+
+/// The simulator for replications of `run`: a Job's Pod runs alone,
+/// without the Job controller (`jobs: false`), and the figures are its.
+fn simulator(run: &RunSpec) -> Simulator {
+    Simulator::for_run(run.clone(), false)
+}
+
+/// Replication `r` of the simulator's spec.
+fn replicate(s: &mut Simulator, r: u64) -> Measured {
+    s.spec_mut(true).stream.replication = r;
+    s.run()
+}
+
+/// Adds one run's figures to `summary`.
+fn add(summary: &mut Summary, measured: &Measured) {
+    match measured {
+        Measured::Pod(m) | Measured::Job(m, _) => summary.add(m),
+        Measured::Service(m) => summary.add_service(m),
+    }
 }
 
 /// `run` of each replication of `block` on the cores, each thread on a
@@ -173,18 +173,9 @@ mod tests {
         ] {
             let run = scenario(file);
             let mut serial = Summary::new(Table::of(&run));
-            if run.service.is_some() {
-                let mut s = ServiceSimulator::<()>::new(run.clone());
-                for r in 0..n {
-                    s.spec_mut().stream.replication = r;
-                    serial.add_service(&s.run());
-                }
-            } else {
-                let mut s = PodSimulator::new(run.clone());
-                for r in 0..n {
-                    s.spec_mut().stream.replication = r;
-                    serial.add(&s.run());
-                }
+            let mut s = simulator(&run);
+            for r in 0..n {
+                add(&mut serial, &replicate(&mut s, r));
             }
             let mut parallel = summarise(&run, n);
             assert_eq!(text(&mut parallel, 0), text(&mut serial, 0), "{file}");

@@ -138,14 +138,8 @@ pub fn draw(csv: &Path, path: &Path, spec: &PlotSpec, out: &mut dyn Write) -> Re
     let plot = tradeoff(&table, spec)?;
     write_picture(path, &plot.svg())?;
     let what = match &plot.pair {
-        Some(pair) => format!(
-            "{} configuration{}, {} against {}",
-            plot.runs(),
-            if plot.runs() == 1 { "" } else { "s" },
-            pair.first,
-            pair.second
-        ),
-        None => format!("{} runs", plot.runs()),
+        Some(pair) => format!("{}, {} against {}", plot.drawn(), pair.first, pair.second),
+        None => plot.drawn(),
     };
     let grouping = match plot.group {
         Some(g) => format!(

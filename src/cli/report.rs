@@ -12,8 +12,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use podsim::engine::SimDuration;
-use podsim::model::service::simulate_service;
-use podsim::model::simulate;
+use podsim::model::{RunReport, simulate};
 use podsim::report::html::{Contents, ScenarioRun, ServiceRun, report};
 use podsim::report::table::Table;
 
@@ -66,36 +65,23 @@ pub fn run(args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
     let files: Vec<PathBuf> = args.files.iter().filter(|f| !is_csv(f)).cloned().collect();
     let loaded = inputs::load(&inputs::paths(&files), args.timings.as_deref(), args.input_format)?;
     loaded.refusals("nothing written")?;
+    let reports: Vec<RunReport> = (loaded.runs.iter())
+        .map(|input| {
+            let mut run = input.scenario.run.clone();
+            run.horizon = args.horizon.unwrap_or(run.horizon);
+            simulate(&run)
+        })
+        .collect();
     // A Service scenario is its own kind of run: its replicas, endpoints
     // and requests, not its Pod template alone.
-    let (services, pods): (Vec<_>, Vec<_>) =
-        loaded.runs.iter().partition(|i| i.scenario.run.service.is_some());
-    let with_horizon = |input: &inputs::Input| {
-        let mut run = input.scenario.run.clone();
-        run.horizon = args.horizon.unwrap_or(run.horizon);
-        run
-    };
-    let pod_reports: Vec<_> = pods.iter().map(|i| simulate(&with_horizon(i))).collect();
-    let service_reports: Vec<_> = services
-        .iter()
-        .map(|i| simulate_service(&with_horizon(i)))
-        .collect();
-    let pod_runs: Vec<ScenarioRun> = pods
-        .iter()
-        .zip(&pod_reports)
-        .map(|(input, report)| ScenarioRun {
-            scenario: &input.scenario,
-            report,
-        })
-        .collect();
-    let service_runs: Vec<ServiceRun> = services
-        .iter()
-        .zip(&service_reports)
-        .map(|(input, report)| ServiceRun {
-            scenario: &input.scenario,
-            report,
-        })
-        .collect();
+    let (mut pod_runs, mut service_runs) = (Vec::new(), Vec::new());
+    for (input, report) in loaded.runs.iter().zip(&reports) {
+        let scenario = &input.scenario;
+        match report {
+            RunReport::Pod(report) => pod_runs.push(ScenarioRun { scenario, report }),
+            RunReport::Service(report) => service_runs.push(ServiceRun { scenario, report }),
+        }
+    }
     let page = report(&Contents {
         pods: &pod_runs,
         services: &service_runs,

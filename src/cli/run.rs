@@ -14,8 +14,7 @@ use anyhow::Result;
 use clap::ValueEnum;
 
 use podsim::engine::SimDuration;
-use podsim::model::service::{ServiceReport, simulate_service};
-use podsim::model::{RunReport, RunSpec, simulate};
+use podsim::model::{PodReport, RunReport, RunSpec, simulate};
 use podsim::report::bands::{Figure, timelines_svg};
 use podsim::report::{job, json, kubectl, metrics_table, service, timeline};
 use podsim::scenario::{Diagnostic, Scenario};
@@ -88,21 +87,6 @@ pub enum Format {
 /// How many failed requests a Service's text lists before pointing to JSON.
 const LISTED_FAILURES: usize = 20;
 
-/// What one input's run produced: a Pod's history, or a Service's.
-enum Outcome {
-    Pod(RunReport),
-    Service(ServiceReport),
-}
-
-impl Outcome {
-    fn of(run: &RunSpec) -> Outcome {
-        match run.service {
-            Some(_) => Outcome::Service(simulate_service(run)),
-            None => Outcome::Pod(simulate(run)),
-        }
-    }
-}
-
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
     let loaded = inputs::load(
         &inputs::paths(&args.files),
@@ -148,9 +132,9 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
     if runs.is_empty() {
         return Ok(());
     }
-    let outcomes: Vec<Outcome> = runs
+    let outcomes: Vec<RunReport> = runs
         .iter()
-        .map(|i| Outcome::of(&run_of(&i.scenario, args)))
+        .map(|i| simulate(&run_of(&i.scenario, args)))
         .collect();
     let mut distributions: Vec<_> = match args.replications {
         1 => Vec::new(),
@@ -163,13 +147,13 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
         runs.iter()
             .zip(&outcomes)
             .filter_map(|(input, outcome)| match outcome {
-                Outcome::Pod(report) => Some((input, report)),
-                Outcome::Service(_) => None,
+                RunReport::Pod(report) => Some((input, report)),
+                RunReport::Service(_) => None,
             })
     };
     if let Some(path) = &args.svg {
         let picture = match (runs, outcomes.as_slice()) {
-            ([input], [Outcome::Service(report)]) => {
+            ([input], [RunReport::Service(report)]) => {
                 let s = &input.scenario;
                 service::service_svg(&s.name, &s.run.pod, report)
             }
@@ -200,7 +184,7 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
             tables.push(kubectl::watch_text(&watched));
         }
         for (input, outcome) in runs.iter().zip(&outcomes) {
-            if let Outcome::Service(report) = outcome {
+            if let RunReport::Service(report) = outcome {
                 let s = &input.scenario;
                 tables.push(service::watch::watch_text(&kube_name(s), &s.run.pod, report));
             }
@@ -211,10 +195,7 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
     match args.format {
         Format::Json => {
             for (i, (input, outcome)) in runs.iter().zip(&outcomes).enumerate() {
-                let mut document = match outcome {
-                    Outcome::Pod(report) => document(input, report),
-                    Outcome::Service(report) => service_document(input, report),
-                };
+                let mut document = document(input, outcome);
                 if let (Some(summary), Some(object)) = (distributions.get_mut(i), document.as_object_mut()) {
                     let seed = run_of(&input.scenario, args).stream.seed;
                     object.insert("distribution".into(), distribution::json(summary, seed));
@@ -229,8 +210,8 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
                 writeln!(out, "== {} ({})", scenario.name, input.source)?;
                 writeln!(out)?;
                 match outcome {
-                    Outcome::Pod(report) => pod_text(scenario, report, args.width, out)?,
-                    Outcome::Service(report) => {
+                    RunReport::Pod(report) => pod_text(scenario, report, args.width, out)?,
+                    RunReport::Service(report) => {
                         let text = service::text(&scenario.run.pod, report, LISTED_FAILURES, args.width);
                         write!(out, "{text}")?;
                         writeln!(out)?;
@@ -265,7 +246,7 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
 
 /// A Pod run for people: the timeline, the band chart, the metrics and, for
 /// a Job, its Pods.
-fn pod_text(scenario: &Scenario, report: &RunReport, width: u64, out: &mut dyn Write) -> Result<()> {
+fn pod_text(scenario: &Scenario, report: &PodReport, width: u64, out: &mut dyn Write) -> Result<()> {
     write!(out, "{}", timeline::event_lines(&scenario.run.pod, report))?;
     writeln!(out)?;
     let picture = timeline::Timeline::new(&scenario.run.pod, report);
@@ -281,19 +262,16 @@ fn pod_text(scenario: &Scenario, report: &RunReport, width: u64, out: &mut dyn W
 }
 
 /// One run as `--format json` prints it (and `podsim serve`'s API answers):
-/// the scenario's name, where it came from, its kind and notices, then the
-/// metrics and typed events.
+/// the scenario's name, where it came from, its kind and notices, then a
+/// Pod's metrics and typed events, or a Service's figures, deletions,
+/// failed requests and replicas.
 pub(super) fn document(input: &Input, report: &RunReport) -> serde_json::Value {
     let s = &input.scenario;
-    with_header(input, json::run_document(&s.name, &s.run.pod, report))
-}
-
-/// A Service run as `--format json` prints it: the same header as a Pod
-/// run's, then the Service's figures, deletions, failed requests and
-/// replicas.
-pub(super) fn service_document(input: &Input, report: &ServiceReport) -> serde_json::Value {
-    let s = &input.scenario;
-    with_header(input, service::run_document(&s.name, &s.run.pod, report))
+    let body = match report {
+        RunReport::Pod(report) => json::run_document(&s.name, &s.run.pod, report),
+        RunReport::Service(report) => service::run_document(&s.name, &s.run.pod, report),
+    };
+    with_header(input, body)
 }
 
 /// `body` after the fields every run's document opens with: `name`,

@@ -2,33 +2,39 @@
 //! lifecycle of a single Pod (`pod`: its spec, events, history, metrics and
 //! simulator), the Job controller over a Job's Pods (`job`), and a Service
 //! with its replicas, endpoints, proxies and traffic (`service`). What runs
-//! a scenario, whichever room it needs, is `run`, above the three.
+//! a scenario, whichever room it needs, is `run`, above the three: the one
+//! place that chooses between them.
 //!
-//! The rooms point one way:
+//! Every edge points down:
 //!
 //! ```text
-//!                 run        RunSpec, Simulator, simulate, RunReport
-//!               /  |  \
-//!        service   |   job   the Job reads RunSpec through JobRun; the
-//!               \  |  /      Service still takes the whole RunSpec
-//!                 pod        PodSpec, PodModel, PodSimulator, Change, Metrics;
-//!                  |         it reads RunSpec through PodRun
+//!                 run        RunSpec, Simulator, Measured, simulate,
+//!               /  |  \      RunReport (a PodReport or a ServiceReport)
+//!        service   |   job   ServiceRun / JobRun: what each reads of a
+//!               \  |  /      RunSpec, lent in place
+//!                 pod        PodSpec, PodModel, PodSimulator, Change,
+//!                  |         Metrics; PodRun: what it reads of a run
 //!     dist, draw, version    shared ground: distributions, random streams,
 //!                            Kubernetes releases
 //! ```
 //!
-//! `pod` names neither `job`, `service` nor `run`: what it reads of a run it
-//! reads through `PodRun`, which `RunSpec` lends in place (no copy per run),
-//! and a Service's replicas through the plain `PodRunSpec`. `job` names
-//! `pod` only, and reads its run through `JobRun`. `service` names `pod`
-//! and, for its spec, `run`'s `RunSpec`: the one edge that still points up.
-//! The flat re-exports below keep `model::PodSpec` and the like one path
-//! for the layers above.
+//! `pod` names neither `job`, `service` nor `run`; `job` and `service`
+//! name `pod` and the shared ground only, never each other nor `run`. What
+//! a room reads of a run it reads through its own trait (`PodRun`,
+//! `JobRun: PodRun`, `ServiceRun: PodRun`), which `RunSpec` implements in
+//! `run` (no copy per run), and a Service's replicas run on the plain
+//! `PodRunSpec`. The layers above call `run` (`simulate`, `Simulator`) and
+//! never choose a room themselves. A test (`rooms`) reads the rooms'
+//! sources and fails on an edge that points up or sideways. The flat
+//! re-exports below keep `model::PodSpec` and the like one path for the
+//! layers above; the rooms do not use them.
 
 mod dist;
 mod draw;
 pub mod job;
 pub mod pod;
+#[cfg(test)]
+mod rooms;
 mod run;
 pub mod service;
 mod version;
@@ -45,4 +51,4 @@ pub use pod::{
     Change, ExitReason, ExposureMeter, Field, Meters, Metrics, Observer, Outcome, PodEvent, PodModel,
     PodPhase, PodSimulator, RunPrefix, Trace, TraceEntry, UpdateEffect,
 };
-pub use run::{JobReport, RunReport, RunSpec, Simulator, simulate};
+pub use run::{JobReport, Measured, PodReport, RunReport, RunSpec, Simulator, simulate, simulate_pod};

@@ -1,18 +1,24 @@
 //! What runs a scenario, above the three rooms: the spec of one run
 //! (`RunSpec`: the Pod, and a Job's or a Service's settings beside it),
-//! which simulator a run takes (`Simulator`), and one recorded run for
-//! `podsim run` (`simulate`).
+//! which simulator a run takes (`Simulator`) and what it measured
+//! (`Measured`), and one recorded run for `podsim run` (`simulate`, giving
+//! a `RunReport`).
 //!
-//! Invariant: only this module names all three rooms. The Pod room names
-//! neither the Job nor the Service; a `RunSpec` lends each room what it
-//! reads (`PodRun`, `JobRun`) without a copy, so a sweep sets its keys on
-//! the value the model runs from.
+//! Invariant: only this module names all three rooms, and only it chooses
+//! between them (from the spec: a `service`, a Job's `mode`); the layers
+//! above call `simulate` or `Simulator::for_run` and read the kind of
+//! report or figures they get. No room names this module: a `RunSpec`
+//! lends each room what it reads (`PodRun`, `JobRun`, `ServiceRun`)
+//! without a copy, so a sweep sets its keys on the value the model runs
+//! from.
 
 use super::draw::Stream;
-use super::job::{self, JobRun, JobSimulator, JobSpec};
+use super::job::{JobFigures, JobPod, JobRun, JobSimulator, JobSpec};
 use super::pod::spec::{PodMode, PodRun, PodSpec};
 use super::pod::{Metrics, PodSimulator, Trace, TraceEntry};
-use super::service::{ServiceSimulator, ServiceSpec};
+use super::service::{
+    ServiceMetrics, ServiceReport, ServiceRun, ServiceSimulator, ServiceSpec, simulate_service,
+};
 use crate::engine::{DEFAULT_HORIZON, SimDuration};
 
 /// Everything one run needs: the Pod and when to stop looking at it. A
@@ -63,6 +69,12 @@ impl JobRun for RunSpec {
     }
 }
 
+impl ServiceRun for RunSpec {
+    fn service(&self) -> Option<&ServiceSpec> {
+        self.service.as_deref()
+    }
+}
+
 /// The simulator a run of a `RunSpec` takes, reused run after run: a
 /// Pod's, a Job's (its Pods one after another under the controller) or a
 /// Service's (its replicas behind the Service).
@@ -72,7 +84,19 @@ pub enum Simulator {
     /// A Job's Pods.
     Job(Box<JobSimulator<(), RunSpec>>),
     /// A Service and its replicas.
-    Service(Box<ServiceSimulator>),
+    Service(Box<ServiceSimulator<(), RunSpec>>),
+}
+
+/// What one run of a `Simulator` measured, by the simulator's kind.
+#[derive(Clone, Debug)]
+pub enum Measured {
+    /// A Pod's figures.
+    Pod(Metrics),
+    /// A Job's first Pod's figures, and the Job's (none for a spec that is
+    /// not a Job's: a grid's `pod.mode` axis).
+    Job(Metrics, Option<JobFigures>),
+    /// A Service's figures.
+    Service(ServiceMetrics),
 }
 
 impl Simulator {
@@ -103,11 +127,35 @@ impl Simulator {
             Simulator::Service(s) => s.spec_mut(),
         }
     }
+
+    /// Simulates the current spec once (`spec_mut` sets the next). A sweep
+    /// runs its simulator itself, a Pod's from a shared prefix; this is
+    /// for a caller that only wants the figures.
+    pub fn run(&mut self) -> Measured {
+        match self {
+            Simulator::Pod(s) => Measured::Pod(s.run()),
+            Simulator::Job(s) => {
+                let (metrics, job) = s.run(|_, _| {});
+                Measured::Job(metrics, job)
+            }
+            Simulator::Service(s) => Measured::Service(s.run()),
+        }
+    }
 }
 
-/// One run with its history: what `podsim run` shows.
+/// One recorded run, as `podsim run` shows it: a Pod's (a Job's Pods'
+/// too), or a Service's.
 #[derive(Clone, Debug)]
-pub struct RunReport {
+pub enum RunReport {
+    /// A Pod, or a Job's Pods.
+    Pod(PodReport),
+    /// A Service and its replicas.
+    Service(ServiceReport),
+}
+
+/// One Pod's run with its history, and a Job's Pods for a Job's Pod.
+#[derive(Clone, Debug)]
+pub struct PodReport {
     /// The run's figures (a Job's: its first Pod's).
     pub metrics: Metrics,
     /// Every change, in order; views read it, and nothing else. A Job's
@@ -121,25 +169,35 @@ pub struct RunReport {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JobReport {
     /// The Job's figures.
-    pub figures: job::JobFigures,
+    pub figures: JobFigures,
     /// Its Pods, in the order they were created.
-    pub pods: Vec<job::JobPod>,
+    pub pods: Vec<JobPod>,
     /// The histories of the Pods after the first (the first's is the
     /// report's `trace`), each from its own creation: times are the Pod's
     /// age, as kubectl's AGE column counts it.
     pub later: Vec<Vec<TraceEntry>>,
 }
 
-/// Simulates `run` once, recording its history; a Job's Pod runs under the
-/// Job controller, and every Pod's history is kept (the first's as the
-/// report's trace, which the timeline and the metrics are of).
+/// Simulates `run` once, recording its history: its Service's, if it has
+/// one, else its Pod's (`simulate_pod`).
 pub fn simulate(run: &RunSpec) -> RunReport {
+    match run.service {
+        Some(_) => RunReport::Service(simulate_service(run)),
+        None => RunReport::Pod(simulate_pod(run)),
+    }
+}
+
+/// Simulates the Pod of `run` once, recording its history, whatever its
+/// Service; a Job's Pod runs under the Job controller, and every Pod's
+/// history is kept (the first's as the report's trace, which the timeline
+/// and the metrics are of).
+pub fn simulate_pod(run: &RunSpec) -> PodReport {
     if run.pod.mode == PodMode::Job {
         let mut simulator = JobSimulator::observed_by(run.clone(), Trace::new());
         let mut histories = Vec::new();
         let (metrics, figures) = simulator.run(|_, pod| histories.push(pod.to_vec()));
         let mut histories = histories.into_iter();
-        return RunReport {
+        return PodReport {
             metrics,
             trace: histories.next().unwrap_or_default(),
             job: figures.map(|figures| JobReport {
@@ -151,7 +209,7 @@ pub fn simulate(run: &RunSpec) -> RunReport {
     }
     let mut simulator = PodSimulator::recording(run.clone());
     let metrics = simulator.run();
-    RunReport {
+    PodReport {
         metrics,
         trace: simulator.trace().to_vec(),
         job: None,

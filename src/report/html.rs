@@ -18,7 +18,7 @@ use super::table::{Table, TableError};
 use super::timeline::event_lines;
 use super::{job, service};
 use crate::model::service::{ServiceMetrics, ServiceReport};
-use crate::model::{Field, Metrics, RunReport};
+use crate::model::{Field, Metrics, PodReport};
 use crate::scenario::Scenario;
 
 /// One simulated scenario.
@@ -26,7 +26,7 @@ pub struct ScenarioRun<'a> {
     /// The scenario, for its containers' names and kinds.
     pub scenario: &'a Scenario,
     /// What happened in the run.
-    pub report: &'a RunReport,
+    pub report: &'a PodReport,
 }
 
 /// One simulated Service scenario: its replicas, endpoints and requests.
@@ -290,10 +290,11 @@ fn sweep_section(page: &mut String, index: usize, table: &Table) -> Result<(), T
     let plot = tradeoff(table, &spec)?;
     let _ = writeln!(
         page,
-        "<section class=\"sweep\" id=\"sweep-{index}\">\n<h2>Sweep: {}</h2>\n<p>{} runs, {} groups.</p>",
+        "<section class=\"sweep\" id=\"sweep-{index}\">\n<h2>Sweep: {}</h2>\n<p>{}, {} group{}.</p>",
         escape(&table.origin),
-        plot.runs(),
-        plot.groups.len()
+        plot.drawn(),
+        plot.groups.len(),
+        if plot.groups.len() == 1 { "" } else { "s" }
     );
     let _ = writeln!(
         page,

@@ -10,7 +10,7 @@
 use serde_json::{Map, Value, json};
 
 use super::line::{self, Line};
-use crate::model::{Change, Field, Metrics, PodSpec, ProbeKind, RunReport, Signal, TraceEntry};
+use crate::model::{Change, Field, Metrics, PodReport, PodSpec, ProbeKind, Signal, TraceEntry};
 
 /// The metrics as a JSON object.
 pub fn metrics_object(metrics: &Metrics) -> Value {
@@ -28,7 +28,7 @@ pub fn metrics_object(metrics: &Metrics) -> Value {
 
 /// `{"name": …, "metrics": {…}, "events": [{"at_ms", "container", "event", "type", …}, …],
 /// "probes": [{"container", "probe", "runs", "failures"}, …]}`.
-pub fn run_document(name: &str, spec: &PodSpec, report: &RunReport) -> Value {
+pub fn run_document(name: &str, spec: &PodSpec, report: &PodReport) -> Value {
     let events: Vec<Value> = line::lines(&report.trace)
         .map(|(e, line)| event_object(spec, e, line))
         .collect();
@@ -47,7 +47,7 @@ pub fn run_document(name: &str, spec: &PodSpec, report: &RunReport) -> Value {
 /// Every probe's runs and failures over the run (R53), summed from the
 /// history's `Probed` reports: one object per container and probe that
 /// ran, in container then probe order.
-fn probes_array(spec: &PodSpec, report: &RunReport) -> Vec<Value> {
+fn probes_array(spec: &PodSpec, report: &PodReport) -> Vec<Value> {
     let mut totals = vec![[(0u32, 0u32); 3]; spec.containers.len()];
     for e in &report.trace {
         if let (

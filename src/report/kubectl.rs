@@ -11,7 +11,7 @@
 use std::fmt::Write;
 
 use crate::engine::SimTime;
-use crate::model::{Change, ContainerKind, ExitReason, PodPhase, PodSpec, RunReport, TraceEntry, name_hash};
+use crate::model::{Change, ContainerKind, ExitReason, PodPhase, PodReport, PodSpec, TraceEntry, name_hash};
 
 /// A container's state as the API shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,7 +222,7 @@ pub fn name_suffix(seed: &str) -> String {
 /// `generateName` and the API server name them (`<job>-<5 chars>`), each
 /// line's AGE from that Pod's creation. The Job's Pods come one after
 /// another, so Pod by Pod is the order `kubectl get pods -w` prints.
-pub fn pods(name: &str, spec: &PodSpec, report: &RunReport) -> Vec<(String, Vec<WatchLine>)> {
+pub fn pods(name: &str, spec: &PodSpec, report: &PodReport) -> Vec<(String, Vec<WatchLine>)> {
     let Some(job) = &report.job else {
         return vec![(name.to_string(), watch(spec, &report.trace))];
     };

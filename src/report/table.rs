@@ -165,6 +165,23 @@ impl Table {
         (0..end).filter(|&c| self.columns[c] != "run").collect()
     }
 
+    /// How many replications each run has: in a sweep's CSV, one more than
+    /// the largest `replication` cell; in a summary, its `replications`
+    /// cell when every row has the same. `None` for a table with neither
+    /// (one row per run), or a summary whose rows differ.
+    pub fn replications_per_run(&self) -> Option<u64> {
+        let cells = |name: &str| {
+            let c = self.columns.iter().position(|c| c == name)?;
+            Some(self.rows.iter().map(move |row| row[c].trim().parse::<u64>().ok()))
+        };
+        if let Some(mut cells) = cells("replication") {
+            return cells.try_fold(0, |most, r| r.map(|r| most.max(r + 1)));
+        }
+        let mut cells = cells("replications")?;
+        let first = cells.next()??;
+        cells.all(|r| r == Some(first)).then_some(first)
+    }
+
     /// The number in `row` at `column`; `None` for an empty cell (an absent metric).
     pub fn number(&self, row: usize, column: usize) -> Result<Option<f64>, TableError> {
         let cell = self.rows[row][column].trim();
@@ -234,6 +251,22 @@ mod tests {
         assert_eq!(
             Table::read(summary.as_bytes(), "s.csv").unwrap().parameters(),
             [1]
+        );
+    }
+
+    #[test]
+    fn replications_per_run_from_the_replication_column_or_a_summary() {
+        let read = |text: &str| Table::read(text.as_bytes(), "t.csv").unwrap();
+        // Two runs of three replications each: 0, 1, 2.
+        let sweep = read("run,replication,ready_ms\n0,0,1\n0,1,2\n0,2,3\n1,0,1\n1,1,1\n1,2,1\n");
+        assert_eq!(sweep.replications_per_run(), Some(3));
+        assert_eq!(read("run,ready_ms\n0,1\n").replications_per_run(), None);
+        let summary = "run,replications,failed_mean\n0,50,1\n1,50,2\n";
+        assert_eq!(read(summary).replications_per_run(), Some(50));
+        // Summaries merged from other replication counts say nothing.
+        assert_eq!(
+            read("run,replications,failed_mean\n0,50,1\n1,20,2\n").replications_per_run(),
+            None
         );
     }
 

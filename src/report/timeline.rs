@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use crate::engine::{SimDuration, SimTime};
-use crate::model::{Change, ContainerKind, PodSpec, RunReport, TraceEntry};
+use crate::model::{Change, ContainerKind, PodReport, PodSpec, TraceEntry};
 
 /// What a container is doing during a band.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -116,14 +116,14 @@ pub struct Timeline {
 impl Timeline {
     /// Builds the bands of `report`, a run of `spec`, from its history: the
     /// spec gives only the rows' names and kinds.
-    pub fn new(spec: &PodSpec, report: &RunReport) -> Timeline {
+    pub fn new(spec: &PodSpec, report: &PodReport) -> Timeline {
         Timeline::until(spec, report, SimTime(report.metrics.end_ms))
     }
 
     /// The same, drawn on to `end` if that is later than the run's own
     /// end: a replica of a Service keeps its last state until the
     /// Service's run ends, though its own Pod had nothing more to do.
-    pub fn until(spec: &PodSpec, report: &RunReport, end: SimTime) -> Timeline {
+    pub fn until(spec: &PodSpec, report: &PodReport, end: SimTime) -> Timeline {
         let end = end.max(SimTime(report.metrics.end_ms));
         let n = spec.containers.len();
         let mut state = vec![BandState::Waiting; n];
@@ -248,7 +248,7 @@ impl Timeline {
 }
 
 /// The event list: `t=2.000s  config-fetch  exited 0 (completed)`.
-pub fn event_lines(spec: &PodSpec, report: &RunReport) -> String {
+pub fn event_lines(spec: &PodSpec, report: &PodReport) -> String {
     let width = spec
         .containers
         .iter()
@@ -386,7 +386,7 @@ pub fn band_chart(timeline: &Timeline, max_columns: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::simulate;
+    use crate::model::simulate_pod;
     use crate::scenario::Scenario;
 
     const SIDE_BY_SIDE: &str = include_str!("../../scenarios/seed-side-by-side.toml");
@@ -394,7 +394,7 @@ mod tests {
     #[test]
     fn exposed_row_adds_up_to_the_metric() {
         let s = Scenario::parse(SIDE_BY_SIDE, "s.toml").unwrap();
-        let report = simulate(&s.run);
+        let report = simulate_pod(&s.run);
         let t = Timeline::new(&s.run.pod, &report);
         assert_eq!(
             t.exposed,
@@ -407,7 +407,7 @@ mod tests {
     #[test]
     fn bands_follow_the_seed_side_by_side_run() {
         let s = Scenario::parse(SIDE_BY_SIDE, "s.toml").unwrap();
-        let t = Timeline::new(&s.run.pod, &simulate(&s.run));
+        let t = Timeline::new(&s.run.pod, &simulate_pod(&s.run));
         let proxy: Vec<(u64, u64, &str)> = t.rows[1]
             .bands
             .iter()
@@ -430,7 +430,7 @@ mod tests {
     #[test]
     fn band_chart_draws_one_row_per_container_and_the_exposed_row() {
         let s = Scenario::parse(SIDE_BY_SIDE, "s.toml").unwrap();
-        let t = Timeline::new(&s.run.pod, &simulate(&s.run));
+        let t = Timeline::new(&s.run.pod, &simulate_pod(&s.run));
         let chart = band_chart(&t, 60);
         let lines: Vec<&str> = chart.lines().collect();
         // 13 s in 500 ms cells = 26 cells; web's row: waiting 0–2, booting 2–3,

@@ -45,7 +45,7 @@ pub struct Scenario {
 /// The text of an input file and its name for messages.
 pub fn read_input(path: &Path, what: Input) -> Result<(String, String), Diagnostic> {
     let origin = path.display().to_string();
-    let text = std::fs::File::open(path).and_then(|file| read_capped(file));
+    let text = std::fs::File::open(path).and_then(read_capped);
     match text {
         Ok(text) => Ok((origin, text)),
         Err(e) => Err(Diagnostic::unreadable(&origin, what, e)),

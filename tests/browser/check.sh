@@ -92,7 +92,9 @@ echo "browser check: ok ($svgs pictures, screenshot $size bytes, no request beyo
 
 # podsim serve: the page drives itself as a user would (?selftest: the seed's
 # figures, a cursor step and kubectl's status, the "fail the first init
-# container once" what-if, a syntax error shown at its line) and must say
+# container once" what-if, the sweep's plot, the busy state, a 413 and a
+# 503 shown and clearing the old result, an older answer never drawn over
+# a newer one, a syntax error shown at its line) and must say
 # SELFTEST PASS; it may request nothing but its own server. Screenshots at
 # a laptop's and a phone's width land in target/browser/ for a look; then
 # the same for a Service scenario (below).
@@ -115,18 +117,50 @@ chromium_run --virtual-time-budget=8000 --hide-scrollbars --window-size=390,1600
 
 # The Service view: a second server opened with a bundled Service scenario;
 # ?selftest=service checks the picture of the race is drawn, the failed
-# count shown equals /api/run's, and "add a 5 s preStop" brings it to 0.
+# count shown equals /api/run's and is red, "add a 5 s preStop" brings it to
+# a "0 failed" that is not red, the Service's what-ifs write its TOML tables,
+# and every picture fits the page or scrolls with a hint saying so: at a
+# laptop's width and at a phone's (390 px).
 "$bin" serve --port 0 scenarios/service/no-prestop.toml > "$work/serve-service.txt" 2>&1 &
 service_server=$!
 trap 'kill $server $service_server 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 50); do grep -qs listening "$work/serve-service.txt" && break; sleep 0.1; done
 service_url=$(grep -o 'http://[0-9.:]*/' "$work/serve-service.txt") \
     || fail "podsim serve (Service) did not start: $(cat "$work/serve-service.txt")"
-chromium_run --virtual-time-budget=20000 --log-net-log="$work/service-net.json" --dump-dom "${service_url}?selftest=service" > "$work/service-dom.html"
-verdict=$(grep -o 'id="selftest">SELFTEST [A-Z]*[^<]*' "$work/service-dom.html" || echo "no verdict")
-[ "$verdict" = 'id="selftest">SELFTEST PASS' ] || fail "podsim serve's Service view: $verdict"
-others=$(page_requests "$work/service-net.json" | grep -v "\"url\":\"${service_url}" || true)
-[ -z "$others" ] || fail "podsim serve's Service view made requests elsewhere: $others"
+for width in 1280 390; do
+    chromium_run --virtual-time-budget=20000 --window-size=$width,1600 --log-net-log="$work/service-net.json" \
+        --dump-dom "${service_url}?selftest=service" > "$work/service-dom.html"
+    verdict=$(grep -o 'id="selftest">SELFTEST [A-Z]*[^<]*' "$work/service-dom.html" || echo "no verdict")
+    [ "$verdict" = 'id="selftest">SELFTEST PASS' ] || fail "podsim serve's Service view at $width px: $verdict"
+    others=$(page_requests "$work/service-net.json" | grep -v "\"url\":\"${service_url}" || true)
+    [ -z "$others" ] || fail "podsim serve's Service view made requests elsewhere: $others"
+done
 chromium_run --virtual-time-budget=8000 --hide-scrollbars --window-size=1280,1600 --screenshot=target/browser/serve-service-1280.png "$service_url" > /dev/null
-[ -s target/browser/serve-service-1280.png ] || fail "no screenshot of podsim serve's Service view"
+chromium_run --virtual-time-budget=8000 --hide-scrollbars --window-size=390,1600 --screenshot=target/browser/serve-service-390.png "$service_url" > /dev/null
+[ -s target/browser/serve-service-1280.png ] && [ -s target/browser/serve-service-390.png ] \
+    || fail "no screenshot of podsim serve's Service view"
+
+# Manifests: five files (YAML and JSON, a file of two workloads, a
+# Deployment behind its Service, notices) at /?selftest=manifests: every
+# workload of every file shown, notices worded for the page and not in
+# error red, the what-ifs editing the manifests as manifests (annotations in
+# place, a native sidecar moved to initContainers and back, a preStop as
+# lifecycle.preStop.sleep), a what-if that cannot apply said plainly, and
+# past eight workloads the rest said to be left out.
+"$bin" serve --port 0 scenarios/service/rollout.yaml tests/manifests/kubectl-get-list.json \
+    tests/manifests/deployment-sidecar.yaml tests/manifests/istio-classic-sidecar.yaml \
+    scenarios/blog-cloudsql-job.yaml > "$work/serve-manifests.txt" 2>&1 &
+manifests_server=$!
+trap 'kill $server $service_server $manifests_server 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 50); do grep -qs listening "$work/serve-manifests.txt" && break; sleep 0.1; done
+manifests_url=$(grep -o 'http://[0-9.:]*/' "$work/serve-manifests.txt") \
+    || fail "podsim serve (manifests) did not start: $(cat "$work/serve-manifests.txt")"
+chromium_run --virtual-time-budget=30000 --window-size=1280,1600 --log-net-log="$work/manifests-net.json" \
+    --dump-dom "${manifests_url}?selftest=manifests" > "$work/manifests-dom.html"
+verdict=$(grep -o 'id="selftest">SELFTEST [A-Z]*[^<]*' "$work/manifests-dom.html" || echo "no verdict")
+[ "$verdict" = 'id="selftest">SELFTEST PASS' ] || fail "podsim serve's manifests: $verdict"
+others=$(page_requests "$work/manifests-net.json" | grep -v "\"url\":\"${manifests_url}" || true)
+[ -z "$others" ] || fail "podsim serve's manifests made requests elsewhere: $others"
+chromium_run --virtual-time-budget=8000 --hide-scrollbars --window-size=1280,1600 --screenshot=target/browser/serve-manifests-1280.png "$manifests_url" > /dev/null
+[ -s target/browser/serve-manifests-1280.png ] || fail "no screenshot of podsim serve with manifests"
 echo "browser check: podsim serve ok (self-tests passed, no request beyond its server, screenshots in target/browser/)"

@@ -299,6 +299,114 @@ fn a_service_scenario_gets_its_own_document_and_the_picture_of_the_race() {
     assert_eq!(picture.matches("class=\"scenario\"").count(), 1);
 }
 
+fn manifest(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/tests/manifests/{name}", env!("CARGO_MANIFEST_DIR")))
+        .expect("test manifest")
+}
+
+#[test]
+fn a_view_shows_every_workload_of_every_file_and_says_which_it_left_out() {
+    let server = Server::start(&[]);
+    // Five files, the second a List of two workloads: six, all run.
+    let list = manifest("kubectl-get-list.json");
+    let texts = [
+        seed("seed-sidecar.toml"),
+        list.clone(),
+        manifest("deployment-sidecar.yaml"),
+        seed("seed-side-by-side.toml"),
+        seed("service/no-prestop.toml"),
+    ];
+    let (status, view) = server.json(
+        "POST",
+        "/api/view",
+        &serde_json::json!({ "scenarios": texts }).to_string(),
+    );
+    assert_eq!(status, 200, "{view}");
+    let runs = view["runs"].as_array().unwrap();
+    let placed: Vec<(u64, u64)> = runs
+        .iter()
+        .map(|r| (r["scenario"].as_u64().unwrap(), r["workload"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(placed, [(0, 0), (1, 0), (1, 1), (2, 0), (3, 0), (4, 0)]);
+    assert_eq!(runs[1]["document"]["name"], "web");
+    assert_eq!(runs[2]["document"]["name"], "fluentd-elasticsearch");
+    // Notices worded for the page: the annotation, not the --timings flag
+    // `podsim run` names (its document keeps the command line's words).
+    let notices: Vec<&str> = runs[3]["notices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        notices.contains(&"the Pod is never deleted; add podsim.dev/stop_after_ready to see shutdown"),
+        "{notices:?}"
+    );
+    assert!(notices.iter().all(|n| !n.contains("--timings")), "{notices:?}");
+    assert!(runs[3]["document"]["notices"].to_string().contains("--timings"));
+    // Seven copies of the List: fourteen workloads, eight run, six left out.
+    let (status, view) = server.json(
+        "POST",
+        "/api/view",
+        &serde_json::json!({ "scenarios": vec![list; 7] }).to_string(),
+    );
+    assert_eq!(status, 200, "{view}");
+    let runs = view["runs"].as_array().unwrap();
+    assert_eq!(runs.iter().filter(|r| r.get("document").is_some()).count(), 8);
+    let left: Vec<&serde_json::Value> = runs.iter().filter(|r| r.get("left_out").is_some()).collect();
+    assert_eq!(left.len(), 6);
+    assert_eq!(
+        (left[0]["scenario"].as_u64(), left[0]["workload"].as_u64()),
+        (Some(4), Some(0))
+    );
+    assert!(
+        left[0]["left_out"]
+            .as_str()
+            .unwrap()
+            .contains("at most 8 workloads"),
+        "{}",
+        left[0]
+    );
+}
+
+#[test]
+fn a_whatif_edits_a_manifest_as_a_manifest() {
+    let server = Server::start(&[]);
+    let whatif = |text: &str, name: &str| {
+        let body = serde_json::json!({ "text": text, "whatif": name, "workload": 0, "at_ms": 2500 });
+        server.json("POST", "/api/whatif", &body.to_string())
+    };
+    let rollout = seed("service/rollout.yaml");
+    let (status, answer) = whatif(&rollout, "propagation");
+    assert_eq!(status, 200, "{answer}");
+    // The one annotation, changed in place; every other byte as it was.
+    assert_eq!(
+        answer["text"].as_str().unwrap(),
+        rollout.replace(
+            "podsim.dev/service.propagation: \"tiny\"",
+            "podsim.dev/service.propagation: \"medium\""
+        )
+    );
+    // TOML gets its key: the seed's config-fetch is the first init container.
+    let (_, answer) = whatif(&seed("seed-sidecar.toml"), "fail-init");
+    let text = answer["text"].as_str().unwrap();
+    assert!(text.contains("name = \"config-fetch\"\nfails = 1\n"), "{text}");
+    // A what-if that does not fit is no error: it says why, and changes nothing.
+    let (status, answer) = whatif(&manifest("deployment-sidecar.yaml"), "fail-init");
+    assert_eq!(status, 200);
+    assert_eq!(answer["unchanged"], "this Pod has no init container");
+    assert!(answer.get("text").is_none());
+    let (status, answer) = whatif(&rollout, "undo");
+    assert_eq!(status, 400);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no what-if \"undo\""),
+        "{answer}"
+    );
+}
+
 /// The page's axis hints are the paths a sweep of each scenario takes, by
 /// hand: 2 run keys, 9 of the Pod (6 and back-off's 3), 44 per container
 /// (17 of its own, 3 probes × 9), and for a Service its 20 table keys

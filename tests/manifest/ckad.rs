@@ -1,7 +1,7 @@
 //! The CKAD lab's Pods (`scenarios/ckad/*.yaml`): each file's annotations
 //! give the timings, and each test spells out the timeline they imply.
 
-use podsim::model::{Metrics, PodPhase, RunReport, simulate};
+use podsim::model::{Metrics, PodPhase, PodReport, simulate_pod};
 use podsim::report::line::lines;
 use podsim::scenario::manifest::WorkloadKind;
 use podsim::scenario::{Problem, Scenario};
@@ -9,7 +9,7 @@ use podsim::scenario::{Problem, Scenario};
 /// Loads a lab Pod (which must need no notice but, for the Pods that show
 /// only their start, that they are never deleted, and for adapter-pod's
 /// `sleep 3600` that it exits after an hour) and runs it.
-fn run(file: &str) -> (Scenario, RunReport) {
+fn run(file: &str) -> (Scenario, PodReport) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("scenarios/ckad")
         .join(file);
@@ -29,12 +29,12 @@ fn run(file: &str) -> (Scenario, RunReport) {
     };
     let problems: Vec<&Problem> = scenario.notices.iter().map(|n| &n.problem).collect();
     assert_eq!(problems, expected.iter().collect::<Vec<_>>(), "{file}");
-    let report = simulate(&scenario.run);
+    let report = simulate_pod(&scenario.run);
     (scenario, report)
 }
 
 /// The timeline as `(seconds, who, what)`, whole seconds being all the lab uses.
-fn timeline(scenario: &Scenario, report: &RunReport) -> Vec<(u64, String, String)> {
+fn timeline(scenario: &Scenario, report: &PodReport) -> Vec<(u64, String, String)> {
     lines(&report.trace)
         .map(|(e, line)| {
             let who = e
@@ -45,7 +45,7 @@ fn timeline(scenario: &Scenario, report: &RunReport) -> Vec<(u64, String, String
         .collect()
 }
 
-fn expect(scenario: &Scenario, report: &RunReport, expected: &[(u64, &str, &str)]) {
+fn expect(scenario: &Scenario, report: &PodReport, expected: &[(u64, &str, &str)]) {
     let expected: Vec<(u64, String, String)> = expected
         .iter()
         .map(|&(t, c, w)| (t, c.to_string(), w.to_string()))

@@ -3,7 +3,7 @@
 //! and what a hook Kubernetes fails at once does.
 
 use podsim::engine::SimDuration;
-use podsim::model::{ImagePull, PostStart, simulate};
+use podsim::model::{ImagePull, PostStart, simulate_pod};
 use podsim::scenario::manifest::parse;
 
 /// A Pod whose app has the postStart handler `hook` (YAML under `postStart:`)
@@ -34,14 +34,14 @@ fn r65_a_sleep_post_start_holds_the_next_container_for_its_seconds() {
     let web = &s.run.pod.containers[0];
     assert_eq!(web.post_start, lasts(SimDuration::from_secs(4)));
     assert!(!web.post_start_fails);
-    assert_eq!(simulate(&s.run).metrics.ready_ms, Some(5000));
+    assert_eq!(simulate_pod(&s.run).metrics.ready_ms, Some(5000));
     // An exec of `sleep 2` says 2 s.
     let exec = pod(
         "        exec:\n          command: [\"sh\", \"-c\", \"sleep 2\"]\n",
         "",
     );
     let s = parse(&exec, "pod.yaml", None).unwrap();
-    assert_eq!(simulate(&s.run).metrics.ready_ms, Some(3000));
+    assert_eq!(simulate_pod(&s.run).metrics.ready_ms, Some(3000));
 }
 
 #[test]
@@ -87,7 +87,7 @@ fn r66_a_tcp_socket_post_start_fails_at_once() {
             .iter()
             .any(|n| n.to_string().contains("FailedPostStartHook"))
     );
-    assert_eq!(simulate(&s.run).metrics.ready_ms, None);
+    assert_eq!(simulate_pod(&s.run).metrics.ready_ms, None);
 }
 
 #[test]
@@ -135,20 +135,20 @@ fn r65_a_hook_that_waits_for_its_container_lasts_until_the_boot_is_over() {
             "{:?}",
             s.notices
         );
-        assert_eq!(simulate(&s.run).metrics.ready_ms, Some(2000), "{command}");
+        assert_eq!(simulate_pod(&s.run).metrics.ready_ms, Some(2000), "{command}");
         let slow = pod(&hook, "    podsim.dev/web.boot: \"3s\"\n").replacen(
             "    podsim.dev/web.boot: \"1s\"\n",
             "",
             1,
         );
         let s = parse(&slow, "pod.yaml", None).unwrap();
-        assert_eq!(simulate(&s.run).metrics.ready_ms, Some(4000), "{command}");
+        assert_eq!(simulate_pod(&s.run).metrics.ready_ms, Some(4000), "{command}");
         let timed = pod(&hook, "    podsim.dev/web.post_start: \"6s\"\n");
         let s = parse(&timed, "pod.yaml", None).unwrap();
         assert_eq!(
             s.run.pod.containers[0].post_start,
             lasts(SimDuration::from_secs(6))
         );
-        assert_eq!(simulate(&s.run).metrics.ready_ms, Some(7000), "{command}");
+        assert_eq!(simulate_pod(&s.run).metrics.ready_ms, Some(7000), "{command}");
     }
 }

@@ -23,7 +23,7 @@ mod website;
 
 use std::path::{Path, PathBuf};
 
-use podsim::model::{ContainerKind, RunReport, simulate};
+use podsim::model::{ContainerKind, PodReport, simulate_pod};
 use podsim::report::line::lines;
 use podsim::scenario::manifest::Timings;
 use podsim::scenario::{InputFormat, Problem, Scenario};
@@ -44,11 +44,11 @@ fn load(file: &str, timings: Option<&str>) -> Vec<Scenario> {
         .collect()
 }
 
-fn one(file: &str, timings: Option<&str>) -> (Scenario, RunReport) {
+fn one(file: &str, timings: Option<&str>) -> (Scenario, PodReport) {
     let mut all = load(file, timings);
     assert_eq!(all.len(), 1, "{file}");
     let scenario = all.remove(0);
-    let report = simulate(&scenario.run);
+    let report = simulate_pod(&scenario.run);
     (scenario, report)
 }
 
@@ -66,7 +66,7 @@ fn problems(s: &Scenario) -> Vec<&Problem> {
 }
 
 /// When `who` first did `what`, in ms.
-fn first(s: &Scenario, r: &RunReport, who: &str, what: &str) -> Option<u64> {
+fn first(s: &Scenario, r: &PodReport, who: &str, what: &str) -> Option<u64> {
     lines(&r.trace)
         .find(|(e, line)| {
             e.container.map(|c| s.run.pod.container(c).name.as_str()) == Some(who) && line.to_string() == what

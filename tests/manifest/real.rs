@@ -4,7 +4,7 @@
 //! FUSE CSI driver's batch Job, and a `kubectl get -o json` List.
 
 use podsim::engine::SimDuration;
-use podsim::model::{ContainerKind, PodPhase, simulate};
+use podsim::model::{ContainerKind, PodPhase, simulate_pod};
 use podsim::scenario::manifest::{Timings, WorkloadKind};
 use podsim::scenario::{Problem, Scenario};
 
@@ -54,7 +54,7 @@ fn istio_injected_native_sidecars_start_before_the_app_and_never_expose_it() {
     std::fs::remove_file(&dir).unwrap();
     let path = path("istio-native-sidecar.yaml");
     let deleted = Scenario::load_with(&path, Some(&timings)).unwrap();
-    let report = simulate(&deleted.run);
+    let report = simulate_pod(&deleted.run);
     assert_eq!(report.metrics.exposed_total_ms, 0);
     assert!(report.metrics.termination_ms.is_some());
     let notices: Vec<String> = deleted.notices.iter().map(|n| n.message()).collect();
@@ -218,7 +218,7 @@ fn an_injected_proxy_is_unmarked_by_proxy_false() {
         s.notices
     );
     // hello is alive from 2 s, istio-proxy only from 4 s: unmarked, no exposure.
-    assert_eq!(simulate(&s.run).metrics.exposed_startup_ms, 0);
+    assert_eq!(simulate_pod(&s.run).metrics.exposed_startup_ms, 0);
 }
 
 #[test]

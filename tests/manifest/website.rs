@@ -4,7 +4,7 @@
 //! restart of every container.
 
 use podsim::engine::SimDuration;
-use podsim::model::{ContainerKind, PodMode, PodPhase, simulate};
+use podsim::model::{ContainerKind, PodMode, PodPhase, simulate_pod};
 use podsim::report::line::lines;
 use podsim::scenario::manifest::{Timings, WorkloadKind};
 use podsim::scenario::{Problem, Scenario};
@@ -71,7 +71,7 @@ fn the_website_cronjob_is_a_job_whose_script_completes_it() {
     );
     assert_ne!(timed, text);
     let s = podsim::scenario::manifest::parse(&timed, "hello-cronjob.yaml", None).unwrap();
-    assert_eq!(simulate(&s.run).metrics.completed_ms, Some(11_000));
+    assert_eq!(simulate_pod(&s.run).metrics.completed_ms, Some(11_000));
     // The page's own copy before CronJob went GA is refused with the fix.
     let old = std::fs::read_to_string(path("hello-cronjob.yaml"))
         .unwrap()
@@ -129,7 +129,7 @@ fn the_websites_pod_failure_policy_job_fails_on_exit_42_with_its_first_pod() {
     "#;
     let from_toml = Scenario::parse(toml, "job.toml").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(from_toml.run.job, scenario.run.job);
-    assert_eq!(simulate(&from_toml.run).job, report.job);
+    assert_eq!(simulate_pod(&from_toml.run).job, report.job);
 }
 
 /// The website's Indexed Job, in YAML's flow style: its worker is a bare
@@ -272,7 +272,7 @@ fn the_liveness_example_shell_ignores_sigterm_until_sigkill() {
             .iter()
             .any(|p| matches!(p, Problem::UnhandledSigterm { .. }))
     );
-    let r = simulate(&s.run);
+    let r = simulate_pod(&s.run);
     assert_eq!(
         first(&s, &r, "liveness", "exited 0 (stopped by SIGTERM)"),
         Some(40_000)

@@ -3,7 +3,7 @@
 use podsim::engine::SimDuration;
 /// The typed history the helpers' picks are written in.
 pub use podsim::model::{Change, ExitReason, ProbeKind, Signal, UpdateEffect};
-use podsim::model::{Metrics, PodSpec, RunReport, RunSpec, simulate};
+use podsim::model::{Metrics, PodReport, PodSpec, RunSpec, simulate_pod};
 use podsim::scenario::Scenario;
 
 pub fn secs(s: u64) -> SimDuration {
@@ -11,12 +11,12 @@ pub fn secs(s: u64) -> SimDuration {
 }
 
 pub fn run(spec: &PodSpec) -> Metrics {
-    simulate(&RunSpec::new(spec.clone())).metrics
+    simulate_pod(&RunSpec::new(spec.clone())).metrics
 }
 
-pub fn run_text(toml: &str) -> RunReport {
+pub fn run_text(toml: &str) -> PodReport {
     let scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
-    simulate(&scenario.run)
+    simulate_pod(&scenario.run)
 }
 
 pub fn load(path: &str) -> Scenario {
@@ -28,11 +28,11 @@ pub fn load(path: &str) -> Scenario {
 /// `(ms, container or "pod", change)`.
 pub fn history_of(toml: &str) -> Vec<(u64, String, Change)> {
     let scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
-    history(&simulate(&scenario.run), &scenario.run.pod)
+    history(&simulate_pod(&scenario.run), &scenario.run.pod)
 }
 
 /// `report`'s history as `(ms, container or "pod", change)`.
-pub fn history(report: &RunReport, spec: &PodSpec) -> Vec<(u64, String, Change)> {
+pub fn history(report: &PodReport, spec: &PodSpec) -> Vec<(u64, String, Change)> {
     (report.trace.iter())
         .map(|e| {
             let who = e

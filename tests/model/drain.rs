@@ -63,7 +63,7 @@ fn run(pod: PodSpec, service: ServiceSpec, horizon: SimDuration) -> ServiceMetri
         ..RunSpec::new(pod)
     };
     run.horizon = horizon;
-    ServiceSimulator::<()>::new(run).run()
+    ServiceSimulator::new(run).run()
 }
 
 const T0: When = When::AfterReady(SimDuration::from_secs(10));

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use podsim::engine::SimDuration;
 use podsim::model::job::JobSimulator;
-use podsim::model::{Change, ContainerId, PodMode, PodSimulator, RunSpec, TraceEntry, simulate};
+use podsim::model::{Change, ContainerId, PodMode, PodSimulator, RunSpec, TraceEntry, simulate_pod};
 use proptest::prelude::*;
 
 use super::common::run_text;
@@ -143,7 +143,7 @@ proptest! {
     #[test]
     fn prop_recording_changes_no_metric(spec in rich_pod()) {
         let run = RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(spec) };
-        let recorded = simulate(&run);
+        let recorded = simulate_pod(&run);
         let (metrics, job) = JobSimulator::new(run.clone()).run(|_, _| {});
         prop_assert_eq!(metrics, recorded.metrics);
         prop_assert_eq!(job, recorded.job.map(|j| j.figures));
@@ -155,7 +155,7 @@ proptest! {
     /// Every history tells each container a possible life.
     #[test]
     fn prop_the_history_tells_a_possible_life(spec in rich_pod()) {
-        let report = simulate(&RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(spec) });
+        let report = simulate_pod(&RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(spec) });
         if let Err(why) = check_history(&report.trace) {
             prop_assert!(false, "{}", why);
         }

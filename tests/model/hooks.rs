@@ -12,7 +12,7 @@ use podsim::scenario::Scenario;
 /// `(s, STATUS, RESTARTS)` of every `kubectl get pod -w` line after the first.
 fn watch(toml: &str) -> Vec<(u64, String, String)> {
     let scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
-    let report = podsim::model::simulate(&scenario.run);
+    let report = podsim::model::simulate_pod(&scenario.run);
     kubectl::watch(&scenario.run.pod, &report.trace)
         .into_iter()
         .skip(1)

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use podsim::engine::SimDuration;
-use podsim::model::{Change, ContainerKind, Outcome, PodSpec, RunSpec, TraceEntry, simulate};
+use podsim::model::{Change, ContainerKind, Outcome, PodSpec, RunSpec, TraceEntry, simulate_pod};
 use proptest::prelude::*;
 
 use super::properties::rich_pod;
@@ -58,8 +58,8 @@ fn union_ms(mut intervals: Vec<(u64, u64)>) -> u64 {
     total
 }
 
-fn run(spec: &PodSpec, horizon: SimDuration) -> podsim::model::RunReport {
-    simulate(&RunSpec {
+fn run(spec: &PodSpec, horizon: SimDuration) -> podsim::model::PodReport {
+    simulate_pod(&RunSpec {
         horizon,
         ..RunSpec::new(spec.clone())
     })

@@ -5,7 +5,7 @@
 
 use podsim::engine::{SimDuration, SimTime};
 use podsim::model::job::{Action, FailureRule, JobFailure, JobOutcome, JobSpec, Requirement};
-use podsim::model::{ContainerId, PodPhase, RunReport, simulate};
+use podsim::model::{ContainerId, PodPhase, PodReport, simulate_pod};
 use podsim::scenario::Scenario;
 
 /// The app fails with exit 1 after 1 s of boot and 2 s of work: each Pod
@@ -22,14 +22,14 @@ const FAILING: &str = r#"
     exit_code = 1
 "#;
 
-fn job(toml: &str, spec: JobSpec, horizon: u64) -> RunReport {
+fn job(toml: &str, spec: JobSpec, horizon: u64) -> PodReport {
     let mut scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
     scenario.run.job = spec;
     scenario.run.horizon = SimDuration::from_secs(horizon);
-    simulate(&scenario.run)
+    simulate_pod(&scenario.run)
 }
 
-fn created_and_finished(report: &RunReport) -> Vec<(u64, Option<u64>)> {
+fn created_and_finished(report: &PodReport) -> Vec<(u64, Option<u64>)> {
     let job = report.job.as_ref().expect("a Job's report");
     job.pods
         .iter()
@@ -250,7 +250,7 @@ fn j5_the_toml_job_table_reads_as_the_api_spells_the_policy() {
     );
     assert_eq!(rules[1], exit_rule(Action::FailJob, Some(1), true, &[1, 42]));
     // DisruptionTarget never holds (podsim evicts no Job Pod): rule 1 fires.
-    let report = simulate(&scenario.run);
+    let report = simulate_pod(&scenario.run);
     let JobOutcome::Failed { reason, .. } = report.job.unwrap().figures.outcome else {
         panic!("the Job failed")
     };

@@ -4,7 +4,7 @@
 //! be the run from Pod creation, metrics and history alike.
 
 use podsim::engine::SimDuration;
-use podsim::model::{Drain, PodSimulator, RunPrefix, RunSpec, Signal, Trace, simulate};
+use podsim::model::{Drain, PodSimulator, RunPrefix, RunSpec, Signal, Trace, simulate_pod};
 use podsim::scenario::Scenario;
 use proptest::prelude::*;
 
@@ -142,7 +142,7 @@ fn a_kill_before_the_deletion_saves_no_prefix() {
         let run = run_of(toml);
         let mut prefix = RunPrefix::new(&run, ());
         let metrics = PodSimulator::new(run.clone()).run_with_prefix(&mut prefix);
-        assert_eq!(metrics, simulate(&run).metrics);
+        assert_eq!(metrics, simulate_pod(&run).metrics);
         assert!(!prefix.is_saved(), "{toml}");
     }
 }

@@ -4,11 +4,11 @@
 //! each test; rules are in docs/kubelet-rules.md.
 
 use super::common::*;
-use podsim::model::{Change, ProbeKind, RunReport};
+use podsim::model::{Change, PodReport, ProbeKind};
 
 /// (runs, failures) of `kind`'s probes of container `index`, summed over
 /// the history's reports.
-fn probe_runs(report: &RunReport, index: u32, kind: ProbeKind) -> (u32, u32) {
+fn probe_runs(report: &PodReport, index: u32, kind: ProbeKind) -> (u32, u32) {
     report
         .trace
         .iter()
@@ -227,7 +227,7 @@ fn r53_kubectl_shows_ready_dropping_on_a_readiness_failure() {
         readiness_probe = { period = "5s", pass_until = "20s", failure_threshold = 2 }
     "#;
     let scenario = podsim::scenario::Scenario::parse(toml, "test.toml").unwrap();
-    let report = podsim::model::simulate(&scenario.run);
+    let report = podsim::model::simulate_pod(&scenario.run);
     let lines: Vec<(u64, String, String)> = podsim::report::kubectl::watch(&scenario.run.pod, &report.trace)
         .into_iter()
         .map(|l| (l.at.as_millis(), l.ready, l.status))

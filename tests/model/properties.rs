@@ -5,7 +5,7 @@ use podsim::engine::SimDuration;
 use podsim::model::job::JobSimulator;
 use podsim::model::{
     Backoff, ContainerKind, ContainerSpec, Deletion, Outcome, PodMode, PodPhase, PodSimulator, PodSpec,
-    Probe, ProbeOutcome, RestartPolicy, RunSpec, Trace, simulate,
+    Probe, ProbeOutcome, RestartPolicy, RunSpec, Trace, simulate_pod,
 };
 use podsim::report::timeline::Timeline;
 use proptest::prelude::*;
@@ -136,7 +136,7 @@ proptest! {
     #[test]
     fn prop_same_input_same_output(spec in rich_pod(), other in rich_pod()) {
         let horizon = SimDuration::from_secs(3600);
-        let first = simulate(&RunSpec { horizon, ..RunSpec::new(spec.clone()) });
+        let first = simulate_pod(&RunSpec { horizon, ..RunSpec::new(spec.clone()) });
         let mut reused = PodSimulator::recording(RunSpec { horizon, ..RunSpec::new(other.clone()) });
         reused.run();
         reused.spec_mut().pod = spec.clone();
@@ -164,11 +164,11 @@ proptest! {
     /// Pod always ends with every container stopped in a terminal phase.
     #[test]
     fn prop_every_run_terminates(spec in pod(), rich in rich_pod()) {
-        let m = simulate(&RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(rich.clone()) }).metrics;
+        let m = simulate_pod(&RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(rich.clone()) }).metrics;
         if rich.mode == PodMode::Job && m.outcome != Outcome::Horizon {
             prop_assert!(m.completed_ms.is_some() || matches!(m.outcome, Outcome::Stuck(_)), "{:?}", m);
         }
-        let m = simulate(&RunSpec::new(spec.clone())).metrics;
+        let m = simulate_pod(&RunSpec::new(spec.clone())).metrics;
         prop_assert_eq!(m.outcome, Outcome::Settled);
         if m.termination_ms.is_some() {
             prop_assert!(matches!(m.phase, PodPhase::Succeeded | PodPhase::Failed), "{:?}", m.phase);
@@ -181,7 +181,7 @@ proptest! {
     /// The exposed row drawn from the trace adds up to the metered exposure.
     #[test]
     fn prop_pictures_agree_with_metrics(spec in rich_pod()) {
-        let report = simulate(&RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(spec.clone()) });
+        let report = simulate_pod(&RunSpec { horizon: SimDuration::from_secs(3600), ..RunSpec::new(spec.clone()) });
         let timeline = Timeline::new(&spec, &report);
         let drawn: u64 = timeline.exposed.iter().map(|(a, b)| b.since(*a).as_millis()).sum();
         prop_assert_eq!(drawn, report.metrics.exposed_total_ms);
@@ -204,7 +204,7 @@ proptest! {
             .max()
             .unwrap_or(0);
         spec.termination_grace_period = spec.termination_grace_period.max(ms(slowest_app + 1000));
-        let m = simulate(&RunSpec::new(spec.clone())).metrics;
+        let m = simulate_pod(&RunSpec::new(spec.clone())).metrics;
         prop_assert_eq!(m.exposed_total_ms, 0);
     }
 }
@@ -229,7 +229,7 @@ fn sidecar_proxy_is_exposed_when_the_grace_period_runs_out() {
             },
         ])
     };
-    let m = simulate(&RunSpec::new(spec.clone())).metrics;
+    let m = simulate_pod(&RunSpec::new(spec.clone())).metrics;
     assert_eq!(
         (m.exposed_shutdown_ms, m.sigkilled, m.termination_ms),
         (400, 0, Some(30_400))

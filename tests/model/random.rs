@@ -2,7 +2,7 @@
 //! is keyed by (seed, replication, container, key, attempt), and chance
 //! failures happen as often as their probability says.
 
-use podsim::model::{Change, Dist, DrawKey, ExitReason, Stream, name_hash, simulate};
+use podsim::model::{Change, Dist, DrawKey, ExitReason, Stream, name_hash, simulate_pod};
 use podsim::scenario::Scenario;
 
 use super::common::secs;
@@ -27,7 +27,7 @@ boot = "1s"
 #[test]
 fn each_attempt_draws_its_own_boot_from_its_own_key() {
     let scenario = Scenario::parse(CRASHY, "t.toml").unwrap();
-    let report = simulate(&scenario.run);
+    let report = simulate_pod(&scenario.run);
     // Boot i = the lognormal's sample at the uniform of attempt i.
     let dist = Dist::LogNormal {
         median: secs(2),
@@ -72,7 +72,7 @@ fn each_attempt_draws_its_own_boot_from_its_own_key() {
 fn the_seed_changes_the_draws_and_nothing_else_does() {
     let ready = |text: &str| {
         let s = Scenario::parse(text, "t.toml").unwrap();
-        simulate(&s.run).metrics.ready_ms
+        simulate_pod(&s.run).metrics.ready_ms
     };
     let a = ready(CRASHY);
     assert_eq!(a, ready(CRASHY));
@@ -95,7 +95,7 @@ fn chance_failures_happen_as_often_as_their_probability() {
     let failed = (0..n)
         .filter(|&r| {
             run.stream.replication = r;
-            simulate(&run).metrics.phase.name() == "Failed"
+            simulate_pod(&run).metrics.phase.name() == "Failed"
         })
         .count();
     let share = failed as f64 / n as f64;

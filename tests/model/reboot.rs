@@ -33,7 +33,7 @@ fn reboot_at(base: &str, at: &str, extra: &str) -> String {
 /// `(s, STATUS, RESTARTS)` of every `kubectl get pod -w` line from `from` s on.
 fn watch_from(toml: &str, from: u64) -> Vec<(u64, String, String)> {
     let scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
-    let report = podsim::model::simulate(&scenario.run);
+    let report = podsim::model::simulate_pod(&scenario.run);
     kubectl::watch(&scenario.run.pod, &report.trace)
         .into_iter()
         .map(|l| (l.at.as_millis() / 1000, l.status.clone(), l.restarts_column()))

@@ -289,7 +289,7 @@ spec:
             Some(podsim::model::RestartPolicy::OnFailure)
         )
     );
-    let m = podsim::model::simulate(&scenario.run).metrics;
+    let m = podsim::model::simulate_pod(&scenario.run).metrics;
     // fetch boots 1 s (podsim's assumption), so web's timeline is 1 s later
     // than the TOML one: exits at 4, 7, 20, 43 s, restarts at 4, 17, 40 s.
     assert_eq!((m.restarts, m.outcome), (3, Outcome::Horizon));

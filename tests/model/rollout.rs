@@ -56,7 +56,7 @@ fn run(pod: PodSpec, service: ServiceSpec) -> ServiceMetrics {
         service: Some(Box::new(service)),
         ..RunSpec::new(pod)
     };
-    ServiceSimulator::<()>::new(run).run()
+    ServiceSimulator::new(run).run()
 }
 
 fn figures(m: &ServiceMetrics) -> RolloutFigures {

@@ -3,7 +3,7 @@
 //! startup + 2 s at shutdown, Ready at 5 s. Every change must keep these.
 
 use super::common::*;
-use podsim::model::{PodPhase, simulate};
+use podsim::model::{PodPhase, simulate_pod};
 
 #[test]
 fn seed_sidecar_is_never_exposed_and_ready_at_6s() {
@@ -37,7 +37,7 @@ fn seed_side_by_side_is_exposed_2s_plus_2s_and_ready_at_5s() {
 #[test]
 fn seed_sidecar_timeline_reads_like_the_chapter_demo() {
     let s = load("scenarios/seed-sidecar.toml");
-    let report = simulate(&s.run);
+    let report = simulate_pod(&s.run);
     let lines: Vec<(u64, String, Change)> = history(&report, &s.run.pod)
         .into_iter()
         .filter(|&(_, _, what)| {

@@ -68,7 +68,7 @@ fn run(pod: PodSpec, service: ServiceSpec) -> ServiceMetrics {
         service: Some(Box::new(service)),
         ..RunSpec::new(pod)
     };
-    ServiceSimulator::<()>::new(run).run()
+    ServiceSimulator::new(run).run()
 }
 
 /// Only `cause` failed, `n` times.
@@ -259,7 +259,7 @@ fn analytic(pre_stop: SimDuration, seeds: u64) -> Vec<f64> {
         }],
         ..ServiceSpec::default()
     };
-    let mut sim = ServiceSimulator::<()>::new(RunSpec {
+    let mut sim = ServiceSimulator::new(RunSpec {
         service: Some(Box::new(spec)),
         ..RunSpec::new(pod)
     });
@@ -295,7 +295,7 @@ fn a3_a_pre_stop_as_long_as_the_propagation_refuses_nothing() {
 fn one_replica_without_traffic_is_the_pod_model() {
     for file in ["scenarios/seed-sidecar.toml", "scenarios/seed-side-by-side.toml"] {
         let scenario = load(file);
-        let alone = podsim::model::simulate(&scenario.run).metrics;
+        let alone = podsim::model::simulate_pod(&scenario.run).metrics;
         let spec = ServiceSpec {
             replicas: 1,
             nodes: 1,
@@ -325,7 +325,7 @@ fn a_run_is_a_function_of_its_spec_and_seed() {
         service: Some(Box::new(spec)),
         ..RunSpec::new(web(secs(5)))
     };
-    let mut reused = ServiceSimulator::<()>::new(run.clone());
+    let mut reused = ServiceSimulator::new(run.clone());
     let first = reused.run();
     assert_eq!(reused.run(), first);
     assert_eq!(simulate_service(&run).metrics, first);
@@ -360,7 +360,7 @@ fn the_soak_is_a_day_of_ten_million_requests_with_a_delete_every_ten_minutes() {
     // Its first 30 minutes: two deletions, at 10 and 20 minutes into the traffic.
     let mut run = s.run.clone();
     run.horizon = SimDuration::from_secs(1800);
-    let m = ServiceSimulator::<()>::new(run).run();
+    let m = ServiceSimulator::new(run).run();
     let start = m.ready_ms.unwrap();
     let deleted: Vec<u64> = m.deleted.iter().map(|d| d.deleted_ms - start).collect();
     assert_eq!(deleted, [600_000, 1_200_000]);

@@ -25,7 +25,7 @@ fn refused_run() -> (ServiceMetrics, ServiceHistory) {
         service: Some(Box::new(service(1, ms(1950), secs(10), steady(secs(14))))),
         ..RunSpec::new(web(secs(5)))
     };
-    let mut simulator = ServiceSimulator::<ServiceHistory>::new(run);
+    let mut simulator = ServiceSimulator::observed_by(run, ServiceHistory::default());
     let metrics = simulator.run();
     (metrics, simulator.observer().clone())
 }

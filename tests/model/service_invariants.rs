@@ -161,7 +161,7 @@ fn service() -> impl Strategy<Value = RunSpec> {
 
 /// The run's metrics and its whole history.
 fn run(spec: &RunSpec) -> (ServiceMetrics, ServiceHistory) {
-    let mut simulator = ServiceSimulator::<ServiceHistory>::new(spec.clone());
+    let mut simulator = ServiceSimulator::observed_by(spec.clone(), ServiceHistory::default());
     let metrics = simulator.run();
     (metrics, simulator.observer().clone())
 }
@@ -256,7 +256,7 @@ proptest! {
         let again = run(&spec);
         prop_assert_eq!(&m, &again.0);
         prop_assert_eq!(&history, &again.1);
-        let mut reused = ServiceSimulator::<()>::new(other);
+        let mut reused = ServiceSimulator::new(other);
         reused.run();
         *reused.spec_mut() = spec.clone();
         prop_assert_eq!(reused.run(), m);

@@ -5,12 +5,16 @@
 //! - `POST /api/run`: one scenario; the answer is exactly the document
 //!   `podsim run --format json` prints for it (an array of them when the
 //!   text holds several workloads), a Service scenario's included.
-//! - `POST /api/view`: `{"scenarios": [text, …]}`, what the page draws: each
-//!   run's document and kubectl watch lines, and one timeline picture of all
-//!   the Pod runs on a shared time axis, with that axis; a Service run
-//!   carries its own picture of the race (`service_svg`) instead. Each run
-//!   lists the paths a grid axis may name on it (`axes`), the page's hints
-//!   for its sweep, from the key registry's grammar (`key::path`).
+//! - `POST /api/view`: `{"scenarios": [text, …]}`, what the page draws: one
+//!   entry per workload of each text (`scenario` and `workload` say which),
+//!   with its document, its notices as the page words them (`notices`) and
+//!   kubectl watch lines, or its refusal, or, past `MAX_WORKLOADS`, why it
+//!   was left out; and one timeline picture of all the Pod runs on a shared
+//!   time axis, with that axis. A Service run carries its own picture of
+//!   the race (`service_svg`) instead. Each run lists the paths a grid axis
+//!   may name on it (`axes`), the page's hints for its sweep, from the key
+//!   registry's grammar (`key::path`).
+//! - `POST /api/whatif`: a what-if button applied to a text (see `whatif`).
 //! - `POST /api/sweep`: `{"scenario": text, "grid": text}` (a grid's
 //!   `[axes]`; its `base` is the scenario, and a `timings` file is refused:
 //!   the server reads no file a request names), at most `--max-runs` runs;
@@ -26,8 +30,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use podsim::engine::SimDuration;
-use podsim::model::service::simulate_service;
-use podsim::model::{RunReport, simulate};
+use podsim::model::{PodReport, RunReport, simulate};
 use podsim::report::bands::{Figure, TimeAxis, timelines_svg};
 use podsim::report::kubectl;
 use podsim::report::service;
@@ -44,8 +47,10 @@ pub const ORIGIN: &str = "request";
 /// The longest horizon served: the default one. A longer run is for `podsim run`.
 const MAX_HORIZON: SimDuration = SimDuration::from_secs(24 * 3600);
 
-/// The most scenarios one `/api/view` draws side by side.
-const MAX_VIEWS: usize = 4;
+/// The most workloads one `/api/view` runs and draws: a Pod run takes a
+/// few milliseconds, a Service run tens, and the page stacks every Pod's
+/// timeline on one picture. Past it, the page says which were left out.
+pub const MAX_WORKLOADS: usize = 8;
 
 /// An answer: status, type and bytes.
 pub struct Reply {
@@ -59,7 +64,7 @@ pub struct Reply {
 
 impl Reply {
     /// 200 with a JSON body.
-    fn json(value: &Value) -> Reply {
+    pub fn json(value: &Value) -> Reply {
         Reply {
             status: 200,
             content_type: "application/json",
@@ -105,9 +110,12 @@ fn error_object(d: &Diagnostic) -> Value {
 
 /// Every workload of `text`, checked and bounded, or the first refusal.
 fn read(text: &str) -> Result<Vec<Input>, Diagnostic> {
-    let mut inputs = Vec::new();
-    for result in Scenario::read_all(text, ORIGIN, InputFormat::sniff(text), None) {
-        let scenario = result?;
+    read_each(text).into_iter().collect()
+}
+
+/// Each workload of `text`, checked and bounded, or why it is refused.
+fn read_each(text: &str) -> Vec<Result<Input, Diagnostic>> {
+    let bounded = |scenario: Scenario| {
         if scenario.run.horizon > MAX_HORIZON {
             return Err(Diagnostic::whole(
                 ORIGIN,
@@ -118,9 +126,12 @@ fn read(text: &str) -> Result<Vec<Input>, Diagnostic> {
             ));
         }
         let source = ORIGIN.to_string();
-        inputs.push(Input { scenario, source });
-    }
-    Ok(inputs)
+        Ok(Input { scenario, source })
+    };
+    Scenario::read_all(text, ORIGIN, InputFormat::sniff(text), None)
+        .into_iter()
+        .map(|result| result.and_then(bounded))
+        .collect()
 }
 
 /// `POST /api/run`.
@@ -131,10 +142,7 @@ pub fn run(body: &str) -> Reply {
     };
     let mut documents: Vec<Value> = inputs
         .iter()
-        .map(|input| match input.scenario.run.service {
-            Some(_) => crate::cli::run::service_document(input, &simulate_service(&input.scenario.run)),
-            None => crate::cli::run::document(input, &simulate(&input.scenario.run)),
-        })
+        .map(|input| crate::cli::run::document(input, &simulate(&input.scenario.run)))
         .collect();
     match documents.len() {
         1 => Reply::json(&documents.remove(0)),
@@ -154,40 +162,25 @@ pub fn view(body: &str) -> Reply {
         },
         _ => return Reply::error(400, "the body must be a JSON object: {\"scenarios\": [text, …]}"),
     };
-    if texts.is_empty() || texts.len() > MAX_VIEWS {
-        return Reply::error(400, &format!("give 1 to {MAX_VIEWS} scenarios"));
+    if texts.is_empty() {
+        return Reply::error(400, "give at least one scenario");
     }
     let mut runs = Vec::new();
-    let mut drawn: Vec<(Input, RunReport)> = Vec::new();
-    for text in &texts {
-        match read(text) {
-            Err(d) => runs.push(json!({ "error": error_object(&d) })),
-            Ok(mut inputs) => {
-                // A manifest with several workloads shows its first.
-                let input = inputs.remove(0);
-                // The page's axis hints, from the registry's grammar.
-                let axes = path::axis_paths(&input.scenario.run);
-                if input.scenario.run.service.is_some() {
-                    let s = &input.scenario;
-                    let report = simulate_service(&s.run);
-                    runs.push(json!({
-                        "document": crate::cli::run::service_document(&input, &report),
-                        "kubectl": [],
-                        "service_svg": service::service_svg(&s.name, &s.run.pod, &report),
-                        "axes": axes,
-                    }));
-                    continue;
+    let mut drawn: Vec<(Input, PodReport)> = Vec::new();
+    let mut ran = 0;
+    for (i, text) in texts.iter().enumerate() {
+        for (j, result) in read_each(text).into_iter().enumerate() {
+            let mut entry = match result {
+                Err(d) => json!({ "error": error_object(&d) }),
+                Ok(input) if ran == MAX_WORKLOADS => json!({ "left_out": left_out(&input.scenario.name) }),
+                Ok(input) => {
+                    ran += 1;
+                    view_one(input, &mut drawn)
                 }
-                let report = simulate(&input.scenario.run);
-                let watch: Vec<Value> = kubectl::watch(&input.scenario.run.pod, &report.trace)
-                    .iter()
-                    .map(|w| json!({ "at_ms": w.at.as_millis(), "ready": w.ready, "status": w.status, "restarts": w.restarts }))
-                    .collect();
-                runs.push(
-                    json!({ "document": crate::cli::run::document(&input, &report), "kubectl": watch, "axes": axes }),
-                );
-                drawn.push((input, report));
-            }
+            };
+            entry["scenario"] = json!(i);
+            entry["workload"] = json!(j);
+            runs.push(entry);
         }
     }
     let figures: Vec<Figure> = drawn
@@ -208,6 +201,55 @@ pub fn view(body: &str) -> Reply {
         })
     };
     Reply::json(&json!({ "runs": runs, "picture": picture }))
+}
+
+/// Why workload `name` was not run.
+fn left_out(name: &str) -> String {
+    format!(
+        "\"{name}\" was not run: the page runs at most {MAX_WORKLOADS} workloads at once, and the files \
+         before it hold {MAX_WORKLOADS}; run it with podsim run, or open the page with fewer files"
+    )
+}
+
+/// One workload's entry of the view: its document, its notices as the page
+/// words them, and kubectl's lines, or, for a Service, its picture; a Pod
+/// run is kept in `drawn` for the shared timeline.
+fn view_one(input: Input, drawn: &mut Vec<(Input, PodReport)>) -> Value {
+    let notices: Vec<Value> = input
+        .scenario
+        .notices
+        .iter()
+        .map(super::notices::for_page)
+        .collect();
+    let s = &input.scenario;
+    // The page's axis hints, from the registry's grammar.
+    let axes = path::axis_paths(&s.run);
+    let report = simulate(&s.run);
+    let document = crate::cli::run::document(&input, &report);
+    let report = match report {
+        RunReport::Pod(report) => report,
+        RunReport::Service(report) => {
+            return json!({
+                "document": document,
+                "notices": notices,
+                "kubectl": [],
+                "service_svg": service::service_svg(&s.name, &s.run.pod, &report),
+                "axes": axes,
+            });
+        }
+    };
+    let watch: Vec<Value> = kubectl::watch(&s.run.pod, &report.trace)
+        .iter()
+        .map(|w| json!({ "at_ms": w.at.as_millis(), "ready": w.ready, "status": w.status, "restarts": w.restarts }))
+        .collect();
+    let entry = json!({
+        "document": document,
+        "notices": notices,
+        "kubectl": watch,
+        "axes": axes,
+    });
+    drawn.push((input, report));
+    entry
 }
 
 /// `POST /api/sweep`.

@@ -9,6 +9,8 @@
 //! a handler's panic with a 500, so no request can stop the server.
 
 mod api;
+mod notices;
+mod whatif;
 
 use std::io::Read;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -22,8 +24,17 @@ use tiny_http::{Header, Method, Request, Response, Server};
 
 use super::UsageError;
 
-/// The page: markup, style and script in one file, no external request.
-const PAGE: &str = include_str!("../../../assets/serve/index.html");
+/// The page: markup and style, then its script (the page, the trade-off
+/// plot, the self-tests), served as one file that requests nothing else.
+const PAGE: &str = concat!(
+    include_str!("../../../assets/serve/index.html"),
+    "<script>\n",
+    include_str!("../../../assets/serve/page.js"),
+    include_str!("../../../assets/serve/plot.js"),
+    include_str!("../../../assets/serve/selftest.js"),
+    include_str!("../../../assets/serve/selftest-manifests.js"),
+    "start();\n</script>\n</body>\n</html>\n",
+);
 
 /// Request bodies above this are refused (413): a scenario or a manifest
 /// is a few kilobytes.
@@ -154,10 +165,15 @@ fn route_request(method: &Method, path: &str, body: &str, state: &State) -> api:
         (Method::Post, "/api/run") => api::run(body),
         (Method::Post, "/api/view") => api::view(body),
         (Method::Post, "/api/sweep") => api::sweep(body, state),
-        (_, "/" | "/index.html" | "/api/initial" | "/api/run" | "/api/view" | "/api/sweep") => {
-            api::Reply::error(405, "method not allowed here")
-        }
-        _ => api::Reply::error(404, "podsim serves / and /api/{run,view,sweep,initial} only"),
+        (Method::Post, "/api/whatif") => whatif::whatif(body),
+        (
+            _,
+            "/" | "/index.html" | "/api/initial" | "/api/run" | "/api/view" | "/api/sweep" | "/api/whatif",
+        ) => api::Reply::error(405, "method not allowed here"),
+        _ => api::Reply::error(
+            404,
+            "podsim serves / and /api/{run,view,sweep,whatif,initial} only",
+        ),
     }
 }
 

@@ -10,13 +10,13 @@
 
 use super::connection::ConnState;
 use super::history::{ServiceChange, ServiceObserver};
-use super::{ServiceEvent, ServiceModel};
+use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::dist::Dist;
 use crate::model::draw::{DrawKey, Stream, name_hash};
-use crate::model::pod::spec::{ContainerId, ContainerKind, Deletion, PodSpec};
+use crate::model::pod::spec::{ContainerId, ContainerKind, Deletion, Drain, PodSpec};
 use crate::model::pod::{Change, PodEvent, TraceEntry};
 use crate::model::service::spec::OnSigterm;
-use crate::model::{Dist, Drain};
 
 /// Node's `server.keepAliveTimeout` default (5 s): how long a hostage
 /// socket may sit idle before the server closes it.
@@ -129,7 +129,7 @@ pub(super) fn replica_pod(pod: &PodSpec, on_sigterm: OnSigterm) -> PodSpec {
     pod
 }
 
-impl<O: ServiceObserver> ServiceModel<O> {
+impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Reacts to what replica `r`'s Pod model reported.
     pub(super) fn react(&mut self, r: usize, entry: TraceEntry, s: &mut Scheduler<'_, ServiceEvent>) {
         let now = entry.at;

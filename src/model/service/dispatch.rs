@@ -5,10 +5,10 @@
 //! drain, the rollout); a new kind of event is added here and in `event`.
 
 use super::history::{PodFact, ServiceChange, ServiceObserver};
-use super::{ServiceEvent, ServiceModel};
+use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Model, Scheduler, SimTime};
 
-impl<O: ServiceObserver> Model for ServiceModel<O> {
+impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
     type Event = ServiceEvent;
 
     fn is_current(&self, event: &ServiceEvent) -> bool {

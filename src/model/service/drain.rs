@@ -10,7 +10,7 @@
 
 use super::history::{ServiceChange, ServiceObserver};
 use super::pdb::Candidate;
-use super::{ServiceEvent, ServiceModel};
+use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::pod::PodPhase;
 
@@ -52,7 +52,7 @@ impl DrainFigures {
     }
 }
 
-impl<O: ServiceObserver> ServiceModel<O> {
+impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Disruption `index` drains `node`: cordon it, evict its Pods now.
     pub(super) fn start_drain(&mut self, node: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let pods: Vec<usize> = match &self.deploy {

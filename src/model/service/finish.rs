@@ -5,10 +5,10 @@
 //! last event and needs none of the rules that drive the run.
 
 use super::history::ServiceObserver;
-use super::{ServiceMetrics, ServiceModel};
+use super::{ServiceMetrics, ServiceModel, ServiceRun};
 use crate::engine::{RunEnd, SimTime};
 
-impl<O: ServiceObserver> ServiceModel<O> {
+impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// The metrics of a run that ended at `end` for reason `how`.
     pub fn finish(&mut self, end: SimTime, how: RunEnd) -> ServiceMetrics {
         let mut replicas = Vec::with_capacity(self.pods.len());

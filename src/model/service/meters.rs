@@ -14,7 +14,7 @@ use super::history::{PodFact, ServiceChange, ServiceEntry, ServiceObserver};
 use super::outcome::{Deleted, ServiceMetrics};
 use super::spec::ServiceSpec;
 use crate::engine::{RunEnd, SimTime};
-use crate::model::Metrics;
+use crate::model::pod::Metrics;
 
 /// The observer every Service run has: what `ServiceMetrics` need from the
 /// changes, and nothing else, so a sweep pays for no more.

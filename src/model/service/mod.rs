@@ -83,7 +83,7 @@ pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
 pub use sent::SentTimes;
-pub use simulator::{ServiceReport, ServiceSimulator, simulate_service};
+pub use simulator::{ServiceReport, ServiceRun, ServiceSimulator, simulate_service};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
     TrafficSpec, When,
@@ -98,19 +98,17 @@ use self::meters::ServiceMeters;
 use self::proxy::Proxy;
 use self::rollout::Deploy;
 use self::traffic::{Requests, SETTLE_TAIL};
-use super::RunSpec;
-use super::draw::{DrawKey, Stream};
-use super::pod::PodEvent;
-use super::pod::PodModel;
-use super::pod::TraceEntry;
-use super::pod::spec::PodRunSpec;
 use crate::engine::{EventQueue, Model, Scheduler, SimDuration, SimTime};
+use crate::model::draw::{DrawKey, Stream};
+use crate::model::pod::spec::PodRunSpec;
+use crate::model::pod::{PodEvent, PodModel, TraceEntry};
 
 /// The Service on the engine: the state that decides what happens next,
 /// and what watches it (the meters always, and the observer `O`).
-pub struct ServiceModel<O: ServiceObserver = ()> {
-    /// The Pod template, the Service and the horizon.
-    run: RunSpec,
+pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
+    /// The Pod template, the Service and the horizon, as the caller lends
+    /// them (`ServiceRun`); `service` and `stream` are this run's copies.
+    run: R,
     service: ServiceSpec,
     stream: Stream,
     pods: Vec<PodModel<Tap<O>>>,
@@ -135,12 +133,12 @@ pub struct ServiceModel<O: ServiceObserver = ()> {
     observers: Observers<O>,
 }
 
-impl<O: ServiceObserver> ServiceModel<O> {
+impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// A model of `run`, which must have a `service`, reporting to `observer`.
-    pub fn new(run: RunSpec, observer: O) -> Self {
+    pub fn new(run: R, observer: O) -> Self {
         let mut model = ServiceModel {
             service: ServiceSpec::default(),
-            stream: run.stream,
+            stream: *run.stream(),
             run,
             pods: Vec::new(),
             replicas: Vec::new(),
@@ -168,17 +166,17 @@ impl<O: ServiceObserver> ServiceModel<O> {
 
     /// Back to replicas never created, for the current `run`.
     pub fn reset(&mut self) {
-        self.service = self.run.service.as_deref().cloned().unwrap_or_default();
-        self.stream = self.run.stream;
+        self.service = self.run.service().cloned().unwrap_or_default();
+        self.stream = *self.run.stream();
         let replicas = self.service.replicas.max(1);
         let nodes = self.service.nodes.max(1);
-        let pod = replica_pod(&self.run.pod, self.service.app.on_sigterm);
+        let pod = replica_pod(self.run.pod(), self.service.app.on_sigterm);
         self.pods.truncate(replicas as usize);
         for r in 0..replicas {
             let run = PodRunSpec {
                 pod: pod.clone(),
-                horizon: self.run.horizon,
-                stream: self.run.stream.moved(r),
+                horizon: self.run.horizon(),
+                stream: self.run.stream().moved(r),
             };
             match self.pods.get_mut(r as usize) {
                 Some(model) => {
@@ -190,7 +188,7 @@ impl<O: ServiceObserver> ServiceModel<O> {
         }
         self.replicas.clear();
         self.replicas
-            .extend((0..replicas).map(|r| Replica::new(&pod, self.run.stream.moved(r))));
+            .extend((0..replicas).map(|r| Replica::new(&pod, self.run.stream().moved(r))));
         self.last_pod_event.clear();
         self.last_pod_event.resize(replicas as usize, SimTime::ZERO);
         self.scratch.clear();
@@ -254,7 +252,7 @@ impl<O: ServiceObserver> ServiceModel<O> {
     }
 }
 
-impl<O: ServiceObserver> ServiceModel<O> {
+impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Handles `event` of replica `r`'s Pod now, then what it changed.
     fn pod_event(&mut self, r: usize, now: SimTime, event: PodEvent, s: &mut Scheduler<'_, ServiceEvent>) {
         if !self.pods[r].is_current(&event) {

@@ -6,7 +6,7 @@
 //! a retry answered it, in `retried_ok` too).
 
 use crate::engine::SimTime;
-use crate::model::Metrics;
+use crate::model::pod::Metrics;
 
 /// Why a request failed (disruption-model.md A.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

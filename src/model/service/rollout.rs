@@ -25,7 +25,7 @@ use super::app::replica_pod;
 use super::deployment::Strategy;
 use super::endpoints::Endpoint;
 use super::history::{ServiceChange, ServiceObserver, Tap};
-use super::{ServiceEvent, ServiceModel};
+use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::pod::spec::{PodRunSpec, PodSpec};
 use crate::model::pod::{Change, PodEvent, PodModel, PodPhase, TraceEntry};
@@ -117,7 +117,7 @@ impl Deploy {
     }
 }
 
-impl<O: ServiceObserver> ServiceModel<O> {
+impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// The ReplicaSet replica `r` belongs to: the old one outside a
     /// rollout's new Pods (a scenario without a Deployment included).
     pub(super) fn replica_set_of(&self, r: usize) -> ReplicaSet {
@@ -135,7 +135,7 @@ impl<O: ServiceObserver> ServiceModel<O> {
                 plan: Some(plan),
                 ..
             }) if members[r].rs == ReplicaSet::New => &plan.template,
-            _ => &self.run.pod,
+            _ => self.run.pod(),
         }
     }
 
@@ -157,7 +157,7 @@ impl<O: ServiceObserver> ServiceModel<O> {
             surge,
             unavailable,
             min_ready: rollout.min_ready,
-            template: rollout.template.as_deref().unwrap_or(&self.run.pod).clone(),
+            template: rollout.template.as_deref().unwrap_or(self.run.pod()).clone(),
             complete: None,
             done: None,
         });
@@ -401,14 +401,14 @@ impl<O: ServiceObserver> ServiceModel<O> {
         let r = self.pods.len() as u32;
         let template = match (rs, self.deploy.as_ref().and_then(|d| d.plan.as_ref())) {
             (ReplicaSet::New, Some(plan)) => &plan.template,
-            _ => &self.run.pod,
+            _ => self.run.pod(),
         };
         let pod = replica_pod(template, self.service.app.on_sigterm);
-        let stream = self.run.stream.moved(r);
+        let stream = self.run.stream().moved(r);
         self.replicas.push(Replica::new(&pod, stream));
         let run = PodRunSpec {
             pod,
-            horizon: self.run.horizon,
+            horizon: self.run.horizon(),
             stream,
         };
         self.pods.push(PodModel::new(run, Tap::default()));

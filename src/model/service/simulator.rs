@@ -1,45 +1,63 @@
-//! Running a Service: the simulator a sweep reuses run after run, and one
-//! recorded run for `podsim run`.
+//! Running a Service: what a Service's run reads (`ServiceRun`), the
+//! simulator a sweep reuses run after run, and one recorded run for
+//! `podsim run`.
+//!
+//! As the Pod reads its run through `PodRun` and the Job through `JobRun`,
+//! the Service reads its through `ServiceRun`, so that the Service room
+//! names no room above it (`model::RunSpec` lends it in place) and a sweep
+//! sets its keys on the very value the replicas are made from.
 
 use super::history::ServiceObserver;
-use super::{ServiceEvent, ServiceMetrics, ServiceModel, ServiceTrace, When};
+use super::{ServiceEvent, ServiceMetrics, ServiceModel, ServiceSpec, ServiceTrace, When};
 use crate::engine::{SimDuration, SimTime, Simulation};
-use crate::model::RunSpec;
-use crate::model::pod::PodEvent;
-use crate::model::pod::Trace;
+use crate::model::pod::spec::PodRun;
+use crate::model::pod::{PodEvent, Trace};
+
+/// Lends a Service's run its Pod template, horizon and stream (`PodRun`)
+/// and the Service in front of the replicas.
+pub trait ServiceRun: PodRun {
+    /// The Service, read once per run (a run without one runs the
+    /// default Service).
+    fn service(&self) -> Option<&ServiceSpec>;
+}
 
 /// Runs Service specs one after another on the same buffers, like
 /// `PodSimulator` for Pods. The observer `O` is what is kept of each run
 /// besides its metrics: nothing (`()`, the sweep's), every change
 /// (`ServiceHistory`), or what `podsim run` shows (`ServiceTrace`).
-pub struct ServiceSimulator<O: ServiceObserver = ()> {
-    sim: Simulation<ServiceModel<O>>,
+pub struct ServiceSimulator<O: ServiceObserver, R: ServiceRun> {
+    sim: Simulation<ServiceModel<O, R>>,
 }
 
-impl<O: ServiceObserver + Default> ServiceSimulator<O> {
-    /// A simulator for `run`, which has a `service`.
-    pub fn new(run: RunSpec) -> Self {
-        let horizon = run.horizon;
-        ServiceSimulator {
-            sim: Simulation::new(ServiceModel::new(run, O::default()), horizon),
-        }
+impl<R: ServiceRun> ServiceSimulator<(), R> {
+    /// A simulator for `run` that keeps nothing but the metrics.
+    pub fn new(run: R) -> Self {
+        ServiceSimulator::observed_by(run, ())
     }
 }
 
-impl<O: ServiceObserver> ServiceSimulator<O> {
+impl<O: ServiceObserver, R: ServiceRun> ServiceSimulator<O, R> {
+    /// A simulator for `run` whose changes `observer` watches.
+    pub fn observed_by(run: R, observer: O) -> Self {
+        let horizon = run.horizon();
+        ServiceSimulator {
+            sim: Simulation::new(ServiceModel::new(run, observer), horizon),
+        }
+    }
+
     /// The run being simulated.
-    pub fn spec(&self) -> &RunSpec {
+    pub fn spec(&self) -> &R {
         &self.sim.model().run
     }
 
     /// The spec of the next run; changes take effect at the next `run`.
-    pub fn spec_mut(&mut self) -> &mut RunSpec {
+    pub fn spec_mut(&mut self) -> &mut R {
         &mut self.sim.model_mut().run
     }
 
     /// Simulates the current spec from the replicas' creation to the end.
     pub fn run(&mut self) -> ServiceMetrics {
-        let horizon = self.sim.model().run.horizon;
+        let horizon = self.sim.model().run.horizon();
         self.sim.set_horizon(horizon);
         self.sim.rewind();
         self.sim.model_mut().reset();
@@ -97,8 +115,8 @@ impl ServiceReport {
 }
 
 /// Simulates the Service of `run` once, recording its history.
-pub fn simulate_service(run: &RunSpec) -> ServiceReport {
-    let mut simulator = ServiceSimulator::<ServiceTrace>::new(run.clone());
+pub fn simulate_service<R: ServiceRun + Clone>(run: &R) -> ServiceReport {
+    let mut simulator = ServiceSimulator::observed_by(run.clone(), ServiceTrace::default());
     let metrics = simulator.run();
     ServiceReport {
         trace: std::mem::take(simulator.observer_mut()),

@@ -9,7 +9,7 @@
 use super::connection::ConnState;
 use super::history::{ServiceChange, ServiceObserver};
 use super::outcome::Cause;
-use super::{ServiceEvent, ServiceModel};
+use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::DrawKey;
 use crate::model::service::spec::{Arrival, Connections, Retry, TrafficSpec};
@@ -81,7 +81,7 @@ impl Requests {
     }
 }
 
-impl<O: ServiceObserver> ServiceModel<O> {
+impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     fn traffic(&self) -> &TrafficSpec {
         self.service
             .traffic

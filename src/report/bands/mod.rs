@@ -19,7 +19,7 @@ use super::marks::{BAND, Mark};
 use super::svg::{Attr, Num, Svg};
 use super::timeline::{BandState, Timeline};
 use crate::engine::{SimDuration, SimTime};
-use crate::model::{PodSpec, RunReport};
+use crate::model::{PodReport, PodSpec};
 use lines::{DEADLINE_LINE, DELETION_LINE, LineLabel, READY_LINE, label_rows, place_labels};
 
 /// One run to draw.
@@ -29,7 +29,7 @@ pub struct Figure<'a> {
     /// The Pod that ran.
     pub spec: &'a PodSpec,
     /// What happened.
-    pub report: &'a RunReport,
+    pub report: &'a PodReport,
 }
 
 pub(crate) const WIDTH: u32 = 1000;
@@ -138,7 +138,7 @@ fn secs(ms: u64) -> String {
 }
 
 /// The one-line summary beside a run's title.
-fn summary(report: &RunReport, measured: bool) -> String {
+fn summary(report: &PodReport, measured: bool) -> String {
     let m = &report.metrics;
     let ready = m
         .ready_ms

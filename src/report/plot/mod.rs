@@ -292,6 +292,34 @@ impl Tradeoff<'_> {
         self.groups.iter().map(|g| g.points.len()).sum()
     }
 
+    /// What the points stand for, in words: `36 runs`, or, when each point
+    /// is a configuration's replications (a sweep's CSV with a
+    /// `replication` column, or a summary), `36 configurations × 50
+    /// replications`, so a replicated sweep is not read as a handful of runs.
+    /// Paired plots always draw configurations.
+    pub fn drawn(&self) -> String {
+        match self.replications() {
+            Some(r) => format!("{} × {r} replications", self.points(self.runs())),
+            None => self.points(self.runs()),
+        }
+    }
+
+    /// `n` points in words: `n runs`, or `n configurations` when a point
+    /// stands for several runs (replications, or a pair).
+    pub fn points(&self, n: usize) -> String {
+        let (one, many) = if self.replications().is_some() || self.pair.is_some() {
+            ("configuration", "configurations")
+        } else {
+            ("run", "runs")
+        };
+        format!("{n} {}", if n == 1 { one } else { many })
+    }
+
+    /// Replications per point, when a point stands for more than one.
+    fn replications(&self) -> Option<u64> {
+        self.table.replications_per_run().filter(|&r| r > 1)
+    }
+
     /// The `run` cell of a row if the table has one, else its 0-based index.
     pub fn run_label(&self, row: usize) -> String {
         match self.table.columns.iter().position(|c| c == "run") {
@@ -374,6 +402,19 @@ mod tests {
         let plot = tradeoff(&t, &PlotSpec::default()).unwrap();
         assert_eq!((plot.runs(), plot.skipped), (1, 1));
         assert!(plot.svg().contains("1 without a value not drawn"));
+    }
+
+    #[test]
+    fn a_replicated_sweep_says_configurations_times_replications() {
+        // Two configurations of two replications: two points, four rows.
+        let t = table(
+            "run,replication,ready_ms,exposed_total_ms\n0,0,1000,0\n0,1,2000,0\n1,0,3000,0\n1,1,4000,0\n",
+        );
+        let plot = tradeoff(&t, &PlotSpec::default()).unwrap();
+        assert_eq!(plot.drawn(), "2 configurations × 2 replications");
+        assert!(plot.svg().contains("2 configurations × 2 replications of t.csv"));
+        let one = table("run,ready_ms,exposed_total_ms\n0,1000,0\n");
+        assert_eq!(tradeoff(&one, &PlotSpec::default()).unwrap().drawn(), "1 run");
     }
 
     #[test]

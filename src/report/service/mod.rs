@@ -31,7 +31,7 @@ use crate::engine::SimTime;
 use crate::model::service::{
     DrainFigures, FailedRequest, RolloutFigures, ServiceChange, ServiceMetrics, ServiceReport,
 };
-use crate::model::{PodSpec, RunReport};
+use crate::model::{PodReport, PodSpec};
 
 use super::{json as pod_json, timeline};
 
@@ -123,12 +123,12 @@ pub fn run_document(name: &str, pod: &PodSpec, report: &ServiceReport) -> Value 
 }
 
 /// Each replica's history as the Pod views read it.
-fn replica_reports(report: &ServiceReport) -> impl Iterator<Item = RunReport> + '_ {
+fn replica_reports(report: &ServiceReport) -> impl Iterator<Item = PodReport> + '_ {
     report
         .replica_traces()
         .into_iter()
         .zip(&report.metrics.replicas)
-        .map(|(trace, metrics)| RunReport {
+        .map(|(trace, metrics)| PodReport {
             metrics: *metrics,
             trace,
             job: None,

@@ -33,7 +33,7 @@
 
 use crate::engine::SimTime;
 use crate::model::service::{PodFact, ReplicaSet, ServiceReport};
-use crate::model::{Change, PodSpec, RunReport, TraceEntry};
+use crate::model::{Change, PodReport, PodSpec, TraceEntry};
 use crate::report::kubectl::{self, WatchLine};
 
 /// `rand.SafeEncodeString`: each byte to a letter of `ALPHANUMS`.
@@ -146,7 +146,7 @@ pub fn watch_lines(deployment: &str, pod: &PodSpec, report: &ServiceReport) -> V
 /// A replica's run with its history from its creation on (times since
 /// then), and the API's deletion instant folded in as the deletion kubectl
 /// sees.
-fn pod_history(mut run: RunReport, created: SimTime, deleted: Option<SimTime>) -> RunReport {
+fn pod_history(mut run: PodReport, created: SimTime, deleted: Option<SimTime>) -> PodReport {
     let since = |at: SimTime| SimTime(at.since(created).as_millis());
     for e in &mut run.trace {
         e.at = since(e.at);

@@ -27,6 +27,7 @@ use std::path::Path;
 pub use timings::{PREFIX, Setting, Source, Timings};
 pub use workload::kind::WorkloadKind;
 pub use yaml::Syntax;
+pub use yaml::outline::{Node, Outline, Placed};
 
 use super::Scenario;
 use super::diagnostic::{Diagnostic, Problem, closest};

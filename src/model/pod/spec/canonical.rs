@@ -136,7 +136,7 @@ impl fmt::Debug for PodSpec {
 mod tests {
     use super::*;
     use crate::engine::SimDuration;
-    use crate::model::ContainerKind;
+    use crate::model::pod::spec::{ActionKind, ActionTime, ContainerKind, TimedAction};
 
     #[test]
     fn fields_left_at_their_default_are_not_written() {
@@ -174,9 +174,9 @@ mod tests {
         assert!(!plain.contains("actions"), "{plain}");
         // The grid hashes of issue 13's time: containers last.
         assert!(plain.ends_with("run: None, exit_code: 0 }] }"), "{plain}");
-        pod.actions.push(crate::model::TimedAction {
-            when: crate::model::ActionTime::At(SimDuration::from_secs(5)),
-            kind: crate::model::ActionKind::Delete { grace_period: None },
+        pod.actions.push(TimedAction {
+            when: ActionTime::At(SimDuration::from_secs(5)),
+            kind: ActionKind::Delete { grace_period: None },
         });
         let set = format!("{pod:?}");
         assert!(

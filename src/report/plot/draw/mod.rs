@@ -74,11 +74,7 @@ impl Tradeoff<'_> {
             };
             return Titles {
                 title: format!("{} against {}", capitalised(describe(y_name)), describe(x_name)),
-                subtitle: format!(
-                    "{} runs of {}, {grouped}{skipped}",
-                    self.runs(),
-                    self.table.origin
-                ),
+                subtitle: format!("{} of {}, {grouped}{skipped}", self.drawn(), self.table.origin),
                 note: "lower is better on both axes; line: each group's Pareto frontier".to_string(),
                 x: axis_title(x_name).0,
                 y: axis_title(y_name).0,
@@ -99,8 +95,8 @@ impl Tradeoff<'_> {
                 capitalised(first)
             ),
             subtitle: format!(
-                "{} configurations of {}, each run twice ({} = {first}, then {second}), {grouped}{skipped}",
-                self.runs(),
+                "{} of {}, each run twice ({} = {first}, then {second}), {grouped}{skipped}",
+                self.drawn(),
                 self.table.origin,
                 columns[pair.column]
             ),
@@ -356,12 +352,8 @@ impl Tradeoff<'_> {
             svg.text(x + 16.0, y, &g.name, &[("class", &"legend-group")]);
             let n = g.points.len();
             let counted = match &self.pair {
-                Some(_) => format!("{n} configuration{}", if n == 1 { "" } else { "s" }),
-                None => format!(
-                    "{n} run{}, {} on the frontier",
-                    if n == 1 { "" } else { "s" },
-                    g.frontier.len()
-                ),
+                Some(_) => self.points(n),
+                None => format!("{}, {} on the frontier", self.points(n), g.frontier.len()),
             };
             svg.text(
                 x + 16.0,

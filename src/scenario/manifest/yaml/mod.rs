@@ -22,6 +22,7 @@ use serde_saphyr::{DefaultMessageFormatter, MessageFormatter};
 use crate::scenario::diagnostic::{AtValue, Diagnostic, Problem, Wrong, line_col};
 
 mod document;
+pub mod outline;
 mod wording;
 pub use document::Document;
 use document::{Place, SEP};
