@@ -46,7 +46,6 @@ pub mod model;
 pub mod report;
 pub mod scenario;
 pub mod sweep;
-mod words;
 
 /// The seed chapter's tick loop: the yardstick for tests and benchmarks.
 #[doc(hidden)]

@@ -14,8 +14,8 @@
 //!               \  |  /      RunSpec, lent in place
 //!                 pod        PodSpec, PodModel, PodSimulator, Change,
 //!                  |         Metrics; PodRun: what it reads of a run
-//!     dist, draw, version    shared ground: distributions, random streams,
-//!                            Kubernetes releases
+//!  dist, draw, version,     shared ground: distributions, random streams,
+//!                 words      Kubernetes releases, enums spelt as words
 //! ```
 //!
 //! `pod` names neither `job`, `service` nor `run`; `job` and `service`
@@ -38,6 +38,7 @@ mod rooms;
 mod run;
 pub mod service;
 mod version;
+mod words;
 
 pub use dist::{Dist, Probability, Z99, normal_cdf, normal_quantile};
 pub use draw::{DrawKey, Stream, name_hash};

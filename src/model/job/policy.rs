@@ -60,7 +60,7 @@ pub enum Action {
 }
 
 impl Action {
-    crate::words::words! {
+    crate::model::words::words! {
         /// Every action, as the API spells them.
         FailJob => "FailJob",
         FailIndex => "FailIndex",

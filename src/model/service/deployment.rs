@@ -21,7 +21,7 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    crate::words::words! {
+    crate::model::words::words! {
         /// The spellings, as `spec.strategy.type` has them.
         RollingUpdate => "RollingUpdate",
         Recreate => "Recreate",

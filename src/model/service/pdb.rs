@@ -39,7 +39,7 @@ pub enum EvictionPolicy {
 }
 
 impl EvictionPolicy {
-    crate::words::words! {
+    crate::model::words::words! {
         /// The spellings, as the API has them.
         IfHealthyBudget => "IfHealthyBudget",
         AlwaysAllow => "AlwaysAllow",

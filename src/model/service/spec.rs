@@ -128,7 +128,7 @@ pub enum Preset {
 }
 
 impl Preset {
-    crate::words::words! {
+    crate::model::words::words! {
         /// The spellings, in the order messages list them.
         Tiny => "tiny",
         Medium => "medium",
@@ -236,7 +236,7 @@ pub enum Arrival {
 }
 
 impl Arrival {
-    crate::words::words! {
+    crate::model::words::words! {
         /// The spellings.
         Poisson => "poisson",
         Constant => "constant",
@@ -253,7 +253,7 @@ pub enum Connections {
 }
 
 impl Connections {
-    crate::words::words! {
+    crate::model::words::words! {
         /// The spellings.
         New => "new",
         KeepAlive => "keep-alive",
@@ -270,7 +270,7 @@ pub enum Retry {
 }
 
 impl Retry {
-    crate::words::words! {
+    crate::model::words::words! {
         /// The spellings.
         None => "none",
         Once => "once",
@@ -307,7 +307,7 @@ pub enum OnSigterm {
 }
 
 impl OnSigterm {
-    crate::words::words! {
+    crate::model::words::words! {
         /// The spellings.
         ExitImmediately => "exit-immediately",
         Ignore => "ignore",

@@ -51,7 +51,7 @@ pub enum ContainerKind {
 }
 
 impl ContainerKind {
-    crate::words::words! {
+    crate::model::words::words! {
         /// The kinds as scenario files spell them.
         Init => "init",
         Sidecar => "sidecar",
@@ -72,7 +72,7 @@ pub enum RestartPolicy {
 }
 
 impl RestartPolicy {
-    crate::words::words! {
+    crate::model::words::words! {
         /// The policies as Kubernetes spells them.
         Always => "Always",
         OnFailure => "OnFailure",
@@ -144,7 +144,7 @@ pub enum PodMode {
 }
 
 impl PodMode {
-    crate::words::words! {
+    crate::model::words::words! {
         /// The modes as scenario files spell them.
         Service => "service",
         Job => "job",

@@ -52,7 +52,7 @@ pub enum ProbeOutcome {
 }
 
 impl ProbeOutcome {
-    crate::words::words! {
+    crate::model::words::words! {
         /// The outcomes as scenario files spell them.
         Passes => "passes",
         Fails => "fails",

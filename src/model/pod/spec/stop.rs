@@ -122,7 +122,7 @@ pub enum Disposition {
 }
 
 impl Signal {
-    crate::words::words! {
+    crate::model::words::words! {
         /// As Kubernetes spells them.
         Hup => "SIGHUP",
         Int => "SIGINT",

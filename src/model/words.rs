@@ -5,7 +5,8 @@
 //!
 //! Invariant: the four cannot disagree, since they are written from the
 //! one table; an axis indexes `NAMES` and decodes through `ALL`, a reader
-//! parses, a report names. Below every layer, so the model's enums use it.
+//! parses, a report names. Shared ground of the model's rooms, as `dist`
+//! is: every room's enums use it, and it names none of them.
 
 /// Writes `ALL`, `NAMES`, `name` and `parse` inside an enum's `impl`, from
 /// its variants and their words in order (the order an axis indexes and a
