@@ -250,14 +250,7 @@ fn the_liveness_example_shell_ignores_sigterm_until_sigkill() {
         s.notices
     );
     assert_eq!(
-        first(
-            &s,
-            &r,
-            "liveness",
-            is(Change::ProbeFailed {
-                probe: ProbeKind::Liveness
-            })
-        ),
+        first(&s, &r, "liveness", probe_failed(ProbeKind::Liveness)),
         Some(40_000)
     );
     assert_eq!(first(&s, &r, "liveness", exit(ExitReason::Killed)), Some(70_000));

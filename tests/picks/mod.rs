@@ -55,6 +55,11 @@ pub fn restarted(c: Change) -> bool {
     matches!(c, Change::Starting { attempt } if attempt > 1)
 }
 
+/// Picks the kill for a failed `probe` (R12, R30).
+pub fn probe_failed(probe: ProbeKind) -> impl Fn(Change) -> bool {
+    is(Change::ProbeFailed { probe })
+}
+
 /// Picks an exit for `reason`.
 pub fn exit(reason: ExitReason) -> impl Fn(Change) -> bool {
     is(Change::Exited(reason))
