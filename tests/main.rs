@@ -12,7 +12,9 @@
 //! - `deploy`: `deploy/`, the scale-out files a cluster operator applies;
 //! - `fuzz`: the stable fuzz runner over every input podsim reads;
 //! - `docs`: the front page and the guide: every command they show run and
-//!   its output compared, every link and rule number resolved.
+//!   its output compared, every link and rule number resolved;
+//! - `picks`: typed picks of a Pod's history, which `model` and `manifest`
+//!   assert in (the timeline's English is the report's own tests' to check).
 
 mod cli;
 mod deploy;
@@ -20,3 +22,4 @@ mod docs;
 mod fuzz;
 mod manifest;
 mod model;
+mod picks;

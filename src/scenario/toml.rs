@@ -15,7 +15,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::Scenario;
-use super::diagnostic::{Diagnostic, Problem};
+use super::diagnostic::{Diagnostic, Layout, Problem};
 use super::key::{Field, Group, Key, Scope, Value, path};
 use super::rules::{Format, Rule, SpecProblem, check_spec, version_notices};
 
@@ -25,7 +25,7 @@ mod restart;
 mod service;
 mod values;
 
-pub use values::{ValueError, one_value, type_name, value};
+pub use values::{ValueError, found, one_value, value};
 
 /// A container's `restartPolicyRules`, read beside its registry keys.
 const RESTART_RULES: &str = "restart_policy_rules";
@@ -47,13 +47,13 @@ pub fn syntax_error(origin: &str, text: &str, error: &toml::de::Error) -> Diagno
         .map(|k| k.trim().trim_matches('"'))
         .filter(|k| !k.is_empty());
     match key {
-        Some(key) if message == "duplicate key" => Diagnostic::at(
+        Some(key) if message == "duplicate key" => Diagnostic::error(
             origin,
             text,
             error.span(),
             format!("duplicate key \"{key}\": a key, or a [table], is written once; merge the two"),
         ),
-        _ => Diagnostic::at(origin, text, error.span(), message),
+        _ => Diagnostic::error(origin, text, error.span(), message),
     }
 }
 
@@ -78,10 +78,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
             (NAME, _) => match value.get_ref() {
                 DeValue::String(s) => name = s.to_string(),
                 other => {
-                    return Err(reader.error(
-                        value.span(),
-                        format!("name: expected a name in quotes, found {}", type_name(other)),
-                    ));
+                    return Err(reader.error(value.span(), name_expected(other)));
                 }
             },
             (_, Some(Scope::Pod)) => pod = Some(value),
@@ -105,7 +102,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
     }
     if let Some(pod) = pod {
         let DeValue::Table(table) = pod.get_ref() else {
-            return Err(reader.error(pod.span(), "pod must be a table: write [pod]"));
+            return Err(reader.error(pod.span(), Problem::not_laid_out("pod", Layout::Table, "[pod]")));
         };
         reader.table(Scope::Pod, None, "", table)?;
     }
@@ -170,8 +167,17 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn error(&self, span: Range<usize>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::at(self.origin, self.text, Some(span), message)
+    fn error(&self, span: Range<usize>, problem: impl Into<Problem>) -> Diagnostic {
+        Diagnostic::error(self.origin, self.text, Some(span), problem)
+    }
+
+    /// `key`'s `value` (after `context`) is not what it takes, `expected`.
+    fn expected(&self, value: &Spanned<DeValue>, context: &str, key: &str, expected: &str) -> Diagnostic {
+        let found = found(value.get_ref());
+        self.error(
+            value.span(),
+            Problem::expected(context, key, expected, Some(found)),
+        )
     }
 
     /// A broken rule, pointed at what breaks it.
@@ -191,33 +197,24 @@ impl Reader<'_> {
         }
         .or_else(|| c.and_then(|i| self.containers.get(i).cloned()));
         let message = problem.message(&self.run.pod, Format::Toml);
-        Diagnostic::at(self.origin, self.text, span, message)
+        Diagnostic::error(self.origin, self.text, span, message)
     }
 
     /// `[[containers]]`: name, kind and boot first, then every other key.
     fn containers(&mut self, value: &Spanned<DeValue>) -> Result<(), Diagnostic> {
         let DeValue::Array(items) = value.get_ref() else {
-            return Err(self.error(
-                value.span(),
-                "containers must be a list of tables: write [[containers]]",
-            ));
+            return Err(self.error(value.span(), list_of_tables("containers")));
         };
         for item in items.iter() {
             let DeValue::Table(table) = item.get_ref() else {
-                return Err(self.error(item.span(), "each container is a table: write [[containers]]"));
+                return Err(self.error(item.span(), each_a_table("container", "containers")));
             };
             let index = self.run.pod.containers.len();
             let Some(name) = table.get("name") else {
                 return Err(self.error(item.span(), "a container has no name; add name = \"…\""));
             };
             let DeValue::String(name_text) = name.get_ref() else {
-                return Err(self.error(
-                    name.span(),
-                    format!(
-                        "name: expected a name in quotes, found {}",
-                        type_name(name.get_ref())
-                    ),
-                ));
+                return Err(self.error(name.span(), name_expected(name.get_ref())));
             };
             if name_text.is_empty() {
                 return Err(self.error(name.span(), "container name is empty"));
@@ -294,13 +291,8 @@ impl Reader<'_> {
         let word: &str = key.get_ref().as_ref();
         if let Some(group) = path::group(scope, word) {
             let DeValue::Table(table) = value.get_ref() else {
-                return Err(self.error(
-                    value.span(),
-                    format!(
-                        "{context}{word}: expected a table such as {word} = {{ {} = … }}",
-                        Field::names_in(group)[0]
-                    ),
-                ));
+                let such = format!("a table such as {word} = {{ {} = … }}", Field::names_in(group)[0]);
+                return Err(self.error(value.span(), Problem::expected(context, word, such, None)));
             };
             group.open(&mut self.run, container);
             self.spans.push(((container, Spot::Group(group)), value.span()));
@@ -350,6 +342,16 @@ impl Reader<'_> {
     }
 }
 
+/// `key` must be a list of tables, `[[key]]`.
+fn list_of_tables(key: &str) -> Problem {
+    Problem::not_laid_out(key, Layout::List("tables"), format!("[[{key}]]"))
+}
+
+/// Each entry of `[[list]]` must be a table.
+fn each_a_table(entry: &str, list: &str) -> Problem {
+    Problem::not_laid_out(entry, Layout::Entry, format!("[[{list}]]"))
+}
+
 /// A container's keys in the README's order: name, then its fields and
 /// groups, then its restart rules.
 fn container_keys() -> Vec<&'static str> {
@@ -359,7 +361,12 @@ fn container_keys() -> Vec<&'static str> {
     keys
 }
 
-/// The value of `field` as written, or the message saying why not.
-fn value_at(field: Field, item: &Spanned<DeValue>, context: &str) -> Result<Value, String> {
-    value(field.unit(), item.get_ref()).map_err(|e| e.message(context, &field.name()))
+/// `name = …` written other than as a name in quotes.
+fn name_expected(value: &DeValue) -> Problem {
+    Problem::expected("", NAME, "a name in quotes", Some(found(value)))
+}
+
+/// The value of `field` as written, or the problem saying why not.
+fn value_at(field: Field, item: &Spanned<DeValue>, context: &str) -> Result<Value, Problem> {
+    value(field.unit(), item.get_ref()).map_err(|e| e.problem(context, &field.name()))
 }

@@ -1,10 +1,13 @@
 //! The CKAD lab's Pods (`scenarios/ckad/*.yaml`): each file's annotations
-//! give the timings, and each test spells out the timeline they imply.
+//! give the timings, and each test spells out the timeline they imply, in
+//! typed changes.
 
+use podsim::engine::SimDuration;
 use podsim::model::{Metrics, PodPhase, PodReport, simulate_pod};
-use podsim::report::line::lines;
 use podsim::scenario::manifest::WorkloadKind;
 use podsim::scenario::{Problem, Scenario};
+
+use crate::picks::{Change, ExitReason, Signal, history, shown};
 
 /// Loads a lab Pod (which must need no notice but, for the Pods that show
 /// only their start, that they are never deleted, and for adapter-pod's
@@ -33,23 +36,37 @@ fn run(file: &str) -> (Scenario, PodReport) {
     (scenario, report)
 }
 
-/// The timeline as `(seconds, who, what)`, whole seconds being all the lab uses.
-fn timeline(scenario: &Scenario, report: &PodReport) -> Vec<(u64, String, String)> {
-    lines(&report.trace)
-        .map(|(e, line)| {
-            let who = e
-                .container
-                .map_or("pod".to_string(), |c| scenario.run.pod.container(c).name.clone());
-            (e.at.as_millis() / 1000, who, line.to_string())
-        })
+/// A container's first start.
+const STARTING: Change = Change::Starting { attempt: 1 };
+
+/// SIGTERM, with SIGKILL `secs` seconds later.
+fn term(secs: u64) -> Change {
+    Change::Sigterm {
+        timeout: SimDuration::from_secs(secs),
+        signal: Signal::Term,
+    }
+}
+
+/// `kubectl delete` with a grace period of `secs` seconds.
+fn deleted(secs: u64) -> Change {
+    Change::DeletionRequested {
+        grace: SimDuration::from_secs(secs),
+    }
+}
+
+/// The timeline as `(seconds, who, change)`, whole seconds being all the
+/// lab uses: the changes the event timeline shows.
+fn timeline(scenario: &Scenario, report: &PodReport) -> Vec<(u64, String, Change)> {
+    history(report, &scenario.run.pod)
+        .into_iter()
+        .filter(|&(_, _, what)| shown(what))
+        .map(|(t, who, what)| (t / 1000, who, what))
         .collect()
 }
 
-fn expect(scenario: &Scenario, report: &PodReport, expected: &[(u64, &str, &str)]) {
-    let expected: Vec<(u64, String, String)> = expected
-        .iter()
-        .map(|&(t, c, w)| (t, c.to_string(), w.to_string()))
-        .collect();
+fn expect(scenario: &Scenario, report: &PodReport, expected: &[(u64, &str, Change)]) {
+    let expected: Vec<(u64, String, Change)> =
+        expected.iter().map(|&(t, c, w)| (t, c.to_string(), w)).collect();
     assert_eq!(timeline(scenario, report), expected);
 }
 
@@ -66,16 +83,16 @@ fn app_init_runs_prep_to_completion_before_app_r4_r6() {
         &s,
         &r,
         &[
-            (0, "prep", "starting"),
-            (2, "prep", "exited 0 (completed)"),
-            (2, "app", "starting"),
-            (3, "app", "started"),
-            (3, "pod", "Pod Ready"),
-            (3, "pod", "Pod phase Running"),
-            (8, "pod", "deletion requested (grace period 30s)"),
-            (8, "app", "SIGTERM (SIGKILL in 30s)"),
-            (9, "app", "exited 0 (stopped by SIGTERM)"),
-            (9, "pod", "Pod phase Succeeded"),
+            (0, "prep", STARTING),
+            (2, "prep", Change::Exited(ExitReason::Completed)),
+            (2, "app", STARTING),
+            (3, "app", Change::Started),
+            (3, "pod", Change::PodReady),
+            (3, "pod", Change::Phase(PodPhase::Running)),
+            (8, "pod", deleted(30)),
+            (8, "app", term(30)),
+            (9, "app", Change::Exited(ExitReason::Terminated(0))),
+            (9, "pod", Change::Phase(PodPhase::Succeeded)),
         ],
     );
     assert_eq!(
@@ -92,14 +109,14 @@ fn ordered_init_starts_migrate_only_after_wait_config_exited_r4() {
         &s,
         &r,
         &[
-            (0, "wait-config", "starting"),
-            (1, "wait-config", "exited 0 (completed)"),
-            (1, "migrate", "starting"),
-            (4, "migrate", "exited 0 (completed)"),
-            (4, "app", "starting"),
-            (5, "app", "started"),
-            (5, "pod", "Pod Ready"),
-            (5, "pod", "Pod phase Running"),
+            (0, "wait-config", STARTING),
+            (1, "wait-config", Change::Exited(ExitReason::Completed)),
+            (1, "migrate", STARTING),
+            (4, "migrate", Change::Exited(ExitReason::Completed)),
+            (4, "app", STARTING),
+            (5, "app", Change::Started),
+            (5, "pod", Change::PodReady),
+            (5, "pod", Change::Phase(PodPhase::Running)),
         ],
     );
     assert_eq!(summary(&r.metrics), (Some(5000), None, 0, 0, PodPhase::Running));
@@ -115,23 +132,19 @@ fn log_shipper_starts_its_native_sidecar_first_and_stops_it_last_r5_r36() {
         &s,
         &r,
         &[
-            (0, "logger", "starting"),
-            (1, "logger", "started"),
-            (1, "web", "starting"),
-            (3, "web", "started"),
-            (3, "pod", "Pod Ready"),
-            (3, "pod", "Pod phase Running"),
-            (8, "pod", "deletion requested (grace period 30s)"),
-            (
-                8,
-                "logger",
-                "waiting for app containers and later sidecars to exit",
-            ),
-            (8, "web", "SIGTERM (SIGKILL in 30s)"),
-            (9, "web", "exited 0 (stopped by SIGTERM)"),
-            (9, "logger", "SIGTERM (SIGKILL in 29s)"),
-            (9, "logger", "exited 0 (stopped by SIGTERM)"),
-            (9, "pod", "Pod phase Succeeded"),
+            (0, "logger", STARTING),
+            (1, "logger", Change::Started),
+            (1, "web", STARTING),
+            (3, "web", Change::Started),
+            (3, "pod", Change::PodReady),
+            (3, "pod", Change::Phase(PodPhase::Running)),
+            (8, "pod", deleted(30)),
+            (8, "logger", Change::AwaitingTurn),
+            (8, "web", term(30)),
+            (9, "web", Change::Exited(ExitReason::Terminated(0))),
+            (9, "logger", term(29)),
+            (9, "logger", Change::Exited(ExitReason::Terminated(0))),
+            (9, "pod", Change::Phase(PodPhase::Succeeded)),
         ],
     );
     assert_eq!(
@@ -151,19 +164,19 @@ fn ambassador_side_by_side_leaves_app_without_its_proxy_r6_r34() {
         &s,
         &r,
         &[
-            (0, "app", "starting"),
-            (0, "proxy", "starting"),
-            (1, "app", "started"),
-            (3, "proxy", "started"),
-            (3, "pod", "Pod Ready"),
-            (3, "pod", "Pod phase Running"),
-            (8, "pod", "deletion requested (grace period 30s)"),
-            (8, "app", "SIGTERM (SIGKILL in 30s)"),
-            (8, "proxy", "SIGTERM (SIGKILL in 30s)"),
-            (9, "proxy", "exited 0 (stopped by SIGTERM)"),
-            (38, "app", "SIGKILL"),
-            (38, "app", "exited 137 (SIGKILL)"),
-            (38, "pod", "Pod phase Failed"),
+            (0, "app", STARTING),
+            (0, "proxy", STARTING),
+            (1, "app", Change::Started),
+            (3, "proxy", Change::Started),
+            (3, "pod", Change::PodReady),
+            (3, "pod", Change::Phase(PodPhase::Running)),
+            (8, "pod", deleted(30)),
+            (8, "app", term(30)),
+            (8, "proxy", term(30)),
+            (9, "proxy", Change::Exited(ExitReason::Terminated(0))),
+            (38, "app", Change::Sigkill),
+            (38, "app", Change::Exited(ExitReason::Killed)),
+            (38, "pod", Change::Phase(PodPhase::Failed)),
         ],
     );
     let m = &r.metrics;
@@ -177,12 +190,13 @@ fn adapter_pod_starts_both_app_containers_in_one_sync_r6() {
     // app's `sleep 3600` ends 1 s + 1 h in: exit 0, and under Always it
     // starts again at once (R11; the first restart waits for no back-off,
     // R14), Ready again when it is up at 3,602 s; so every hour all day.
-    let at = |what: &str| -> Vec<u64> {
-        let lines = lines(&r.trace).filter(|(e, line)| e.container.is_some() && line.to_string() == what);
-        lines.map(|(e, _)| e.at.as_millis() / 1000).take(2).collect()
+    let at = |change: Change| -> Vec<u64> {
+        let history = history(&r, &s.run.pod).into_iter();
+        let of_containers = history.filter(|(_, who, what)| who != "pod" && *what == change);
+        of_containers.map(|(t, _, _)| t / 1000).take(2).collect()
     };
-    assert_eq!(at("exited 0 (completed)"), [3601, 7202]);
-    assert_eq!(at("restarting (attempt 2)"), [3601]);
+    assert_eq!(at(Change::Exited(ExitReason::Completed)), [3601, 7202]);
+    assert_eq!(at(Change::Starting { attempt: 2 }), [3601]);
     assert_eq!((r.metrics.restarts, r.metrics.phase), (23, PodPhase::Running));
     // No wait for app before the adapter starts; Ready when the slower one started.
     r.trace.retain(|e| e.at.as_millis() <= 2000);
@@ -190,12 +204,12 @@ fn adapter_pod_starts_both_app_containers_in_one_sync_r6() {
         &s,
         &r,
         &[
-            (0, "app", "starting"),
-            (0, "metrics-adapter", "starting"),
-            (1, "app", "started"),
-            (2, "metrics-adapter", "started"),
-            (2, "pod", "Pod Ready"),
-            (2, "pod", "Pod phase Running"),
+            (0, "app", STARTING),
+            (0, "metrics-adapter", STARTING),
+            (1, "app", Change::Started),
+            (2, "metrics-adapter", Change::Started),
+            (2, "pod", Change::PodReady),
+            (2, "pod", Change::Phase(PodPhase::Running)),
         ],
     );
     assert_eq!(r.metrics.ready_ms, Some(2000));
@@ -228,25 +242,21 @@ fn graceful_spends_10s_of_its_45s_grace_in_pre_stop_r35_r36_r37() {
         &s,
         &r,
         &[
-            (0, "drainer", "starting"),
-            (1, "drainer", "started"),
-            (1, "web", "starting"),
-            (3, "web", "started"),
-            (3, "pod", "Pod Ready"),
-            (3, "pod", "Pod phase Running"),
-            (8, "pod", "deletion requested (grace period 45s)"),
-            (
-                8,
-                "drainer",
-                "waiting for app containers and later sidecars to exit",
-            ),
-            (8, "web", "preStop hook started"),
-            (18, "web", "preStop hook finished"),
-            (18, "web", "SIGTERM (SIGKILL in 35s)"),
-            (21, "web", "exited 0 (stopped by SIGTERM)"),
-            (21, "drainer", "SIGTERM (SIGKILL in 32s)"),
-            (23, "drainer", "exited 0 (stopped by SIGTERM)"),
-            (23, "pod", "Pod phase Succeeded"),
+            (0, "drainer", STARTING),
+            (1, "drainer", Change::Started),
+            (1, "web", STARTING),
+            (3, "web", Change::Started),
+            (3, "pod", Change::PodReady),
+            (3, "pod", Change::Phase(PodPhase::Running)),
+            (8, "pod", deleted(45)),
+            (8, "drainer", Change::AwaitingTurn),
+            (8, "web", Change::PreStopStarted),
+            (18, "web", Change::PreStopFinished { cut_off: false }),
+            (18, "web", term(35)),
+            (21, "web", Change::Exited(ExitReason::Terminated(0))),
+            (21, "drainer", term(32)),
+            (23, "drainer", Change::Exited(ExitReason::Terminated(0))),
+            (23, "pod", Change::Phase(PodPhase::Succeeded)),
         ],
     );
     assert_eq!(

@@ -24,8 +24,9 @@ mod website;
 use std::path::{Path, PathBuf};
 
 use podsim::model::{ContainerKind, PodReport, simulate_pod};
-use podsim::report::line::lines;
 use podsim::scenario::manifest::Timings;
+
+use crate::picks::Change;
 use podsim::scenario::{InputFormat, Problem, Scenario};
 
 fn path(file: &str) -> PathBuf {
@@ -65,11 +66,7 @@ fn problems(s: &Scenario) -> Vec<&Problem> {
     s.notices.iter().map(|n| &n.problem).collect()
 }
 
-/// When `who` first did `what`, in ms.
-fn first(s: &Scenario, r: &PodReport, who: &str, what: &str) -> Option<u64> {
-    lines(&r.trace)
-        .find(|(e, line)| {
-            e.container.map(|c| s.run.pod.container(c).name.as_str()) == Some(who) && line.to_string() == what
-        })
-        .map(|(e, _)| e.at.as_millis())
+/// When `who` ("pod" for the Pod) first had a change that `pick` picks, in ms.
+fn first(s: &Scenario, r: &PodReport, who: &str, pick: impl Fn(Change) -> bool) -> Option<u64> {
+    crate::picks::first(r, &s.run.pod, who, pick)
 }

@@ -9,6 +9,7 @@ use podsim::scenario::manifest::{Timings, WorkloadKind};
 use podsim::scenario::{Problem, Scenario};
 
 use super::{first, kinds, load, one, path, problems};
+use crate::picks::*;
 
 #[test]
 fn istio_injected_native_sidecars_start_before_the_app_and_never_expose_it() {
@@ -38,9 +39,12 @@ fn istio_injected_native_sidecars_start_before_the_app_and_never_expose_it() {
     // 2 s, and its startup probe (a tick every second, R28) sees it then:
     // Started at 2 s (R31), and only then do the next sidecar and the app
     // start (R5).
-    assert_eq!(first(&s, &r, "istio-init", "exited 0 (completed)"), Some(1000));
-    assert_eq!(first(&s, &r, "istio-proxy", "started"), Some(2000));
-    assert_eq!(first(&s, &r, "hello", "starting"), Some(2000));
+    assert_eq!(
+        first(&s, &r, "istio-init", exit(ExitReason::Completed)),
+        Some(1000)
+    );
+    assert_eq!(first(&s, &r, "istio-proxy", is(Change::Started)), Some(2000));
+    assert_eq!(first(&s, &r, "hello", first_start), Some(2000));
     // With the proxy marked and the Pod deleted: the app never runs without
     // it (R36: sidecars stop after the apps), and the pilot-agent drain
     // preStop, an exec that is not `sleep N`, is assumed with a notice.
@@ -93,8 +97,8 @@ fn linkerd_injected_native_sidecar_maps_its_three_probes() {
     );
     // replicas: 1 is no notice; the app starts once the proxy is Started.
     assert!(s.notices.iter().all(|n| !n.message().starts_with("replicas")));
-    assert_eq!(first(&s, &r, "linkerd-proxy", "started"), Some(2000));
-    assert_eq!(first(&s, &r, "web-svc", "starting"), Some(2000));
+    assert_eq!(first(&s, &r, "linkerd-proxy", is(Change::Started)), Some(2000));
+    assert_eq!(first(&s, &r, "web-svc", first_start), Some(2000));
     // Linkerd's injector stamped linkerd.io/proxy-version: its proxy is the Pod's.
     assert!(s.run.pod.containers[1].proxy);
     assert!(problems(&s).contains(&&Problem::InjectedProxy {
@@ -119,8 +123,11 @@ fn linkerd_injected_native_sidecar_maps_its_three_probes() {
 #[test]
 fn r52_the_linkerd_proxy_is_ready_at_the_sync_of_the_apps_start() {
     let (s, r) = one("linkerd-native-sidecar.yaml", None);
-    assert_eq!(first(&s, &r, "web-svc", "started"), Some(3000));
-    assert_eq!(first(&s, &r, "linkerd-proxy", "ready"), Some(3000));
+    assert_eq!(first(&s, &r, "web-svc", is(Change::Started)), Some(3000));
+    assert_eq!(
+        first(&s, &r, "linkerd-proxy", is(Change::Ready { probed: true })),
+        Some(3000)
+    );
     assert_eq!(r.metrics.ready_ms, Some(3000));
 }
 
@@ -160,8 +167,8 @@ fn istio_injected_beside_the_app_exposes_it_at_startup_and_shutdown() {
         "{:?}",
         s.notices
     );
-    assert_eq!(first(&s, &r, "hello", "starting"), Some(1000));
-    assert_eq!(first(&s, &r, "istio-proxy", "starting"), Some(1000));
+    assert_eq!(first(&s, &r, "hello", first_start), Some(1000));
+    assert_eq!(first(&s, &r, "istio-proxy", first_start), Some(1000));
     assert_eq!(r.metrics.ready_ms, Some(4000));
     assert_eq!(r.metrics.exposed_startup_ms, 1500);
     assert_eq!(r.metrics.exposed_shutdown_ms, 2000);
@@ -188,10 +195,15 @@ fn istio_holding_the_application_never_exposes_it_at_startup() {
     assert_eq!(proxy.name, "istio-proxy");
     assert_eq!(proxy.post_start, Some(podsim::model::PostStart::UntilBooted));
     assert_eq!(
-        first(&s, &r, "istio-proxy", "postStart hook finished"),
+        first(
+            &s,
+            &r,
+            "istio-proxy",
+            is(Change::PostStartFinished { failed: false })
+        ),
         Some(3500)
     );
-    assert_eq!(first(&s, &r, "hello", "starting"), Some(3500));
+    assert_eq!(first(&s, &r, "hello", first_start), Some(3500));
     assert_eq!(r.metrics.ready_ms, Some(4500));
     assert_eq!(r.metrics.exposed_startup_ms, 0);
     assert_eq!(r.metrics.exposed_shutdown_ms, 2000);
@@ -234,7 +246,7 @@ fn the_cloud_sql_proxy_job_completes_and_stops_its_sidecar_r44() {
     // and drains 1 s: the Pod Succeeds at 14 s, never exposed.
     assert_eq!(r.metrics.ready_ms, Some(3000));
     assert_eq!(
-        first(&s, &r, "my-application", "exited 0 (completed)"),
+        first(&s, &r, "my-application", exit(ExitReason::Completed)),
         Some(13_000)
     );
     assert_eq!(r.metrics.completed_ms, Some(14_000));
@@ -262,8 +274,8 @@ fn the_gcs_fuse_job_completes_when_its_scripts_sleeps_are_over_r81() {
         })
         .collect();
     assert_eq!(scripted, [("writer", 10_000, 0), ("reader", 10_000, 0)]);
-    assert_eq!(first(&s, &r, "writer", "exited 0 (completed)"), Some(11_000));
-    assert_eq!(first(&s, &r, "reader", "exited 0 (completed)"), Some(11_000));
+    assert_eq!(first(&s, &r, "writer", exit(ExitReason::Completed)), Some(11_000));
+    assert_eq!(first(&s, &r, "reader", exit(ExitReason::Completed)), Some(11_000));
     assert_eq!(r.metrics.phase, PodPhase::Succeeded);
     assert_eq!(r.metrics.completed_ms, Some(11_000));
     let figures = r.job.as_ref().unwrap().figures;

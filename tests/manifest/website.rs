@@ -5,11 +5,11 @@
 
 use podsim::engine::SimDuration;
 use podsim::model::{ContainerKind, PodMode, PodPhase, simulate_pod};
-use podsim::report::line::lines;
 use podsim::scenario::manifest::{Timings, WorkloadKind};
 use podsim::scenario::{Problem, Scenario};
 
 use super::{first, kinds, one, path, problems};
+use crate::picks::*;
 
 #[test]
 fn the_website_statefulset_runs_one_pod_and_skips_its_service() {
@@ -168,8 +168,8 @@ fn the_websites_indexed_job_completes_when_its_worker_has_reversed_the_file() {
             vec!["input".into(), "worker".into()]
         )]
     }));
-    assert_eq!(first(&s, &r, "input", "exited 0 (completed)"), Some(1000));
-    assert_eq!(first(&s, &r, "worker", "exited 0 (completed)"), Some(2000));
+    assert_eq!(first(&s, &r, "input", exit(ExitReason::Completed)), Some(1000));
+    assert_eq!(first(&s, &r, "worker", exit(ExitReason::Completed)), Some(2000));
     assert_eq!(r.metrics.phase, PodPhase::Succeeded);
     let figures = r.job.as_ref().unwrap().figures;
     assert_eq!((figures.outcome.name(), figures.pods), ("Complete", 1));
@@ -194,8 +194,11 @@ fn the_websites_sidecar_job_completes_30_s_late_and_its_legacy_twin_never() {
         container: "logshipper".into(),
         command: "sh -c 'tail -F /opt/logs.txt'".into(),
     }));
-    assert_eq!(first(&s, &r, "myjob", "exited 0 (completed)"), Some(2000));
-    assert_eq!(first(&s, &r, "logshipper", "exited 137 (SIGKILL)"), Some(32_000));
+    assert_eq!(first(&s, &r, "myjob", exit(ExitReason::Completed)), Some(2000));
+    assert_eq!(
+        first(&s, &r, "logshipper", exit(ExitReason::Killed)),
+        Some(32_000)
+    );
     assert_eq!(r.metrics.phase, PodPhase::Succeeded);
     let figures = r.job.as_ref().unwrap().figures;
     assert_eq!(figures.outcome.at().map(|t| t.as_millis()), Some(32_000));
@@ -247,14 +250,12 @@ fn the_liveness_example_shell_ignores_sigterm_until_sigkill() {
         s.notices
     );
     assert_eq!(
-        first(&s, &r, "liveness", "liveness probe failed: killing"),
+        first(&s, &r, "liveness", probe_failed(ProbeKind::Liveness)),
         Some(40_000)
     );
-    assert_eq!(first(&s, &r, "liveness", "exited 137 (SIGKILL)"), Some(70_000));
-    assert_eq!(first(&s, &r, "liveness", "restarting (attempt 2)"), Some(70_000));
-    let not_ready =
-        lines(&r.trace).find(|(e, line)| e.container.is_none() && line.to_string() == "Pod not Ready");
-    assert_eq!(not_ready.map(|(e, _)| e.at.as_millis()), Some(70_000));
+    assert_eq!(first(&s, &r, "liveness", exit(ExitReason::Killed)), Some(70_000));
+    assert_eq!(first(&s, &r, "liveness", attempt(2)), Some(70_000));
+    assert_eq!(first(&s, &r, "pod", is(Change::PodNotReady)), Some(70_000));
     assert_eq!(r.metrics.restarts, 1);
     assert_eq!(r.metrics.sigkilled, 1);
 
@@ -274,7 +275,7 @@ fn the_liveness_example_shell_ignores_sigterm_until_sigkill() {
     );
     let r = simulate_pod(&s.run);
     assert_eq!(
-        first(&s, &r, "liveness", "exited 0 (stopped by SIGTERM)"),
+        first(&s, &r, "liveness", exit(ExitReason::Terminated(0))),
         Some(40_000)
     );
 }
@@ -300,12 +301,12 @@ fn the_sidecar_example_takes_the_whole_grace_period_to_delete() {
         .collect();
     assert_eq!(deaf, ["logshipper", "myapp"]);
     assert_eq!(r.metrics.ready_ms, Some(2000));
-    assert_eq!(first(&s, &r, "myapp", "SIGKILL"), Some(37_000));
+    assert_eq!(first(&s, &r, "myapp", is(Change::Sigkill)), Some(37_000));
+    assert_eq!(first(&s, &r, "logshipper", sigterm_with(2)), Some(37_000));
     assert_eq!(
-        first(&s, &r, "logshipper", "SIGTERM (SIGKILL in 2s)"),
-        Some(37_000)
+        first(&s, &r, "logshipper", exit(ExitReason::Killed)),
+        Some(39_000)
     );
-    assert_eq!(first(&s, &r, "logshipper", "exited 137 (SIGKILL)"), Some(39_000));
     assert_eq!(r.metrics.termination_ms, Some(32_000));
     assert_eq!(r.metrics.sigkilled, 2);
     assert_eq!(r.metrics.phase, PodPhase::Failed);
@@ -332,19 +333,17 @@ fn the_watcher_sidecar_restarts_every_container_in_place_on_exit_88() {
             ("main-application", ContainerKind::App)
         ]
     );
-    let restarts_all: Vec<u64> = lines(&r.trace)
-        .filter(|(e, line)| e.container.is_none() && line.to_string().starts_with("RestartAllContainers"))
-        .map(|(e, _)| e.at.as_millis())
+    let restarts_all: Vec<u64> = history(&r, &s.run.pod)
+        .into_iter()
+        .filter(|(_, who, what)| who == "pod" && *what == Change::AllContainersRestarting)
+        .map(|(t, _, _)| t)
         .collect();
     assert_eq!(restarts_all, [60_000, 120_000]);
     assert_eq!(
-        first(&s, &r, "main-application", "exited 137 (SIGKILL)"),
+        first(&s, &r, "main-application", exit(ExitReason::Killed)),
         Some(60_000)
     );
-    assert_eq!(
-        first(&s, &r, "setup-environment", "restarting (attempt 3)"),
-        Some(120_000)
-    );
+    assert_eq!(first(&s, &r, "setup-environment", attempt(3)), Some(120_000));
     assert_eq!(r.metrics.ready_ms, Some(0));
     assert_eq!((r.metrics.restarts, r.metrics.sigkilled), (6, 2));
     assert_eq!(r.metrics.phase, PodPhase::Running);

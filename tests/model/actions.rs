@@ -209,16 +209,7 @@ fn r71_a_new_image_brings_the_probes_its_timings_give() {
     // A liveness probe every second with threshold 1 instead: its first
     // tick, at the start (11 s), finds the new image booting and kills it.
     let toml = format!("{base}liveness_probe = {{ period = \"1s\", failure_threshold = 1 }}\n");
-    assert_eq!(
-        events(
-            &toml,
-            "web",
-            is(Change::ProbeFailed {
-                probe: ProbeKind::Liveness
-            })
-        ),
-        [11_000]
-    );
+    assert_eq!(events(&toml, "web", probe_failed(ProbeKind::Liveness)), [11_000]);
 }
 
 #[test]

@@ -49,13 +49,7 @@ fn r10_r12_a_failing_startup_probe_kills_and_restarts_the_sidecar() {
         boot = "1s"
     "#;
     assert_eq!(
-        events(
-            toml,
-            "proxy",
-            is(Change::ProbeFailed {
-                probe: ProbeKind::Startup
-            })
-        ),
+        events(toml, "proxy", probe_failed(ProbeKind::Startup)),
         [20_000, 50_000, 80_000]
     );
     assert_eq!(events(toml, "proxy", restarted), [20_000, 60_000, 100_000]);
@@ -78,13 +72,7 @@ fn r29_r31_liveness_kills_a_slow_starter_without_a_startup_probe() {
         liveness_probe = { period = "10s" }
     "#;
     assert_eq!(
-        events(
-            toml,
-            "web",
-            is(Change::ProbeFailed {
-                probe: ProbeKind::Liveness
-            })
-        ),
+        events(toml, "web", probe_failed(ProbeKind::Liveness)),
         [20_000, 50_000]
     );
     let m = run_text(toml).metrics;

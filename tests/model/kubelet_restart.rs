@@ -61,27 +61,9 @@ fn r74_a_restarted_kubelet_counts_liveness_failures_from_zero() {
         boot = "1s"
         liveness_probe = { period = "10s", pass_until = "20s" }
     "#;
-    assert_eq!(
-        events(
-            base,
-            "web",
-            is(Change::ProbeFailed {
-                probe: ProbeKind::Liveness
-            })
-        ),
-        [50_000]
-    );
+    assert_eq!(events(base, "web", probe_failed(ProbeKind::Liveness)), [50_000]);
     let toml = format!("{base}[[actions]]\nat = \"45s\"\nkubelet_restart = true\n");
-    assert_eq!(
-        events(
-            &toml,
-            "web",
-            is(Change::ProbeFailed {
-                probe: ProbeKind::Liveness
-            })
-        ),
-        [65_000]
-    );
+    assert_eq!(events(&toml, "web", probe_failed(ProbeKind::Liveness)), [65_000]);
 }
 
 #[test]

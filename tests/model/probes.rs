@@ -128,16 +128,7 @@ fn r53_liveness_restarts_a_deadlocked_app_and_the_pod_comes_back_to_ready() {
     assert_eq!(events(toml, "web", is(Change::Unready)), [25_000, 75_000]);
     assert_eq!(events(toml, "pod", is(Change::PodReady)), [5000, 55_000]);
     assert_eq!(events(toml, "pod", is(Change::PodNotReady)), [25_000, 75_000]);
-    assert_eq!(
-        events(
-            toml,
-            "web",
-            is(Change::ProbeFailed {
-                probe: ProbeKind::Liveness
-            })
-        ),
-        [50_000]
-    );
+    assert_eq!(events(toml, "web", probe_failed(ProbeKind::Liveness)), [50_000]);
     let r = run_text(toml);
     assert_eq!((r.metrics.ready_ms, r.metrics.restarts), (Some(5000), 1));
     // Readiness: 0, 5 | 10 … 25 | 30 … 45 (ended by the exit) | 50, 55 |
@@ -200,13 +191,7 @@ fn r53_a_hanging_startup_probe_fails_when_each_run_times_out() {
         boot = "1s"
     "#;
     assert_eq!(
-        events(
-            toml,
-            "proxy",
-            is(Change::ProbeFailed {
-                probe: ProbeKind::Startup
-            })
-        ),
+        events(toml, "proxy", probe_failed(ProbeKind::Startup)),
         [12_000, 27_000]
     );
     assert!(events(toml, "web", first_start).is_empty());

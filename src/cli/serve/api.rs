@@ -276,7 +276,7 @@ pub fn sweep(body: &str, state: &State) -> Reply {
     };
     // The server reads no file a request names: timings belong in the scenario.
     let grid = GridFile::parse(&grid_text, ORIGIN).and_then(|file| match &file.timings {
-        Some((_, span)) => Err(Diagnostic::at(
+        Some((_, span)) => Err(Diagnostic::error(
             ORIGIN,
             &grid_text,
             Some(span.clone()),

@@ -8,14 +8,18 @@
 //! `io::Error` behind an unreadable file stays reachable as the source.
 //! What is wrong is a typed `Problem` (`problem`), worded there once.
 
+mod axis;
 mod problem;
+mod written;
 
 use std::fmt;
 use std::io;
 use std::ops::Range;
 use std::sync::Arc;
 
+pub use axis::{AtAxis, AxisWrong, Entry};
 pub use problem::{AtValue, Injector, Input, Problem, Scripted, Unknown, Wrong};
+pub use written::{Expected, Found, Layout, Missing, NotLaidOut};
 
 /// Whether the input was refused or only needs the user's attention.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,12 +58,12 @@ impl Eq for Diagnostic {}
 
 impl Diagnostic {
     /// An error at byte `span` of `text` (or at no place).
-    pub fn error(origin: &str, text: &str, span: Option<Range<usize>>, problem: Problem) -> Self {
+    pub fn error(origin: &str, text: &str, span: Option<Range<usize>>, problem: impl Into<Problem>) -> Self {
         Diagnostic {
             severity: Severity::Error,
             origin: origin.to_string(),
             position: span.map(|s| line_col(text, s.start)),
-            problem,
+            problem: problem.into(),
             source: None,
         }
     }
@@ -74,11 +78,6 @@ impl Diagnostic {
             Some(span),
             Problem::unknown(String::new(), "key", word, valid),
         )
-    }
-
-    /// An error in the reader's words at byte `span` of `text`.
-    pub fn at(origin: &str, text: &str, span: Option<Range<usize>>, message: impl Into<String>) -> Self {
-        Diagnostic::error(origin, text, span, Problem::Message(message.into()))
     }
 
     /// An error at a line and column a parser reported.

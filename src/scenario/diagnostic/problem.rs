@@ -5,9 +5,12 @@
 //!
 //! Invariant: every kind's words are written in `message` (or, for those
 //! that mention the timings file, `message_with`); a reader builds a
-//! variant with its data, or, for what has no kind yet, `Message`.
+//! variant with its data, or, for what has no kind yet, `Message`. The
+//! kinds of a TOML file's layout are in `written`, a grid axis's in `axis`.
 
+use super::axis::{AtAxis, AxisWrong};
 use super::unknown_word;
+use super::written::{Expected, Found, Layout, Missing, NotLaidOut};
 
 /// The kinds of file podsim reads, for "cannot read …".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +97,14 @@ pub enum Problem {
     /// A field's value that is wrong, told after the field's path
     /// (`spec.replicas: …`).
     AtValue(Box<AtValue>),
+    /// A key whose value is not the table, or list of tables, its format wants.
+    NotLaidOut(Box<NotLaidOut>),
+    /// A value of another type or shape than its key takes.
+    Expected(Box<Expected>),
+    /// A key that must be written and is not.
+    Missing(Box<Missing>),
+    /// What is wrong with one axis of a grid, told after its path.
+    AtAxis(Box<AtAxis>),
     /// Anything else, in the reader's words (a broken rule, a syntax error
     /// from the TOML or YAML parser).
     Message(String),
@@ -318,6 +329,49 @@ impl Problem {
 }
 
 impl Problem {
+    /// `key`'s value is not laid out as `layout`; `write` shows how it is.
+    pub fn not_laid_out(key: impl Into<String>, layout: Layout, write: impl Into<String>) -> Problem {
+        Problem::NotLaidOut(Box::new(NotLaidOut {
+            key: key.into(),
+            layout,
+            write: write.into(),
+        }))
+    }
+
+    /// `key`'s value (after `context`) is not what it takes, `expected`;
+    /// `found` tells what it is instead, where the reader knows.
+    pub fn expected(
+        context: impl Into<String>,
+        key: impl Into<String>,
+        expected: impl Into<String>,
+        found: Option<Found>,
+    ) -> Problem {
+        Problem::Expected(Box::new(Expected {
+            context: context.into(),
+            key: key.into(),
+            expected: expected.into(),
+            found,
+            then: "",
+        }))
+    }
+
+    /// `key` (after `context`) must be written; `hint` says what it may be, or is empty.
+    pub fn missing(context: impl Into<String>, key: impl Into<String>, hint: impl Into<String>) -> Problem {
+        Problem::Missing(Box::new(Missing {
+            context: context.into(),
+            key: key.into(),
+            hint: hint.into(),
+        }))
+    }
+
+    /// What is wrong with the grid's axis at `path`.
+    pub fn at_axis(path: impl Into<String>, wrong: AxisWrong) -> Problem {
+        Problem::AtAxis(Box::new(AtAxis {
+            path: path.into(),
+            wrong,
+        }))
+    }
+
     /// The text after `origin:line:col: `.
     pub fn message(&self) -> String {
         match self {
@@ -370,6 +424,10 @@ impl Problem {
                     Wrong::Message(message) => format!("{path}: {message}"),
                 }
             }
+            Problem::NotLaidOut(n) => n.to_string(),
+            Problem::Expected(e) => e.to_string(),
+            Problem::Missing(m) => m.to_string(),
+            Problem::AtAxis(a) => a.to_string(),
             Problem::Message(message) => message.clone(),
         }
     }

@@ -418,7 +418,7 @@ fn workload(
         let at: Vec<&str> = at.iter().map(String::as_str).collect();
         return Err(stream.error(
             doc.offset(&at),
-            format!("{} is missing: the {} has no Pod spec", dotted(&at), kind.name()),
+            Problem::missing("", dotted(&at), format!("the {} has no Pod spec", kind.name())),
         ));
     };
     let mapper = pod::Mapper {

@@ -15,9 +15,10 @@ use std::path::Path;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use crate::scenario::diagnostic::{Diagnostic, Input};
+use crate::scenario::diagnostic::{Diagnostic, Input, Layout, Problem};
 use crate::scenario::key::path::{self, NO_ACTIONS, overlay_lookup};
 use crate::scenario::key::{Field, Scope, Value};
+use crate::scenario::rules::TWO_DELETIONS;
 use crate::scenario::toml::{syntax_error, value};
 
 /// The annotation prefix: `podsim.dev/<container>.<key>` and `podsim.dev/<key>`.
@@ -58,6 +59,11 @@ pub struct Timings {
     pub settings: Vec<Setting>,
     /// Each `[containers.<name>]` table's name and where it was written.
     pub containers: Vec<(String, Range<usize>)>,
+}
+
+/// An entry written other than as a table, `write`.
+fn a_table(write: &str) -> Problem {
+    Problem::expected("", "", format!("a table: {write}"), None)
 }
 
 impl Timings {
@@ -101,7 +107,7 @@ impl Timings {
             if let (Scope::Disruption, DeValue::Array(list)) = (scope, table.get_ref()) {
                 for (i, keys) in list.iter().enumerate() {
                     let DeValue::Table(keys) = keys.get_ref() else {
-                        return Err(timings.error(keys.span(), "expected a table: [[disruptions]]"));
+                        return Err(timings.error(keys.span(), a_table("[[disruptions]]")));
                     };
                     let context = format!("[disruptions.{i}]");
                     timings.read(Scope::Disruption, None, Some(i), &context, keys)?;
@@ -114,7 +120,8 @@ impl Timings {
                     Scope::Container => "[containers.<name>]".to_string(),
                     _ => format!("[{key}]"),
                 };
-                return Err(timings.error(table.span(), format!("{key} must be a table: write {written}")));
+                let table_problem = Problem::not_laid_out(key.as_ref() as &str, Layout::Table, written);
+                return Err(timings.error(table.span(), table_problem));
             };
             match scope {
                 Scope::Disruption => {
@@ -124,7 +131,12 @@ impl Timings {
                         else {
                             return Err(timings.error(
                                 index.span(),
-                                "expected a disruption's table by its index: [disruptions.0], [disruptions.1], …",
+                                Problem::expected(
+                                    "",
+                                    "",
+                                    "a disruption's table by its index: [disruptions.0], [disruptions.1], …",
+                                    None,
+                                ),
                             ));
                         };
                         let context = format!("[disruptions.{i}]");
@@ -134,7 +146,7 @@ impl Timings {
                 Scope::Container => {
                     for (name, keys) in entries {
                         let DeValue::Table(keys) = keys.get_ref() else {
-                            return Err(timings.error(keys.span(), "expected a table: [containers.<name>]"));
+                            return Err(timings.error(keys.span(), a_table("[containers.<name>]")));
                         };
                         let name_text = name.get_ref().to_string();
                         timings.containers.push((name_text.clone(), name.span()));
@@ -200,14 +212,11 @@ impl Timings {
         let field = overlay_lookup(scope, path, &context, &what)
             .map_err(|p| Diagnostic::error(&self.origin, &self.text, Some(key.span()), p))?;
         let parsed = value(field.unit(), item.get_ref())
-            .map_err(|e| self.error(item.span(), e.message(&format!("{table_name} "), &field.name())))?;
+            .map_err(|e| self.error(item.span(), e.problem(&format!("{table_name} "), &field.name())))?;
         if matches!(field, Field::StopAt | Field::StopAfterReady) {
             stops.push(field);
             if stops.len() > 1 {
-                return Err(self.error(
-                    item.span(),
-                    "stop_at and stop_after_ready are both set; keep one (a deletion happens once)",
-                ));
+                return Err(self.error(item.span(), TWO_DELETIONS));
             }
         }
         self.settings.push(Setting {
@@ -221,8 +230,8 @@ impl Timings {
     }
 
     /// An error about this overlay at `span`.
-    pub fn error(&self, span: Range<usize>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::at(&self.origin, &self.text, Some(span), message)
+    pub fn error(&self, span: Range<usize>, problem: impl Into<Problem>) -> Diagnostic {
+        Diagnostic::error(&self.origin, &self.text, Some(span), problem)
     }
 }
 

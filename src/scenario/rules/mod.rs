@@ -19,7 +19,7 @@ pub mod service;
 mod version;
 
 pub use class::rule_class;
-pub use pod::{ProbeProblem, Rule, SpecProblem, check_shape, check_spec, check_timings};
+pub use pod::{ProbeProblem, Rule, SpecProblem, TWO_DELETIONS, check_shape, check_spec, check_timings};
 pub use service::{ServiceProblem, ServiceRule, check_service, neither_budget};
 pub use version::version_notices;
 

@@ -96,6 +96,11 @@ pub struct SpecProblem {
     pub rule: Rule,
 }
 
+/// `Rule::TwoDeletions` in words, which the overlay and the annotations,
+/// meeting the second key as they read it, say as well.
+pub const TWO_DELETIONS: &str =
+    "stop_at and stop_after_ready are both set; keep one (a deletion happens once)";
+
 impl SpecProblem {
     /// The message for a reader of `format`; `name` is the container's.
     pub fn message(&self, spec: &PodSpec, format: Format) -> String {
@@ -190,9 +195,7 @@ impl SpecProblem {
             Rule::NoApp => {
                 "the Pod has no app container; add a [[containers]] entry with kind = \"app\"".into()
             }
-            Rule::TwoDeletions => {
-                "stop_at and stop_after_ready are both set; keep one (a deletion happens once)".into()
-            }
+            Rule::TwoDeletions => TWO_DELETIONS.into(),
             // A manifest's sidecar is its restartPolicy: Always, never this.
             Rule::PolicyOnSidecar => format!(
                 "container \"{name}\": a sidecar always restarts (it is an init container with restartPolicy: \

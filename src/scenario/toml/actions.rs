@@ -14,9 +14,9 @@
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::{Reader, type_name};
+use super::{Reader, each_a_table, found, list_of_tables};
 use crate::model::{ActionKind, ActionTime, ContainerId, NODE_DOWN, PodMode, TimedAction};
-use crate::scenario::diagnostic::{Diagnostic, unknown_word};
+use crate::scenario::diagnostic::{Diagnostic, Expected, Problem};
 use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::check_spec;
 
@@ -32,10 +32,7 @@ impl Reader<'_> {
     /// horizon are read already.
     pub(super) fn actions(&mut self, value: &Spanned<DeValue>) -> Result<(), Diagnostic> {
         let DeValue::Array(items) = value.get_ref() else {
-            return Err(self.error(
-                value.span(),
-                "actions must be a list of tables: write [[actions]]",
-            ));
+            return Err(self.error(value.span(), list_of_tables("actions")));
         };
         if self.run.pod.mode == PodMode::Job || self.run.service.is_some() {
             let whose = if self.run.pod.mode == PodMode::Job {
@@ -50,7 +47,7 @@ impl Reader<'_> {
         }
         for item in items.iter() {
             let DeValue::Table(table) = item.get_ref() else {
-                return Err(self.error(item.span(), "each action is a table: write [[actions]]"));
+                return Err(self.error(item.span(), each_a_table("action", "actions")));
             };
             let index = self.run.pod.actions.len();
             let context = format!("action {index}: ");
@@ -121,15 +118,7 @@ impl Reader<'_> {
             if let Some((key, value)) = table.get_key_value(FORGET) {
                 let forget = match value.get_ref() {
                     DeValue::Boolean(b) => *b,
-                    other => {
-                        return Err(self.error(
-                            value.span(),
-                            format!(
-                                "{context}{FORGET}: expected true or false, found {}",
-                                type_name(other)
-                            ),
-                        ));
-                    }
+                    _ => return Err(self.expected(value, &context, FORGET, "true or false")),
                 };
                 let Some(ActionKind::KubeletRestart { forget_exited_init }) =
                     self.run.pod.actions.last_mut().map(|a| &mut a.kind)
@@ -195,14 +184,16 @@ impl Reader<'_> {
                 forget_exited_init: false,
             }),
             ("node_reboot", DeValue::Boolean(true)) => Ok(ActionKind::NodeReboot { down: NODE_DOWN }),
-            ("delete" | "kubelet_restart" | "node_reboot", other) => Err(self.error(
-                value.span(),
-                format!(
-                    "{context}{}: expected true, found {}; drop the action to do nothing",
-                    key.get_ref().as_ref() as &str,
-                    type_name(other)
-                ),
-            )),
+            ("delete" | "kubelet_restart" | "node_reboot", other) => {
+                let expected = Expected {
+                    context: context.into(),
+                    key: key.get_ref().to_string(),
+                    expected: "true".into(),
+                    found: Some(found(other)),
+                    then: "; drop the action to do nothing",
+                };
+                Err(self.error(value.span(), Problem::Expected(Box::new(expected))))
+            }
             (_, DeValue::String(name)) => {
                 let names: Vec<&str> = self.run.pod.containers.iter().map(|c| c.name.as_str()).collect();
                 match names.iter().position(|n| n == name) {
@@ -210,22 +201,15 @@ impl Reader<'_> {
                         container: ContainerId(i as u32),
                         timings: None,
                     }),
-                    None => Err(self.error(
-                        value.span(),
-                        format!(
-                            "{context}update_image: {}",
-                            unknown_word("container", name, &names)
-                        ),
-                    )),
+                    None => {
+                        let names = names.iter().map(|n| n.to_string()).collect();
+                        let unknown =
+                            Problem::unknown(format!("{context}update_image: "), "container", name, names);
+                        Err(self.error(value.span(), unknown))
+                    }
                 }
             }
-            (_, other) => Err(self.error(
-                value.span(),
-                format!(
-                    "{context}update_image: expected a container's name in quotes, found {}",
-                    type_name(other)
-                ),
-            )),
+            (_, _) => Err(self.expected(value, context, "update_image", "a container's name in quotes")),
         }
     }
 
@@ -239,12 +223,8 @@ impl Reader<'_> {
         value: &Spanned<DeValue>,
     ) -> Result<(), Diagnostic> {
         let DeValue::Table(keys) = value.get_ref() else {
-            return Err(self.error(
-                value.span(),
-                format!(
-                    "{context}timings: expected a table of the container's keys: write [actions.timings]"
-                ),
-            ));
+            let such = "a table of the container's keys: write [actions.timings]";
+            return Err(self.error(value.span(), Problem::expected(context, TIMINGS, such, None)));
         };
         let c = container.index();
         let mut image = self.run.pod.containers[c].clone();

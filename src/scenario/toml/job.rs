@@ -9,21 +9,25 @@
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::{Reader, type_name};
+use super::Reader;
 use crate::model::PodMode;
 use crate::model::job::{FailureRule, Requirement};
-use crate::scenario::diagnostic::Diagnostic;
+use crate::scenario::diagnostic::{Diagnostic, Layout, Problem};
 use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::job::{self as rules, JobProblem, Part};
 
 /// The rules' key inside `[job]`.
 const POLICY: &str = "pod_failure_policy";
+/// How the rules are written.
+const WRITE_POLICY: &str = "[[job.pod_failure_policy]]";
+/// What an exit-code requirement looks like.
+const EXIT_CODES: &str = "{ operator = \"In\", values = [42] }";
 
 impl Reader<'_> {
     /// `[job]`: its keys, its rules, then the Job's rules as a whole.
     pub(super) fn job(&mut self, value: &Spanned<DeValue>) -> Result<(), Diagnostic> {
         let DeValue::Table(table) = value.get_ref() else {
-            return Err(self.error(value.span(), "job must be a table: write [job]"));
+            return Err(self.error(value.span(), Problem::not_laid_out("job", Layout::Table, "[job]")));
         };
         let mut valid = Field::names(Scope::Job);
         valid.push(POLICY);
@@ -60,16 +64,14 @@ impl Reader<'_> {
     /// `[[job.pod_failure_policy]]`: each rule in order.
     fn failure_rules(&mut self, value: &Spanned<DeValue>) -> Result<(), Diagnostic> {
         let DeValue::Array(items) = value.get_ref() else {
-            return Err(self.error(
-                value.span(),
-                "pod_failure_policy must be a list of rules: write [[job.pod_failure_policy]]",
-            ));
+            let list = Problem::not_laid_out(POLICY, Layout::List("rules"), WRITE_POLICY);
+            return Err(self.error(value.span(), list));
         };
         for (index, item) in items.iter().enumerate() {
             let DeValue::Table(rule) = item.get_ref() else {
                 return Err(self.error(
                     item.span(),
-                    "each rule is a table: write [[job.pod_failure_policy]]",
+                    Problem::not_laid_out("rule", Layout::Entry, WRITE_POLICY),
                 ));
             };
             let context = format!("pod_failure_policy rule {index}: ");
@@ -92,10 +94,8 @@ impl Reader<'_> {
             }
         }
         let Some(action_value) = rule.get("action") else {
-            return Err(self.error(
-                item.span(),
-                format!("{context}action is missing: FailJob, FailIndex, Ignore or Count"),
-            ));
+            let missing = Problem::missing(context, "action", "FailJob, FailIndex, Ignore or Count");
+            return Err(self.error(item.span(), missing));
         };
         let action = self.text(action_value, context, "action").and_then(|w| {
             rules::action(w).map_err(|m| self.error(action_value.span(), format!("{context}{m}")))
@@ -112,7 +112,7 @@ impl Reader<'_> {
             (None, None) => {
                 return Err(self.error(
                     item.span(),
-                    format!("{context}say what the rule matches: on_exit_codes = {{ operator = \"In\", values = [42] }} or on_pod_conditions = [{{ type = \"DisruptionTarget\" }}]"),
+                    format!("{context}say what the rule matches: on_exit_codes = {EXIT_CODES} or on_pod_conditions = [{{ type = \"DisruptionTarget\" }}]"),
                 ));
             }
         };
@@ -121,11 +121,10 @@ impl Reader<'_> {
 
     fn exit_codes(&self, value: &Spanned<DeValue>, context: &str) -> Result<Requirement, Diagnostic> {
         let DeValue::Table(table) = value.get_ref() else {
+            let such = format!("a table such as {EXIT_CODES}");
             return Err(self.error(
                 value.span(),
-                format!(
-                    "{context}on_exit_codes: expected a table such as {{ operator = \"In\", values = [42] }}"
-                ),
+                Problem::expected(context, "on_exit_codes", such, None),
             ));
         };
         const KEYS: [&str; 3] = ["container", "operator", "values"];
@@ -139,22 +138,16 @@ impl Reader<'_> {
             .map(|c| self.text(c, context, "container"))
             .transpose()?;
         let Some(operator) = table.get("operator") else {
-            return Err(self.error(
-                value.span(),
-                format!("{context}on_exit_codes.operator is missing: In or NotIn"),
-            ));
+            let missing = Problem::missing(context, "on_exit_codes.operator", "In or NotIn");
+            return Err(self.error(value.span(), missing));
         };
         let Some(values) = table.get("values") else {
-            return Err(self.error(
-                value.span(),
-                format!("{context}on_exit_codes.values is missing: a list of exit codes"),
-            ));
+            let missing = Problem::missing(context, "on_exit_codes.values", "a list of exit codes");
+            return Err(self.error(value.span(), missing));
         };
         let DeValue::Array(list) = values.get_ref() else {
-            return Err(self.error(
-                values.span(),
-                format!("{context}values: expected a list of exit codes such as [42]"),
-            ));
+            let such = "a list of exit codes such as [42]";
+            return Err(self.error(values.span(), Problem::expected(context, "values", such, None)));
         };
         let mut codes = Vec::with_capacity(list.len());
         for v in list.iter() {
@@ -164,15 +157,7 @@ impl Reader<'_> {
                         self.error(v.span(), format!("{context}values: {i} is not an exit code"))
                     })?)
                 }
-                other => {
-                    return Err(self.error(
-                        v.span(),
-                        format!(
-                            "{context}values: expected an exit code such as 42, found {}",
-                            type_name(other)
-                        ),
-                    ));
-                }
+                _ => return Err(self.expected(v, context, "values", "an exit code such as 42")),
             }
         }
         let operator_word = self.text(operator, context, "operator")?;
@@ -190,12 +175,13 @@ impl Reader<'_> {
         let list = match value.get_ref() {
             DeValue::Array(list) if !list.is_empty() && list.len() <= rules::MAX_RULES => list,
             _ => {
+                let such = format!(
+                    "a list of 1 to {} patterns such as [{{ type = \"DisruptionTarget\" }}]",
+                    rules::MAX_RULES
+                );
                 return Err(self.error(
                     value.span(),
-                    format!(
-                        "{context}on_pod_conditions: expected a list of 1 to {} patterns such as [{{ type = \"DisruptionTarget\" }}]",
-                        rules::MAX_RULES
-                    ),
+                    Problem::expected(context, "on_pod_conditions", such, None),
                 ));
             }
         };
@@ -233,13 +219,7 @@ impl Reader<'_> {
     fn text<'v>(&self, value: &'v Spanned<DeValue>, context: &str, key: &str) -> Result<&'v str, Diagnostic> {
         match value.get_ref() {
             DeValue::String(s) => Ok(s.as_ref()),
-            other => Err(self.error(
-                value.span(),
-                format!(
-                    "{context}{key}: expected a word in quotes, found {}",
-                    type_name(other)
-                ),
-            )),
+            _ => Err(self.expected(value, context, key, "a word in quotes")),
         }
     }
 }

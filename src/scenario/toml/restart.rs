@@ -5,8 +5,8 @@
 use toml::Spanned;
 use toml::de::DeValue;
 
-use super::{Reader, type_name};
-use crate::scenario::diagnostic::Diagnostic;
+use super::{RESTART_RULES, Reader};
+use crate::scenario::diagnostic::{Diagnostic, Problem};
 use crate::scenario::rules::restart::{self, MAX_RULES, Part};
 
 impl Reader<'_> {
@@ -17,10 +17,13 @@ impl Reader<'_> {
         context: &str,
         value: &Spanned<DeValue>,
     ) -> Result<(), Diagnostic> {
-        let shape = "restart_policy_rules: expected a list of rules such as \
-                     [{ action = \"Restart\", exit_codes = { operator = \"In\", values = [42] } }]";
+        let shape = || {
+            let such = "a list of rules such as \
+                        [{ action = \"Restart\", exit_codes = { operator = \"In\", values = [42] } }]";
+            Problem::expected(context, RESTART_RULES, such, None)
+        };
         let DeValue::Array(items) = value.get_ref() else {
-            return Err(self.error(value.span(), format!("{context}{shape}")));
+            return Err(self.error(value.span(), shape()));
         };
         if items.len() > MAX_RULES {
             return Err(self.error(
@@ -30,7 +33,7 @@ impl Reader<'_> {
         }
         for item in items.iter() {
             let DeValue::Table(rule) = item.get_ref() else {
-                return Err(self.error(item.span(), format!("{context}{shape}")));
+                return Err(self.error(item.span(), shape()));
             };
             for (key, _) in rule.iter() {
                 if !["action", "exit_codes"].contains(&key.get_ref().as_ref()) {
@@ -39,26 +42,18 @@ impl Reader<'_> {
             }
             let word = |v: Option<&Spanned<DeValue>>, what: &str| match v.map(|v| (v, v.get_ref())) {
                 Some((_, DeValue::String(s))) => Ok(s.to_string()),
-                Some((v, other)) => Err(self.error(
-                    v.span(),
-                    format!(
-                        "{context}{what}: expected a word in quotes, found {}",
-                        type_name(other)
-                    ),
-                )),
-                None => Err(self.error(item.span(), format!("{context}{what} is missing"))),
+                Some((v, _)) => Err(self.expected(v, context, what, "a word in quotes")),
+                None => Err(self.error(item.span(), Problem::missing(context, what, ""))),
             };
             let action = word(rule.get("action"), "action")?;
+            let codes_shape = "{ operator = \"In\", values = [42] }";
             let Some(codes) = rule.get("exit_codes") else {
-                return Err(self.error(
-                    item.span(),
-                    format!("{context}exit_codes is missing: {{ operator = \"In\", values = [42] }}"),
-                ));
+                return Err(self.error(item.span(), Problem::missing(context, "exit_codes", codes_shape)));
             };
             let DeValue::Table(codes_table) = codes.get_ref() else {
                 return Err(self.error(
                     codes.span(),
-                    format!("{context}exit_codes: expected {{ operator = \"In\", values = [42] }}"),
+                    Problem::expected(context, "exit_codes", codes_shape, None),
                 ));
             };
             for (key, _) in codes_table.iter() {
@@ -75,19 +70,14 @@ impl Reader<'_> {
                         DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix()).map_err(|_| {
                             self.error(v.span(), format!("{context}values: {i} is not an exit code"))
                         }),
-                        other => Err(self.error(
-                            v.span(),
-                            format!(
-                                "{context}values: expected an exit code such as 42, found {}",
-                                type_name(other)
-                            ),
-                        )),
+                        _ => Err(self.expected(v, context, "values", "an exit code such as 42")),
                     })
                     .collect::<Result<Vec<i64>, Diagnostic>>()?,
                 _ => {
+                    let such = "a list of exit codes such as [42]";
                     return Err(self.error(
                         values_item.map_or(codes.span(), |v| v.span()),
-                        format!("{context}exit_codes.values: expected a list of exit codes such as [42]"),
+                        Problem::expected(context, "exit_codes.values", such, None),
                     ));
                 }
             };

@@ -10,8 +10,8 @@
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::{Reader, Spot};
-use crate::scenario::diagnostic::Diagnostic;
+use super::{Reader, Spot, each_a_table, list_of_tables};
+use crate::scenario::diagnostic::{Diagnostic, Layout, Problem};
 use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::check_spec;
 use crate::scenario::rules::neither_budget;
@@ -48,9 +48,7 @@ impl Reader<'_> {
                 (Scope::Disruption, DeValue::Array(items)) => {
                     for item in items.iter() {
                         let DeValue::Table(table) = item.get_ref() else {
-                            return Err(
-                                self.error(item.span(), "each disruption is a table: write [[disruptions]]")
-                            );
+                            return Err(self.error(item.span(), each_a_table("disruption", "disruptions")));
                         };
                         let service = self.run.service.get_or_insert_with(Default::default);
                         let index = service.disruptions.len();
@@ -71,10 +69,7 @@ impl Reader<'_> {
                     }
                 }
                 (Scope::Disruption, _) => {
-                    return Err(self.error(
-                        value.span(),
-                        "disruptions must be a list of tables: write [[disruptions]]",
-                    ));
+                    return Err(self.error(value.span(), list_of_tables("disruptions")));
                 }
                 (_, DeValue::Table(table)) => {
                     self.table(scope, None, &format!("[{word}] "), table)?;
@@ -103,7 +98,10 @@ impl Reader<'_> {
                         }
                     }
                 }
-                _ => return Err(self.error(value.span(), format!("{word} must be a table: write [{word}]"))),
+                _ => {
+                    let table = Problem::not_laid_out(word, Layout::Table, format!("[{word}]"));
+                    return Err(self.error(value.span(), table));
+                }
             }
         }
         if let Err(p) = crate::scenario::rules::check_service(&self.run) {
@@ -212,10 +210,8 @@ impl Reader<'_> {
     /// container keys, read through the registry on a copy of the Pod.
     fn template(&mut self, index: usize, context: &str, value: &Spanned<DeValue>) -> Result<(), Diagnostic> {
         let DeValue::Table(containers) = value.get_ref() else {
-            return Err(self.error(
-                value.span(),
-                format!("{context}template: expected a table of containers: write [disruptions.template.<container>]"),
-            ));
+            let such = "a table of containers: write [disruptions.template.<container>]";
+            return Err(self.error(value.span(), Problem::expected(context, TEMPLATE, such, None)));
         };
         let service = self.run.service.get_or_insert_with(Default::default);
         let rollout = service.disruptions[index]
@@ -246,20 +242,14 @@ impl Reader<'_> {
         for (name, keys) in containers.iter() {
             let name_text: &str = name.get_ref().as_ref();
             let Some(c) = names.iter().position(|n| n == name_text) else {
-                let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                return Err(self.error(
-                    name.span(),
-                    format!(
-                        "{context}template: {}",
-                        crate::scenario::diagnostic::unknown_word("container", name_text, &names)
-                    ),
-                ));
+                let unknown =
+                    Problem::unknown(format!("{context}{TEMPLATE}: "), "container", name_text, names);
+                return Err(self.error(name.span(), unknown));
             };
             let DeValue::Table(keys) = keys.get_ref() else {
-                return Err(self.error(
-                    keys.span(),
-                    format!("{context}template.{name_text}: expected a table of the container's keys"),
-                ));
+                let key = format!("{TEMPLATE}.{name_text}");
+                let such = "a table of the container's keys";
+                return Err(self.error(keys.span(), Problem::expected(context, key, such, None)));
             };
             let context = format!("{context}template.{name_text}: ");
             let valid = Field::names(Scope::Container);

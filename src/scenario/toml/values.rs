@@ -4,6 +4,7 @@
 
 use toml::de::DeValue;
 
+use crate::scenario::diagnostic::{Found, Problem};
 use crate::scenario::dist::{dist_from_table, parse_probability};
 use crate::scenario::key::{Unit, Value, word};
 use crate::scenario::parse_duration;
@@ -13,23 +14,32 @@ use crate::scenario::parse_duration;
 pub enum ValueError {
     /// A word that is not one of the unit's: the message names the unit.
     UnknownWord(String),
+    /// A value of another type than the unit's.
+    Mismatch {
+        /// What one value of the unit looks like (`one_value`).
+        expected: String,
+        /// What was written.
+        found: Found,
+    },
     /// Anything else; the reader prefixes the key.
     Invalid(String),
 }
 
 impl ValueError {
-    /// The message alone, for a reader that says where it is by itself.
-    pub fn text(&self) -> &str {
+    /// The problem for `key` (a path such as `boot`) after `context`;
+    /// `key` is empty where the context names the place by itself.
+    pub fn problem(self, context: &str, key: &str) -> Problem {
+        let at = if key.is_empty() {
+            context.to_string()
+        } else {
+            format!("{context}{key}: ")
+        };
         match self {
-            ValueError::UnknownWord(m) | ValueError::Invalid(m) => m,
-        }
-    }
-
-    /// The message for `key` (a path such as `boot`) after `context`.
-    pub fn message(&self, context: &str, key: &str) -> String {
-        match self {
-            ValueError::UnknownWord(m) => format!("{context}{m}"),
-            ValueError::Invalid(m) => format!("{context}{key}: {m}"),
+            ValueError::UnknownWord(m) => Problem::Message(format!("{context}{m}")),
+            ValueError::Mismatch { expected, found } => {
+                Problem::expected(context, key, expected, Some(found))
+            }
+            ValueError::Invalid(m) => Problem::Message(format!("{at}{m}")),
         }
     }
 }
@@ -121,24 +131,23 @@ pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
         (Unit::Version, DeValue::String(s)) => crate::scenario::key::parse_kube_version(s)
             .map(Value::Version)
             .map_err(ValueError::UnknownWord),
-        (_, other) => Err(ValueError::Invalid(format!(
-            "expected {}, found {}",
-            one_value(unit),
-            type_name(other)
-        ))),
+        (_, other) => Err(ValueError::Mismatch {
+            expected: one_value(unit),
+            found: found(other),
+        }),
     }
 }
 
-/// What a TOML value is, in words.
-pub fn type_name(value: &DeValue) -> String {
+/// What a TOML value is, for "…, found …".
+pub fn found(value: &DeValue) -> Found {
     match value {
-        DeValue::String(s) => format!("the string \"{s}\""),
-        DeValue::Integer(i) => format!("the integer {i}"),
-        DeValue::Float(f) => format!("the number {f}"),
-        DeValue::Boolean(b) => format!("{b}"),
-        DeValue::Datetime(_) => "a date".into(),
-        DeValue::Array(_) => "a list".into(),
-        DeValue::Table(_) => "a table".into(),
+        DeValue::String(s) => Found::Text(s.to_string()),
+        DeValue::Integer(i) => Found::Integer(i.to_string()),
+        DeValue::Float(f) => Found::Number(f.to_string()),
+        DeValue::Boolean(b) => Found::Flag(*b),
+        DeValue::Datetime(_) => Found::Date,
+        DeValue::Array(_) => Found::List,
+        DeValue::Table(_) => Found::Table,
     }
 }
 

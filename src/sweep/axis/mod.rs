@@ -16,9 +16,10 @@ use std::ops::Range;
 
 use super::csv;
 use crate::model::{Dist, PodMode, RunSpec};
+use crate::scenario::diagnostic::{AxisWrong, Entry};
 use crate::scenario::key::path::{self, PathError, Place, Spelling};
 use crate::scenario::key::{Field, Key, Scope, Unit, Value};
-use crate::scenario::{closest, unknown_word};
+use crate::scenario::{Problem, closest};
 
 /// The keys of a range axis.
 pub(super) const RANGE_KEYS: &[&str] = &["from", "to", "step"];
@@ -202,7 +203,7 @@ pub(super) fn same_field(a: Key, b: Key) -> bool {
     a == b || (deletion(a) && deletion(b)) || (action_time(a) && action_time(b) && a.container == b.container)
 }
 
-pub(super) type Positioned = (Range<usize>, String);
+pub(super) type Positioned = (Range<usize>, Problem);
 
 /// Whether a table written under `path` is the value of a key (so not a
 /// table of further axes): the path names a key.
@@ -211,46 +212,43 @@ pub(super) fn names_a_key(path: &str) -> bool {
 }
 
 /// Resolves an axis path against the base, or says what paths exist.
-pub(super) fn resolve(path: &str, base: &RunSpec) -> Result<Key, String> {
+pub(super) fn resolve(path: &str, base: &RunSpec) -> Result<Key, Problem> {
     let spec = &base.pod;
+    let at_axis = |wrong: AxisWrong| Problem::at_axis(path, wrong);
     let parsed = match path::parse(path, Spelling::Axis) {
         Ok(parsed) => parsed,
         Err(PathError::Group(group)) => {
-            return Err(format!(
-                "axis \"{path}\": {} is a table; sweep one of its keys: {}",
-                group.name(),
-                Field::names_in(group)
-                    .iter()
-                    .map(|k| format!("{path}.{k}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            let keys = Field::names_in(group);
+            return Err(at_axis(AxisWrong::Group {
+                name: group.name(),
+                keys,
+            }));
         }
         Err(_) if path == "name" => {
             return Err("\"name\" only labels the scenario; it cannot be swept".into());
         }
         Err(_) if path.starts_with("containers.") && path.ends_with(".name") => {
-            return Err(format!("axis \"{path}\": a container's name cannot be swept"));
+            return Err(at_axis(AxisWrong::Message(
+                "a container's name cannot be swept".into(),
+            )));
         }
-        Err(e) => return Err(unknown_axis(path, e.scope(), base)),
+        Err(e) => return Err(unknown_axis(path, e.scope(), base).into()),
     };
     let field = parsed.field;
     match parsed.place {
-        Place::Table if field.scope() == Scope::Job && spec.mode != PodMode::Job => Err(format!(
-            "axis \"{path}\": the base is not a Job's Pod; give it a [job] table (or [pod] mode = \"job\")"
-        )),
+        Place::Table if field.scope() == Scope::Job && spec.mode != PodMode::Job => {
+            Err(at_axis(AxisWrong::Message(
+                "the base is not a Job's Pod; give it a [job] table (or [pod] mode = \"job\")".into(),
+            )))
+        }
         Place::Table => Ok(Key::pod(field)),
         Place::Index(index) if field.scope() == Scope::Action => {
             let Some(action) = spec.actions.get(index) else {
-                return Err(format!(
-                    "axis \"{path}\": the base scenario has no action {index} (it has {}); \
-                     sweep one it has, or add an [[actions]] entry to the base",
-                    match spec.actions.len() {
-                        0 => "none".to_string(),
-                        1 => "action 0 only".to_string(),
-                        n => format!("actions 0 to {}", n - 1),
-                    }
-                ));
+                return Err(at_axis(AxisWrong::NoEntry {
+                    entry: Entry::Action,
+                    index,
+                    count: spec.actions.len(),
+                }));
             };
             let owner = match field {
                 Field::ActionGracePeriod => Some(("delete", "grace_period")),
@@ -260,10 +258,10 @@ pub(super) fn resolve(path: &str, base: &RunSpec) -> Result<Key, String> {
             if let Some((kind, key)) = owner
                 && action.kind.name() != kind
             {
-                return Err(format!(
-                    "axis \"{path}\": action {index} of the base is {}, and {key} belongs to a {kind}",
+                return Err(at_axis(AxisWrong::Message(format!(
+                    "action {index} of the base is {}, and {key} belongs to a {kind}",
                     action.kind.name()
-                ));
+                ))));
             }
             Ok(Key::container(field, index))
         }
@@ -274,8 +272,8 @@ pub(super) fn resolve(path: &str, base: &RunSpec) -> Result<Key, String> {
                 .iter()
                 .position(|c| c.name == name)
                 .ok_or_else(|| {
-                    let names: Vec<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
-                    format!("axis \"{path}\": {}", unknown_word("container", name, &names))
+                    let names = spec.containers.iter().map(|c| c.name.clone()).collect();
+                    at_axis(AxisWrong::Problem(Problem::unknown("", "container", name, names)))
                 })?;
             Ok(Key::container(field, index))
         }

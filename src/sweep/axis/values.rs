@@ -11,7 +11,7 @@ use super::{Positioned, RANGE_KEYS, Values};
 use crate::model::Dist;
 use crate::scenario::key::{Unit, Value};
 use crate::scenario::toml::value;
-use crate::scenario::unknown_word;
+use crate::scenario::{Problem, unknown_word};
 
 /// An axis's values: a list, or a `{ from, to, step }` range of durations or integers.
 pub(in crate::sweep) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Result<Values, Positioned> {
@@ -36,10 +36,11 @@ pub(in crate::sweep) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Re
                             format!(
                                 "\"{word}\" cannot share an axis with distributions; sweep durations \
                                  with it, or the distributions alone"
-                            ),
+                            )
+                            .into(),
                         )),
                         Ok(v) => Ok(v.to_dist()),
-                        Err(e) => Err((item.span(), e.text().to_string())),
+                        Err(e) => Err((item.span(), e.problem("", ""))),
                     })
                     .collect::<Result<Vec<Dist>, _>>()?;
                 return Ok(Values::Dists(list));
@@ -51,19 +52,16 @@ pub(in crate::sweep) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Re
             Ok(Values::List(list))
         }
         DeValue::Table(table) => parse_range(value.span(), table, unit),
-        _ => Err((
-            value.span(),
-            format!(
-                "expected a list such as {}{}",
-                list_example(unit),
-                match unit {
-                    Unit::Millis | Unit::Dist | Unit::DistOrWord { .. } | Unit::Count => {
-                        format!(" or a range such as {}", range_example(unit))
-                    }
-                    _ => String::new(),
+        _ => {
+            let range = match unit {
+                Unit::Millis | Unit::Dist | Unit::DistOrWord { .. } | Unit::Count => {
+                    format!(" or a range such as {}", range_example(unit))
                 }
-            ),
-        )),
+                _ => String::new(),
+            };
+            let such = format!("a list such as {}{range}", list_example(unit));
+            Err((value.span(), Problem::expected("", "", such, None)))
+        }
     }
 }
 
@@ -80,7 +78,8 @@ fn parse_range(span: Range<usize>, table: &DeTable, unit: Unit) -> Result<Values
             format!(
                 "a range needs durations or integers; list the values instead, e.g. {}",
                 list_example(unit)
-            ),
+            )
+            .into(),
         ));
     }
     let (mut from, mut to, mut step) = (None, None, None);
@@ -89,14 +88,14 @@ fn parse_range(span: Range<usize>, table: &DeTable, unit: Unit) -> Result<Values
             "from" => &mut from,
             "to" => &mut to,
             "step" => &mut step,
-            other => return Err((key.span(), unknown_word("range key", other, RANGE_KEYS))),
+            other => return Err((key.span(), unknown_word("range key", other, RANGE_KEYS).into())),
         };
         *slot = Some(value);
     }
     let (Some(from), Some(to), Some(step)) = (from, to, step) else {
         return Err((
             span,
-            format!("a range needs from, to and step, e.g. {}", range_example(unit)),
+            format!("a range needs from, to and step, e.g. {}", range_example(unit)).into(),
         ));
     };
     let negative = match step.get_ref() {
@@ -121,7 +120,8 @@ fn parse_range(span: Range<usize>, table: &DeTable, unit: Unit) -> Result<Values
                 "to ({}) is before from ({}); a range counts up from `from` to `to` inclusive",
                 unit.describe(to_value),
                 unit.describe(from_value)
-            ),
+            )
+            .into(),
         ));
     }
     Ok(Values::Range {
@@ -132,8 +132,8 @@ fn parse_range(span: Range<usize>, table: &DeTable, unit: Unit) -> Result<Values
 }
 
 /// One value, encoded for `Axis::apply`.
-fn scalar(item: &Spanned<DeValue>, unit: Unit) -> Result<u64, String> {
-    let parsed = value(unit, item.get_ref()).map_err(|e| e.text().to_string())?;
+fn scalar(item: &Spanned<DeValue>, unit: Unit) -> Result<u64, Problem> {
+    let parsed = value(unit, item.get_ref()).map_err(|e| e.problem("", ""))?;
     Ok(parsed.encode().unwrap_or_default())
 }
 

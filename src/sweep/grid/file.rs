@@ -6,8 +6,9 @@ use std::ops::Range;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use crate::scenario::Diagnostic;
+use crate::scenario::diagnostic::Layout;
 use crate::scenario::toml::syntax_error;
+use crate::scenario::{Diagnostic, Problem};
 
 /// The keys of a grid file.
 const GRID_KEYS: &[&str] = &[
@@ -47,11 +48,12 @@ impl<'t> GridFile<'t> {
     /// Reads grid text; `origin` names it in errors.
     pub fn parse(text: &'t str, origin: &'t str) -> Result<GridFile<'t>, Diagnostic> {
         let doc = DeTable::parse(text).map_err(|e| syntax_error(origin, text, &e))?;
-        let error = |span: Range<usize>, message: String| Diagnostic::at(origin, text, Some(span), message);
+        let error =
+            |span: Range<usize>, problem: Problem| Diagnostic::error(origin, text, Some(span), problem);
         let (mut base, mut out, mut plot, mut summary, mut axes_span) = (None, None, None, None, None);
         let (mut seed, mut replications, mut timings) = (None, None, None);
         for (key, value) in doc.get_ref() {
-            let string = || string_value(value, key.get_ref()).map_err(|m| error(value.span(), m));
+            let string = || string_value(value, key.get_ref()).map_err(|m| error(value.span(), m.into()));
             match key.get_ref().as_ref() {
                 "base" => base = Some((string()?, value.span())),
                 "timings" => timings = Some((string()?, value.span())),
@@ -59,20 +61,21 @@ impl<'t> GridFile<'t> {
                 "plot" => plot = Some(string()?),
                 "summary" => summary = Some(string()?),
                 "seed" => {
-                    let n = whole(value, "seed", 0).map_err(|m| error(value.span(), m))?;
+                    let n = whole(value, "seed", 0).map_err(|m| error(value.span(), m.into()))?;
                     seed = Some(u32::try_from(n).map_err(|_| {
                         error(
                             value.span(),
-                            format!("seed must be at most {}, not {n}", u32::MAX),
+                            format!("seed must be at most {}, not {n}", u32::MAX).into(),
                         )
                     })?);
                 }
                 "replications" => {
-                    replications = Some(whole(value, "replications", 1).map_err(|m| error(value.span(), m))?)
+                    replications =
+                        Some(whole(value, "replications", 1).map_err(|m| error(value.span(), m.into()))?)
                 }
                 "axes" => match value.get_ref() {
                     DeValue::Table(_) => axes_span = Some(value.span()),
-                    _ => return Err(error(value.span(), "axes must be a table: write [axes]".into())),
+                    _ => return Err(error(value.span(), not_a_table("axes"))),
                 },
                 "name" | "horizon" | "pod" | "containers" => {
                     return Err(error(
@@ -81,7 +84,8 @@ impl<'t> GridFile<'t> {
                             "\"{}\" belongs in a scenario, and this looks like one; a grid names its \
                              scenario with base = \"scenario.toml\" and lists what to sweep under [axes]",
                             key.get_ref()
-                        ),
+                        )
+                        .into(),
                     ));
                 }
                 other => {
@@ -125,8 +129,8 @@ impl<'t> GridFile<'t> {
         })
     }
 
-    pub(super) fn error(&self, span: Range<usize>, message: String) -> Diagnostic {
-        Diagnostic::at(self.origin, self.text, Some(span), message)
+    pub(super) fn error(&self, span: Range<usize>, problem: impl Into<Problem>) -> Diagnostic {
+        Diagnostic::error(self.origin, self.text, Some(span), problem)
     }
 }
 
@@ -146,6 +150,11 @@ fn whole(value: &Spanned<DeValue>, key: &str, min: u64) -> Result<u64, String> {
         )),
         _ => Err(format!("{key} must be {min} or more, not {i}")),
     }
+}
+
+/// `key` must be a table such as `[axes]`.
+pub(super) fn not_a_table(key: &str) -> Problem {
+    Problem::not_laid_out(key, Layout::Table, format!("[{key}]"))
 }
 
 fn string_value(value: &Spanned<DeValue>, key: &str) -> Result<String, String> {

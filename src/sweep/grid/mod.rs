@@ -22,6 +22,7 @@ mod file;
 mod service;
 
 pub use file::GridFile;
+use file::not_a_table;
 
 use super::axis::{Axis, Positioned, RANGE_KEYS, Values, names_a_key, parse_values, resolve, same_field};
 use super::csv;
@@ -29,10 +30,11 @@ use super::summary::{Summary, Table};
 use crate::model::job::{JobFigures, JobSpec};
 use crate::model::service::{DrainFigures, RolloutFigures, ServiceMetrics};
 use crate::model::{ContainerKind, Metrics, PodMode, RunSpec};
+use crate::scenario::diagnostic::AxisWrong;
 use crate::scenario::key::Field;
 use crate::scenario::manifest::{self, Timings};
 use crate::scenario::rules::{Format, rule_class};
-use crate::scenario::{Diagnostic, Input, Scenario, check_spec, line_col, read_input};
+use crate::scenario::{Diagnostic, Input, Problem, Scenario, check_spec, line_col, read_input};
 
 /// A checked grid, ready to run.
 #[derive(Clone, Debug)]
@@ -79,8 +81,7 @@ impl Grid {
                     return Err(file.error(
                         timings.1.clone(),
                         "timings is for a manifest base: a TOML scenario holds its own timings; drop it, \
-                         or set them in the base scenario"
-                            .into(),
+                         or set them in the base scenario",
                     ));
                 }
                 Some(Timings::load(&path)?)
@@ -101,18 +102,14 @@ impl Grid {
     /// combination's rules; `folder` is where the file's relative paths start.
     pub fn new(file: GridFile<'_>, base: Scenario, folder: &Path) -> Result<Grid, Diagnostic> {
         let Some(DeValue::Table(table)) = file.doc.get_ref().get("axes").map(Spanned::get_ref) else {
-            return Err(file.error(
-                file.axes_span.clone(),
-                "axes must be a table: write [axes]".into(),
-            ));
+            return Err(file.error(file.axes_span.clone(), not_a_table("axes")));
         };
         let mut entries = Vec::new();
         flatten(table, "", &mut entries).map_err(|(span, m)| file.error(span, m))?;
         if entries.is_empty() {
             return Err(file.error(
                 file.axes_span.clone(),
-                "[axes] is empty; add at least one axis, e.g. \"containers.web.boot\" = [\"1s\", \"2s\"]"
-                    .into(),
+                "[axes] is empty; add at least one axis, e.g. \"containers.web.boot\" = [\"1s\", \"2s\"]",
             ));
         }
         let mut axes: Vec<Axis> = Vec::with_capacity(entries.len());
@@ -129,7 +126,7 @@ impl Grid {
                 ));
             }
             let values = parse_values(value, key.field.unit().axis())
-                .map_err(|(span, m)| file.error(span, format!("axis \"{path}\": {m}")))?;
+                .map_err(|(span, m)| file.error(span, Problem::at_axis(path, AxisWrong::Problem(m))))?;
             axes.push(Axis::new(path.clone(), key, values));
             spans.push(key_span.clone());
         }
@@ -140,8 +137,7 @@ impl Grid {
                 file.error(
                     file.axes_span.clone(),
                     "the axes make more than 18,446,744,073,709,551,615 combinations (podsim numbers \
-                     runs with 64 bits); narrow an axis"
-                        .to_string(),
+                     runs with 64 bits); narrow an axis",
                 )
             })?;
         let mut base_run = base.run;
@@ -266,7 +262,7 @@ impl Grid {
     /// app": so each container's rule-relevant axes are combined (one value
     /// per class, a handful of specs), then one spec with as few apps as the
     /// kind axes allow is checked. Returns the axis to point at and the message.
-    fn check_rules(&self) -> Result<(), (usize, String)> {
+    fn check_rules(&self) -> Result<(), (usize, Problem)> {
         let relevant: Vec<(usize, usize, Vec<u64>)> = self
             .axes
             .iter()
@@ -334,7 +330,7 @@ impl Grid {
     }
 
     /// `check_spec` on the base with these (axis, value index) settings.
-    fn check_probe(&self, probe: &[(usize, u64)]) -> Result<(), (usize, String)> {
+    fn check_probe(&self, probe: &[(usize, u64)]) -> Result<(), (usize, Problem)> {
         let mut run = self.base.clone();
         for &(a, i) in probe {
             self.axes[a].apply(i, &mut run);
@@ -362,7 +358,8 @@ impl Grid {
                 "the combination {} breaks a Pod rule: {}",
                 settings.join(", "),
                 problem.message(&spec, Format::Toml)
-            ),
+            )
+            .into(),
         ))
     }
 

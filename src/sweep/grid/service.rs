@@ -15,8 +15,9 @@
 use super::{Axis, Grid, Values};
 use crate::model::RunSpec;
 use crate::model::service::{Disruption, Strategy};
-use crate::scenario::check_service;
+use crate::scenario::diagnostic::{AxisWrong, Entry};
 use crate::scenario::key::{Field, Scope};
+use crate::scenario::{Problem, check_service};
 
 /// Lists up to this long are checked value by value.
 const LISTED: u64 = 64;
@@ -72,7 +73,7 @@ impl Grid {
     /// The Service's rules over the combinations; `lines` are the axes'
     /// lines in the grid file, for messages that name two axes. Returns
     /// the axis to point at and the message.
-    pub(super) fn check_service(&self, lines: &[usize]) -> Result<(), (usize, String)> {
+    pub(super) fn check_service(&self, lines: &[usize]) -> Result<(), (usize, Problem)> {
         let swept: Vec<usize> = (0..self.axes.len())
             .filter(|&a| Scope::SERVICE.contains(&self.axes[a].key.field.scope()))
             .collect();
@@ -80,9 +81,9 @@ impl Grid {
             return match swept.first() {
                 Some(&a) => Err((
                     a,
-                    format!(
-                        "axis \"{}\": the base scenario has no [service] to sweep",
-                        self.axes[a].path
+                    Problem::at_axis(
+                        &self.axes[a].path,
+                        AxisWrong::Message("the base scenario has no [service] to sweep".into()),
                     ),
                 )),
                 None => Ok(()),
@@ -113,39 +114,34 @@ impl Grid {
     /// A disruption's axis sweeps a disruption of the base, of the kind
     /// its key belongs to: an axis never turns a delete into a rollout
     /// (the CSV's columns, and what the other keys mean, come from the base).
-    fn check_kind(&self, a: usize, disruptions: &[Disruption]) -> Result<(), (usize, String)> {
+    fn check_kind(&self, a: usize, disruptions: &[Disruption]) -> Result<(), (usize, Problem)> {
         let axis = &self.axes[a];
         if axis.key.field.scope() != Scope::Disruption {
             return Ok(());
         }
         let index = axis.key.container.unwrap_or(0);
         let Some(d) = disruptions.get(index) else {
-            let has = match disruptions.len() {
-                0 => "none".to_string(),
-                1 => "disruption 0 only".to_string(),
-                n => format!("disruptions 0 to {}", n - 1),
+            let wrong = AxisWrong::NoEntry {
+                entry: Entry::Disruption,
+                index,
+                count: disruptions.len(),
             };
-            return Err((
-                a,
-                format!(
-                    "axis \"{}\": the base scenario has no disruption {index} (it has {has}); \
-                     sweep one it has, or add a [[disruptions]] entry to the base",
-                    axis.path
-                ),
-            ));
+            return Err((a, Problem::at_axis(&axis.path, wrong)));
         };
         match Kind::owning(axis.key.field) {
             Some(kind) if kind != Kind::of(d) => Err((
                 a,
-                format!(
-                    "axis \"{}\": disruption {index} of the base is {}, and {} belongs to {}; \
-                     make it {} in the base ({}) to sweep its keys",
-                    axis.path,
-                    Kind::of(d).name(),
-                    axis.key.field.leaf(),
-                    kind.name(),
-                    kind.name(),
-                    kind.how()
+                Problem::at_axis(
+                    &axis.path,
+                    AxisWrong::Message(format!(
+                        "disruption {index} of the base is {}, and {} belongs to {}; make it {} in the base \
+                         ({}) to sweep its keys",
+                        Kind::of(d).name(),
+                        axis.key.field.leaf(),
+                        kind.name(),
+                        kind.name(),
+                        kind.how()
+                    )),
                 ),
             )),
             _ => Ok(()),
@@ -160,7 +156,7 @@ impl Grid {
         swept: &[usize],
         disruptions: &[Disruption],
         lines: &[usize],
-    ) -> Result<(), (usize, String)> {
+    ) -> Result<(), (usize, Problem)> {
         let of = |a: usize, f: &[Field]| {
             let key = self.axes[a].key;
             f.contains(&key.field).then_some(key.container.unwrap_or(0))
@@ -195,7 +191,8 @@ impl Grid {
                                 surge.path,
                                 surge.describe(0),
                                 lines[s]
-                            ),
+                            )
+                            .into(),
                         ));
                     }
                 }
@@ -205,14 +202,11 @@ impl Grid {
                         .and_then(|d| d.rollout.as_ref())
                         .is_some_and(|r| r.strategy == Strategy::Recreate);
                     if is_recreate {
-                        return Err((
-                            s,
-                            format!(
-                                "axis \"{}\": disruption {index} of the base is a Recreate, and {refused}; \
-                                 write rollout = \"RollingUpdate\" in the base",
-                                surge.path
-                            ),
+                        let wrong = AxisWrong::Message(format!(
+                            "disruption {index} of the base is a Recreate, and {refused}; write rollout = \
+                             \"RollingUpdate\" in the base"
                         ));
+                        return Err((s, Problem::at_axis(&surge.path, wrong)));
                     }
                 }
             }
@@ -221,7 +215,7 @@ impl Grid {
     }
 
     /// `check_service` on the base with these (axis, value index) settings.
-    fn check_combination(&self, settings: &[(usize, u64)], lines: &[usize]) -> Result<(), (usize, String)> {
+    fn check_combination(&self, settings: &[(usize, u64)], lines: &[usize]) -> Result<(), (usize, Problem)> {
         let mut run: RunSpec = self.base.clone();
         for &(a, i) in settings {
             self.axes[a].apply(i, &mut run);
@@ -260,7 +254,7 @@ impl Grid {
                 format!("the combination {} is refused: {}", named.join(", "), problem)
             }
         };
-        Err((blamed, message))
+        Err((blamed, message.into()))
     }
 }
 

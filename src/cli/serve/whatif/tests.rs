@@ -34,6 +34,14 @@ spec:
           command: ['sh', '-c', 'tail -F /opt/logs.txt']
 ";
 
+/// `DEPLOYMENT` with `lines` as its Pod template's annotations.
+fn annotated(lines: &str) -> String {
+    DEPLOYMENT.replace(
+        "      labels:\n",
+        &format!("      annotations:\n{lines}      labels:\n"),
+    )
+}
+
 fn scenario(text: &str, index: usize) -> Scenario {
     let all = Scenario::read_all(text, "t", InputFormat::sniff(text), None);
     all.into_iter().nth(index).unwrap().unwrap()
@@ -64,17 +72,13 @@ fn an_annotation_goes_under_the_templates_metadata_with_its_indentation() {
 
 #[test]
 fn a_stop_after_ready_annotation_gives_way_to_stop_at() {
-    let text = DEPLOYMENT.replace(
-        "      labels:\n",
-        "      annotations:\n        podsim.dev/stop_after_ready: \"5s\"   # see it stop\n        podsim.dev/myapp.boot: \"2s\"\n      labels:\n",
+    let text = annotated(
+        "        podsim.dev/stop_after_ready: \"5s\"   # see it stop\n        podsim.dev/myapp.boot: \"2s\"\n",
     );
     let edited = whatif(&text, 0, WhatIf::DeleteNow, 2000);
     assert_eq!(
         edited,
-        DEPLOYMENT.replace(
-            "      labels:\n",
-            "      annotations:\n        podsim.dev/myapp.boot: \"2s\"\n        podsim.dev/stop_at: \"2s\"\n      labels:\n",
-        )
+        annotated("        podsim.dev/myapp.boot: \"2s\"\n        podsim.dev/stop_at: \"2s\"\n")
     );
 }
 
@@ -82,10 +86,7 @@ fn a_stop_after_ready_annotation_gives_way_to_stop_at() {
 fn the_native_sidecar_moves_to_containers_and_back() {
     // Side by side: first in containers, without its restartPolicy line;
     // initContainers, left empty, goes; the comment moves with the entry.
-    let proxy = DEPLOYMENT.replace(
-        "      labels:\n",
-        "      annotations:\n        podsim.dev/logshipper.proxy: \"true\"\n      labels:\n",
-    );
+    let proxy = annotated("        podsim.dev/logshipper.proxy: \"true\"\n");
     let beside = whatif(&proxy, 0, WhatIf::ProxyLayout, 0);
     assert_eq!(
         beside,

@@ -12,6 +12,7 @@ use crate::scenario::diagnostic::{Diagnostic, Problem, closest};
 use crate::scenario::key::path::{self, NO_ACTIONS, PathError, overlay_check, overlay_unknown};
 use crate::scenario::key::{Field, Place, Scope, Spelling};
 use crate::scenario::manifest::timings::{PREFIX, Setting, Source};
+use crate::scenario::rules::TWO_DELETIONS;
 
 /// The key an annotation names after `podsim.dev/` (`rest`), parsed by the
 /// registry's grammar: its container, its disruption's index and its
@@ -127,7 +128,7 @@ impl Mapper<'_> {
                 if stops.len() > 1 {
                     return Err(self.error(
                         &["metadata", "annotations", &format!("{PREFIX}stop_after_ready")],
-                        "stop_at and stop_after_ready are both set; keep one (a deletion happens once)",
+                        TWO_DELETIONS,
                     ));
                 }
             }

@@ -26,7 +26,7 @@ use super::mesh::injected_proxies;
 use crate::engine::SimDuration;
 use crate::model::service::{OnSigterm, serving_app};
 use crate::model::{ContainerKind, ContainerSpec, PodMode, PodSpec, RestartPolicy, RunSpec};
-use crate::scenario::diagnostic::{Diagnostic, Problem, Wrong, unknown_word};
+use crate::scenario::diagnostic::{Diagnostic, Problem, Wrong};
 use crate::scenario::key::{Field, Key};
 use crate::scenario::manifest::service;
 use crate::scenario::manifest::timings::{PREFIX, Setting, Source, Timings};
@@ -157,10 +157,10 @@ impl Mapper<'_> {
         if let Some(overlay) = overlay {
             for (name, span) in &overlay.containers {
                 if !names.contains(&name.as_str()) {
-                    return Err(overlay.error(
-                        span.clone(),
-                        format!("[containers.{name}]: {}", unknown_word("container", name, &names)),
-                    ));
+                    let valid = names.iter().map(|n| n.to_string()).collect();
+                    let unknown =
+                        Problem::unknown(format!("[containers.{name}]: "), "container", name, valid);
+                    return Err(overlay.error(span.clone(), unknown));
                 }
             }
             settings.extend(overlay.settings.iter().cloned());
