@@ -13,6 +13,8 @@
 //! - `fuzz`: the stable fuzz runner over every input podsim reads;
 //! - `docs`: the front page and the guide: every command they show run and
 //!   its output compared, every link and rule number resolved;
+//! - `kubectl`: kubectl's view of the model's runs (STATUS, RESTARTS), for
+//!   the rules about what a user sees;
 //! - `picks`: typed picks of a Pod's history, which `model` and `manifest`
 //!   assert in (the timeline's English is the report's own tests' to check).
 
@@ -20,6 +22,7 @@ mod cli;
 mod deploy;
 mod docs;
 mod fuzz;
+mod kubectl;
 mod manifest;
 mod model;
 mod picks;

@@ -6,7 +6,7 @@
 //! - `termination`: preStop, grace budget, sidecar order, SIGKILL (R33–R41);
 //! - `fidelity`: probes, crashes while running, Jobs, Kubernetes versions;
 //! - `probes`: manual readiness runs and probe outcomes over time (R52, R53);
-//! - `hooks`: postStart hooks and failed image pulls, kubectl's view of them (R65–R69);
+//! - `hooks`: postStart hooks and failed image pulls (R65–R67);
 //! - `history`: the changes the model reports, and that recording them
 //!   changes nothing (proptest);
 //! - `properties`: invariants over random Pods (proptest);
@@ -22,7 +22,7 @@
 //! - `restart_all`: RestartAllContainers (R61).
 //! - `actions`: what `[[actions]]` scripts during a run (R70–R73), worked by hand.
 //! - `kubelet_restart`: a kubelet restart in `[[actions]]` (R74, R75).
-//! - `reboot`: a node reboot in `[[actions]]`, and kubectl after it (R76–R79).
+//! - `reboot`: a node reboot in `[[actions]]` (R76–R79).
 //! - `prefix`: runs that start from a prefix saved before another run's
 //!   deletion are the runs from Pod creation (proptest).
 
@@ -41,7 +41,7 @@ mod prefix;
 mod probes;
 mod properties;
 mod random;
-mod reboot;
+pub(crate) mod reboot;
 mod restart_all;
 mod restarts;
 mod rollout;

@@ -1,16 +1,15 @@
 //! `node_reboot` in `[[actions]]` (R76–R79 in docs/kubelet-rules.md): the
 //! sandbox and every container stop with the node; back, the kubelet finds
 //! the sandbox gone and starts over from the first init container, or,
-//! under `restartPolicy: Never`, does not. kubectl shows `Init:i/N` again
-//! while the init containers rerun. Timelines are worked by hand in each test.
+//! under `restartPolicy: Never`, does not (kubectl's `Init:i/N` meanwhile
+//! is `kubectl::reboot`). Timelines are worked by hand in each test.
 
 use super::common::*;
 use podsim::model::PodPhase;
-use podsim::report::kubectl;
 use podsim::scenario::Scenario;
 
 /// setup 0–2 s, migrate 2–5 s, web starts at 5 s and is Ready at 6 s.
-const TWO_INITS: &str = r#"
+pub(crate) const TWO_INITS: &str = r#"
     horizon = "70s"
     [[containers]]
     name = "setup"
@@ -26,23 +25,8 @@ const TWO_INITS: &str = r#"
     boot = "1s"
 "#;
 
-fn reboot_at(base: &str, at: &str, extra: &str) -> String {
+pub(crate) fn reboot_at(base: &str, at: &str, extra: &str) -> String {
     format!("{base}[[actions]]\nat = \"{at}\"\nnode_reboot = true\n{extra}")
-}
-
-/// `(s, STATUS, RESTARTS)` of every `kubectl get pod -w` line from `from` s on.
-fn watch_from(toml: &str, from: u64) -> Vec<(u64, String, String)> {
-    let scenario = Scenario::parse(toml, "test.toml").unwrap_or_else(|e| panic!("{e}"));
-    let report = podsim::model::simulate_pod(&scenario.run);
-    kubectl::watch(&scenario.run.pod, &report.trace)
-        .into_iter()
-        .map(|l| (l.at.as_millis() / 1000, l.status.clone(), l.restarts_column()))
-        .filter(|(s, _, _)| *s >= from)
-        .collect()
-}
-
-fn line(s: u64, status: &str, restarts: &str) -> (u64, String, String) {
-    (s, status.to_string(), restarts.to_string())
 }
 
 #[test]
@@ -195,28 +179,6 @@ fn r76_a_delete_while_the_node_is_down_leaves_nothing_to_restart() {
     );
     assert!(events(&toml, "pod", |c| matches!(c, Change::NodeBack { .. })).is_empty());
     assert!(events(&toml, "setup", restarted).is_empty());
-}
-
-#[test]
-fn r79_kubectl_shows_unknown_then_init_statuses_then_running_with_restarts() {
-    // The R77 Pod. At 20 s web is terminated, reason Unknown. At 50 s the
-    // new sandbox's Initialized condition is False (no app of it has
-    // started): Init:0/2, RESTARTS the init containers' up to the one
-    // running: setup 1, its last termination at 2 s: "1 (48s ago)". At 52 s
-    // Init:1/2: setup 1 + migrate 1, the latest at 5 s: "2 (47s ago)". At
-    // 55 s web is created (waiting, PodInitializing, as at 5 s) and the
-    // apps' count is shown: web 1, its exit at 20 s; Running at 56 s.
-    let toml = reboot_at(TWO_INITS, "20s", "");
-    assert_eq!(
-        watch_from(&toml, 20),
-        [
-            line(20, "Unknown", "0"),
-            line(50, "Init:0/2", "1 (48s ago)"),
-            line(52, "Init:1/2", "2 (47s ago)"),
-            line(55, "PodInitializing", "1 (35s ago)"),
-            line(56, "Running", "1 (36s ago)"),
-        ]
-    );
 }
 
 #[test]
