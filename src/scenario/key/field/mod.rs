@@ -154,7 +154,7 @@ pub enum Field {
 }
 
 impl Field {
-    /// Every field, in the order the README's tables list them.
+    /// Every field, in the order the key reference (docs/keys.md) lists them.
     pub const ALL: [Field; 91] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
