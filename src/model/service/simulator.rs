@@ -45,11 +45,6 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceSimulator<O, R> {
         }
     }
 
-    /// The run being simulated.
-    pub fn spec(&self) -> &R {
-        &self.sim.model().run
-    }
-
     /// The spec of the next run; changes take effect at the next `run`.
     pub fn spec_mut(&mut self) -> &mut R {
         &mut self.sim.model_mut().run
