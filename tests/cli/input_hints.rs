@@ -199,10 +199,10 @@ fn a_length_the_api_keeps_in_whole_seconds_is_refused_with_a_fraction_in_toml_an
         "{stderr}"
     );
     assert!(
-        stderr.contains(&format!(
+        stderr.contains(
             "container \"web\": readiness_probe.period \"1.5s\" is not a whole number of seconds, and the \
              Kubernetes API keeps readinessProbe.periodSeconds in whole seconds; write \"1s\" or \"2s\"\n"
-        )),
+        ),
         "{stderr}"
     );
     assert!(

@@ -19,7 +19,7 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
     let second = 1000;
     // The API keeps these lengths in whole seconds (a range's first two
     // values show whether its step has a fraction).
-    let fraction = u64::from(encoded % second != 0);
+    let fraction = u64::from(!encoded.is_multiple_of(second));
     match field {
         Field::TerminationGracePeriod => Some(fraction),
         Field::Kind | Field::Proxy | Field::Mode | Field::ContainerRestartPolicy => Some(encoded),

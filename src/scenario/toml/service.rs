@@ -17,8 +17,6 @@ use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::check_spec;
 use crate::scenario::rules::neither_budget;
 
-/// A rollout's table of new container timings, inside a disruption.
-
 impl Reader<'_> {
     /// `[service]`, `[traffic]`, `[app]` and `[[disruptions]]`, then the Service's rules.
     pub(super) fn service(
