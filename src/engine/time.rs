@@ -43,6 +43,15 @@ impl SimDuration {
         SimDuration(s * 1000)
     }
 
+    /// The most whole seconds a duration holds: about 584 million years.
+    pub const MAX_SECS: u64 = u64::MAX / 1000;
+
+    /// `s` whole seconds, or `MAX_SECS` where `s` is more (a Kubernetes
+    /// int64 field holds more than podsim's clock): the caller tells it.
+    pub const fn from_secs_saturating(s: u64) -> Self {
+        SimDuration::from_secs(if s > Self::MAX_SECS { Self::MAX_SECS } else { s })
+    }
+
     /// The length in milliseconds, as the CSV writes it.
     pub fn as_millis(self) -> u64 {
         self.0

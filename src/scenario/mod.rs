@@ -15,6 +15,7 @@ mod duration;
 pub mod key;
 pub mod manifest;
 pub mod rules;
+mod text;
 pub mod toml;
 
 use std::path::Path;
@@ -23,6 +24,7 @@ pub use diagnostic::{Diagnostic, Input, Problem, Scripted, Severity, closest, li
 pub use duration::parse_duration;
 pub use rules::check_service;
 pub use rules::check_spec;
+pub use text::{MAX_INPUT_BYTES, read_capped, read_input};
 
 use crate::model::RunSpec;
 
@@ -40,38 +42,6 @@ pub struct Scenario {
     /// What loading had to assume or leave out, or what the chosen
     /// Kubernetes version needs, for the user to read (warnings).
     pub notices: Vec<Diagnostic>,
-}
-
-/// The text of an input file and its name for messages.
-pub fn read_input(path: &Path, what: Input) -> Result<(String, String), Diagnostic> {
-    let origin = path.display().to_string();
-    let text = std::fs::File::open(path).and_then(read_capped);
-    match text {
-        Ok(text) => Ok((origin, text)),
-        Err(e) => Err(Diagnostic::unreadable(&origin, what, e)),
-    }
-}
-
-/// The most any one input may hold. A scenario or a manifest is a few
-/// kilobytes and `kubectl get pods -A -o yaml` of a 5,000-node cluster a
-/// few tens of megabytes; past this, a file is not an input (`/dev/zero`,
-/// a disk image given by mistake), and reading it would only fill memory.
-pub const MAX_INPUT_BYTES: u64 = 64 << 20;
-
-/// Reads all of `reader` as UTF-8 text, but no more than `MAX_INPUT_BYTES`:
-/// a larger input is an error that says so, read no further.
-pub fn read_capped(reader: impl std::io::Read) -> std::io::Result<String> {
-    use std::io::Read as _;
-    let mut text = String::new();
-    reader.take(MAX_INPUT_BYTES + 1).read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_INPUT_BYTES {
-        return Err(std::io::Error::other(format!(
-            "it holds more than {} MiB, which no scenario or manifest does; give one file of scenarios \
-             or manifests (split a big `kubectl get -o yaml` list by namespace)",
-            MAX_INPUT_BYTES >> 20
-        )));
-    }
-    Ok(text)
 }
 
 /// How an input is read: a TOML scenario, or a manifest in YAML or JSON.

@@ -173,8 +173,8 @@ fn timings_for_a_toml_scenario_or_an_unknown_container_are_refused() {
         .assert()
         .code(1)
         .stderr(format!(
-            "podsim: error: {timings}:1:13: [containers.wbe]: unknown container \"wbe\"; did you mean \"web\"? \
-             expected one of drainer, web\n"
+            "podsim: error: {timings}:1:13: [containers.wbe]: in scenarios/ckad/graceful.yaml's Pod \"graceful\": \
+             unknown container \"wbe\"; did you mean \"web\"? expected one of drainer, web\n"
         ));
 }
 

@@ -8,6 +8,8 @@
 //!   `--timings`, notices on stderr, errors with file:line:col;
 //! - `mixed`: Pod and Service scenarios in one `run`; `--seed` and
 //!   `--replications` on a Service;
+//! - `input_hints`: removed apiVersions, files not in UTF-8, placeholders and
+//!   grace periods past the API, each answered with the fix;
 //! - `inputs`: several files, several workloads per file, standard input,
 //!   JSON, refusals listed after the rest ran, `report` reading the same;
 //! - `pictures`: `run --svg` and `plot` (SVG, PNG), and the helpers `report`
@@ -43,6 +45,7 @@ mod distribution_inputs;
 mod drain;
 mod errors;
 mod hooks;
+mod input_hints;
 mod inputs;
 mod key_paths;
 mod manifest;

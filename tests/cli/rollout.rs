@@ -81,6 +81,82 @@ fn only_a_grid_with_a_rollout_has_the_rollout_columns() {
     assert!(without.lines().next().unwrap().ends_with(",outcome,end_ms"));
 }
 
+/// The bundled YAML rollout (nginx boots 2 s, drains 1 s, the rest as
+/// the TOML one above) with a new template from the timings file: nginx
+/// boots in 3 s, so the TOML scenario's figures, worked out above, come
+/// back: 9 s, 11.1 s, 5 Pods, 4 counted. Without it the template is the
+/// old one (`kubectl rollout restart`): three 2 s boots, 6 s, 8.1 s; the
+/// next old Pod is now deleted 2 s after the first, which is gone only
+/// 2.1 s after its deletion: 6 objects at once for that 0.1 s.
+#[test]
+fn a_rollout_from_yaml_takes_its_new_template_from_the_timings_file() {
+    let dir = TempDir::new();
+    let figures = |timings: Option<&std::path::Path>| -> Vec<u64> {
+        let mut cmd = podsim();
+        cmd.args(["run", "--format", "json", "scenarios/service/rollout.yaml"]);
+        if let Some(t) = timings {
+            cmd.arg("--timings").arg(t);
+        }
+        let out = cmd.assert().success();
+        let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        ["rollout_ms", "rollout_done_ms", "peak_pods", "peak_counted_pods"]
+            .iter()
+            .map(|k| doc["metrics"][k].as_u64().unwrap_or_else(|| panic!("{k}")))
+            .collect()
+    };
+    assert_eq!(figures(None), [6000, 8100, 6, 4]);
+    let listed = write(
+        dir.path(),
+        "t.toml",
+        "[disruptions.template.nginx]\nboot = \"3s\"\n",
+    );
+    assert_eq!(figures(Some(&listed)), [9000, 11_100, 5, 4]);
+    let indexed = write(
+        dir.path(),
+        "i.toml",
+        "[disruptions.0.template.nginx]\nboot = \"3s\"\n",
+    );
+    assert_eq!(figures(Some(&indexed)), [9000, 11_100, 5, 4]);
+    // What shapes the Pod is refused as a TOML scenario refuses it; a
+    // container the manifest lacks is named with the manifest.
+    let kind = write(
+        dir.path(),
+        "k.toml",
+        "[disruptions.template.nginx]\nkind = \"sidecar\"\n",
+    );
+    let out = podsim()
+        .args(["run", "scenarios/service/rollout.yaml", "--timings"])
+        .arg(&kind)
+        .assert()
+        .code(1);
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stderr),
+        format!(
+            "podsim: error: {}:2:1: [disruptions.0] template.nginx kind: kind shapes the Pod, and a new template \
+             changes its timings only: the Service finds its app and proxy in the old one\n",
+            kind.display()
+        )
+    );
+    let web = write(
+        dir.path(),
+        "w.toml",
+        "[disruptions.template.web]\nboot = \"3s\"\n",
+    );
+    let out = podsim()
+        .args(["run", "scenarios/service/rollout.yaml", "--timings"])
+        .arg(&web)
+        .assert()
+        .code(1);
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stderr),
+        format!(
+            "podsim: error: {}:2:1: [disruptions.0] template.web: in scenarios/service/rollout.yaml's Deployment \
+             \"nginx-deployment\": unknown container \"web\"; expected one of nginx\n",
+            web.display()
+        )
+    );
+}
+
 #[test]
 fn a_rollout_without_a_service_is_refused_where_it_is_written() {
     let dir = TempDir::new();

@@ -271,7 +271,7 @@ fn what_the_api_refuses_in_the_deployment_or_budget_is_refused_at_its_line() {
         &format!("{SERVICE}{}", PDB.replace("policy/v1", "policy/v1beta1")),
     ));
     assert!(
-        e.contains("write apiVersion: policy/v1 (policy/v1beta1 was removed in Kubernetes 1.25)"),
+        e.contains("apiVersion \"policy/v1beta1\" of PodDisruptionBudget was removed in Kubernetes 1.25; write apiVersion: policy/v1"),
         "{e}"
     );
     let e = error(&manifest(

@@ -79,7 +79,7 @@ fn the_website_cronjob_is_a_job_whose_script_completes_it() {
     let e = podsim::scenario::manifest::parse(&old, "cronjob.yaml", None).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "cronjob.yaml:5:1: apiVersion \"batch/v1beta1\" is not the CronJob's; write apiVersion: batch/v1"
+        "cronjob.yaml:5:1: apiVersion \"batch/v1beta1\" of CronJob was removed in Kubernetes 1.25; write apiVersion: batch/v1"
     );
 }
 

@@ -136,7 +136,7 @@ impl ProbeField {
 
     /// The Kubernetes probe field this is, if it is one: what a probe
     /// finds is podsim's own, so annotations may say it.
-    fn k8s_name(self) -> Option<&'static str> {
+    pub fn k8s_name(self) -> Option<&'static str> {
         Some(match self {
             ProbeField::InitialDelay => "initialDelaySeconds",
             ProbeField::Period => "periodSeconds",

@@ -7,7 +7,7 @@
 //! `PODSIM_BLESS=1` rewrites it. So a key added to the registry is in the
 //! reference with no second place to edit, and the page cannot drift.
 
-use super::path::{Reader, Spelling, pattern, print};
+use super::path::{Reader, Spelling, TEMPLATE, pattern, print};
 use super::{Field, Group, Place, Scope, Unit};
 
 /// How to regenerate the page, for its header and the test's message.
@@ -68,6 +68,14 @@ fn section(scope: Scope, page: &mut String) {
             field.doc(),
             print(field, Place::Table, Spelling::Axis),
             by_manifest(field)
+        ));
+    }
+    if scope == Scope::Disruption {
+        page.push_str(&format!(
+            "\nA rollout's new Pod template: `[disruptions.{TEMPLATE}.<container>]` under its `[[disruptions]]` \
+             entry in a scenario, and in a timings file (or `[disruptions.<index>.{TEMPLATE}.<container>]`), \
+             with any key of a container but name, kind and proxy, which shape the Pod; the keys it does not \
+             set keep the old Pod's values. It is not a grid axis or an annotation.\n"
         ));
     }
 }

@@ -13,6 +13,8 @@
 //! a silently different Pod; what Kubernetes accepts but podsim does not
 //! model, or had to guess, becomes a notice on the scenario.
 
+mod placeholders;
+mod removed;
 mod service;
 mod template;
 mod timings;
@@ -100,6 +102,10 @@ pub fn parse_all(
         Ok(stream) => stream,
         Err(e) => return vec![Err(e)],
     };
+    let placeholders = match placeholders::check(&stream) {
+        Ok(notice) => notice,
+        Err(refused) => return vec![Err(refused)],
+    };
     let objects = objects(&stream);
     let mut results = Vec::new();
     let mut skipped = Vec::new();
@@ -162,7 +168,7 @@ pub fn parse_all(
                 )
                 .warning()
         });
-        first.notices.splice(0..0, notices);
+        first.notices.splice(0..0, notices.chain(placeholders));
     }
     results
 }
@@ -311,15 +317,10 @@ fn classify(stream: &Stream, object: &Found, single: bool) -> Class {
         return match api_version {
             Some(v) if v == expected => Class::Workload(workload),
             _ if object.implied.is_some() && api_version.is_none() => Class::Workload(workload),
-            written => {
-                let what = written.map_or("is missing".to_string(), |v| {
-                    format!("\"{v}\" is not the {}'s", workload.name())
-                });
-                Class::Refused(stream.error(
-                    doc.offset(&object.at(&["apiVersion"])),
-                    format!("apiVersion {what}; write apiVersion: {expected}"),
-                ))
-            }
+            written => Class::Refused(stream.error(
+                doc.offset(&object.at(&["apiVersion"])),
+                removed::wrong_version(workload.name(), written, expected),
+            )),
         };
     }
     if closest(kind, &names).is_some() || single {

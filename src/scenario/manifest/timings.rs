@@ -16,7 +16,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use crate::scenario::diagnostic::{Diagnostic, Input, Layout, Problem};
-use crate::scenario::key::path::{self, NO_ACTIONS, overlay_lookup};
+use crate::scenario::key::path::{self, NO_ACTIONS, TEMPLATE, not_in_template, overlay_lookup};
 use crate::scenario::key::{Field, Scope, Value};
 use crate::scenario::rules::TWO_DELETIONS;
 use crate::scenario::toml::{syntax_error, value};
@@ -29,7 +29,8 @@ pub const PREFIX: &str = "podsim.dev/";
 pub struct Setting {
     /// The container's name; `None` for a Pod, run or Service setting.
     pub container: Option<String>,
-    /// A disruption's index, for a disruption's key.
+    /// A disruption's index, for a disruption's key; with a container, the
+    /// key is that disruption's new Pod template's (`in_template`).
     pub index: Option<usize>,
     /// The key, as the registry knows it.
     pub field: Field,
@@ -37,6 +38,14 @@ pub struct Setting {
     pub value: Value,
     /// Where it was written, for a rule that only the whole scenario can check.
     pub source: Source,
+}
+
+impl Setting {
+    /// Whether it sets a rollout's new Pod template
+    /// (`[disruptions.template.<container>]`), not the Pod.
+    pub fn in_template(&self) -> bool {
+        self.container.is_some() && self.index.is_some()
+    }
 }
 
 /// Where a setting was written.
@@ -126,6 +135,11 @@ impl Timings {
             match scope {
                 Scope::Disruption => {
                     for (index, keys) in entries {
+                        // The one rollout's template, without its index: disruption 0's.
+                        if index.get_ref().as_ref() as &str == TEMPLATE {
+                            timings.template(0, "[disruptions.0]", keys)?;
+                            continue;
+                        }
                         let (Ok(i), DeValue::Table(keys)) =
                             (index.get_ref().parse::<usize>(), keys.get_ref())
                         else {
@@ -173,6 +187,10 @@ impl Timings {
         let mut stops = Vec::new();
         for (key, item) in entries {
             let name: &str = key.get_ref().as_ref();
+            if let (Scope::Disruption, Some(i), TEMPLATE) = (scope, index, name) {
+                self.template(i, table_name, item)?;
+                continue;
+            }
             match (path::group(scope, name), item.get_ref()) {
                 (Some(group), DeValue::Table(inner)) => {
                     for (leaf, item) in inner {
@@ -189,6 +207,35 @@ impl Timings {
                 }
                 _ => self.one((scope, container, index), table_name, name, key, item, &mut stops)?,
             }
+        }
+        Ok(())
+    }
+
+    /// `template.<container>` of disruption `index`: the new Pod template's
+    /// container keys, read as a container's (its shape refused, as a TOML
+    /// scenario refuses it); the manifest says which containers exist.
+    fn template(
+        &mut self,
+        index: usize,
+        table_name: &str,
+        item: &Spanned<DeValue>,
+    ) -> Result<(), Diagnostic> {
+        let write = "[disruptions.template.<container>]";
+        let DeValue::Table(containers) = item.get_ref() else {
+            return Err(self.error(item.span(), a_table(write)));
+        };
+        for (name, keys) in containers {
+            let DeValue::Table(keys) = keys.get_ref() else {
+                return Err(self.error(keys.span(), a_table(write)));
+            };
+            let name_text = name.get_ref().to_string();
+            let context = format!("{table_name} {TEMPLATE}.{name_text}");
+            for (key, _) in keys {
+                if let Some(refused) = not_in_template(key.get_ref()) {
+                    return Err(self.error(key.span(), format!("{context} {}: {refused}", key.get_ref())));
+                }
+            }
+            self.read(Scope::Container, Some(&name_text), Some(index), &context, keys)?;
         }
         Ok(())
     }

@@ -12,11 +12,16 @@ use crate::scenario::key::{Field, ProbeField, service_field};
 /// or `None` if the field cannot affect any rule. `check_spec` looks only at
 /// kinds, the proxy flag, whether exit_code is zero, whether run,
 /// crash_after and pre_stop are present, probe periods and timeouts under
-/// a second, thresholds 0, 1 or more, and the Pod's mode, policy, version
+/// a second, the lengths the API keeps in whole seconds (the grace, the
+/// probes' four) with a fraction, thresholds 0, 1 or more, and the Pod's mode, policy, version
 /// and back-off delays (under a second, the default cap); keep the two in step.
 pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
     let second = 1000;
+    // The API keeps these lengths in whole seconds (a range's first two
+    // values show whether its step has a fraction).
+    let fraction = u64::from(!encoded.is_multiple_of(second));
     match field {
+        Field::TerminationGracePeriod => Some(fraction),
         Field::Kind | Field::Proxy | Field::Mode | Field::ContainerRestartPolicy => Some(encoded),
         Field::StopSignal => Some(u64::from(encoded != Signal::Term as u64)),
         Field::ExitCode => Some(encoded.min(256).div_ceil(255)),
@@ -26,12 +31,9 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         Field::Run | Field::CrashAfter | Field::PreStop | Field::PostStart => Some(0),
         Field::PostStartFails => Some(encoded),
         Field::Probe(_, field) => Some(match field {
-            ProbeField::InitialDelay
-            | ProbeField::TerminationGracePeriod
-            | ProbeField::Outcome
-            | ProbeField::PassAfter
-            | ProbeField::PassUntil => 0,
-            ProbeField::Period | ProbeField::Timeout => u64::from(encoded >= second),
+            ProbeField::Outcome | ProbeField::PassAfter | ProbeField::PassUntil => 0,
+            ProbeField::InitialDelay | ProbeField::TerminationGracePeriod => fraction,
+            ProbeField::Period | ProbeField::Timeout => u64::from(encoded >= second) + 2 * fraction,
             ProbeField::SuccessThreshold | ProbeField::FailureThreshold => encoded.min(2),
         }),
         Field::RestartPolicy => Some(u64::from(encoded == 0)),
@@ -56,7 +58,6 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         Field::Horizon
         | Field::Seed
         | Field::FailProbability
-        | Field::TerminationGracePeriod
         | Field::StopAt
         | Field::StopAfterReady
         | Field::BackoffImmediateFirstRestart

@@ -83,6 +83,10 @@ pub enum Rule {
     SidecarRulesNeed135(KubeVersion),
     /// `stop_signal` needs Kubernetes 1.33 or later (KEP-4960, R59).
     StopSignalNeeds133(KubeVersion),
+    /// A length the API keeps in whole seconds (`periodSeconds`,
+    /// `terminationGracePeriodSeconds`) written with a fraction (`"1.5s"`):
+    /// refused rather than rounded, so no run differs from what it says.
+    NotWholeSeconds(Field, SimDuration),
 }
 
 /// A rule a spec breaks, and where: a container's field, its name, or the Pod.
@@ -236,6 +240,25 @@ impl SpecProblem {
                  (ContainerStopSignals, alpha from 1.33); this Pod says 1.{}",
                 version.0
             ),
+            Rule::NotWholeSeconds(field, length) => {
+                let api = match field {
+                    Field::Probe(kind, probe) => {
+                        format!("{}Probe.{}", kind.name(), probe.k8s_name().unwrap_or_default())
+                    }
+                    _ => "terminationGracePeriodSeconds".into(),
+                };
+                let floor = length.floor_secs();
+                let container = match self.container {
+                    Some(_) => format!("container \"{name}\": "),
+                    None => String::new(),
+                };
+                format!(
+                    "{container}{} \"{length}\" is not a whole number of seconds, and the Kubernetes API keeps \
+                     {api} in whole seconds; write \"{floor}\" or \"{}\"",
+                    field.name(),
+                    floor + SimDuration::from_secs(1)
+                )
+            }
             Rule::ContainerPolicyNeeds134(version) => format!(
                 "container \"{name}\": a container's own restart policy needs Kubernetes 1.34 or later \
                  (ContainerRestartRules: alpha in 1.34, on by default from 1.35); this Pod says 1.{}",
@@ -327,6 +350,15 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
     for kind in ProbeKind::ALL {
         let Some(p) = c.probe(kind) else { continue };
         let second = SimDuration::from_secs(1);
+        let lengths = [
+            (ProbeField::Period, Some(p.period)),
+            (ProbeField::Timeout, Some(p.timeout)),
+            (ProbeField::InitialDelay, Some(p.initial_delay)),
+            (ProbeField::TerminationGracePeriod, p.termination_grace_period),
+        ];
+        let fraction = lengths
+            .into_iter()
+            .find_map(|(f, d)| d.filter(|d| d.floor_secs() != *d).map(|d| (f, d)));
         let (field, problem) = if p.period < second {
             (ProbeField::Period, ProbeProblem::PeriodUnderASecond)
         } else if p.timeout < second {
@@ -342,6 +374,9 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
             (ProbeField::SuccessThreshold, ProbeProblem::SuccessThresholdNotOne)
         } else if kind == ProbeKind::Readiness && p.termination_grace_period.is_some() {
             (ProbeField::TerminationGracePeriod, ProbeProblem::GraceOnReadiness)
+        } else if let Some((field, length)) = fraction {
+            let field = Field::Probe(kind, field);
+            return Err((Some(field), Rule::NotWholeSeconds(field, length)));
         } else {
             continue;
         };
@@ -362,8 +397,9 @@ enum Stage {
 type Check = fn(&PodSpec) -> Result<(), SpecProblem>;
 
 /// Every rule of the Pod spec, in the order `check_spec` reports them.
-const SPEC_RULES: [(Stage, Check); 6] = [
+const SPEC_RULES: [(Stage, Check); 7] = [
     (Stage::Shape, unique_names),
+    (Stage::Timings, whole_grace),
     (Stage::Timings, containers),
     (Stage::Timings, job_restarts),
     (Stage::Timings, backoff_delays),
@@ -399,6 +435,15 @@ fn containers(spec: &PodSpec) -> Result<(), SpecProblem> {
             field,
             rule,
         })?;
+    }
+    Ok(())
+}
+
+fn whole_grace(spec: &PodSpec) -> Result<(), SpecProblem> {
+    let grace = spec.termination_grace_period;
+    if grace.floor_secs() != grace {
+        let field = Field::TerminationGracePeriod;
+        return pod_problem(Some(field), Rule::NotWholeSeconds(field, grace));
     }
     Ok(())
 }

@@ -83,6 +83,9 @@ pub enum ServiceRule {
     UnavailableOver100(u32),
     /// A budget's percentage above 100 %, on `field`.
     BudgetOver100(Field, u32),
+    /// A length the API keeps in whole seconds (`kubectl delete
+    /// --grace-period`, `minReadySeconds`) written with a fraction.
+    NotWholeSeconds(Field, SimDuration),
 }
 
 /// A rule a Service breaks: the field to point at (with the disruption's
@@ -161,6 +164,20 @@ impl fmt::Display for ServiceProblem {
                     "max_unavailable = \"{p}%\" is above 100%; write \"100%\" at most"
                 )
             }
+            ServiceRule::NotWholeSeconds(field, length) => {
+                let api = match field {
+                    Field::GracePeriod => "kubectl delete --grace-period",
+                    _ => "the Deployment's minReadySeconds",
+                };
+                let floor = length.floor_secs();
+                write!(
+                    f,
+                    "{} \"{length}\" is not a whole number of seconds, and the Kubernetes API keeps {api} in \
+                     whole seconds; write \"{floor}\" or \"{}\"",
+                    field.leaf(),
+                    floor + SimDuration::from_secs(1)
+                )
+            }
             ServiceRule::BudgetOver100(field, p) => write!(
                 f,
                 "[pdb] {} = \"{p}%\" is above 100%; write \"100%\" at most (the API refuses more)",
@@ -177,8 +194,9 @@ fn problem(field: Field, index: Option<usize>, rule: ServiceRule) -> Result<(), 
 type Check = fn(&RunSpec, &ServiceSpec) -> Result<(), ServiceProblem>;
 
 /// Every rule of the Service, in the order `check_service` reports them.
-const SERVICE_RULES: [Check; 6] = [
+const SERVICE_RULES: [Check; 7] = [
     check_sizes,
+    check_whole_seconds,
     check_deletion,
     check_drains,
     check_rollouts,
@@ -277,6 +295,23 @@ fn check_drains(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem
             .position(|e| e.drain == Some(node))
         {
             return problem(Field::DrainNode, Some(i), ServiceRule::NodeTwice { node, first });
+        }
+    }
+    Ok(())
+}
+
+/// A disruption's `grace_period` and a rollout's `min_ready_seconds` in
+/// whole seconds, as the API keeps them (a pod's own are `check_spec`'s).
+fn check_whole_seconds(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    for (i, d) in service.disruptions.iter().enumerate() {
+        let lengths = [
+            (Field::GracePeriod, d.grace_period),
+            (Field::MinReadySeconds, d.rollout.as_ref().map(|r| r.min_ready)),
+        ];
+        for (field, length) in lengths {
+            if let Some(length) = length.filter(|l| l.floor_secs() != *l) {
+                return problem(field, Some(i), ServiceRule::NotWholeSeconds(field, length));
+            }
         }
     }
     Ok(())

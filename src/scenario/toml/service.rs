@@ -12,12 +12,10 @@ use toml::de::{DeTable, DeValue};
 
 use super::{Reader, Spot, each_a_table, list_of_tables};
 use crate::scenario::diagnostic::{Diagnostic, Layout, Problem};
+use crate::scenario::key::path::{TEMPLATE, not_in_template};
 use crate::scenario::key::{Field, Scope};
 use crate::scenario::rules::check_spec;
 use crate::scenario::rules::neither_budget;
-
-/// A rollout's table of new container timings, inside a disruption.
-const TEMPLATE: &str = "template";
 
 impl Reader<'_> {
     /// `[service]`, `[traffic]`, `[app]` and `[[disruptions]]`, then the Service's rules.
@@ -254,15 +252,8 @@ impl Reader<'_> {
             let context = format!("{context}template.{name_text}: ");
             let valid = Field::names(Scope::Container);
             for (key, value) in keys.iter() {
-                let word: &str = key.get_ref().as_ref();
-                if matches!(word, "name" | "kind" | "proxy") {
-                    return Err(self.error(
-                        key.span(),
-                        format!(
-                            "{context}{word} shapes the Pod, and a new template changes its timings only: \
-                             the Service finds its app and proxy in the old one"
-                        ),
-                    ));
+                if let Some(refused) = not_in_template(key.get_ref()) {
+                    return Err(self.error(key.span(), format!("{context}{refused}")));
                 }
                 self.setting(Scope::Container, Some(c), &context, key, value, valid.clone())?;
             }

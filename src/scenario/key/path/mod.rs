@@ -296,6 +296,24 @@ fn container_path(rest: &str) -> Result<KeyPath<'_>, PathError<'_>> {
     }
 }
 
+/// A rollout's new Pod template, inside a disruption's table:
+/// `[disruptions.template.<container>]` in a TOML scenario and in a
+/// timings file alike, each of its keys a container's.
+pub const TEMPLATE: &str = "template";
+
+/// Why a container's key `word` cannot be written in a rollout's template,
+/// if it cannot: the template changes timings, and the keys that shape the
+/// Pod (its containers' names and kinds, which one is the proxy) stay the
+/// old Pod's, where the Service finds its app and proxy.
+pub fn not_in_template(word: &str) -> Option<String> {
+    matches!(word, "name" | "kind" | "proxy").then(|| {
+        format!(
+            "{word} shapes the Pod, and a new template changes its timings only: the Service finds its app \
+             and proxy in the old one"
+        )
+    })
+}
+
 /// The group of `scope` called `name`.
 pub fn group(scope: Scope, name: &str) -> Option<Group> {
     Group::ALL

@@ -23,9 +23,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use super::Derived;
 use super::fields::{budget_keys, deployment_keys};
 use crate::scenario::diagnostic::{Diagnostic, Wrong};
-use crate::scenario::manifest::Found;
 use crate::scenario::manifest::workload::kind::{WorkloadKind, typed};
 use crate::scenario::manifest::yaml::Stream;
+use crate::scenario::manifest::{Found, removed};
 
 /// A Service or a budget of the file, parsed, with the object it is.
 pub(in crate::scenario::manifest) struct Peer {
@@ -114,12 +114,9 @@ pub(in crate::scenario::manifest) fn peer(
             // Another group's Service (Knative's) is a custom resource.
             return None;
         }
-        let written = api_version.map_or("is missing".to_string(), |v| {
-            format!("\"{v}\" is not the PodDisruptionBudget's")
-        });
         return Some(Err(stream.error(
             object.doc.offset(&object.at(&["apiVersion"])),
-            format!("apiVersion {written}; write apiVersion: {expected} (policy/v1beta1 was removed in Kubernetes 1.25)"),
+            removed::wrong_version(PDB.0, api_version, expected),
         )));
     }
     let root = object.at(&[]);

@@ -106,17 +106,18 @@ impl Mapper<'_> {
         }
         let d = Probe::default();
         let seconds =
-            |value: Option<i32>, key: &str, default: SimDuration| -> Result<SimDuration, Diagnostic> {
+            |value: Option<i64>, key: &str, default: SimDuration| -> Result<SimDuration, Diagnostic> {
                 match value {
                     None => Ok(default),
                     Some(v) if v < 0 => {
                         let wrong = Wrong::Negative {
-                            value: v.into(),
+                            value: v,
                             write: None,
                         };
                         Err(self.value_error(&[at, &[key]].concat(), wrong))
                     }
-                    Some(v) => Ok(SimDuration::from_secs(v as u64)),
+                    // Past the clock (an int64 grace): told in `notices`.
+                    Some(v) => Ok(SimDuration::from_secs_saturating(v as u64)),
                 }
             };
         let count = |value: Option<i32>, key: &str, default: u32| -> Result<u32, Diagnostic> {
@@ -129,18 +130,18 @@ impl Mapper<'_> {
             }
         };
         Ok(Probe {
-            initial_delay: seconds(p.initial_delay_seconds, "initialDelaySeconds", d.initial_delay)?,
-            period: seconds(p.period_seconds, "periodSeconds", d.period)?,
-            timeout: seconds(p.timeout_seconds, "timeoutSeconds", d.timeout)?,
+            initial_delay: seconds(
+                p.initial_delay_seconds.map(i64::from),
+                "initialDelaySeconds",
+                d.initial_delay,
+            )?,
+            period: seconds(p.period_seconds.map(i64::from), "periodSeconds", d.period)?,
+            timeout: seconds(p.timeout_seconds.map(i64::from), "timeoutSeconds", d.timeout)?,
             success_threshold: count(p.success_threshold, "successThreshold", d.success_threshold)?,
             failure_threshold: count(p.failure_threshold, "failureThreshold", d.failure_threshold)?,
             termination_grace_period: match p.termination_grace_period_seconds {
                 None => None,
-                Some(v) => Some(seconds(
-                    i32::try_from(v).ok(),
-                    "terminationGracePeriodSeconds",
-                    d.timeout,
-                )?),
+                Some(v) => Some(seconds(Some(v), "terminationGracePeriodSeconds", d.timeout)?),
             },
             // What the probe finds is no manifest field: annotations say it.
             outcome: d.outcome,

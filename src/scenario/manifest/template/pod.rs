@@ -92,6 +92,16 @@ impl Mapper<'_> {
             .collect()
     }
 
+    /// The workload as a timings file's messages name it: `app.yaml's
+    /// Deployment "web"`.
+    fn workload(&self) -> String {
+        let root = &self.prefix[..self.prefix.len() - self.kind.template().len()];
+        let mut path: Vec<&str> = root.iter().map(String::as_str).collect();
+        path.extend(["metadata", "name"]);
+        let name = self.doc.scalar(&path).unwrap_or_default();
+        format!("{}'s {} \"{name}\"", self.stream.origin, self.kind.name())
+    }
+
     /// An error at the key of `rest` (under the Pod template).
     pub(super) fn error(&self, rest: &[&str], message: impl Into<Problem>) -> Diagnostic {
         self.stream.error(self.doc.offset(&self.full(rest)), message)
@@ -142,7 +152,8 @@ impl Mapper<'_> {
                 };
                 return Err(self.value_error(&["spec", "terminationGracePeriodSeconds"], wrong));
             }
-            Some(s) => SimDuration::from_secs(s as u64),
+            // Past the clock: told in `notices`.
+            Some(s) => SimDuration::from_secs_saturating(s as u64),
         };
         let restart_policy = self.restart_policy(spec.restart_policy.as_deref())?;
         let entries = self.entries(spec)?;
@@ -158,13 +169,16 @@ impl Mapper<'_> {
             for (name, span) in &overlay.containers {
                 if !names.contains(&name.as_str()) {
                     let valid = names.iter().map(|n| n.to_string()).collect();
-                    let unknown =
-                        Problem::unknown(format!("[containers.{name}]: "), "container", name, valid);
+                    // One timings file serves every manifest of the run: say whose Pod lacks it.
+                    let context = format!("[containers.{name}]: in {}: ", self.workload());
+                    let unknown = Problem::unknown(context, "container", name, valid);
                     return Err(overlay.error(span.clone(), unknown));
                 }
             }
             settings.extend(overlay.settings.iter().cloned());
         }
+        let (template, settings): (Vec<Setting>, Vec<Setting>) =
+            settings.into_iter().partition(Setting::in_template);
         let mut containers = Vec::with_capacity(entries.len());
         let mut hooks = Vec::with_capacity(entries.len());
         for entry in &entries {
@@ -212,6 +226,7 @@ impl Mapper<'_> {
             }
             .set(&mut run, &setting.value);
         }
+        self.template(&mut run, &template, &entries, overlay)?;
         let checked =
             service::derive(&mut run, &settings, derived).and_then(|()| service::check(&run, &settings));
         if let Err((i, message)) = checked {
@@ -240,6 +255,53 @@ impl Mapper<'_> {
             set,
             grace,
         })
+    }
+
+    /// A rollout's new Pod template (`[disruptions.template.<container>]`
+    /// of a timings file): the Pod as the settings made it, with these
+    /// container keys set, as a TOML scenario's template is; a template
+    /// makes its disruption a rollout.
+    fn template(
+        &self,
+        run: &mut RunSpec,
+        template: &[Setting],
+        entries: &[Entry],
+        overlay: Option<&Timings>,
+    ) -> Result<(), Diagnostic> {
+        let Some(index) = template.iter().filter_map(|s| s.index).max() else {
+            return Ok(());
+        };
+        let names: Vec<String> = run.pod.containers.iter().map(|c| c.name.clone()).collect();
+        let old = run.pod.clone();
+        let service = run.service.get_or_insert_with(Default::default);
+        if service.disruptions.len() <= index {
+            service.disruptions.resize(index + 1, Default::default());
+        }
+        for i in (0..=index).filter(|i| template.iter().any(|s| s.index == Some(*i))) {
+            // The keys are set as a container's are: on the Pod, swapped in.
+            let mut new = old.clone();
+            std::mem::swap(&mut run.pod, &mut new);
+            for setting in template.iter().filter(|s| s.index == Some(i)) {
+                let name = setting.container.as_deref().unwrap_or_default();
+                let Some(c) = names.iter().position(|n| n == name) else {
+                    std::mem::swap(&mut run.pod, &mut new);
+                    let context = format!("[disruptions.{i}] template.{name}: in {}: ", self.workload());
+                    let unknown = Problem::unknown(context, "container", name, names.clone());
+                    return Err(self.error_at_setting(Some(setting), overlay, unknown.message()));
+                };
+                Key::container(setting.field, c).set(run, &setting.value);
+            }
+            let checked = self.check(check_timings, &run.pod, entries, template, overlay);
+            std::mem::swap(&mut run.pod, &mut new);
+            checked?;
+            if let Some(service) = run.service.as_deref_mut() {
+                let rollout = service.disruptions[i]
+                    .rollout
+                    .get_or_insert_with(Default::default);
+                rollout.template = Some(Box::new(new));
+            }
+        }
+        Ok(())
     }
 
     /// A timing set for a hook the container does not have (a `pre_stop`,

@@ -375,9 +375,18 @@ fn what_kubernetes_rejects_is_refused_with_the_field_and_what_to_write() {
          image: <name:tag> (podsim does not pull it, any image will do)"
     );
     assert_eq!(
-        error(&POD.replace("  name: demo", "  name: <YOUR-APP>")),
-        "pod.yaml:4:9: metadata.name: \"<YOUR-APP>\" is not a name Kubernetes accepts (lowercase letters, \
+        error(&POD.replace("  name: demo", "  name: My_App")),
+        "pod.yaml:4:9: metadata.name: \"My_App\" is not a name Kubernetes accepts (lowercase letters, \
          digits, '-' and '.', starting and ending with a letter or digit, at most 253); write one such as my-app"
+    );
+    // A placeholder left from a guide: every one of the file, in one error.
+    let copied = POD
+        .replace("  name: demo", "  name: <YOUR-APP>")
+        .replace("image: nginx", "image: gcr.io/<YOUR-PROJECT>/web:v1");
+    assert_eq!(
+        error(&copied),
+        "pod.yaml:4:9: 2 placeholders to fill in: line 4 `<YOUR-APP>`, line 23 `<YOUR-PROJECT>`; Kubernetes \
+         refuses one in a name, and the kubelet one in an image (InvalidImageName): write the real values"
     );
     assert!(error(&POD.replace("- name: web", "- name: Web")).starts_with(
         "pod.yaml:22:11: spec.containers[0].name: \"Web\" is not a container name Kubernetes accepts"

@@ -98,8 +98,8 @@ fn the_overlay_wins_over_annotations() {
     let overlay = Timings::parse("[containers.wbe]\nboot = \"7s\"\n", "t.toml").unwrap();
     assert_eq!(
         parse(POD, "pod.yaml", Some(&overlay)).unwrap_err().to_string(),
-        "t.toml:1:13: [containers.wbe]: unknown container \"wbe\"; did you mean \"web\"? \
-             expected one of migrate, proxy, web"
+        "t.toml:1:13: [containers.wbe]: in pod.yaml's Pod \"demo\": unknown container \"wbe\"; did you mean \
+         \"web\"? expected one of migrate, proxy, web"
     );
 }
 

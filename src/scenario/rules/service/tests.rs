@@ -42,6 +42,19 @@ fn bad_service_input_is_refused_where_it_is_written() {
     );
     let e = error_of("[service]\n[[disruptions]]\ndelete = 0\n");
     assert!(e.contains("say when with one of at"), "{e}");
+    // kubectl's --grace-period and minReadySeconds are whole seconds:
+    // 2.5 s lies between 2 s and 3 s; each is told at its value, on line
+    // 4 after `grace_period = ` and after `min_ready_seconds = `.
+    assert_eq!(
+        error_of("[service]\n[[disruptions]]\nat = \"5s\"\ngrace_period = \"2500ms\"\n"),
+        "s.toml:4:16: disruption 0: grace_period \"2.5s\" is not a whole number of seconds, and the Kubernetes \
+         API keeps kubectl delete --grace-period in whole seconds; write \"2s\" or \"3s\""
+    );
+    assert_eq!(
+        error_of("[service]\n[[disruptions]]\nafter_ready = \"5s\"\nmin_ready_seconds = \"0.5s\"\n"),
+        "s.toml:4:21: disruption 0: min_ready_seconds \"500ms\" is not a whole number of seconds, and the \
+         Kubernetes API keeps the Deployment's minReadySeconds in whole seconds; write \"0s\" or \"1s\""
+    );
 }
 
 #[test]

@@ -23,6 +23,7 @@ use crate::model::{ContainerKind, ContainerSpec, Deletion, PodSpec, ProbeOutcome
 use crate::scenario::diagnostic::{Diagnostic, Problem, Scripted};
 use crate::scenario::key::Field;
 use crate::scenario::manifest::timings::PREFIX;
+use crate::scenario::manifest::yaml::dotted;
 
 impl Mapper<'_> {
     /// The notices for the Pod of `spec`, as `mapped` made it.
@@ -46,6 +47,7 @@ impl Mapper<'_> {
             let told = Handler::BOTH.map(|which| self.hook_notice(entry.container, &path, which, *grace));
             notices.extend(told.into_iter().flatten());
         }
+        notices.extend(self.past_the_clock(spec, entries));
         let names: Vec<&str> = entries.iter().map(|e| e.container.name.as_str()).collect();
         for (i, mesh) in injected_proxies(annotations, &names) {
             if !set[i].contains(&Field::Proxy) {
@@ -161,6 +163,39 @@ impl Mapper<'_> {
             notices.push(self.notice_at(offset, Problem::NoTraffic));
         }
         notices
+    }
+
+    /// A grace period longer than podsim's clock holds (the API's int64
+    /// seconds, up to 9223372036854775807): the Pod's and each startup or
+    /// liveness probe's, each told with the length podsim runs instead.
+    fn past_the_clock(&self, spec: &K8sPodSpec, entries: &[Entry]) -> Vec<Diagnostic> {
+        let key = "terminationGracePeriodSeconds";
+        let pod = [(vec!["spec".to_string()], spec.termination_grace_period_seconds)];
+        let probes = entries.iter().flat_map(|entry| {
+            let probes = [
+                ("startupProbe", &entry.container.startup_probe),
+                ("livenessProbe", &entry.container.liveness_probe),
+            ];
+            probes.into_iter().filter_map(move |(name, probe)| {
+                let mut path = entry.path();
+                path.push(name.to_string());
+                probe.as_ref().map(|p| (path, p.termination_grace_period_seconds))
+            })
+        });
+        let max = SimDuration::MAX_SECS;
+        (pod.into_iter().chain(probes))
+            .filter_map(|(path, secs)| secs.filter(|&s| s > 0 && s as u64 > max).map(|s| (path, s)))
+            .map(|(mut path, secs)| {
+                path.push(key.to_string());
+                let rest: Vec<&str> = path.iter().map(String::as_str).collect();
+                let message = format!(
+                    "{}: {secs} s is more than podsim's clock holds; podsim uses its longest time, {max} s \
+                     (about 584 million years): the grace period never runs out within a run",
+                    dotted(&self.full(&rest))
+                );
+                self.notice(&rest, message)
+            })
+            .collect()
     }
 
     /// Notices for a container's hooks whose length podsim runs by a rule
