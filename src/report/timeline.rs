@@ -256,10 +256,14 @@ pub fn event_lines(spec: &PodSpec, report: &PodReport) -> String {
         .max()
         .unwrap_or(3)
         .max(3);
+    // The time column fits the latest instant: `t=10803.000s` is one
+    // character wider than anything before 10,000 s.
+    let lines: Vec<_> = super::line::lines(&report.trace).collect();
+    let at_width = lines.last().map_or(0, |(e, _)| e.at.to_string().len()).max(9);
     let mut out = String::new();
-    for (e, line) in super::line::lines(&report.trace) {
+    for (e, line) in lines {
         let who = e.container.map_or("pod", |c| spec.container(c).name.as_str());
-        let _ = writeln!(out, "t={:<9} {who:<width$}  {line}", e.at.to_string());
+        let _ = writeln!(out, "t={:<at_width$} {who:<width$}  {line}", e.at.to_string());
     }
     out
 }
@@ -425,6 +429,34 @@ mod tests {
         );
         assert_eq!(t.deletion, Some(SimTime(10_000)));
         assert_eq!(t.kill_deadline, Some(SimTime(40_000)));
+    }
+
+    /// The CKAD adapter Pod's `app` (`sleep 3600`, boot 1 s) exits at
+    /// 3601 s, 7202 s, 10,803 s …: past 9,999 s the times are one character
+    /// wider, and every line's container column moves with them.
+    #[test]
+    fn event_columns_stay_aligned_past_ten_thousand_seconds() {
+        let s = Scenario::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scenarios/ckad/adapter-pod.yaml"
+        )))
+        .unwrap();
+        let run = crate::model::RunSpec {
+            horizon: SimDuration::from_secs(11_000),
+            ..s.run.clone()
+        };
+        let text = event_lines(&run.pod, &simulate_pod(&run));
+        let lines: Vec<&str> = text.lines().collect();
+        // `t=` and `10803.000s` (10 characters) and a space: the name at 13.
+        assert_eq!(lines[0], "t=0.000s     app              starting");
+        assert!(lines.contains(&"t=7202.000s  app              exited 0 (completed)"));
+        assert!(lines.contains(&"t=10803.000s app              exited 0 (completed)"));
+        let column = |l: &str| {
+            l.find(" app ")
+                .or_else(|| l.find(" pod "))
+                .or_else(|| l.find(" metrics-adapter "))
+        };
+        assert!(lines.iter().all(|l| column(l) == Some(12)), "{text}");
     }
 
     #[test]
