@@ -143,6 +143,15 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
             .map(|i| distribution::summarise(&run_of(&i.scenario, args), n))
             .collect(),
     };
+    for (input, summary) in runs.iter().zip(&mut distributions) {
+        if distribution::all_alike(summary) {
+            let name = &input.scenario.name;
+            eprintln!(
+                "podsim: notice: {}",
+                distribution::alike_notice(name, args.replications)
+            );
+        }
+    }
     let pods = || {
         runs.iter()
             .zip(&outcomes)
