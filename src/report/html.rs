@@ -214,21 +214,30 @@ fn services_section(page: &mut String, runs: &[ServiceRun]) {
     }
     page.push_str("<h3>Service metrics</h3>\n");
     let names: Vec<&str> = runs.iter().map(|r| r.scenario.name.as_str()).collect();
-    metrics_table(
-        page,
-        "service-metrics",
-        &names,
-        &ServiceMetrics::NAMES,
-        |run, i| {
-            let m = &runs[run].report.metrics;
-            match (ServiceMetrics::NAMES[i], m.numbers()[i]) {
-                ("outcome", _) => m.outcome().to_string(),
-                (_, None) => "-".to_string(),
-                (name, Some(ms)) if name.ends_with("_ms") => field_text(Field::Millis(Some(ms))),
-                (_, Some(n)) => n.to_string(),
+    // The Service's figures, then a rollout's and a drain's (evictions
+    // refused, drain_ms …) when any run has them, `-` in a run without.
+    let mut metrics: Vec<&str> = ServiceMetrics::NAMES.to_vec();
+    for r in runs {
+        for (name, _) in service::deployment_figures(&r.report.metrics) {
+            if !metrics.contains(&name) {
+                metrics.push(name);
             }
-        },
-    );
+        }
+    }
+    metrics_table(page, "service-metrics", &names, &metrics, |run, i| {
+        let m = &runs[run].report.metrics;
+        let own = ServiceMetrics::NAMES.iter().zip(m.numbers());
+        let value = own
+            .map(|(name, n)| (*name, n))
+            .chain(service::deployment_figures(m))
+            .find(|(name, _)| *name == metrics[i]);
+        match value {
+            Some(("outcome", _)) => m.outcome().to_string(),
+            None | Some((_, None)) => "-".to_string(),
+            Some((name, Some(ms))) if name.ends_with("_ms") => field_text(Field::Millis(Some(ms))),
+            Some((_, Some(n))) => n.to_string(),
+        }
+    });
     page.push_str("<h3>Service events</h3>\n");
     for r in runs {
         events(

@@ -16,7 +16,7 @@ use super::replica_reports;
 use super::strip::{self, Outcome, Sent};
 use crate::engine::SimTime;
 use crate::model::PodSpec;
-use crate::model::service::{Deleted, ServiceReport};
+use crate::model::service::{Deleted, ServiceChange, ServiceReport};
 use crate::report::bands::{
     AXIS, Blocks, DELETION, Figure, GAP, LABEL, LEGEND, MUTED, ROW, TOP, TimeAxis, WIDTH, band_frame,
     draw_legend, swatch,
@@ -70,7 +70,12 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     // by ReplicaSet and state: the whole story first, each Pod's detail below.
     let stacked = m.rollout.is_some() || m.drain.is_some();
     let stack_top = TOP + TITLE_ROW;
-    let blocks_top = stack_top + if stacked { super::rollout::height() } else { 0.0 };
+    let blocks_top = stack_top
+        + if stacked {
+            super::rollout::height(report)
+        } else {
+            0.0
+        };
     let nodes_top = blocks_top + blocks.height();
     let strip_top = nodes_top + TITLE_ROW + ROW * nodes as f64 + GAP / 2.0;
     let strip_bottom = strip_top + TITLE_ROW + ROW * lanes.len() as f64;
@@ -135,7 +140,9 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     svg.finish()
 }
 
-/// The line beside the picture's title: replicas, nodes, requests, failures.
+/// The line beside the picture's title: the Deployment's replicas (and
+/// the Pods there were, when its controller made more), nodes, requests,
+/// failures.
 fn headline(report: &ServiceReport) -> String {
     let m = &report.metrics;
     let nodes = m.deleted.first().map_or(String::new(), |d| {
@@ -145,10 +152,20 @@ fn headline(report: &ServiceReport) -> String {
             plural(d.rules_dropped_ms.len())
         )
     });
+    let pods = m.replicas.len();
+    // The replicas are the Pods the run began with; the controller's
+    // `PodMade`s (a rollout's new Pods, a drain's replacements) came on top.
+    let made = (report.trace.entries().iter())
+        .filter(|e| matches!(e.what, ServiceChange::PodMade { .. }))
+        .count();
+    let replicas = pods - made;
+    let pods = match made {
+        0 => String::new(),
+        _ => format!(" ({pods} Pods)"),
+    };
     format!(
-        "{} replica{}{nodes} · {} requests, {} failed",
-        m.replicas.len(),
-        plural(m.replicas.len()),
+        "{replicas} replica{}{pods}{nodes} · {} requests, {} failed",
+        plural(replicas),
         m.requests,
         m.failed
     )
