@@ -14,6 +14,8 @@ mod axis;
 mod lines;
 
 pub use axis::TimeAxis;
+pub(crate) use axis::title_extra;
+pub(crate) use lines::rows;
 
 use super::marks::{BAND, Mark};
 use super::svg::{Attr, Num, Svg};
@@ -69,6 +71,22 @@ pub(crate) fn fit(text: &str, width: f64) -> String {
     }
     out.push('…');
     out
+}
+
+/// `text` in lines of at most about `width` pixels, broken at its spaces
+/// (a word wider than `width` gets a line of its own).
+pub(crate) fn wrap(text: &str, width: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if text_width(&format!("{line} {word}")) <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 /// About how wide `text` is in 12-px DejaVu Sans, to space the legend
@@ -214,15 +232,16 @@ pub fn timelines_svg(figures: &[Figure]) -> String {
     let timelines: Vec<Timeline> = figures.iter().map(|f| Timeline::new(f.spec, f.report)).collect();
     let axis = TimeAxis::of(&timelines);
     let blocks = Blocks::new(figures, timelines, &axis);
-    let height = (TOP + blocks.height() + AXIS + LEGEND).ceil() as u32;
+    let title = "time since Pod creation (s)";
+    let height = (TOP + blocks.height() + AXIS + title_extra(title) + LEGEND).ceil() as u32;
     let mut svg = Svg::new(WIDTH, height);
     svg.title("podsim timelines");
     let grid_bottom = TOP + blocks.height() - GAP;
     axis.draw_grid(&mut svg, TOP, grid_bottom);
     blocks.draw(&mut svg, TOP, &axis);
     let axis_y = grid_bottom + 6.0;
-    axis.draw(&mut svg, axis_y, "time since Pod creation (s)");
-    draw_legend(&mut svg, axis_y + AXIS - 10.0);
+    axis.draw(&mut svg, axis_y, title);
+    draw_legend(&mut svg, axis_y + AXIS - 10.0 + title_extra(title));
     svg.finish()
 }
 
@@ -449,5 +468,23 @@ mod tests {
         assert_eq!(fit("web", 100.0), "web");
         let cut = fit("app-with-a-rather-long-name", 100.0);
         assert!(cut.ends_with('…') && text_width(&cut) <= 100.0, "{cut}");
+    }
+
+    /// The axis titles' room is 188 px (210 − 10 − 12). The Pod pictures'
+    /// title is 24 letters and 3 spaces, 24 · 6.4 + 3 · 3.8 = 165 px: one
+    /// line. The Service's is 34 letters and 6 spaces, 240 px: "time since
+    /// the replicas were" is 169 px, " created" would make it 217.
+    #[test]
+    fn an_axis_title_wider_than_its_room_wraps_at_its_spaces() {
+        assert_eq!(LABEL - 10.0 - 12.0, 188.0);
+        assert_eq!(
+            wrap("time since Pod creation (s)", 188.0),
+            ["time since Pod creation (s)"]
+        );
+        assert_eq!(
+            wrap("time since the replicas were created (s)", 188.0),
+            ["time since the replicas were", "created (s)"]
+        );
+        assert_eq!(wrap("a-very-long-word b", 50.0), ["a-very-long-word", "b"]);
     }
 }
