@@ -70,8 +70,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u32>,
 
-    /// Also draw the runs as one picture, stacked on a shared time axis
-    /// (.svg, or .png by extension); overwritten if it exists.
+    /// Also draw the runs as one picture, stacked on a shared time axis, or
+    /// each on its own when one would fill less than a quarter of it (.svg,
+    /// or .png by extension); overwritten if it exists.
     #[arg(long, value_name = "OUT.svg", value_parser = picture_path)]
     pub svg: Option<PathBuf>,
 }

@@ -357,7 +357,10 @@ fn pictures_of_distributions_come_as_svg_png_and_in_the_report() {
         .filter(|n| n.attribute("class") == Some("spread"))
         .count();
     assert_eq!(spreads, 2, "one whisker group per layout");
-    assert!(svg.contains("4 runs of"), "one point per combination");
+    assert!(
+        svg.contains("4 configurations × 50 replications of"),
+        "one point per combination, each standing for its 50 replications"
+    );
     let report = dir.path().join("report.html");
     podsim()
         .arg("report")

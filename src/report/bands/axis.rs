@@ -9,7 +9,7 @@ use super::super::timeline::Timeline;
 use super::{Figure, LABEL, MARK_ROOM, MUTED, RIGHT, WIDTH, wrap};
 use crate::engine::SimTime;
 
-/// Where the shared time axis of `timelines_svg` lies: a page that moves a
+/// Where the shared time axis of `timelines_svg_on_one_axis` lies: a page that moves a
 /// cursor over the picture maps its time to pixels with this.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TimeAxis {
@@ -37,7 +37,7 @@ pub(crate) fn title_extra(title: &str) -> f64 {
 }
 
 impl TimeAxis {
-    /// The axis `timelines_svg` draws for `figures`.
+    /// The axis `timelines_svg_on_one_axis` draws for `figures`.
     pub fn for_figures(figures: &[Figure]) -> TimeAxis {
         let timelines: Vec<Timeline> = figures.iter().map(|f| Timeline::new(f.spec, f.report)).collect();
         TimeAxis::of(&timelines)

@@ -108,7 +108,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     if stacked {
         super::rollout::draw(&mut svg, report, stack_top, &axis);
     }
-    blocks.draw(&mut svg, blocks_top, &axis);
+    blocks.draw(&mut svg, blocks_top);
     draw_nodes(&mut svg, &m.deleted, nodes, nodes_top, end, &axis);
     draw_strip(&mut svg, report, &lanes, &totals, strip_top, &axis);
     for (d, row) in m.deleted.iter().zip(label_rows) {
