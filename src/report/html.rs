@@ -53,7 +53,7 @@ h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
 figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }
 table { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0 1.5em; }
-table.frontier { table-layout: fixed; width: 100%; } table.frontier th, table.frontier td { overflow-wrap: anywhere; }
+table.frontier th { hyphens: none; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f4f4f4; } td.text, th.text { text-align: left; }
 pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
@@ -337,7 +337,9 @@ fn frontier_table(page: &mut String, plot: &Tradeoff) {
     let table = plot.table;
     let params = table.parameters();
     // The metrics first: they are what a reader compares; the parameters
-    // that follow may be many, and the table wraps rather than scrolls.
+    // that follow may be many: their names wrap after a dot or an
+    // underscore (`breakable`), never inside a word, and what is still too
+    // wide scrolls (`.wide`).
     page.push_str("<h3>Frontier runs</h3>\n<div class=\"wide\"><table class=\"frontier\">\n<tr><th>run</th>");
     for c in [plot.x, plot.y] {
         let _ = write!(page, "<th>{}</th>", breakable(&table.columns[c]));
@@ -375,7 +377,24 @@ fn frontier_table(page: &mut String, plot: &Tradeoff) {
     page.push_str("</table></div>\n");
 }
 
-/// A column name that may wrap after its dots (`containers.<wbr/>web.<wbr/>boot_ms`).
+/// A column name that may wrap after its dots and underscores
+/// (`containers.<wbr/>web.<wbr/>boot_<wbr/>ms`), between its words: a
+/// fixed-width column with `overflow-wrap: anywhere` cut `ready_m|s`.
 fn breakable(name: &str) -> String {
-    escape(name).replace('.', ".<wbr/>")
+    escape(name).replace('.', ".<wbr/>").replace('_', "_<wbr/>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_names_wrap_between_words_only() {
+        assert_eq!(
+            breakable("pod.stop_after_ready_ms"),
+            "pod.<wbr/>stop_<wbr/>after_<wbr/>ready_<wbr/>ms"
+        );
+        assert_eq!(breakable("run"), "run");
+        assert!(!STYLE.contains("anywhere") && !STYLE.contains("break-all"));
+    }
 }
