@@ -305,10 +305,18 @@ fn sweep_section(page: &mut String, index: usize, table: &Table) -> Result<(), T
         plot.groups.len(),
         if plot.groups.len() == 1 { "" } else { "s" }
     );
+    let one = match plot.best_on_both() {
+        true => {
+            " Here that is one run per group, as low as any other on both axes: no run of a \
+             group trades one axis for the other, and a choice's trade-off shows when its runs \
+             are paired (<code>podsim plot --pair COLUMN</code>)."
+        }
+        false => "",
+    };
     let _ = writeln!(
         page,
         "<figure class=\"tradeoff\">\n{}<figcaption>Each group's Pareto frontier: no other run of the group \
-         is faster to Ready and less exposed at once.</figcaption>\n</figure>",
+         is lower on both axes at once.{one}</figcaption>\n</figure>",
         plot.svg()
     );
     if table.columns.iter().any(|c| c == "replication") {
