@@ -53,7 +53,8 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "format")]
     pub watch: bool,
 
-    /// Width of the band chart in cells.
+    /// Width of the band chart in cells: exactly this many, each an equal
+    /// share of the run.
     #[arg(long, default_value_t = 60, value_name = "CELLS", value_parser = clap::value_parser!(u64).range(10..=1000))]
     pub width: u64,
 

@@ -1,6 +1,6 @@
 //! How the pictures and the text chart lay themselves out where the
 //! issue-37 trial found them wrong: runs of very different lengths, each
-//! on its own time axis; the band chart exactly `--width` cells wide.
+//! on its own time axis; the text band chart exactly `--width` cells wide.
 
 use super::common::podsim;
 use super::pictures::{SIDE_BY_SIDE, SIDECAR, parse, read, temp, with_class};
@@ -44,4 +44,23 @@ fn a_short_run_beside_a_day_long_one_gets_a_time_axis_of_its_own() {
     assert!((at("width") - 383.0).abs() < 0.01, "{}", at("width"));
     let svg = timelines(&[SIDECAR, SIDE_BY_SIDE]);
     assert_eq!(with_class(parse(&svg).root(), "axis-title").len(), 1);
+}
+
+/// `--width 40` on the seed's sidecar Pod (14 s) draws 40 cells of
+/// 14,000 / 40 = 350 ms on every row, where cells of a round time gave
+/// 28 of 500 ms. The config-fetch init container boots 0–2 s: the cells
+/// whose middle (175 + 350c ms) falls before 2 s, c = 0 to 5 (1,925 ms).
+#[test]
+fn the_band_chart_is_as_wide_as_width_says() {
+    let out = podsim().args(["run", SIDECAR, "--width", "40"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.ends_with('|'))
+        .map(|l| &l[l.find('|').unwrap() + 1..l.len() - 1])
+        .collect();
+    assert_eq!(rows.len(), 5, "three containers, exposed, the marks:\n{text}");
+    assert!(rows.iter().all(|r| r.chars().count() == 40), "{text}");
+    assert_eq!(rows[0], format!("{}{}", "░".repeat(6), " ".repeat(34)));
+    assert!(text.contains("(one cell = 350ms)"), "{text}");
 }

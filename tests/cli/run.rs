@@ -87,6 +87,8 @@ fn text_shows_timeline_bands_and_metrics_side_by_side() {
             "run",
             "scenarios/seed-sidecar.toml",
             "scenarios/seed-side-by-side.toml",
+            "--width",
+            "26",
         ])
         .output()
         .unwrap();
@@ -96,6 +98,7 @@ fn text_shows_timeline_bands_and_metrics_side_by_side() {
         text.contains("t=2.000s    config-fetch  exited 0 (completed)"),
         "{text}"
     );
+    // Side by side: 13 s in 26 cells of 500 ms; exposed 3–5 s and 11–13 s.
     assert!(
         text.contains("exposed             |      !!!!            !!!!|"),
         "{text}"
