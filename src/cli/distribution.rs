@@ -61,6 +61,34 @@ fn in_order<S, M: Send>(
     block.into_par_iter().map_init(make, run).collect()
 }
 
+/// Whether every one of two or more replications measured exactly the
+/// same: each metric had one value in all of them (or none in any), and
+/// each share is 0 or 1. Then the scenario draws nothing that changes its
+/// figures, and N runs say no more than one.
+pub fn all_alike(summary: &mut Summary) -> bool {
+    let n = summary.replications();
+    let names = summary.table().numeric();
+    n >= 2
+        && names.iter().all(|name| {
+            summary
+                .stats(name)
+                .is_none_or(|s| s.count as u64 == n && s.min == s.max)
+        })
+        && summary
+            .shares()
+            .iter()
+            .all(|(_, share)| *share == 0.0 || *share == 1.0)
+}
+
+/// What `podsim run` says when `all_alike`: the replications were the same.
+pub fn alike_notice(name: &str, replications: u64) -> String {
+    format!(
+        "{name}: all {replications} replications measured exactly the same: nothing drawn at random \
+         changes this scenario, so every run is the same; a distribution \
+         (boot = {{ dist = \"lognormal\", median = \"3s\", p99 = \"10s\" }}) makes them differ"
+    )
+}
+
 /// The metrics that are durations (shown in seconds) or counts.
 fn is_millis(name: &str) -> bool {
     name.ends_with("_ms")
@@ -180,5 +208,18 @@ mod tests {
             let mut parallel = summarise(&run, n);
             assert_eq!(text(&mut parallel, 0), text(&mut serial, 0), "{file}");
         }
+    }
+
+    /// The seed's sidecar Pod has fixed durations only (init 2 s, proxy
+    /// 3 s, web 1 s, deleted at 10 s): its replications are one run.
+    /// The mesh Pod's proxy boots in a lognormal time, and the meshed
+    /// Service draws its arrivals and endpoints: theirs differ.
+    #[test]
+    fn replications_are_alike_only_when_nothing_is_drawn() {
+        let alike = |file: &str, n: u64| all_alike(&mut summarise(&scenario(file), n));
+        assert!(alike("seed-sidecar.toml", 20));
+        assert!(!alike("seed-sidecar.toml", 1), "one replication is alike nothing");
+        assert!(!alike("mesh-startup.toml", 20));
+        assert!(!alike("service/no-prestop.toml", 5));
     }
 }

@@ -53,7 +53,8 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "format")]
     pub watch: bool,
 
-    /// Width of the band chart in cells.
+    /// Width of the band chart in cells: exactly this many, each an equal
+    /// share of the run.
     #[arg(long, default_value_t = 60, value_name = "CELLS", value_parser = clap::value_parser!(u64).range(10..=1000))]
     pub width: u64,
 
@@ -70,8 +71,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u32>,
 
-    /// Also draw the runs as one picture, stacked on a shared time axis
-    /// (.svg, or .png by extension); overwritten if it exists.
+    /// Also draw the runs as one picture, stacked on a shared time axis, or
+    /// each on its own when one would fill less than a quarter of it (.svg,
+    /// or .png by extension); overwritten if it exists.
     #[arg(long, value_name = "OUT.svg", value_parser = picture_path)]
     pub svg: Option<PathBuf>,
 }
@@ -143,6 +145,15 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
             .map(|i| distribution::summarise(&run_of(&i.scenario, args), n))
             .collect(),
     };
+    for (input, summary) in runs.iter().zip(&mut distributions) {
+        if distribution::all_alike(summary) {
+            let name = &input.scenario.name;
+            eprintln!(
+                "podsim: notice: {}",
+                distribution::alike_notice(name, args.replications)
+            );
+        }
+    }
     let pods = || {
         runs.iter()
             .zip(&outcomes)

@@ -53,7 +53,7 @@ h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
 figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }
 table { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0 1.5em; }
-table.frontier { table-layout: fixed; width: 100%; } table.frontier th, table.frontier td { overflow-wrap: anywhere; }
+table.frontier th { hyphens: none; }
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f4f4f4; } td.text, th.text { text-align: left; }
 pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
@@ -214,21 +214,30 @@ fn services_section(page: &mut String, runs: &[ServiceRun]) {
     }
     page.push_str("<h3>Service metrics</h3>\n");
     let names: Vec<&str> = runs.iter().map(|r| r.scenario.name.as_str()).collect();
-    metrics_table(
-        page,
-        "service-metrics",
-        &names,
-        &ServiceMetrics::NAMES,
-        |run, i| {
-            let m = &runs[run].report.metrics;
-            match (ServiceMetrics::NAMES[i], m.numbers()[i]) {
-                ("outcome", _) => m.outcome().to_string(),
-                (_, None) => "-".to_string(),
-                (name, Some(ms)) if name.ends_with("_ms") => field_text(Field::Millis(Some(ms))),
-                (_, Some(n)) => n.to_string(),
+    // The Service's figures, then a rollout's and a drain's (evictions
+    // refused, drain_ms …) when any run has them, `-` in a run without.
+    let mut metrics: Vec<&str> = ServiceMetrics::NAMES.to_vec();
+    for r in runs {
+        for (name, _) in service::deployment_figures(&r.report.metrics) {
+            if !metrics.contains(&name) {
+                metrics.push(name);
             }
-        },
-    );
+        }
+    }
+    metrics_table(page, "service-metrics", &names, &metrics, |run, i| {
+        let m = &runs[run].report.metrics;
+        let own = ServiceMetrics::NAMES.iter().zip(m.numbers());
+        let value = own
+            .map(|(name, n)| (*name, n))
+            .chain(service::deployment_figures(m))
+            .find(|(name, _)| *name == metrics[i]);
+        match value {
+            Some(("outcome", _)) => m.outcome().to_string(),
+            None | Some((_, None)) => "-".to_string(),
+            Some((name, Some(ms))) if name.ends_with("_ms") => field_text(Field::Millis(Some(ms))),
+            Some((_, Some(n))) => n.to_string(),
+        }
+    });
     page.push_str("<h3>Service events</h3>\n");
     for r in runs {
         events(
@@ -296,10 +305,18 @@ fn sweep_section(page: &mut String, index: usize, table: &Table) -> Result<(), T
         plot.groups.len(),
         if plot.groups.len() == 1 { "" } else { "s" }
     );
+    let one = match plot.best_on_both() {
+        true => {
+            " Here that is one run per group, as low as any other on both axes: no run of a \
+             group trades one axis for the other, and a choice's trade-off shows when its runs \
+             are paired (<code>podsim plot --pair COLUMN</code>)."
+        }
+        false => "",
+    };
     let _ = writeln!(
         page,
         "<figure class=\"tradeoff\">\n{}<figcaption>Each group's Pareto frontier: no other run of the group \
-         is faster to Ready and less exposed at once.</figcaption>\n</figure>",
+         is lower on both axes at once.{one}</figcaption>\n</figure>",
         plot.svg()
     );
     if table.columns.iter().any(|c| c == "replication") {
@@ -328,7 +345,9 @@ fn frontier_table(page: &mut String, plot: &Tradeoff) {
     let table = plot.table;
     let params = table.parameters();
     // The metrics first: they are what a reader compares; the parameters
-    // that follow may be many, and the table wraps rather than scrolls.
+    // that follow may be many: their names wrap after a dot or an
+    // underscore (`breakable`), never inside a word, and what is still too
+    // wide scrolls (`.wide`).
     page.push_str("<h3>Frontier runs</h3>\n<div class=\"wide\"><table class=\"frontier\">\n<tr><th>run</th>");
     for c in [plot.x, plot.y] {
         let _ = write!(page, "<th>{}</th>", breakable(&table.columns[c]));
@@ -366,7 +385,24 @@ fn frontier_table(page: &mut String, plot: &Tradeoff) {
     page.push_str("</table></div>\n");
 }
 
-/// A column name that may wrap after its dots (`containers.<wbr/>web.<wbr/>boot_ms`).
+/// A column name that may wrap after its dots and underscores
+/// (`containers.<wbr/>web.<wbr/>boot_<wbr/>ms`), between its words: a
+/// fixed-width column with `overflow-wrap: anywhere` cut `ready_m|s`.
 fn breakable(name: &str) -> String {
-    escape(name).replace('.', ".<wbr/>")
+    escape(name).replace('.', ".<wbr/>").replace('_', "_<wbr/>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_names_wrap_between_words_only() {
+        assert_eq!(
+            breakable("pod.stop_after_ready_ms"),
+            "pod.<wbr/>stop_<wbr/>after_<wbr/>ready_<wbr/>ms"
+        );
+        assert_eq!(breakable("run"), "run");
+        assert!(!STYLE.contains("anywhere") && !STYLE.contains("break-all"));
+    }
 }

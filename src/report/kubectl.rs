@@ -3,8 +3,10 @@
 //! history with kubectl's own rules (kubelet rules R47–R50).
 //!
 //! Invariant: a line is printed when the Pod's status changes — once when the
-//! Pod appears, then at most once per instant (the state after everything
-//! that happened at that instant), as the API server would show it. What the
+//! Pod appears, then once per instant (the state after everything that
+//! happened at that instant), as the API server would show it, and before
+//! that a container's exit when it restarts or backs off in the same instant
+//! (R70). What the
 //! API shows of a container (Running, started, Ready) is the model's word,
 //! never worked out here from the spec.
 
@@ -280,6 +282,15 @@ pub fn watch(spec: &PodSpec, trace: &[TraceEntry]) -> Vec<WatchLine> {
     };
     emit(SimTime::ZERO, &view, &mut lines);
     for (i, entry) in trace.iter().enumerate() {
+        // R70: the sync that finds a container exited writes its terminated
+        // state (`Error`, `Completed`) before it restarts it or caches its
+        // back-off, and a watch is sent that update however soon the next
+        // follows: one line, at the exit's instant, before the restart's.
+        if let (Some(id), Change::BackOff { .. }) = (entry.container, entry.what)
+            && !hook_failed[id.index()]
+        {
+            emit(entry.at, &view, &mut lines);
+        }
         if let Some(id) = entry.container {
             let v = &mut view.containers[id.index()];
             match entry.what {
@@ -411,6 +422,81 @@ pub fn watch_text(pods: &[(String, Vec<WatchLine>)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::SimDuration;
+    use crate::model::{ContainerId, ContainerSpec};
+
+    /// One app container: Running and Ready at 0 s; it crashes at 40 s and,
+    /// its first restart, starts again at once; it fails (exit 2) at 50 s
+    /// and backs off 10 s. Each exit is a line of its own, `Error`, at its
+    /// instant, before the restart's `Running` or the `CrashLoopBackOff`
+    /// (R82): the sync that found the exit wrote it first.
+    #[test]
+    fn an_exit_shows_error_before_the_restart_or_the_back_off() {
+        let spec = PodSpec::new(vec![ContainerSpec::new(
+            "web",
+            ContainerKind::App,
+            SimDuration::ZERO,
+        )]);
+        let web = |s: u64, what: Change| TraceEntry {
+            at: SimTime(s * 1000),
+            container: Some(ContainerId(0)),
+            what,
+        };
+        let pod = |s: u64, what: Change| TraceEntry {
+            at: SimTime(s * 1000),
+            container: None,
+            what,
+        };
+        let trace = [
+            web(0, Change::Starting { attempt: 1 }),
+            web(0, Change::Running),
+            web(0, Change::Ready { probed: false }),
+            pod(0, Change::Phase(PodPhase::Running)),
+            web(40, Change::Exited(ExitReason::Crashed)),
+            web(
+                40,
+                Change::BackOff {
+                    delay: SimDuration::ZERO,
+                },
+            ),
+            web(40, Change::Starting { attempt: 2 }),
+            web(40, Change::Running),
+            web(40, Change::Ready { probed: false }),
+            web(50, Change::Exited(ExitReason::Failed(2))),
+            web(
+                50,
+                Change::BackOff {
+                    delay: SimDuration::from_secs(10),
+                },
+            ),
+        ];
+        let shown: Vec<(u64, String, String, String)> = watch(&spec, &trace)
+            .into_iter()
+            .map(|l| {
+                (
+                    l.at.as_millis() / 1000,
+                    l.ready.clone(),
+                    l.status.clone(),
+                    l.restarts_column(),
+                )
+            })
+            .collect();
+        let row = |s: u64, ready: &str, status: &str, restarts: &str| {
+            (s, ready.to_string(), status.to_string(), restarts.to_string())
+        };
+        assert_eq!(
+            shown,
+            [
+                row(0, "0/1", "ContainerCreating", "0"),
+                row(0, "1/1", "Running", "0"),
+                row(40, "0/1", "Error", "0"),
+                row(40, "1/1", "Running", "1 (0s ago)"),
+                // lastState is the 40 s exit until the back-off makes 50 s's the last.
+                row(50, "0/1", "Error", "1 (10s ago)"),
+                row(50, "0/1", "CrashLoopBackOff", "1 (0s ago)"),
+            ]
+        );
+    }
 
     #[test]
     fn ages_read_like_kubectl() {

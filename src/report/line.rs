@@ -4,7 +4,7 @@
 //! so rewording a line, or choosing which changes get one, touches nothing
 //! the model does, and the model's tests check changes, not words.
 //!
-//! `Line::of` alone makes a `Line`; the field stays private, so a `Line` is
+//! `Line::of` alone makes a `Line`; the fields stay private, so a `Line` is
 //! always a change the timeline prints.
 
 use std::fmt;
@@ -12,15 +12,30 @@ use std::fmt;
 use crate::model::{Change, ExitReason, TraceEntry, UpdateEffect};
 
 /// The changes of `trace` the event timeline prints, each with its words.
+/// A restart without back-off is the first restart only the first time a
+/// container restarts; later ones (after a run that outlasted the
+/// back-off's reset, or a new image) say the back-off was reset.
 pub fn lines(trace: &[TraceEntry]) -> impl Iterator<Item = (&TraceEntry, Line)> {
-    trace
-        .iter()
-        .filter_map(|e| Line::of(e.what).map(|line| (e, line)))
+    let mut restarted: Vec<bool> = Vec::new();
+    trace.iter().filter_map(move |e| {
+        let mut line = Line::of(e.what)?;
+        if let (Change::BackOff { .. }, Some(id)) = (e.what, e.container) {
+            if restarted.len() <= id.index() {
+                restarted.resize(id.index() + 1, false);
+            }
+            line.again = std::mem::replace(&mut restarted[id.index()], true);
+        }
+        Some((e, line))
+    })
 }
 
 /// A change that has a line in the event timeline; `Display` words it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Line(Change);
+pub struct Line {
+    change: Change,
+    /// For a restart: the container has restarted before in this run.
+    again: bool,
+}
 
 impl Line {
     /// The change in the event timeline's words, or `None` for a change the
@@ -38,14 +53,17 @@ impl Line {
             | Change::BackOffShown
             | Change::ExposureBegan
             | Change::ExposureEnded => None,
-            shown => Some(Line(shown)),
+            shown => Some(Line {
+                change: shown,
+                again: false,
+            }),
         }
     }
 }
 
 impl fmt::Display for Line {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
+        match self.change {
             Change::Starting { attempt: 1 } => write!(f, "starting"),
             Change::Starting { attempt } => write!(f, "restarting (attempt {attempt})"),
             Change::Alive { .. } => write!(f, "healthy (answers its probes)"),
@@ -66,6 +84,9 @@ impl fmt::Display for Line {
                     }
                 };
                 write!(f, "exited {} ({why})", reason.code())
+            }
+            Change::BackOff { delay } if delay.as_millis() == 0 && self.again => {
+                write!(f, "restarting at once (back-off reset)")
             }
             Change::BackOff { delay } if delay.as_millis() == 0 => {
                 write!(f, "restarting at once (first restart, no back-off yet)")
@@ -163,6 +184,54 @@ mod tests {
     use super::*;
     use crate::engine::SimDuration;
     use crate::model::{PodPhase, ProbeKind, Signal};
+
+    /// The adapter Pod of the CKAD lab: `app` (a `sleep 3600`) exits every
+    /// hour and, having run over the back-off's reset (10 min, R16),
+    /// restarts at once each time; `web` restarts at once once. Only each
+    /// container's first restart is its first.
+    #[test]
+    fn only_a_containers_first_restart_is_its_first() {
+        use crate::engine::SimTime;
+        use crate::model::ContainerId;
+        let at_once = Change::BackOff {
+            delay: SimDuration::ZERO,
+        };
+        let entry = |s: u64, c: u32, what: Change| TraceEntry {
+            at: SimTime(s * 1000),
+            container: Some(ContainerId(c)),
+            what,
+        };
+        let trace = [
+            entry(3601, 0, Change::Exited(ExitReason::Completed)),
+            entry(3601, 0, at_once),
+            entry(3700, 1, at_once),
+            entry(7202, 0, at_once),
+            entry(
+                7300,
+                1,
+                Change::BackOff {
+                    delay: SimDuration::from_secs(10),
+                },
+            ),
+            entry(10_803, 0, at_once),
+        ];
+        let said: Vec<(u64, String)> = lines(&trace)
+            .map(|(e, line)| (e.at.as_millis() / 1000, line.to_string()))
+            .collect();
+        let first = "restarting at once (first restart, no back-off yet)";
+        let reset = "restarting at once (back-off reset)";
+        assert_eq!(
+            said,
+            [
+                (3601, "exited 0 (completed)".to_string()),
+                (3601, first.to_string()),
+                (3700, first.to_string()),
+                (7202, reset.to_string()),
+                (7300, "CrashLoopBackOff: restart in 10s".to_string()),
+                (10_803, reset.to_string()),
+            ]
+        );
+    }
 
     fn words(change: Change) -> Option<String> {
         Line::of(change).map(|line| line.to_string())

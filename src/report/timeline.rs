@@ -256,70 +256,85 @@ pub fn event_lines(spec: &PodSpec, report: &PodReport) -> String {
         .max()
         .unwrap_or(3)
         .max(3);
+    // The time column fits the latest instant: `t=10803.000s` is one
+    // character wider than anything before 10,000 s.
+    let lines: Vec<_> = super::line::lines(&report.trace).collect();
+    let at_width = lines.last().map_or(0, |(e, _)| e.at.to_string().len()).max(9);
     let mut out = String::new();
-    for (e, line) in super::line::lines(&report.trace) {
+    for (e, line) in lines {
         let who = e.container.map_or("pod", |c| spec.container(c).name.as_str());
-        let _ = writeln!(out, "t={:<9} {who:<width$}  {line}", e.at.to_string());
+        let _ = writeln!(out, "t={:<at_width$} {who:<width$}  {line}", e.at.to_string());
     }
     out
 }
 
-/// The terminal chart's columns: equal cells of 1, 2 or 5 × 10^k ms, as
-/// few as cover the span within the width asked for.
+/// The terminal chart's columns: exactly as many equal cells as the width
+/// asked for (`run --width`), each a `count`-th of the span. Cells of a
+/// round time (1, 2 or 5 × 10^k ms) left the chart at whatever width that
+/// came to: 28 cells for `--width 40` on a 14 s run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cells {
-    /// One cell's time.
-    pub cell: SimDuration,
-    /// How many cells cover the span.
+    /// The time the cells cover, from 0.
+    pub span: SimDuration,
+    /// How many cells cover it.
     pub count: usize,
 }
 
 impl Cells {
-    /// Cells covering `span` in at most `max_columns`.
-    pub fn new(span: SimTime, max_columns: u64) -> Cells {
-        let mut step = 1u64;
-        let cell = 'found: loop {
-            for m in [1, 2, 5] {
-                if span.as_millis().div_ceil(step * m) <= max_columns {
-                    break 'found SimDuration(step * m);
-                }
-            }
-            step *= 10;
-        };
+    /// `columns` cells covering `span`.
+    pub fn new(span: SimTime, columns: u64) -> Cells {
         Cells {
-            cell,
-            count: span.as_millis().div_ceil(cell.as_millis()) as usize,
+            span: SimDuration(span.as_millis()),
+            count: columns.max(1) as usize,
         }
+    }
+
+    /// The instants cell `c` covers, `[from, to)` in milliseconds (rounded
+    /// down: a cell is not a whole number of them in general).
+    pub fn bounds(&self, c: usize) -> (u64, u64) {
+        let at = |c: usize| self.span.as_millis() * c as u64 / self.count as u64;
+        (at(c), at(c + 1))
     }
 
     /// The middle instant of cell `c`: the state a cell shows.
     pub fn mid(&self, c: usize) -> SimTime {
-        SimTime(c as u64 * self.cell.as_millis() + self.cell.as_millis() / 2)
+        SimTime(self.span.as_millis() * (2 * c as u64 + 1) / (2 * self.count as u64))
     }
 
     /// The cell instant `t` falls in (the last, for `t` at or past the end).
     pub fn of(&self, t: SimTime) -> usize {
-        ((t.as_millis() / self.cell.as_millis()) as usize).min(self.count.saturating_sub(1))
+        let c = t.as_millis().saturating_mul(self.count as u64) / self.span.as_millis().max(1);
+        (c as usize).min(self.count - 1)
     }
 
     /// A row of `glyphs` with `glyph` in the cell of each instant given.
     pub fn marks(&self, marks: &[(Option<SimTime>, char)]) -> String {
         let mut row = vec![' '; self.count];
         for &(t, glyph) in marks {
-            if let (Some(t), false) = (t, row.is_empty()) {
+            if let Some(t) = t {
                 row[self.of(t)] = glyph;
             }
         }
         row.into_iter().collect()
     }
 
+    /// One cell's time in words: `500ms`, or `≈ 233ms` when the span does
+    /// not divide into whole milliseconds per cell.
+    fn cell(&self) -> String {
+        let (span, count) = (self.span.as_millis(), self.count as u64);
+        match span % count {
+            0 => format!("= {}", SimDuration(span / count)),
+            _ => format!("≈ {}", SimDuration((span + count / 2) / count)),
+        }
+    }
+
     /// The line under a chart: `0`, the span's end, and the cell's time.
     pub fn scale(&self, label_width: usize, span: SimTime) -> String {
         format!(
-            "{:<label_width$}  0{:>w$}  (one cell = {})",
+            "{:<label_width$}  0{:>w$}  (one cell {})",
             "",
             span.to_string(),
-            self.cell,
+            self.cell(),
             w = self.count.saturating_sub(1)
         )
     }
@@ -344,8 +359,8 @@ pub fn band_legend() -> String {
 
 /// The terminal band chart: one row per container plus the exposed row, each
 /// cell showing the state at the middle of its slice of time.
-pub fn band_chart(timeline: &Timeline, max_columns: u64) -> String {
-    let cells = Cells::new(timeline.span(), max_columns);
+pub fn band_chart(timeline: &Timeline, columns: u64) -> String {
+    let cells = Cells::new(timeline.span(), columns);
     let label_width = timeline
         .rows
         .iter()
@@ -427,13 +442,41 @@ mod tests {
         assert_eq!(t.kill_deadline, Some(SimTime(40_000)));
     }
 
+    /// The CKAD adapter Pod's `app` (`sleep 3600`, boot 1 s) exits at
+    /// 3601 s, 7202 s, 10,803 s …: past 9,999 s the times are one character
+    /// wider, and every line's container column moves with them.
+    #[test]
+    fn event_columns_stay_aligned_past_ten_thousand_seconds() {
+        let s = Scenario::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scenarios/ckad/adapter-pod.yaml"
+        )))
+        .unwrap();
+        let run = crate::model::RunSpec {
+            horizon: SimDuration::from_secs(11_000),
+            ..s.run.clone()
+        };
+        let text = event_lines(&run.pod, &simulate_pod(&run));
+        let lines: Vec<&str> = text.lines().collect();
+        // `t=` and `10803.000s` (10 characters) and a space: the name at 13.
+        assert_eq!(lines[0], "t=0.000s     app              starting");
+        assert!(lines.contains(&"t=7202.000s  app              exited 0 (completed)"));
+        assert!(lines.contains(&"t=10803.000s app              exited 0 (completed)"));
+        let column = |l: &str| {
+            l.find(" app ")
+                .or_else(|| l.find(" pod "))
+                .or_else(|| l.find(" metrics-adapter "))
+        };
+        assert!(lines.iter().all(|l| column(l) == Some(12)), "{text}");
+    }
+
     #[test]
     fn band_chart_draws_one_row_per_container_and_the_exposed_row() {
         let s = Scenario::parse(SIDE_BY_SIDE, "s.toml").unwrap();
         let t = Timeline::new(&s.run.pod, &simulate_pod(&s.run));
-        let chart = band_chart(&t, 60);
+        let chart = band_chart(&t, 26);
         let lines: Vec<&str> = chart.lines().collect();
-        // 13 s in 500 ms cells = 26 cells; web's row: waiting 0–2, booting 2–3,
+        // 13 s in 26 cells of 500 ms; web's row: waiting 0–2, booting 2–3,
         // running 3–10, draining 10–13.
         let web = format!(
             "{}{}{}{}",
@@ -451,5 +494,40 @@ mod tests {
             "!".repeat(4)
         );
         assert_eq!(lines[3], format!("{:<19} |{exposed}|", "exposed"));
+        assert!(lines[5].ends_with("(one cell = 500ms)"));
+    }
+
+    #[test]
+    fn the_band_chart_is_as_many_cells_wide_as_asked() {
+        let s = Scenario::parse(SIDE_BY_SIDE, "s.toml").unwrap();
+        let t = Timeline::new(&s.run.pod, &simulate_pod(&s.run));
+        let chart = band_chart(&t, 60);
+        let lines: Vec<&str> = chart.lines().collect();
+        // 13 s in 60 cells of 216⅔ ms; cell c shows the instant
+        // ⌊13,000 · (2c + 1) / 120⌋ ms. Waiting until 2 s: c ≤ 8 (1,841 ms;
+        // c = 9 is 2,058); booting until 3 s: to c = 13 (2,925; 14 is
+        // 3,141); running until 10 s: to c = 45 (9,858; 46 is 10,075);
+        // draining the 14 left.
+        let web = format!(
+            "{}{}{}{}",
+            "·".repeat(9),
+            "░".repeat(5),
+            "█".repeat(32),
+            "▒".repeat(14)
+        );
+        assert_eq!(lines[2], format!("{:<19} |{web}|", "web (app)"));
+        // Exposed 3–5 s: c = 14 to 22 (4,875; 23 is 5,091); 11–13 s: from
+        // c = 51 (11,158; 50 is 10,941).
+        let exposed = format!(
+            "{}{}{}{}",
+            " ".repeat(14),
+            "!".repeat(9),
+            " ".repeat(28),
+            "!".repeat(9)
+        );
+        assert_eq!(lines[3], format!("{:<19} |{exposed}|", "exposed"));
+        // 13,000 / 60 = 216.67: no whole number of milliseconds.
+        assert!(lines[5].ends_with("(one cell ≈ 217ms)"), "{}", lines[5]);
+        assert_eq!(Cells::new(SimTime(14_000), 40).cell(), "= 350ms");
     }
 }

@@ -87,6 +87,49 @@ svgs=$(grep -o '<svg' "$work/dom.html" | wc -l)
 want=$((${#inputs[@]}))
 [ "$svgs" -ge "$want" ] || fail "the page shows $svgs pictures, expected $want"
 
+# Table headers wrap between words only: a line may end after a space, a
+# dot or an underscore (`pod.stop_after_ready_ms` carries <wbr/> there),
+# never between two letters. The page has no script; a copy gets one that
+# finds, in every <th>, each character that starts a new line, at the
+# page's 1100 px and at a phone's 390 px.
+{
+    grep -v '^</body>$' "$work/report.html" | grep -v '^</html>$'
+    cat << 'SCRIPT'
+<script>
+const cut = [];
+for (const th of document.querySelectorAll("th")) {
+  const text = th.textContent;
+  const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+  let top = null, prev = "";
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.length; i++) {
+      const r = document.createRange();
+      r.setStart(node, i);
+      r.setEnd(node, i + 1);
+      const rect = r.getClientRects()[0];
+      const ch = node.data[i];
+      if (!rect) continue;
+      if (top !== null && rect.top > top + 2 && !/[\s._]/.test(prev) && !/\s/.test(ch)) cut.push(text);
+      top = rect.top;
+      prev = ch;
+    }
+  }
+}
+const verdict = document.createElement("p");
+verdict.id = "headers";
+verdict.textContent = "HEADERS " + (cut.length ? "CUT " + [...new Set(cut)].join(" / ") : "WHOLE");
+document.body.append(verdict);
+</script>
+</body>
+</html>
+SCRIPT
+} > "$work/headers.html"
+for width in 1100 390; do
+    chromium_run --window-size=$width,2400 --dump-dom "file://$work/headers.html" > "$work/headers-dom.html"
+    headers=$(grep -o 'id="headers">HEADERS [^<]*' "$work/headers-dom.html" || echo "no verdict")
+    [ "$headers" = 'id="headers">HEADERS WHOLE' ] || fail "table headers break inside a word at $width px: $headers"
+done
+
 [ -z "${KEEP:-}" ] || cp "$work/shot.png" "$KEEP"
 echo "browser check: ok ($svgs pictures, screenshot $size bytes, no request beyond the file)"
 

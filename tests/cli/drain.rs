@@ -133,3 +133,95 @@ fn a_budget_above_100_percent_is_refused_at_its_line() {
         path.display()
     ));
 }
+
+/// Four replicas under min_available 3: node 0 holds replicas 0 and 3
+/// (replica r on node r mod 3). At T0 = 13.056 s replica 0 is evicted (4
+/// healthy, one disruption allowed) and replica 3's eviction refused (3
+/// healthy, none allowed); its retry 5 s later, 18.056 s, finds the
+/// replacement of 0 Ready (made at T0, boot 2 s) and is allowed. The node
+/// is empty 5.1 s after that: drain_ms 10.1 s. Two replacements: six Pods.
+fn four_replicas(dir: &std::path::Path) -> std::path::PathBuf {
+    let text = std::fs::read_to_string("scenarios/service/drain.toml")
+        .unwrap()
+        .replace("replicas = 3", "replicas = 4")
+        .replace("min_available = 2", "min_available = 3");
+    write(dir, "drain4.toml", &text)
+}
+
+#[test]
+fn the_drain_picture_shows_each_refused_eviction_and_counts_the_deployments_replicas() {
+    let dir = TempDir::new();
+    let path = four_replicas(dir.path());
+    let m = metrics(&[path.to_str().unwrap()]);
+    assert_eq!(
+        (&m["drain_ms"], &m["evictions_refused"]),
+        (&10_100.into(), &1.into())
+    );
+    let svg = dir.path().join("drain.svg");
+    podsim()
+        .arg("run")
+        .arg(&path)
+        .arg("--svg")
+        .arg(&svg)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let with_class = |class: &str| -> Vec<roxmltree::Node> {
+        doc.descendants()
+            .filter(|n| n.attribute("class") == Some(class))
+            .collect()
+    };
+    let refused = with_class("refused");
+    assert_eq!(refused.len(), 1);
+    assert_eq!(
+        (
+            refused[0].attribute("data-at"),
+            refused[0].attribute("data-replica")
+        ),
+        (Some("13056"), Some("3"))
+    );
+    let lane = with_class("evictions-refused");
+    assert_eq!(lane[0].attribute("data-count"), Some("1"));
+    let marks: Vec<(&str, &str)> = with_class("rollout-mark")
+        .iter()
+        .map(|n| (n.attribute("data-kind").unwrap(), n.attribute("data-at").unwrap()))
+        .collect();
+    assert_eq!(marks, [("drain-start", "13056"), ("drain-done", "23156")]);
+    let said = |class: &str| with_class(class)[0].text().unwrap().to_string();
+    // 4 replicas, not the 6 Pod objects there were.
+    assert!(
+        said("summary").starts_with("4 replicas (6 Pods) on 3 nodes · "),
+        "{}",
+        said("summary")
+    );
+    let texts: Vec<&str> = doc.descendants().filter_map(|n| n.text()).collect();
+    assert!(
+        texts.contains(&"node empty after 10.100s · 1 eviction refused (HTTP 429) · below the budget 0 ms"),
+        "{texts:?}"
+    );
+    assert!(texts.contains(&"evictions refused 1"));
+}
+
+#[test]
+fn the_report_lists_a_drains_figures_with_the_services() {
+    let dir = TempDir::new();
+    let path = four_replicas(dir.path());
+    let html = dir.path().join("r.html");
+    podsim()
+        .args(["report", "scenarios/service/no-prestop.toml"])
+        .arg(&path)
+        .arg("--out")
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    // A row per figure, a column per run: the Service without a drain has none.
+    for row in [
+        "<tr><td class=\"text\">evictions_refused</td><td>-</td><td>1</td></tr>",
+        "<tr><td class=\"text\">drain_ms</td><td>-</td><td>10.100s</td></tr>",
+        "<tr><td class=\"text\">below_min_available_ms</td><td>-</td><td>0.000s</td></tr>",
+    ] {
+        assert!(page.contains(row), "{row}");
+    }
+}

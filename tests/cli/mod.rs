@@ -14,6 +14,8 @@
 //!   JSON, refusals listed after the rest ran, `report` reading the same;
 //! - `pictures`: `run --svg` and `plot` (SVG, PNG), and the helpers `report`
 //!   shares;
+//! - `picture_layout`: runs of very different lengths on axes of their
+//!   own; the band chart exactly `--width` cells wide;
 //! - `report`: `podsim report`'s HTML page for runs, sweeps, summaries and Jobs;
 //! - `service_pictures`: a Service run's picture of the race, SVG and text,
 //!   against a run worked out by hand;
@@ -50,6 +52,7 @@ mod inputs;
 mod key_paths;
 mod manifest;
 mod mixed;
+mod picture_layout;
 mod pictures;
 mod replications;
 mod report;

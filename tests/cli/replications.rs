@@ -430,3 +430,25 @@ fn run_with_replications_prints_the_distribution_a_sweep_summarises() {
     let differs = (1..6).any(|k| ready(&json(&["--replication", &k.to_string()])) != ready(&zero));
     assert!(differs);
 }
+
+/// The seed's sidecar Pod has fixed durations only: its replications are
+/// one run, and `run` says so on stderr (the distribution is printed all
+/// the same); the mesh Pod's proxy boot is drawn, and nothing is said.
+#[test]
+fn replications_of_a_scenario_without_draws_are_said_to_be_alike() {
+    let stderr = |file: &str| {
+        let out = podsim()
+            .args(["run", file, "--replications", "20"])
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stderr.clone()).unwrap()
+    };
+    let fixed = stderr("scenarios/seed-sidecar.toml");
+    assert_eq!(
+        fixed,
+        "podsim: notice: proxy as a native sidecar: all 20 replications measured exactly the same: \
+         nothing drawn at random changes this scenario, so every run is the same; a distribution \
+         (boot = { dist = \"lognormal\", median = \"3s\", p99 = \"10s\" }) makes them differ\n"
+    );
+    assert_eq!(stderr("scenarios/mesh-startup.toml"), "");
+}

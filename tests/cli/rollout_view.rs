@@ -172,6 +172,42 @@ fn the_ready_line_never_dips_below_three_and_the_marks_sit_on_their_instants() {
     );
 }
 
+/// The scale-downs at 16.056, 19.056 and 22.056 s are 3 s apart, about
+/// 63 px on the 35 s axis, and each label ("scale-down", about 62 px) would
+/// run into the next: the middle one takes the row above, 13 px up, and the
+/// first and the third, 125 px apart, share the lower row. Each starts 4 px
+/// right of its line, and the title's line counts 3 replicas, not 6 Pods.
+#[test]
+fn scale_down_labels_close_together_take_rows_of_their_own() {
+    let svg = picture();
+    let doc = parse(&svg);
+    let root = doc.root();
+    let x = time_x(root);
+    let labels: Vec<(f64, f64)> = with_class(root, "delete-label")
+        .iter()
+        .map(|n| {
+            assert_eq!(n.text(), Some("scale-down"));
+            let at = |a: &str| n.attribute(a).unwrap().parse::<f64>().unwrap();
+            (at("x"), at("y"))
+        })
+        .collect();
+    assert_eq!(labels.len(), 3);
+    for ((left, _), secs) in labels.iter().zip([16.056, 19.056, 22.056]) {
+        assert!((left - x(secs) - 4.0).abs() < 0.02, "{left} for {secs} s");
+    }
+    let (low, high) = (labels[0].1, labels[1].1);
+    assert_eq!((high, labels[2].1), (low - 13.0, low));
+    let summary = with_class(root, "summary");
+    assert!(
+        summary[0]
+            .text()
+            .unwrap()
+            .starts_with("3 replicas (6 Pods) on 3 nodes · 1618 requests"),
+        "{:?}",
+        summary[0].text()
+    );
+}
+
 #[test]
 fn a_plain_delete_draws_no_stack() {
     let dir = TempDir::new();

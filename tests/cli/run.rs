@@ -87,6 +87,8 @@ fn text_shows_timeline_bands_and_metrics_side_by_side() {
             "run",
             "scenarios/seed-sidecar.toml",
             "scenarios/seed-side-by-side.toml",
+            "--width",
+            "26",
         ])
         .output()
         .unwrap();
@@ -96,6 +98,7 @@ fn text_shows_timeline_bands_and_metrics_side_by_side() {
         text.contains("t=2.000s    config-fetch  exited 0 (completed)"),
         "{text}"
     );
+    // Side by side: 13 s in 26 cells of 500 ms; exposed 3–5 s and 11–13 s.
     assert!(
         text.contains("exposed             |      !!!!            !!!!|"),
         "{text}"
@@ -252,15 +255,20 @@ fn watch_shows_crash_loops_and_termination() {
         .collect();
     // web: creating 0→1 s, exits 1 at 1 s and restarts at once (no back-off
     // shown), exits 1 at 2 s, CrashLoopBackOff 10 s, restarted at 12 s and
-    // started at 13 s; deleted at 20 s, drains 2 s. RESTARTS (R69): the
-    // age of the last termination, the exit at 1 s once restarted, the one
-    // at 2 s once it waits in CrashLoopBackOff and while it runs again;
-    // terminated at 22 s, its last state is still the exit at 2 s.
+    // started at 13 s; deleted at 20 s, drains 2 s. Each exit before a
+    // restart or a back-off is its own `Error` row first (R82). RESTARTS
+    // (R69): the age of the last termination, none while the first exit is
+    // the current state, the exit at 1 s once restarted and while the exit
+    // at 2 s is the current state (1 s ago), the one at 2 s once it waits in
+    // CrashLoopBackOff and while it runs again; terminated at 22 s, its last
+    // state is still the exit at 2 s.
     assert_eq!(
         shown,
         [
             ("0/1", "ContainerCreating", "0", "0s"),
+            ("0/1", "Error", "0", "1s"),
             ("0/1", "ContainerCreating", "1 (0s ago)", "1s"),
+            ("0/1", "Error", "1 (1s ago)", "2s"),
             ("0/1", "CrashLoopBackOff", "1 (0s ago)", "2s"),
             ("0/1", "ContainerCreating", "2 (10s ago)", "12s"),
             ("1/1", "Running", "2 (11s ago)", "13s"),

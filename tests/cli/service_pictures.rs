@@ -253,7 +253,12 @@ fn the_race_picture_of_a_run_worked_by_hand() {
 fn the_text_draws_the_race_in_cells() {
     let dir = TempDir::new();
     let scenario = write(dir.path(), "hand.toml", HAND);
-    let out = podsim().arg("run").arg(&scenario).output().unwrap();
+    let out = podsim()
+        .arg("run")
+        .arg(&scenario)
+        .args(["--width", "63"])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     let row = |label: &str| -> String {
         let line = text
@@ -262,32 +267,35 @@ fn the_text_draws_the_race_in_cells() {
             .unwrap_or_else(|| panic!("no row {label:?} in\n{text}"));
         line[line.find('|').unwrap() + 1..line.rfind('|').unwrap()].to_string()
     };
-    // The run ends at 6.3 s (the arrival that finds the traffic over): 32
-    // cells of 200 ms. Each cell shows the state at its middle.
-    assert!(text.contains("(one cell = 200ms)"), "{text}");
+    // The run ends at 6.3 s (the arrival that finds the traffic over): 63
+    // cells of 100 ms, exactly the width asked for. Each cell shows the
+    // state at its middle (50 ms in): booting to 1 s, cells 0–9; running
+    // to the SIGTERM at 3.42 s (deleted at 3.32 s, the kubelet 100 ms
+    // later), cells 10–33; draining 1 s to 4.42 s, cells 34–43.
+    assert!(text.contains("(one cell = 100ms)"), "{text}");
     assert_eq!(
         row("replica 0 web (app)"),
         format!(
             "{}{}{}{}",
-            "░".repeat(5),
-            "█".repeat(12),
-            "▒".repeat(5),
-            " ".repeat(10)
+            "░".repeat(10),
+            "█".repeat(24),
+            "▒".repeat(10),
+            " ".repeat(19)
         )
     );
-    // Still routed 3.32–4.72 s: cells 16 (3.2–3.4 s) to 23 (4.6–4.8 s).
-    let routed = format!("{}{}{}", " ".repeat(16), "=".repeat(8), " ".repeat(8));
+    // Still routed 3.32–4.72 s: cells 33 (3.3–3.4 s) to 47 (4.7–4.8 s).
+    let routed = format!("{}{}{}", " ".repeat(33), "=".repeat(15), " ".repeat(15));
     assert_eq!(row("node 0 rules"), routed);
     assert_eq!(row("node 1 rules"), routed);
-    // Refused 3.5–4.7 s: cells 17–23; no endpoints 4.8–6.2 s: cells 24–31.
+    // Refused 3.5–4.7 s: cells 35–47; no endpoints 4.8–6.2 s: cells 48–62.
     assert_eq!(
         row("requests failed"),
-        format!("{}{}{}", " ".repeat(17), "r".repeat(7), "n".repeat(8))
+        format!("{}{}{}", " ".repeat(35), "r".repeat(13), "n".repeat(15))
     );
-    // Answered 1.4–3.4 s: cells 7–17.
+    // Answered 1.4–3.4 s: cells 14–34.
     assert_eq!(
         row("requests answered"),
-        format!("{}{}{}", " ".repeat(7), "·".repeat(11), " ".repeat(14))
+        format!("{}{}{}", " ".repeat(14), "·".repeat(21), " ".repeat(28))
     );
 }
 

@@ -72,8 +72,9 @@ fn r69_a_regular_init_containers_restarts_drop_out_once_the_pod_is_initialized()
     // init fails twice at the end of its 1 s boot: exits 1 s, restarts at
     // once; exits 2 s, back-off 10 s; completes 12–13 s. While it holds the
     // Pod its restarts count (at 2 s: 1, lastState the exit at 1 s … then
-    // the exit at 2 s once it waits); from 13 s, initialized, RESTARTS
-    // counts web only: 0.
+    // the exit at 2 s once it waits); each exit before its restart or
+    // back-off is an `Init:Error` row first (R82), counting the restarts
+    // before it; from 13 s, initialized, RESTARTS counts web only: 0.
     let toml = r#"
         [[containers]]
         name = "init"
@@ -87,8 +88,10 @@ fn r69_a_regular_init_containers_restarts_drop_out_once_the_pod_is_initialized()
     "#;
     let lines = watch(toml);
     assert_eq!(lines[0], line(0, "Init:0/1", "0"));
-    assert_eq!(lines[1], line(1, "Init:0/1", "1 (0s ago)"));
-    assert_eq!(lines[2], line(2, "Init:CrashLoopBackOff", "1 (0s ago)"));
+    assert_eq!(lines[1], line(1, "Init:Error", "0"));
+    assert_eq!(lines[2], line(1, "Init:0/1", "1 (0s ago)"));
+    assert_eq!(lines[3], line(2, "Init:Error", "1 (1s ago)"));
+    assert_eq!(lines[4], line(2, "Init:CrashLoopBackOff", "1 (0s ago)"));
     assert!(lines.contains(&line(12, "Init:0/1", "2 (10s ago)")), "{lines:?}");
     assert_eq!(lines.last(), Some(&line(14, "Running", "0")));
 }

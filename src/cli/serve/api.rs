@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 
 use podsim::engine::SimDuration;
 use podsim::model::{PodReport, RunReport, simulate};
-use podsim::report::bands::{Figure, TimeAxis, timelines_svg};
+use podsim::report::bands::{Figure, TimeAxis, timelines_svg_on_one_axis};
 use podsim::report::kubectl;
 use podsim::report::service;
 use podsim::scenario::key::path;
@@ -196,7 +196,7 @@ pub fn view(body: &str) -> Reply {
     } else {
         let axis = TimeAxis::for_figures(&figures);
         json!({
-            "svg": timelines_svg(&figures),
+            "svg": timelines_svg_on_one_axis(&figures),
             "axis": { "end_ms": axis.end_ms, "left_px": axis.left_px, "right_px": axis.right_px, "width_px": axis.width_px },
         })
     };

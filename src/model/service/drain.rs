@@ -15,7 +15,7 @@ use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::pod::PodPhase;
 
 /// kubectl drain's wait after a 429: "(will retry after 5s)".
-const RETRY: SimDuration = SimDuration::from_secs(5);
+pub const EVICTION_RETRY: SimDuration = SimDuration::from_secs(5);
 
 /// One drain: the Pods that were on its node, and whether they are all gone.
 #[derive(Clone, Debug)]
@@ -108,7 +108,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             self.rollout_sync(now, s);
         } else {
             self.emit(now, ServiceChange::EvictionRefused { replica: r as u32 });
-            s.after(RETRY, ServiceEvent::Evict { replica: r as u32 });
+            s.after(EVICTION_RETRY, ServiceEvent::Evict { replica: r as u32 });
         }
     }
 

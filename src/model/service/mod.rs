@@ -76,7 +76,7 @@ mod traffic;
 
 pub use app::serving_app;
 pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
-pub use drain::DrainFigures;
+pub use drain::{DrainFigures, EVICTION_RETRY};
 pub use event::ServiceEvent;
 pub use history::{PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
 pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};

@@ -6,10 +6,10 @@
 
 use super::super::svg::{Scale, Svg, tick_label, tick_step, ticks};
 use super::super::timeline::Timeline;
-use super::{Figure, LABEL, MARK_ROOM, MUTED, RIGHT, WIDTH};
+use super::{Figure, LABEL, MARK_ROOM, MUTED, RIGHT, WIDTH, wrap};
 use crate::engine::SimTime;
 
-/// Where the shared time axis of `timelines_svg` lies: a page that moves a
+/// Where the shared time axis of `timelines_svg_on_one_axis` lies: a page that moves a
 /// cursor over the picture maps its time to pixels with this.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TimeAxis {
@@ -24,8 +24,20 @@ pub struct TimeAxis {
     pub width_px: u32,
 }
 
+/// The axis title's room: from the picture's left margin (10 px) to a gap
+/// (12 px) before the 0 tick's label, which is centred on `LABEL`.
+const TITLE_ROOM: f64 = LABEL - 10.0 - 12.0;
+/// From one line of a wrapped title to the next; two fit above the legend.
+const TITLE_LINE: f64 = 14.0;
+
+/// The room a wrapped axis title takes below the axis beyond its first
+/// line: what a picture adds to its height, and moves its legend down by.
+pub(crate) fn title_extra(title: &str) -> f64 {
+    TITLE_LINE * (wrap(title, TITLE_ROOM).len().max(1) - 1) as f64
+}
+
 impl TimeAxis {
-    /// The axis `timelines_svg` draws for `figures`.
+    /// The axis `timelines_svg_on_one_axis` draws for `figures`.
     pub fn for_figures(figures: &[Figure]) -> TimeAxis {
         let timelines: Vec<Timeline> = figures.iter().map(|f| Timeline::new(f.spec, f.report)).collect();
         TimeAxis::of(&timelines)
@@ -83,7 +95,9 @@ impl TimeAxis {
         }
     }
 
-    /// The axis line, its ticks and labels at `y`, and its title at the left.
+    /// The axis line, its ticks and labels at `y`, and its title at the
+    /// left, in the label column: a title wider than the room left of the
+    /// 0 tick's label wraps at its spaces rather than run into it.
     pub(crate) fn draw(&self, svg: &mut Svg, y: f64, title: &str) {
         svg.line((LABEL, y), (self.right_px, y), &[("stroke", &"#333333")]);
         for t in self.ticks() {
@@ -91,11 +105,13 @@ impl TimeAxis {
             svg.line((px, y), (px, y + 4.0), &[("stroke", &"#333333")]);
             svg.text(px, y + 16.0, &tick_label(t), &[("text-anchor", &"middle")]);
         }
-        svg.text(
-            10.0,
-            y + 16.0,
-            title,
-            &[("fill", &MUTED), ("class", &"axis-title")],
-        );
+        for (i, line) in wrap(title, TITLE_ROOM).iter().enumerate() {
+            svg.text(
+                10.0,
+                y + 16.0 + TITLE_LINE * i as f64,
+                line,
+                &[("fill", &MUTED), ("class", &"axis-title")],
+            );
+        }
     }
 }

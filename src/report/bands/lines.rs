@@ -97,18 +97,31 @@ pub(super) fn place_labels(t: &Timeline, x: &dyn Fn(SimTime) -> f64, axis_end: S
         })
         .collect();
     labels.sort_by(|a, b| a.left.total_cmp(&b.left));
-    let mut row_ends: Vec<f64> = Vec::new();
-    for label in &mut labels {
-        label.row = match row_ends.iter().position(|&end| label.left >= end + 6.0) {
-            Some(row) => row,
-            None => {
-                row_ends.push(f64::NEG_INFINITY);
-                row_ends.len() - 1
-            }
-        };
-        row_ends[label.row] = label.right;
+    let spans: Vec<(f64, f64)> = labels.iter().map(|l| (l.left, l.right)).collect();
+    for (label, row) in labels.iter_mut().zip(rows(&spans)) {
+        label.row = row;
     }
     labels
+}
+
+/// For spans (left, right) sorted by their left edge, each one's row: the
+/// lowest, 0 first, where it starts 6 px past the last span placed there.
+pub(crate) fn rows(spans: &[(f64, f64)]) -> Vec<usize> {
+    let mut row_ends: Vec<f64> = Vec::new();
+    spans
+        .iter()
+        .map(|&(left, right)| {
+            let row = match row_ends.iter().position(|&end| left >= end + 6.0) {
+                Some(row) => row,
+                None => {
+                    row_ends.push(f64::NEG_INFINITY);
+                    row_ends.len() - 1
+                }
+            };
+            row_ends[row] = right;
+            row
+        })
+        .collect()
 }
 
 /// The rows the labels take (at least one, so blocks line up).

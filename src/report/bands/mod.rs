@@ -1,7 +1,8 @@
 //! The timeline picture (SVG): per-container bands of state with event marks,
 //! the red "exposed" row, and the Pod's Ready, deletion and SIGKILL-deadline
 //! lines; several runs stack one above another on one shared time axis, so
-//! two layouts of the same Pod read side by side like the seed chapter's demo.
+//! two layouts of the same Pod read side by side like the seed chapter's demo
+//! (unless one would be a sliver beside a far longer one: `blocks`).
 //! A Service's picture (`report::service`) stacks its replicas with the same
 //! `Blocks` on the same `TimeAxis`, and adds its own rows below.
 //!
@@ -11,16 +12,21 @@
 //! the event timeline.
 
 mod axis;
+mod blocks;
 mod lines;
 
 pub use axis::TimeAxis;
+pub(crate) use axis::title_extra;
+pub(crate) use blocks::Blocks;
+pub use blocks::{timelines_svg, timelines_svg_on_one_axis};
+pub(crate) use lines::rows;
 
 use super::marks::{BAND, Mark};
 use super::svg::{Attr, Num, Svg};
 use super::timeline::{BandState, Timeline};
 use crate::engine::{SimDuration, SimTime};
 use crate::model::{PodReport, PodSpec};
-use lines::{DEADLINE_LINE, DELETION_LINE, LineLabel, READY_LINE, label_rows, place_labels};
+use lines::{DEADLINE_LINE, DELETION_LINE, LineLabel, READY_LINE, label_rows};
 
 /// One run to draw.
 pub struct Figure<'a> {
@@ -69,6 +75,22 @@ pub(crate) fn fit(text: &str, width: f64) -> String {
     }
     out.push('…');
     out
+}
+
+/// `text` in lines of at most about `width` pixels, broken at its spaces
+/// (a word wider than `width` gets a line of its own).
+pub(crate) fn wrap(text: &str, width: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if text_width(&format!("{line} {word}")) <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 /// About how wide `text` is in 12-px DejaVu Sans, to space the legend
@@ -123,15 +145,6 @@ fn band_meaning(state: BandState) -> &'static str {
     }
 }
 
-/// The height of one run's block, with `label_rows` rows of line labels.
-fn block_height(figure: &Figure, label_rows: usize) -> f64 {
-    TITLE_ROW
-        + LABEL_GAP
-        + LABEL_ROW * label_rows as f64
-        + ROW * (figure.spec.containers.len() + 1) as f64
-        + GAP
-}
-
 /// `6s`-style text for a number of milliseconds.
 fn secs(ms: u64) -> String {
     SimDuration(ms).to_string()
@@ -157,73 +170,6 @@ fn summary(report: &PodReport, measured: bool) -> String {
         .termination_ms
         .map_or(String::new(), |ms| format!(" · terminated in {}", secs(ms)));
     format!("{ready} · {exposed}{termination}")
-}
-
-/// Runs laid out one above another: each with its bands, its line labels
-/// and its height, ready to draw from some `top` on a shared axis.
-pub(crate) struct Blocks<'f, 'a> {
-    figures: &'f [Figure<'a>],
-    timelines: Vec<Timeline>,
-    labels: Vec<Vec<LineLabel>>,
-    heights: Vec<f64>,
-}
-
-impl<'f, 'a> Blocks<'f, 'a> {
-    /// The blocks of `figures`, whose bands are `timelines`, on `axis`.
-    pub(crate) fn new(figures: &'f [Figure<'a>], timelines: Vec<Timeline>, axis: &TimeAxis) -> Self {
-        let x = |t: SimTime| axis.x(t);
-        let end = SimTime(axis.end_ms);
-        let labels: Vec<Vec<LineLabel>> = timelines.iter().map(|t| place_labels(t, &x, end)).collect();
-        let heights = figures
-            .iter()
-            .zip(&labels)
-            .map(|(f, l)| block_height(f, label_rows(l)))
-            .collect();
-        Blocks {
-            figures,
-            timelines,
-            labels,
-            heights,
-        }
-    }
-
-    /// Their height together, the gap after the last one included.
-    pub(crate) fn height(&self) -> f64 {
-        self.heights.iter().sum()
-    }
-
-    /// Draws them from `top` down.
-    pub(crate) fn draw(&self, svg: &mut Svg, top: f64, axis: &TimeAxis) {
-        let x = |t: SimTime| axis.x(t);
-        let mut y = top;
-        for (((figure, timeline), labels), height) in self
-            .figures
-            .iter()
-            .zip(&self.timelines)
-            .zip(&self.labels)
-            .zip(&self.heights)
-        {
-            draw_block(svg, figure, timeline, labels, y, &x);
-            y += height;
-        }
-    }
-}
-
-/// Draws `figures` stacked on one time axis.
-pub fn timelines_svg(figures: &[Figure]) -> String {
-    let timelines: Vec<Timeline> = figures.iter().map(|f| Timeline::new(f.spec, f.report)).collect();
-    let axis = TimeAxis::of(&timelines);
-    let blocks = Blocks::new(figures, timelines, &axis);
-    let height = (TOP + blocks.height() + AXIS + LEGEND).ceil() as u32;
-    let mut svg = Svg::new(WIDTH, height);
-    svg.title("podsim timelines");
-    let grid_bottom = TOP + blocks.height() - GAP;
-    axis.draw_grid(&mut svg, TOP, grid_bottom);
-    blocks.draw(&mut svg, TOP, &axis);
-    let axis_y = grid_bottom + 6.0;
-    axis.draw(&mut svg, axis_y, "time since Pod creation (s)");
-    draw_legend(&mut svg, axis_y + AXIS - 10.0);
-    svg.finish()
 }
 
 /// One run: title and summary, line labels, one row per container, the exposed row.
@@ -449,5 +395,23 @@ mod tests {
         assert_eq!(fit("web", 100.0), "web");
         let cut = fit("app-with-a-rather-long-name", 100.0);
         assert!(cut.ends_with('…') && text_width(&cut) <= 100.0, "{cut}");
+    }
+
+    /// The axis titles' room is 188 px (210 − 10 − 12). The Pod pictures'
+    /// title is 24 letters and 3 spaces, 24 · 6.4 + 3 · 3.8 = 165 px: one
+    /// line. The Service's is 34 letters and 6 spaces, 240 px: "time since
+    /// the replicas were" is 169 px, " created" would make it 217.
+    #[test]
+    fn an_axis_title_wider_than_its_room_wraps_at_its_spaces() {
+        assert_eq!(LABEL - 10.0 - 12.0, 188.0);
+        assert_eq!(
+            wrap("time since Pod creation (s)", 188.0),
+            ["time since Pod creation (s)"]
+        );
+        assert_eq!(
+            wrap("time since the replicas were created (s)", 188.0),
+            ["time since the replicas were", "created (s)"]
+        );
+        assert_eq!(wrap("a-very-long-word b", 50.0), ["a-very-long-word", "b"]);
     }
 }

@@ -1,6 +1,7 @@
 //! The trade-off plot (SVG): one sweep CSV column against another, one
-//! colour and marker per group, and each group's Pareto frontier (the lowest
-//! y for a given x) — or, with runs *paired* (`pair`), one dot per
+//! colour and marker per group, and each group's Pareto frontier (the runs
+//! no other run of the group beats on both axes) — or, with runs *paired*
+//! (`pair`), one dot per
 //! configuration run both ways: how much choosing one value of a column over
 //! the other costs on x and saves on y.
 //!
@@ -22,6 +23,13 @@
 //!
 //! Invariant: the frontier is computed from every run, not from the bins, and
 //! no run strictly better on both axes than a frontier run exists in its group.
+//!
+//! A frontier of one run is the real frontier, not a fault: that run is at
+//! least as low as every other on both axes. A sweep over conditions (boot
+//! times, propagation delays) as well as choices gets one whenever its
+//! best conditions win on both axes, as every bundled sweep does; the plot
+//! then says so (`Tradeoff::best_on_both`) and the trade-off of a choice is
+//! read from its pairs.
 
 mod draw;
 pub mod ecdf;
@@ -315,6 +323,18 @@ impl Tradeoff<'_> {
         format!("{n} {}", if n == 1 { one } else { many })
     }
 
+    /// Whether every group's frontier is a single point, lower than or
+    /// equal to each of the group's others on both axes (so there is no
+    /// staircase to draw, only that point), in a group of more than one.
+    pub fn best_on_both(&self) -> bool {
+        self.pair.is_none()
+            && self
+                .groups
+                .iter()
+                .any(|g| g.frontier.len() == 1 && g.points.len() > 1)
+            && self.groups.iter().all(|g| g.frontier.len() == 1)
+    }
+
     /// Replications per point, when a point stands for more than one.
     fn replications(&self) -> Option<u64> {
         self.table.replications_per_run().filter(|&r| r > 1)
@@ -387,6 +407,46 @@ mod tests {
         let front: Vec<(usize, usize)> = plot.groups[0].frontier.iter().map(|(p, n)| (p.row, *n)).collect();
         // 5 (4 s, 9 s), 2 and its twin 4 (5 s, 3 s), 1 (6 s, 0 s); 0 and 3 are beaten.
         assert_eq!(front, [(5, 1), (2, 2), (1, 1)]);
+    }
+
+    #[test]
+    fn the_frontier_is_a_staircase_or_the_one_run_best_on_both_axes() {
+        // Group a trades: (1 s, 5 s), (2 s, 3 s), (4 s, 1 s) each beat the
+        // runs to their right on y; (3 s, 4 s) is beaten by (2 s, 3 s),
+        // (5 s, 2 s) by (4 s, 1 s). Group b: (1 s, 0 s) is lowest on both.
+        let t = table(
+            "run,layout.kind,ready_ms,exposed_total_ms\n\
+             0,a,1000,5000\n1,a,3000,4000\n2,a,2000,3000\n3,a,5000,2000\n4,a,4000,1000\n\
+             5,b,2000,3000\n6,b,1000,0\n7,b,3000,1000\n",
+        );
+        let plot = tradeoff(&t, &PlotSpec::default()).unwrap();
+        let rows = |g: &Group| g.frontier.iter().map(|(p, _)| p.row).collect::<Vec<_>>();
+        assert_eq!(rows(&plot.groups[0]), [0, 2, 4]);
+        assert_eq!(rows(&plot.groups[1]), [6]);
+        assert!(!plot.best_on_both(), "group a has a staircase");
+        // Its path: a move to the first run, then across and down to each next.
+        let svg = plot.svg();
+        let path = svg.split("class=\"frontier\" data-group=\"a\"").nth(1).unwrap();
+        let d = &path[path.find(" d=\"").unwrap() + 4..];
+        let d = &d[..d.find('"').unwrap()];
+        assert_eq!(
+            (
+                d.matches('M').count(),
+                d.matches('H').count(),
+                d.matches('V').count()
+            ),
+            (1, 2, 2)
+        );
+        assert!(svg.contains("line: each group&#39;s Pareto frontier"));
+
+        let b_only =
+            table("run,layout.kind,ready_ms,exposed_total_ms\n5,b,2000,3000\n6,b,1000,0\n7,b,3000,1000\n");
+        let plot = tradeoff(&b_only, &PlotSpec::default()).unwrap();
+        assert!(plot.best_on_both());
+        assert!(
+            plot.svg()
+                .contains("ring: each group&#39;s one frontier run, lowest on both axes")
+        );
     }
 
     #[test]

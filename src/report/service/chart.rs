@@ -16,15 +16,15 @@ use crate::model::PodSpec;
 use crate::model::service::ServiceReport;
 use crate::report::timeline::{Cells, Timeline, band_legend, band_row};
 
-/// The chart of `report`, at most `max_columns` cells wide.
-pub fn chart(pod: &PodSpec, report: &ServiceReport, max_columns: u64) -> String {
+/// The chart of `report`, `columns` cells wide.
+pub fn chart(pod: &PodSpec, report: &ServiceReport, columns: u64) -> String {
     let m = &report.metrics;
     let end = SimTime(m.end_ms);
     let timelines: Vec<Timeline> = replica_reports(report)
         .map(|r| Timeline::until(pod, &r, end))
         .collect();
     let span = timelines.iter().map(Timeline::span).max().unwrap_or(end);
-    let cells = Cells::new(span, max_columns);
+    let cells = Cells::new(span, columns);
     let mut rows: Vec<(String, String)> = Vec::new();
     for (r, t) in timelines.iter().enumerate() {
         for (i, row) in t.rows.iter().enumerate() {
@@ -37,8 +37,7 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, max_columns: u64) -> String 
         let routed: String = (0..cells.count)
             .map(|c| {
                 // Any overlap shows: a node's window is often shorter than a cell.
-                let cell = cells.cell.as_millis();
-                let (from, to) = (c as u64 * cell, (c as u64 + 1) * cell);
+                let (from, to) = cells.bounds(c);
                 let still = m.deleted.iter().any(|d| {
                     let dropped = d.rules_dropped_ms[node].map_or(u64::MAX, |ms| d.deleted_ms + ms);
                     d.deleted_ms < to && from < dropped

@@ -17,6 +17,7 @@
 //! and CSV never disagree about a name.
 
 mod chart;
+mod drain;
 mod picture;
 pub mod rollout;
 pub mod stack;
@@ -48,18 +49,19 @@ pub fn metrics_object(m: &ServiceMetrics) -> Value {
         };
         object.insert(name.to_string(), value);
     }
-    let rollout = m
-        .rollout
-        .iter()
-        .flat_map(|r| RolloutFigures::NAMES.iter().zip(r.numbers()));
-    let drain = m
-        .drain
-        .iter()
-        .flat_map(|d| DrainFigures::NAMES.iter().zip(d.numbers()));
-    for (name, n) in rollout.chain(drain) {
+    for (name, n) in deployment_figures(m) {
         object.insert(name.to_string(), n.map_or(Value::Null, Value::from));
     }
     Value::Object(object)
+}
+
+/// A rollout's and a drain's figures by name (`RolloutFigures::NAMES`,
+/// `DrainFigures::NAMES`), those the run has: what follows the Service's
+/// own figures in JSON, the CSV and the report's table.
+pub fn deployment_figures(m: &ServiceMetrics) -> impl Iterator<Item = (&'static str, Option<u64>)> + '_ {
+    let rollout = (m.rollout.iter()).flat_map(|r| RolloutFigures::NAMES.into_iter().zip(r.numbers()));
+    let drain = (m.drain.iter()).flat_map(|d| DrainFigures::NAMES.into_iter().zip(d.numbers()));
+    rollout.chain(drain)
 }
 
 /// The history's failed requests, each typed as the Pod's events are:

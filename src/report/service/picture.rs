@@ -16,10 +16,10 @@ use super::replica_reports;
 use super::strip::{self, Outcome, Sent};
 use crate::engine::SimTime;
 use crate::model::PodSpec;
-use crate::model::service::{Deleted, ServiceReport};
+use crate::model::service::{Deleted, ServiceChange, ServiceReport};
 use crate::report::bands::{
     AXIS, Blocks, DELETION, Figure, GAP, LABEL, LEGEND, MUTED, ROW, TOP, TimeAxis, WIDTH, band_frame,
-    draw_legend, swatch,
+    draw_legend, rows, swatch, text_width, title_extra,
 };
 use crate::report::marks::BAND;
 use crate::report::svg::{Num, Svg};
@@ -31,6 +31,9 @@ use crate::report::timeline::Timeline;
 pub const MAX_MARKS: usize = 5000;
 
 const TITLE_ROW: f64 = 24.0;
+/// One row of the deletions' labels.
+const LABEL_ROW: f64 = 13.0;
+const NODES_TITLE: &str = "kube-proxy: new connections still sent to the deleted Pod";
 /// The colour of a node's stretch still routing to a deleted Pod.
 const STILL_ROUTED: &str = "#f4b183";
 /// The third legend line (outcomes, the node rows).
@@ -70,11 +73,22 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     // by ReplicaSet and state: the whole story first, each Pod's detail below.
     let stacked = m.rollout.is_some() || m.drain.is_some();
     let stack_top = TOP + TITLE_ROW;
-    let blocks_top = stack_top + if stacked { super::rollout::height() } else { 0.0 };
-    let nodes_top = blocks_top + blocks.height();
+    let blocks_top = stack_top
+        + if stacked {
+            super::rollout::height(report)
+        } else {
+            0.0
+        };
+    // Deletions close together (a rollout's scale-downs) label their lines
+    // in rows above one another; row 0 is the nodes' section title's.
+    let label_rows = deletion_label_rows(m, &axis);
+    let rows_above = label_rows.iter().copied().max().unwrap_or(0);
+    let nodes_top = blocks_top + blocks.height() + LABEL_ROW * rows_above as f64;
     let strip_top = nodes_top + TITLE_ROW + ROW * nodes as f64 + GAP / 2.0;
     let strip_bottom = strip_top + TITLE_ROW + ROW * lanes.len() as f64;
-    let height = (strip_bottom + GAP + AXIS + LEGEND + SERVICE_LEGEND).ceil() as u32;
+    let axis_title = "time since the replicas were created (s)";
+    let title_extra = title_extra(axis_title);
+    let height = (strip_bottom + GAP + AXIS + title_extra + LEGEND + SERVICE_LEGEND).ceil() as u32;
     let mut svg = Svg::new(WIDTH, height);
     svg.title("podsim Service run");
     svg.open("g", &[("class", &"service"), ("data-name", &title)]);
@@ -94,10 +108,10 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     if stacked {
         super::rollout::draw(&mut svg, report, stack_top, &axis);
     }
-    blocks.draw(&mut svg, blocks_top, &axis);
+    blocks.draw(&mut svg, blocks_top);
     draw_nodes(&mut svg, &m.deleted, nodes, nodes_top, end, &axis);
     draw_strip(&mut svg, report, &lanes, &totals, strip_top, &axis);
-    for d in &m.deleted {
+    for (d, row) in m.deleted.iter().zip(label_rows) {
         let x = axis.x(SimTime(d.deleted_ms));
         svg.open(
             "g",
@@ -122,20 +136,44 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
         svg.close();
         svg.text(
             x + 4.0,
-            nodes_top + TITLE_ROW - 6.0,
+            nodes_top + TITLE_ROW - 6.0 - LABEL_ROW * row as f64,
             super::deleted_by(m),
-            &[("fill", &DELETION), ("font-size", &11)],
+            &[
+                ("fill", &DELETION),
+                ("font-size", &11),
+                ("class", &"delete-label"),
+            ],
         );
     }
     svg.close();
     let axis_y = strip_bottom + 6.0;
-    axis.draw(&mut svg, axis_y, "time since the replicas were created (s)");
-    draw_legend(&mut svg, axis_y + AXIS - 10.0);
-    draw_service_legend(&mut svg, axis_y + AXIS - 10.0 + 48.0);
+    axis.draw(&mut svg, axis_y, axis_title);
+    let legend_top = axis_y + AXIS - 10.0 + title_extra;
+    draw_legend(&mut svg, legend_top);
+    draw_service_legend(&mut svg, legend_top + 48.0);
     svg.finish()
 }
 
-/// The line beside the picture's title: replicas, nodes, requests, failures.
+/// Each deletion's label row: the lowest where it overlaps neither another
+/// label nor, in row 0, the nodes' section title at the left.
+fn deletion_label_rows(m: &crate::model::service::ServiceMetrics, axis: &TimeAxis) -> Vec<usize> {
+    // The title is bold, about a tenth wider. The labels are 11 px, but
+    // `text_width` runs short of DejaVu's lowercase (`scale-down` is 62 px
+    // at 11 px, not 59): measured at 12 px they keep a visible gap.
+    let title = (10.0, 10.0 + text_width(NODES_TITLE) * 1.1);
+    let label = text_width(super::deleted_by(m));
+    let spans: Vec<(f64, f64)> = std::iter::once(title)
+        .chain(m.deleted.iter().map(|d| {
+            let left = axis.x(SimTime(d.deleted_ms)) + 4.0;
+            (left, left + label)
+        }))
+        .collect();
+    rows(&spans)[1..].to_vec()
+}
+
+/// The line beside the picture's title: the Deployment's replicas (and
+/// the Pods there were, when its controller made more), nodes, requests,
+/// failures.
 fn headline(report: &ServiceReport) -> String {
     let m = &report.metrics;
     let nodes = m.deleted.first().map_or(String::new(), |d| {
@@ -145,10 +183,20 @@ fn headline(report: &ServiceReport) -> String {
             plural(d.rules_dropped_ms.len())
         )
     });
+    let pods = m.replicas.len();
+    // The replicas are the Pods the run began with; the controller's
+    // `PodMade`s (a rollout's new Pods, a drain's replacements) came on top.
+    let made = (report.trace.entries().iter())
+        .filter(|e| matches!(e.what, ServiceChange::PodMade { .. }))
+        .count();
+    let replicas = pods - made;
+    let pods = match made {
+        0 => String::new(),
+        _ => format!(" ({pods} Pods)"),
+    };
     format!(
-        "{} replica{}{nodes} · {} requests, {} failed",
-        m.replicas.len(),
-        plural(m.replicas.len()),
+        "{replicas} replica{}{pods}{nodes} · {} requests, {} failed",
+        plural(replicas),
         m.requests,
         m.failed
     )
@@ -180,11 +228,7 @@ fn draw_nodes(svg: &mut Svg, deleted: &[Deleted], nodes: usize, top: f64, end: S
     if nodes == 0 {
         return;
     }
-    section_title(
-        svg,
-        top,
-        "kube-proxy: new connections still sent to the deleted Pod",
-    );
+    section_title(svg, top, NODES_TITLE);
     let right = axis.right_px;
     for node in 0..nodes {
         let band_y = top + TITLE_ROW + ROW * node as f64 + (ROW - BAND) / 2.0;

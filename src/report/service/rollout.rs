@@ -4,7 +4,7 @@
 //! a mark on the time axis in its cause's colour, and the rollout's start,
 //! "new ReplicaSet available" (`rollout_ms`) and "last old Pod gone"
 //! (`rollout_done_ms`) drawn across. A drain's picture has the same stack,
-//! without the rollout's marks.
+//! with the drain's instants and its refused evictions instead (`drain`).
 //!
 //! The states (`stack`) are what the API and the slice show, not the
 //! kubelet's detail (the bands below show that). Ready lies at the bottom,
@@ -15,6 +15,7 @@
 //! alone, one step per instant at which a count changed; its Ready layers
 //! add up to the ready-endpoints line wherever both are drawn.
 
+use super::drain;
 use super::picture::MAX_MARKS;
 use super::stack::{PodState, Step, steps};
 use super::strip::Outcome;
@@ -51,16 +52,20 @@ const LEGEND_ROW: f64 = 18.0;
 const READY_LINE: &str = "#111111";
 const MARK: &str = "#6a1b9a";
 
-/// The section's height, whatever the run.
-pub(super) fn height() -> f64 {
-    TITLE_ROW + MARK_LABELS + CHART + 6.0 + FAILED_LANE + 16.0 + 3.0 * LEGEND_ROW + 8.0
+/// The section's height: a drain's has the lane of its refused evictions.
+pub(super) fn height(report: &ServiceReport) -> f64 {
+    let lanes = FAILED_LANE + report.metrics.drain.map_or(0.0, |_| 4.0 + drain::LANE);
+    TITLE_ROW + MARK_LABELS + CHART + 6.0 + lanes + 16.0 + 3.0 * LEGEND_ROW + 8.0
 }
 
-/// One of the rollout's instants drawn across the chart.
-struct Mark {
-    kind: &'static str,
-    at: SimTime,
-    label: String,
+/// One of the rollout's or a drain's instants drawn across the chart.
+pub(super) struct Mark {
+    pub(super) kind: &'static str,
+    pub(super) at: SimTime,
+    pub(super) label: String,
+    /// The label's row above the chart, 0 the upper: an end is often
+    /// close to what came before it, so its label sits a row lower.
+    pub(super) row: u32,
 }
 
 /// The rollout's start, "new ReplicaSet available" and "last old Pod gone",
@@ -76,16 +81,18 @@ fn marks(report: &ServiceReport) -> Vec<Mark> {
         kind: "start",
         at: SimTime(start),
         label: "rollout starts".to_string(),
+        row: 0,
     }];
-    let later = |ms: Option<u64>, kind, what: &str| {
+    let later = |ms: Option<u64>, kind, what: &str, row| {
         ms.map(|ms| Mark {
             kind,
             at: SimTime(start + ms),
             label: format!("{what} +{}", crate::engine::SimDuration(ms)),
+            row,
         })
     };
-    marks.extend(later(r.rollout_ms, "available", "new RS available"));
-    marks.extend(later(r.rollout_done_ms, "done", "last old Pod gone"));
+    marks.extend(later(r.rollout_ms, "available", "new RS available", 1));
+    marks.extend(later(r.rollout_done_ms, "done", "last old Pod gone", 0));
     marks
 }
 
@@ -97,6 +104,12 @@ pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeA
     let most = steps.iter().map(Step::total).max().unwrap_or(0).max(1);
     let chart_top = top + TITLE_ROW + MARK_LABELS;
     let base = chart_top + CHART;
+    // The failed requests' lane under the chart, then a drain's refusals.
+    let refused_top = base + 6.0 + FAILED_LANE + 4.0;
+    let lanes_end = match report.metrics.drain {
+        Some(_) => refused_top + drain::LANE,
+        None => base + 6.0 + FAILED_LANE,
+    };
     let y = |pods: f64| base - pods / f64::from(most) * CHART;
     // Crisp edges: two steps of one colour side by side show no seam.
     svg.open(
@@ -113,16 +126,22 @@ pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeA
         "Pods by ReplicaSet and state",
         &[("font-weight", &"bold")],
     );
-    if let Some(r) = &report.metrics.rollout {
-        let took =
-            |ms: Option<u64>| ms.map_or("not within the run".to_string(), |ms| SimTime(ms).to_string());
-        let line = format!(
-            "new ReplicaSet available after {} · last old Pod gone after {} · at most {} Pods ({} counted)",
-            took(r.rollout_ms),
-            took(r.rollout_done_ms),
-            r.peak_pods,
-            r.peak_counted_pods
-        );
+    let figures = match (&report.metrics.rollout, &report.metrics.drain) {
+        (Some(r), _) => {
+            let took =
+                |ms: Option<u64>| ms.map_or("not within the run".to_string(), |ms| SimTime(ms).to_string());
+            Some(format!(
+                "new ReplicaSet available after {} · last old Pod gone after {} · at most {} Pods ({} counted)",
+                took(r.rollout_ms),
+                took(r.rollout_done_ms),
+                r.peak_pods,
+                r.peak_counted_pods
+            ))
+        }
+        (None, Some(d)) => Some(drain::summary(d)),
+        (None, None) => None,
+    };
+    if let Some(line) = figures {
         svg.text(
             axis.right_px,
             top + 16.0,
@@ -130,7 +149,11 @@ pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeA
             &[("text-anchor", &"end"), ("fill", &MUTED)],
         );
     }
-    for t in ticks(0.0, f64::from(most), 6) {
+    // Pods are whole: no tick between two counts.
+    for t in ticks(0.0, f64::from(most), 6)
+        .into_iter()
+        .filter(|t| t.fract() == 0.0)
+    {
         svg.line(
             (axis.left_px, y(t)),
             (axis.right_px, y(t)),
@@ -149,7 +172,7 @@ pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeA
         draw_column(svg, step, to, axis, &y);
     }
     draw_ready_line(svg, &report.trace.ready_endpoints(), end, axis, &y);
-    for m in marks(report) {
+    for m in marks(report).into_iter().chain(drain::marks(report)) {
         let x = axis.x(m.at);
         svg.open(
             "g",
@@ -162,7 +185,7 @@ pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeA
         svg.title(&format!("{} at {}", m.label, m.at));
         svg.line(
             (x, chart_top - 4.0),
-            (x, base + 6.0 + FAILED_LANE),
+            (x, lanes_end),
             &[
                 ("stroke", &MARK),
                 ("stroke-width", &1.5),
@@ -170,11 +193,7 @@ pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeA
             ],
         );
         svg.close();
-        // "available" is often close to "done": its label sits a row lower.
-        let row = match m.kind {
-            "available" => 1.0,
-            _ => 0.0,
-        };
+        let row = f64::from(m.row);
         let fits = x + 4.0 + text_width(&m.label) * 11.0 / 12.0 <= axis.right_px;
         let anchor = if fits { "start" } else { "end" };
         let dx = if anchor == "end" { -4.0 } else { 4.0 };
@@ -186,8 +205,11 @@ pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeA
         );
     }
     draw_failed(svg, report, base + 6.0, axis);
+    if report.metrics.drain.is_some() {
+        drain::draw_refused(svg, report, refused_top, axis);
+    }
     svg.close();
-    draw_legend(svg, base + 6.0 + FAILED_LANE + 16.0);
+    draw_legend(svg, lanes_end + 16.0);
 }
 
 /// One step's column: a rect per ReplicaSet and state it has Pods of.

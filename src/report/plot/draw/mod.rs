@@ -75,7 +75,11 @@ impl Tradeoff<'_> {
             return Titles {
                 title: format!("{} against {}", capitalised(describe(y_name)), describe(x_name)),
                 subtitle: format!("{} of {}, {grouped}{skipped}", self.drawn(), self.table.origin),
-                note: "lower is better on both axes; line: each group's Pareto frontier".to_string(),
+                note: match self.best_on_both() {
+                    true => "lower is better on both axes; ring: each group's one frontier run, lowest on both axes",
+                    false => "lower is better on both axes; line: each group's Pareto frontier",
+                }
+                .to_string(),
                 x: axis_title(x_name).0,
                 y: axis_title(y_name).0,
             };
