@@ -36,12 +36,12 @@ use anyhow::{Context, Result, bail};
 use podsim::sweep::checkpoint::Checkpoint;
 use podsim::sweep::{self, Grid, Manifest, Output, Progress, Resume, Shard, Sinks, SweepError};
 
-use super::numbers::grouped;
 use super::output::{
     PendingFile, finish_with_manifest, manifest_path, partial_path, read_manifest, remove_leftover_temps,
     suffixed,
 };
 use super::{Interrupted, UsageError};
+use podsim::scenario::numbers::grouped;
 
 #[derive(Debug, clap::Args)]
 pub struct CheckpointArgs {

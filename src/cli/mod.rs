@@ -10,7 +10,6 @@ mod distribution;
 mod inputs;
 mod interrupt;
 mod merge;
-mod numbers;
 mod output;
 mod plot;
 mod report;
@@ -21,6 +20,7 @@ mod sweep;
 use clap::{Parser, Subcommand};
 
 use podsim::engine::SimDuration;
+use podsim::scenario::numbers::grouped;
 use podsim::scenario::{Diagnostic, Problem, parse_duration};
 
 pub use merge::MergeArgs;
@@ -155,7 +155,7 @@ pub struct Interrupted {
 
 impl std::fmt::Display for Interrupted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (done, total) = (numbers::grouped(self.done), numbers::grouped(self.total));
+        let (done, total) = (grouped(self.done), grouped(self.total));
         match &self.kept {
             None => write!(f, "interrupted after {done} of {total} runs; nothing written"),
             Some(partial) => write!(

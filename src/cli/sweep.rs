@@ -16,9 +16,9 @@ use podsim::sweep::{self, Grid, Output, Progress, Shard, SweepError};
 
 use super::checkpoint::{CheckpointArgs, Outputs, Plan, Session, finish_files};
 use super::interrupt::Interrupts;
-use super::numbers::{grouped, human_bytes};
 use super::output::{PendingFile, Planned, check_outputs, picture_path};
 use super::{Interrupted, UsageError};
+use podsim::scenario::numbers::{grouped, human_bytes};
 
 #[derive(Debug, clap::Args)]
 pub struct SweepArgs {

@@ -361,5 +361,7 @@ fn container_keys() -> Vec<&'static str> {
 
 /// The value of `field` as written, or the message saying why not.
 fn value_at(field: Field, item: &Spanned<DeValue>, context: &str) -> Result<Value, String> {
-    value(field.unit(), item.get_ref()).map_err(|e| e.message(context, &field.name()))
+    value(field.unit(), item.get_ref())
+        .and_then(|v| field.within_limit(v).map_err(ValueError::Invalid))
+        .map_err(|e| e.message(context, &field.name()))
 }

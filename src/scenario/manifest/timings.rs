@@ -18,7 +18,7 @@ use toml::de::{DeTable, DeValue};
 use crate::scenario::diagnostic::{Diagnostic, Input};
 use crate::scenario::key::path::{self, NO_ACTIONS, overlay_lookup};
 use crate::scenario::key::{Field, Scope, Value};
-use crate::scenario::toml::{syntax_error, value};
+use crate::scenario::toml::{ValueError, syntax_error, value};
 
 /// The annotation prefix: `podsim.dev/<container>.<key>` and `podsim.dev/<key>`.
 pub const PREFIX: &str = "podsim.dev/";
@@ -200,6 +200,7 @@ impl Timings {
         let field = overlay_lookup(scope, path, &context, &what)
             .map_err(|p| Diagnostic::error(&self.origin, &self.text, Some(key.span()), p))?;
         let parsed = value(field.unit(), item.get_ref())
+            .and_then(|v| field.within_limit(v).map_err(ValueError::Invalid))
             .map_err(|e| self.error(item.span(), e.message(&format!("{table_name} "), &field.name())))?;
         if matches!(field, Field::StopAt | Field::StopAfterReady) {
             stops.push(field);
