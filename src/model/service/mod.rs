@@ -83,7 +83,7 @@ pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
 pub use sent::SentTimes;
-pub use simulator::{ServiceReport, ServiceRun, ServiceSimulator, simulate_service};
+pub use simulator::{ServiceReport, ServiceRun, ServiceSimulator, simulate_service, simulate_service_within};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
     TrafficSpec, When,
