@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use podsim::engine::Limits;
 use podsim::sweep::checkpoint::Checkpoint;
 use podsim::sweep::{self, Grid, Manifest, Output, Progress, Resume, Shard, Sinks, SweepError};
 
@@ -312,6 +313,7 @@ impl Session {
         self,
         outputs: &Outputs,
         threads: usize,
+        limits: &Limits,
         progress: &mut dyn FnMut(&mut Progress<'_>) -> ControlFlow<()>,
     ) -> Result<Output> {
         let Session {
@@ -364,10 +366,18 @@ impl Session {
                     threads,
                     sinks,
                     resume,
+                    limits,
                     &mut tick,
                 )
             }
-            _ => sweep::run(outputs.grid, outputs.runs.clone(), threads, sinks, &mut tick),
+            _ => sweep::run(
+                outputs.grid,
+                outputs.runs.clone(),
+                threads,
+                sinks,
+                limits,
+                &mut tick,
+            ),
         };
         let kept_words = |rows: u64| {
             format!(

@@ -36,6 +36,8 @@
 //!   points by SIGKILL and SIGTERM, resumed byte for byte;
 //! - `resume_refusals`: the checkpoints, partial files and flags `--resume`
 //!   refuses before any run, files left as they were;
+//! - `stopping`: Ctrl-C and SIGTERM end a slow Service sweep or run within
+//!   seconds, a checkpoint keeping the finished rows;
 //! - `common`: starting the binary, throwaway files and folders.
 
 pub mod common;
@@ -58,6 +60,7 @@ mod run;
 mod serve;
 mod service_pictures;
 mod shards;
+mod stopping;
 mod sweep;
 mod sweep_errors;
 mod sweep_timings;

@@ -309,6 +309,7 @@ pub fn sweep(body: &str, state: &State) -> Reply {
         0..grid.runs(),
         1,
         sinks,
+        &Default::default(),
         &mut |_| ControlFlow::Continue(()),
     );
     if let Err(e) = ran {
