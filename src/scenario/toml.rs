@@ -17,6 +17,7 @@ use toml::de::{DeTable, DeValue};
 use super::Scenario;
 use super::diagnostic::{Diagnostic, Problem};
 use super::key::{Field, Group, Key, Scope, Value, path};
+use super::rules::work::work_notice;
 use super::rules::{Format, Rule, SpecProblem, check_spec, version_notices};
 
 mod actions;
@@ -124,6 +125,10 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
         .map(|n| Diagnostic::whole(origin, n).warning())
         .collect();
     notices.extend(reader.budget_notice(&service_tables));
+    let traffic = reader.run.service.as_ref().and_then(|s| s.traffic.as_ref());
+    if let Some(words) = traffic.and_then(work_notice) {
+        notices.push(Diagnostic::whole(origin, words).warning());
+    }
     if reader.run.service.as_ref().is_some_and(|s| s.traffic.is_none()) {
         let words = "no client sends the Service requests, so none can fail; add [traffic] rate = 50 \
                      (requests per second) to count them";

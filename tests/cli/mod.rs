@@ -38,6 +38,8 @@
 //!   refuses before any run, files left as they were;
 //! - `stopping`: Ctrl-C and SIGTERM end a slow Service sweep or run within
 //!   seconds, a checkpoint keeping the finished rows;
+//! - `work_budget`: a Service's traffic past the work estimate's budget
+//!   refused at its key by `run` and by a grid's axis;
 //! - `common`: starting the binary, throwaway files and folders.
 
 pub mod common;
@@ -64,3 +66,4 @@ mod stopping;
 mod sweep;
 mod sweep_errors;
 mod sweep_timings;
+mod work_budget;

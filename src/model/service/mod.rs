@@ -89,6 +89,7 @@ pub use spec::{
     TrafficSpec, When,
 };
 pub use trace::ServiceTrace;
+pub use traffic::SETTLE_TAIL;
 
 use self::app::{Replica, replica_pod};
 use self::connection::{Client, Conns};
@@ -97,7 +98,7 @@ use self::history::{Observers, Tap};
 use self::meters::ServiceMeters;
 use self::proxy::Proxy;
 use self::rollout::Deploy;
-use self::traffic::{Requests, SETTLE_TAIL};
+use self::traffic::Requests;
 use crate::engine::{EventQueue, Model, Scheduler, SimDuration, SimTime};
 use crate::model::draw::{DrawKey, Stream};
 use crate::model::pod::spec::PodRunSpec;

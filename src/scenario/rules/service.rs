@@ -15,6 +15,8 @@ use crate::model::service::{Budget, Scaled, ServiceSpec};
 use crate::model::{Deletion, RunSpec};
 use crate::scenario::key::Field;
 
+use super::work::{OverBudget, check_work};
+
 #[cfg(test)]
 mod tests;
 
@@ -83,6 +85,8 @@ pub enum ServiceRule {
     UnavailableOver100(u32),
     /// A budget's percentage above 100 %, on `field`.
     BudgetOver100(Field, u32),
+    /// Traffic over the work estimate's budget (`work`).
+    OverBudget(OverBudget),
 }
 
 /// A rule a Service breaks: the field to point at (with the disruption's
@@ -166,6 +170,7 @@ impl fmt::Display for ServiceProblem {
                 "[pdb] {} = \"{p}%\" is above 100%; write \"100%\" at most (the API refuses more)",
                 field.leaf()
             ),
+            ServiceRule::OverBudget(over) => write!(f, "{over}"),
         }
     }
 }
@@ -177,8 +182,9 @@ fn problem(field: Field, index: Option<usize>, rule: ServiceRule) -> Result<(), 
 type Check = fn(&RunSpec, &ServiceSpec) -> Result<(), ServiceProblem>;
 
 /// Every rule of the Service, in the order `check_service` reports them.
-const SERVICE_RULES: [Check; 6] = [
+const SERVICE_RULES: [Check; 7] = [
     check_sizes,
+    check_traffic_work,
     check_deletion,
     check_drains,
     check_rollouts,
@@ -208,6 +214,15 @@ fn check_sizes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem>
         return problem(Field::Clients, None, ServiceRule::NoClient);
     }
     Ok(())
+}
+
+/// Traffic within the work estimate's budgets, pointed at the rate that
+/// lowers it.
+fn check_traffic_work(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    match service.traffic.as_ref().map(check_work) {
+        Some(Err(over)) => problem(Field::Rate, None, ServiceRule::OverBudget(over)),
+        _ => Ok(()),
+    }
 }
 
 /// No Pod-level deletion beside the disruptions.
