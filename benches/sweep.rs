@@ -49,6 +49,7 @@ fn sweep_rows(c: &mut Criterion) {
                             csv: &mut memory,
                             summary: None,
                         },
+                        &Default::default(),
                         &mut |_| ControlFlow::Continue(()),
                     )
                     .unwrap(),
@@ -67,6 +68,7 @@ fn sweep_rows(c: &mut Criterion) {
                             csv: &mut file,
                             summary: None,
                         },
+                        &Default::default(),
                         &mut |_| ControlFlow::Continue(()),
                     )
                     .unwrap(),
@@ -99,7 +101,12 @@ fn bar_rows(c: &mut Criterion) {
                     csv: &mut memory,
                     summary: None,
                 };
-                black_box(sweep::run(&grid, 0..ROWS, 1, sinks, &mut |_| ControlFlow::Continue(())).unwrap())
+                black_box(
+                    sweep::run(&grid, 0..ROWS, 1, sinks, &Default::default(), &mut |_| {
+                        ControlFlow::Continue(())
+                    })
+                    .unwrap(),
+                )
             })
         });
     }

@@ -2,7 +2,7 @@
 //!
 //! Exit codes: 0 success (a closed pipe included), 1 an error in the input,
 //! the output or the run, 2 a usage error (clap's own, or `cli::UsageError`),
-//! 130 a sweep interrupted by Ctrl-C or SIGTERM.
+//! 130 a sweep or run interrupted by Ctrl-C or SIGTERM.
 
 mod cli;
 

@@ -33,15 +33,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use podsim::engine::Limits;
 use podsim::sweep::checkpoint::Checkpoint;
 use podsim::sweep::{self, Grid, Manifest, Output, Progress, Resume, Shard, Sinks, SweepError};
 
-use super::numbers::grouped;
 use super::output::{
     PendingFile, finish_with_manifest, manifest_path, partial_path, read_manifest, remove_leftover_temps,
     suffixed,
 };
 use super::{Interrupted, UsageError};
+use podsim::scenario::numbers::grouped;
 
 #[derive(Debug, clap::Args)]
 pub struct CheckpointArgs {
@@ -312,6 +313,7 @@ impl Session {
         self,
         outputs: &Outputs,
         threads: usize,
+        limits: &Limits,
         progress: &mut dyn FnMut(&mut Progress<'_>) -> ControlFlow<()>,
     ) -> Result<Output> {
         let Session {
@@ -364,10 +366,18 @@ impl Session {
                     threads,
                     sinks,
                     resume,
+                    limits,
                     &mut tick,
                 )
             }
-            _ => sweep::run(outputs.grid, outputs.runs.clone(), threads, sinks, &mut tick),
+            _ => sweep::run(
+                outputs.grid,
+                outputs.runs.clone(),
+                threads,
+                sinks,
+                limits,
+                &mut tick,
+            ),
         };
         let kept_words = |rows: u64| {
             format!(

@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
+use podsim::engine::{Halt, Limits};
 use podsim::model::{Measured, RunSpec, Simulator};
 use podsim::sweep::summary::{STATS, Stats, Summary, Table};
 use rayon::prelude::*;
@@ -21,26 +22,33 @@ const BLOCK: u64 = 4096;
 /// The runs of a block are shared out over the cores (a Service run can
 /// take a second), and their metrics added in replication order, so the
 /// figures do not depend on the thread count.
-pub fn summarise(run: &RunSpec, replications: u64) -> Summary {
+/// Every run obeys `limits`: the halt of one is the answer.
+pub fn summarise(run: &RunSpec, replications: u64, limits: &Limits) -> Result<Summary, Halt> {
     let mut summary = Summary::new(Table::of(run));
     for start in (0..replications).step_by(BLOCK as usize) {
         let block = start..(start + BLOCK).min(replications);
-        let measured = in_order(block, || simulator(run), replicate);
-        measured.iter().for_each(|m| add(&mut summary, m));
+        let measured = in_order(block, || simulator(run, limits), replicate);
+        for m in &measured {
+            add(&mut summary, m.as_ref().map_err(|&halt| halt)?);
+        }
     }
-    summary
+    Ok(summary)
 }
 
-/// The simulator for replications of `run`: a Job's Pod runs alone,
-/// without the Job controller (`jobs: false`), and the figures are its.
-fn simulator(run: &RunSpec) -> Simulator {
-    Simulator::for_run(run.clone(), false)
+/// The simulator for replications of `run`, obeying `limits`: a Job's Pod
+/// runs alone, without the Job controller (`jobs: false`), and the
+/// figures are its.
+fn simulator(run: &RunSpec, limits: &Limits) -> Simulator {
+    let mut simulator = Simulator::for_run(run.clone(), false);
+    simulator.set_limits(limits.clone());
+    simulator
 }
 
-/// Replication `r` of the simulator's spec.
-fn replicate(s: &mut Simulator, r: u64) -> Measured {
+/// Replication `r` of the simulator's spec, or why its limits halted it.
+fn replicate(s: &mut Simulator, r: u64) -> Result<Measured, Halt> {
     s.spec_mut(true).stream.replication = r;
-    s.run()
+    let measured = s.run();
+    s.halted().map_or(Ok(measured), Err)
 }
 
 /// Adds one run's figures to `summary`.
@@ -201,11 +209,12 @@ mod tests {
         ] {
             let run = scenario(file);
             let mut serial = Summary::new(Table::of(&run));
-            let mut s = simulator(&run);
+            let limits = Limits::default();
+            let mut s = simulator(&run, &limits);
             for r in 0..n {
-                add(&mut serial, &replicate(&mut s, r));
+                add(&mut serial, &replicate(&mut s, r).unwrap());
             }
-            let mut parallel = summarise(&run, n);
+            let mut parallel = summarise(&run, n, &limits).unwrap();
             assert_eq!(text(&mut parallel, 0), text(&mut serial, 0), "{file}");
         }
     }
@@ -216,7 +225,8 @@ mod tests {
     /// Service draws its arrivals and endpoints: theirs differ.
     #[test]
     fn replications_are_alike_only_when_nothing_is_drawn() {
-        let alike = |file: &str, n: u64| all_alike(&mut summarise(&scenario(file), n));
+        let alike =
+            |file: &str, n: u64| all_alike(&mut summarise(&scenario(file), n, &Limits::default()).unwrap());
         assert!(alike("seed-sidecar.toml", 20));
         assert!(!alike("seed-sidecar.toml", 1), "one replication is alike nothing");
         assert!(!alike("mesh-startup.toml", 20));

@@ -12,8 +12,8 @@ use anyhow::{Context, Result, bail};
 
 use podsim::sweep::{self, shard::ShardInput};
 
-use super::numbers::{grouped, human_bytes};
 use super::output::{PendingFile, finish_with_manifest, read_manifest};
+use podsim::scenario::numbers::{grouped, human_bytes};
 
 #[derive(Debug, clap::Args)]
 pub struct MergeArgs {

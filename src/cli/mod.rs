@@ -10,7 +10,6 @@ mod distribution;
 mod inputs;
 mod interrupt;
 mod merge;
-mod numbers;
 mod output;
 mod plot;
 mod report;
@@ -21,6 +20,7 @@ mod sweep;
 use clap::{Parser, Subcommand};
 
 use podsim::engine::SimDuration;
+use podsim::scenario::numbers::grouped;
 use podsim::scenario::{Diagnostic, Problem, parse_duration};
 
 pub use merge::MergeArgs;
@@ -34,7 +34,7 @@ pub use sweep::SweepArgs;
 ///
 /// Exit codes: 0 success; 1 an error in the input, the output or the run; 2 a
 /// usage error (an unknown flag, a flag value that can never work); 130 a
-/// sweep stopped by Ctrl-C or SIGTERM.
+/// sweep or run stopped by Ctrl-C or SIGTERM.
 #[derive(Debug, Parser)]
 #[command(name = "podsim", version, about, max_term_width = 100)]
 pub struct Cli {
@@ -155,9 +155,14 @@ pub struct Interrupted {
 
 impl std::fmt::Display for Interrupted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (done, total) = (numbers::grouped(self.done), numbers::grouped(self.total));
+        let (done, total) = (grouped(self.done), grouped(self.total));
         match &self.kept {
-            None => write!(f, "interrupted after {done} of {total} runs; nothing written"),
+            None => write!(
+                f,
+                "interrupted after {done} of {total} runs; their rows are not kept: without --checkpoint a \
+                 sweep writes its file only when it is complete (with --checkpoint a stop keeps the rows \
+                 done, and --resume goes on from them)"
+            ),
             Some(partial) => write!(
                 f,
                 "interrupted after {done} of {total} runs; {} keeps them, checkpointed: run the same \
@@ -170,11 +175,34 @@ impl std::fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
+/// Ctrl-C or SIGTERM stopped `podsim run`: exit 130, like a sweep.
+#[derive(Debug)]
+pub struct RunStopped {
+    /// The run it stopped, from 1.
+    pub at: usize,
+    pub total: usize,
+    /// Where that run's scenario came from.
+    pub source: String,
+}
+
+impl std::fmt::Display for RunStopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "interrupted during run {} of {} ({}); nothing printed: the results are printed once every \
+             run has finished",
+            self.at, self.total, self.source
+        )
+    }
+}
+
+impl std::error::Error for RunStopped {}
+
 /// The exit code for an error: 2 for usage, 130 for an interrupt, else 1.
 pub fn exit_code(error: &anyhow::Error) -> u8 {
     if error.is::<UsageError>() {
         2
-    } else if error.is::<Interrupted>() {
+    } else if error.is::<Interrupted>() || error.is::<RunStopped>() {
         130
     } else {
         1

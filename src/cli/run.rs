@@ -13,15 +13,16 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::ValueEnum;
 
-use podsim::engine::SimDuration;
-use podsim::model::{PodReport, RunReport, RunSpec, simulate};
+use podsim::engine::{Limits, SimDuration};
+use podsim::model::{PodReport, RunReport, RunSpec, simulate_within};
 use podsim::report::bands::{Figure, timelines_svg};
 use podsim::report::{job, json, kubectl, metrics_table, service, timeline};
 use podsim::scenario::{Diagnostic, Scenario};
 
 use super::inputs::{self, FormatArg, Input};
+use super::interrupt::Interrupts;
 use super::output::{Planned, check_outputs, picture_path, write_picture};
-use super::{distribution, duration_arg};
+use super::{RunStopped, distribution, duration_arg};
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -134,17 +135,27 @@ fn show(args: &RunArgs, runs: &[Input], out: &mut dyn Write) -> Result<()> {
     if runs.is_empty() {
         return Ok(());
     }
-    let outcomes: Vec<RunReport> = runs
-        .iter()
-        .map(|i| simulate(&run_of(&i.scenario, args)))
-        .collect();
-    let mut distributions: Vec<_> = match args.replications {
-        1 => Vec::new(),
-        n => runs
-            .iter()
-            .map(|i| distribution::summarise(&run_of(&i.scenario, args), n))
-            .collect(),
+    // Ctrl-C or SIGTERM ends the run in progress within milliseconds.
+    let interrupts = Interrupts::catch()?;
+    let limits = Limits::stopped_by(interrupts.flag());
+    let stopped = |at: usize| RunStopped {
+        at: at + 1,
+        total: runs.len(),
+        source: runs[at].source.clone(),
     };
+    let mut outcomes: Vec<RunReport> = Vec::with_capacity(runs.len());
+    for (at, input) in runs.iter().enumerate() {
+        let outcome = simulate_within(&run_of(&input.scenario, args), &limits).map_err(|_| stopped(at))?;
+        outcomes.push(outcome);
+    }
+    let mut distributions = Vec::new();
+    if args.replications > 1 {
+        for (at, input) in runs.iter().enumerate() {
+            let summary = distribution::summarise(&run_of(&input.scenario, args), args.replications, &limits);
+            distributions.push(summary.map_err(|_| stopped(at))?);
+        }
+    }
+    drop(interrupts);
     for (input, summary) in runs.iter().zip(&mut distributions) {
         if distribution::all_alike(summary) {
             let name = &input.scenario.name;

@@ -11,14 +11,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use podsim::engine::Limits;
 use podsim::report::plot::PlotSpec;
 use podsim::sweep::{self, Grid, Output, Progress, Shard, SweepError};
 
 use super::checkpoint::{CheckpointArgs, Outputs, Plan, Session, finish_files};
 use super::interrupt::Interrupts;
-use super::numbers::{grouped, human_bytes};
 use super::output::{PendingFile, Planned, check_outputs, picture_path};
 use super::{Interrupted, UsageError};
+use podsim::scenario::numbers::{grouped, human_bytes};
 
 #[derive(Debug, clap::Args)]
 pub struct SweepArgs {
@@ -207,6 +208,10 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
     let interrupts = (destination.is_some() || summary.is_some())
         .then(Interrupts::catch)
         .transpose()?;
+    // The signal's flag is the runs' too: a stop ends the runs in progress.
+    let limits = interrupts
+        .as_ref()
+        .map_or_else(Limits::default, |i| Limits::stopped_by(i.flag()));
     let mut progress = |at: &mut Progress<'_>| {
         bar.set_position(at.rows());
         interrupts
@@ -214,8 +219,8 @@ pub fn sweep(args: &SweepArgs, out: &mut dyn Write) -> Result<()> {
             .map_or(ControlFlow::Continue(()), Interrupts::control)
     };
     let result = match session {
-        Some(session) => session.run(&outputs, threads, &mut progress),
-        None => plain(&outputs, args.force, threads, out, &mut progress),
+        Some(session) => session.run(&outputs, threads, &limits, &mut progress),
+        None => plain(&outputs, args.force, threads, &limits, out, &mut progress),
     };
     bar.finish_and_clear();
     let written = result?;
@@ -251,6 +256,7 @@ fn plain(
     outputs: &Outputs,
     force: bool,
     threads: usize,
+    limits: &Limits,
     out: &mut dyn Write,
     progress: &mut dyn FnMut(&mut Progress<'_>) -> ControlFlow<()>,
 ) -> Result<Output> {
@@ -264,7 +270,14 @@ fn plain(
         },
         summary: summary_file.as_mut().map(|f| f.writer() as &mut dyn Write),
     };
-    let written = match sweep::run(outputs.grid, outputs.runs.clone(), threads, sinks, progress) {
+    let written = match sweep::run(
+        outputs.grid,
+        outputs.runs.clone(),
+        threads,
+        sinks,
+        limits,
+        progress,
+    ) {
         Err(SweepError::Interrupted { rows: done }) => {
             drop((file, summary_file));
             let total = (outputs.runs.end - outputs.runs.start) * outputs.grid.replications();

@@ -3,11 +3,15 @@
 //!
 //! Invariant: the cost of a run grows with the number of events handled,
 //! never with the span of simulated time they cover, and the same model fed
-//! the same events produces the same run on any machine and thread.
+//! the same events produces the same run on any machine and thread. A run
+//! obeys its `Limits` (a stop request, an event budget) within
+//! `limits::CHECK_EVERY` events, and ends `RunEnd::Halted` then.
 
+mod limits;
 mod queue;
 mod time;
 
+pub use limits::{Halt, Limits, StopFlag};
 pub use queue::EventQueue;
 pub use time::{SimDuration, SimTime};
 
@@ -72,6 +76,8 @@ pub enum RunEnd {
     /// A current event lay beyond the horizon (an endless crash loop, say);
     /// stale ones there do not count.
     Horizon,
+    /// The run's `Limits` ended it first: its figures are not a result.
+    Halted(Halt),
 }
 
 /// What one step did.
@@ -82,13 +88,15 @@ enum Step {
     Paused,
     /// Found no event left within the limit.
     Done,
+    /// Went no further: the run's `Limits` say so (`halted` says why).
+    Halted,
 }
 
 impl Step {
     fn handled(self) -> Option<SimTime> {
         match self {
             Step::Handled(at) => Some(at),
-            Step::Paused | Step::Done => None,
+            Step::Paused | Step::Done | Step::Halted => None,
         }
     }
 }
@@ -101,6 +109,11 @@ pub struct Simulation<M: Model> {
     horizon: SimTime,
     handled: u64,
     stale: u64,
+    limits: Limits,
+    /// The count of handled events at which to look at `limits` next.
+    check_at: u64,
+    /// Why the limits halted the current run, if they did.
+    halted: Option<Halt>,
 }
 
 impl<M: Model> Simulation<M> {
@@ -113,7 +126,16 @@ impl<M: Model> Simulation<M> {
             horizon: SimTime::ZERO + horizon,
             handled: 0,
             stale: 0,
+            limits: Limits::default(),
+            check_at: 0,
+            halted: None,
         }
+    }
+
+    /// Runs from now on obey `limits`.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+        self.check_at = 0;
     }
 
     /// Back to time zero with an empty queue, keeping allocations; the model
@@ -123,6 +145,24 @@ impl<M: Model> Simulation<M> {
         self.now = SimTime::ZERO;
         self.handled = 0;
         self.stale = 0;
+        self.check_at = self.first_look();
+        self.halted = None;
+    }
+
+    /// When a run starting at `handled` events first looks at its limits:
+    /// at its first step if a stop was requested before or its budget is
+    /// spent, else where `look_at_limits` would have it look next. Worked
+    /// out here, per run, so a run without a stop does not call
+    /// `look_at_limits` to start (a sweep of short Pod runs felt it).
+    #[inline]
+    fn first_look(&self) -> u64 {
+        let stopped = self.limits.stop.as_ref().is_some_and(StopFlag::is_requested);
+        let budget = self.limits.events.unwrap_or(u64::MAX);
+        if stopped || self.handled >= budget {
+            self.handled
+        } else {
+            self.handled.saturating_add(limits::CHECK_EVERY).min(budget)
+        }
     }
 
     /// The current simulated time: the instant of the last handled event.
@@ -149,6 +189,12 @@ impl<M: Model> Simulation<M> {
     /// The model, to reset it between runs without reallocating.
     pub fn model_mut(&mut self) -> &mut M {
         &mut self.model
+    }
+
+    /// Why the limits halted the current run, if they did: then its
+    /// figures are no result.
+    pub fn halted(&self) -> Option<Halt> {
+        self.halted
     }
 
     /// Events handled so far (stale ones excluded) and stale events dropped.
@@ -178,14 +224,14 @@ impl<M: Model> Simulation<M> {
 
     /// Handles events until the next current one is one `pause_before`
     /// picks, which stays pending: true then, false if the run came to its
-    /// end first (`run` says how). A model whose state at such an event
-    /// is worth saving (`copy_from`) pauses there.
+    /// end first (`run` says how, a halt included). A model whose state at
+    /// such an event is worth saving (`copy_from`) pauses there.
     pub fn run_until(&mut self, pause_before: impl Fn(&M, &M::Event) -> bool) -> bool {
         loop {
             match self.step_within(self.horizon, &pause_before) {
                 Step::Handled(_) => {}
                 Step::Paused => return true,
-                Step::Done => return false,
+                Step::Done | Step::Halted => return false,
             }
         }
     }
@@ -200,6 +246,8 @@ impl<M: Model> Simulation<M> {
         self.horizon = other.horizon;
         self.handled = other.handled;
         self.stale = other.stale;
+        self.check_at = self.first_look();
+        self.halted = None;
     }
 
     /// `step`, for the earliest current event due at or before `limit` only:
@@ -208,6 +256,9 @@ impl<M: Model> Simulation<M> {
     /// left pending instead (a `|_, _| false` costs nothing).
     #[inline]
     fn step_within(&mut self, limit: SimTime, pause_before: impl Fn(&M, &M::Event) -> bool) -> Step {
+        if self.handled >= self.check_at && self.look_at_limits(limit) {
+            return Step::Halted;
+        }
         while let Some((at, event)) = self.queue.pop_due(limit) {
             if !self.model.is_current(&event) {
                 self.stale += 1;
@@ -229,11 +280,37 @@ impl<M: Model> Simulation<M> {
         Step::Done
     }
 
+    /// Whether the limits halt the run here; if not, when to look again.
+    /// A budget halts a run that has used it up with an event due by
+    /// `limit` still to come (one that ends on its last budgeted event, or
+    /// at the horizon, is not cut short).
+    /// Kept out of line and returning a bool, so the event loop around
+    /// it stays as small as it was without limits (the model's handlers
+    /// are still inlined into it: callgrind counts no more per event).
+    #[cold]
+    #[inline(never)]
+    fn look_at_limits(&mut self, limit: SimTime) -> bool {
+        if self.limits.stop.as_ref().is_some_and(StopFlag::is_requested) {
+            self.halted = Some(Halt::Stopped);
+            return true;
+        }
+        let budget = self.limits.events.unwrap_or(u64::MAX);
+        if self.handled >= budget && self.queue.peek_time().is_some_and(|at| at <= limit) {
+            self.halted = Some(Halt::OverBudget(budget));
+            return true;
+        }
+        self.check_at = self
+            .handled
+            .saturating_add(limits::CHECK_EVERY)
+            .min(budget.max(self.handled + 1));
+        false
+    }
+
     /// The instant a run that ended `how` ended at: its last event, or the
     /// horizon that cut it short.
     pub fn end_time(&self, how: RunEnd) -> SimTime {
         match how {
-            RunEnd::Quiet => self.now,
+            RunEnd::Quiet | RunEnd::Halted(_) => self.now,
             RunEnd::Horizon => self.horizon,
         }
     }
@@ -242,9 +319,13 @@ impl<M: Model> Simulation<M> {
     /// is left lies past the horizon; only a current event there means the
     /// run was cut short: a stale one (a sidecar's turn-wait outlived by its
     /// turn, say) would have changed nothing, so it is dropped, not taken
-    /// for a run still under way.
+    /// for a run still under way. A run its limits halt ends `Halted`.
+    #[inline]
     pub fn run(&mut self) -> RunEnd {
         while self.step().is_some() {}
+        if let Some(halt) = self.halted {
+            return RunEnd::Halted(halt);
+        }
         while let Some((_, event)) = self.queue.pop() {
             if self.model.is_current(&event) {
                 return RunEnd::Horizon;
@@ -365,6 +446,64 @@ mod tests {
         sim.schedule(SimTime::ZERO, Tick(0));
         assert!(!sim.run_until(|_, _| false));
         assert_eq!(sim.model().seen.len(), 4);
+    }
+
+    /// A ticker every millisecond for an hour: 3.6 million events.
+    fn long_ticker() -> Simulation<Ticker> {
+        let mut sim = ticker(1);
+        sim.set_horizon(SimDuration::from_secs(3600));
+        sim.schedule(SimTime::ZERO, Tick(0));
+        sim
+    }
+
+    #[test]
+    fn a_budget_halts_the_run_that_needs_more_events_and_only_it() {
+        let mut sim = long_ticker();
+        sim.set_limits(Limits {
+            stop: None,
+            events: Some(10_000),
+        });
+        assert_eq!(sim.run(), RunEnd::Halted(Halt::OverBudget(10_000)));
+        assert_eq!(sim.counts().0, 10_000);
+        assert_eq!(sim.halted(), Some(Halt::OverBudget(10_000)));
+        // Until the halt the run is the one without limits: tick n at n ms.
+        assert!(
+            sim.model()
+                .seen
+                .iter()
+                .enumerate()
+                .all(|(n, &(t, _))| t == SimTime(n as u64))
+        );
+        // The horizon's four ticks fit a budget of four.
+        let mut sim = ticker(300);
+        sim.set_limits(Limits {
+            stop: None,
+            events: Some(4),
+        });
+        sim.schedule(SimTime::ZERO, Tick(0));
+        assert_eq!(sim.run(), RunEnd::Horizon);
+        assert_eq!(sim.halted(), None);
+    }
+
+    #[test]
+    fn a_stop_request_halts_a_run_within_a_check_and_the_next_at_once() {
+        let stop = StopFlag::new();
+        let mut sim = long_ticker();
+        sim.set_limits(Limits::stopped_by(&stop));
+        sim.step_until(SimTime(100_000));
+        stop.request();
+        assert_eq!(sim.run(), RunEnd::Halted(Halt::Stopped));
+        let (handled, _) = sim.counts();
+        assert!(
+            (100_001..=100_001 + limits::CHECK_EVERY).contains(&handled),
+            "{handled}"
+        );
+        assert_eq!(sim.end_time(RunEnd::Halted(Halt::Stopped)), sim.time());
+        // The flag stays raised: the next run handles nothing.
+        sim.rewind();
+        sim.schedule(SimTime::ZERO, Tick(0));
+        assert_eq!(sim.run(), RunEnd::Halted(Halt::Stopped));
+        assert_eq!(sim.counts(), (0, 0));
     }
 
     #[test]

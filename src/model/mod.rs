@@ -52,4 +52,6 @@ pub use pod::{
     Change, ExitReason, ExposureMeter, Field, Meters, Metrics, Observer, Outcome, PodEvent, PodModel,
     PodPhase, PodSimulator, RunPrefix, Trace, TraceEntry, UpdateEffect,
 };
-pub use run::{JobReport, Measured, PodReport, RunReport, RunSpec, Simulator, simulate, simulate_pod};
+pub use run::{
+    JobReport, Measured, PodReport, RunReport, RunSpec, Simulator, simulate, simulate_pod, simulate_within,
+};

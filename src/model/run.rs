@@ -17,9 +17,9 @@ use super::job::{JobFigures, JobPod, JobRun, JobSimulator, JobSpec};
 use super::pod::spec::{PodMode, PodRun, PodSpec};
 use super::pod::{Metrics, PodSimulator, Trace, TraceEntry};
 use super::service::{
-    ServiceMetrics, ServiceReport, ServiceRun, ServiceSimulator, ServiceSpec, simulate_service,
+    ServiceMetrics, ServiceReport, ServiceRun, ServiceSimulator, ServiceSpec, simulate_service_within,
 };
-use crate::engine::{DEFAULT_HORIZON, SimDuration};
+use crate::engine::{DEFAULT_HORIZON, Halt, Limits, SimDuration};
 
 /// Everything one run needs: the Pod and when to stop looking at it. A
 /// grid axis, a scenario key or a flag may set any of it, so it is one value
@@ -128,9 +128,30 @@ impl Simulator {
         }
     }
 
+    /// Runs from now on obey `limits` (a stop request, an event budget).
+    pub fn set_limits(&mut self, limits: Limits) {
+        match self {
+            Simulator::Pod(s) => s.set_limits(limits),
+            Simulator::Job(s) => s.set_limits(limits),
+            Simulator::Service(s) => s.set_limits(limits),
+        }
+    }
+
+    /// Why the limits halted the last run, if they did: then its figures
+    /// are no result.
+    #[inline]
+    pub fn halted(&self) -> Option<Halt> {
+        match self {
+            Simulator::Pod(s) => s.halted(),
+            Simulator::Job(s) => s.halted(),
+            Simulator::Service(s) => s.halted(),
+        }
+    }
+
     /// Simulates the current spec once (`spec_mut` sets the next). A sweep
     /// runs its simulator itself, a Pod's from a shared prefix; this is
-    /// for a caller that only wants the figures.
+    /// for a caller that only wants the figures (`halted` says whether
+    /// they are a result, under limits).
     pub fn run(&mut self) -> Measured {
         match self {
             Simulator::Pod(s) => Measured::Pod(s.run()),
@@ -181,9 +202,22 @@ pub struct JobReport {
 /// Simulates `run` once, recording its history: its Service's, if it has
 /// one, else its Pod's (`simulate_pod`).
 pub fn simulate(run: &RunSpec) -> RunReport {
+    unlimited(simulate_within(run, &Limits::default()))
+}
+
+/// `simulate` under `limits`: why they halted the run, if they did.
+pub fn simulate_within(run: &RunSpec, limits: &Limits) -> Result<RunReport, Halt> {
     match run.service {
-        Some(_) => RunReport::Service(simulate_service(run)),
-        None => RunReport::Pod(simulate_pod(run)),
+        Some(_) => simulate_service_within(run, limits).map(RunReport::Service),
+        None => simulate_pod_within(run, limits).map(RunReport::Pod),
+    }
+}
+
+/// The report of a run without limits, which nothing halts.
+fn unlimited<T>(report: Result<T, Halt>) -> T {
+    match report {
+        Ok(report) => report,
+        Err(_) => unreachable!("a run without limits is never halted"),
     }
 }
 
@@ -192,12 +226,21 @@ pub fn simulate(run: &RunSpec) -> RunReport {
 /// history is kept (the first's as the report's trace, which the timeline
 /// and the metrics are of).
 pub fn simulate_pod(run: &RunSpec) -> PodReport {
+    unlimited(simulate_pod_within(run, &Limits::default()))
+}
+
+/// `simulate_pod` under `limits`: why they halted the run, if they did.
+fn simulate_pod_within(run: &RunSpec, limits: &Limits) -> Result<PodReport, Halt> {
     if run.pod.mode == PodMode::Job {
         let mut simulator = JobSimulator::observed_by(run.clone(), Trace::new());
+        simulator.set_limits(limits.clone());
         let mut histories = Vec::new();
         let (metrics, figures) = simulator.run(|_, pod| histories.push(pod.to_vec()));
+        if let Some(halt) = simulator.halted() {
+            return Err(halt);
+        }
         let mut histories = histories.into_iter();
-        return PodReport {
+        return Ok(PodReport {
             metrics,
             trace: histories.next().unwrap_or_default(),
             job: figures.map(|figures| JobReport {
@@ -205,13 +248,17 @@ pub fn simulate_pod(run: &RunSpec) -> PodReport {
                 pods: simulator.pods().to_vec(),
                 later: histories.collect(),
             }),
-        };
+        });
     }
     let mut simulator = PodSimulator::recording(run.clone());
+    simulator.set_limits(limits.clone());
     let metrics = simulator.run();
-    PodReport {
+    if let Some(halt) = simulator.halted() {
+        return Err(halt);
+    }
+    Ok(PodReport {
         metrics,
         trace: simulator.trace().to_vec(),
         job: None,
-    }
+    })
 }

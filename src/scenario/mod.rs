@@ -14,6 +14,7 @@ pub mod dist;
 mod duration;
 pub mod key;
 pub mod manifest;
+pub mod numbers;
 pub mod rules;
 mod text;
 pub mod toml;

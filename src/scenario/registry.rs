@@ -292,3 +292,77 @@ fn the_key_reference_is_generated_from_the_registry() {
         );
     }
 }
+
+/// A key Kubernetes bounds is refused one past its bound, and taken at
+/// it, by every reader: TOML, a grid axis (a list or a range), an
+/// annotation and a timings file, each pointing at the value with the
+/// limit and its source.
+#[test]
+fn every_bounded_key_is_refused_past_its_limit_by_every_reader() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let pod = BASE.replace("restart_policy = \"Never\"\n", "");
+    let base = Scenario::parse(&format!("[service]\n[traffic]\nrate = 1\n{pod}"), "b.toml").unwrap();
+    let bounded: Vec<Field> = Field::ALL.into_iter().filter(|f| f.limit().is_some()).collect();
+    assert_eq!(bounded, [Field::Replicas, Field::Nodes, Field::Clients]);
+    for field in bounded {
+        let max = field.limit().unwrap().max;
+        let (table, name) = (field.scope().table(), field.name());
+        let toml = |n: u64| match field.scope() {
+            Scope::Traffic => format!("[service]\n[traffic]\n{name} = {n}\nrate = 1\n{pod}"),
+            _ => format!("[{table}]\n{name} = {n}\n{pod}"),
+        };
+        let axis = |values: String| format!("base = \"b.toml\"\n[axes]\n\"{table}.{name}\" = {values}\n");
+        let annotation = |n: u64| {
+            let rate = match field.scope() {
+                Scope::Traffic => "    podsim.dev/traffic.rate: \"1\"\n",
+                _ => "",
+            };
+            POD.replace("KEY", &format!("podsim.dev/{table}.{name}"))
+                .replace("VALUE", &n.to_string())
+                .replace("spec:\n", &format!("{rate}spec:\n"))
+        };
+        let overlay = |n: u64| {
+            let rate = if field.scope() == Scope::Traffic {
+                "rate = 1\n"
+            } else {
+                ""
+            };
+            let plain = POD.replace("    KEY: \"VALUE\"\n", "");
+            Timings::parse(&format!("[{table}]\n{name} = {n}\n{rate}"), "t.toml")
+                .and_then(|t| manifest::parse(&plain, "k.yaml", Some(&t)))
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        let grid = |values: String| {
+            Grid::parse(&axis(values), "g.toml", base.clone(), &folder)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        let results = |n: u64| {
+            [
+                Scenario::parse(&toml(n), "k.toml")
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                grid(format!("[1, {n}]")),
+                grid(format!("{{ from = 1, to = {n}, step = 1 }}")),
+                manifest::parse(&annotation(n), "k.yaml", None)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                overlay(n),
+            ]
+        };
+        for result in results(max) {
+            accepted(field, result);
+        }
+        for result in results(max + 1) {
+            let e = result.expect_err(&format!("{field:?} = {} taken", max + 1));
+            let limit = format!(
+                "{} is over Kubernetes' limit of {} ",
+                max + 1,
+                numbers::grouped(max)
+            );
+            assert!(e.contains(&limit) && e.contains("cluster-large"), "{e}");
+            assert!(e.contains(&name), "the key is named: {e}");
+        }
+    }
+}

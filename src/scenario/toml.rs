@@ -17,6 +17,7 @@ use toml::de::{DeTable, DeValue};
 use super::Scenario;
 use super::diagnostic::{Diagnostic, Layout, Problem};
 use super::key::{Field, Group, Key, Scope, Value, path};
+use super::rules::work::work_notice;
 use super::rules::{Format, Rule, SpecProblem, check_spec, version_notices};
 
 mod actions;
@@ -121,6 +122,10 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
         .map(|n| Diagnostic::whole(origin, n).warning())
         .collect();
     notices.extend(reader.budget_notice(&service_tables));
+    let traffic = reader.run.service.as_ref().and_then(|s| s.traffic.as_ref());
+    if let Some(words) = traffic.and_then(work_notice) {
+        notices.push(Diagnostic::whole(origin, words).warning());
+    }
     if reader.run.service.as_ref().is_some_and(|s| s.traffic.is_none()) {
         let words = "no client sends the Service requests, so none can fail; add [traffic] rate = 50 \
                      (requests per second) to count them";
@@ -352,7 +357,7 @@ fn each_a_table(entry: &str, list: &str) -> Problem {
     Problem::not_laid_out(entry, Layout::Entry, format!("[[{list}]]"))
 }
 
-/// A container's keys in the README's order: name, then its fields and
+/// A container's keys in the key reference's order: name, then its fields and
 /// groups, then its restart rules.
 fn container_keys() -> Vec<&'static str> {
     let mut keys = vec!["name"];
@@ -368,5 +373,7 @@ fn name_expected(value: &DeValue) -> Problem {
 
 /// The value of `field` as written, or the problem saying why not.
 fn value_at(field: Field, item: &Spanned<DeValue>, context: &str) -> Result<Value, Problem> {
-    value(field.unit(), item.get_ref()).map_err(|e| e.problem(context, &field.name()))
+    value(field.unit(), item.get_ref())
+        .and_then(|v| field.within_limit(v).map_err(ValueError::Invalid))
+        .map_err(|e| e.problem(context, &field.name()))
 }

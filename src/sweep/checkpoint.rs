@@ -304,7 +304,7 @@ mod tests {
             csv: &mut csv,
             summary: None,
         };
-        crate::sweep::run(&g, 0..g.runs(), 2, sinks, &mut |at| {
+        crate::sweep::run(&g, 0..g.runs(), 2, sinks, &Default::default(), &mut |at| {
             if checkpoint.is_none() && at.next_run > 0 {
                 let output = at.flush().unwrap();
                 checkpoint = Some(Checkpoint::new(&g, 0..g.runs(), None, at.next_run, &output));
@@ -336,7 +336,7 @@ mod tests {
             csv: &mut csv,
             summary: Some(&mut summary),
         };
-        let result = crate::sweep::run(g, 0..g.runs(), threads, sinks, &mut |at| {
+        let result = crate::sweep::run(g, 0..g.runs(), threads, sinks, &Default::default(), &mut |at| {
             calls += 1;
             if Some(calls) == stop {
                 taken = Some(Checkpoint::new(
@@ -372,9 +372,15 @@ mod tests {
             csv: &mut csv,
             summary: Some(&mut summary),
         };
-        let done = crate::sweep::resume(g, c.next_run..g.runs(), threads, sinks, from, &mut |_| {
-            ControlFlow::Continue(())
-        })
+        let done = crate::sweep::resume(
+            g,
+            c.next_run..g.runs(),
+            threads,
+            sinks,
+            from,
+            &Default::default(),
+            &mut |_| ControlFlow::Continue(()),
+        )
         .unwrap();
         (csv, summary, done)
     }

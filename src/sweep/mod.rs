@@ -50,4 +50,12 @@ pub enum SweepError {
         /// Rows written before the stop.
         rows: u64,
     },
+    /// A run needed more events than the limits' budget.
+    #[error("run {run} needs more than {events} events")]
+    OverBudget {
+        /// The first run found over the budget (a combination's number).
+        run: u64,
+        /// The budget.
+        events: u64,
+    },
 }

@@ -357,7 +357,7 @@ fn help_lists_the_exit_codes() {
         "0 success",
         "1 an error in the input",
         "2 a usage error",
-        "130 a sweep stopped",
+        "130 a sweep or run stopped",
     ] {
         assert!(flat.contains(code), "--help lacks exit code \"{code}\":\n{help}");
     }

@@ -40,6 +40,10 @@
 //!   points by SIGKILL and SIGTERM, resumed byte for byte;
 //! - `resume_refusals`: the checkpoints, partial files and flags `--resume`
 //!   refuses before any run, files left as they were;
+//! - `stopping`: Ctrl-C and SIGTERM end a slow Service sweep or run within
+//!   seconds, a checkpoint keeping the finished rows;
+//! - `work_budget`: a Service's traffic past the work estimate's budget
+//!   refused at its key by `run` and by a grid's axis;
 //! - `common`: starting the binary, throwaway files and folders.
 
 pub mod common;
@@ -64,6 +68,8 @@ mod run;
 mod serve;
 mod service_pictures;
 mod shards;
+mod stopping;
 mod sweep;
 mod sweep_errors;
 mod sweep_timings;
+mod work_budget;

@@ -4,6 +4,9 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
 
 use super::common::podsim_process;
 
@@ -441,4 +444,37 @@ fn a_view_offers_each_scenario_the_axis_paths_its_sweep_takes() {
     for path in ["traffic.rate", "disruptions.0.after_ready", "pdb.min_available"] {
         assert!(service.iter().any(|p| p == path), "{path}");
     }
+}
+
+/// A run past `--max-seconds` is stopped, answered 503 with the reason
+/// (run, view and sweep alike), and the server goes on. The slow Service
+/// sends 1.8·10⁹ requests (minutes); the bound of 10 s, for a loaded
+/// machine, is far from them.
+#[test]
+fn a_request_past_its_time_budget_gets_503_with_the_reason() {
+    let server = Server::start(&["--max-seconds", "1"]);
+    let slow = seed("service/no-prestop.toml").replace("rate = 50 ", "rate = 1000000\nduration = \"30m\" ");
+    let sweep = json!({ "scenario": slow, "grid": "[axes]\n\"traffic.clients\" = [3]\n" });
+    let view = json!({ "scenarios": [slow] });
+    for (path, body) in [
+        ("/api/run", slow.clone()),
+        ("/api/view", view.to_string()),
+        ("/api/sweep", sweep.to_string()),
+    ] {
+        let started = Instant::now();
+        let (status, doc) = server.json("POST", path, &body);
+        assert_eq!(status, 503, "{path}: {doc}");
+        let message = doc["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("time budget of 1 s (--max-seconds)"),
+            "{path}: {message}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{path}: {:?}",
+            started.elapsed()
+        );
+    }
+    let (status, doc) = server.json("POST", "/api/run", &seed("seed-sidecar.toml"));
+    assert_eq!((status, &doc["metrics"]["ready_ms"]), (200, &json!(6000)));
 }

@@ -301,7 +301,10 @@ pub fn whole_sweep(grid: &Grid) -> (Vec<u8>, Vec<u8>) {
         csv: &mut csv,
         summary: Some(&mut summary),
     };
-    sweep::run(grid, 0..grid.runs(), 1, sinks, &mut |_| ControlFlow::Continue(())).expect("the sweep runs");
+    sweep::run(grid, 0..grid.runs(), 1, sinks, &Default::default(), &mut |_| {
+        ControlFlow::Continue(())
+    })
+    .expect("the sweep runs");
     (csv, summary)
 }
 
@@ -344,9 +347,15 @@ fn checkpoint(data: &[u8]) -> Outcome {
         csv: csv_prefix,
         summary: Some(summary_prefix),
     };
-    let done: Output = sweep::resume(&grid, c.next_run..runs.end, 1, sinks, from, &mut |_| {
-        ControlFlow::Continue(())
-    })
+    let done: Output = sweep::resume(
+        &grid,
+        c.next_run..runs.end,
+        1,
+        sinks,
+        from,
+        &Default::default(),
+        &mut |_| ControlFlow::Continue(()),
+    )
     .expect("an accepted checkpoint resumes");
     let whole = whole_sweep(&grid);
     assert!(

@@ -22,23 +22,26 @@
 //! - `GET /api/initial`: the scenarios the page opens with.
 //!
 //! An input error is a 400 whose body is `{"error": {file, line, column,
-//! message}}`, the file being `request`.
+//! message}}`, the file being `request`. A request whose runs go past its
+//! `Budget` (time, events) is a 503 whose `{"error": {message}}` says which.
 
 use std::ops::ControlFlow;
 use std::path::Path;
 
 use serde_json::{Value, json};
 
+use podsim::engine::Halt;
 use podsim::engine::SimDuration;
-use podsim::model::{PodReport, RunReport, simulate};
+use podsim::model::{PodReport, RunReport, simulate_within};
 use podsim::report::bands::{Figure, TimeAxis, timelines_svg_on_one_axis};
 use podsim::report::kubectl;
 use podsim::report::service;
 use podsim::scenario::key::path;
 use podsim::scenario::{Diagnostic, InputFormat, Scenario};
-use podsim::sweep::{Grid, GridFile};
+use podsim::sweep::{Grid, GridFile, SweepError};
 
 use super::State;
+use super::budget::Budget;
 use crate::cli::inputs::Input;
 
 /// The name request bodies go by in error messages.
@@ -135,15 +138,18 @@ fn read_each(text: &str) -> Vec<Result<Input, Diagnostic>> {
 }
 
 /// `POST /api/run`.
-pub fn run(body: &str) -> Reply {
+pub fn run(body: &str, budget: &Budget) -> Reply {
     let inputs = match read(body) {
         Ok(inputs) => inputs,
         Err(d) => return Reply::input_error(&d),
     };
-    let mut documents: Vec<Value> = inputs
-        .iter()
-        .map(|input| crate::cli::run::document(input, &simulate(&input.scenario.run)))
-        .collect();
+    let mut documents: Vec<Value> = Vec::new();
+    for input in &inputs {
+        match simulate_within(&input.scenario.run, &budget.limits) {
+            Ok(report) => documents.push(crate::cli::run::document(input, &report)),
+            Err(halt) => return budget.exceeded(halt),
+        }
+    }
     match documents.len() {
         1 => Reply::json(&documents.remove(0)),
         _ => Reply::json(&Value::Array(documents)),
@@ -151,7 +157,7 @@ pub fn run(body: &str) -> Reply {
 }
 
 /// `POST /api/view`.
-pub fn view(body: &str) -> Reply {
+pub fn view(body: &str, budget: &Budget) -> Reply {
     let texts: Vec<String> = match serde_json::from_str::<Value>(body) {
         Ok(Value::Object(mut o)) => match o.remove("scenarios") {
             Some(Value::Array(a)) if a.iter().all(Value::is_string) => a
@@ -175,7 +181,10 @@ pub fn view(body: &str) -> Reply {
                 Ok(input) if ran == MAX_WORKLOADS => json!({ "left_out": left_out(&input.scenario.name) }),
                 Ok(input) => {
                     ran += 1;
-                    view_one(input, &mut drawn)
+                    match view_one(input, &mut drawn, budget) {
+                        Ok(entry) => entry,
+                        Err(halt) => return budget.exceeded(halt),
+                    }
                 }
             };
             entry["scenario"] = json!(i);
@@ -213,8 +222,9 @@ fn left_out(name: &str) -> String {
 
 /// One workload's entry of the view: its document, its notices as the page
 /// words them, and kubectl's lines, or, for a Service, its picture; a Pod
-/// run is kept in `drawn` for the shared timeline.
-fn view_one(input: Input, drawn: &mut Vec<(Input, PodReport)>) -> Value {
+/// run is kept in `drawn` for the shared timeline. The run obeys the
+/// request's budget: its halt is the answer then.
+fn view_one(input: Input, drawn: &mut Vec<(Input, PodReport)>, budget: &Budget) -> Result<Value, Halt> {
     let notices: Vec<Value> = input
         .scenario
         .notices
@@ -224,18 +234,18 @@ fn view_one(input: Input, drawn: &mut Vec<(Input, PodReport)>) -> Value {
     let s = &input.scenario;
     // The page's axis hints, from the registry's grammar.
     let axes = path::axis_paths(&s.run);
-    let report = simulate(&s.run);
+    let report = simulate_within(&s.run, &budget.limits)?;
     let document = crate::cli::run::document(&input, &report);
     let report = match report {
         RunReport::Pod(report) => report,
         RunReport::Service(report) => {
-            return json!({
+            return Ok(json!({
                 "document": document,
                 "notices": notices,
                 "kubectl": [],
                 "service_svg": service::service_svg(&s.name, &s.run.pod, &report),
                 "axes": axes,
-            });
+            }));
         }
     };
     let watch: Vec<Value> = kubectl::watch(&s.run.pod, &report.trace)
@@ -249,11 +259,11 @@ fn view_one(input: Input, drawn: &mut Vec<(Input, PodReport)>) -> Value {
         "axes": axes,
     });
     drawn.push((input, report));
-    entry
+    Ok(entry)
 }
 
 /// `POST /api/sweep`.
-pub fn sweep(body: &str, state: &State) -> Reply {
+pub fn sweep(body: &str, state: &State, budget: &Budget) -> Reply {
     let (scenario, grid) = match serde_json::from_str::<Value>(body) {
         Ok(v) => match (
             v.get("scenario").and_then(Value::as_str),
@@ -304,15 +314,14 @@ pub fn sweep(body: &str, state: &State) -> Reply {
         csv: &mut csv,
         summary: None,
     };
-    let ran = podsim::sweep::run(
-        &grid,
-        0..grid.runs(),
-        1,
-        sinks,
-        &mut |_| ControlFlow::Continue(()),
-    );
-    if let Err(e) = ran {
-        return Reply::error(500, &format!("the sweep failed: {e}"));
+    let ran = podsim::sweep::run(&grid, 0..grid.runs(), 1, sinks, &budget.limits, &mut |_| {
+        ControlFlow::Continue(())
+    });
+    match ran {
+        Ok(_) => {}
+        Err(SweepError::Interrupted { .. }) => return budget.exceeded(Halt::Stopped),
+        Err(SweepError::OverBudget { events, .. }) => return budget.exceeded(Halt::OverBudget(events)),
+        Err(e) => return Reply::error(500, &format!("the sweep failed: {e}")),
     }
     let mut reader = csv::Reader::from_reader(csv.as_slice());
     let columns: Vec<String> = match reader.headers() {

@@ -5,10 +5,12 @@
 //! Invariant: the server serves the page and the API and nothing else; the
 //! API never touches the file system (the files named on the command line
 //! are read once, at start); every request is bounded (body size, runs per
-//! sweep, the run's horizon) and answered, a malformed one with a 4xx and
-//! a handler's panic with a 500, so no request can stop the server.
+//! sweep, the run's horizon, its time and events: `budget`) and answered,
+//! a malformed one with a 4xx, one over its budget with a 503 and a
+//! handler's panic with a 500, so no request can stop the server.
 
 mod api;
+mod budget;
 mod notices;
 mod whatif;
 
@@ -22,6 +24,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use tiny_http::{Header, Method, Request, Response, Server};
 
+use self::budget::Budget;
 use super::UsageError;
 
 /// The page: markup and style, then its script (the page, the trade-off
@@ -59,6 +62,9 @@ pub struct ServeArgs {
     /// Threads answering requests at once.
     #[arg(long, default_value_t = 4)]
     pub threads: usize,
+    /// The most seconds one /api request may run; past it the runs stop and the answer is a 503.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_seconds: u64,
 }
 
 /// What every request handler may read: the page's first scenarios and the limits.
@@ -67,6 +73,8 @@ pub struct State {
     pub initial: Vec<(String, String)>,
     /// `--max-runs`.
     pub max_runs: u64,
+    /// `--max-seconds`.
+    pub max_seconds: u64,
 }
 
 /// Serves until the process is stopped.
@@ -77,6 +85,7 @@ pub fn serve(args: &ServeArgs, out: &mut dyn std::io::Write) -> Result<()> {
     let state = Arc::new(State {
         initial: initial_scenarios(&args.files)?,
         max_runs: args.max_runs,
+        max_seconds: args.max_seconds,
     });
     let address = SocketAddr::new(args.listen, args.port);
     let server = Server::http(address)
@@ -162,9 +171,9 @@ fn route_request(method: &Method, path: &str, body: &str, state: &State) -> api:
     match (method, path) {
         (Method::Get, "/") | (Method::Get, "/index.html") => api::Reply::page(PAGE),
         (Method::Get, "/api/initial") => api::initial(state),
-        (Method::Post, "/api/run") => api::run(body),
-        (Method::Post, "/api/view") => api::view(body),
-        (Method::Post, "/api/sweep") => api::sweep(body, state),
+        (Method::Post, "/api/run") => api::run(body, &Budget::start(state.max_seconds)),
+        (Method::Post, "/api/view") => api::view(body, &Budget::start(state.max_seconds)),
+        (Method::Post, "/api/sweep") => api::sweep(body, state, &Budget::start(state.max_seconds)),
         (Method::Post, "/api/whatif") => whatif::whatif(body),
         (
             _,

@@ -20,7 +20,7 @@ pub use policy::{
 
 use super::pod::spec::{ContainerId, Deletion, PodMode, PodRun, RestartPolicy};
 use super::pod::{Change, Metrics, Observer, Outcome, PodPhase, PodSimulator, TraceEntry};
-use crate::engine::{SimDuration, SimTime};
+use crate::engine::{Halt, Limits, SimDuration, SimTime};
 
 /// Lends a Job's run its Pod template, horizon and stream (`PodRun`) and
 /// the controller's rules: the Job room names no caller above it, and a
@@ -231,6 +231,8 @@ impl<O> JobWatch<O> {
 pub struct JobSimulator<O: Observer, R: JobRun> {
     pods: PodSimulator<JobWatch<O>, R>,
     record: Vec<JobPod>,
+    /// Why the limits halted the last run's Pod, if they did.
+    halted: Option<Halt>,
 }
 
 impl<R: JobRun> JobSimulator<(), R> {
@@ -255,7 +257,19 @@ impl<O: Observer, R: JobRun> JobSimulator<O, R> {
         JobSimulator {
             pods: PodSimulator::observed_by(run, watch),
             record: Vec::new(),
+            halted: None,
         }
+    }
+
+    /// Runs from now on obey `limits`, each Pod's run on its own.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.pods.set_limits(limits);
+    }
+
+    /// Why the limits halted a Pod of the last run, if they did: the Job
+    /// went no further, and its figures are no result.
+    pub fn halted(&self) -> Option<Halt> {
+        self.halted
     }
 
     /// The spec of the next run; changes take effect at the next `run`.
@@ -277,6 +291,7 @@ impl<O: Observer, R: JobRun> JobSimulator<O, R> {
         self.record.clear();
         if self.pods.spec().pod().mode != PodMode::Job {
             let metrics = self.pods.run();
+            self.halted = self.pods.halted();
             each(&metrics, self.pods.observer().inner());
             return (metrics, None);
         }
@@ -307,12 +322,12 @@ impl<O: Observer, R: JobRun> JobSimulator<O, R> {
                     Deletion::At(at.since(SimTime::ZERO) + SimDuration::from_millis(1));
                 metrics = self.pods.run();
             }
+            self.halted = self.pods.halted();
             each(&metrics, self.pods.observer().inner());
             first.get_or_insert(metrics);
             let watch = self.pods.observer();
-            let finished = metrics
-                .phase
-                .is_terminal()
+            // A halted Pod did not finish: the Job stops with it.
+            let finished = (metrics.phase.is_terminal() && self.halted.is_none())
                 .then(|| created + watch.last_exit.unwrap_or_default().since(SimTime::ZERO));
             let mut pod = JobPod {
                 created,

@@ -368,7 +368,9 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
         let phase = self.phase();
         self.note_phase(end);
         let outcome = match how {
-            RunEnd::Horizon => Outcome::Horizon,
+            // A halted run was cut short as one at the horizon is; its
+            // figures are no result, and callers drop them.
+            RunEnd::Horizon | RunEnd::Halted(_) => Outcome::Horizon,
             RunEnd::Quiet if self.run.pod().mode == PodMode::Job && !phase.is_terminal() => {
                 self.unfinished_app().map_or(Outcome::Settled, Outcome::Stuck)
             }

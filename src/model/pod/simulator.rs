@@ -9,7 +9,7 @@ use super::PodModel;
 use super::history::{Observer, Trace, TraceEntry};
 use super::metrics::Metrics;
 use super::spec::{PodRun, PodRunSpec};
-use crate::engine::Simulation;
+use crate::engine::{Halt, Limits, Simulation};
 
 /// Runs one Pod spec after another on the same buffers. The observer `O`
 /// is what is kept of each run besides its metrics: nothing (`()`, the
@@ -107,6 +107,17 @@ impl<O: Observer, R: PodRun> PodSimulator<O, R> {
     /// Events handled and stale events dropped in the last run.
     pub fn event_counts(&self) -> (u64, u64) {
         self.sim.counts()
+    }
+
+    /// Runs from now on obey `limits` (a stop request, an event budget).
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.sim.set_limits(limits);
+    }
+
+    /// Why the limits halted the last run, if they did: then its metrics
+    /// are no result.
+    pub fn halted(&self) -> Option<Halt> {
+        self.sim.halted()
     }
 }
 

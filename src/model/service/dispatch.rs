@@ -11,6 +11,7 @@ use crate::engine::{Model, Scheduler, SimTime};
 impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
     type Event = ServiceEvent;
 
+    #[inline]
     fn is_current(&self, event: &ServiceEvent) -> bool {
         match *event {
             ServiceEvent::Pod { replica, event } => self.pods[replica as usize].is_current(&event),
@@ -23,6 +24,9 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
         }
     }
 
+    // Inline, so the engine's event loop takes it in whichever codegen
+    // unit it lands (a call per event costs the sweep about 6 %).
+    #[inline]
     fn handle(&mut self, now: SimTime, event: ServiceEvent, s: &mut Scheduler<'_, ServiceEvent>) {
         match event {
             ServiceEvent::Pod { replica, event } => self.pod_event(replica as usize, now, event, s),

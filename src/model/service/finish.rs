@@ -15,7 +15,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         for r in 0..self.pods.len() {
             let own_end = match how {
                 RunEnd::Quiet => self.last_pod_event[r],
-                RunEnd::Horizon => end,
+                RunEnd::Horizon | RunEnd::Halted(_) => end,
             };
             replicas.push(self.pods[r].finish(own_end, how));
             let mut changes = self.report_pod_changes(r);

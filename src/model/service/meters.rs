@@ -277,7 +277,7 @@ impl ServiceMeters {
             deleted,
             replicas,
             end_ms: end.as_millis(),
-            horizon: how == RunEnd::Horizon,
+            horizon: how != RunEnd::Quiet,
         }
     }
 }

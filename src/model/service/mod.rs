@@ -83,12 +83,13 @@ pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
 pub use sent::SentTimes;
-pub use simulator::{ServiceReport, ServiceRun, ServiceSimulator, simulate_service};
+pub use simulator::{ServiceReport, ServiceRun, ServiceSimulator, simulate_service, simulate_service_within};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
     TrafficSpec, When,
 };
 pub use trace::ServiceTrace;
+pub use traffic::SETTLE_TAIL;
 
 use self::app::{Replica, replica_pod};
 use self::connection::{Client, Conns};
@@ -97,7 +98,7 @@ use self::history::{Observers, Tap};
 use self::meters::ServiceMeters;
 use self::proxy::Proxy;
 use self::rollout::Deploy;
-use self::traffic::{Requests, SETTLE_TAIL};
+use self::traffic::Requests;
 use crate::engine::{EventQueue, Model, Scheduler, SimDuration, SimTime};
 use crate::model::draw::{DrawKey, Stream};
 use crate::model::pod::spec::PodRunSpec;

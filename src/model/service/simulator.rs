@@ -9,7 +9,7 @@
 
 use super::history::ServiceObserver;
 use super::{ServiceEvent, ServiceMetrics, ServiceModel, ServiceSpec, ServiceTrace, When};
-use crate::engine::{SimDuration, SimTime, Simulation};
+use crate::engine::{Halt, Limits, SimDuration, SimTime, Simulation};
 use crate::model::pod::spec::PodRun;
 use crate::model::pod::{PodEvent, Trace};
 
@@ -81,6 +81,17 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceSimulator<O, R> {
         self.sim.counts()
     }
 
+    /// Runs from now on obey `limits` (a stop request, an event budget).
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.sim.set_limits(limits);
+    }
+
+    /// Why the limits halted the last run, if they did: then its metrics
+    /// are no result.
+    pub fn halted(&self) -> Option<Halt> {
+        self.sim.halted()
+    }
+
     /// What the observer kept of the last run.
     pub fn observer(&self) -> &O {
         self.sim.model().observer()
@@ -111,10 +122,25 @@ impl ServiceReport {
 
 /// Simulates the Service of `run` once, recording its history.
 pub fn simulate_service<R: ServiceRun + Clone>(run: &R) -> ServiceReport {
+    match simulate_service_within(run, &Limits::default()) {
+        Ok(report) => report,
+        Err(_) => unreachable!("a run without limits is never halted"),
+    }
+}
+
+/// `simulate_service` under `limits`: why they halted it, if they did.
+pub fn simulate_service_within<R: ServiceRun + Clone>(
+    run: &R,
+    limits: &Limits,
+) -> Result<ServiceReport, Halt> {
     let mut simulator = ServiceSimulator::observed_by(run.clone(), ServiceTrace::default());
+    simulator.set_limits(limits.clone());
     let metrics = simulator.run();
-    ServiceReport {
+    if let Some(halt) = simulator.halted() {
+        return Err(halt);
+    }
+    Ok(ServiceReport {
         trace: std::mem::take(simulator.observer_mut()),
         metrics,
-    }
+    })
 }

@@ -338,4 +338,4 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
 }
 
 /// The default tail: traffic runs this long after the last disruption has settled.
-pub(super) const SETTLE_TAIL: SimDuration = SimDuration::from_secs(10);
+pub const SETTLE_TAIL: SimDuration = SimDuration::from_secs(10);

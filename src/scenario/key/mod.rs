@@ -15,6 +15,7 @@
 //! from all of these).
 
 mod field;
+mod limit;
 pub mod path;
 pub mod reference;
 mod set;
@@ -22,6 +23,7 @@ mod unit;
 
 pub(crate) use field::service_field;
 pub use field::{Field, WhenRead};
+pub use limit::{Limit, SCALABILITY};
 pub use path::{KeyPath, PathError, Place, Reader, Spelling};
 pub use set::{Key, default_backoff_cap};
 pub use unit::{Unit, Value, parse_kube_version, parse_rate, unknown_preset, word};

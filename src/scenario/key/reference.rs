@@ -22,7 +22,12 @@ each of them writes its keys; the last column says whether annotations
 and timings files take a key. Those that Kubernetes itself expresses are
 read from the manifest and refused there, with the field to edit named
 (sweep them as an axis to try other values). A misspelt key or path is
-refused with the closest valid one and the valid keys of its table.
+refused with the closest valid one and the valid keys of its table. A
+count that Kubernetes bounds (a cluster's nodes and Pods: the value column
+says \"at most\") is refused past the bound, by every reader; the bounds
+are those of Kubernetes' scalability thresholds
+(https://kubernetes.io/docs/setup/best-practices/cluster-large/ and
+https://github.com/kubernetes/community/blob/master/sig-scalability/configs-and-limits/thresholds.md).
 ";
 
 /// The reference as Markdown.
@@ -64,7 +69,7 @@ fn section(scope: Scope, page: &mut String) {
         page.push_str(&format!(
             "| `{}` | {} | {} | `{}` | {} |\n",
             field.name(),
-            value(field.unit()),
+            value(field),
             field.doc(),
             print(field, Place::Table, Spelling::Axis),
             by_manifest(field)
@@ -129,9 +134,9 @@ fn by_manifest(field: Field) -> String {
     }
 }
 
-/// What a value of `unit` is written as.
-fn value(unit: Unit) -> String {
-    match unit {
+/// What a value of `field` is written as, and its bound if it has one.
+fn value(field: Field) -> String {
+    let written = match field.unit() {
         Unit::Millis => "duration".to_string(),
         Unit::Dist => "duration or distribution".to_string(),
         Unit::Probability => "0 to 1".to_string(),
@@ -145,5 +150,9 @@ fn value(unit: Unit) -> String {
         Unit::DistOrWord { word, .. } => format!("duration, distribution or \"{word}\""),
         Unit::Scaled => "count or percentage".to_string(),
         Unit::Pulls => "count or \"fails\"".to_string(),
+    };
+    match field.limit() {
+        Some(limit) => format!("{written}, {}", limit.reference()),
+        None => written,
     }
 }

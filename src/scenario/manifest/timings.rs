@@ -19,7 +19,7 @@ use crate::scenario::diagnostic::{Diagnostic, Input, Layout, Problem};
 use crate::scenario::key::path::{self, NO_ACTIONS, TEMPLATE, not_in_template, overlay_lookup};
 use crate::scenario::key::{Field, Scope, Value};
 use crate::scenario::rules::TWO_DELETIONS;
-use crate::scenario::toml::{syntax_error, value};
+use crate::scenario::toml::{ValueError, syntax_error, value};
 
 /// The annotation prefix: `podsim.dev/<container>.<key>` and `podsim.dev/<key>`.
 pub const PREFIX: &str = "podsim.dev/";
@@ -259,6 +259,7 @@ impl Timings {
         let field = overlay_lookup(scope, path, &context, &what)
             .map_err(|p| Diagnostic::error(&self.origin, &self.text, Some(key.span()), p))?;
         let parsed = value(field.unit(), item.get_ref())
+            .and_then(|v| field.within_limit(v).map_err(ValueError::Invalid))
             .map_err(|e| self.error(item.span(), e.problem(&format!("{table_name} "), &field.name())))?;
         if matches!(field, Field::StopAt | Field::StopAfterReady) {
             stops.push(field);

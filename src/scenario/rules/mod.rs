@@ -6,6 +6,8 @@
 //! it read: a TOML scenario says `kind = "sidecar"`, a manifest says
 //! `restartPolicy: Always`.
 //!
+//! A Service's traffic stays within a work estimate's budgets (`work`).
+//!
 //! Invariant: every `Scenario` a reader returns and every combination a grid
 //! runs passes `check_spec` and `check_service`; a rule is written once,
 //! here. `class` holds `rule_class`, which a grid uses to check its axes by
@@ -17,6 +19,7 @@ mod pod;
 pub mod restart;
 pub mod service;
 mod version;
+pub mod work;
 
 pub use class::rule_class;
 pub use pod::{ProbeProblem, Rule, SpecProblem, TWO_DELETIONS, check_shape, check_spec, check_timings};

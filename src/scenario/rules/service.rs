@@ -15,6 +15,8 @@ use crate::model::service::{Budget, Scaled, ServiceSpec};
 use crate::model::{Deletion, RunSpec};
 use crate::scenario::key::Field;
 
+use super::work::{OverBudget, check_work};
+
 #[cfg(test)]
 mod tests;
 
@@ -86,6 +88,8 @@ pub enum ServiceRule {
     /// A length the API keeps in whole seconds (`kubectl delete
     /// --grace-period`, `minReadySeconds`) written with a fraction.
     NotWholeSeconds(Field, SimDuration),
+    /// Traffic over the work estimate's budget (`work`).
+    OverBudget(OverBudget),
 }
 
 /// A rule a Service breaks: the field to point at (with the disruption's
@@ -183,6 +187,7 @@ impl fmt::Display for ServiceProblem {
                 "[pdb] {} = \"{p}%\" is above 100%; write \"100%\" at most (the API refuses more)",
                 field.leaf()
             ),
+            ServiceRule::OverBudget(over) => write!(f, "{over}"),
         }
     }
 }
@@ -194,9 +199,10 @@ fn problem(field: Field, index: Option<usize>, rule: ServiceRule) -> Result<(), 
 type Check = fn(&RunSpec, &ServiceSpec) -> Result<(), ServiceProblem>;
 
 /// Every rule of the Service, in the order `check_service` reports them.
-const SERVICE_RULES: [Check; 7] = [
+const SERVICE_RULES: [Check; 8] = [
     check_sizes,
     check_whole_seconds,
+    check_traffic_work,
     check_deletion,
     check_drains,
     check_rollouts,
@@ -226,6 +232,15 @@ fn check_sizes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem>
         return problem(Field::Clients, None, ServiceRule::NoClient);
     }
     Ok(())
+}
+
+/// Traffic within the work estimate's budgets, pointed at the rate that
+/// lowers it.
+fn check_traffic_work(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    match service.traffic.as_ref().map(check_work) {
+        Some(Err(over)) => problem(Field::Rate, None, ServiceRule::OverBudget(over)),
+        _ => Ok(()),
+    }
 }
 
 /// No Pod-level deletion beside the disruptions.

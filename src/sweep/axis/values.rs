@@ -9,12 +9,14 @@ use toml::de::{DeTable, DeValue};
 
 use super::{Positioned, RANGE_KEYS, Values};
 use crate::model::Dist;
-use crate::scenario::key::{Unit, Value};
+use crate::scenario::key::{Field, Unit, Value};
 use crate::scenario::toml::value;
 use crate::scenario::{Problem, unknown_word};
 
 /// An axis's values: a list, or a `{ from, to, step }` range of durations or integers.
-pub(in crate::sweep) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Result<Values, Positioned> {
+/// A value past the field's limit (`Field::within_limit`) is refused.
+pub(in crate::sweep) fn parse_values(value: &Spanned<DeValue>, field: Field) -> Result<Values, Positioned> {
+    let unit = field.unit().axis();
     match value.get_ref() {
         DeValue::Array(items) => {
             if items.is_empty() {
@@ -47,11 +49,11 @@ pub(in crate::sweep) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Re
             }
             let list = items
                 .iter()
-                .map(|item| scalar(item, unit).map_err(|m| (item.span(), m)))
+                .map(|item| scalar(item, unit, field).map_err(|m| (item.span(), m)))
                 .collect::<Result<Vec<u64>, _>>()?;
             Ok(Values::List(list))
         }
-        DeValue::Table(table) => parse_range(value.span(), table, unit),
+        DeValue::Table(table) => parse_range(value.span(), table, unit, field),
         _ => {
             let range = match unit {
                 Unit::Millis | Unit::Dist | Unit::DistOrWord { .. } | Unit::Count => {
@@ -65,7 +67,7 @@ pub(in crate::sweep) fn parse_values(value: &Spanned<DeValue>, unit: Unit) -> Re
     }
 }
 
-fn parse_range(span: Range<usize>, table: &DeTable, unit: Unit) -> Result<Values, Positioned> {
+fn parse_range(span: Range<usize>, table: &DeTable, unit: Unit, field: Field) -> Result<Values, Positioned> {
     // A range counts durations: a unit's word is no point on it.
     let unit = if matches!(unit, Unit::DistOrWord { .. }) {
         Unit::Dist
@@ -106,13 +108,13 @@ fn parse_range(span: Range<usize>, table: &DeTable, unit: Unit) -> Result<Values
     let step_value = if negative {
         0
     } else {
-        scalar(step, unit).map_err(|m| (step.span(), m))?
+        scalar(step, unit, field).map_err(|m| (step.span(), m))?
     };
     if step_value == 0 {
         return Err((step.span(), "step must be greater than zero".into()));
     }
-    let from_value = scalar(from, unit).map_err(|m| (from.span(), m))?;
-    let to_value = scalar(to, unit).map_err(|m| (to.span(), m))?;
+    let from_value = scalar(from, unit, field).map_err(|m| (from.span(), m))?;
+    let to_value = scalar(to, unit, field).map_err(|m| (to.span(), m))?;
     if to_value < from_value {
         return Err((
             to.span(),
@@ -131,9 +133,10 @@ fn parse_range(span: Range<usize>, table: &DeTable, unit: Unit) -> Result<Values
     })
 }
 
-/// One value, encoded for `Axis::apply`.
-fn scalar(item: &Spanned<DeValue>, unit: Unit) -> Result<u64, Problem> {
+/// One value of `field`, encoded for `Axis::apply`.
+fn scalar(item: &Spanned<DeValue>, unit: Unit, field: Field) -> Result<u64, Problem> {
     let parsed = value(unit, item.get_ref()).map_err(|e| e.problem("", ""))?;
+    let parsed = field.within_limit(parsed).map_err(Problem::Message)?;
     Ok(parsed.encode().unwrap_or_default())
 }
 

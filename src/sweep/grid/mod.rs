@@ -125,7 +125,7 @@ impl Grid {
                     ),
                 ));
             }
-            let values = parse_values(value, key.field.unit().axis())
+            let values = parse_values(value, key.field)
                 .map_err(|(span, m)| file.error(span, Problem::at_axis(path, AxisWrong::Problem(m))))?;
             axes.push(Axis::new(path.clone(), key, values));
             spans.push(key_span.clone());

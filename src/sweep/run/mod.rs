@@ -12,7 +12,11 @@
 //!
 //! A sweep stopped between two batches (`Progress` is where) is resumed by
 //! `resume` from the files it left: rows are written in run order, so the
-//! runs before the stop are all there and the rest follow.
+//! runs before the stop are all there and the rest follow. A stop request
+//! (the `Limits`' flag, or `progress` breaking) ends the runs in progress
+//! within milliseconds (the engine looks at the flag as it runs); every
+//! row finished in order before them is still written, and the chunks they
+//! were part of are dropped whole.
 //!
 //! Invariant: the bytes written depend only on the grid and the run range,
 //! never on the thread count, on scheduling or on where it was resumed: a chunk's rows depend only on
@@ -28,6 +32,7 @@ use super::SweepError;
 use super::csv;
 use super::grid::Grid;
 use super::tally::{Output, Progress, Tally};
+use crate::engine::{Halt, Limits};
 
 mod prefixes;
 mod worker;
@@ -80,17 +85,20 @@ pub struct Resume {
 /// run) to `sinks.summary`. `progress` hears, after each batch of rows
 /// written, where the sweep stands (and may flush the sinks there, for a
 /// checkpoint); it stops the sweep by breaking (`SweepError::Interrupted`:
-/// an interrupt asked for it), and nothing is written after that.
+/// an interrupt asked for it), as raising `limits`' stop flag does. Every
+/// run obeys `limits`; one its budget halts fails the sweep
+/// (`SweepError::OverBudget`).
 pub fn run(
     grid: &Grid,
     runs: Range<u64>,
     threads: usize,
     sinks: Sinks<'_>,
+    limits: &Limits,
     progress: &mut dyn FnMut(&mut Progress<'_>) -> ControlFlow<()>,
 ) -> Result<Output, SweepError> {
     let csv = Tally::start(sinks.csv, &csv::header_line(&grid.columns()))?;
     let from = Resume { csv, summary: None };
-    resume(grid, runs, threads, sinks, from, progress)
+    resume(grid, runs, threads, sinks, from, limits, progress)
 }
 
 /// `run` for a sweep stopped earlier: `sinks` already hold what `from`
@@ -103,6 +111,7 @@ pub fn resume(
     threads: usize,
     sinks: Sinks<'_>,
     from: Resume,
+    limits: &Limits,
     progress: &mut dyn FnMut(&mut Progress<'_>) -> ControlFlow<()>,
 ) -> Result<Output, SweepError> {
     let Sinks {
@@ -125,21 +134,29 @@ pub fn resume(
         first..first.saturating_add(per_chunk).min(runs.end)
     };
     let window = WINDOW_PER_THREAD * threads as u64;
+    // The runs watch a stop flag whether or not the caller has one: a
+    // `progress` that breaks raises it too.
+    let stop = limits.stop.clone().unwrap_or_default();
+    let limits = Limits {
+        stop: Some(stop.clone()),
+        events: limits.events,
+    };
     let shared = Shared {
         next: AtomicU64::new(0),
         written: Mutex::new(0),
         advanced: Condvar::new(),
         stop: AtomicBool::new(false),
+        halted: Mutex::new(None),
         spare: Mutex::new(Vec::new()),
     };
     let summarise = summary_tally.is_some();
     let (done_tx, done_rx) = mpsc::channel::<(u64, Buffers)>();
     pool.in_place_scope(|scope| {
         for _ in 0..threads {
-            let (done_tx, shared) = (done_tx.clone(), &shared);
+            let (done_tx, shared, limits) = (done_tx.clone(), &shared, &limits);
             scope.spawn(move |_| {
                 let _guard = StopOnPanic(shared);
-                let mut worker = Worker::new(grid);
+                let mut worker = Worker::new(grid, limits);
                 loop {
                     let chunk = shared.next.fetch_add(1, Ordering::Relaxed);
                     if chunk >= chunks || !shared.wait_for_room(chunk, window) {
@@ -149,7 +166,10 @@ pub fn resume(
                     bufs.csv.clear();
                     bufs.summary.clear();
                     let summary = summarise.then_some(&mut bufs.summary);
-                    worker.rows(chunk_runs(chunk), &mut bufs.csv, summary);
+                    if let Err(halted) = worker.rows(chunk_runs(chunk), &mut bufs.csv, summary) {
+                        shared.halt(halted);
+                        return;
+                    }
                     if done_tx.send((chunk, bufs)).is_err() {
                         return;
                     }
@@ -161,23 +181,32 @@ pub fn resume(
         let mut slots: Vec<Option<Buffers>> = (0..window).map(|_| None).collect();
         let mut next_write = 0;
         let result = (|| -> Result<(), SweepError> {
-            while next_write < chunks {
-                // Every sender gone early means a worker panicked; the scope re-raises it.
-                let Ok((chunk, bufs)) = done_rx.recv() else {
-                    return Ok(());
-                };
-                slots[(chunk % window) as usize] = Some(bufs);
-                while let Some(bufs) = slots[(next_write % window) as usize].take() {
-                    let done = chunk_runs(next_write);
-                    let combinations = done.end - done.start;
-                    tally.write(sink, &bufs.csv, combinations * replications)?;
-                    if let (Some(t), Some(out)) = (summary_tally.as_mut(), summary_sink.as_deref_mut()) {
-                        t.write(out, &bufs.summary, combinations)?;
+            let (mut asked, mut ended) = (false, false);
+            while next_write < chunks && !ended {
+                match done_rx.recv() {
+                    Ok((chunk, bufs)) => {
+                        slots[(chunk % window) as usize] = Some(bufs);
+                        while let Some(bufs) = slots[(next_write % window) as usize].take() {
+                            let done = chunk_runs(next_write);
+                            let combinations = done.end - done.start;
+                            tally.write(sink, &bufs.csv, combinations * replications)?;
+                            if let (Some(t), Some(out)) =
+                                (summary_tally.as_mut(), summary_sink.as_deref_mut())
+                            {
+                                t.write(out, &bufs.summary, combinations)?;
+                            }
+                            lock(&shared.spare).push(bufs);
+                            next_write += 1;
+                            *lock(&shared.written) = next_write;
+                            shared.advanced.notify_all();
+                        }
                     }
-                    lock(&shared.spare).push(bufs);
-                    next_write += 1;
-                    *lock(&shared.written) = next_write;
-                    shared.advanced.notify_all();
+                    // Every sender gone early: the workers stopped, or one
+                    // panicked (the scope re-raises it; nothing to show).
+                    Err(_) => ended = true,
+                }
+                if ended && !asked && !stop.is_requested() {
+                    break;
                 }
                 let mut at = Progress {
                     next_run: (runs.start + next_write * per_chunk).min(runs.end),
@@ -187,11 +216,23 @@ pub fn resume(
                         .map(|out| out as &mut dyn Write)
                         .zip(summary_tally.as_ref()),
                 };
-                if progress(&mut at).is_break() {
-                    return Err(SweepError::Interrupted { rows: tally.rows() });
+                // Asked to stop: the runs in progress end, and the rows
+                // finished in order before them are still written (and
+                // shown to `progress`, for a last checkpoint).
+                if progress(&mut at).is_break() && !asked {
+                    asked = true;
+                    stop.request();
+                    shared.stop();
                 }
             }
-            Ok(())
+            // A stop asked for as the last chunk was written is still a
+            // stop: the caller hears of it, whatever was left to run.
+            let halted = *lock(&shared.halted);
+            match halted {
+                Some((run, Halt::OverBudget(events))) => Err(SweepError::OverBudget { run, events }),
+                _ if asked || stop.is_requested() => Err(SweepError::Interrupted { rows: tally.rows() }),
+                _ => Ok(()),
+            }
         })();
         if result.is_err() {
             shared.stop();
@@ -218,8 +259,11 @@ struct Shared {
     /// Chunks written so far.
     written: Mutex<u64>,
     advanced: Condvar,
-    /// Set when writing failed or a worker panicked: everyone stops.
+    /// Set when writing failed, a worker panicked or a run was halted:
+    /// everyone stops.
     stop: AtomicBool,
+    /// The first run the limits halted, and why.
+    halted: Mutex<Option<(u64, Halt)>>,
     /// Written buffers, for the workers to fill again.
     spare: Mutex<Vec<Buffers>>,
 }
@@ -242,6 +286,12 @@ impl Shared {
         let _written = lock(&self.written);
         self.stop.store(true, Ordering::Relaxed);
         self.advanced.notify_all();
+    }
+
+    /// Run `run` was halted: the sweep stops, and says why if it is the first.
+    fn halt(&self, (run, halt): (u64, Halt)) {
+        lock(&self.halted).get_or_insert((run, halt));
+        self.stop();
     }
 }
 
@@ -271,12 +321,13 @@ pub fn sample_row_bytes(grid: &Grid, runs: Range<u64>, samples: u64) -> f64 {
     if count == 0 {
         return 0.0;
     }
-    let mut worker = Worker::new(grid);
+    let mut worker = Worker::new(grid, &Limits::default());
     let mut buf = Vec::new();
     let len = u128::from(runs.end - runs.start);
     for k in 0..count {
         let run = runs.start + (u128::from(k) * 0x9E37_79B9_7F4A_7C15 % len) as u64;
-        worker.rows(run..run + 1, &mut buf, None);
+        // Nothing halts a run without limits.
+        let _ = worker.rows(run..run + 1, &mut buf, None);
     }
     buf.len() as f64 / (count * grid.replications()) as f64
 }

@@ -17,7 +17,10 @@ fn csv_of(grid: &Grid, runs: Range<u64>, threads: usize) -> String {
         csv: &mut out,
         summary: None,
     };
-    run(grid, runs, threads, sinks, &mut |_| ControlFlow::Continue(())).unwrap();
+    run(grid, runs, threads, sinks, &Limits::default(), &mut |_| {
+        ControlFlow::Continue(())
+    })
+    .unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -172,7 +175,7 @@ fn a_break_from_progress_stops_the_sweep_after_whole_chunks() {
         csv: &mut out,
         summary: None,
     };
-    let e = run(&grid, 0..grid.runs(), 2, sinks, &mut |at| {
+    let e = run(&grid, 0..grid.runs(), 2, sinks, &Limits::default(), &mut |at| {
         if at.rows() >= stop_at {
             ControlFlow::Break(())
         } else {
@@ -200,9 +203,11 @@ fn the_digest_is_that_of_the_bytes_written() {
         csv: &mut out,
         summary: None,
     };
-    let written = run(&grid, 0..2, 1, sinks, &mut |_| ControlFlow::Continue(()))
-        .unwrap()
-        .csv;
+    let written = run(&grid, 0..2, 1, sinks, &Limits::default(), &mut |_| {
+        ControlFlow::Continue(())
+    })
+    .unwrap()
+    .csv;
     assert_eq!(written.bytes, out.len() as u64);
     assert_eq!(written.sha256, <[u8; 32]>::from(Sha256::digest(&out)));
 }
@@ -246,13 +251,9 @@ fn a_failing_sink_stops_the_sweep_with_its_error() {
         csv: &mut sink,
         summary: None,
     };
-    let e = run(
-        &grid,
-        0..grid.runs(),
-        2,
-        sinks,
-        &mut |_| ControlFlow::Continue(()),
-    )
+    let e = run(&grid, 0..grid.runs(), 2, sinks, &Limits::default(), &mut |_| {
+        ControlFlow::Continue(())
+    })
     .unwrap_err();
     let SweepError::Io(cause) = e else { panic!("{e}") };
     assert_eq!(cause.to_string(), "disk full");

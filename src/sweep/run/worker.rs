@@ -11,6 +11,7 @@ use super::super::csv::{self, Cells};
 use super::super::grid::Grid;
 use super::super::summary::Summary;
 use super::prefixes::Prefixes;
+use crate::engine::{Halt, Limits};
 use crate::model::{RunPrefix, RunSpec, Simulator};
 
 /// One thread's simulator, odometer and row, reused from chunk to chunk.
@@ -148,8 +149,10 @@ impl Row {
 }
 
 impl<'g> Worker<'g> {
-    pub(super) fn new(grid: &'g Grid) -> Self {
-        let simulator = Simulator::for_run(grid.base.clone(), grid.has_jobs());
+    /// A worker whose runs obey `limits`.
+    pub(super) fn new(grid: &'g Grid, limits: &Limits) -> Self {
+        let mut simulator = Simulator::for_run(grid.base.clone(), grid.has_jobs());
+        simulator.set_limits(limits.clone());
         let prefixes = match simulator {
             Simulator::Pod(_) => Prefixes::plan(&grid.axes, grid.replications(), &grid.base),
             Simulator::Job(_) | Simulator::Service(_) => None,
@@ -170,10 +173,16 @@ impl<'g> Worker<'g> {
     }
 
     /// Appends the rows of `runs` (every replication of each) to `buf`,
-    /// and with `summary` one summary row per run.
-    pub(super) fn rows(&mut self, runs: Range<u64>, buf: &mut Vec<u8>, mut summary: Option<&mut Vec<u8>>) {
+    /// and with `summary` one summary row per run; or says which run the
+    /// limits halted, and why (then `buf` holds no whole chunk).
+    pub(super) fn rows(
+        &mut self,
+        runs: Range<u64>,
+        buf: &mut Vec<u8>,
+        mut summary: Option<&mut Vec<u8>>,
+    ) -> Result<(), (u64, Halt)> {
         if runs.is_empty() {
-            return;
+            return Ok(());
         }
         let grid = self.grid;
         let replications = grid.replications();
@@ -207,6 +216,9 @@ impl<'g> Worker<'g> {
                 let prefix =
                     (self.prefixes.as_mut()).map(|p| p.for_row(&grid.axes, &self.digits, changed_from));
                 run_row(&mut self.simulator, buf, &mut self.row, into, prefix);
+                if let Some(halt) = self.simulator.halted() {
+                    return Err((run, halt));
+                }
             }
             if let Some(out) = summary.as_deref_mut() {
                 csv::push_u64(out, run);
@@ -216,6 +228,7 @@ impl<'g> Worker<'g> {
             }
             changed_from = self.advance();
         }
+        Ok(())
     }
 
     /// Moves the odometer to the next run; returns the first axis that changed.

@@ -156,13 +156,9 @@ fn a_service_grid_summary_has_one_row_per_combination_by_hand() {
         csv: &mut csv,
         summary: Some(&mut summary),
     };
-    let written = run(
-        &grid,
-        0..2,
-        2,
-        sinks,
-        &mut |_| std::ops::ControlFlow::Continue(()),
-    )
+    let written = run(&grid, 0..2, 2, sinks, &Default::default(), &mut |_| {
+        std::ops::ControlFlow::Continue(())
+    })
     .unwrap();
     assert_eq!(written.summary.map(|w| w.rows), Some(2));
     let text = String::from_utf8(summary).unwrap();

@@ -99,13 +99,12 @@ pub(super) fn deployment_keys(
             None,
             "the API's default: 1",
         )),
-        Some(n) if n >= 1 => keys.push(r.key(
-            Field::Replicas,
-            Some(Value::Count(n as u32)),
-            &path,
-            Some(n.to_string()),
-            "",
-        )),
+        Some(n) if n >= 1 => {
+            let count = Field::Replicas
+                .within_limit(Value::Count(n as u32))
+                .map_err(|m| r.error(&path, format!("replicas: {m}")))?;
+            keys.push(r.key(Field::Replicas, Some(count), &path, Some(n.to_string()), ""))
+        }
         Some(n) => {
             return Err(r.error(
                 &path,

@@ -118,7 +118,8 @@ impl Mapper<'_> {
                 )
             };
             let (container, index, field) = annotation_key(rest, &context, names).map_err(key_error)?;
-            let value = field.unit().parse_text(&field.name(), text).map_err(|message| {
+            let value = field.unit().parse_text(&field.name(), text);
+            let value = value.and_then(|v| field.within_limit(v)).map_err(|message| {
                 let path = self.full(&at);
                 self.stream
                     .error(self.doc.value_offset(&path), format!("{context}{message}"))

@@ -1,7 +1,7 @@
 //! Counts and sizes as a person reads them (`28,800 rows`, `2.7 MB`), for
-//! every subcommand's messages: `sweep`, `merge`, checkpoints and the
-//! interrupt notice all word numbers the same way, and none of them needs
-//! another subcommand's module for it.
+//! every message: a limit or a work estimate refused while reading, and
+//! every subcommand's (`sweep`, `merge`, checkpoints, the interrupt notice)
+//! word numbers the same way.
 
 /// `28800` → `28,800`.
 pub fn grouped(n: u64) -> String {

@@ -1,0 +1,155 @@
+//! Stopping stops (issue 37): Ctrl-C or SIGTERM ends a sweep of a Service
+//! whose one run would take ten minutes, and `podsim run` of it, within
+//! seconds, exit 130; a checkpointed sweep keeps the row it finished, one
+//! without a checkpoint says the rows were not kept and how to keep them.
+//!
+//! The margins are generous for a loaded CI machine (10 s, where a stop
+//! takes milliseconds: the runs look at the stop flag every 4,096 events);
+//! what they prove is "not the whole run": the slow run sends 1.8·10⁹
+//! requests, at a few million a second over ten minutes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use super::common::{TempDir, podsim_process, write};
+use super::resume::{checkpoint_rows, with};
+
+/// The most a stop may take here: far below the slow run's minutes.
+const MARGIN: Duration = Duration::from_secs(10);
+
+/// A Service sending a million requests a second for half an hour once
+/// Ready: within the work budget (2·10⁹ requests a run), and slow.
+fn slow_service(dir: &Path) -> PathBuf {
+    let base =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/service/no-prestop.toml"))
+            .unwrap()
+            .replace("rate = 50 ", "rate = 1000000\nduration = \"30m\" ");
+    assert!(base.contains("rate = 1000000\n"));
+    write(dir, "slow.toml", &base)
+}
+
+/// A grid of two runs: at one request a second (quick), then the slow one.
+fn grid(dir: &Path) -> PathBuf {
+    slow_service(dir);
+    write(
+        dir,
+        "grid.toml",
+        "base = \"slow.toml\"\n[axes]\n\"traffic.rate\" = [1, 1000000]\n",
+    )
+}
+
+/// Waits until `ready` holds (the sweep or run is under way), for at most a minute.
+fn wait_for(child: &mut Child, ready: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(child.try_wait().unwrap().is_none(), "it ended before the signal");
+        assert!(started.elapsed() < Duration::from_secs(60), "never under way");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Sends `signal` and waits for the end: the output and how long it took.
+fn stop(child: Child, signal: &str) -> (Output, Duration) {
+    let sent = Instant::now();
+    let kill = std::process::Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let output = child.wait_with_output().unwrap();
+    (output, sent.elapsed())
+}
+
+fn sweep(grid: &Path, out: &Path, extra: &[&str]) -> Child {
+    podsim_process()
+        .args(["sweep", "--threads", "2", "--grid"])
+        .arg(grid)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn sigterm_ends_a_checkpointed_service_sweep_within_seconds_and_keeps_the_finished_row() {
+    let dir = TempDir::new();
+    let grid = grid(dir.path());
+    let out = dir.path().join("out.csv");
+    let mut child = sweep(&grid, &out, &["--checkpoint", "--checkpoint-every", "1"]);
+    // The quick run's row is checkpointed; the slow one is running.
+    wait_for(&mut child, || checkpoint_rows(&out) == Some(1));
+    std::thread::sleep(Duration::from_millis(200));
+    let (output, took) = stop(child, "-TERM");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(took < MARGIN, "the stop took {took:?}: {stderr}");
+    assert!(
+        stderr.contains("interrupted after 1 of 2 runs; ") && stderr.contains("keeps them, checkpointed"),
+        "{stderr}"
+    );
+    let partial = fs::read_to_string(with(&out, ".partial")).unwrap();
+    assert_eq!(
+        partial.lines().count(),
+        2,
+        "the header and the quick run's row: {partial}"
+    );
+    assert!(partial.lines().nth(1).unwrap().starts_with("0,1,"), "{partial}");
+    assert_eq!(checkpoint_rows(&out), Some(1));
+}
+
+#[test]
+fn sigint_ends_a_service_sweep_within_seconds_and_says_its_rows_were_not_kept() {
+    let dir = TempDir::new();
+    let grid = grid(dir.path());
+    let out = dir.path().join("out.csv");
+    let mut child = sweep(&grid, &out, &[]);
+    // The temporary file exists once the signals are caught.
+    let tmp = || {
+        fs::read_dir(dir.path())
+            .unwrap()
+            .any(|e| e.unwrap().path().to_string_lossy().ends_with(".tmp"))
+    };
+    wait_for(&mut child, tmp);
+    std::thread::sleep(Duration::from_millis(500));
+    let (output, took) = stop(child, "-INT");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(took < MARGIN, "the stop took {took:?}: {stderr}");
+    assert!(
+        stderr.contains(" of 2 runs; their rows are not kept: without --checkpoint")
+            && stderr.contains("with --checkpoint a stop keeps the rows done"),
+        "{stderr}"
+    );
+    assert!(!tmp() && !out.exists(), "nothing half-written is left");
+}
+
+#[test]
+fn sigterm_ends_podsim_run_of_a_slow_service_within_seconds_and_says_nothing_was_printed() {
+    let dir = TempDir::new();
+    let slow = slow_service(dir.path());
+    let mut child = podsim_process()
+        .arg("run")
+        .arg(&slow)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Reading the file takes milliseconds, the run minutes: a second in,
+    // the signals are caught and the run is under way.
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(child.try_wait().unwrap().is_none(), "it ended before the signal");
+    let (output, took) = stop(child, "-TERM");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(took < MARGIN, "the stop took {took:?}: {stderr}");
+    assert!(
+        stderr.contains("interrupted during run 1 of 1 (") && stderr.contains("slow.toml); nothing printed"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}

@@ -1,0 +1,80 @@
+//! A big number never takes podsim down (issue 37): a Service whose
+//! traffic would send more requests than a run can hold is refused before
+//! it starts, at the key that lowers it, by `podsim run` and by a grid's
+//! axis; never an allocation failure.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::common::{TempDir, podsim, write};
+
+/// The endpoint-race scenario at `rate`, written as `name`.
+fn at_rate(dir: &Path, name: &str, rate: &str) -> PathBuf {
+    let base =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/service/no-prestop.toml"))
+            .unwrap()
+            .replace("rate = 50 ", &format!("rate = {rate} "));
+    assert!(base.contains(&format!("rate = {rate} ")));
+    write(dir, name, &base)
+}
+
+#[test]
+fn a_rate_of_a_billion_is_refused_at_the_key_with_the_estimate() {
+    let dir = TempDir::new();
+    let file = at_rate(dir.path(), "huge.toml", "1e9");
+    let output = podsim().arg("run").arg(&file).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    // 1e9 a second for at least the 10 s tail: 10^10 requests.
+    for part in [
+        "huge.toml:15:8: traffic.rate would send about 10,000,000,000 requests in one run",
+        "budget of 2,000,000,000",
+        "lower traffic.rate, or set a short traffic.duration",
+    ] {
+        assert!(stderr.contains(part), "{part:?} in {stderr}");
+    }
+    assert!(!stderr.contains("memory allocation"), "{stderr}");
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn a_rate_whose_requests_in_flight_fill_memory_is_refused() {
+    let dir = TempDir::new();
+    // 10^8 a second for 1 s fits the requests' budget, but each waits the
+    // 20 ms service_time: 2·10⁶ in flight at once.
+    let file = at_rate(dir.path(), "busy.toml", "1e8\nduration = \"1s\"");
+    let output = podsim().arg("run").arg(&file).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("about 2,000,000 requests in flight at once")
+            && stderr.contains("lower traffic.rate or traffic.service_time"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_grid_axis_past_the_budget_is_refused_before_any_row() {
+    let dir = TempDir::new();
+    at_rate(dir.path(), "base.toml", "50");
+    let grid = write(
+        dir.path(),
+        "grid.toml",
+        "base = \"base.toml\"\n[axes]\n\"traffic.rate\" = [50, 1000000000]\n",
+    );
+    let out = dir.path().join("out.csv");
+    let output = podsim()
+        .args(["sweep", "--grid"])
+        .arg(&grid)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("grid.toml:3:") && stderr.contains("about 10,000,000,000 requests in one run"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
