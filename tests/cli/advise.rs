@@ -103,7 +103,7 @@ fn text_shows_the_table_the_evidence_and_the_keys_to_set() {
     };
     assert!(row("setting").starts_with("setting today advised what it buys what it costs"));
     assert!(row("preStop sleep (web)").starts_with("preStop sleep (web) none 2s failed p99 "));
-    assert!(row("preStop sleep (web)").ends_with("termination 1.000s -> 3.000s per deleted Pod (mean)"));
+    assert!(row("preStop sleep (web)").ends_with("termination 1.000s → 3.000s per deleted Pod (mean)"));
     assert!(row("terminationGracePeriodSeconds").starts_with(
         "terminationGracePeriodSeconds 30s 30s no SIGKILL in 20 runs (today's is enough) nothing"
     ));

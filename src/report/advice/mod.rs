@@ -26,7 +26,7 @@ pub fn text(name: &str, source: &str, advice: &Advice) -> String {
     let _ = writeln!(out, "== advise: {name} ({source})");
     let _ = writeln!(
         out,
-        "target: {} <= {} over {r} replications (seed {}), checked on {r} fresh ones",
+        "target: {} ≤ {} over {r} replications (seed {}), checked on {r} fresh ones",
         target.name(),
         number(target.bound()),
         advice.seed
@@ -91,7 +91,7 @@ fn pre_stop_row(advice: &Advice) -> [String; 5] {
             let (t, a) = (&advice.today, &advice.advised);
             let costs = match (t.mean(|r| r.termination_ms), a.mean(|r| r.termination_ms)) {
                 (Some(before), Some(after)) => format!(
-                    "termination {} -> {} per deleted Pod (mean)",
+                    "termination {} → {} per deleted Pod (mean)",
                     seconds(before),
                     seconds(after)
                 ),
@@ -101,7 +101,7 @@ fn pre_stop_row(advice: &Advice) -> [String; 5] {
                 pre_stop_label(advice),
                 today,
                 advised.to_string(),
-                format!("{} {} -> {}", target.name(), metric(t), metric(a)),
+                format!("{} {} → {}", target.name(), metric(t), metric(a)),
                 costs,
             ]
         }
@@ -110,8 +110,8 @@ fn pre_stop_row(advice: &Advice) -> [String; 5] {
             today,
             "none safe".into(),
             format!(
-                "no value in 0s-{} meets {} <= {}",
-                crate::advise::PRE_STOP_TOP,
+                "no value in 0s–{}s meets {} ≤ {}",
+                crate::advise::PRE_STOP_TOP.as_millis() / 1000,
                 target.name(),
                 number(target.bound())
             ),
@@ -137,7 +137,7 @@ fn grace_row(advice: &Advice) -> [String; 5] {
         ),
         Some(a) => (
             a.to_string(),
-            format!("SIGKILL in {} of {r} runs -> none", g.killed_today),
+            format!("SIGKILL in {} of {r} runs → none", g.killed_today),
             lingers(a, g.today),
         ),
         None => (
@@ -171,7 +171,7 @@ fn causes_line(today: &Sample, advised: &Sample) -> String {
         .filter(|&&c| today.cause_mean(c) > 0.0 || advised.cause_mean(c) > 0.0)
         .map(|&c| {
             format!(
-                "{} {} -> {}",
+                "{} {} → {}",
                 c.name(),
                 number(today.cause_mean(c)),
                 number(advised.cause_mean(c))
@@ -181,7 +181,7 @@ fn causes_line(today: &Sample, advised: &Sample) -> String {
     match parts.is_empty() {
         true => "failed requests: none, today or advised".to_string(),
         false => format!(
-            "failed requests per run (mean), today -> advised: {}",
+            "failed requests per run (mean), today → advised: {}",
             parts.join(", ")
         ),
     }
@@ -190,18 +190,14 @@ fn causes_line(today: &Sample, advised: &Sample) -> String {
 /// What a rollout or a drain takes, today → advised, when the scenario has one.
 fn durations_lines(today: &Sample, advised: &Sample) -> Vec<String> {
     let figures: [(&str, fn(&crate::advise::Run) -> Option<u64>); 2] = [
-        ("rollout (start -> last old Pod gone)", |r| r.rollout_done_ms),
-        ("drain (start -> last Pod of the node gone)", |r| r.drain_ms),
+        ("rollout (start → last old Pod gone)", |r| r.rollout_done_ms),
+        ("drain (start → last Pod of the node gone)", |r| r.drain_ms),
     ];
     figures
         .iter()
         .filter_map(|(what, figure)| {
             let (before, after) = (today.mean(figure)?, advised.mean(figure)?);
-            Some(format!(
-                "{what}: {} -> {} (mean)",
-                seconds(before),
-                seconds(after)
-            ))
+            Some(format!("{what}: {} → {} (mean)", seconds(before), seconds(after)))
         })
         .collect()
 }
@@ -231,7 +227,7 @@ fn pre_stop_limit(p: &PreStopAdvice, target: Target) -> Vec<String> {
     if let Some(c) = p.searched.checked.filter(|c| !c.held) {
         let bisected = p.searched.bisected.unwrap_or_default();
         return vec![format!(
-            "what limits it: {bisected} met {} <= {} on replications 0 to R-1 but not on fresh ones, nor did the \
+            "what limits it: {bisected} met {} ≤ {} on replications 0 to R-1 but not on fresh ones, nor did the \
              {} steps above it: the answer is at the edge of what these replications tell; try more \
              --replications",
             target.name(),
@@ -240,8 +236,8 @@ fn pre_stop_limit(p: &PreStopAdvice, target: Target) -> Vec<String> {
         )];
     }
     let mut lines = vec![format!(
-        "what limits it: at {} of preStop these failures remain (mean per run):",
-        crate::advise::PRE_STOP_TOP
+        "what limits it: at {}s of preStop these failures remain (mean per run):",
+        crate::advise::PRE_STOP_TOP.as_millis() / 1000
     )];
     for &(cause, mean) in &p.left_at_top {
         lines.push(format!(
@@ -258,7 +254,8 @@ fn pre_stop_limit(p: &PreStopAdvice, target: Target) -> Vec<String> {
 fn why_left(cause: Cause) -> &'static str {
     match cause {
         Cause::Refused | Cause::Timeout => {
-            "the endpoint race outlasts the range: the rules drop the Pod later than that"
+            "new connections still sent to the Pod after its listener closed or its IP went: its rules drop \
+             it later than that, or keep it for want of another endpoint (KEP-1669)"
         }
         Cause::NoEndpoints => {
             "no ready endpoint is left (too few replicas, or a Recreate): a preStop adds none"
