@@ -41,6 +41,7 @@
 //! # Ok::<(), podsim::scenario::Diagnostic>(())
 //! ```
 
+pub mod advise;
 pub mod engine;
 pub mod model;
 pub mod report;

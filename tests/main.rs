@@ -3,6 +3,8 @@
 //! binary per file directly under `tests/`, so nothing else lives there).
 //! The modules are the table of contents:
 //!
+//! - `advise`: `podsim::advise`'s answers against settings worked out by
+//!   hand and a brute-force scan;
 //! - `model`: the Pod model through the public API, against the kubelet's
 //!   rules (R-numbers of docs/kubelet-rules.md) and the seed's tick loop;
 //! - `manifest`: Kubernetes manifests through the public API: the CKAD lab
@@ -18,6 +20,7 @@
 //! - `picks`: typed picks of a Pod's history, which `model` and `manifest`
 //!   assert in (the timeline's English is the report's own tests' to check).
 
+mod advise;
 mod cli;
 mod deploy;
 mod docs;

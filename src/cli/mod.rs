@@ -5,6 +5,7 @@
 //! terminals, files to write, signals and exit codes; the library only
 //! computes.
 
+mod advise;
 mod checkpoint;
 mod distribution;
 mod inputs;
@@ -23,6 +24,7 @@ use podsim::engine::SimDuration;
 use podsim::scenario::numbers::grouped;
 use podsim::scenario::{Diagnostic, Problem, parse_duration};
 
+pub use advise::AdviseArgs;
 pub use merge::MergeArgs;
 pub use plot::PlotArgs;
 pub use report::ReportArgs;
@@ -56,6 +58,8 @@ pub enum Command {
     Merge(MergeArgs),
     /// Serve the interactive what-if page on this machine (http://127.0.0.1:8080/).
     Serve(ServeArgs),
+    /// Find the smallest safe preStop sleep and grace period of a Service, and what they cost.
+    Advise(AdviseArgs),
 }
 
 impl Command {
@@ -68,6 +72,7 @@ impl Command {
             Command::Sweep(args) => sweep::sweep(args, out),
             Command::Merge(args) => merge::merge(args, out),
             Command::Serve(args) => serve::serve(args, out),
+            Command::Advise(args) => advise::run(args, out),
         }
     }
 }

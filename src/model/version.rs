@@ -20,6 +20,13 @@ impl KubeVersion {
         self.0 >= 28
     }
 
+    /// The preStop `sleep` action (KEP-3960) is on by default from 1.30
+    /// (alpha 1.29 behind PodLifecycleSleepAction, beta 1.30, GA 1.34);
+    /// before, a sleep needs an `exec` of the image's own `sleep`.
+    pub fn has_sleep_action(self) -> bool {
+        self.0 >= 30
+    }
+
     /// A container's own `restartPolicy` and rules exist from 1.34 (alpha,
     /// ContainerRestartRules; on by default from 1.35), R60.
     pub fn has_container_restart_policy(self) -> bool {

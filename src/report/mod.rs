@@ -5,6 +5,7 @@
 //! Invariant: the library formats, it never prints; `cli` decides where the
 //! text goes.
 
+pub mod advice;
 pub mod bands;
 pub mod html;
 pub mod job;

@@ -1,6 +1,8 @@
 //! The real `podsim` binary, driven as a user would; the modules are the
 //! table of contents:
 //!
+//! - `advise`: `podsim advise`'s table, JSON and patches on a scenario
+//!   worked by hand, and what it refuses;
 //! - `run`: `podsim run` on the seed scenarios, text, JSON and `--watch`;
 //! - `errors`: every kind of bad input gets a clear message and exit 1;
 //! - `hooks`: postStart and image pulls as sweep axes, rows worked by hand;
@@ -46,6 +48,7 @@
 //!   refused at its key by `run` and by a grid's axis;
 //! - `common`: starting the binary, throwaway files and folders.
 
+mod advise;
 pub mod common;
 mod distribution_inputs;
 mod drain;

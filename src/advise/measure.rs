@@ -1,0 +1,186 @@
+//! Measuring one candidate: the scenario with the advised keys set to
+//! candidate values, run over a range of replications, each run reduced to
+//! the few figures a target or a cost reads (`Run`), together a `Sample`.
+//!
+//! Why a room of its own: the search must count every simulated run (the
+//! point of searching instead of sweeping is to run fewer), must not run a
+//! candidate twice (bisection and the report ask for the same point), and
+//! must give every candidate the same replications (common random numbers:
+//! replication r draws the same propagation delays and arrivals whatever
+//! the preStop, so two candidates differ by their setting, not by luck).
+//! All three live here, in `Measurer`.
+//!
+//! Invariant: a `Sample`'s runs are in replication order and do not depend
+//! on the thread count (each replication is its own stream).
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use crate::engine::SimDuration;
+use crate::model::RunSpec;
+use crate::model::service::{Cause, ServiceMetrics, ServiceSimulator};
+use crate::scenario::key::{Key, Value};
+use crate::sweep::summary::nearest_rank;
+
+/// What one run measured, as far as advice reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// Failed requests, all causes.
+    pub failed: u64,
+    /// Failed requests by `Cause::ALL` order.
+    pub failed_by: [u64; 6],
+    /// Containers SIGKILLed, all replicas.
+    pub sigkilled: u32,
+    /// The slowest deleted Pod's deletion (at the kubelet) → last exit.
+    pub termination_ms: Option<u64>,
+    /// A rollout's start → the last old Pod gone.
+    pub rollout_done_ms: Option<u64>,
+    /// A drain's start → the last Pod of the node gone.
+    pub drain_ms: Option<u64>,
+}
+
+impl Run {
+    fn of(m: &ServiceMetrics) -> Run {
+        Run {
+            failed: m.failed,
+            failed_by: m.failed_by,
+            sigkilled: m.sigkilled(),
+            termination_ms: m.termination_ms(),
+            rollout_done_ms: m.rollout.as_ref().and_then(|r| r.rollout_done_ms),
+            drain_ms: m.drain.as_ref().and_then(|d| d.drain_ms),
+        }
+    }
+}
+
+/// The runs of one candidate over a range of replications.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// The replications run (`replications.start` is the first run's).
+    pub replications: Range<u64>,
+    /// One per replication, in order.
+    pub runs: Vec<Run>,
+}
+
+impl Sample {
+    /// The nearest-rank percentile `p` (0–100) of failed requests.
+    pub fn failed_percentile(&self, p: u64) -> u64 {
+        let mut failed: Vec<u64> = self.runs.iter().map(|r| r.failed).collect();
+        failed.sort_unstable();
+        if failed.is_empty() {
+            0
+        } else {
+            nearest_rank(&failed, p)
+        }
+    }
+
+    /// Mean failed requests per run.
+    pub fn failed_mean(&self) -> f64 {
+        self.mean(|r| Some(r.failed)).unwrap_or(0.0)
+    }
+
+    /// Mean failed requests per run for `cause`.
+    pub fn cause_mean(&self, cause: Cause) -> f64 {
+        self.mean(|r| Some(r.failed_by[cause as usize])).unwrap_or(0.0)
+    }
+
+    /// Runs in which a container was SIGKILLed.
+    pub fn killed_runs(&self) -> u64 {
+        self.runs.iter().filter(|r| r.sigkilled > 0).count() as u64
+    }
+
+    /// The mean of `figure` over the runs that have it (`None` if none has).
+    pub fn mean(&self, figure: impl Fn(&Run) -> Option<u64>) -> Option<f64> {
+        let values: Vec<u64> = self.runs.iter().filter_map(figure).collect();
+        (!values.is_empty()).then(|| values.iter().sum::<u64>() as f64 / values.len() as f64)
+    }
+}
+
+/// A candidate: the advised keys' values, `None` for the value as the
+/// scenario writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Point {
+    /// The preStop sleep.
+    pub pre_stop: Option<SimDuration>,
+    /// terminationGracePeriodSeconds.
+    pub grace: Option<SimDuration>,
+}
+
+impl Point {
+    /// The scenario as written.
+    pub const TODAY: Point = Point {
+        pre_stop: None,
+        grace: None,
+    };
+}
+
+/// Runs candidates of one scenario and counts the runs.
+pub struct Measurer {
+    base: RunSpec,
+    pre_stop: Key,
+    grace: Key,
+    /// Simulated runs so far.
+    runs: u64,
+    cache: HashMap<(Point, u64), Sample>,
+}
+
+impl Measurer {
+    /// A measurer of `base` (a Service scenario) whose candidates set
+    /// `pre_stop` and `grace`, two keys of the registry resolved on it.
+    pub fn new(base: RunSpec, pre_stop: Key, grace: Key) -> Measurer {
+        Measurer {
+            base,
+            pre_stop,
+            grace,
+            runs: 0,
+            cache: HashMap::new(),
+        }
+    }
+
+    /// Simulated runs so far.
+    pub fn runs(&self) -> u64 {
+        self.runs
+    }
+
+    /// `point` over `replications`; a sample already measured is not run again.
+    pub fn sample(&mut self, point: Point, replications: Range<u64>) -> &Sample {
+        let key = (point, replications.start);
+        if !self.cache.contains_key(&key) {
+            let sample = self.run(point, replications.clone());
+            self.runs += replications.end - replications.start;
+            self.cache.insert(key, sample);
+        }
+        &self.cache[&key]
+    }
+
+    /// The spec of `point`, set through the key registry as a grid axis sets it.
+    pub fn spec(&self, point: Point) -> RunSpec {
+        let mut spec = self.base.clone();
+        if let Some(p) = point.pre_stop {
+            self.pre_stop.set(&mut spec, &Value::Millis(p));
+        }
+        if let Some(g) = point.grace {
+            self.grace.set(&mut spec, &Value::Millis(g));
+        }
+        spec
+    }
+
+    /// The runs of `point`, shared out over the cores, each thread on a
+    /// simulator of its own; collected in replication order.
+    fn run(&self, point: Point, replications: Range<u64>) -> Sample {
+        let spec = self.spec(point);
+        let runs = replications
+            .clone()
+            .into_par_iter()
+            .map_init(
+                || ServiceSimulator::new(spec.clone()),
+                |simulator, r| {
+                    simulator.spec_mut().stream.replication = r;
+                    Run::of(&simulator.run())
+                },
+            )
+            .collect();
+        Sample { replications, runs }
+    }
+}

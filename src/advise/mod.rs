@@ -1,0 +1,224 @@
+//! `podsim advise`: the smallest safe settings for a Service scenario, what
+//! they buy and what they cost, found by a search rather than a grid.
+//!
+//! Why: a platform engineer wants to know what to set, not a CSV to read.
+//! This first slice advises the two settings that decide whether deleting
+//! a Pod of a Service hurts: the serving container's preStop sleep (the
+//! endpoint race: the process must outlive every node's rules) and
+//! terminationGracePeriodSeconds (SIGKILL must not cut the hook or the
+//! drain after it). The rollout strategy, a Pod's start and a Job are not
+//! advised yet.
+//!
+//! How (each step's reason is in `search` and `measure`):
+//!
+//! 1. The preStop sleep: the smallest value on the grid 0, step, 2·step, …
+//!    up to `PRE_STOP_TOP` for which the target holds (by default: the
+//!    99th percentile of a run's failed requests is 0). Bisection assumes
+//!    failed requests do not increase with a longer preStop: a longer sleep
+//!    keeps the listener open longer and changes nothing else, since every
+//!    candidate runs the same replications (common random numbers). While
+//!    searching, the grace is raised to preStop + today's grace, so the
+//!    hook is never cut and the drain after it keeps today's budget. The
+//!    answer is then checked on fresh replications (R to 2R − 1) and
+//!    walked up a step at a time while it fails there.
+//! 2. The grace, with that preStop: the smallest whole number of seconds,
+//!    never below today's, that is at least the hook (the API refuses a
+//!    `sleep` longer than the grace; a shorter grace cuts the hook) and
+//!    with which no container of any replication is SIGKILLed. A longer
+//!    grace never brings a SIGKILL sooner, so bisection holds here too.
+//!
+//! Keys are set through the key registry (`Key::set`), as a grid axis sets
+//! them, so a new setting to advise is a key, and a new target a metric.
+//!
+//! Invariant: every simulated run is counted (`Advice::runs`), and the
+//! advice's figures (today's, the advised) come from the same
+//! replications 0 to R − 1.
+
+mod measure;
+mod search;
+mod steps;
+
+pub use measure::{Measurer, Point, Run, Sample};
+pub use search::{Checked, WALK, bisect, confirm};
+pub use steps::advise;
+
+use crate::engine::SimDuration;
+use crate::model::service::Cause;
+use crate::model::{Dist, KubeVersion};
+
+/// The longest preStop searched: two minutes covers every propagation
+/// preset's p99 (the `large` preset's is 30 s) with room to spare.
+pub const PRE_STOP_TOP: SimDuration = SimDuration::from_secs(120);
+
+/// The default step of the preStop grid: whole seconds, as the native
+/// `sleep` action takes them.
+pub const DEFAULT_STEP: SimDuration = SimDuration::from_secs(1);
+
+/// The default number of replications per candidate. The 99th percentile
+/// by nearest rank of R values is the ⌈0.99·R⌉-th smallest: below 100
+/// replications that is the largest, a worst case rather than a
+/// percentile. At 300 it is the 297th, with three replications above it,
+/// so one unlucky draw does not decide the answer, and a candidate costs
+/// about a tenth of a second on two cores.
+pub const DEFAULT_REPLICATIONS: u64 = 300;
+
+/// How much grace above preStop + today's grace the grace search looks:
+/// a drain that needs more than five extra minutes is not one a grace
+/// should wait for.
+pub const GRACE_HEADROOM: SimDuration = SimDuration::from_secs(300);
+
+/// What "safe" means: a bound on a run's failed requests.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Target {
+    /// The 99th percentile (nearest rank) of failed requests per run is at most this.
+    FailedP99(u64),
+    /// The mean of failed requests per run is at most this.
+    FailedMean(f64),
+}
+
+impl Target {
+    /// Whether `sample` meets the target.
+    pub fn holds(self, sample: &Sample) -> bool {
+        match self {
+            Target::FailedP99(n) => sample.failed_percentile(99) <= n,
+            Target::FailedMean(x) => sample.failed_mean() <= x,
+        }
+    }
+
+    /// The target's metric of `sample`, as a number a person reads.
+    pub fn metric(self, sample: &Sample) -> f64 {
+        match self {
+            Target::FailedP99(_) => sample.failed_percentile(99) as f64,
+            Target::FailedMean(_) => sample.failed_mean(),
+        }
+    }
+
+    /// The metric's name: `failed p99` or `failed mean`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::FailedP99(_) => "failed p99",
+            Target::FailedMean(_) => "failed mean",
+        }
+    }
+
+    /// The bound.
+    pub fn bound(self) -> f64 {
+        match self {
+            Target::FailedP99(n) => n as f64,
+            Target::FailedMean(x) => x,
+        }
+    }
+}
+
+/// What to search and how hard.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Request {
+    /// What safe means.
+    pub target: Target,
+    /// Replications per candidate (R); the fresh check runs R more.
+    pub replications: u64,
+    /// The preStop grid's step (at least 1 ms).
+    pub step: SimDuration,
+}
+
+/// Why a scenario cannot be advised.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotAdvised {
+    /// A Pod's start or a Job: only a Service is advised for now.
+    #[error(
+        "advise needs a Service scenario for now (a Pod's start and a Job are not advised yet); give it a \
+         [service] table, or a Deployment with its Service"
+    )]
+    NotService,
+    /// No app container to serve the requests (every app is a proxy).
+    #[error("the Pod has no app container that serves the Service's requests (one that is not a proxy)")]
+    NoServingApp,
+}
+
+/// How one setting's search went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Searched {
+    /// Values on its grid: what a brute-force sweep of the range runs.
+    pub values: u64,
+    /// Values the search ran (bisection and fresh check together).
+    pub evaluated: u64,
+    /// The bisection's answer on replications 0 to R − 1, if any value was safe.
+    pub bisected: Option<SimDuration>,
+    /// The fresh check of that answer, if there was one.
+    pub checked: Option<Checked>,
+}
+
+/// The preStop sleep advised.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PreStopAdvice {
+    /// The key, as a grid axis names it (`containers.web.pre_stop`).
+    pub path: String,
+    /// Today's hook, if the container has one.
+    pub today: Option<Dist>,
+    /// The smallest safe value, held on fresh replications; `None` when
+    /// no value in range is safe (or none held on fresh replications).
+    pub advised: Option<SimDuration>,
+    /// How the search went.
+    pub searched: Searched,
+    /// The failures left at the top of the range (mean per run, by cause)
+    /// when even `PRE_STOP_TOP` is not safe.
+    pub left_at_top: Vec<(Cause, f64)>,
+}
+
+/// terminationGracePeriodSeconds advised.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraceAdvice {
+    /// The key, as a grid axis names it.
+    pub path: String,
+    /// Today's grace.
+    pub today: SimDuration,
+    /// The smallest safe whole-second grace (never below today's): the
+    /// smallest with no SIGKILL, or, when SIGKILL stays at every grace
+    /// (`kills_remain`), the advised preStop + today's grace, with which
+    /// the preStop was found; `None` when neither exists.
+    pub advised: Option<SimDuration>,
+    /// No grace up to `top` keeps SIGKILL away.
+    pub kills_remain: bool,
+    /// The largest grace searched.
+    pub top: SimDuration,
+    /// Runs with a SIGKILL at `top`, when nothing was safe.
+    pub killed_at_top: u64,
+    /// Runs with a SIGKILL at today's grace with the advised preStop.
+    pub killed_today: u64,
+    /// How the search went.
+    pub searched: Searched,
+    /// A disruption's own `grace_period` (`kubectl delete --grace-period`)
+    /// overrides the Pod's for the Pod it deletes.
+    pub overridden: bool,
+}
+
+/// The advice for one scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Advice {
+    /// The serving container's name.
+    pub container: String,
+    /// The kubelet simulated: whether the native `sleep` action exists.
+    pub kubernetes: KubeVersion,
+    /// The request it answers.
+    pub request: Request,
+    /// The seed of every run.
+    pub seed: u64,
+    /// The preStop sleep.
+    pub pre_stop: PreStopAdvice,
+    /// The grace period.
+    pub grace: GraceAdvice,
+    /// The scenario as written, over replications 0 to R − 1.
+    pub today: Sample,
+    /// The scenario with the advised values, over the same replications.
+    pub advised: Sample,
+    /// Every run simulated.
+    pub runs: u64,
+}
+
+impl Advice {
+    /// The runs a brute-force grid over the same ranges would take: every
+    /// value of each setting, R replications each.
+    pub fn grid_runs(&self) -> u64 {
+        (self.pre_stop.searched.values + self.grace.searched.values) * self.request.replications
+    }
+}

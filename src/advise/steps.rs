@@ -1,0 +1,194 @@
+//! The two steps of an advice, in order: the preStop sleep, then the
+//! grace with that preStop; each a bisection on replications 0 to R − 1
+//! and a check on R to 2R − 1 (`search`), on one `Measurer`, so every run
+//! is counted once.
+
+use std::ops::Range;
+
+use super::measure::{Measurer, Point, Sample};
+use super::search::{Checked, bisect, confirm};
+use super::{
+    Advice, GRACE_HEADROOM, GraceAdvice, NotAdvised, PRE_STOP_TOP, PreStopAdvice, Request, Searched,
+};
+use crate::engine::SimDuration;
+use crate::model::service::{Cause, serving_app};
+use crate::model::{Dist, RunSpec};
+use crate::scenario::key::{Field, Key};
+
+/// Advises the preStop sleep and the grace of `run`'s serving container
+/// (the Pod's first app that is not a proxy).
+pub fn advise(run: &RunSpec, request: &Request) -> Result<Advice, NotAdvised> {
+    let Some(service) = run.service.as_deref() else {
+        return Err(NotAdvised::NotService);
+    };
+    let app = serving_app(&run.pod).ok_or(NotAdvised::NoServingApp)?.0 as usize;
+    let container = run.pod.containers[app].name.clone();
+    let keys = (
+        Key::container(Field::PreStop, app),
+        Key::pod(Field::TerminationGracePeriod),
+    );
+    let mut m = Measurer::new(run.clone(), keys.0, keys.1);
+    let r = request.replications;
+    let reps = Reps {
+        base: 0..r,
+        fresh: r..2 * r,
+    };
+    let today = m.sample(Point::TODAY, reps.base.clone()).clone();
+    let today_hook = run.pod.containers[app].pre_stop.clone();
+    let pre_stop = pre_stop(&mut m, &reps, request, &container, today_hook.clone());
+    let hook = (pre_stop.advised)
+        .or_else(|| today_hook.as_ref().and_then(Dist::fixed))
+        .unwrap_or(SimDuration::ZERO);
+    let overridden = service.disruptions.iter().any(|d| d.grace_period.is_some());
+    let grace = grace(&mut m, &reps, pre_stop.advised, hook, overridden);
+    let advised_point = Point {
+        pre_stop: pre_stop.advised,
+        grace: grace.advised,
+    };
+    let advised = m.sample(advised_point, reps.base).clone();
+    Ok(Advice {
+        container,
+        kubernetes: run.pod.kubernetes,
+        request: *request,
+        seed: run.stream.seed,
+        pre_stop,
+        grace,
+        today,
+        advised,
+        runs: m.runs(),
+    })
+}
+
+/// The replications candidates run on: the search's, and the fresh check's.
+struct Reps {
+    base: Range<u64>,
+    fresh: Range<u64>,
+}
+
+/// Bisection of `lo..=hi` on the base replications, then the fresh check;
+/// `holds` judges a candidate's sample.
+fn search(
+    m: &mut Measurer,
+    reps: &Reps,
+    (lo, hi): (u64, u64),
+    point: impl Fn(u64) -> Point,
+    holds: impl Fn(&Sample) -> bool,
+) -> (Option<u64>, Option<Checked>, u64) {
+    let mut evaluated = 0;
+    let mut judge = |i: u64, replications: &Range<u64>| {
+        evaluated += 1;
+        holds(m.sample(point(i), replications.clone()))
+    };
+    let bisected = bisect(lo, hi, |i| judge(i, &reps.base));
+    let checked = bisected.map(|i| confirm(i, hi, |j| judge(j, &reps.fresh)));
+    (bisected, checked, evaluated)
+}
+
+/// Step 1: the smallest preStop on the grid for which the target holds.
+/// Assumes failed requests do not increase with a longer preStop (the
+/// listener stays open longer, nothing else changes on the same
+/// replications). The grace is raised to preStop + today's grace while
+/// searching, so the hook is never cut and the drain after it keeps
+/// today's budget.
+fn pre_stop(
+    m: &mut Measurer,
+    reps: &Reps,
+    request: &Request,
+    container: &str,
+    today: Option<Dist>,
+) -> PreStopAdvice {
+    let today_grace = m.spec(Point::TODAY).pod.termination_grace_period;
+    let step = request.step.as_millis().max(1);
+    let top = PRE_STOP_TOP.as_millis() / step;
+    let value = move |i: u64| SimDuration::from_millis(i * step);
+    let lifted = move |i: u64| Point {
+        pre_stop: Some(value(i)),
+        grace: Some(SimDuration(value(i).as_millis() + today_grace.as_millis())),
+    };
+    let target = request.target;
+    let (bisected, checked, evaluated) = search(m, reps, (0, top), lifted, |s| target.holds(s));
+    let left_at_top = match bisected {
+        Some(_) => Vec::new(),
+        None => {
+            let at_top = m.sample(lifted(top), reps.base.clone());
+            (Cause::ALL.iter())
+                .map(|&c| (c, at_top.cause_mean(c)))
+                .filter(|&(_, mean)| mean > 0.0)
+                .collect()
+        }
+    };
+    PreStopAdvice {
+        path: format!("containers.{container}.{}", Field::PreStop.name()),
+        today,
+        advised: checked.filter(|c| c.held).map(|c| value(c.index)),
+        searched: Searched {
+            values: top + 1,
+            evaluated,
+            bisected: bisected.map(value),
+            checked,
+        },
+        left_at_top,
+    }
+}
+
+/// Step 2: the smallest whole-second grace, never below today's nor below
+/// the hook (a shorter grace cuts it; the API refuses a `sleep` longer
+/// than the grace), with which no container is SIGKILLed. A longer grace
+/// never brings a SIGKILL sooner, so the bisection holds. When SIGKILL
+/// stays at every grace (an app that never exits on SIGTERM), the grace
+/// step 1 searched with (preStop + today's), with which the target held:
+/// a longer one may not help (the kill then cuts whatever is in flight
+/// later), so no grace is searched for it.
+fn grace(
+    m: &mut Measurer,
+    reps: &Reps,
+    pre_stop: Option<SimDuration>,
+    hook: SimDuration,
+    overridden: bool,
+) -> GraceAdvice {
+    let today = m.spec(Point::TODAY).pod.termination_grace_period;
+    let secs = |d: SimDuration| d.as_millis().div_ceil(1000);
+    let low = secs(today).max(secs(hook));
+    let high = secs(hook) + secs(today) + GRACE_HEADROOM.as_millis() / 1000;
+    let with_grace = move |g: u64| Point {
+        pre_stop,
+        grace: Some(SimDuration::from_secs(g)),
+    };
+    let (bisected, checked, evaluated) = search(m, reps, (low, high), with_grace, |s| s.killed_runs() == 0);
+    let mut advised = checked.filter(|c| c.held).map(|c| c.index);
+    let kills_remain = bisected.is_none();
+    let killed_at_top = match kills_remain {
+        true => m.sample(with_grace(high), reps.base.clone()).killed_runs(),
+        false => 0,
+    };
+    if kills_remain && let Some(p) = pre_stop {
+        // The grace step 1 found the preStop with: the drain after the
+        // hook keeps today's budget.
+        advised = Some(secs(p + today));
+    }
+    let killed_today = m
+        .sample(
+            Point {
+                pre_stop,
+                grace: Some(today),
+            },
+            reps.base.clone(),
+        )
+        .killed_runs();
+    GraceAdvice {
+        path: format!("pod.{}", Field::TerminationGracePeriod.name()),
+        today,
+        advised: advised.map(SimDuration::from_secs),
+        kills_remain,
+        top: SimDuration::from_secs(high),
+        killed_at_top,
+        killed_today,
+        searched: Searched {
+            values: high - low + 1,
+            evaluated,
+            bisected: bisected.map(SimDuration::from_secs),
+            checked,
+        },
+        overridden,
+    }
+}

@@ -1,0 +1,165 @@
+//! `podsim advise FILE…`: the smallest safe preStop sleep and grace period
+//! of a Service scenario, what they buy and cost, and the patch to apply.
+//! The inputs are read as `podsim run` reads them; the search is the
+//! library's (`podsim::advise`), the words `podsim::report::advice`'s.
+//!
+//! Invariant: the patch file is written whole or not at all (a temporary
+//! name, then renamed), after the advice is complete.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use podsim::advise::{DEFAULT_REPLICATIONS, PRE_STOP_TOP, Request, Target, advise};
+use podsim::engine::SimDuration;
+use podsim::report::advice;
+
+use super::inputs::{self, FormatArg};
+use super::output::{Planned, check_outputs, write_file};
+use super::run::Format;
+use super::{UsageError, duration_arg};
+
+#[derive(Debug, clap::Args)]
+pub struct AdviseArgs {
+    /// Service scenarios: TOML with a [service] table, or a Deployment with its Service
+    /// (.yaml, .yml, .json); `-` reads standard input.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Read every input as this format, whatever its name [default: by extension].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<FormatArg>,
+
+    /// Timings for manifests, as `podsim run` takes them.
+    #[arg(long, value_name = "FILE.toml")]
+    pub timings: Option<PathBuf>,
+
+    /// Safe means: the 99th percentile (nearest rank) of a run's failed requests is at most N
+    /// [default: 0].
+    #[arg(long, value_name = "N", conflicts_with = "failed_mean")]
+    pub failed_p99: Option<u64>,
+
+    /// Safe means: the mean of a run's failed requests is at most X.
+    #[arg(long, value_name = "X", value_parser = non_negative)]
+    pub failed_mean: Option<f64>,
+
+    /// Replications per candidate value (R); the answer is checked on R fresh ones. 300 makes
+    /// the p99 a percentile: below 100 it is the worst run.
+    #[arg(long, value_name = "R", default_value_t = DEFAULT_REPLICATIONS,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub replications: u64,
+
+    /// The seed of every draw [default: the scenario's `seed`, else 0].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u32>,
+
+    /// The step of the preStop values searched, from 0 s to 120 s.
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = step_arg)]
+    pub step: SimDuration,
+
+    /// Output format (JSON: one document per input, one per line, the patch included).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Write the patch to this file (replaced if it exists) instead of after the table.
+    #[arg(long, value_name = "FILE")]
+    pub patch: Option<PathBuf>,
+}
+
+/// `--failed-mean`: a number of requests, 0 or more.
+fn non_negative(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!(
+            "expected a number of requests, 0 or more, not \"{text}\""
+        )),
+    }
+}
+
+/// `--step`: a duration from 1 ms to the top of the range.
+fn step_arg(text: &str) -> Result<SimDuration, String> {
+    let step = duration_arg(text)?;
+    if step == SimDuration::ZERO || step > PRE_STOP_TOP {
+        return Err(format!("the step must be between 1ms and {PRE_STOP_TOP}"));
+    }
+    Ok(step)
+}
+
+pub fn run(args: &AdviseArgs, out: &mut dyn Write) -> Result<()> {
+    if args.patch.is_some() && args.files.len() > 1 {
+        return Err(UsageError("--patch writes one patch: give one input with it".into()).into());
+    }
+    if let Some(path) = &args.patch {
+        check_outputs(&[Planned {
+            flag: "--patch",
+            path,
+            keep_existing: false,
+            picture: false,
+        }])?;
+    }
+    let loaded = inputs::load(
+        &inputs::paths(&args.files),
+        args.timings.as_deref(),
+        args.input_format,
+    )?;
+    let request = Request {
+        target: match (args.failed_p99, args.failed_mean) {
+            (_, Some(x)) => Target::FailedMean(x),
+            (n, None) => Target::FailedP99(n.unwrap_or(0)),
+        },
+        replications: args.replications,
+        step: args.step,
+    };
+    let mut refused = Vec::new();
+    for input in &loaded.runs {
+        let s = &input.scenario;
+        let mut spec = s.run.clone();
+        if let Some(seed) = args.seed {
+            spec.stream.seed = u64::from(seed);
+        }
+        let advice = match advise(&spec, &request) {
+            Ok(advice) => advice,
+            Err(e) => {
+                refused.push(anyhow::anyhow!("{}: {e}", input.source));
+                continue;
+            }
+        };
+        let patch = advice::patch(&advice, s.workload, &s.name, &s.origin);
+        match args.format {
+            Format::Json => {
+                serde_json::to_writer(&mut *out, &advice::json(&s.name, &input.source, &advice, &patch))?;
+                writeln!(out)?;
+            }
+            Format::Text => {
+                write!(out, "{}", advice::text(&s.name, &input.source, &advice))?;
+                if args.patch.is_none() {
+                    writeln!(out)?;
+                    write!(out, "{}", patch.text)?;
+                }
+            }
+        }
+        if let Some(path) = &args.patch {
+            write_file(path, patch.text.as_bytes())?;
+            if args.format == Format::Text {
+                writeln!(out, "wrote the patch to {}", path.display())?;
+            }
+        }
+    }
+    out.flush()?;
+    if refused.len() == 1 && loaded.refused.is_empty() && loaded.runs.len() == 1 {
+        return Err(refused.remove(0));
+    }
+    for e in &refused {
+        eprintln!("podsim: error: {e:#}");
+    }
+    let advised = loaded.runs.len() - refused.len();
+    loaded.refusals(&format!("{advised} advised"))?;
+    match refused.len() {
+        0 => Ok(()),
+        n => Err(anyhow::anyhow!(
+            "{n} of {} inputs not advised (listed above)",
+            loaded.runs.len()
+        )),
+    }
+}

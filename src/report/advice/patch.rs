@@ -1,0 +1,206 @@
+//! The advice as something to apply: for a manifest, a strategic-merge
+//! patch of the workload (`kubectl patch --type strategic --patch-file`);
+//! for a TOML scenario, the keys to set, as a grid axis names them.
+//!
+//! Why a strategic merge: containers are merged by name in it, so the
+//! patch names only the serving container and leaves the others as they
+//! are. The preStop is the native `sleep` action where the simulated
+//! Kubernetes has it on by default (KEP-3960: beta from 1.30, GA in 1.34),
+//! else an `exec` of the image's `sleep`. A hook the manifest already has
+//! is replaced (`$patch: replace`), since merging a `sleep` beside an
+//! `exec` gives a hook with two handlers, which the API refuses.
+//!
+//! Invariant: the patch holds only what changes; nothing to change is an
+//! empty patch (`{}`), which applies as a no-op.
+
+use std::fmt::Write;
+
+use crate::advise::Advice;
+use crate::engine::SimDuration;
+use crate::scenario::manifest::WorkloadKind;
+
+/// A patch and what it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Patch {
+    /// The text to write (YAML for a manifest, key lines for a scenario).
+    pub text: String,
+    /// For a manifest.
+    manifest: bool,
+}
+
+impl Patch {
+    /// What the text is, for JSON.
+    pub fn format(&self) -> &'static str {
+        match self.manifest {
+            true => "strategic-merge-yaml",
+            false => "podsim-keys",
+        }
+    }
+}
+
+/// What becomes of the serving container's preStop hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hook {
+    /// As it is.
+    Keep,
+    /// A sleep this long.
+    Sleep(SimDuration),
+    /// No hook (the advice is 0 s and there is one today).
+    Remove,
+}
+
+fn hook(advice: &Advice) -> Hook {
+    let p = &advice.pre_stop;
+    match (p.advised, &p.today) {
+        (None, _) => Hook::Keep,
+        (Some(a), None) if a == SimDuration::ZERO => Hook::Keep,
+        (Some(a), Some(today)) if today.fixed() == Some(a) => Hook::Keep,
+        (Some(a), Some(_)) if a == SimDuration::ZERO => Hook::Remove,
+        (Some(a), _) => Hook::Sleep(a),
+    }
+}
+
+fn grace(advice: &Advice) -> Option<SimDuration> {
+    let g = &advice.grace;
+    g.advised.filter(|&a| a != g.today)
+}
+
+/// The patch for the scenario `name` from `origin`: a manifest's workload
+/// of `kind`, or a TOML scenario (`None`).
+pub fn patch(advice: &Advice, kind: Option<WorkloadKind>, name: &str, origin: &str) -> Patch {
+    let (hook, grace) = (hook(advice), grace(advice));
+    match kind {
+        Some(kind) => Patch {
+            text: manifest_patch(advice, kind, name, hook, grace),
+            manifest: true,
+        },
+        None => Patch {
+            text: keys(advice, origin, hook, grace),
+            manifest: false,
+        },
+    }
+}
+
+fn manifest_patch(
+    advice: &Advice,
+    kind: WorkloadKind,
+    name: &str,
+    hook: Hook,
+    grace: Option<SimDuration>,
+) -> String {
+    let mut out = String::new();
+    let resource = kind.name().to_lowercase();
+    if hook == Hook::Keep && grace.is_none() {
+        let _ = writeln!(
+            out,
+            "# podsim advise: nothing to change in {} {name}",
+            kind.name()
+        );
+        let _ = writeln!(out, "{{}}");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "# podsim advise: a strategic-merge patch for {} {name}; apply with",
+        kind.name()
+    );
+    let _ = writeln!(
+        out,
+        "#   kubectl patch {resource} {name} --type strategic --patch-file THIS-FILE"
+    );
+    // The Pod spec's path: the template's, then its `spec`.
+    let mut depth = 0;
+    for key in kind.template().iter().chain(&["spec"]) {
+        let _ = writeln!(out, "{:indent$}{key}:", "", indent = depth * 2);
+        depth += 1;
+    }
+    let pad = |d: usize| " ".repeat(d * 2);
+    if let Some(g) = grace {
+        let _ = writeln!(
+            out,
+            "{}terminationGracePeriodSeconds: {}",
+            pad(depth),
+            g.as_millis() / 1000
+        );
+    }
+    if hook == Hook::Keep {
+        return out;
+    }
+    let _ = writeln!(out, "{}containers:", pad(depth));
+    let _ = writeln!(out, "{}- name: {}", pad(depth), advice.container);
+    let c = depth + 1;
+    let _ = writeln!(out, "{}lifecycle:", pad(c));
+    match hook {
+        Hook::Remove => {
+            let _ = writeln!(out, "{}preStop: null", pad(c + 1));
+        }
+        Hook::Sleep(p) => {
+            let _ = writeln!(out, "{}preStop:", pad(c + 1));
+            if advice.pre_stop.today.is_some() {
+                let _ = writeln!(out, "{}$patch: replace", pad(c + 2));
+            }
+            sleep(&mut out, advice, p, c + 2);
+        }
+        Hook::Keep => {}
+    }
+    out
+}
+
+/// The hook's handler: the native sleep in whole seconds, or `exec sleep`.
+fn sleep(out: &mut String, advice: &Advice, p: SimDuration, depth: usize) {
+    let pad = " ".repeat(depth * 2);
+    let ms = p.as_millis();
+    if advice.kubernetes.has_sleep_action() {
+        let secs = ms.div_ceil(1000);
+        if ms % 1000 != 0 {
+            let _ = writeln!(out, "{pad}# the sleep action takes whole seconds: {p} rounded up");
+        }
+        let _ = writeln!(out, "{pad}sleep:");
+        let _ = writeln!(out, "{pad}  seconds: {secs}");
+    } else {
+        let _ = writeln!(
+            out,
+            "{pad}# Kubernetes 1.{} has no sleep action on by default (KEP-3960: from 1.30): the image's own sleep",
+            advice.kubernetes.0
+        );
+        let seconds = p.to_string();
+        let _ = writeln!(out, "{pad}exec:");
+        let _ = writeln!(
+            out,
+            "{pad}  command: [\"sleep\", \"{}\"]",
+            seconds.trim_end_matches('s')
+        );
+    }
+}
+
+/// The keys for a TOML scenario.
+fn keys(advice: &Advice, origin: &str, hook: Hook, grace: Option<SimDuration>) -> String {
+    let mut out = String::new();
+    if hook == Hook::Keep && grace.is_none() {
+        let _ = writeln!(out, "# podsim advise: nothing to change in {origin}");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "# podsim advise: the keys to set in {origin}, as a grid axis names them (pre_stop in the \
+         [[containers]] entry named \"{}\", termination_grace_period in [pod])",
+        advice.container
+    );
+    match hook {
+        Hook::Sleep(p) => {
+            let _ = writeln!(out, "{} = \"{p}\"", advice.pre_stop.path);
+        }
+        Hook::Remove => {
+            let _ = writeln!(
+                out,
+                "# remove pre_stop from the container \"{}\"",
+                advice.container
+            );
+        }
+        Hook::Keep => {}
+    }
+    if let Some(g) = grace {
+        let _ = writeln!(out, "{} = \"{g}\"", advice.grace.path);
+    }
+    out
+}

@@ -1,0 +1,181 @@
+//! `podsim::advise` through the public API, against settings worked out by
+//! hand from the Service model's rules: a fixed propagation per node,
+//! kube-proxy's token bucket (burst 2, one token per `min_sync_period`)
+//! and the kubelet's kill arithmetic (R35: the grace left after the hook
+//! is the grace minus the hook's whole seconds, at least 2 s); and the
+//! search against a brute-force scan of the same range.
+
+use podsim::advise::{Advice, Measurer, PRE_STOP_TOP, Point, Request, Target, advise};
+use podsim::engine::SimDuration;
+use podsim::scenario::Scenario;
+use podsim::scenario::key::{Field, Key};
+
+/// Four replicas on two nodes, every node hearing of a change 2 s after
+/// it (d), the kubelet 100 ms after the delete (k), kube-proxy's
+/// min_sync_period 2 s (M), new connections, an app that closes its
+/// listener at SIGTERM; replicas 0, 1 and 2 deleted 250 ms apart (δ).
+/// `extra` is appended to the web container.
+fn three_deletes(min_sync: &str, grace: &str, extra: &str) -> Scenario {
+    let text = format!(
+        r#"
+        seed = 7
+        [service]
+        replicas = 4
+        nodes = 2
+        propagation = "2s"
+        kubelet_delay = "100ms"
+        min_sync_period = "{min_sync}"
+        [traffic]
+        rate = 40
+        connections = "new"
+        clients = 2
+        service_time = "20ms"
+        [app]
+        on_sigterm = "close-then-drain"
+        [[disruptions]]
+        after_ready = "10s"
+        delete = 0
+        [[disruptions]]
+        after_ready = "10250ms"
+        delete = 1
+        [[disruptions]]
+        after_ready = "10500ms"
+        delete = 2
+        [pod]
+        termination_grace_period = "{grace}"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "2s"
+        {extra}
+        "#
+    );
+    Scenario::parse(&text, "three-deletes").expect("the scenario reads")
+}
+
+fn request(replications: u64, step_ms: u64) -> Request {
+    Request {
+        target: Target::FailedP99(0),
+        replications,
+        step: SimDuration::from_millis(step_ms),
+    }
+}
+
+fn ms(d: Option<SimDuration>) -> Option<u64> {
+    d.map(SimDuration::as_millis)
+}
+
+/// The runner's arithmetic. Every replica is Ready at 2 s; the nodes hear
+/// of it at 4 s and sync at once (the bucket starts full: 2 tokens),
+/// leaving one token. The deletes come at 14 s, 14.25 s and 14.5 s; the
+/// nodes hear of them at 16 s, 16.25 s and 16.5 s. At 16 s the bucket is
+/// full again (12 s of refill): sync at once, one token left; at 16.25 s
+/// one token + 250 ms: sync at once, 250 ms of credit left; at 16.5 s the
+/// credit is 500 ms, so the sync waits for the token: 1.5 s, at 18 s.
+/// Replica 2's rules drop 3.5 s after its delete (d + M − 2δ), while its
+/// listener closes k + preStop after it: safe from preStop ≥ 3.4 s, so
+/// 3.5 s on a 500 ms grid (3.4 s would tie) and 4 s on a 1 s grid.
+/// Without the bucket (min_sync_period 0) every rule drops d after its
+/// delete: d − k = 1.9 s, so 2 s.
+#[test]
+fn the_pre_stop_covers_the_propagation_and_the_token_bucket() {
+    let bucket = three_deletes("2s", "30s", r#"drain = "1s""#);
+    let advice = advise(&bucket.run, &request(20, 500)).expect("a Service is advised");
+    assert_eq!(ms(advice.pre_stop.advised), Some(3500));
+    let advice = advise(&bucket.run, &request(20, 1000)).expect("a Service is advised");
+    assert_eq!(ms(advice.pre_stop.advised), Some(4000));
+    let no_bucket = three_deletes("0s", "30s", r#"drain = "1s""#);
+    let advice = advise(&no_bucket.run, &request(20, 500)).expect("a Service is advised");
+    assert_eq!(ms(advice.pre_stop.advised), Some(2000));
+    // Today (no hook) every replication fails requests; advised, none.
+    assert!(advice.today.failed_percentile(99) > 0);
+    assert_eq!(advice.advised.failed_percentile(99), 0);
+    // 30 s is ample for 2 s of hook and 1 s of drain: kept.
+    assert_eq!(ms(advice.grace.advised), Some(30_000));
+    assert_eq!(advice.grace.killed_today, 0);
+}
+
+/// The kubelet's arithmetic (R35). With the 3.5 s hook and a 4.8 s drain,
+/// the app exits 8.3 s after the kubelet starts; SIGKILL comes at
+/// 3.5 s + max(grace − floor(3.5 s), 2 s) = grace + 0.5 s. So grace 7 s
+/// kills at 7.5 s and 8 s first lets the app exit (at 8.3 s < 8.5 s): 8 s,
+/// one less than rounding hook + drain up (9 s). Today's 2 s is below the
+/// hook, so every replication is SIGKILLed today.
+#[test]
+fn a_grace_below_the_hook_is_raised_to_what_the_kill_arithmetic_needs() {
+    let short = three_deletes("2s", "2s", r#"drain = "4800ms""#);
+    let advice = advise(&short.run, &request(20, 500)).expect("a Service is advised");
+    assert_eq!(ms(advice.pre_stop.advised), Some(3500));
+    assert_eq!(ms(advice.grace.advised), Some(8000));
+    assert!(!advice.grace.kills_remain);
+    assert_eq!(advice.grace.killed_today, 20);
+    assert_eq!(advice.advised.killed_runs(), 0);
+}
+
+/// An app that ignores SIGTERM is SIGKILLed at any grace: the grace is not
+/// advised, and the search says how far it looked.
+#[test]
+fn no_grace_is_advised_for_an_app_that_never_exits_on_sigterm() {
+    let stuck = three_deletes("0s", "30s", r#"drain = "never""#);
+    let advice = advise(&stuck.run, &request(10, 1000)).expect("a Service is advised");
+    assert!(advice.grace.kills_remain);
+    assert_eq!(advice.grace.killed_at_top, 10);
+}
+
+/// A Pod scenario is refused with the words the CLI prints.
+#[test]
+fn a_pod_scenario_is_not_advised() {
+    let pod = Scenario::load(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/seed-sidecar.toml"
+    )))
+    .expect("the seed reads");
+    let refusal = advise(&pod.run, &request(10, 1000)).expect_err("a Pod is not advised");
+    assert!(
+        refusal
+            .to_string()
+            .starts_with("advise needs a Service scenario for now")
+    );
+}
+
+/// The smallest preStop of a brute-force scan of 0–120 s by 1 s on the
+/// same replications (the grace raised as the search raises it), against
+/// the search's: equal within one step (the fresh check may walk up one),
+/// for a fraction of the runs.
+#[test]
+fn the_search_agrees_with_a_brute_force_scan_of_the_bundled_race() {
+    let scenario = Scenario::load(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/service/no-prestop.toml"
+    )))
+    .expect("the scenario reads");
+    let (r, step) = (40, 1000);
+    let advice: Advice = advise(&scenario.run, &request(r, step)).expect("a Service is advised");
+    let grace = scenario.run.pod.termination_grace_period;
+    let mut scan = Measurer::new(
+        scenario.run.clone(),
+        Key::container(Field::PreStop, 0),
+        Key::pod(Field::TerminationGracePeriod),
+    );
+    let values = PRE_STOP_TOP.as_millis() / step + 1;
+    let smallest = (0..values)
+        .map(|i| SimDuration::from_millis(i * step))
+        .find(|&p| {
+            let point = Point {
+                pre_stop: Some(p),
+                grace: Some(SimDuration(p.as_millis() + grace.as_millis())),
+            };
+            scan.sample(point, 0..r).failed_percentile(99) == 0
+        })
+        .expect("some preStop is safe for the tiny preset");
+    let advised = advice.pre_stop.advised.expect("the search finds one");
+    assert!(
+        advised.as_millis().abs_diff(smallest.as_millis()) <= step,
+        "search {advised}, scan {smallest}"
+    );
+    // The scan ran every value up to its answer; the search ran a handful
+    // of the grid's 121 values, grace and the figures included.
+    assert_eq!(advice.pre_stop.searched.values, 121);
+    assert!(advice.pre_stop.searched.evaluated <= 12);
+    assert!(advice.runs * 4 < advice.pre_stop.searched.values * r);
+}
