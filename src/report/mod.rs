@@ -6,6 +6,7 @@
 //! text goes.
 
 pub mod bands;
+pub mod chart;
 pub mod html;
 pub mod job;
 pub mod json;
