@@ -16,7 +16,7 @@ use clap::ValueEnum;
 use podsim::engine::{Limits, SimDuration};
 use podsim::model::{PodReport, RunReport, RunSpec, simulate_within};
 use podsim::report::bands::{Figure, timelines_svg};
-use podsim::report::{job, json, kubectl, metrics_table, service, timeline};
+use podsim::report::{chart, job, json, kubectl, metrics_table, service, timeline};
 use podsim::scenario::{Diagnostic, Scenario};
 
 use super::inputs::{self, FormatArg, Input};
@@ -272,7 +272,7 @@ fn pod_text(scenario: &Scenario, report: &PodReport, width: u64, out: &mut dyn W
     write!(out, "{}", timeline::event_lines(&scenario.run.pod, report))?;
     writeln!(out)?;
     let picture = timeline::Timeline::new(&scenario.run.pod, report);
-    write!(out, "{}", timeline::band_chart(&picture, width))?;
+    write!(out, "{}", chart::band_chart(&picture, width))?;
     writeln!(out)?;
     write!(out, "{}", metrics_table(&["value"], &[report.metrics]))?;
     writeln!(out)?;

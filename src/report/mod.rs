@@ -7,6 +7,7 @@
 
 pub mod advice;
 pub mod bands;
+pub mod chart;
 pub mod html;
 pub mod job;
 pub mod json;

@@ -14,7 +14,8 @@ use super::strip::{self, Outcome};
 use crate::engine::SimTime;
 use crate::model::PodSpec;
 use crate::model::service::ServiceReport;
-use crate::report::timeline::{Cells, Timeline, band_legend, band_row};
+use crate::report::chart::{Cells, band_legend, band_row};
+use crate::report::timeline::Timeline;
 
 /// The chart of `report`, `columns` cells wide.
 pub fn chart(pod: &PodSpec, report: &ServiceReport, columns: u64) -> String {
