@@ -9,6 +9,7 @@
 //! requests, at a few million a second over ten minutes.
 
 use std::fs;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -139,12 +140,21 @@ fn sigterm_ends_podsim_run_of_a_slow_service_within_seconds_and_says_nothing_was
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Reading the file takes milliseconds, the run minutes: a second in,
-    // the signals are caught and the run is under way.
-    std::thread::sleep(Duration::from_secs(1));
+    // The work estimate's notice is printed as the file is read, just
+    // before the signals are caught and the run starts: the run is under
+    // way soon after it (and lasts minutes).
+    let mut errors = BufReader::new(child.stderr.take().unwrap());
+    let mut notice = String::new();
+    errors.read_line(&mut notice).unwrap();
+    assert!(
+        notice.contains("notice: ") && notice.contains("about 1,800,000,000 requests in one run"),
+        "{notice}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
     assert!(child.try_wait().unwrap().is_none(), "it ended before the signal");
     let (output, took) = stop(child, "-TERM");
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let mut stderr = String::new();
+    errors.read_to_string(&mut stderr).unwrap();
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(took < MARGIN, "the stop took {took:?}: {stderr}");
     assert!(
