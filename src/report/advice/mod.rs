@@ -187,9 +187,12 @@ fn causes_line(today: &Sample, advised: &Sample) -> String {
     }
 }
 
+/// One figure of a run, if the run has it.
+type Figure = fn(&crate::advise::Run) -> Option<u64>;
+
 /// What a rollout or a drain takes, today → advised, when the scenario has one.
 fn durations_lines(today: &Sample, advised: &Sample) -> Vec<String> {
-    let figures: [(&str, fn(&crate::advise::Run) -> Option<u64>); 2] = [
+    let figures: [(&str, Figure); 2] = [
         ("rollout (start → last old Pod gone)", |r| r.rollout_done_ms),
         ("drain (start → last Pod of the node gone)", |r| r.drain_ms),
     ];

@@ -152,7 +152,7 @@ fn sleep(out: &mut String, advice: &Advice, p: SimDuration, depth: usize) {
     let ms = p.as_millis();
     if advice.kubernetes.has_sleep_action() {
         let secs = ms.div_ceil(1000);
-        if ms % 1000 != 0 {
+        if !ms.is_multiple_of(1000) {
             let _ = writeln!(out, "{pad}# the sleep action takes whole seconds: {p} rounded up");
         }
         let _ = writeln!(out, "{pad}sleep:");
