@@ -246,3 +246,26 @@ fn a_patch_file_with_several_inputs_is_refused_before_any_run() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!patch.exists());
 }
+
+/// With no propagation delay the rules drop the Pod before the kubelet
+/// even starts (100 ms): no hook is needed, so today's 5 s one goes
+/// (`preStop: null` deletes it in a strategic merge).
+#[test]
+fn a_hook_that_is_not_needed_is_removed() {
+    let dir = TempDir::new();
+    let hook = "        lifecycle:\n          preStop:\n            sleep:\n              seconds: 5\n";
+    let text = manifest("", hook).replace(
+        "podsim.dev/service.propagation: \"2s\"",
+        "podsim.dev/service.propagation: \"0s\"",
+    );
+    let file = write(dir.path(), "web.yaml", &text);
+    let text = stdout(&["advise", file.to_str().unwrap(), "--replications", "20"]);
+    assert!(
+        text.contains("preStop sleep (web)            5s     0s"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("      - name: web\n        lifecycle:\n          preStop: null\n"),
+        "{text}"
+    );
+}
