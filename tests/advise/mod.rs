@@ -179,3 +179,19 @@ fn the_search_agrees_with_a_brute_force_scan_of_the_bundled_race() {
     assert!(advice.pre_stop.searched.evaluated <= 12);
     assert!(advice.runs * 4 < advice.pre_stop.searched.values * r);
 }
+
+/// A mean budget the scenario meets with no hook at all: 0 s is advised
+/// after three candidates (the top, 0 s itself, and 0 s on fresh
+/// replications), and the grace stays.
+#[test]
+fn a_budget_met_without_a_hook_advises_none() {
+    let bucket = three_deletes("2s", "30s", r#"drain = "1s""#);
+    let request = Request {
+        target: Target::FailedMean(1000.0),
+        ..request(10, 1000)
+    };
+    let advice = advise(&bucket.run, &request).expect("a Service is advised");
+    assert_eq!(ms(advice.pre_stop.advised), Some(0));
+    assert_eq!(advice.pre_stop.searched.evaluated, 3);
+    assert_eq!(ms(advice.grace.advised), Some(30_000));
+}

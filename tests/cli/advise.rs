@@ -246,3 +246,93 @@ fn a_patch_file_with_several_inputs_is_refused_before_any_run() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!patch.exists());
 }
+
+/// With no propagation delay the rules drop the Pod before the kubelet
+/// even starts (100 ms): no hook is needed, so today's 5 s one goes
+/// (`preStop: null` deletes it in a strategic merge).
+#[test]
+fn a_hook_that_is_not_needed_is_removed() {
+    let dir = TempDir::new();
+    let hook = "        lifecycle:\n          preStop:\n            sleep:\n              seconds: 5\n";
+    let text = manifest("", hook).replace(
+        "podsim.dev/service.propagation: \"2s\"",
+        "podsim.dev/service.propagation: \"0s\"",
+    );
+    let file = write(dir.path(), "web.yaml", &text);
+    let text = stdout(&["advise", file.to_str().unwrap(), "--replications", "20"]);
+    assert!(
+        text.contains("preStop sleep (web)            5s     0s"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("      - name: web\n        lifecycle:\n          preStop: null\n"),
+        "{text}"
+    );
+}
+
+/// The patch applies: merged into the manifest as `kubectl patch --type
+/// strategic` merges it (maps key by key, `containers` by name, `$patch:
+/// replace` replacing a map, `null` deleting a key), the patched manifest
+/// has nothing left to advise, with the native sleep and with `exec sleep`
+/// replacing today's hook alike.
+#[test]
+fn the_patch_merged_into_the_manifest_leaves_nothing_to_advise() {
+    let old_hook = "        lifecycle:\n          preStop:\n            exec:\n              command: [\"sleep\", \"1\"]\n";
+    for (extra, hook) in [("", ""), ("        podsim.dev/kubernetes: \"1.29\"\n", old_hook)] {
+        let dir = TempDir::new();
+        let yaml = manifest(extra, hook);
+        let file = write(dir.path(), "web.yaml", &yaml);
+        let args = ["--replications", "20", "--format", "json"];
+        let advice = stdout(&[&["advise", file.to_str().unwrap()][..], &args].concat());
+        let advice: serde_json::Value = serde_json::from_str(advice.trim_end()).expect("JSON");
+        let patch = advice["patch"]["text"].as_str().expect("a patch");
+        let patch: serde_json::Value = serde_saphyr::from_str(patch).expect("the patch is YAML");
+        let mut items: Vec<serde_json::Value> = yaml
+            .split("\n---\n")
+            .map(|doc| serde_saphyr::from_str(doc).expect("the manifest is YAML"))
+            .collect();
+        strategic_merge(&mut items[0], &patch);
+        let list = serde_json::json!({ "apiVersion": "v1", "kind": "List", "items": items });
+        let patched = write(dir.path(), "patched.json", &list.to_string());
+        let again = stdout(&["advise", patched.to_str().unwrap(), "--replications", "20"]);
+        assert!(
+            again.contains("# podsim advise: nothing to change in Deployment web"),
+            "{again}"
+        );
+    }
+}
+
+/// A strategic merge of `patch` into `target`, as far as the patch uses it.
+fn strategic_merge(target: &mut serde_json::Value, patch: &serde_json::Value) {
+    use serde_json::Value;
+    let (Value::Object(t), Value::Object(p)) = (&mut *target, patch) else {
+        *target = patch.clone();
+        return;
+    };
+    if p.get("$patch").and_then(Value::as_str) == Some("replace") {
+        let mut replaced = p.clone();
+        replaced.remove("$patch");
+        *target = Value::Object(replaced);
+        return;
+    }
+    for (key, value) in p {
+        match (t.get_mut(key), value) {
+            (_, Value::Null) => {
+                t.remove(key);
+            }
+            (Some(Value::Array(items)), Value::Array(patches)) if key == "containers" => {
+                for patch in patches {
+                    match items.iter_mut().find(|i| i["name"] == patch["name"]) {
+                        Some(item) => strategic_merge(item, patch),
+                        None => items.push(patch.clone()),
+                    }
+                }
+            }
+            (Some(existing), _) => strategic_merge(existing, value),
+            (None, _) => {
+                t.insert(key.clone(), Value::Null);
+                strategic_merge(&mut t[key], value);
+            }
+        }
+    }
+}
