@@ -15,7 +15,7 @@ use podsim::advise::{DEFAULT_REPLICATIONS, PRE_STOP_TOP, Request, Target, advise
 use podsim::engine::SimDuration;
 use podsim::report::advice;
 
-use super::inputs::{self, FormatArg};
+use super::inputs::{self, ReadArgs};
 use super::output::{Planned, check_outputs, write_file};
 use super::run::Format;
 use super::{UsageError, duration_arg};
@@ -27,13 +27,8 @@ pub struct AdviseArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Read every input as this format, whatever its name [default: by extension].
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub input_format: Option<FormatArg>,
-
-    /// Timings for manifests, as `podsim run` takes them.
-    #[arg(long, value_name = "FILE.toml")]
-    pub timings: Option<PathBuf>,
+    #[command(flatten)]
+    pub read: ReadArgs,
 
     /// Safe means: the 99th percentile (nearest rank) of a run's failed requests is at most N
     /// [default: 0].
@@ -100,8 +95,8 @@ pub fn run(args: &AdviseArgs, out: &mut dyn Write) -> Result<()> {
     }
     let loaded = inputs::load(
         &inputs::paths(&args.files),
-        args.timings.as_deref(),
-        args.input_format,
+        args.read.timings.as_deref(),
+        args.read.input_format,
     )?;
     let request = Request {
         target: match (args.failed_p99, args.failed_mean) {

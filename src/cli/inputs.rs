@@ -38,6 +38,21 @@ impl FormatArg {
     }
 }
 
+/// How to read the inputs: the flags `run`, `report` and `advise` share,
+/// so each reads its files the same way and says so the same way.
+#[derive(Debug, clap::Args)]
+pub struct ReadArgs {
+    /// Read every input as this format, whatever its name [default: by extension;
+    /// standard input is sniffed: JSON, a TOML scenario, else YAML].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<FormatArg>,
+
+    /// Timings for manifests (boot, drain, ... per container; stop_at, ... for the Pod);
+    /// they win over podsim.dev/ annotations.
+    #[arg(long, value_name = "FILE.toml")]
+    pub timings: Option<PathBuf>,
+}
+
 /// The name standard input goes by in messages.
 pub const STDIN: &str = "<stdin>";
 

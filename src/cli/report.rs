@@ -17,7 +17,7 @@ use podsim::report::html::{Contents, ScenarioRun, ServiceRun, report};
 use podsim::report::table::Table;
 
 use super::duration_arg;
-use super::inputs::{self, FormatArg};
+use super::inputs::{self, ReadArgs};
 use super::output::{Planned, check_outputs, write_file};
 
 #[derive(Debug, clap::Args)]
@@ -27,13 +27,8 @@ pub struct ReportArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Read every scenario input as this format, as for `podsim run --input-format`.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub input_format: Option<FormatArg>,
-
-    /// Timings for manifests, as for `podsim run --timings`.
-    #[arg(long, value_name = "FILE.toml")]
-    pub timings: Option<PathBuf>,
+    #[command(flatten)]
+    pub read: ReadArgs,
 
     /// The HTML file to write; overwritten if it exists.
     #[arg(long, short, value_name = "FILE", default_value = "report.html")]
@@ -63,7 +58,11 @@ pub fn run(args: &ReportArgs, out: &mut dyn Write) -> Result<()> {
         .map(|f| Table::load(f))
         .collect::<Result<_, _>>()?;
     let files: Vec<PathBuf> = args.files.iter().filter(|f| !is_csv(f)).cloned().collect();
-    let loaded = inputs::load(&inputs::paths(&files), args.timings.as_deref(), args.input_format)?;
+    let loaded = inputs::load(
+        &inputs::paths(&files),
+        args.read.timings.as_deref(),
+        args.read.input_format,
+    )?;
     loaded.refusals("nothing written")?;
     let reports: Vec<RunReport> = (loaded.runs.iter())
         .map(|input| {

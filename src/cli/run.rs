@@ -19,7 +19,7 @@ use podsim::report::bands::{Figure, timelines_svg};
 use podsim::report::{chart, job, json, kubectl, metrics_table, service, timeline};
 use podsim::scenario::{Diagnostic, Scenario};
 
-use super::inputs::{self, FormatArg, Input};
+use super::inputs::{self, Input, ReadArgs};
 use super::interrupt::Interrupts;
 use super::output::{Planned, check_outputs, picture_path, write_picture};
 use super::{RunStopped, distribution, duration_arg};
@@ -31,15 +31,8 @@ pub struct RunArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Read every input as this format, whatever its name [default: by extension;
-    /// standard input is sniffed: JSON, a TOML scenario, else YAML].
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub input_format: Option<FormatArg>,
-
-    /// Timings for manifests (boot, drain, ... per container; stop_at, ... for the Pod);
-    /// they win over podsim.dev/ annotations.
-    #[arg(long, value_name = "FILE.toml")]
-    pub timings: Option<PathBuf>,
+    #[command(flatten)]
+    pub read: ReadArgs,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -93,8 +86,8 @@ const LISTED_FAILURES: usize = 20;
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<()> {
     let loaded = inputs::load(
         &inputs::paths(&args.files),
-        args.timings.as_deref(),
-        args.input_format,
+        args.read.timings.as_deref(),
+        args.read.input_format,
     )?;
     if let Some(path) = &args.svg {
         check_picture(&loaded.runs)?;
