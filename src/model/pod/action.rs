@@ -230,12 +230,19 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
         }
         match effect {
             UpdateEffect::Restart => self.kill_for_update(id, now, s),
-            UpdateEffect::AfterStartup => self.container_mut(id).outdated = true,
             UpdateEffect::StartsNow => self.start_new_image(id, now, s),
-            UpdateEffect::NextStart if kind != ContainerKind::Init => {
-                self.container_mut(id).backoff_streak = 0;
+            // R17: whatever ends the old instance first — its startup probe
+            // passing (a sidecar's deferred restart), a crash, a probe kill,
+            // a failed init container's exit — the next start is the new
+            // image's, whose back-off key has no entry: `doBackOff` starts it
+            // at once, and its streak starts from zero.
+            UpdateEffect::AfterStartup => {
+                let c = self.container_mut(id);
+                c.outdated = true;
+                c.backoff_streak = 0;
             }
-            UpdateEffect::NextStart | UpdateEffect::Ignored => {}
+            UpdateEffect::NextStart => self.container_mut(id).backoff_streak = 0,
+            UpdateEffect::Ignored => {}
         }
     }
 
