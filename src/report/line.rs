@@ -148,7 +148,10 @@ impl fmt::Display for Line {
                 write!(f, "new probe workers: not ready until its readiness probe passes")
             }
             Change::ProbesRestarted { .. } => write!(f, "new probe workers"),
-            Change::PodFailed => write!(f, "init container failed under restartPolicy Never: Pod failed"),
+            Change::PodFailed => write!(
+                f,
+                "init container failed under restartPolicy Never: stopping the Pod (Failed once stopped)"
+            ),
             Change::AllContainersRestarting => {
                 write!(f, "RestartAllContainers: every container killed, starting over")
             }
@@ -418,7 +421,7 @@ mod tests {
             (Change::PodNotReady, "Pod not Ready"),
             (
                 Change::PodFailed,
-                "init container failed under restartPolicy Never: Pod failed",
+                "init container failed under restartPolicy Never: stopping the Pod (Failed once stopped)",
             ),
             (
                 Change::AppsFinished,

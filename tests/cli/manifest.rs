@@ -189,7 +189,8 @@ fn a_spec_problem_set_in_the_timings_file_points_at_its_key() {
         .assert()
         .code(1)
         .stderr(format!(
-            "podsim: error: {timings}:3:1: container \"web\": exit_code needs run (the time after which the app exits)\n"
+            "podsim: error: {timings}:3:1: container \"web\": exit_code needs run (the time after which the app exits), \
+             or fails or fail_probability (the attempts that exit with it)\n"
         ));
 }
 

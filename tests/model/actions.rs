@@ -309,6 +309,47 @@ fn r72_a_sidecar_updated_before_its_startup_probe_passed_restarts_once_it_has() 
 }
 
 #[test]
+fn r17_a_deferred_image_update_restarts_without_the_old_images_back_off() {
+    // proxy's first two attempts fail at the end of their 5 s boot. Attempt
+    // 1 fails at 5 s and restarts at once (no back-off entry yet, R15);
+    // attempt 2 runs 5–10 s. The image changes at 7 s, before the startup
+    // probe passed: the kubelet waits for it (R72). Attempt 2 fails at 10 s:
+    // kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go
+    // doBackOff looks up GetStableKey(pod, container) (helpers.go: the key
+    // ends in HashContainer of the spec, which now names the new image),
+    // finds no entry and starts it: attempt 3 at 10 s, not after the old
+    // key's 10 s back-off at 20 s. It boots 5 s, the startup probe (every
+    // 1 s) passes at 15 s: web starts then, Ready at 16 s.
+    let toml = r#"
+        [[containers]]
+        name = "proxy"
+        kind = "sidecar"
+        boot = "5s"
+        fails = 2
+        startup_probe = { period = "1s", failure_threshold = 30 }
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        [[actions]]
+        at = "7s"
+        update_image = "proxy"
+    "#;
+    assert_eq!(
+        events(
+            toml,
+            "proxy",
+            is(Change::ImageUpdated(UpdateEffect::AfterStartup))
+        ),
+        [7000]
+    );
+    assert_eq!(events(toml, "proxy", exited), [5000, 10_000]);
+    assert_eq!(events(toml, "proxy", restarted), [5000, 10_000]);
+    assert_eq!(events(toml, "web", first_start), [15_000]);
+    assert_eq!(metrics(toml).ready_ms, Some(16_000));
+}
+
+#[test]
 fn r72_an_init_containers_new_image_does_nothing_once_the_pod_is_initialized() {
     // setup completes at 2 s, web is started at 3 s. setup's image changes
     // at 10 s: after initialization no regular init container runs again.

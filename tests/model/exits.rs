@@ -147,7 +147,7 @@ fn r56_run_on_an_init_container_is_refused_since_its_boot_is_its_run() {
     assert_eq!(
         e,
         "x.toml:5:7: container \"migrate\": run does not apply to an init container: its boot is its \
-         whole run (it exits 0 when boot is over; `fails` makes attempts exit 1)"
+         whole run (it exits 0 when boot is over; `fails` makes attempts exit 1, or exit_code)"
     );
 }
 
@@ -338,4 +338,58 @@ fn r59_a_stop_signal_needs_kubernetes_1_33_and_is_alpha_there() {
         "{:?}",
         s.notices
     );
+}
+
+#[test]
+fn r9_an_init_containers_failure_exits_with_its_exit_code() {
+    // kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_container.go
+    // isInitContainerFailed: an exited init container whose code is not 0
+    // failed, whatever the code; computeInitContainerActions restarts it
+    // (Always: R9), the first restart at once (R15). setup's first attempt
+    // fails at 2 s with its exit_code 3; attempt 2 runs 2–4 s and
+    // completes: web starts at 4 s, Ready at 5 s.
+    let toml = r#"
+        [[containers]]
+        name = "setup"
+        kind = "init"
+        boot = "2s"
+        fails = 1
+        exit_code = 3
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+    "#;
+    assert_eq!(events(toml, "setup", exit(ExitReason::Failed(3))), [2000]);
+    assert_eq!(events(toml, "setup", exit(ExitReason::Completed)), [4000]);
+    assert_eq!(events(toml, "web", first_start), [4000]);
+    assert_eq!(run_text(toml).metrics.ready_ms, Some(5000));
+    // Under Never the failure with 3 fails the Pod (R9): at 2 s, nothing
+    // else runs, so Failed then.
+    let never = format!("[pod]\nrestart_policy = \"Never\"\n{toml}");
+    assert_eq!(events(&never, "pod", is(Change::PodFailed)), [2000]);
+    assert_eq!(run_text(&never).metrics.phase, PodPhase::Failed);
+}
+
+#[test]
+fn an_apps_scripted_failures_exit_with_its_exit_code() {
+    // web's first two attempts fail at the end of their 1 s boot with
+    // exit_code 42 (no run: the code is the failures' alone); under Always
+    // it restarts at once (1 s), then after 10 s (2 s + 10 s = 12 s): the
+    // third attempt boots 12–13 s and runs.
+    let toml = r#"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        fails = 2
+        exit_code = 42
+    "#;
+    assert_eq!(events(toml, "web", exit(ExitReason::Failed(42))), [1000, 2000]);
+    assert_eq!(events(toml, "web", restarted), [1000, 12_000]);
+    // exit_code without run and without a scripted failure has nothing to name.
+    let e = podsim::scenario::Scenario::parse(&toml.replace("fails = 2", ""), "x.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.ends_with("exit_code needs run (the time after which the app exits), or fails or fail_probability (the attempts that exit with it)"), "{e}");
 }

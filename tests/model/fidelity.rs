@@ -251,3 +251,48 @@ fn versions_refuse_what_their_kubelet_cannot_do() {
         "v.toml:2:14: unknown kubernetes version \"1.99\"; podsim knows \"1.20\" to \"1.36\""
     );
 }
+
+#[test]
+fn r47_an_init_failure_under_never_is_failed_only_once_the_sidecar_stopped() {
+    // kubernetes/kubernetes pkg/kubelet/kubelet_pods.go getPhase makes the
+    // Pod Failed as soon as a regular init container failed under Never
+    // (`failedInit > 0 && Never`), but pkg/kubelet/status/status_manager.go
+    // mergePodStatus keeps the old phase "if couldHaveRunningContainers":
+    // the terminal phase is reported once every container stopped. proxy
+    // starts at 0 s and is started at 1 s; setup runs 1–3 s and fails:
+    // the kubelet kills the Pod (computeInitContainerActions: KillPod),
+    // proxy gets SIGTERM at 3 s and drains 5 s: exits at 8 s. The phase is
+    // Pending (no app ever ran) until 8 s, then Failed.
+    let toml = r#"
+        [pod]
+        restart_policy = "Never"
+        [[containers]]
+        name = "proxy"
+        kind = "sidecar"
+        boot = "1s"
+        drain = "5s"
+        [[containers]]
+        name = "setup"
+        kind = "init"
+        boot = "2s"
+        fails = 1
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+    "#;
+    assert_eq!(events(toml, "pod", is(Change::PodFailed)), [3000]);
+    assert_eq!(events(toml, "proxy", sigterm), [3000]);
+    assert_eq!(events(toml, "proxy", exited), [8000]);
+    let phases: Vec<(u64, Change)> = history_of(toml)
+        .into_iter()
+        .filter(|(_, _, c)| matches!(c, Change::Phase(_)))
+        .map(|(t, _, c)| (t, c))
+        .collect();
+    assert_eq!(phases, [(8000, Change::Phase(PodPhase::Failed))]);
+    assert_eq!(run_text(toml).metrics.phase, PodPhase::Failed);
+    // Without the sidecar nothing else runs: setup fails at 2 s, Failed then.
+    let (_, alone) = toml.split_once("drain = \"5s\"").unwrap();
+    let alone = format!("[pod]\nrestart_policy = \"Never\"\n{alone}");
+    assert_eq!(events(&alone, "pod", is(Change::Phase(PodPhase::Failed))), [2000]);
+}

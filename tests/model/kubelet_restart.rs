@@ -139,3 +139,48 @@ fn r75_a_forgotten_init_container_stays_done_while_an_app_runs() {
     assert_eq!(events(&toml, "setup", first_start), [0]);
     assert_eq!(metrics(&toml).restarts, 2);
 }
+
+#[test]
+fn r75_forgotten_init_containers_before_one_on_record_are_skipped() {
+    // kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_container.go
+    // computeInitContainerActions: no app has a status, so the Pod is not
+    // initialized; the walk goes backwards from the last init container:
+    // `late` is Running (a regular one: nothing to do but wait), which makes
+    // the containers before it "previously initialized"; `a` and `b` have no
+    // status (`status == nil`) and are not restartable: `continue`, nothing
+    // is started. a runs 0–2 s, b 2–4 s, late 4–24 s; the kubelet restarts
+    // at 6 s with the records of a and b gone: nothing starts, late
+    // completes at 24 s and web starts then (Ready at 25 s), one attempt
+    // each, no restarts.
+    let toml = r#"
+        [[containers]]
+        name = "a"
+        kind = "init"
+        boot = "2s"
+        [[containers]]
+        name = "b"
+        kind = "init"
+        boot = "2s"
+        [[containers]]
+        name = "late"
+        kind = "init"
+        boot = "20s"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        [[actions]]
+        at = "6s"
+        kubelet_restart = true
+        forget_exited_init = true
+    "#;
+    for init in ["a", "b", "late"] {
+        assert_eq!(events(toml, init, restarted), Vec::<u64>::new(), "{init}");
+    }
+    assert_eq!(events(toml, "a", first_start), [0]);
+    assert_eq!(events(toml, "b", first_start), [2000]);
+    assert_eq!(events(toml, "late", exit(ExitReason::Completed)), [24_000]);
+    assert_eq!(events(toml, "web", first_start), [24_000]);
+    let m = metrics(toml);
+    assert_eq!((m.ready_ms, m.restarts), (Some(25_000), 0));
+}

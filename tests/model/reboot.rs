@@ -33,12 +33,21 @@ pub(crate) fn reboot_at(base: &str, at: &str, extra: &str) -> String {
 fn r76_a_reboot_stops_every_container_at_once_and_the_pod_leaves_ready() {
     // web runs since 5 s. The node reboots at 20 s: web is gone with it,
     // no preStop, no SIGTERM, exit 255 (Unknown), and the Pod is not Ready.
+    // 255, not 137: containerd keeps the container's record across the
+    // reboot, and its CRI plugin's recovery (containerd/containerd
+    // internal/cri/server/restart.go loadContainer, @ 0113d3eb) gives a
+    // container that was running and whose task is gone
+    // `unknownExitCode` (255), reason "Unknown"; the kubelet reports the
+    // runtime's code (R54). Its own 137 (`ContainerStatusUnknown`,
+    // pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses) is for a
+    // container the runtime no longer lists at all.
     let toml = reboot_at(TWO_INITS, "20s", "");
     assert_eq!(
         events(&toml, "pod", |c| matches!(c, Change::NodeRebooted { .. })),
         [20_000]
     );
     assert_eq!(events(&toml, "web", exit(ExitReason::NodeLost)), [20_000]);
+    assert_eq!(events(&toml, "web", exited_with(255)), [20_000]);
     assert_eq!(events(&toml, "pod", is(Change::PodNotReady)), [20_000]);
     assert!(events(&toml, "web", sigterm).is_empty());
     assert!(events(&toml, "web", is(Change::Sigkill)).is_empty());

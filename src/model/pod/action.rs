@@ -93,7 +93,11 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// an app container runs (or is created); otherwise it walks the init
     /// list to the last container it has a record of, and what comes after
     /// it runs again: with no record at all, from the first init container.
-    /// podsim looks at this at the restart's sync only.
+    /// A regular init container without a record before that one is
+    /// skipped (`status == nil` → `continue`), so a forgotten container
+    /// keeps its exit (the API keeps a terminated status too,
+    /// `convertToAPIContainerStatuses`): only the walk's own start runs it
+    /// again. podsim looks at this at the restart's sync only.
     fn forget_exited_init(&mut self) {
         let app_runs = self
             .ids()
@@ -107,7 +111,6 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
             let c = self.container_mut(id);
             if init && matches!(c.state, State::Exited(ExitReason::Completed)) && c.recorded {
                 c.recorded = false;
-                c.state = State::Waiting;
                 forgot = true;
             }
         }
@@ -198,6 +201,8 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
             // is done.
             (ContainerKind::Init, _) if initialized => UpdateEffect::Ignored,
             (ContainerKind::Init, State::Running(_) | State::Waiting) => UpdateEffect::NextStart,
+            // R75: one the runtime forgot runs its spec if the walk starts it again.
+            (ContainerKind::Init, State::Exited(_)) if !c.recorded => UpdateEffect::NextStart,
             (ContainerKind::Init, State::Exited(_)) => UpdateEffect::Ignored,
             // A kill under way (a probe's) ends in a restart anyway; the
             // restart runs the new image.
@@ -225,12 +230,19 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
         }
         match effect {
             UpdateEffect::Restart => self.kill_for_update(id, now, s),
-            UpdateEffect::AfterStartup => self.container_mut(id).outdated = true,
             UpdateEffect::StartsNow => self.start_new_image(id, now, s),
-            UpdateEffect::NextStart if kind != ContainerKind::Init => {
-                self.container_mut(id).backoff_streak = 0;
+            // R17: whatever ends the old instance first — its startup probe
+            // passing (a sidecar's deferred restart), a crash, a probe kill,
+            // a failed init container's exit — the next start is the new
+            // image's, whose back-off key has no entry: `doBackOff` starts it
+            // at once, and its streak starts from zero.
+            UpdateEffect::AfterStartup => {
+                let c = self.container_mut(id);
+                c.outdated = true;
+                c.backoff_streak = 0;
             }
-            UpdateEffect::NextStart | UpdateEffect::Ignored => {}
+            UpdateEffect::NextStart => self.container_mut(id).backoff_streak = 0,
+            UpdateEffect::Ignored => {}
         }
     }
 

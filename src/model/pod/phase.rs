@@ -1,6 +1,6 @@
 //! The Pod phase (R47, R48) and completion (R43, R44): Pending until every
-//! app and sidecar has run, terminal once termination is over, decided by
-//! the app containers alone.
+//! app and sidecar has run, terminal once termination is over (a failed
+//! init container's too), decided by the app containers alone.
 //!
 //! Invariant: the phase is a function of the state, worked out when asked;
 //! the model reports its changes only to an observer that keeps a history,
@@ -17,7 +17,11 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// The Pod phase as the kubelet would report it now (R47, R48).
     pub fn phase(&self) -> PodPhase {
         match self.stage {
-            Stage::Terminating(Cause::InitFailed) | Stage::Stopped(Cause::InitFailed) => PodPhase::Failed,
+            // R47 step 4 makes a Pod whose init container failed under
+            // Never Failed, but the status manager holds a terminal phase
+            // back while a container could still run (`mergePodStatus`):
+            // until the last one stopped, the phase is what it was.
+            Stage::Stopped(Cause::InitFailed) => PodPhase::Failed,
             // R44: app containers alone decide, sidecars' exit codes do not.
             Stage::Stopped(_) => {
                 let apps_succeeded = self.with_specs().all(|(spec, c)| {

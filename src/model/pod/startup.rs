@@ -207,6 +207,7 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
     pub(super) fn boot_finished(&mut self, id: ContainerId, now: SimTime, s: &mut Scheduler<'_, PodEvent>) {
         let spec = self.spec_of(id);
         let (fails, kind, probed) = (spec.fails, spec.kind, spec.has_probes());
+        let failure = ExitReason::Failed(spec.failure_code());
         let chance = spec.fail_probability;
         let run = spec.run.as_ref().map(|d| self.draw(id, DrawKey::Run, d));
         let fails_by_chance =
@@ -214,10 +215,10 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
         let c = self.container_mut(id);
         if c.failures_used < fails {
             c.failures_used += 1;
-            return self.exit(id, now, ExitReason::Failed(1), s);
+            return self.exit(id, now, failure, s);
         }
         if fails_by_chance {
-            return self.exit(id, now, ExitReason::Failed(1), s);
+            return self.exit(id, now, failure, s);
         }
         if kind == ContainerKind::Init {
             return self.exit(id, now, ExitReason::Completed, s);

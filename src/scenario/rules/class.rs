@@ -11,6 +11,7 @@ use crate::scenario::key::{Field, ProbeField, service_field};
 /// `check_spec` can tell — values of one class pass or fail the same rules —
 /// or `None` if the field cannot affect any rule. `check_spec` looks only at
 /// kinds, the proxy flag, whether exit_code is zero, whether run,
+/// fails and fail_probability are (zero),
 /// crash_after and pre_stop are present, probe periods and timeouts under
 /// a second, the lengths the API keeps in whole seconds (the grace, the
 /// probes' four) with a fraction, thresholds 0, 1 or more, and the Pod's mode, policy, version
@@ -30,6 +31,8 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         // the container's kind decides.
         Field::Run | Field::CrashAfter | Field::PreStop | Field::PostStart => Some(0),
         Field::PostStartFails => Some(encoded),
+        // Whether a failure is scripted: `exit_code` needs one, or `run`.
+        Field::Fails | Field::FailProbability => Some(u64::from(encoded != 0)),
         Field::Probe(_, field) => Some(match field {
             ProbeField::Outcome | ProbeField::PassAfter | ProbeField::PassUntil => 0,
             ProbeField::InitialDelay | ProbeField::TerminationGracePeriod => fraction,
@@ -57,14 +60,12 @@ pub fn rule_class(field: Field, encoded: u64) -> Option<u64> {
         Field::BackoffInitial => Some(u64::from(encoded >= second)),
         Field::Horizon
         | Field::Seed
-        | Field::FailProbability
         | Field::StopAt
         | Field::StopAfterReady
         | Field::BackoffImmediateFirstRestart
         | Field::Boot
         | Field::Drain
         | Field::DrainsOn
-        | Field::Fails
         | Field::ImagePull
         | Field::ActionAt
         | Field::ActionAfterReady

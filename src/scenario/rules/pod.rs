@@ -9,8 +9,8 @@
 
 use crate::engine::SimDuration;
 use crate::model::{
-    Backoff, ContainerKind, ContainerSpec, KubeVersion, PodMode, PodSpec, ProbeKind, RestartPolicy,
-    RuleAction, Signal,
+    Backoff, ContainerKind, ContainerSpec, KubeVersion, PodMode, PodSpec, Probability, ProbeKind,
+    RestartPolicy, RuleAction, Signal,
 };
 
 use super::Format;
@@ -46,10 +46,11 @@ pub enum Rule {
     /// Native sidecars (`restartPolicy: Always` on an init container) need
     /// Kubernetes 1.28 or later (behind a feature gate there, on by default from 1.29).
     NativeSidecarsNeed128(KubeVersion),
-    /// `run`/`exit_code` on a regular init container: its `boot` is its
-    /// whole run already, and `fails` its failures (R56).
+    /// `run` on a regular init container: its `boot` is its whole run
+    /// already, and `fails` its failures (R56).
     RunOnInit(Field),
-    /// `exit_code` without `run`: an app that never finishes has no exit code.
+    /// `exit_code` without `run`, `fails` or `fail_probability`: a
+    /// container that never exits on its own has no exit code.
     ExitCodeNeedsRun,
     /// A process exits with 0 to 255; Kubernetes reports nothing else.
     ExitCodeOver255(Field, i32),
@@ -147,7 +148,7 @@ impl SpecProblem {
             ),
             Rule::RunOnInit(field) => format!(
                 "container \"{name}\": {} does not apply to an init container: its boot is its whole run \
-                 (it exits 0 when boot is over; `fails` makes attempts exit 1)",
+                 (it exits 0 when boot is over; `fails` makes attempts exit 1, or exit_code)",
                 field.name()
             ),
             Rule::ExitCodeOver255(field, code) => format!(
@@ -155,7 +156,10 @@ impl SpecProblem {
                 field.name()
             ),
             Rule::ExitCodeNeedsRun => {
-                format!("container \"{name}\": exit_code needs run (the time after which the app exits)")
+                format!(
+                    "container \"{name}\": exit_code needs run (the time after which the app exits), \
+                     or fails or fail_probability (the attempts that exit with it)"
+                )
             }
             Rule::Probe(kind, problem) => {
                 let key = format!("{}_probe", kind.name());
@@ -294,14 +298,9 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
         return Err((Some(Field::Kind), Rule::NativeSidecarsNeed128(spec.kubernetes)));
     }
     // R56: a sidecar may exit on its own (and restarts); an init
-    // container's run is its boot.
-    if c.kind == ContainerKind::Init && (c.run.is_some() || c.exit_code != 0) {
-        let field = if c.run.is_some() {
-            Field::Run
-        } else {
-            Field::ExitCode
-        };
-        return Err((Some(field), Rule::RunOnInit(field)));
+    // container's run is its boot, and its exit_code its failures' (R9).
+    if c.kind == ContainerKind::Init && c.run.is_some() {
+        return Err((Some(Field::Run), Rule::RunOnInit(Field::Run)));
     }
     if c.post_start_fails && c.post_start.is_none() {
         return Err((Some(Field::PostStartFails), Rule::FailsNeedsHook));
@@ -344,7 +343,8 @@ fn check_container(spec: &PodSpec, c: &ContainerSpec) -> Result<(), (Option<Fiel
             return Err((Some(field), Rule::ExitCodeOver255(field, code)));
         }
     }
-    if c.exit_code != 0 && c.run.is_none() {
+    let scripted_failure = c.fails > 0 || c.fail_probability != Probability::NEVER;
+    if c.exit_code != 0 && c.run.is_none() && !scripted_failure {
         return Err((Some(Field::ExitCode), Rule::ExitCodeNeedsRun));
     }
     for kind in ProbeKind::ALL {

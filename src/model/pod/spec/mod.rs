@@ -167,9 +167,10 @@ pub struct ContainerSpec {
     /// The preStop hook and how long it runs, if the container has one; a
     /// hook of 0 s runs and returns at once (R58).
     pub pre_stop: Option<Dist>,
-    /// The first `fails` attempts exit 1 at the end of boot.
+    /// The first `fails` attempts exit at the end of boot with
+    /// `failure_code` (1 unless `exit_code` says otherwise).
     pub fails: u32,
-    /// Every later attempt exits 1 at the end of boot with this probability.
+    /// Every later attempt fails so at the end of boot with this probability.
     pub fail_probability: Probability,
     /// Carries the Pod's traffic; an app alive while no proxy is alive is exposed.
     pub proxy: bool,
@@ -179,7 +180,8 @@ pub struct ContainerSpec {
     pub crash_after: Vec<Dist>,
     /// An app that finishes: it exits with `exit_code` this long after it is healthy.
     pub run: Option<Dist>,
-    /// The code a finished `run` exits with.
+    /// The code a finished `run` exits with, and a scripted failure's
+    /// (`fails`, `fail_probability`) if it is not 0.
     pub exit_code: i32,
     /// The code it exits with when SIGTERM stops it in time (R54): 0 for a
     /// graceful handler, 143 (128 + 15) for a process the signal ends.
@@ -294,6 +296,14 @@ impl ContainerSpec {
     /// started when its boot (image pull, create, postStart) ends.
     pub fn has_probes(&self) -> bool {
         self.probes.iter().any(Option::is_some)
+    }
+
+    /// The code a scripted failure (`fails`, `fail_probability`) exits
+    /// with: `exit_code`, or 1 where that is 0, a success. The kubelet reads
+    /// any non-zero code of an init container as a failure
+    /// (`isInitContainerFailed`, R4, R9).
+    pub fn failure_code(&self) -> i32 {
+        if self.exit_code == 0 { 1 } else { self.exit_code }
     }
 }
 

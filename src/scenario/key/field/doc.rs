@@ -39,9 +39,9 @@ impl Field {
             Field::PreStop => {
                 "how long the preStop hook runs; default no hook (\"0s\" is a hook that returns at once); or a distribution"
             }
-            Field::Fails => "the first N attempts exit 1 at the end of boot; default 0",
+            Field::Fails => "the first N attempts fail at the end of boot: exit 1, or exit_code; default 0",
             Field::FailProbability => {
-                "every later attempt exits 1 at the end of boot with this probability, 0 to 1; default 0"
+                "every later attempt fails at the end of boot (exit 1, or exit_code) with this probability, 0 to 1; default 0"
             }
             Field::Proxy => {
                 "carries the Pod's traffic: an app alive while no proxy is alive is exposed; default false"
@@ -52,7 +52,9 @@ impl Field {
             Field::Run => {
                 "apps and sidecars: exits with exit_code this long after it is healthy (a Job's work; a sidecar then restarts); or a distribution"
             }
-            Field::ExitCode => "the exit code of that exit; default 0; needs run",
+            Field::ExitCode => {
+                "the exit code of that exit, and (if not 0) of the failures of fails and fail_probability, init containers' too; default 0; needs run, fails or fail_probability"
+            }
             Field::ContainerRestartPolicy => {
                 "an app's or init container's own restartPolicy (Always, OnFailure, Never; not Always on init), overriding the Pod's; Kubernetes 1.34+"
             }
