@@ -112,6 +112,9 @@ pub struct Simulation<M: Model> {
     limits: Limits,
     /// The count of handled events at which to look at `limits` next.
     check_at: u64,
+    /// Handled events between two looks (`limits::CHECK_EVERY` unless the
+    /// model's events are heavy: `set_check_every`).
+    check_every: u64,
     /// Why the limits halted the current run, if they did.
     halted: Option<Halt>,
 }
@@ -128,8 +131,17 @@ impl<M: Model> Simulation<M> {
             stale: 0,
             limits: Limits::default(),
             check_at: 0,
+            check_every: limits::CHECK_EVERY,
             halted: None,
         }
+    }
+
+    /// Looks at the limits every `events` handled events (at least 1),
+    /// for a model whose events cost far more than the usual
+    /// microsecond: a stop then still ends its run within milliseconds.
+    /// Takes effect at the next `rewind`.
+    pub fn set_check_every(&mut self, events: u64) {
+        self.check_every = events.clamp(1, limits::CHECK_EVERY);
     }
 
     /// Runs from now on obey `limits`.
@@ -161,7 +173,7 @@ impl<M: Model> Simulation<M> {
         if stopped || self.handled >= budget {
             self.handled
         } else {
-            self.handled.saturating_add(limits::CHECK_EVERY).min(budget)
+            self.handled.saturating_add(self.check_every).min(budget)
         }
     }
 
@@ -301,7 +313,7 @@ impl<M: Model> Simulation<M> {
         }
         self.check_at = self
             .handled
-            .saturating_add(limits::CHECK_EVERY)
+            .saturating_add(self.check_every)
             .min(budget.max(self.handled + 1));
         false
     }
@@ -483,6 +495,22 @@ mod tests {
         sim.schedule(SimTime::ZERO, Tick(0));
         assert_eq!(sim.run(), RunEnd::Horizon);
         assert_eq!(sim.halted(), None);
+    }
+
+    #[test]
+    fn a_model_of_heavy_events_looks_at_a_stop_more_often() {
+        let stop = StopFlag::new();
+        let mut sim = long_ticker();
+        sim.set_limits(Limits::stopped_by(&stop));
+        sim.set_check_every(10);
+        sim.rewind();
+        sim.schedule(SimTime::ZERO, Tick(0));
+        sim.step_until(SimTime(1_000));
+        stop.request();
+        assert_eq!(sim.run(), RunEnd::Halted(Halt::Stopped));
+        // Looks after every 10 events: the stop is seen within 10 more.
+        let (handled, _) = sim.counts();
+        assert!((1_001..=1_011).contains(&handled), "{handled}");
     }
 
     #[test]

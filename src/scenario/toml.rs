@@ -17,7 +17,7 @@ use toml::de::{DeTable, DeValue};
 use super::Scenario;
 use super::diagnostic::{Diagnostic, Layout, Problem};
 use super::key::{Field, Group, Key, Scope, Value, path};
-use super::rules::work::work_notice;
+use super::rules::work::work_notices;
 use super::rules::{Format, Rule, SpecProblem, check_spec, version_notices};
 
 mod actions;
@@ -122,8 +122,13 @@ pub fn parse(text: &str, origin: &str) -> Result<Scenario, Diagnostic> {
         .map(|n| Diagnostic::whole(origin, n).warning())
         .collect();
     notices.extend(reader.budget_notice(&service_tables));
-    let traffic = reader.run.service.as_ref().and_then(|s| s.traffic.as_ref());
-    if let Some(words) = traffic.and_then(work_notice) {
+    for words in reader
+        .run
+        .service
+        .as_deref()
+        .map(work_notices)
+        .unwrap_or_default()
+    {
         notices.push(Diagnostic::whole(origin, words).warning());
     }
     if reader.run.service.as_ref().is_some_and(|s| s.traffic.is_none()) {

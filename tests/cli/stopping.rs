@@ -6,7 +6,8 @@
 //! The margins are generous for a loaded CI machine (10 s, where a stop
 //! takes milliseconds: the runs look at the stop flag every 4,096 events);
 //! what they prove is "not the whole run": the slow run sends 1.8·10⁹
-//! requests, at a few million a second over ten minutes.
+//! requests, at a few million a second over ten minutes. A run of many
+//! replicas, whose every event is heavy, stops as fast.
 
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
@@ -161,5 +162,42 @@ fn sigterm_ends_podsim_run_of_a_slow_service_within_seconds_and_says_nothing_was
         stderr.contains("interrupted during run 1 of 1 (") && stderr.contains("slow.toml); nothing printed"),
         "{stderr}"
     );
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn sigint_ends_podsim_run_of_kubernetes_most_replicas_within_a_second_or_two() {
+    // 150,000 replicas on 100 nodes: 1.1 GB and about 2 s, within the work
+    // budget. Each node's sync handles every replica, so 4,096 events
+    // between two looks at the stop flag were seconds at this size; the
+    // run now looks every few dozen and stops in about 0.1 s. The bound is
+    // 2 s, not a second, for a loaded CI machine (tearing down what was
+    // built takes part of it too).
+    let dir = TempDir::new();
+    let base =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/service/no-prestop.toml"))
+            .unwrap()
+            .replace("replicas = 3\n", "replicas = 150000\n")
+            .replace("nodes = 3\n", "nodes = 100\n");
+    assert!(base.contains("replicas = 150000\n"));
+    let file = write(dir.path(), "wide.toml", &base);
+    let mut child = podsim_process()
+        .arg("run")
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut errors = BufReader::new(child.stderr.take().unwrap());
+    let mut notice = String::new();
+    errors.read_line(&mut notice).unwrap();
+    assert!(notice.contains("(150,000 × 100) holds about 1.1 GB"), "{notice}");
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(child.try_wait().unwrap().is_none(), "it ended before the signal");
+    let (output, took) = stop(child, "-INT");
+    let mut stderr = String::new();
+    errors.read_to_string(&mut stderr).unwrap();
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(took < Duration::from_secs(2), "the stop took {took:?}: {stderr}");
     assert!(output.stdout.is_empty());
 }

@@ -1,7 +1,8 @@
 //! A big number never takes podsim down (issue 37): a Service whose
 //! traffic would send more requests than a run can hold is refused before
 //! it starts, at the key that lowers it, by `podsim run` and by a grid's
-//! axis; never an allocation failure.
+//! axis; never an allocation failure. So is a Service whose replicas × nodes
+//! would hold more memory than the budget.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -74,6 +75,62 @@ fn a_grid_axis_past_the_budget_is_refused_before_any_row() {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains("grid.toml:3:") && stderr.contains("about 10,000,000,000 requests in one run"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
+
+/// The endpoint-race scenario with `replicas` on `nodes`, written as `name`.
+fn sized(dir: &Path, name: &str, replicas: u32, nodes: u32) -> PathBuf {
+    let base = at_rate(dir, name, "50");
+    let text = fs::read_to_string(&base)
+        .unwrap()
+        .replace("replicas = 3\n", &format!("replicas = {replicas}\n"))
+        .replace("nodes = 3\n", &format!("nodes = {nodes}\n"));
+    assert!(text.contains(&format!("nodes = {nodes}\n")));
+    write(dir, name, &text)
+}
+
+#[test]
+fn kubernetes_most_pods_on_its_most_nodes_are_refused_at_the_replicas_with_the_estimate() {
+    let dir = TempDir::new();
+    // 150,000 Pods and 5,000 nodes pass Kubernetes' limits, but every
+    // node's rules list every replica: 7.5·10⁸ × 50 B + 150,000 × 2.6 KB.
+    let file = sized(dir.path(), "big.toml", 150_000, 5_000);
+    let output = podsim().arg("run").arg(&file).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    for part in [
+        "big.toml:8:12: service.replicas × service.nodes (150,000 × 5,000) would hold about 37.9 GB in one run",
+        "over podsim's memory budget of 4.0 GB; lower service.replicas or service.nodes",
+    ] {
+        assert!(stderr.contains(part), "{part:?} in {stderr}");
+    }
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn a_grid_axis_of_nodes_past_the_memory_budget_is_refused_before_any_row() {
+    let dir = TempDir::new();
+    sized(dir.path(), "base.toml", 150_000, 3);
+    // 150,000 replicas fit on 100 nodes (1.1 GB), not on 1,000 (7.9 GB).
+    let grid = write(
+        dir.path(),
+        "grid.toml",
+        "base = \"base.toml\"\n[axes]\n\"service.nodes\" = [100, 1000]\n",
+    );
+    let out = dir.path().join("out.csv");
+    let output = podsim()
+        .args(["sweep", "--grid"])
+        .arg(&grid)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("grid.toml:3:") && stderr.contains("(150,000 × 1,000) would hold about 7.9 GB"),
         "{stderr}"
     );
     assert!(!out.exists());

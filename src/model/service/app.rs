@@ -157,16 +157,19 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             }
             Change::Ready { .. } => {
                 rep.ready |= bit;
+                self.slice.touch(r);
                 self.endpoints_changed(now, s);
             }
             Change::Unready => {
                 rep.ready &= !bit;
+                self.slice.touch(r);
                 self.endpoints_changed(now, s);
             }
             Change::Sigterm { .. } if is_app => self.app_sigterm(r, now, s),
             Change::Sigterm { .. } if is_proxy => rep.proxy_listening = false,
             Change::Exited(_) => {
                 rep.ready &= !bit;
+                self.slice.touch(r);
                 if is_app || is_proxy {
                     if is_app {
                         rep.app_alive = false;

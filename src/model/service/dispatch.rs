@@ -34,7 +34,7 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             ServiceEvent::Heard { node, version } => {
                 let period = self.service.min_sync_period;
                 let p = &mut self.proxies[node as usize];
-                p.heard = p.heard.max(version);
+                p.heard(version);
                 if let Some(at) = p.request_sync(now, period) {
                     s.at(at, ServiceEvent::Synced { node });
                 }
@@ -51,6 +51,7 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             ServiceEvent::IdleExpired { conn, .. } => self.idle_expired(conn, now, s),
             ServiceEvent::ObjectDeleted { replica } => {
                 self.replicas[replica as usize].object_gone = true;
+                self.slice.touch(replica as usize);
                 let fact = PodFact::Gone;
                 self.emit(now, ServiceChange::Api { replica, fact });
                 self.endpoints_changed(now, s);

@@ -293,25 +293,13 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// The replicas' serving state went into the slice: a new version, if
     /// the rules change, heard by each node after its propagation delay.
     fn endpoints_changed(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        let mut ready = 0;
-        for r in 0..self.replicas.len() {
-            let (e, rep) = (&mut self.slice.endpoints[r], &self.replicas[r]);
-            let was = std::mem::replace(&mut e.serving, rep.serving());
-            e.listed = (e.listed || e.serving) && !rep.object_gone;
-            ready += u32::from(e.ready());
-            if was != e.serving {
-                let fact = PodFact::Serving(e.serving);
-                self.emit(
-                    now,
-                    ServiceChange::Api {
-                        replica: r as u32,
-                        fact,
-                    },
-                );
-            }
-        }
-        if ready != self.slice.ready {
-            self.slice.ready = ready;
+        let (replicas, observers) = (&self.replicas, &mut self.observers);
+        let state = |r: usize| (replicas[r].serving(), replicas[r].object_gone);
+        let ready = self.slice.update(state, |replica, serving| {
+            let fact = PodFact::Serving(serving);
+            observers.emit(now, ServiceChange::Api { replica, fact });
+        });
+        if let Some(ready) = ready {
             self.emit(now, ServiceChange::ReadyEndpoints { ready });
         }
         if !self.slice.publish() {
@@ -324,14 +312,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 Some(d) => d,
                 None => dist.sample(self.stream.uniform(node as u64, DrawKey::Propagation, version)),
             };
-            p.last_heard_at = (now + delay).max(p.last_heard_at);
-            s.at(
-                p.last_heard_at,
-                ServiceEvent::Heard {
-                    node: node as u32,
-                    version,
-                },
-            );
+            if let Some(at) = p.hear_at(now + delay, version) {
+                let node = node as u32;
+                s.at(at, ServiceEvent::Heard { node, version });
+            }
         }
     }
 
@@ -389,7 +373,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 .pod
                 .termination_grace_period = grace;
         }
-        self.slice.endpoints[r].terminating = true;
+        self.slice.terminate(r);
         self.endpoints_changed(now, s);
         s.after(
             self.service.kubelet_delay,
@@ -405,7 +389,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     fn synced(&mut self, node: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let p = &mut self.proxies[node];
         let (observers, node) = (&mut self.observers, node as u32);
-        p.sync(self.slice.rules(p.heard), |replica, added| {
+        p.sync(self.slice.changes(p.applied, p.heard), |replica, added| {
             let change = match added {
                 true => ServiceChange::RuleAdded { node, replica },
                 false => ServiceChange::RuleDropped { node, replica },

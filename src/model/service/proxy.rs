@@ -7,22 +7,50 @@
 //!
 //! Invariant: a node hears of versions in the order they were published (a
 //! watch delivers in order), so its rules never go back to an older version.
+//!
+//! A node hears of versions published close together at one instant (it
+//! hears each no earlier than the last): those fold into one event while
+//! nothing can tell them apart, so the queue holds a hearing per node and
+//! instant, not per node and version. Folding is exact: between two
+//! hearings at one instant only the node's own sync reads what a hearing
+//! changes, so versions fold only while no sync was scheduled since the
+//! first was. (Unfolded, 10,000 replicas Ready at once on 100 nodes queued
+//! a million events, and popping them was 80 % of the run.)
 
+use std::collections::VecDeque;
+
+use super::endpoints::RuleChange;
 use crate::engine::{SimDuration, SimTime};
 
 /// The runner's burst: two syncs may follow each other at once.
 const BURST: u64 = 2;
+
+/// A hearing a node has scheduled, and the newest version folded into it.
+#[derive(Clone, Copy, Debug)]
+struct Hearing {
+    at: SimTime,
+    /// The version its event carries, and the newest folded into it.
+    first: u32,
+    newest: u32,
+}
 
 /// One node's kube-proxy.
 #[derive(Clone, Debug, Default)]
 pub struct Proxy {
     /// The endpoints its rules send new connections to (replica indices).
     pub rules: Vec<u32>,
+    /// The rules' last buffer, reused by the next sync.
+    spare: Vec<u32>,
     /// The newest version heard of, and the one the rules show.
     pub heard: u32,
     pub applied: u32,
     /// When it last heard of a version: the next one is heard no earlier.
-    pub last_heard_at: SimTime,
+    last_heard_at: SimTime,
+    /// The hearings scheduled whose events have not fired, in order.
+    hearings: VecDeque<Hearing>,
+    /// No sync was scheduled since the last hearing was: a later version
+    /// heard at the same instant may fold into it.
+    foldable: bool,
     /// Token credit in milliseconds (one token = `min_sync_period`), as of `credit_at`.
     credit: u64,
     credit_at: SimTime,
@@ -37,34 +65,63 @@ impl Proxy {
         self.heard = 0;
         self.applied = 0;
         self.last_heard_at = SimTime::ZERO;
+        self.hearings.clear();
+        self.foldable = false;
         self.credit = BURST * period.as_millis();
         self.credit_at = SimTime::ZERO;
         self.sync_pending = false;
     }
 
-    /// A sync runs: the rules become `rules`, the version heard of; `each`
-    /// is told of every replica they gain (`true`) or lose, in replica
-    /// order. Both lists are in replica order, so one pass finds them.
-    pub fn sync(&mut self, rules: &[u32], mut each: impl FnMut(u32, bool)) {
+    /// Version `version`, published now, would reach the node at `at`, but
+    /// no earlier than the last one: when its `Heard` event is due, or
+    /// `None` if it folded into the one already due then.
+    pub fn hear_at(&mut self, at: SimTime, version: u32) -> Option<SimTime> {
+        let at = at.max(self.last_heard_at);
+        self.last_heard_at = at;
+        if let Some(last) = self.hearings.back_mut()
+            && self.foldable
+            && last.at == at
+        {
+            last.newest = version;
+            return None;
+        }
+        let (first, newest) = (version, version);
+        self.hearings.push_back(Hearing { at, first, newest });
+        self.foldable = true;
+        Some(at)
+    }
+
+    /// The `Heard` event of `version` fired: the node knows of it, and of
+    /// every version folded into it.
+    pub fn heard(&mut self, version: u32) {
+        let h = self.hearings.pop_front().expect("a hearing for each event");
+        debug_assert_eq!(h.first, version, "a node hears in order");
+        self.heard = self.heard.max(h.newest);
+    }
+
+    /// A sync runs: the rules take `changes`, which take the version they
+    /// show to the one heard of (`Slice::changes`); `each` is told of every
+    /// replica they gain (`true`) or lose, in replica order. One copy of
+    /// the rules, however many changes.
+    pub fn sync(&mut self, changes: &[RuleChange], mut each: impl FnMut(u32, bool)) {
         self.sync_pending = false;
         self.applied = self.heard;
-        let (mut i, mut j) = (0, 0);
-        loop {
-            match (self.rules.get(i).copied(), rules.get(j).copied()) {
-                (Some(a), Some(b)) if a == b => (i, j) = (i + 1, j + 1),
-                (a, Some(b)) if a.is_none_or(|a| b < a) => {
-                    j += 1;
-                    each(b, true);
-                }
-                (Some(a), _) => {
-                    i += 1;
-                    each(a, false);
-                }
-                (None, _) => break,
+        let mut merged = std::mem::take(&mut self.spare);
+        merged.clear();
+        let mut kept = 0;
+        for &(r, added) in changes {
+            each(r, added);
+            let at = kept + self.rules[kept..].partition_point(|&x| x < r);
+            merged.extend_from_slice(&self.rules[kept..at]);
+            kept = at;
+            debug_assert_eq!(self.rules.get(at) == Some(&r), !added, "a change flips a replica");
+            match added {
+                true => merged.push(r),
+                false => kept += 1,
             }
         }
-        self.rules.clear();
-        self.rules.extend_from_slice(rules);
+        merged.extend_from_slice(&self.rules[kept..]);
+        self.spare = std::mem::replace(&mut self.rules, merged);
     }
 
     /// A sync is requested at `now`: when it runs, or `None` if one is
@@ -78,6 +135,7 @@ impl Proxy {
         self.credit = self.credit.saturating_add(refill).min(BURST * token);
         self.credit_at = now;
         self.sync_pending = true;
+        self.foldable = false;
         if self.credit >= token {
             self.credit -= token;
             Some(now)
@@ -123,20 +181,48 @@ mod tests {
     }
 
     #[test]
-    fn a_sync_tells_each_replica_the_rules_gain_or_lose_in_replica_order() {
+    fn a_sync_applies_the_changes_and_tells_each_one_in_order() {
         let mut p = Proxy::default();
         p.reset(SimDuration::ZERO);
         let mut seen = Vec::new();
-        p.sync(&[0, 2, 3], |r, added| seen.push((r, added)));
+        p.sync(&[(0, true), (2, true), (3, true)], |r, added| {
+            seen.push((r, added))
+        });
         assert_eq!(seen, [(0, true), (2, true), (3, true)]);
+        assert_eq!(p.rules, [0, 2, 3]);
         seen.clear();
         // 0 stays, 1 comes, 2 and 3 go, 5 comes.
-        p.sync(&[0, 1, 5], |r, added| seen.push((r, added)));
-        assert_eq!(seen, [(1, true), (2, false), (3, false), (5, true)]);
+        let changes = [(1, true), (2, false), (3, false), (5, true)];
+        p.sync(&changes, |r, added| seen.push((r, added)));
+        assert_eq!(seen, changes);
         assert_eq!(p.rules, [0, 1, 5]);
-        seen.clear();
-        p.sync(&[], |r, added| seen.push((r, added)));
-        assert_eq!(seen, [(0, false), (1, false), (5, false)]);
+        p.sync(&[(0, false), (1, false), (5, false)], |_, _| {});
+        assert!(p.rules.is_empty());
+    }
+
+    #[test]
+    fn versions_heard_at_one_instant_fold_until_a_sync_is_scheduled() {
+        let mut p = Proxy::default();
+        p.reset(SimDuration::ZERO);
+        // Versions 1 and 2 at 100 ms, 3 no earlier than them: one event.
+        assert_eq!(p.hear_at(SimTime(100), 1), Some(SimTime(100)));
+        assert_eq!(p.hear_at(SimTime(40), 2), None);
+        assert_eq!(p.hear_at(SimTime(100), 3), None);
+        // 4 at 150 ms: an event of its own; 1's still brings 3.
+        assert_eq!(p.hear_at(SimTime(150), 4), Some(SimTime(150)));
+        p.heard(1);
+        assert_eq!(p.heard, 3);
+        // Its event asks for a sync, due at once: 5, heard at 150 ms too,
+        // may no longer fold into 4 (the sync would tell them apart).
+        assert_eq!(
+            p.request_sync(SimTime(100), SimDuration::ZERO),
+            Some(SimTime(100))
+        );
+        assert_eq!(p.hear_at(SimTime(150), 5), Some(SimTime(150)));
+        p.heard(4);
+        assert_eq!(p.heard, 4);
+        p.heard(5);
+        assert_eq!(p.heard, 5);
     }
 
     #[test]

@@ -23,7 +23,6 @@ use std::cmp::Reverse;
 use super::app::Replica;
 use super::app::replica_pod;
 use super::deployment::Strategy;
-use super::endpoints::Endpoint;
 use super::history::{ServiceChange, ServiceObserver, Tap};
 use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
@@ -413,7 +412,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         };
         self.pods.push(PodModel::new(run, Tap::default()));
         self.last_pod_event.push(now);
-        self.slice.endpoints.push(Endpoint::default());
+        self.slice.push();
         if let Some(d) = &mut self.deploy {
             d.members.push(Member {
                 rs,

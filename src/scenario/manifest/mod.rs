@@ -441,11 +441,11 @@ fn workload(
             .collect();
         job::read(stream, doc, &at, job, &mut run, &mut notices)?;
     }
-    let traffic = run.service.as_ref().and_then(|s| s.traffic.as_ref());
+    let work = run.service.as_deref().map(super::rules::work::work_notices);
     notices.extend(
         super::rules::version_notices(&run.pod)
             .into_iter()
-            .chain(traffic.and_then(super::rules::work::work_notice))
+            .chain(work.unwrap_or_default())
             .map(|n| Diagnostic::whole(stream.origin, n).warning()),
     );
     Ok(Scenario {

@@ -88,7 +88,7 @@ pub enum ServiceRule {
     /// A length the API keeps in whole seconds (`kubectl delete
     /// --grace-period`, `minReadySeconds`) written with a fraction.
     NotWholeSeconds(Field, SimDuration),
-    /// Traffic over the work estimate's budget (`work`).
+    /// A size or traffic over the work estimate's budget (`work`).
     OverBudget(OverBudget),
 }
 
@@ -202,7 +202,7 @@ type Check = fn(&RunSpec, &ServiceSpec) -> Result<(), ServiceProblem>;
 const SERVICE_RULES: [Check; 8] = [
     check_sizes,
     check_whole_seconds,
-    check_traffic_work,
+    check_work_estimate,
     check_deletion,
     check_drains,
     check_rollouts,
@@ -234,12 +234,15 @@ fn check_sizes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem>
     Ok(())
 }
 
-/// Traffic within the work estimate's budgets, pointed at the rate that
-/// lowers it.
-fn check_traffic_work(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
-    match service.traffic.as_ref().map(check_work) {
-        Some(Err(over)) => problem(Field::Rate, None, ServiceRule::OverBudget(over)),
-        _ => Ok(()),
+/// Within the work estimate's budgets, pointed at the key that lowers
+/// it: the replicas for the size, the rate for the traffic.
+fn check_work_estimate(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    match check_work(service) {
+        Err(over @ OverBudget::Memory { .. }) => {
+            problem(Field::Replicas, None, ServiceRule::OverBudget(over))
+        }
+        Err(over) => problem(Field::Rate, None, ServiceRule::OverBudget(over)),
+        Ok(()) => Ok(()),
     }
 }
 
