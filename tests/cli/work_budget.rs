@@ -58,12 +58,22 @@ fn a_rate_whose_requests_in_flight_fill_memory_is_refused() {
 fn a_grid_axis_past_the_budget_is_refused_before_any_row() {
     let dir = TempDir::new();
     at_rate(dir.path(), "base.toml", "50");
-    let grid = write(
+    sweep_refuses(
         dir.path(),
-        "grid.toml",
-        "base = \"base.toml\"\n[axes]\n\"traffic.rate\" = [50, 1000000000]\n",
+        "\"traffic.rate\" = [50, 1000000000]",
+        "about 10,000,000,000 requests in one run",
     );
-    let out = dir.path().join("out.csv");
+}
+
+/// A grid over `base.toml` in `dir` with the one axis `axis` is refused at
+/// the axis's line, naming `expected`, before any row is written.
+fn sweep_refuses(dir: &Path, axis: &str, expected: &str) {
+    let grid = write(
+        dir,
+        "grid.toml",
+        &format!("base = \"base.toml\"\n[axes]\n{axis}\n"),
+    );
+    let out = dir.join("out.csv");
     let output = podsim()
         .args(["sweep", "--grid"])
         .arg(&grid)
@@ -74,7 +84,7 @@ fn a_grid_axis_past_the_budget_is_refused_before_any_row() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("grid.toml:3:") && stderr.contains("about 10,000,000,000 requests in one run"),
+        stderr.contains("grid.toml:3:") && stderr.contains(expected),
         "{stderr}"
     );
     assert!(!out.exists());
@@ -114,24 +124,9 @@ fn a_grid_axis_of_nodes_past_the_memory_budget_is_refused_before_any_row() {
     let dir = TempDir::new();
     sized(dir.path(), "base.toml", 150_000, 3);
     // 150,000 replicas fit on 100 nodes (1.1 GB), not on 1,000 (7.9 GB).
-    let grid = write(
+    sweep_refuses(
         dir.path(),
-        "grid.toml",
-        "base = \"base.toml\"\n[axes]\n\"service.nodes\" = [100, 1000]\n",
+        "\"service.nodes\" = [100, 1000]",
+        "(150,000 × 1,000) would hold about 7.9 GB",
     );
-    let out = dir.path().join("out.csv");
-    let output = podsim()
-        .args(["sweep", "--grid"])
-        .arg(&grid)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("grid.toml:3:") && stderr.contains("(150,000 × 1,000) would hold about 7.9 GB"),
-        "{stderr}"
-    );
-    assert!(!out.exists());
 }
