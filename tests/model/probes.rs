@@ -198,37 +198,3 @@ fn r53_a_hanging_startup_probe_fails_when_each_run_times_out() {
     let r = run_text(toml);
     assert_eq!(probe_runs(&r, 0, ProbeKind::Startup), (6, 6));
 }
-
-#[test]
-fn r13_nothing_restarts_while_a_liveness_kill_waits_for_its_pre_stop() {
-    // kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go
-    // SyncPod, "Step 3: kill any running containers in this pod which are
-    // not to keep": killContainer runs the preStop hook and waits for the
-    // exit, and the starts (steps 6 and 8) come after it in the same sync;
-    // the pod worker runs one sync at a time (pod_workers.go). proxy runs
-    // 4 s after its 1 s boot: it exits at 5 s (restarts at once) and 10 s
-    // (CrashLoopBackOff 10 s: due at 20 s). web's liveness probe (every
-    // 5 s, threshold 1) fails at 15 s: killed, preStop 20 s, exits at 35 s
-    // on SIGTERM. The sync is blocked 15–35 s: proxy restarts at 35 s, not
-    // 20 s, and is started at 36 s.
-    let toml = r#"
-        horizon = "36s"
-        [[containers]]
-        name = "proxy"
-        kind = "sidecar"
-        boot = "1s"
-        run = "4s"
-        [[containers]]
-        name = "web"
-        kind = "app"
-        boot = "1s"
-        pre_stop = "20s"
-        liveness_probe = { period = "5s", pass_until = "10s", failure_threshold = 1 }
-    "#;
-    assert_eq!(events(toml, "proxy", exited), [5000, 10_000]);
-    // (The new web, not booted yet, fails the tick at 35 s too: R30.)
-    assert_eq!(events(toml, "web", probe_failed(ProbeKind::Liveness))[0], 15_000);
-    assert_eq!(events(toml, "web", exited), [35_000]);
-    assert_eq!(events(toml, "proxy", attempt(3)), [35_000]);
-    assert_eq!(events(toml, "proxy", is(Change::Started)), [1000, 6000, 36_000]);
-}
