@@ -21,15 +21,51 @@ use super::resume::{checkpoint_rows, with};
 /// The most a stop may take here: far below the slow run's minutes.
 const MARGIN: Duration = Duration::from_secs(10);
 
+/// The endpoint-race scenario with each `(from, to)` edit made, written
+/// as `name`.
+fn endpoint_race(dir: &Path, name: &str, edits: &[(&str, &str)]) -> PathBuf {
+    let mut text =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/service/no-prestop.toml"))
+            .unwrap();
+    for (from, to) in edits {
+        assert!(text.contains(from), "the fixture changed: {from:?}");
+        text = text.replace(from, to);
+    }
+    write(dir, name, &text)
+}
+
 /// A Service sending a million requests a second for half an hour once
 /// Ready: within the work budget (2·10⁹ requests a run), and slow.
 fn slow_service(dir: &Path) -> PathBuf {
-    let base =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/service/no-prestop.toml"))
-            .unwrap()
-            .replace("rate = 50 ", "rate = 1000000\nduration = \"30m\" ");
-    assert!(base.contains("rate = 1000000\n"));
-    write(dir, "slow.toml", &base)
+    endpoint_race(
+        dir,
+        "slow.toml",
+        &[("rate = 50 ", "rate = 1000000\nduration = \"30m\" ")],
+    )
+}
+
+/// `podsim run file`, once under way (its first line on stderr is the
+/// work estimate's notice, holding `notice`, printed just before the run
+/// starts) and `wait` later, sent `signal`: the output, how long the stop
+/// took, and the rest of stderr.
+fn run_then_stop(file: &Path, notice: &str, wait: Duration, signal: &str) -> (Output, Duration, String) {
+    let mut child = podsim_process()
+        .arg("run")
+        .arg(file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut errors = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    errors.read_line(&mut first).unwrap();
+    assert!(first.contains("notice: ") && first.contains(notice), "{first}");
+    std::thread::sleep(wait);
+    assert!(child.try_wait().unwrap().is_none(), "it ended before the signal");
+    let (output, took) = stop(child, signal);
+    let mut stderr = String::new();
+    errors.read_to_string(&mut stderr).unwrap();
+    (output, took, stderr)
 }
 
 /// A grid of two runs: at one request a second (quick), then the slow one.
@@ -134,28 +170,12 @@ fn sigint_ends_a_service_sweep_within_seconds_and_says_its_rows_were_not_kept() 
 fn sigterm_ends_podsim_run_of_a_slow_service_within_seconds_and_says_nothing_was_printed() {
     let dir = TempDir::new();
     let slow = slow_service(dir.path());
-    let mut child = podsim_process()
-        .arg("run")
-        .arg(&slow)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The work estimate's notice is printed as the file is read, just
-    // before the signals are caught and the run starts: the run is under
-    // way soon after it (and lasts minutes).
-    let mut errors = BufReader::new(child.stderr.take().unwrap());
-    let mut notice = String::new();
-    errors.read_line(&mut notice).unwrap();
-    assert!(
-        notice.contains("notice: ") && notice.contains("about 1,800,000,000 requests in one run"),
-        "{notice}"
+    let (output, took, stderr) = run_then_stop(
+        &slow,
+        "about 1,800,000,000 requests in one run",
+        Duration::from_millis(300),
+        "-TERM",
     );
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(child.try_wait().unwrap().is_none(), "it ended before the signal");
-    let (output, took) = stop(child, "-TERM");
-    let mut stderr = String::new();
-    errors.read_to_string(&mut stderr).unwrap();
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(took < MARGIN, "the stop took {took:?}: {stderr}");
     assert!(
@@ -174,29 +194,20 @@ fn sigint_ends_podsim_run_of_kubernetes_most_replicas_within_a_second_or_two() {
     // 2 s, not a second, for a loaded CI machine (tearing down what was
     // built takes part of it too).
     let dir = TempDir::new();
-    let base =
-        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/service/no-prestop.toml"))
-            .unwrap()
-            .replace("replicas = 3\n", "replicas = 150000\n")
-            .replace("nodes = 3\n", "nodes = 100\n");
-    assert!(base.contains("replicas = 150000\n"));
-    let file = write(dir.path(), "wide.toml", &base);
-    let mut child = podsim_process()
-        .arg("run")
-        .arg(&file)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut errors = BufReader::new(child.stderr.take().unwrap());
-    let mut notice = String::new();
-    errors.read_line(&mut notice).unwrap();
-    assert!(notice.contains("(150,000 × 100) holds about 1.1 GB"), "{notice}");
-    std::thread::sleep(Duration::from_millis(400));
-    assert!(child.try_wait().unwrap().is_none(), "it ended before the signal");
-    let (output, took) = stop(child, "-INT");
-    let mut stderr = String::new();
-    errors.read_to_string(&mut stderr).unwrap();
+    let file = endpoint_race(
+        dir.path(),
+        "wide.toml",
+        &[
+            ("replicas = 3\n", "replicas = 150000\n"),
+            ("nodes = 3\n", "nodes = 100\n"),
+        ],
+    );
+    let (output, took, stderr) = run_then_stop(
+        &file,
+        "(150,000 × 100) holds about 1.1 GB",
+        Duration::from_millis(400),
+        "-INT",
+    );
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(took < Duration::from_secs(2), "the stop took {took:?}: {stderr}");
     assert!(output.stdout.is_empty());
