@@ -3,6 +3,8 @@
 //!
 //! - `advise`: `podsim advise`'s table, JSON and patches on a scenario
 //!   worked by hand, and what it refuses;
+//! - `advise_frontier`: `advise --svg`, its marks read back against the
+//!   advice's numbers;
 //! - `run`: `podsim run` on the seed scenarios, text, JSON and `--watch`;
 //! - `errors`: every kind of bad input gets a clear message and exit 1;
 //! - `hooks`: postStart and image pulls as sweep axes, rows worked by hand;
@@ -49,6 +51,7 @@
 //! - `common`: starting the binary, throwaway files and folders.
 
 mod advise;
+mod advise_frontier;
 pub mod common;
 mod distribution_inputs;
 mod drain;
