@@ -37,6 +37,7 @@
 //! - `key_paths`: a misspelt key of every family, as a grid axis, an
 //!   annotation and a timings file, suggested and listed with its family;
 //! - `serve`: `podsim serve`'s API through a real socket;
+//! - `serve_advise`: its `/api/advise`, the page's "advise" button;
 //! - `replications`: distributions, replications and summaries in sweeps;
 //! - `distribution_inputs`: distributions in annotations, timings files and
 //!   scenarios, and the bad ones refused;
@@ -72,6 +73,7 @@ mod rollout;
 mod rollout_view;
 mod run;
 mod serve;
+mod serve_advise;
 mod service_pictures;
 mod shards;
 mod stopping;
