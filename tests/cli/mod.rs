@@ -3,6 +3,9 @@
 //!
 //! - `advise`: `podsim advise`'s table, JSON and patches on a scenario
 //!   worked by hand, and what it refuses;
+//! - `advise_published`: `advise` on published manifests (the Kubernetes
+//!   website's nginx, Online Boutique's frontend, Istio's injected
+//!   frontend), bounded by hand;
 //! - `advise_frontier`: `advise --svg`, its marks read back against the
 //!   advice's numbers;
 //! - `run`: `podsim run` on the seed scenarios, text, JSON and `--watch`;
@@ -53,6 +56,7 @@
 
 mod advise;
 mod advise_frontier;
+mod advise_published;
 pub mod common;
 mod distribution_inputs;
 mod drain;
