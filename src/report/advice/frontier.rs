@@ -454,3 +454,33 @@ fn legend(svg: &mut Svg, x: f64, top: f64, target: Target) {
     );
     svg.close();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(rollout: Option<u64>, drain: Option<u64>) -> Sample {
+        let run = Run {
+            failed: 0,
+            failed_by: [0; 6],
+            sigkilled: 0,
+            termination_ms: Some(1000),
+            rollout_done_ms: rollout,
+            drain_ms: drain,
+        };
+        Sample {
+            replications: 0..1,
+            runs: vec![run],
+        }
+    }
+
+    /// What a person waits for: a drain over a rollout over one Pod's end.
+    #[test]
+    fn the_cost_axis_is_the_drain_then_the_rollout_then_the_termination() {
+        assert_eq!(Cost::of(&sample(Some(5000), Some(9000))), Cost::Drain);
+        assert_eq!(Cost::of(&sample(Some(5000), None)), Cost::Rollout);
+        assert_eq!(Cost::of(&sample(None, None)), Cost::Termination);
+        let spot = Spot::of(&sample(Some(5000), None), Cost::Rollout).unwrap();
+        assert_eq!((spot.x, spot.p99, spot.mean), (5.0, 0.0, 0.0));
+    }
+}
