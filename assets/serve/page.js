@@ -174,6 +174,7 @@ function workload(run, box) {
     <div class="error" role="alert"></div>
     <ul class="notices" aria-label="notices: what podsim assumed"></ul>
     <div class="figures" aria-live="polite"></div>
+    <div class="advice" aria-live="polite"></div>
     <div class="kubectl" aria-label="kubectl get pod at the cursor"></div>
     <details data-key="${run.scenario}/${run.workload}/metrics"><summary>metrics</summary><div class="metrics"></div></details>
     <details data-key="${run.scenario}/${run.workload}/events"><summary>events</summary><div class="events"></div></details>`;
@@ -205,6 +206,7 @@ function workload(run, box) {
     b.addEventListener("click", () => whatIf(run.scenario, run.workload, w));
     el.querySelector(".whatifs").append(b);
   }
+  if (service) adviseControls(run, el);
   el.querySelector(".notices").append(...(run.notices || []).map((n) => {
     const li = document.createElement("li");
     li.append(lineLink(area, n.line, n.column, n.message));

@@ -1,6 +1,7 @@
 // ---- ?selftest: the browser check drives the page as a user would ---------------------------
 // `?selftest` (the seed's two layouts), `?selftest=service` (a Service
-// scenario) and `?selftest=manifests` (five manifests): each prints
+// scenario), `?selftest=advise` (its advice alone, left shown for a
+// screenshot) and `?selftest=manifests` (five manifests): each prints
 // SELFTEST PASS or SELFTEST FAIL and what failed.
 
 /** The checks' shared kit: `check` records a failure, `report` prints the verdict. */
@@ -166,6 +167,7 @@ async function selftestService() {
   check(colour(section(0, 0).querySelector(".failed")) === RED, `${first} failed is not red`);
   const visible = [...section(0, 0).querySelectorAll(".whatifs button")].map((b) => b.textContent);
   check(!visible.includes("delete now") && visible.includes("connections: new ⇄ keep-alive"), `what-ifs shown: ${visible.join(", ")}`);
+  await adviseChecks(check);
   // A 5 s preStop outlasts every node's rule drop (0.13-0.24 s here): nothing fails.
   check(await click(0, 0, "pre-stop"), "no “add a 5 s preStop” button");
   const after = await api();
@@ -182,4 +184,10 @@ async function selftestService() {
   report();
 }
 
-const SELFTESTS = { "": selftest, service: selftestService, manifests: () => selftestManifests() };
+async function selftestAdvise() {
+  const { check, report } = kit();
+  await adviseChecks(check);
+  report();
+}
+
+const SELFTESTS = { "": selftest, service: selftestService, advise: selftestAdvise, manifests: () => selftestManifests() };

@@ -12,13 +12,19 @@
 //!
 //! Invariant: a `Sample`'s runs are in replication order and do not depend
 //! on the thread count (each replication is its own stream).
+//!
+//! The measurer also keeps the order candidates were first measured in
+//! (`Measured`): the frontier picture draws what the search ran, in a
+//! stable order, and nothing else. Under `Limits` (`podsim serve`'s
+//! budget) a halted run halts the measurer: later candidates run nothing,
+//! and the caller reports the halt instead of an advice.
 
 use std::collections::HashMap;
 use std::ops::Range;
 
 use rayon::prelude::*;
 
-use crate::engine::SimDuration;
+use crate::engine::{Halt, Limits, SimDuration};
 use crate::model::RunSpec;
 use crate::model::service::{Cause, ServiceMetrics, ServiceSimulator};
 use crate::scenario::key::{Key, Value};
@@ -123,6 +129,21 @@ pub struct Measurer {
     /// Simulated runs so far.
     runs: u64,
     cache: HashMap<(Point, u64), Sample>,
+    /// The samples in the order first measured: `(point, first replication)`.
+    order: Vec<(Point, u64)>,
+    /// What every run obeys.
+    limits: Limits,
+    /// Why the limits halted a run, if they did.
+    halted: Option<Halt>,
+}
+
+/// One candidate the search ran, with its sample.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measured {
+    /// The candidate.
+    pub point: Point,
+    /// Its runs (on the search's replications or on the fresh ones).
+    pub sample: Sample,
 }
 
 impl Measurer {
@@ -135,7 +156,33 @@ impl Measurer {
             grace,
             runs: 0,
             cache: HashMap::new(),
+            order: Vec::new(),
+            limits: Limits::default(),
+            halted: None,
         }
+    }
+
+    /// The same measurer, its runs under `limits`.
+    pub fn within(self, limits: &Limits) -> Measurer {
+        Measurer {
+            limits: limits.clone(),
+            ..self
+        }
+    }
+
+    /// Why the limits halted a run, if they did: then no sample is a result.
+    pub fn halted(&self) -> Option<Halt> {
+        self.halted
+    }
+
+    /// Every sample measured, in the order first measured.
+    pub fn into_measured(mut self) -> Vec<Measured> {
+        (self.order.iter())
+            .filter_map(|&(point, start)| {
+                let sample = self.cache.remove(&(point, start))?;
+                Some(Measured { point, sample })
+            })
+            .collect()
     }
 
     /// Simulated runs so far.
@@ -143,12 +190,29 @@ impl Measurer {
         self.runs
     }
 
-    /// `point` over `replications`; a sample already measured is not run again.
+    /// `point` over `replications`; a sample already measured is not run
+    /// again. Once halted, a new point's sample is empty and not counted.
     pub fn sample(&mut self, point: Point, replications: Range<u64>) -> &Sample {
         let key = (point, replications.start);
         if !self.cache.contains_key(&key) {
-            let sample = self.run(point, replications.clone());
-            self.runs += replications.end - replications.start;
+            let ran = match self.halted {
+                Some(halt) => Err(halt),
+                None => self.run(point, replications.clone()),
+            };
+            let sample = match ran {
+                Ok(sample) => {
+                    self.runs += replications.end - replications.start;
+                    self.order.push(key);
+                    sample
+                }
+                Err(halt) => {
+                    self.halted = Some(halt);
+                    Sample {
+                        replications,
+                        runs: Vec::new(),
+                    }
+                }
+            };
             self.cache.insert(key, sample);
         }
         &self.cache[&key]
@@ -167,20 +231,29 @@ impl Measurer {
     }
 
     /// The runs of `point`, shared out over the cores, each thread on a
-    /// simulator of its own; collected in replication order.
-    fn run(&self, point: Point, replications: Range<u64>) -> Sample {
+    /// simulator of its own; collected in replication order, or the first
+    /// halt.
+    fn run(&self, point: Point, replications: Range<u64>) -> Result<Sample, Halt> {
         let spec = self.spec(point);
         let runs = replications
             .clone()
             .into_par_iter()
             .map_init(
-                || ServiceSimulator::new(spec.clone()),
+                || {
+                    let mut simulator = ServiceSimulator::new(spec.clone());
+                    simulator.set_limits(self.limits.clone());
+                    simulator
+                },
                 |simulator, r| {
                     simulator.spec_mut().stream.replication = r;
-                    Run::of(&simulator.run())
+                    let metrics = simulator.run();
+                    match simulator.halted() {
+                        Some(halt) => Err(halt),
+                        None => Ok(Run::of(&metrics)),
+                    }
                 },
             )
-            .collect();
-        Sample { replications, runs }
+            .collect::<Result<_, _>>()?;
+        Ok(Sample { replications, runs })
     }
 }

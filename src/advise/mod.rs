@@ -38,11 +38,11 @@ mod measure;
 mod search;
 mod steps;
 
-pub use measure::{Measurer, Point, Run, Sample};
+pub use measure::{Measured, Measurer, Point, Run, Sample};
 pub use search::{Checked, WALK, bisect, confirm};
-pub use steps::advise;
+pub use steps::{advise, advise_within};
 
-use crate::engine::SimDuration;
+use crate::engine::{Halt, SimDuration};
 use crate::model::service::Cause;
 use crate::model::{Dist, KubeVersion};
 
@@ -133,6 +133,9 @@ pub enum NotAdvised {
     /// No app container to serve the requests (every app is a proxy).
     #[error("the Pod has no app container that serves the Service's requests (one that is not a proxy)")]
     NoServingApp,
+    /// The limits the caller set (`podsim serve`'s budget) halted a run.
+    #[error("a run was halted by the limits it ran under")]
+    Halted(Halt),
 }
 
 /// How one setting's search went.
@@ -213,6 +216,9 @@ pub struct Advice {
     pub advised: Sample,
     /// Every run simulated.
     pub runs: u64,
+    /// Every candidate the search ran, in the order first run: what the
+    /// frontier picture draws.
+    pub measured: Vec<Measured>,
 }
 
 impl Advice {

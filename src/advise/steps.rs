@@ -10,7 +10,7 @@ use super::search::{Checked, bisect, confirm};
 use super::{
     Advice, GRACE_HEADROOM, GraceAdvice, NotAdvised, PRE_STOP_TOP, PreStopAdvice, Request, Searched,
 };
-use crate::engine::SimDuration;
+use crate::engine::{Limits, SimDuration};
 use crate::model::service::{Cause, serving_app};
 use crate::model::{Dist, RunSpec};
 use crate::scenario::key::{Field, Key};
@@ -18,6 +18,12 @@ use crate::scenario::key::{Field, Key};
 /// Advises the preStop sleep and the grace of `run`'s serving container
 /// (the Pod's first app that is not a proxy).
 pub fn advise(run: &RunSpec, request: &Request) -> Result<Advice, NotAdvised> {
+    advise_within(run, request, &Limits::default())
+}
+
+/// `advise` with every run under `limits`: `NotAdvised::Halted` when they
+/// halted one (`podsim serve`'s budget).
+pub fn advise_within(run: &RunSpec, request: &Request, limits: &Limits) -> Result<Advice, NotAdvised> {
     let Some(service) = run.service.as_deref() else {
         return Err(NotAdvised::NotService);
     };
@@ -27,7 +33,7 @@ pub fn advise(run: &RunSpec, request: &Request) -> Result<Advice, NotAdvised> {
         Key::container(Field::PreStop, app),
         Key::pod(Field::TerminationGracePeriod),
     );
-    let mut m = Measurer::new(run.clone(), keys.0, keys.1);
+    let mut m = Measurer::new(run.clone(), keys.0, keys.1).within(limits);
     let r = request.replications;
     let reps = Reps {
         base: 0..r,
@@ -46,6 +52,9 @@ pub fn advise(run: &RunSpec, request: &Request) -> Result<Advice, NotAdvised> {
         grace: grace.advised,
     };
     let advised = m.sample(advised_point, reps.base).clone();
+    if let Some(halt) = m.halted() {
+        return Err(NotAdvised::Halted(halt));
+    }
     Ok(Advice {
         container,
         kubernetes: run.pod.kubernetes,
@@ -56,6 +65,7 @@ pub fn advise(run: &RunSpec, request: &Request) -> Result<Advice, NotAdvised> {
         today,
         advised,
         runs: m.runs(),
+        measured: m.into_measured(),
     })
 }
 

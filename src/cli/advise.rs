@@ -3,8 +3,8 @@
 //! The inputs are read as `podsim run` reads them; the search is the
 //! library's (`podsim::advise`), the words `podsim::report::advice`'s.
 //!
-//! Invariant: the patch file is written whole or not at all (a temporary
-//! name, then renamed), after the advice is complete.
+//! Invariant: the patch file and the picture are written whole or not at
+//! all (a temporary name, then renamed), after the advice is complete.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -16,7 +16,7 @@ use podsim::engine::SimDuration;
 use podsim::report::advice;
 
 use super::inputs::{self, ReadArgs};
-use super::output::{Planned, check_outputs, write_file};
+use super::output::{Planned, check_outputs, picture_path, write_file, write_picture};
 use super::run::Format;
 use super::{UsageError, duration_arg};
 
@@ -60,6 +60,12 @@ pub struct AdviseArgs {
     /// Write the patch to this file (replaced if it exists) instead of after the table.
     #[arg(long, value_name = "FILE")]
     pub patch: Option<PathBuf>,
+
+    /// Also draw the frontier: failed requests against their cost for each candidate the
+    /// search ran, today's and the advised marked (.svg, or .png by extension); overwritten
+    /// if it exists.
+    #[arg(long, value_name = "OUT.svg", value_parser = picture_path)]
+    pub svg: Option<PathBuf>,
 }
 
 /// `--failed-mean`: a number of requests, 0 or more.
@@ -85,14 +91,21 @@ pub fn run(args: &AdviseArgs, out: &mut dyn Write) -> Result<()> {
     if args.patch.is_some() && args.files.len() > 1 {
         return Err(UsageError("--patch writes one patch: give one input with it".into()).into());
     }
-    if let Some(path) = &args.patch {
-        check_outputs(&[Planned {
-            flag: "--patch",
-            path,
-            keep_existing: false,
-            picture: false,
-        }])?;
+    if args.svg.is_some() && args.files.len() > 1 {
+        return Err(UsageError("--svg draws one advice: give one input with it".into()).into());
     }
+    let planned = [("--patch", &args.patch, false), ("--svg", &args.svg, true)];
+    let planned: Vec<Planned> = (planned.iter())
+        .filter_map(|&(flag, path, picture)| {
+            Some(Planned {
+                flag,
+                path: path.as_ref()?,
+                keep_existing: false,
+                picture,
+            })
+        })
+        .collect();
+    check_outputs(&planned)?;
     let loaded = inputs::load(
         &inputs::paths(&args.files),
         args.read.timings.as_deref(),
@@ -138,6 +151,12 @@ pub fn run(args: &AdviseArgs, out: &mut dyn Write) -> Result<()> {
             write_file(path, patch.text.as_bytes())?;
             if args.format == Format::Text {
                 writeln!(out, "wrote the patch to {}", path.display())?;
+            }
+        }
+        if let Some(path) = &args.svg {
+            write_picture(path, &advice::frontier_svg(&s.name, &advice))?;
+            if args.format == Format::Text {
+                writeln!(out, "drew the frontier in {}", path.display())?;
             }
         }
     }

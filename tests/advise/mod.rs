@@ -3,7 +3,10 @@
 //! kube-proxy's token bucket (burst 2, one token per `min_sync_period`)
 //! and the kubelet's kill arithmetic (R35: the grace left after the hook
 //! is the grace minus the hook's whole seconds, at least 2 s); and the
-//! search against a brute-force scan of the same range.
+//! search against a brute-force scan of the same range. `patch_applies`:
+//! the patch applied to its manifest as a strategic merge, re-simulated.
+
+mod patch_applies;
 
 use podsim::advise::{Advice, Measurer, PRE_STOP_TOP, Point, Request, Target, advise};
 use podsim::engine::SimDuration;

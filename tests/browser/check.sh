@@ -160,7 +160,8 @@ chromium_run --virtual-time-budget=8000 --hide-scrollbars --window-size=390,1600
 
 # The Service view: a second server opened with a bundled Service scenario;
 # ?selftest=service checks the picture of the race is drawn, the failed
-# count shown equals /api/run's and is red, "add a 5 s preStop" brings it to
+# count shown equals /api/run's and is red, its "advise" button gives the
+# advice (below), "add a 5 s preStop" brings it to
 # a "0 failed" that is not red, the Service's what-ifs write its TOML tables,
 # and every picture fits the page or scrolls with a hint saying so: at a
 # laptop's width and at a phone's (390 px).
@@ -182,6 +183,20 @@ chromium_run --virtual-time-budget=8000 --hide-scrollbars --window-size=1280,160
 chromium_run --virtual-time-budget=8000 --hide-scrollbars --window-size=390,1600 --screenshot=target/browser/serve-service-390.png "$service_url" > /dev/null
 [ -s target/browser/serve-service-1280.png ] && [ -s target/browser/serve-service-390.png ] \
     || fail "no screenshot of podsim serve's Service view"
+
+# The "advise" button of the same Service (?selftest=advise, also a part of
+# ?selftest=service above): a 503 shown where the advice goes, then the
+# advice of the race (preStop 2 s, the patch, the frontier with the advised
+# point), kept when the same text is drawn again; the screenshot shows it.
+chromium_run --virtual-time-budget=30000 --window-size=1280,2200 --log-net-log="$work/advise-net.json" \
+    --dump-dom "${service_url}?selftest=advise" > "$work/advise-dom.html"
+verdict=$(grep -o 'id="selftest">SELFTEST [A-Z]*[^<]*' "$work/advise-dom.html" || echo "no verdict")
+[ "$verdict" = 'id="selftest">SELFTEST PASS' ] || fail "podsim serve's advise button: $verdict"
+others=$(page_requests "$work/advise-net.json" | grep -v "\"url\":\"${service_url}" || true)
+[ -z "$others" ] || fail "podsim serve's advise button made requests elsewhere: $others"
+chromium_run --virtual-time-budget=30000 --hide-scrollbars --window-size=1280,2200 \
+    --screenshot=target/browser/serve-advise-1280.png "${service_url}?selftest=advise" > /dev/null
+[ -s target/browser/serve-advise-1280.png ] || fail "no screenshot of podsim serve's advice"
 
 # Manifests: five files (YAML and JSON, a file of two workloads, a
 # Deployment behind its Service, notices) at /?selftest=manifests: every

@@ -3,6 +3,11 @@
 //!
 //! - `advise`: `podsim advise`'s table, JSON and patches on a scenario
 //!   worked by hand, and what it refuses;
+//! - `advise_published`: `advise` on published manifests (the Kubernetes
+//!   website's nginx, Online Boutique's frontend, Istio's injected
+//!   frontend), bounded by hand;
+//! - `advise_frontier`: `advise --svg`, its marks read back against the
+//!   advice's numbers;
 //! - `run`: `podsim run` on the seed scenarios, text, JSON and `--watch`;
 //! - `errors`: every kind of bad input gets a clear message and exit 1;
 //! - `hooks`: postStart and image pulls as sweep axes, rows worked by hand;
@@ -35,6 +40,7 @@
 //! - `key_paths`: a misspelt key of every family, as a grid axis, an
 //!   annotation and a timings file, suggested and listed with its family;
 //! - `serve`: `podsim serve`'s API through a real socket;
+//! - `serve_advise`: its `/api/advise`, the page's "advise" button;
 //! - `replications`: distributions, replications and summaries in sweeps;
 //! - `distribution_inputs`: distributions in annotations, timings files and
 //!   scenarios, and the bad ones refused;
@@ -49,6 +55,8 @@
 //! - `common`: starting the binary, throwaway files and folders.
 
 mod advise;
+mod advise_frontier;
+mod advise_published;
 pub mod common;
 mod distribution_inputs;
 mod drain;
@@ -69,6 +77,7 @@ mod rollout;
 mod rollout_view;
 mod run;
 mod serve;
+mod serve_advise;
 mod service_pictures;
 mod shards;
 mod stopping;

@@ -11,13 +11,13 @@ use serde_json::json;
 use super::common::podsim_process;
 
 /// A running `podsim serve --port 0`, stopped when dropped.
-struct Server {
+pub(super) struct Server {
     child: Child,
     port: u16,
 }
 
 impl Server {
-    fn start(extra: &[&str]) -> Server {
+    pub(super) fn start(extra: &[&str]) -> Server {
         let mut child = podsim_process()
             .args(["serve", "--port", "0"])
             .args(extra)
@@ -39,7 +39,7 @@ impl Server {
     }
 
     /// Sends one request; returns the status code and the body.
-    fn request(&self, method: &str, path: &str, body: &[u8]) -> (u16, String) {
+    pub(super) fn request(&self, method: &str, path: &str, body: &[u8]) -> (u16, String) {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connects");
         let head = format!(
             "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -62,7 +62,7 @@ impl Server {
         (status, body)
     }
 
-    fn json(&self, method: &str, path: &str, body: &str) -> (u16, serde_json::Value) {
+    pub(super) fn json(&self, method: &str, path: &str, body: &str) -> (u16, serde_json::Value) {
         let (status, text) = self.request(method, path, body.as_bytes());
         let value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
         (status, value)
@@ -95,7 +95,7 @@ impl Drop for Server {
     }
 }
 
-fn seed(name: &str) -> String {
+pub(super) fn seed(name: &str) -> String {
     std::fs::read_to_string(format!("{}/scenarios/{name}", env!("CARGO_MANIFEST_DIR")))
         .expect("seed scenario")
 }

@@ -15,6 +15,8 @@
 //!   may name on it (`axes`), the page's hints for its sweep, from the key
 //!   registry's grammar (`key::path`).
 //! - `POST /api/whatif`: a what-if button applied to a text (see `whatif`).
+//! - `POST /api/advise`: `podsim advise` on one workload of a text (see
+//!   `advise`).
 //! - `POST /api/sweep`: `{"scenario": text, "grid": text}` (a grid's
 //!   `[axes]`; its `base` is the scenario, and a `timings` file is refused:
 //!   the server reads no file a request names), at most `--max-runs` runs;
@@ -93,7 +95,7 @@ impl Reply {
     }
 
     /// 400 for an input error, with its place.
-    fn input_error(d: &Diagnostic) -> Reply {
+    pub(super) fn input_error(d: &Diagnostic) -> Reply {
         Reply {
             status: 400,
             ..Reply::json(&json!({ "error": error_object(d) }))
@@ -117,7 +119,7 @@ fn read(text: &str) -> Result<Vec<Input>, Diagnostic> {
 }
 
 /// Each workload of `text`, checked and bounded, or why it is refused.
-fn read_each(text: &str) -> Vec<Result<Input, Diagnostic>> {
+pub(super) fn read_each(text: &str) -> Vec<Result<Input, Diagnostic>> {
     let bounded = |scenario: Scenario| {
         if scenario.run.horizon > MAX_HORIZON {
             return Err(Diagnostic::whole(

@@ -9,6 +9,7 @@
 //! a malformed one with a 4xx, one over its budget with a 503 and a
 //! handler's panic with a 500, so no request can stop the server.
 
+mod advise;
 mod api;
 mod budget;
 mod notices;
@@ -33,6 +34,7 @@ const PAGE: &str = concat!(
     include_str!("../../../assets/serve/index.html"),
     "<script>\n",
     include_str!("../../../assets/serve/page.js"),
+    include_str!("../../../assets/serve/advise.js"),
     include_str!("../../../assets/serve/plot.js"),
     include_str!("../../../assets/serve/selftest.js"),
     include_str!("../../../assets/serve/selftest-manifests.js"),
@@ -175,13 +177,15 @@ fn route_request(method: &Method, path: &str, body: &str, state: &State) -> api:
         (Method::Post, "/api/view") => api::view(body, &Budget::start(state.max_seconds)),
         (Method::Post, "/api/sweep") => api::sweep(body, state, &Budget::start(state.max_seconds)),
         (Method::Post, "/api/whatif") => whatif::whatif(body),
+        (Method::Post, "/api/advise") => advise::advise(body, &Budget::start(state.max_seconds)),
         (
             _,
-            "/" | "/index.html" | "/api/initial" | "/api/run" | "/api/view" | "/api/sweep" | "/api/whatif",
+            "/" | "/index.html" | "/api/initial" | "/api/run" | "/api/view" | "/api/sweep" | "/api/whatif"
+            | "/api/advise",
         ) => api::Reply::error(405, "method not allowed here"),
         _ => api::Reply::error(
             404,
-            "podsim serves / and /api/{run,view,sweep,whatif,initial} only",
+            "podsim serves / and /api/{run,view,sweep,whatif,advise,initial} only",
         ),
     }
 }

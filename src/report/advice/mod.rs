@@ -1,13 +1,16 @@
 //! What `podsim advise` shows: a table of the settings (today, advised,
 //! what it buys, what it costs), the failures by cause, the evidence (runs
 //! simulated against the brute-force grid's), the same as JSON for tools,
-//! and the patch to apply (`patch`).
+//! the patch to apply (`patch`), and the frontier picture of the
+//! candidates searched (`frontier`).
 //!
 //! Why apart from the search: the search is a library answer (`Advice`);
 //! how a person or a tool reads it changes without changing the answer.
 
+mod frontier;
 mod patch;
 
+pub use frontier::frontier_svg;
 pub use patch::{Patch, patch};
 
 use std::fmt::Write;
