@@ -11,12 +11,15 @@
 //! - `behind`, `budget`: a Deployment behind a Service, and its
 //!   PodDisruptionBudget;
 //! - `hooks`: `lifecycle.postStart` and image-pull annotations (R65–R67);
+//! - `probes`: probes whose outcome the manifest tells (a file its script
+//!   makes and removes) or not, on kubernetes.io's and a chart's examples;
 //! - `robust`: bad input never panics (proptest).
 
 mod behind;
 mod budget;
 mod ckad;
 mod hooks;
+mod probes;
 mod real;
 mod robust;
 mod website;

@@ -198,3 +198,110 @@ fn r53_a_hanging_startup_probe_fails_when_each_run_times_out() {
     let r = run_text(toml);
     assert_eq!(probe_runs(&r, 0, ProbeKind::Startup), (6, 6));
 }
+
+#[test]
+fn r13_nothing_restarts_or_is_probed_while_a_liveness_kill_waits_for_its_pre_stop() {
+    // kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go
+    // SyncPod, "Step 3: kill any running containers in this pod which are
+    // not to keep": killContainer (kuberuntime_container.go) runs the
+    // preStop hook (executePreStopHook) and waits for the exit, and the
+    // starts (steps 6 and 8) come after it in the same sync; the pod worker
+    // runs one sync at a time (pod_workers.go podWorkerLoop).
+    // proxy has a liveness probe: started at its start, 0 s (R21), so web
+    // starts at 0 s too. proxy boots 0.5 s and runs 3.7 s: exits at 4.2 s
+    // (first restart at once, R15), boots to 4.7 s, exits at 8.4 s
+    // (CrashLoopBackOff 10 s: due at 18.4 s). web's liveness (grid 0, 5,
+    // 10 … s from the Pod's creation, R28; delay 2 s) passes from its boot's
+    // end, 1 s, to 11 s: 5 s and 10 s pass, 15 s fails, threshold 1: killed,
+    // preStop 20 s, SIGTERM at 35 s, exits at once. The sync is blocked
+    // 15–35 s: proxy restarts at 35 s, not 18.4 s. Its liveness (delay 1 s,
+    // period 1 s) ran at 1, 2, 3, 4 s in instance 1 (started 0 s), 6, 7,
+    // 8 s in instance 2 (started 4.2 s), none while it waited, and at 36 s,
+    // the horizon, in instance 3 (started 35 s, booted 35.5 s): 8 runs, all
+    // passed. Without the hold it would have run from 19.4 s on.
+    let toml = r#"
+        horizon = "36s"
+        [[containers]]
+        name = "proxy"
+        kind = "sidecar"
+        boot = "500ms"
+        run = "3700ms"
+        liveness_probe = { period = "1s", initial_delay = "1s" }
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        pre_stop = "20s"
+        liveness_probe = { period = "5s", initial_delay = "2s", pass_until = "10s", failure_threshold = 1 }
+    "#;
+    assert_eq!(events(toml, "proxy", exited), [4200, 8400]);
+    assert_eq!(events(toml, "web", probe_failed(ProbeKind::Liveness)), [15_000]);
+    assert_eq!(events(toml, "web", exited), [35_000]);
+    assert_eq!(events(toml, "proxy", attempt(3)), [35_000]);
+    assert_eq!(probe_runs(&run_text(toml), 0, ProbeKind::Liveness), (8, 0));
+}
+
+#[test]
+fn r13_the_sync_a_probe_kill_held_starts_each_init_container_once() {
+    // The case the history property test found (proptest-regressions/
+    // model/history.txt): agent's liveness kill holds the sync while setup
+    // completes and proxy's back-off ends; the sync that resumes at the
+    // kill's end restarts proxy, whose start (started at once: liveness
+    // only, R21) syncs again and starts migrate, and the outer walk must
+    // not start migrate a second time (computeInitContainerActions in
+    // kuberuntime_container.go starts the next init container once, after
+    // the last one that ran).
+    // proxy and agent have liveness probes only: each is started at its
+    // start (R21), so proxy, agent and setup start at 0 s; setup completes
+    // at 12 s. proxy boots 1 s, runs 2 s: exits at 3 s, restarts at once,
+    // exits at 6 s (back-off 10 s, due 16 s); its liveness (period 10 s)
+    // fails once, at 0 s, during its boot: below its threshold of 3.
+    // agent's liveness (grid 0, 5 … s, R28; delay 2 s) passes from its
+    // boot's end, 1 s, to 3 s: the tick at 5 s fails, threshold 1: killed,
+    // preStop 20 s, exits at 25 s. Held 5–25 s: migrate (next after setup,
+    // 12 s) and proxy (16 s) wait. At 25 s proxy restarts and migrate
+    // starts, once; agent restarts at once (R15); migrate completes at
+    // 26 s and web starts.
+    let toml = r#"
+        horizon = "27s"
+        [[containers]]
+        name = "proxy"
+        kind = "sidecar"
+        boot = "1s"
+        run = "2s"
+        liveness_probe = { period = "10s" }
+        [[containers]]
+        name = "agent"
+        kind = "sidecar"
+        boot = "1s"
+        pre_stop = "20s"
+        liveness_probe = { period = "5s", initial_delay = "2s", pass_until = "2s", failure_threshold = 1 }
+        [[containers]]
+        name = "setup"
+        kind = "init"
+        boot = "12s"
+        [[containers]]
+        name = "migrate"
+        kind = "init"
+        boot = "1s"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+    "#;
+    assert_eq!(events(toml, "agent", probe_failed(ProbeKind::Liveness)), [5000]);
+    assert_eq!(events(toml, "setup", exited), [12_000]);
+    assert_eq!(
+        events(toml, "proxy", is(Change::Starting { attempt: 3 })),
+        [25_000]
+    );
+    assert_eq!(
+        events(toml, "agent", is(Change::Starting { attempt: 2 })),
+        [25_000]
+    );
+    assert_eq!(
+        events(toml, "migrate", |c| matches!(c, Change::Starting { .. })),
+        [25_000]
+    );
+    assert_eq!(events(toml, "web", is(Change::Starting { attempt: 1 })), [26_000]);
+}

@@ -6,9 +6,10 @@
 //! sync; it restarts per policy.
 //!
 //! Invariant: `held_by` names the container whose hook (or the kill after
-//! its failure) holds the sync; while it is set `start` starts nothing, and
-//! whoever clears it resumes the sync, so a container the hold kept waiting
-//! starts the instant the hold ends, in spec order.
+//! its failure), or whose failed probe's kill (R13), holds the sync; while
+//! it is set `start` starts nothing, and whoever clears it resumes the
+//! sync, so a container the hold kept waiting starts the instant the hold
+//! ends, in spec order.
 
 use super::container::Killer;
 use super::event::PodEvent;

@@ -159,8 +159,9 @@ pub struct PodModel<O: Observer = (), R: PodRun = PodRunSpec> {
     /// The probe workers of every container that has probes (`worker`).
     workers: Vec<Worker>,
     stage: Stage,
-    /// The container whose postStart hook (or the kill after its failure)
-    /// holds the kubelet's sync: nothing starts meanwhile (R65).
+    /// The container whose postStart hook (or the kill after its failure),
+    /// or whose failed probe's kill, holds the kubelet's sync: nothing
+    /// starts meanwhile (R13, R65).
     held_by: Option<ContainerId>,
     /// What the spec's shape implies, worked out at a reset only when the
     /// spec may have changed shape since (`None`).

@@ -450,6 +450,12 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
                 self.hold(w);
                 self.emit(now, Some(id), Change::ProbeFailed { probe: kind });
                 let grace = grace.unwrap_or(self.run.pod().termination_grace_period);
+                // R13: the sync kills it and blocks until it exited; nothing
+                // of the Pod starts or restarts meanwhile (`take_hold` at
+                // the exit resumes the sync).
+                if self.held_by.is_none() {
+                    self.held_by = Some(id);
+                }
                 return self.begin_kill(id, now, grace.max(MIN_POD_GRACE), Killer::Probe, s);
             }
         }

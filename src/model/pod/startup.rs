@@ -4,8 +4,9 @@
 //!
 //! Invariant: only a sync starts a container, and a sync runs only where a
 //! start can follow: at creation, when an init container completed, when a
-//! sidecar started, when a back-off expired, and when a postStart hook
-//! that held the sync is over (R65).
+//! sidecar started, when a back-off expired, when a postStart hook that
+//! held the sync is over (R65), and when a failed probe's kill that held it
+//! is over (R13).
 
 use super::container::{Condition, Instance, State};
 use super::event::PodEvent;
@@ -58,6 +59,11 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
                 self.start(id, now, s);
             }
         }
+        // A sidecar started above that counts as started at once syncs
+        // again (`mark_started`, R5), and that sync may have moved the
+        // frontier past a completed one: the walk goes on from where it is
+        // now, or it would start the next init container a second time.
+        let frontier = self.frontier.unwrap_or(frontier);
         let c = self.container(frontier);
         let initialized = match (self.kind(frontier), &c.state) {
             (ContainerKind::Init, State::Exited(ExitReason::Completed)) => true,

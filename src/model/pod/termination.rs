@@ -47,7 +47,8 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
         self.grace = grace;
         self.emit(now, None, Change::DeletionRequested { grace });
         // SyncTerminatingPod generates the status first (R52). A sync held
-        // by a postStart hook runs to its end first (R41, R65).
+        // by a postStart hook or a probe's kill runs to its end first (R13,
+        // R41, R65).
         self.synced(now, s);
         if !self.is_terminating() && self.held_by.is_none() {
             self.begin_termination(now, Cause::Deleted, s);

@@ -18,7 +18,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 pub use axis::{AtAxis, AxisWrong, Entry};
-pub use problem::{AtValue, Injector, Input, Problem, Scripted, Unknown, Wrong};
+pub use problem::{AtValue, Injector, Input, ProbeTold, Problem, Scripted, Unknown, Wrong};
 pub use written::{Expected, Found, Layout, Missing, NotLaidOut};
 
 /// Whether the input was refused or only needs the user's attention.

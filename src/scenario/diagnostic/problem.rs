@@ -94,6 +94,10 @@ pub enum Problem {
     /// script, a bare `sleep 3600`), so podsim reads its `run` and
     /// `exit_code` from it: told, since it moves every figure after it.
     ScriptedExit(Box<Scripted>),
+    /// When a probe passes, as podsim runs it: read from the manifest, or
+    /// assumed (from the end of the boot on) where it says nothing: told at
+    /// the probe, since it decides kills and readiness.
+    ProbeOutcome(Box<ProbeTold>),
     /// A field's value that is wrong, told after the field's path
     /// (`spec.replicas: …`).
     AtValue(Box<AtValue>),
@@ -198,6 +202,24 @@ pub struct Scripted {
     pub code: i32,
 }
 
+/// A probe's outcome over time, as `Problem::ProbeOutcome` tells it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbeTold {
+    /// The container's name.
+    pub container: String,
+    /// The probe's key in a scenario (`liveness_probe`).
+    pub key: &'static str,
+    /// What it checks, shortened (`cat /tmp/healthy`).
+    pub check: String,
+    /// What the manifest says and the window read from it (from, until
+    /// after the boot); `None` where podsim assumes it passes.
+    pub read: Option<(
+        String,
+        crate::engine::SimDuration,
+        Option<crate::engine::SimDuration>,
+    )>,
+}
+
 impl Problem {
     /// The message of a problem that mentions the timings file, with `flag`
     /// as the way to give one (the CLI names its flag; the library, `None`,
@@ -297,6 +319,34 @@ impl Problem {
                     format!("after sleeping {}", scripted.run)
                 }
             )),
+            Problem::ProbeOutcome(told) => {
+                let ProbeTold {
+                    container,
+                    key,
+                    check,
+                    read,
+                } = told.as_ref();
+                let how = format!(
+                    "annotate podsim.dev/{container}.{key}.outcome, .pass_after or .pass_until (or write \
+                     {key} = {{ pass_until = \"30s\" }} under [containers.{container}] in {file}) to change it"
+                );
+                let probe = match *key {
+                    "startup_probe" => "startupProbe",
+                    "readiness_probe" => "readinessProbe",
+                    _ => "livenessProbe",
+                };
+                Some(match read {
+                    None => format!(
+                        "container \"{container}\": nothing in the manifest tells when its {probe} (`{check}`) \
+                         fails, so podsim assumes it passes from the end of the boot on; {how}"
+                    ),
+                    Some((why, after, until)) => format!(
+                        "container \"{container}\": its {probe} (`{check}`) passes while {why}, so podsim passes it \
+                         from {after} {} after the boot; {how}",
+                        until.map_or("on".to_string(), |until| format!("until {until}"))
+                    ),
+                })
+            }
             _ => None,
         }
     }
@@ -383,7 +433,8 @@ impl Problem {
             | Problem::NoTraffic
             | Problem::InjectedProxy { .. }
             | Problem::UnhandledSigterm { .. }
-            | Problem::ScriptedExit(_) => self.message_with(None).unwrap_or_default(),
+            | Problem::ScriptedExit(_)
+            | Problem::ProbeOutcome(_) => self.message_with(None).unwrap_or_default(),
             Problem::NotInjected(injector) => {
                 let containers: Vec<String> =
                     injector.containers.iter().map(|c| format!("\"{c}\"")).collect();

@@ -146,7 +146,7 @@ pub fn scripted_exit(argv: &[String]) -> Option<ScriptedExit> {
 /// The commands of `script`, each as its words (quoted ones kept whole,
 /// their quotes dropped), if it has none of the syntax `scripted_exit`
 /// leaves alone.
-fn commands(script: &str) -> Option<Vec<Vec<&str>>> {
+pub(super) fn commands(script: &str) -> Option<Vec<Vec<&str>>> {
     let mut commands = vec![Vec::new()];
     let mut chars = script.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
@@ -245,7 +245,7 @@ fn plain_within_quotes(quoted: &str) -> bool {
 
 /// The time `sleep ARGS` sleeps: the sum of its arguments, each a number
 /// of seconds with an optional `s`, `m`, `h` or `d` (GNU and busybox).
-fn sleeps<'a>(args: impl Iterator<Item = &'a str>) -> Option<SimDuration> {
+pub(super) fn sleeps<'a>(args: impl Iterator<Item = &'a str>) -> Option<SimDuration> {
     let mut total = 0.0;
     let mut any = false;
     for arg in args {

@@ -14,12 +14,14 @@
 mod container;
 mod entries;
 mod notices;
+mod probes;
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{Container, PodSpec as K8sPodSpec};
 
 use container::CommandLine;
+use probes::ReadProbes;
 
 use super::handler::{Handler, Hook};
 use super::mesh::injected_proxies;
@@ -64,6 +66,8 @@ pub struct Mapped<'s> {
     hooks: Vec<(Hook, Hook)>,
     /// What each container's command line told.
     lines: Vec<CommandLine>,
+    /// When each container's probes pass, where the manifest says.
+    reads: Vec<ReadProbes>,
     /// The fields each container's settings set.
     set: Vec<Vec<Field>>,
     grace: SimDuration,
@@ -195,6 +199,7 @@ impl Mapper<'_> {
         }
         // Before the settings too, so that a drain or run they set wins.
         let lines = self.command_lines(&entries, &mut containers);
+        let reads = self.read_probes(&entries, &mut containers);
         let pod = PodSpec {
             restart_policy,
             termination_grace_period: grace,
@@ -252,6 +257,7 @@ impl Mapper<'_> {
             entries,
             hooks,
             lines,
+            reads,
             set,
             grace,
         })

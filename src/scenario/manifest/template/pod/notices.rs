@@ -2,8 +2,8 @@
 //! the mapping made (`Mapped`), apart from the mapping that builds the
 //! `PodSpec`. A hook cut off or unsupported, a mesh's proxy taken as one,
 //! an injection still to come, what is read past, a timing assumed, a
-//! command line that ignores SIGTERM or ends by itself, a Pod never
-//! deleted, a Service nobody sends requests to.
+//! command line that ignores SIGTERM or ends by itself, a probe's outcome
+//! read or assumed, a Pod never deleted, a Service nobody sends requests to.
 //!
 //! Invariant: nothing here changes the Pod or refuses it; the notices come
 //! in the order the user reads the Pod: each container's hooks, the mesh,
@@ -38,6 +38,7 @@ impl Mapper<'_> {
             entries,
             hooks,
             lines,
+            reads,
             set,
             grace,
         } = mapped;
@@ -144,6 +145,7 @@ impl Mapper<'_> {
             let problem = Problem::AssumedTimings { assumed };
             notices.push(self.notice_at(offset, problem));
         }
+        self.probe_notices(entries, reads, set, &mut notices);
         if !shuts_down {
             let offset = self.doc.offset(&self.full(&[]));
             // A Service scenario deletes its Pods by disruptions, not stop_after_ready.
