@@ -215,7 +215,7 @@ fn a_service_scenario_reads_into_the_spec() {
     assert_eq!(service.replicas, 2);
     assert_eq!(service.propagation, Propagation::Preset(Preset::GcpLb));
     let t = service.traffic.as_ref().unwrap();
-    assert_eq!((t.rate.get(), t.connections), (8.3, Connections::KeepAlive));
+    assert_eq!((t.rate.get(), t.connections), (8.3, Some(Connections::KeepAlive)));
     assert_eq!(service.app.on_sigterm, OnSigterm::Ignore);
     assert_eq!(
         service.disruptions,
@@ -226,6 +226,7 @@ fn a_service_scenario_reads_into_the_spec() {
             every: None,
             rollout: None,
             drain: None,
+            unready: None,
         }]
     );
     assert_eq!(s.run.stream.seed, 4);
