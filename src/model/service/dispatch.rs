@@ -20,8 +20,7 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             | ServiceEvent::Resend { request, generation } => {
                 self.requests.all[request as usize].generation == generation
             }
-            ServiceEvent::IdleExpired { conn, generation }
-            | ServiceEvent::PoolExpired { conn, generation } => self.conns.get(conn).generation == generation,
+            ServiceEvent::IdleExpired { conn, generation } => self.conns.get(conn).generation == generation,
             _ => true,
         }
     }
@@ -46,7 +45,6 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             ServiceEvent::Answered { request, .. } => self.answered(request, now, s),
             ServiceEvent::ConnectGaveUp { request, .. } => self.connect_gave_up(request, now, s),
             ServiceEvent::Resend { request, .. } => self.resend(request, now, s),
-            ServiceEvent::PoolExpired { conn, .. } => self.pool_expired(conn, now, s),
             ServiceEvent::ListenerClosing { replica } => {
                 self.close_listener(replica as usize, now);
                 self.maybe_exit(replica as usize, now, s);

@@ -53,13 +53,6 @@ pub enum ServiceEvent {
         /// The slot's use, so a reused slot's old events fall out as stale.
         generation: u32,
     },
-    /// A client's pooled connection sat idle for the client's idle timeout.
-    PoolExpired {
-        /// The connection's slot.
-        conn: u32,
-        /// The slot's use, so a reused slot's old events fall out as stale.
-        generation: u32,
-    },
     /// A connect to a vanished Pod IP gave up.
     ConnectGaveUp {
         /// The request's slot.

@@ -146,7 +146,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     fn send(&mut self, slot: u32, now: SimTime, reuse: bool, s: &mut Scheduler<'_, ServiceEvent>) {
         let p = &self.profile;
         let keep_alive = p.connections == Connections::KeepAlive;
-        let (timeout, on_closed) = (p.connect_timeout, p.on_closed);
+        let (timeout, on_closed, idle_timeout) = (p.connect_timeout, p.on_closed, p.idle_timeout);
         let request = self.requests.all[slot as usize];
         let client = request.client as usize;
         let node = self.clients[client].node;
@@ -154,6 +154,11 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         while let Some(c) = pooled.then(|| self.clients[client].pool.pop()).flatten() {
             self.conns.unpool(c);
             let conn = *self.conns.get(c);
+            // The client closed it once idle that long: it is not sent on.
+            if idle_timeout.is_some_and(|idle| now >= conn.idle_since + idle) {
+                self.client_closed(c, now, s);
+                continue;
+            }
             match conn.state {
                 ConnState::Idle => {
                     let conn = self.conns.get_mut(c);
@@ -272,11 +277,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let conn = *self.conns.get(c);
         let r = conn.replica as usize;
         let p = &self.profile;
-        let (keep_alive, pool, idle) = (
-            p.connections == Connections::KeepAlive,
-            p.pool as usize,
-            p.idle_timeout,
-        );
+        let (keep_alive, pool) = (p.connections == Connections::KeepAlive, p.pool as usize);
         let rep = &mut self.replicas[r];
         let client = &mut self.clients[conn.client as usize];
         let room = self.conns.idle_in(&client.pool) < pool;
@@ -293,13 +294,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             let conn = self.conns.get_mut(c);
             conn.state = ConnState::Idle;
             conn.pooled = true;
-            let generation = conn.generation;
+            conn.idle_since = now;
             client.pool.push(c);
             if rep.hostage {
                 self.hold_idle(c, s);
-            }
-            if let Some(idle) = idle {
-                s.after(idle, ServiceEvent::PoolExpired { conn: c, generation });
             }
         }
         self.maybe_exit(r, now, s);
@@ -328,18 +326,17 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.maybe_exit(r, now, s);
     }
 
-    /// A client's pooled connection sat idle for its idle timeout: the
-    /// client takes it out of its pool and closes it.
-    pub(super) fn pool_expired(&mut self, c: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+    /// Connection `c`, just taken out of its client's pool, sat idle past
+    /// the client's idle timeout: the client closed it. Found when the
+    /// client next looks, rather than by an event at the instant, which
+    /// would hold a run open an idle timeout (Envoy's: an hour) after its
+    /// traffic; the Pod sees the close late, which no app's drain waits
+    /// for (each closes its idle connections itself).
+    fn client_closed(&mut self, c: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let conn = *self.conns.get(c);
-        if conn.state != ConnState::Idle || !conn.pooled {
+        if conn.state != ConnState::Idle {
             return;
         }
-        let pool = &mut self.clients[conn.client as usize].pool;
-        if let Some(i) = pool.iter().position(|&p| p == c) {
-            pool.remove(i);
-        }
-        self.conns.unpool(c);
         let r = conn.replica as usize;
         self.conns.close(c, now, false, &mut self.replicas[r].open);
         self.emit(
