@@ -286,7 +286,7 @@ impl ServiceMeters {
             failed: self.failed_by.iter().sum(),
             failed_by: self.failed_by,
             retried_ok: self.retried_ok,
-            retry: self.client.then_some(self.retry),
+            retry: self.client.then(|| Box::new(self.retry)),
             min_ready_endpoints: min_ready,
             zero_endpoints_ms: zero_ms,
             rollout,

@@ -151,7 +151,8 @@ pub struct ServiceMetrics {
     /// Requests that failed once and succeeded on the retry.
     pub retried_ok: u64,
     /// The retries' figures, for a client other than `ideal` untouched.
-    pub retry: Option<RetryFigures>,
+    /// Boxed: most runs have none, and a `RunReport` holds the metrics by value.
+    pub retry: Option<Box<RetryFigures>>,
     /// Over the traffic's span, the fewest ready endpoints in the slice.
     pub min_ready_endpoints: Option<u32>,
     /// Over the traffic's span, time with no ready endpoint.

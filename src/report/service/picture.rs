@@ -196,7 +196,7 @@ fn headline(report: &ServiceReport) -> String {
     };
     // Only a client that reports its retries says so: every other run's
     // picture keeps its bytes.
-    let retries = m.retry.map_or(String::new(), |r| {
+    let retries = m.retry.as_ref().map_or(String::new(), |r| {
         format!(", {} retries, {} answered by a retry", r.retries(), m.retried_ok)
     });
     format!(
@@ -351,7 +351,7 @@ fn draw_strip(
 /// Over the answered lane, a green tick at the send instant of each
 /// request a retry answered, for a client that reports its retries.
 fn draw_retried(svg: &mut Svg, report: &ServiceReport, band_y: f64, axis: &TimeAxis) {
-    let (Some(_), Some(sent)) = (report.metrics.retry, report.trace.retried().exact()) else {
+    let (Some(_), Some(sent)) = (&report.metrics.retry, report.trace.retried().exact()) else {
         return;
     };
     for &at in sent {
