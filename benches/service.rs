@@ -28,7 +28,7 @@ fn service(rate: f64, secs: u64, connections: Connections) -> RunSpec {
     let traffic = service.traffic.as_mut().expect("with traffic");
     traffic.rate = Rate::new(rate).expect("a rate above 0");
     traffic.duration = Some(SimDuration::from_secs(secs));
-    traffic.connections = connections;
+    traffic.connections = Some(connections);
     run
 }
 

@@ -31,6 +31,8 @@ fn sample(field: Field) -> (&'static str, &'static str) {
             Field::Arrival => ("\"constant\"", "constant"),
             Field::Connections => ("\"keep-alive\"", "keep-alive"),
             Field::Retry => ("\"once\"", "once"),
+            Field::Client => ("\"go-net-http\"", "go-net-http"),
+            Field::OnClosed => ("\"fails-next\"", "fails-next"),
             Field::OnSigterm => ("\"ignore\"", "ignore"),
             Field::Rollout => ("\"Recreate\"", "Recreate"),
             Field::UnhealthyPodEvictionPolicy => ("\"AlwaysAllow\"", "AlwaysAllow"),

@@ -394,3 +394,46 @@ fn the_report_of_a_service_shows_its_race_not_its_pod_template_alone() {
     assert!(doc.descendants().all(|n| n.attribute("id") != Some("timelines")));
     assert_eq!(metrics(&scenario)["failed"], 28);
 }
+
+#[test]
+fn a_client_s_retries_are_counted_in_the_json_the_text_and_the_picture() {
+    // HAND with Envoy's client profile (still a new connection per
+    // request): each failure is retried twice, 25 ms then 50 ms later.
+    // Refused 3.5–4.6 s (12): both retries by 4.675 s, before the rules
+    // empty at 4.72 s: refused three times. Refused 4.7 s: retried at
+    // 4.725 s (no endpoint) and 4.775 s (none): fails with no_endpoints.
+    // No endpoint 4.8–6.2 s (15): twice more each. Retries: after refused
+    // 12 · 2 + 1 = 25, after no_endpoints 1 + 15 · 2 = 31; none answered.
+    let dir = TempDir::new();
+    let envoy = HAND.replace("service_time", "client = \"envoy\"\nservice_time");
+    let scenario = write(dir.path(), "envoy.toml", &envoy);
+    let m = metrics(&scenario);
+    let figure = |name: &str| m[name].as_u64().unwrap_or_else(|| panic!("{name} in {m}"));
+    assert_eq!(
+        ["retries", "retried_refused", "retried_no_endpoints", "retried_ok"].map(figure),
+        [56, 25, 31, 0]
+    );
+    assert_eq!(["failed_refused", "failed_no_endpoints"].map(figure), [12, 16]);
+    let out = podsim().arg("run").arg(&scenario).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("retries 56 (after refused 25, no_endpoints 31)\n"),
+        "{text}"
+    );
+    let svg = dir.path().join("envoy.svg");
+    podsim()
+        .arg("run")
+        .arg(&scenario)
+        .arg("--svg")
+        .arg(&svg)
+        .assert()
+        .success();
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        picture.contains("28 failed, 56 retries, 0 answered by a retry"),
+        "{picture}"
+    );
+    // The ideal client's run says nothing of retries.
+    let plain = metrics(&write(dir.path(), "hand.toml", HAND));
+    assert!(plain.get("retries").is_none(), "{plain}");
+}

@@ -16,6 +16,8 @@
 //! - `service`: replicas behind a Service, failed requests by cause;
 //! - `service_invariants`: issue 16's invariants of the Service model (proptest).
 //! - `service_history`: the Service's typed history of one run, worked by hand.
+//! - `service_clients`: client profiles, closed pooled connections and retries (issue 39).
+//! - `service_unready`: one replica's readiness failing for a while (issue 39).
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
 //! - `exits`: how a container exits (R55–R59).
@@ -47,7 +49,9 @@ mod restarts;
 mod rollout;
 mod seed;
 mod service;
+mod service_clients;
 mod service_history;
 mod service_invariants;
+mod service_unready;
 mod startup;
 mod termination;

@@ -180,8 +180,8 @@ fn an_app_that_never_drains_is_sigkilled_and_the_run_still_settles() {
 /// One kept-alive connection, reused by every request.
 fn one_connection(duration: SimDuration) -> TrafficSpec {
     TrafficSpec {
-        connections: Connections::KeepAlive,
-        pool: 1,
+        connections: Some(Connections::KeepAlive),
+        pool: Some(1),
         ..steady(duration)
     }
 }

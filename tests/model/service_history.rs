@@ -169,6 +169,7 @@ fn every_request_from_the_sigterm_to_the_traffics_end_is_refused() {
             ServiceChange::Answered {
                 request: 99,
                 sent: SimTime(12_950),
+                try_sent: SimTime(12_950),
                 tries: 1,
             }
         ))

@@ -77,17 +77,18 @@ fn traffic() -> impl Strategy<Value = TrafficSpec> {
                     } else {
                         Arrival::Poisson
                     },
-                    connections: if keep_alive {
+                    connections: Some(if keep_alive {
                         Connections::KeepAlive
                     } else {
                         Connections::New
-                    },
-                    pool,
+                    }),
+                    pool: Some(pool),
                     clients,
                     service_time,
                     retry: if retry { Retry::Once } else { Retry::None },
                     duration: secs.map(SimDuration::from_secs),
-                    connect_timeout: ms(timeout),
+                    connect_timeout: Some(ms(timeout)),
+                    client: Default::default(),
                 }
             },
         )

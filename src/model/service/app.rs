@@ -54,6 +54,9 @@ pub(super) struct Replica {
     pub deleted: bool,
     /// The Pod object is gone: its IP answers nothing.
     pub object_gone: bool,
+    /// Its readiness probe fails for a while (a `[[disruptions]] unready`
+    /// window) while its app serves on.
+    pub failing_readiness: bool,
 }
 
 impl Replica {
@@ -89,9 +92,9 @@ impl Replica {
         self.app_alive && self.proxy_alive
     }
 
-    /// Every app and sidecar is Ready.
+    /// Every app and sidecar is Ready, and no unready window holds it.
     pub fn serving(&self) -> bool {
-        self.needed != 0 && self.ready == self.needed
+        self.needed != 0 && self.ready == self.needed && !self.failing_readiness
     }
 }
 

@@ -33,6 +33,8 @@ pub struct Conn {
     pub slot: u32,
     /// It sits in its client's pool.
     pub pooled: bool,
+    /// When it last went back to its client's pool (its idle timeout runs from here).
+    pub idle_since: SimTime,
 }
 
 /// A load generator on a node.
@@ -66,6 +68,7 @@ impl Conns {
             generation: 0,
             slot: open.len() as u32,
             pooled: false,
+            idle_since: SimTime::ZERO,
         };
         let id = match self.free.pop() {
             Some(id) => {

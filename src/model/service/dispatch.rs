@@ -16,7 +16,8 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
         match *event {
             ServiceEvent::Pod { replica, event } => self.pods[replica as usize].is_current(&event),
             ServiceEvent::Answered { request, generation }
-            | ServiceEvent::ConnectGaveUp { request, generation } => {
+            | ServiceEvent::ConnectGaveUp { request, generation }
+            | ServiceEvent::Resend { request, generation } => {
                 self.requests.all[request as usize].generation == generation
             }
             ServiceEvent::IdleExpired { conn, generation } => self.conns.get(conn).generation == generation,
@@ -43,6 +44,7 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             ServiceEvent::Arrival => self.arrival(now, s),
             ServiceEvent::Answered { request, .. } => self.answered(request, now, s),
             ServiceEvent::ConnectGaveUp { request, .. } => self.connect_gave_up(request, now, s),
+            ServiceEvent::Resend { request, .. } => self.resend(request, now, s),
             ServiceEvent::ListenerClosing { replica } => {
                 self.close_listener(replica as usize, now);
                 self.maybe_exit(replica as usize, now, s);
@@ -59,6 +61,7 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
                 self.maybe_settle(now);
             }
             ServiceEvent::Available { .. } => self.rollout_sync(now, s),
+            ServiceEvent::ReadyAgain { replica } => self.readiness_failing(replica as usize, false, now, s),
             ServiceEvent::Evict { replica } => self.evict(replica as usize, now, s),
         }
     }

@@ -46,6 +46,13 @@ pub enum ServiceEvent {
         /// The slot's use, so a reused slot's old events fall out as stale.
         generation: u32,
     },
+    /// A retried request's back-off is over: its next try goes out.
+    Resend {
+        /// The request's slot.
+        request: u32,
+        /// The slot's use, so a reused slot's old events fall out as stale.
+        generation: u32,
+    },
     /// A connect to a vanished Pod IP gave up.
     ConnectGaveUp {
         /// The request's slot.
@@ -77,6 +84,12 @@ pub enum ServiceEvent {
     },
     /// kubectl drain asks the Eviction API to evict a Pod (again after a 429).
     Evict {
+        /// The replica, from 0.
+        replica: u32,
+    },
+    /// An `unready` disruption's window is over: the replica's readiness
+    /// passes again.
+    ReadyAgain {
         /// The replica, from 0.
         replica: u32,
     },

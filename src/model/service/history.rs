@@ -107,7 +107,7 @@ pub enum ServiceChange {
     Routed {
         /// The request's number in the run, from 0.
         request: u32,
-        /// 1, or 2 for the retry.
+        /// 1, or 2, 3, … for each retry.
         tries: u32,
         /// The client's node.
         node: u32,
@@ -116,12 +116,12 @@ pub enum ServiceChange {
         /// A new connection, chosen by the rules (else a kept-alive one, pinned).
         fresh: bool,
     },
-    /// A request's first try failed before it reached the app, and
-    /// `retry = "once"` sends it again now.
+    /// A request's try failed, and its client sends it again: now, or
+    /// after its back-off.
     Retried {
         /// The request's number in the run, from 0.
         request: u32,
-        /// Why the first try failed.
+        /// Why the try failed.
         cause: Cause,
     },
     /// A request was answered.
@@ -130,7 +130,10 @@ pub enum ServiceChange {
         request: u32,
         /// When it was sent.
         sent: SimTime,
-        /// 1, or 2 if the retry answered it.
+        /// When the try that was answered went out (`sent` for the first):
+        /// a retried request's extra latency is the difference.
+        try_sent: SimTime,
+        /// 1, or 2, 3, … if a retry answered it.
         tries: u32,
     },
     /// A request failed for good, with the cause of its last try.

@@ -11,7 +11,7 @@
 use super::deployment::RolloutFigures;
 use super::drain::DrainFigures;
 use super::history::{PodFact, ServiceChange, ServiceEntry, ServiceObserver};
-use super::outcome::{Deleted, ServiceMetrics};
+use super::outcome::{Deleted, RetryFigures, ServiceMetrics};
 use super::spec::ServiceSpec;
 use crate::engine::{RunEnd, SimTime};
 use crate::model::pod::Metrics;
@@ -29,6 +29,9 @@ pub struct ServiceMeters {
     requests: u64,
     failed_by: [u64; 6],
     retried_ok: u64,
+    /// The client is not `ideal` untouched: its retries are reported.
+    client: bool,
+    retry: RetryFigures,
     endpoints: EndpointMeter,
     deleted: Vec<Deleted>,
     /// Per replica, its place in `deleted`, once it is deleted.
@@ -132,7 +135,18 @@ impl ServiceObserver for ServiceMeters {
                     d.last_request_ms = Some(at.as_millis() - d.deleted_ms);
                 }
             }
-            ServiceChange::Answered { tries, .. } if tries > 1 => self.retried_ok += 1,
+            ServiceChange::Answered {
+                tries,
+                sent,
+                try_sent,
+                ..
+            } if tries > 1 => {
+                self.retried_ok += 1;
+                let extra = try_sent.since(sent).as_millis();
+                self.retry.extra_ms += extra;
+                self.retry.extra_max_ms = self.retry.extra_max_ms.max(extra);
+            }
+            ServiceChange::Retried { cause, .. } => self.retry.retried_by[cause as usize] += 1,
             ServiceChange::RequestFailed { cause, .. } => self.failed_by[cause as usize] += 1,
             ServiceChange::ReadyEndpoints { ready } => self.endpoints.level(at, ready),
             ServiceChange::TrafficStarted { until } => {
@@ -172,6 +186,7 @@ impl ServiceObserver for ServiceMeters {
         self.requests = 0;
         self.failed_by = [0; 6];
         self.retried_ok = 0;
+        self.retry = RetryFigures::default();
         self.endpoints = EndpointMeter {
             desired: self.endpoints.desired,
             ..EndpointMeter::default()
@@ -194,6 +209,7 @@ impl ServiceMeters {
         self.clear();
         let replicas = service.replicas.max(1);
         self.nodes = service.nodes.max(1) as usize;
+        self.client = service.traffic.as_ref().is_some_and(|t| !t.client.is_ideal());
         self.rules.resize_with(self.nodes, Vec::new);
         self.rules.truncate(self.nodes);
         self.rollout = service.disruptions.iter().any(|d| d.rollout.is_some());
@@ -270,6 +286,7 @@ impl ServiceMeters {
             failed: self.failed_by.iter().sum(),
             failed_by: self.failed_by,
             retried_ok: self.retried_ok,
+            retry: self.client.then(|| Box::new(self.retry)),
             min_ready_endpoints: min_ready,
             zero_endpoints_ms: zero_ms,
             rollout,

@@ -6,7 +6,8 @@
 //! - `spec`: the scenario's `[service]`, `[traffic]`, `[app]`, `[[disruptions]]`;
 //! - `endpoints`: the EndpointSlice (KEP-1672) and the rules it gives (KEP-1669);
 //! - `proxy`: one kube-proxy per node, its bounded-frequency runner;
-//! - `traffic`: arrivals, routing, answers, failures, the retry;
+//! - `traffic`: arrivals, routing, answers, failures, the retries;
+//! - `client`: the client library's profile (pool, close detection, retries);
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
 //! - `app`: a replica's serving state, the app's reaction to SIGTERM;
 //! - `outcome`: failure causes and the metrics;
@@ -55,6 +56,7 @@
 //! exactly the metrics the Pod model gives the Pod alone.
 
 mod app;
+mod client;
 mod connection;
 mod deployment;
 mod dispatch;
@@ -75,18 +77,19 @@ mod trace;
 mod traffic;
 
 pub use app::serving_app;
+pub use client::{ClientPreset, ClientSpec, OnClosed, Profile, Retries};
 pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::{DrainFigures, EVICTION_RETRY};
 pub use event::ServiceEvent;
 pub use history::{PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
-pub use outcome::{Cause, Deleted, FailedRequest, ServiceMetrics};
+pub use outcome::{Cause, Deleted, FailedRequest, RetryFigures, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
 pub use sent::SentTimes;
 pub use simulator::{ServiceReport, ServiceRun, ServiceSimulator, simulate_service, simulate_service_within};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
-    TrafficSpec, When,
+    TrafficSpec, Unready, When,
 };
 pub use trace::ServiceTrace;
 pub use traffic::SETTLE_TAIL;
@@ -120,6 +123,8 @@ pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
     slice: Slice,
     proxies: Vec<Proxy>,
     clients: Vec<Client>,
+    /// The traffic's client, every field resolved.
+    profile: Profile,
     conns: Conns,
     requests: Requests,
     /// The next request's index: the counter of its draws.
@@ -148,6 +153,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             slice: Slice::default(),
             proxies: Vec::new(),
             clients: Vec::new(),
+            profile: Profile::default(),
             conns: Conns::default(),
             requests: Requests::default(),
             next_request: 0,
@@ -200,6 +206,12 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             p.reset(self.service.min_sync_period);
         }
         let clients = self.service.traffic.as_ref().map_or(0, |t| t.clients.max(1));
+        self.profile = self
+            .service
+            .traffic
+            .as_ref()
+            .map(|t| t.profile())
+            .unwrap_or_default();
         self.clients.clear();
         self.clients.extend((0..clients).map(|c| Client {
             node: c % nodes,
@@ -332,6 +344,11 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         if let Some(node) = d.drain {
             return self.start_drain(node, now, s);
         }
+        if let Some(u) = d.unready {
+            let replica = u.replica;
+            s.after(u.lasts, ServiceEvent::ReadyAgain { replica });
+            return self.readiness_failing(replica as usize, true, now, s);
+        }
         let (grace, every) = (d.grace_period, d.every);
         let r = (d.replica + round) as usize;
         let last = r + 1 >= self.replicas.len();
@@ -346,6 +363,28 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             return;
         }
         self.delete_pod(r, grace, now, s);
+    }
+
+    /// Replica `r`'s readiness starts failing (`failing`) or passes again
+    /// (the end of its window, which counts the disruption as done): its
+    /// endpoint follows, its connections stay.
+    fn readiness_failing(
+        &mut self,
+        r: usize,
+        failing: bool,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) {
+        let Some(rep) = self.replicas.get_mut(r) else {
+            return;
+        };
+        rep.failing_readiness = failing;
+        self.slice.touch(r);
+        self.endpoints_changed(now, s);
+        if !failing {
+            self.disrupted += 1;
+            self.maybe_settle(now);
+        }
     }
 
     /// Replica `r` is deleted now (by a user or its ReplicaSet): its

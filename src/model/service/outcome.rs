@@ -19,9 +19,11 @@ pub enum Cause {
     Timeout,
     /// In progress when the process exited or was SIGKILLed.
     Inflight,
-    /// Sent on a kept-alive connection the instant its process died.
+    /// Sent on a kept-alive connection its process's death had reset: in
+    /// that instant, or later by a client that does not check (`fails-next`).
     Reset,
-    /// Sent on a kept-alive connection the instant the server closed it.
+    /// Sent on a kept-alive connection the server closed: in that instant
+    /// (the race), or later by a client that does not check.
     KeepaliveRace,
 }
 
@@ -52,12 +54,6 @@ impl Cause {
     pub fn name(self) -> &'static str {
         &self.column()["failed_".len()..]
     }
-
-    /// A failure before the request reached the app: safe to send again
-    /// (`retry = "once"`); a request cut in flight is not.
-    pub fn at_connection_level(self) -> bool {
-        self != Cause::Inflight
-    }
 }
 
 /// One failed request, for `--format json` and the timeline.
@@ -73,6 +69,57 @@ pub struct FailedRequest {
     pub replica: Option<u32>,
     /// The client that sent it, from 0.
     pub client: u32,
+}
+
+/// What a client's retries did: every try sent again, by the cause of the
+/// try that failed, and the latency they added to the requests a retry
+/// answered. Reported for a client other than `ideal` untouched (whose runs
+/// keep their bytes, `retried_ok` counting its one retry as before).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RetryFigures {
+    /// By `Cause::ALL` order: tries sent again after a try failed so.
+    pub retried_by: [u64; 6],
+    /// Over the requests a retry answered: the time from their first send
+    /// to the answered try's, summed.
+    pub extra_ms: u64,
+    /// The same, at most.
+    pub extra_max_ms: u64,
+}
+
+impl RetryFigures {
+    /// The names, after the Service's own (JSON, the report's table).
+    pub const NAMES: [&'static str; 9] = [
+        "retries",
+        "retried_refused",
+        "retried_no_endpoints",
+        "retried_timeout",
+        "retried_inflight",
+        "retried_reset",
+        "retried_keepalive_race",
+        "retry_extra_ms",
+        "retry_extra_max_ms",
+    ];
+
+    /// Tries sent again, every cause together.
+    pub fn retries(&self) -> u64 {
+        self.retried_by.iter().sum()
+    }
+
+    /// The cells in `NAMES` order.
+    pub fn numbers(&self) -> [Option<u64>; 9] {
+        let by = self.retried_by.map(Some);
+        [
+            Some(self.retries()),
+            by[0],
+            by[1],
+            by[2],
+            by[3],
+            by[4],
+            by[5],
+            Some(self.extra_ms),
+            Some(self.extra_max_ms),
+        ]
+    }
 }
 
 /// One disruption's deleted Pod, as the Service saw it go.
@@ -103,6 +150,9 @@ pub struct ServiceMetrics {
     pub failed_by: [u64; 6],
     /// Requests that failed once and succeeded on the retry.
     pub retried_ok: u64,
+    /// The retries' figures, for a client other than `ideal` untouched.
+    /// Boxed: most runs have none, and a `RunReport` holds the metrics by value.
+    pub retry: Option<Box<RetryFigures>>,
     /// Over the traffic's span, the fewest ready endpoints in the slice.
     pub min_ready_endpoints: Option<u32>,
     /// Over the traffic's span, time with no ready endpoint.

@@ -7,6 +7,7 @@
 //! bits), so a spec stays `Eq` and `Hash` like the Pod's, and every default
 //! below names its source in disruption-model.md (A.6, d).
 
+use super::client::ClientSpec;
 use super::deployment::Rollout;
 use super::pdb::Pdb;
 use crate::engine::SimDuration;
@@ -186,28 +187,73 @@ impl std::hash::Hash for Rate {
 }
 
 /// The load: clients on the nodes sending requests to the Service.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// `connections`, `pool` and `connect_timeout` are `None` unless written:
+/// then the client's preset gives them (`TrafficSpec::profile`).
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct TrafficSpec {
     /// Requests per second to the whole Service, shared round robin by the clients.
     pub rate: Rate,
     /// How requests are spaced.
     pub arrival: Arrival,
     /// One connection per request, or pooled keep-alive ones.
-    pub connections: Connections,
+    pub connections: Option<Connections>,
     /// Keep-alive only: idle connections a client keeps (Go's MaxIdleConnsPerHost).
-    pub pool: u32,
+    pub pool: Option<u32>,
     /// Clients, placed on the nodes round robin.
     pub clients: u32,
     /// How long the app takes to answer.
     pub service_time: Dist,
-    /// Whether a failed request is sent once more.
+    /// `ideal` client only: whether a failed request is sent once more.
     pub retry: Retry,
     /// Traffic runs this long from its start; `None`: until 10 s after the
     /// last disruption has settled.
     pub duration: Option<SimDuration>,
     /// A SYN to a vanished Pod IP fails after this (Go's net.Dialer in
-    /// DefaultTransport: 30 s).
-    pub connect_timeout: SimDuration,
+    /// DefaultTransport: 30 s, the `ideal` client's).
+    pub connect_timeout: Option<SimDuration>,
+    /// The client library, and the fields of it the scenario wrote.
+    pub client: ClientSpec,
+}
+
+/// Written as derived before client profiles, with the `ideal` client's
+/// values where a field is unwritten and without `client` while it is
+/// `ideal` untouched: a grid's hash is taken over its base's `Debug` text,
+/// and a Service grid written before profiles keeps the hash its shards
+/// carry. No `..`, so a new field must be written here too.
+impl std::fmt::Debug for TrafficSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let TrafficSpec {
+            rate,
+            arrival,
+            connections,
+            pool,
+            clients,
+            service_time,
+            retry,
+            duration,
+            connect_timeout,
+            client,
+        } = self;
+        let ideal = TrafficSpec::default().profile();
+        let mut d = f.debug_struct("TrafficSpec");
+        d.field("rate", rate)
+            .field("arrival", arrival)
+            .field("connections", &connections.unwrap_or(ideal.connections))
+            .field("pool", &pool.unwrap_or(ideal.pool))
+            .field("clients", clients)
+            .field("service_time", service_time)
+            .field("retry", retry)
+            .field("duration", duration)
+            .field(
+                "connect_timeout",
+                &connect_timeout.unwrap_or(ideal.connect_timeout),
+            );
+        if !client.is_ideal() {
+            d.field("client", client);
+        }
+        d.finish()
+    }
 }
 
 impl Default for TrafficSpec {
@@ -215,13 +261,14 @@ impl Default for TrafficSpec {
         TrafficSpec {
             rate: Rate(10.0),
             arrival: Arrival::Poisson,
-            connections: Connections::New,
-            pool: 2,
+            connections: None,
+            pool: None,
             clients: 1,
             service_time: Dist::Fixed(SimDuration::from_millis(50)),
             retry: Retry::None,
             duration: None,
-            connect_timeout: SimDuration::from_secs(30),
+            connect_timeout: None,
+            client: ClientSpec::default(),
         }
     }
 }
@@ -338,9 +385,38 @@ pub struct Disruption {
     pub rollout: Option<Rollout>,
     /// `Some(node)`: `kubectl drain` of that node, and the others are not used.
     pub drain: Option<u32>,
+    /// `Some`: one replica's readiness fails for a while, and the others
+    /// are not used.
+    pub unready: Option<Unready>,
 }
 
-/// Written as derived, but without `every`, `rollout` and `drain` when absent, for
+/// One replica's readiness probe fails while its app still serves (an
+/// overloaded replica): its endpoint stops serving, so it leaves the
+/// rules as they sync, while its open connections stay pinned to it and
+/// are answered; then it passes again and the endpoint returns.
+///
+/// The window is the time the kubelet reports the Pod not Ready: the
+/// probe's own detection (failureThreshold × period) and recovery
+/// (successThreshold × period) are for the scenario to count in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Unready {
+    /// The replica, from 0.
+    pub replica: u32,
+    /// How long it stays not Ready.
+    pub lasts: SimDuration,
+}
+
+impl Default for Unready {
+    /// Replica 0 for 30 s (issue 39's example).
+    fn default() -> Self {
+        Unready {
+            replica: 0,
+            lasts: SimDuration::from_secs(30),
+        }
+    }
+}
+
+/// Written as derived, but without `every`, `rollout`, `drain` and `unready` when absent, for
 /// the grid hash as `ServiceSpec`'s; no `..` here either.
 impl std::fmt::Debug for Disruption {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -351,6 +427,7 @@ impl std::fmt::Debug for Disruption {
             every,
             rollout,
             drain,
+            unready,
         } = self;
         let mut d = f.debug_struct("Disruption");
         d.field("when", when)
@@ -365,6 +442,9 @@ impl std::fmt::Debug for Disruption {
         if let Some(node) = drain {
             d.field("drain", node);
         }
+        if let Some(unready) = unready {
+            d.field("unready", unready);
+        }
         d.finish()
     }
 }
@@ -378,6 +458,7 @@ impl Default for Disruption {
             every: None,
             rollout: None,
             drain: None,
+            unready: None,
         }
     }
 }

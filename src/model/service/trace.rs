@@ -24,6 +24,8 @@ pub struct ServiceTrace {
     entries: Vec<ServiceEntry>,
     /// When the answered requests were sent.
     answered: SentTimes,
+    /// When the requests a retry answered were sent (among `answered`).
+    retried: SentTimes,
 }
 
 impl ServiceObserver for ServiceTrace {
@@ -35,7 +37,12 @@ impl ServiceObserver for ServiceTrace {
     #[inline]
     fn observe(&mut self, entry: ServiceEntry) {
         match entry.what {
-            ServiceChange::Answered { sent, .. } => self.answered.note(sent),
+            ServiceChange::Answered { sent, tries, .. } => {
+                self.answered.note(sent);
+                if tries > 1 {
+                    self.retried.note(sent);
+                }
+            }
             ServiceChange::RequestSent { .. }
             | ServiceChange::Routed { .. }
             | ServiceChange::Retried { .. }
@@ -48,6 +55,7 @@ impl ServiceObserver for ServiceTrace {
     fn clear(&mut self) {
         self.entries.clear();
         self.answered.clear();
+        self.retried.clear();
     }
 }
 
@@ -61,6 +69,11 @@ impl ServiceTrace {
     /// counted per bucket of time).
     pub fn answered(&self) -> &SentTimes {
         &self.answered
+    }
+
+    /// When the requests a retry answered were sent.
+    pub fn retried(&self) -> &SentTimes {
+        &self.retried
     }
 
     /// Each failed request, in the order they failed.

@@ -1,18 +1,20 @@
 //! Requests: the arrival process, the route each takes (a kept-alive
 //! connection, or a new one through the client's node's rules, A.3), its
-//! answer or its failure, and the one retry `retry = "once"` allows.
+//! answer or its failure, and the retries its client's profile allows
+//! (`client`: which failures, how many times, after what back-off).
 //!
 //! Invariant: every draw of a request is keyed by its index and its try
 //! (`DrawKey::ArrivalGap`, `Endpoint`, `ServiceTime`), never by the order
 //! in which things happened to be drawn, so a run is the same on any thread.
 
+use super::client::OnClosed;
 use super::connection::ConnState;
 use super::history::{ServiceChange, ServiceObserver};
 use super::outcome::Cause;
 use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::DrawKey;
-use crate::model::service::spec::{Arrival, Connections, Retry, TrafficSpec};
+use crate::model::service::spec::{Arrival, Connections, TrafficSpec};
 
 /// No connection yet.
 const NO_CONN: u32 = u32::MAX;
@@ -24,9 +26,13 @@ pub(super) struct Request {
     /// Its number in the run: the counter of its draws.
     pub index: u32,
     pub sent: SimTime,
-    /// 1, or 2 once retried.
+    /// When its current try went out (`sent`, or its last retry).
+    pub try_sent: SimTime,
+    /// 1, then 2, 3, … for each retry.
     pub tries: u32,
     pub conn: u32,
+    /// Its current try went out on a pooled connection (else a fresh one).
+    pub pooled: bool,
     /// Where it was routed, once it was.
     pub replica: Option<u32>,
     /// Bumped when the slot is freed, so its pending events go stale.
@@ -52,8 +58,10 @@ impl Requests {
             client,
             index,
             sent,
+            try_sent: sent,
             tries: 1,
             conn: NO_CONN,
+            pooled: false,
             replica: None,
             generation: 0,
         };
@@ -136,9 +144,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Sends request `slot`: on an idle kept-alive connection if `reuse`
     /// and there is one, else on a new one through the node's rules.
     fn send(&mut self, slot: u32, now: SimTime, reuse: bool, s: &mut Scheduler<'_, ServiceEvent>) {
-        let t = self.traffic();
-        let keep_alive = t.connections == Connections::KeepAlive;
-        let timeout = t.connect_timeout;
+        let p = &self.profile;
+        let keep_alive = p.connections == Connections::KeepAlive;
+        let (timeout, on_closed, idle_timeout) = (p.connect_timeout, p.on_closed, p.idle_timeout);
         let request = self.requests.all[slot as usize];
         let client = request.client as usize;
         let node = self.clients[client].node;
@@ -146,20 +154,30 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         while let Some(c) = pooled.then(|| self.clients[client].pool.pop()).flatten() {
             self.conns.unpool(c);
             let conn = *self.conns.get(c);
+            // The client closed it once idle that long: it is not sent on.
+            if idle_timeout.is_some_and(|idle| now >= conn.idle_since + idle) {
+                self.client_closed(c, now, s);
+                continue;
+            }
             match conn.state {
                 ConnState::Idle => {
                     let conn = self.conns.get_mut(c);
                     conn.generation = conn.generation.wrapping_add(1);
                     let replica = conn.replica;
                     self.routed(&request, node, replica, false, now);
-                    return self.start(slot, c, s);
+                    return self.start(slot, c, true, s);
                 }
-                ConnState::Closed { at, reset } if at == now => {
+                // Sent on it all the same: in the instant it closed (the
+                // race), or at any time by a client that does not look.
+                ConnState::Closed { at, reset }
+                    if on_closed == OnClosed::FailsNext || (at == now && on_closed == OnClosed::Raced) =>
+                {
                     let cause = if reset { Cause::Reset } else { Cause::KeepaliveRace };
-                    self.requests.all[slot as usize].replica = Some(conn.replica);
+                    let r = &mut self.requests.all[slot as usize];
+                    (r.replica, r.pooled) = (Some(conn.replica), true);
                     return self.fail(slot, cause, now, s);
                 }
-                // Closed earlier: the client saw the FIN and drops it.
+                // The client saw the FIN (or RST) and drops it.
                 _ => {}
             }
         }
@@ -196,18 +214,19 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                     replica,
                 },
             );
-            self.start(slot, c, s);
+            self.start(slot, c, false, s);
         }
     }
 
     /// Request `slot` goes out on connection `c`; its answer is due after
     /// the service time.
-    fn start(&mut self, slot: u32, c: u32, s: &mut Scheduler<'_, ServiceEvent>) {
+    fn start(&mut self, slot: u32, c: u32, pooled: bool, s: &mut Scheduler<'_, ServiceEvent>) {
         self.conns.get_mut(c).state = ConnState::Busy(slot);
         let replica = self.conns.get(c).replica;
         let request = &mut self.requests.all[slot as usize];
         request.conn = c;
         request.replica = Some(replica);
+        request.pooled = pooled;
         let (index, tries, generation) = (request.index, request.tries, request.generation);
         let dist = &self.traffic().service_time;
         let took = match dist.fixed() {
@@ -243,12 +262,13 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// is held, or closes.
     pub(super) fn answered(&mut self, slot: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let request = self.requests.all[slot as usize];
-        let (sent, tries) = (request.sent, request.tries);
+        let (sent, try_sent, tries) = (request.sent, request.try_sent, request.tries);
         self.emit(
             now,
             ServiceChange::Answered {
                 request: request.index,
                 sent,
+                try_sent,
                 tries,
             },
         );
@@ -256,8 +276,8 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let c = request.conn;
         let conn = *self.conns.get(c);
         let r = conn.replica as usize;
-        let t = self.traffic();
-        let (keep_alive, pool) = (t.connections == Connections::KeepAlive, t.pool as usize);
+        let p = &self.profile;
+        let (keep_alive, pool) = (p.connections == Connections::KeepAlive, p.pool as usize);
         let rep = &mut self.replicas[r];
         let client = &mut self.clients[conn.client as usize];
         let room = self.conns.idle_in(&client.pool) < pool;
@@ -274,6 +294,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             let conn = self.conns.get_mut(c);
             conn.state = ConnState::Idle;
             conn.pooled = true;
+            conn.idle_since = now;
             client.pool.push(c);
             if rep.hostage {
                 self.hold_idle(c, s);
@@ -305,8 +326,31 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.maybe_exit(r, now, s);
     }
 
-    /// Request `slot` failed with `cause`: sent again once if the policy
-    /// allows, else counted.
+    /// Connection `c`, just taken out of its client's pool, sat idle past
+    /// the client's idle timeout: the client closed it. Found when the
+    /// client next looks, rather than by an event at the instant, which
+    /// would hold a run open an idle timeout (Envoy's: an hour) after its
+    /// traffic; the Pod sees the close late, which no app's drain waits
+    /// for (each closes its idle connections itself).
+    fn client_closed(&mut self, c: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let conn = *self.conns.get(c);
+        if conn.state != ConnState::Idle {
+            return;
+        }
+        let r = conn.replica as usize;
+        self.conns.close(c, now, false, &mut self.replicas[r].open);
+        self.emit(
+            now,
+            ServiceChange::ConnectionClosed {
+                conn: c,
+                reset: false,
+            },
+        );
+        self.maybe_exit(r, now, s);
+    }
+
+    /// Request `slot` failed with `cause`: sent again if its client's
+    /// retries allow (now, or after the back-off), else counted.
     pub(super) fn fail(
         &mut self,
         slot: u32,
@@ -315,13 +359,41 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         s: &mut Scheduler<'_, ServiceEvent>,
     ) {
         let request = self.requests.all[slot as usize];
-        if self.traffic().retry == Retry::Once && request.tries == 1 && cause.at_connection_level() {
+        let p = &self.profile;
+        let allowed = match cause {
+            Cause::Refused | Cause::NoEndpoints | Cause::Timeout => p.retries.connect,
+            // On a fresh connection the server had no reason to hang up.
+            _ if !request.pooled => 0,
+            // Never reached the app: safe for any request.
+            Cause::Reset | Cause::KeepaliveRace => p.retries.reset,
+            // Cut in flight: the app may have acted on it.
+            Cause::Inflight if p.idempotent => p.retries.reset,
+            Cause::Inflight => 0,
+        };
+        if request.tries <= allowed {
+            let wait = p.retries.wait(request.tries);
             let r = &mut self.requests.all[slot as usize];
-            r.tries = 2;
+            r.tries += 1;
             r.conn = NO_CONN;
-            let request = request.index;
-            self.emit(now, ServiceChange::Retried { request, cause });
-            return self.send(slot, now, false, s);
+            let (index, generation) = (request.index, r.generation);
+            self.emit(
+                now,
+                ServiceChange::Retried {
+                    request: index,
+                    cause,
+                },
+            );
+            if wait == SimDuration::ZERO {
+                return self.resend(slot, now, s);
+            }
+            s.after(
+                wait,
+                ServiceEvent::Resend {
+                    request: slot,
+                    generation,
+                },
+            );
+            return;
         }
         self.emit(
             now,
@@ -334,6 +406,13 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             },
         );
         self.requests.release(slot);
+    }
+
+    /// Request `slot`'s next try goes out now, on a fresh connection.
+    pub(super) fn resend(&mut self, slot: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let r = &mut self.requests.all[slot as usize];
+        (r.try_sent, r.pooled) = (now, false);
+        self.send(slot, now, false, s);
     }
 }
 

@@ -66,6 +66,17 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, columns: u64) -> String {
         })
         .collect();
     rows.push(("requests failed".to_string(), failed));
+    // Only a client that reports its retries has the row: every other
+    // run's chart keeps its bytes.
+    if m.retry.is_some() && cells.count > 0 {
+        let mut retried = vec![false; cells.count];
+        report
+            .trace
+            .retried()
+            .each(|at, _| retried[cells.of(at).min(cells.count - 1)] = true);
+        let row = retried.iter().map(|&r| if r { '+' } else { ' ' }).collect();
+        rows.push(("answered by a retry".to_string(), row));
+    }
     let deletes: Vec<(Option<SimTime>, char)> = m
         .ready_ms
         .map(|ms| (Some(SimTime(ms)), 'T'))
@@ -85,9 +96,14 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, columns: u64) -> String {
         .iter()
         .map(|o| format!("{} {}", o.glyph(), o.name()))
         .collect();
+    let retried = if m.retry.is_some() {
+        "  + answered by a retry"
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
-        "= rules still route to a deleted Pod  · answered  failed: {}  T traffic starts  D {}",
+        "= rules still route to a deleted Pod  · answered{retried}  failed: {}  T traffic starts  D {}",
         causes.join("  "),
         super::deleted_by(m)
     );

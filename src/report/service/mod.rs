@@ -30,7 +30,8 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::SimTime;
 use crate::model::service::{
-    DrainFigures, FailedRequest, RolloutFigures, ServiceChange, ServiceMetrics, ServiceReport,
+    Cause, DrainFigures, FailedRequest, RetryFigures, RolloutFigures, ServiceChange, ServiceMetrics,
+    ServiceReport,
 };
 use crate::model::{PodReport, PodSpec};
 
@@ -56,12 +57,15 @@ pub fn metrics_object(m: &ServiceMetrics) -> Value {
 }
 
 /// A rollout's and a drain's figures by name (`RolloutFigures::NAMES`,
-/// `DrainFigures::NAMES`), those the run has: what follows the Service's
-/// own figures in JSON, the CSV and the report's table.
+/// `DrainFigures::NAMES`), then a client's retries (`RetryFigures::NAMES`),
+/// those the run has: what follows the Service's own figures in JSON and
+/// the report's table (the CSV has the first two, not the retries, whose
+/// columns would change every Service grid's header).
 pub fn deployment_figures(m: &ServiceMetrics) -> impl Iterator<Item = (&'static str, Option<u64>)> + '_ {
     let rollout = (m.rollout.iter()).flat_map(|r| RolloutFigures::NAMES.into_iter().zip(r.numbers()));
     let drain = (m.drain.iter()).flat_map(|d| DrainFigures::NAMES.into_iter().zip(d.numbers()));
-    rollout.chain(drain)
+    let retry = (m.retry.iter()).flat_map(|r| RetryFigures::NAMES.into_iter().zip(r.numbers()));
+    rollout.chain(drain).chain(retry)
 }
 
 /// The history's failed requests, each typed as the Pod's events are:
@@ -209,7 +213,7 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
             .collect();
         let _ = writeln!(out, "  rules dropped it: {}", nodes.join(", "));
     }
-    let causes: Vec<String> = crate::model::service::Cause::ALL
+    let causes: Vec<String> = Cause::ALL
         .iter()
         .filter(|&&c| m.failed_of(c) > 0)
         .map(|&c| format!("{} {}", c.name(), m.failed_of(c)))
@@ -224,6 +228,25 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
         "requests {}, failed {}{causes}, answered by a retry {}",
         m.requests, m.failed, m.retried_ok
     );
+    if let Some(r) = &m.retry {
+        let causes: Vec<String> = (Cause::ALL.iter())
+            .filter(|&&c| r.retried_by[c as usize] > 0)
+            .map(|&c| format!("{} {}", c.name(), r.retried_by[c as usize]))
+            .collect();
+        let causes = if causes.is_empty() {
+            String::new()
+        } else {
+            format!(" (after {})", causes.join(", "))
+        };
+        let answered = match m.retried_ok {
+            0 => String::new(),
+            _ => format!(
+                "; the requests they answered waited {} ms more, {} ms at most",
+                r.extra_ms, r.extra_max_ms
+            ),
+        };
+        let _ = writeln!(out, "retries {}{causes}{answered}", r.retries());
+    }
     let _ = writeln!(
         out,
         "fewest ready endpoints {}, time with none {} ms",

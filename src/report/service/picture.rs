@@ -194,8 +194,13 @@ fn headline(report: &ServiceReport) -> String {
         0 => String::new(),
         _ => format!(" ({pods} Pods)"),
     };
+    // Only a client that reports its retries says so: every other run's
+    // picture keeps its bytes.
+    let retries = m.retry.as_ref().map_or(String::new(), |r| {
+        format!(", {} retries, {} answered by a retry", r.retries(), m.retried_ok)
+    });
     format!(
-        "{replicas} replica{}{pods}{nodes} · {} requests, {} failed",
+        "{replicas} replica{}{pods}{nodes} · {} requests, {} failed{retries}",
         plural(replicas),
         m.requests,
         m.failed
@@ -336,10 +341,36 @@ fn draw_strip(
             for r in &requests {
                 draw_request(svg, r, lane_y(r.outcome), axis);
             }
+            draw_retried(svg, report, lane_y(Outcome::Answered), axis);
         }
         None => draw_bins(svg, report, lanes, axis, &lane_y),
     }
     svg.close();
+}
+
+/// Over the answered lane, a green tick at the send instant of each
+/// request a retry answered, for a client that reports its retries.
+fn draw_retried(svg: &mut Svg, report: &ServiceReport, band_y: f64, axis: &TimeAxis) {
+    let (Some(_), Some(sent)) = (&report.metrics.retry, report.trace.retried().exact()) else {
+        return;
+    };
+    for &at in sent {
+        let x = axis.x(at);
+        svg.titled(
+            "line",
+            &[
+                ("class", &"retried"),
+                ("data-at", &at.as_millis()),
+                ("x1", &Num(x)),
+                ("y1", &Num(band_y)),
+                ("x2", &Num(x)),
+                ("y2", &Num(band_y + BAND)),
+                ("stroke", &"#2ca02c"),
+                ("stroke-width", &2),
+            ],
+            &format!("sent {at}, answered by a retry"),
+        );
+    }
 }
 
 /// One request's mark: a thin grey tick if answered, a coloured bar with

@@ -8,8 +8,8 @@ use crate::model::{
 };
 
 use crate::model::service::{
-    Arrival, Budget, Connections, EvictionPolicy, OnSigterm, Pdb, Preset, Propagation, Retry, Rollout,
-    Strategy, TrafficSpec, When,
+    Arrival, Budget, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Pdb, Preset,
+    Propagation, Retry, Rollout, Strategy, TrafficSpec, Unready, When,
 };
 
 use super::unit::*;
@@ -144,13 +144,21 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
                 }
             }
             Field::Arrival => t.arrival = Arrival::ALL[word.min(1)],
-            Field::Connections => t.connections = Connections::ALL[word.min(1)],
-            Field::Pool => t.pool = count,
+            Field::Connections => t.connections = Some(Connections::ALL[word.min(1)]),
+            Field::Pool => t.pool = Some(count),
             Field::Clients => t.clients = count,
             Field::ServiceTime => t.service_time = value.to_dist(),
             Field::Retry => t.retry = Retry::ALL[word.min(1)],
             Field::Duration => t.duration = Some(ms),
-            Field::ConnectTimeout => t.connect_timeout = ms,
+            Field::ConnectTimeout => t.connect_timeout = Some(ms),
+            Field::Client => t.client.preset = ClientPreset::ALL[word.min(ClientPreset::ALL.len() - 1)],
+            Field::OnClosed => t.client.on_closed = Some(OnClosed::ALL[word.min(OnClosed::ALL.len() - 1)]),
+            Field::ConnectRetries => t.client.connect_retries = Some(count),
+            Field::ResetRetries => t.client.reset_retries = Some(count),
+            Field::RetryBackoff => t.client.retry_backoff = Some(ms),
+            Field::IdleTimeout => t.client.idle_timeout = Some(ms),
+            Field::Timeout => t.client.timeout = Some(ms),
+            Field::Idempotent => t.client.idempotent = Some(value.flag()),
             _ => {}
         }
         return;
@@ -192,6 +200,9 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             }
             Field::MinReadySeconds => d.rollout.get_or_insert_with(Rollout::default).min_ready = ms,
             Field::DrainNode => d.drain = Some(count),
+            // Either key makes the disruption a readiness failure.
+            Field::Unready => d.unready.get_or_insert_with(Unready::default).replica = count,
+            Field::UnreadyFor => d.unready.get_or_insert_with(Unready::default).lasts = ms,
             _ => {}
         }
         return;

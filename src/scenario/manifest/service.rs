@@ -186,7 +186,7 @@ mod tests {
         let t = service.traffic.as_ref().unwrap();
         assert_eq!(
             (t.rate.get(), t.arrival, t.connections),
-            (8.3, Arrival::Constant, Connections::KeepAlive)
+            (8.3, Arrival::Constant, Some(Connections::KeepAlive))
         );
         assert_eq!(service.app.on_sigterm, OnSigterm::Ignore);
         let disruptions: Vec<(When, u32)> = service.disruptions.iter().map(|d| (d.when, d.replica)).collect();

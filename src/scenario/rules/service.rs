@@ -11,7 +11,7 @@
 use std::fmt;
 
 use crate::engine::SimDuration;
-use crate::model::service::{Budget, Scaled, ServiceSpec};
+use crate::model::service::{Budget, ClientPreset, Retry, Scaled, ServiceSpec};
 use crate::model::{Deletion, RunSpec};
 use crate::scenario::key::Field;
 
@@ -90,6 +90,19 @@ pub enum ServiceRule {
     NotWholeSeconds(Field, SimDuration),
     /// A size or traffic over the work estimate's budget (`work`).
     OverBudget(OverBudget),
+    /// A key of a delete, a rollout or a drain (`field`) in a disruption
+    /// that `unready` makes a readiness failure.
+    BesideUnready(Field),
+    /// An `unready` of a replica beyond `replicas`.
+    UnreadyBeyond {
+        /// The replica written.
+        replica: u32,
+        /// How many there are.
+        replicas: u32,
+    },
+    /// `retry = "once"` with a client other than `ideal`, whose retries
+    /// are its own keys.
+    RetryBesideClient(ClientPreset),
 }
 
 /// A rule a Service breaks: the field to point at (with the disruption's
@@ -188,6 +201,23 @@ impl fmt::Display for ServiceProblem {
                 field.leaf()
             ),
             ServiceRule::OverBudget(over) => write!(f, "{over}"),
+            ServiceRule::BesideUnready(field) => write!(
+                f,
+                "{} belongs to a delete, a rollout or a drain, and unready makes this disruption a readiness \
+                 failure (its Pod stays); write them as two disruptions",
+                field.leaf()
+            ),
+            ServiceRule::UnreadyBeyond { replica, replicas } => write!(
+                f,
+                "unready = {replica} is beyond the replicas: with replicas = {replicas}, name one of 0 to {}",
+                replicas - 1
+            ),
+            ServiceRule::RetryBesideClient(client) => write!(
+                f,
+                "retry = \"once\" is the ideal client's; client = \"{}\" retries as its library does: \
+                 set connect_retries and reset_retries instead",
+                client.name()
+            ),
         }
     }
 }
@@ -199,8 +229,9 @@ fn problem(field: Field, index: Option<usize>, rule: ServiceRule) -> Result<(), 
 type Check = fn(&RunSpec, &ServiceSpec) -> Result<(), ServiceProblem>;
 
 /// Every rule of the Service, in the order `check_service` reports them.
-const SERVICE_RULES: [Check; 8] = [
+const SERVICE_RULES: [Check; 9] = [
     check_sizes,
+    check_client,
     check_whole_seconds,
     check_work_estimate,
     check_deletion,
@@ -234,6 +265,18 @@ fn check_sizes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem>
     Ok(())
 }
 
+/// `retry` belongs to the ideal client: another has retries of its own.
+fn check_client(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    match &service.traffic {
+        Some(t) if t.retry == Retry::Once && t.client.preset != ClientPreset::Ideal => problem(
+            Field::Retry,
+            None,
+            ServiceRule::RetryBesideClient(t.client.preset),
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// Within the work estimate's budgets, pointed at the key that lowers
 /// it: the replicas for the size, the rate for the traffic.
 fn check_work_estimate(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
@@ -260,16 +303,35 @@ fn check_deletion(run: &RunSpec, _: &ServiceSpec) -> Result<(), ServiceProblem> 
 }
 
 /// Each kubectl delete: a time between repeats, a replica that exists,
-/// each replica once.
+/// each replica once; each unready window: of a replica that exists.
 fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
     for (i, d) in service.disruptions.iter().enumerate() {
         if d.every == Some(SimDuration::ZERO) {
             return problem(Field::Every, Some(i), ServiceRule::EveryZero);
         }
+        let replicas = service.replicas;
+        if let Some(u) = d.unready {
+            let other = [
+                (Field::Rollout, d.rollout.is_some()),
+                (Field::DrainNode, d.drain.is_some()),
+                (Field::Every, d.every.is_some()),
+                (Field::GracePeriod, d.grace_period.is_some()),
+            ];
+            if let Some(&(field, _)) = other.iter().find(|(_, written)| *written) {
+                return problem(field, Some(i), ServiceRule::BesideUnready(field));
+            }
+            if u.replica >= replicas {
+                let rule = ServiceRule::UnreadyBeyond {
+                    replica: u.replica,
+                    replicas,
+                };
+                return problem(Field::Unready, Some(i), rule);
+            }
+            continue;
+        }
         if d.rollout.is_some() || d.drain.is_some() {
             continue;
         }
-        let replicas = service.replicas;
         if d.replica >= replicas {
             let rule = ServiceRule::ReplicaBeyond {
                 replica: d.replica,
@@ -279,7 +341,7 @@ fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProble
         }
         if let Some(first) = service.disruptions[..i]
             .iter()
-            .position(|e| e.replica == d.replica)
+            .position(|e| e.replica == d.replica && e.unready.is_none())
         {
             let rule = ServiceRule::ReplicaTwice {
                 replica: d.replica,
@@ -300,6 +362,9 @@ fn check_drains(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem
     };
     for (i, d) in service.disruptions.iter().enumerate() {
         let Some(node) = d.drain else {
+            if d.unready.is_some() {
+                continue;
+            }
             let rollout = d.rollout.is_some();
             let field = if rollout { Field::Rollout } else { Field::Delete };
             return problem(field, Some(i), ServiceRule::BesideDrain { drain, rollout });
@@ -348,7 +413,7 @@ fn check_rollouts(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProbl
     if let Some(&second) = rollouts.get(1) {
         return problem(Field::Rollout, Some(second), ServiceRule::SecondRollout { first });
     }
-    if let Some(i) = service.disruptions.iter().position(|d| d.rollout.is_none()) {
+    if let Some(i) = (service.disruptions.iter()).position(|d| d.rollout.is_none() && d.unready.is_none()) {
         let rule = ServiceRule::DeleteBesideRollout { rollout: first };
         return problem(Field::Delete, Some(i), rule);
     }

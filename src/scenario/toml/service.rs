@@ -183,6 +183,22 @@ impl Reader<'_> {
                 }
             }
         }
+        let unready_key = [Field::Unready, Field::UnreadyFor]
+            .into_iter()
+            .find_map(|f| written(f).map(|_| f.leaf()));
+        if let Some(unready) = unready_key {
+            // `delete` has a default, so only its reader knows it was written.
+            if let Some(span) = written(Field::Delete) {
+                let other = Field::Delete.leaf();
+                return Err(self.error(
+                    span,
+                    format!(
+                        "{context}{unready} makes this disruption a readiness failure (its Pod stays), \
+                         and {other} a kubectl delete; write them as two disruptions"
+                    ),
+                ));
+            }
+        }
         let recreate = self
             .run
             .service

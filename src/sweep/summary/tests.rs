@@ -69,6 +69,7 @@ fn service(failed: u64, termination: u64, sigkilled: u32) -> ServiceMetrics {
         failed,
         failed_by: [failed, 0, 0, 0, 0, 0],
         retried_ok: 0,
+        retry: None,
         min_ready_endpoints: Some(2),
         zero_endpoints_ms: 0,
         deleted: vec![Deleted {

@@ -251,7 +251,7 @@ fn edits(scenario: &Scenario, what: WhatIf, at: SimDuration, manifest: bool) -> 
             let traffic = service
                 .and_then(|s| s.traffic.as_ref())
                 .ok_or("this scenario sends no traffic (no [traffic] rate)")?;
-            let next = match traffic.connections {
+            let next = match traffic.profile().connections {
                 Connections::New => "keep-alive",
                 Connections::KeepAlive => "new",
             };

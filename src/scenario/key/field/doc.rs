@@ -111,17 +111,48 @@ impl Field {
             }
             Field::Rate => "requests per second to the whole Service, above 0",
             Field::Arrival => "poisson (default) or constant",
-            Field::Connections => "new (default): one connection per request; keep-alive: a pool per client",
-            Field::Pool => "keep-alive: idle connections each client keeps; default 2",
+            Field::Connections => {
+                "new: one connection per request; keep-alive: a pool per client; default the client's (ideal: new)"
+            }
+            Field::Pool => "keep-alive: idle connections each client keeps; default the client's (ideal: 2)",
             Field::Clients => "load generators, placed round robin on the nodes; default 1",
             Field::ServiceTime => "how long the app takes to answer; default 50ms; or a distribution",
             Field::Retry => {
-                "none (default) or once: a connection-level failure is sent once more on a fresh connection"
+                "the ideal client's: none (default) or once: a failure before the app answered (not one cut in flight) is sent once more on a fresh connection"
             }
             Field::Duration => {
                 "traffic runs this long from its start; default until 10s after the last disruption settled"
             }
-            Field::ConnectTimeout => "a SYN to a vanished Pod IP fails after this; default 30s",
+            Field::ConnectTimeout => {
+                "a SYN to a vanished Pod IP fails after this; default the client's (ideal: 30s)"
+            }
+            Field::Client => {
+                "the client library: ideal (default, podsim's own), go-net-http, python-requests, python-http-client, \
+                 node-undici, java-okhttp, curl, k6 or envoy; sets every key below, which each override it"
+            }
+            Field::OnClosed => {
+                "a pooled connection the server closed: detected (dropped before reuse), fails-next (the next request \
+                 on it fails) or raced (fails only in the instant it closed); default the client's (ideal: raced)"
+            }
+            Field::ConnectRetries => {
+                "tries sent again after a refused, rejected or timed-out connect; default the client's (ideal: 1 with retry = \"once\", else 0)"
+            }
+            Field::ResetRetries => {
+                "tries sent again after a reused connection was reset or closed before any answer byte (a request cut \
+                 in flight only if idempotent); default the client's"
+            }
+            Field::RetryBackoff => {
+                "the wait before the first retry, doubled for each next one up to 10 times itself; default the client's (0s)"
+            }
+            Field::IdleTimeout => {
+                "the client closes a pooled connection idle this long; 0s never; default the client's (ideal: never)"
+            }
+            Field::Timeout => {
+                "the client's own timeout per try: a connect to a vanished Pod IP gives up by then; 0s none; default the client's"
+            }
+            Field::Idempotent => {
+                "the requests may be sent twice (GET, PUT, …): a request cut in flight may be retried; default the client's (ideal: false)"
+            }
             Field::OnSigterm => {
                 "exit-immediately, ignore, delay-then-drain, close-then-drain (default, Go) or close-keep-busy (Node)"
             }
@@ -150,6 +181,11 @@ impl Field {
             Field::DrainNode => {
                 "makes the disruption a kubectl drain of this node, from 0: cordon, evict every Pod on it, 429 → retry in 5s"
             }
+            Field::Unready => {
+                "makes the disruption a readiness failure of this replica, from 0: it leaves the endpoints while \
+                 its app serves on and its connections stay, then it is Ready again"
+            }
+            Field::UnreadyFor => "how long the unready replica stays not Ready; default 30s",
             Field::MinAvailable => {
                 "Pods that must stay healthy for an eviction, a count or a percentage of replicas rounded up (at most 100%); \
                  a `[pdb]` with neither this nor max_unavailable allows no eviction of a Ready Pod"

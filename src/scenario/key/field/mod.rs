@@ -97,6 +97,22 @@ pub enum Field {
     Duration,
     /// `[traffic] connect_timeout`: a connect to a gone Pod gives up after this.
     ConnectTimeout,
+    /// `[traffic] client`: the client library's preset profile.
+    Client,
+    /// `[traffic] on_closed`: what the client does with a pooled connection its server closed.
+    OnClosed,
+    /// `[traffic] connect_retries`: tries sent again after a failed connect.
+    ConnectRetries,
+    /// `[traffic] reset_retries`: tries sent again after a reused connection's reset.
+    ResetRetries,
+    /// `[traffic] retry_backoff`: the wait before the first retry.
+    RetryBackoff,
+    /// `[traffic] idle_timeout`: the client closes an idle pooled connection after this.
+    IdleTimeout,
+    /// `[traffic] timeout`: the client's own timeout per try.
+    Timeout,
+    /// `[traffic] idempotent`: the requests may be sent twice.
+    Idempotent,
     /// `[app] on_sigterm`: the app's reaction to SIGTERM.
     OnSigterm,
     /// `[app] drain_delay`: delay-then-drain's delay.
@@ -121,6 +137,10 @@ pub enum Field {
     MinReadySeconds,
     /// `[[disruptions]] drain`: kubectl drain of this node.
     DrainNode,
+    /// `[[disruptions]] unready`: this replica's readiness fails for a while.
+    Unready,
+    /// `[[disruptions]] for`: how long the replica stays unready.
+    UnreadyFor,
     /// `[pdb] min_available`: Pods that must stay healthy.
     MinAvailable,
     /// `[pdb] max_unavailable`: Pods that may be unhealthy.
@@ -155,7 +175,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 91] = {
+    pub const ALL: [Field; 101] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -214,6 +234,14 @@ impl Field {
             Field::Retry,
             Field::Duration,
             Field::ConnectTimeout,
+            Field::Client,
+            Field::OnClosed,
+            Field::ConnectRetries,
+            Field::ResetRetries,
+            Field::RetryBackoff,
+            Field::IdleTimeout,
+            Field::Timeout,
+            Field::Idempotent,
             Field::OnSigterm,
             Field::DrainDelay,
             Field::At,
@@ -226,6 +254,8 @@ impl Field {
             Field::MaxUnavailable,
             Field::MinReadySeconds,
             Field::DrainNode,
+            Field::Unready,
+            Field::UnreadyFor,
             Field::MinAvailable,
             Field::PdbMaxUnavailable,
             Field::UnhealthyPodEvictionPolicy,
@@ -298,7 +328,15 @@ impl Field {
             | Field::ServiceTime
             | Field::Retry
             | Field::Duration
-            | Field::ConnectTimeout => Scope::Traffic,
+            | Field::ConnectTimeout
+            | Field::Client
+            | Field::OnClosed
+            | Field::ConnectRetries
+            | Field::ResetRetries
+            | Field::RetryBackoff
+            | Field::IdleTimeout
+            | Field::Timeout
+            | Field::Idempotent => Scope::Traffic,
             Field::OnSigterm | Field::DrainDelay => Scope::App,
             Field::At
             | Field::AfterReady
@@ -309,7 +347,9 @@ impl Field {
             | Field::MaxSurge
             | Field::MaxUnavailable
             | Field::MinReadySeconds
-            | Field::DrainNode => Scope::Disruption,
+            | Field::DrainNode
+            | Field::Unready
+            | Field::UnreadyFor => Scope::Disruption,
             Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
             Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
             Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {
@@ -376,6 +416,14 @@ impl Field {
             Field::Retry => "retry",
             Field::Duration => "duration",
             Field::ConnectTimeout => "connect_timeout",
+            Field::Client => "client",
+            Field::OnClosed => "on_closed",
+            Field::ConnectRetries => "connect_retries",
+            Field::ResetRetries => "reset_retries",
+            Field::RetryBackoff => "retry_backoff",
+            Field::IdleTimeout => "idle_timeout",
+            Field::Timeout => "timeout",
+            Field::Idempotent => "idempotent",
             Field::OnSigterm => "on_sigterm",
             Field::DrainDelay => "drain_delay",
             Field::At => "at",
@@ -388,6 +436,8 @@ impl Field {
             Field::MaxUnavailable => "max_unavailable",
             Field::MinReadySeconds => "min_ready_seconds",
             Field::DrainNode => "drain",
+            Field::Unready => "unready",
+            Field::UnreadyFor => "for",
             Field::MinAvailable => "min_available",
             Field::PdbMaxUnavailable => "max_unavailable",
             Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",

@@ -22,6 +22,14 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::Retry
             | $crate::scenario::key::Field::Duration
             | $crate::scenario::key::Field::ConnectTimeout
+            | $crate::scenario::key::Field::Client
+            | $crate::scenario::key::Field::OnClosed
+            | $crate::scenario::key::Field::ConnectRetries
+            | $crate::scenario::key::Field::ResetRetries
+            | $crate::scenario::key::Field::RetryBackoff
+            | $crate::scenario::key::Field::IdleTimeout
+            | $crate::scenario::key::Field::Timeout
+            | $crate::scenario::key::Field::Idempotent
             | $crate::scenario::key::Field::OnSigterm
             | $crate::scenario::key::Field::DrainDelay
             | $crate::scenario::key::Field::At
@@ -34,6 +42,8 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::MaxUnavailable
             | $crate::scenario::key::Field::MinReadySeconds
             | $crate::scenario::key::Field::DrainNode
+            | $crate::scenario::key::Field::Unready
+            | $crate::scenario::key::Field::UnreadyFor
             | $crate::scenario::key::Field::MinAvailable
             | $crate::scenario::key::Field::PdbMaxUnavailable
             | $crate::scenario::key::Field::UnhealthyPodEvictionPolicy

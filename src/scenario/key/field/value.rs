@@ -3,7 +3,9 @@
 
 use crate::model::{ContainerKind, Drain, PodMode, PostStart, ProbeOutcome, RestartPolicy, Signal};
 
-use crate::model::service::{Arrival, Connections, EvictionPolicy, OnSigterm, Retry, Strategy};
+use crate::model::service::{
+    Arrival, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Retry, Strategy,
+};
 
 use super::Field;
 use crate::scenario::key::ProbeField;
@@ -24,12 +26,16 @@ impl Field {
             | Field::Cleanup
             | Field::Duration
             | Field::ConnectTimeout
+            | Field::RetryBackoff
+            | Field::IdleTimeout
+            | Field::Timeout
             | Field::DrainDelay
             | Field::At
             | Field::AfterReady
             | Field::GracePeriod
             | Field::Every
             | Field::MinReadySeconds
+            | Field::UnreadyFor
             | Field::ActionAt
             | Field::ActionAfterReady
             | Field::ActionGracePeriod
@@ -44,12 +50,26 @@ impl Field {
                 meaning: "for a hook that waits for its container to answer",
             },
             Field::ImagePull => Unit::Pulls,
-            Field::Replicas | Field::Nodes | Field::Pool | Field::Clients | Field::Delete => Unit::Count,
+            Field::Replicas
+            | Field::Nodes
+            | Field::Pool
+            | Field::Clients
+            | Field::Delete
+            | Field::ConnectRetries
+            | Field::ResetRetries => Unit::Count,
+            Field::Client => Unit::Word {
+                what: "client",
+                names: &ClientPreset::NAMES,
+            },
+            Field::OnClosed => Unit::Word {
+                what: "on_closed",
+                names: &OnClosed::NAMES,
+            },
             Field::Rate => Unit::Rate,
             Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
                 Unit::Scaled
             }
-            Field::DrainNode => Unit::Count,
+            Field::DrainNode | Field::Unready => Unit::Count,
             Field::UnhealthyPodEvictionPolicy => Unit::Word {
                 what: "unhealthy_pod_eviction_policy",
                 names: &EvictionPolicy::NAMES,
@@ -83,7 +103,10 @@ impl Field {
             | Field::ExitCodeOnSigterm
             | Field::BackoffLimit
             | Field::BackoffLimitPerIndex => Unit::Count,
-            Field::Proxy | Field::BackoffImmediateFirstRestart | Field::PostStartFails => Unit::Flag,
+            Field::Proxy
+            | Field::BackoffImmediateFirstRestart
+            | Field::PostStartFails
+            | Field::Idempotent => Unit::Flag,
             Field::RestartPolicy | Field::ContainerRestartPolicy => Unit::Word {
                 what: "restart_policy",
                 names: &RestartPolicy::NAMES,

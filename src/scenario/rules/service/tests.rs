@@ -215,7 +215,7 @@ fn a_service_scenario_reads_into_the_spec() {
     assert_eq!(service.replicas, 2);
     assert_eq!(service.propagation, Propagation::Preset(Preset::GcpLb));
     let t = service.traffic.as_ref().unwrap();
-    assert_eq!((t.rate.get(), t.connections), (8.3, Connections::KeepAlive));
+    assert_eq!((t.rate.get(), t.connections), (8.3, Some(Connections::KeepAlive)));
     assert_eq!(service.app.on_sigterm, OnSigterm::Ignore);
     assert_eq!(
         service.disruptions,
@@ -226,7 +226,33 @@ fn a_service_scenario_reads_into_the_spec() {
             every: None,
             rollout: None,
             drain: None,
+            unready: None,
         }]
     );
     assert_eq!(s.run.stream.seed, 4);
+}
+
+#[test]
+fn a_client_profile_and_an_unready_window_are_refused_where_they_contradict() {
+    // retry = "once" is the ideal client's own (line 5, after `retry = `).
+    assert_eq!(
+        error_of("[service]\n[traffic]\nrate = 5\nclient = \"go-net-http\"\nretry = \"once\"\n"),
+        "s.toml:5:9: retry = \"once\" is the ideal client's; client = \"go-net-http\" retries as its library \
+         does: set connect_retries and reset_retries instead"
+    );
+    // Three replicas (the default): 0 to 2.
+    assert_eq!(
+        error_of("[service]\n[[disruptions]]\nat = \"5s\"\nunready = 3\n"),
+        "s.toml:4:11: disruption 0: unready = 3 is beyond the replicas: with replicas = 3, name one of 0 to 2"
+    );
+    let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\nunready = 1\ndelete = 1\n");
+    assert!(
+        e.starts_with("s.toml:5:1: ") && e.contains("and delete a kubectl delete"),
+        "{e}"
+    );
+    let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\nunready = 1\nevery = \"10s\"\n");
+    assert!(
+        e.contains("every belongs to a delete, a rollout or a drain"),
+        "{e}"
+    );
 }
