@@ -5,6 +5,8 @@
 //! is the grace minus the hook's whole seconds, at least 2 s); and the
 //! search against a brute-force scan of the same range.
 
+mod rollout;
+
 use podsim::advise::{Advice, Measurer, PRE_STOP_TOP, Point, Request, Target, advise};
 use podsim::engine::SimDuration;
 use podsim::scenario::Scenario;
@@ -53,11 +55,10 @@ fn three_deletes(min_sync: &str, grace: &str, extra: &str) -> Scenario {
     Scenario::parse(&text, "three-deletes").expect("the scenario reads")
 }
 
-fn request(replications: u64, step_ms: u64) -> Request {
+pub(crate) fn request(replications: u64, step_ms: u64) -> Request {
     Request {
-        target: Target::FailedP99(0),
-        replications,
         step: SimDuration::from_millis(step_ms),
+        ..Request::new(Target::FailedP99(0), replications)
     }
 }
 
@@ -164,6 +165,7 @@ fn the_search_agrees_with_a_brute_force_scan_of_the_bundled_race() {
             let point = Point {
                 pre_stop: Some(p),
                 grace: Some(SimDuration(p.as_millis() + grace.as_millis())),
+                rollout: None,
             };
             scan.sample(point, 0..r).failed_percentile(99) == 0
         })

@@ -7,6 +7,7 @@
 //! how a person or a tool reads it changes without changing the answer.
 
 mod patch;
+mod rollout;
 
 pub use patch::{Patch, patch};
 
@@ -14,7 +15,10 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use crate::advise::{Advice, Checked, GraceAdvice, PreStopAdvice, Sample, Searched, Target};
+use crate::advise::{
+    Advice, Checked, GraceAdvice, P99_EXCESS, PreStopAdvice, Sample, Searched, Target, allowed_exceedances,
+    replications_for,
+};
 use crate::engine::SimDuration;
 use crate::model::service::Cause;
 
@@ -31,8 +35,12 @@ pub fn text(name: &str, source: &str, advice: &Advice) -> String {
         number(target.bound()),
         advice.seed
     );
+    if let Some(line) = confidence_line(advice) {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(out);
-    let rows = [pre_stop_row(advice), grace_row(advice)];
+    let mut rows = vec![pre_stop_row(advice), grace_row(advice)];
+    rows.extend(advice.rollout.iter().flat_map(rollout::rows));
     let header = ["setting", "today", "advised", "what it buys", "what it costs"].map(String::from);
     let widths: Vec<usize> = (0..5)
         .map(|c| {
@@ -60,18 +68,40 @@ pub fn text(name: &str, source: &str, advice: &Advice) -> String {
         let _ = writeln!(out, "{line}");
     }
     let grid = advice.grid_runs();
+    let strategies = match &advice.rollout {
+        Some(ro) => format!(
+            ", {} grace values and {} rollout strategies",
+            advice.grace.searched.values, ro.candidates
+        ),
+        None => format!(" and {} grace values", advice.grace.searched.values),
+    };
     let _ = writeln!(
         out,
-        "runs: {} simulated; a brute-force grid of the same ranges runs {grid} ({} preStop values and {} grace \
-         values, {r} replications each): {:.0}x more",
+        "runs: {} simulated; a brute-force grid of the same ranges runs {grid} ({} preStop values{strategies}, \
+         {r} replications each): {:.0}x more",
         advice.runs,
         advice.pre_stop.searched.values,
-        advice.grace.searched.values,
         grid as f64 / advice.runs.max(1) as f64
     );
     let _ = writeln!(out, "  preStop: {}", searched_text(&advice.pre_stop.searched, r));
     let _ = writeln!(out, "  grace: {}", searched_text(&advice.grace.searched, r));
+    if let Some(ro) = &advice.rollout {
+        let _ = writeln!(out, "  rollout: {}", rollout::searched(ro));
+    }
     out
+}
+
+/// With `--confidence`: why R replications, and what a safe value then is.
+fn confidence_line(advice: &Advice) -> Option<String> {
+    let c = advice.request.confidence?;
+    let r = advice.request.replications;
+    let allowed = allowed_exceedances(r, P99_EXCESS, Some(c)).unwrap_or(0);
+    Some(format!(
+        "confidence {c}: a value is safe when at most {allowed} of its {r} runs exceed the bound, so that \
+         more than 1% exceeding it would have shown with probability ≥ {c} (with none over: 0.99^R ≤ 1 − C \
+         from R = {}); the p99 targets are judged so",
+        replications_for(P99_EXCESS, c)
+    ))
 }
 
 /// The setting's name as a Kubernetes user knows it.
@@ -216,6 +246,8 @@ fn limits(advice: &Advice) -> Vec<String> {
     if g.kills_remain {
         lines.push(grace_limit(g, advice.request.replications));
     }
+    let budget = advice.request.max_rollout;
+    lines.extend(advice.rollout.as_ref().and_then(|ro| rollout::limit(ro, budget)));
     if g.overridden {
         lines.push(
             "note: a disruption's grace_period (kubectl delete --grace-period) overrides the Pod's grace for the \
@@ -360,35 +392,38 @@ pub fn json(name: &str, source: &str, advice: &Advice, patch: &Patch) -> Value {
     let ms = |d: Option<SimDuration>| d.map(SimDuration::as_millis);
     let p = &advice.pre_stop;
     let g = &advice.grace;
+    let mut settings = vec![
+        json!({
+            "key": p.path,
+            "kubernetes_field": "lifecycle.preStop",
+            "container": advice.container,
+            "today": p.today.as_ref().map(ToString::to_string),
+            "advised_ms": ms(p.advised),
+            "left_at_top": p.left_at_top.iter().map(|(c, m)| (c.name().to_string(), json!(m))).collect::<serde_json::Map<_, _>>(),
+            "searched": searched_json(&p.searched),
+        }),
+        json!({
+            "key": g.path,
+            "kubernetes_field": "terminationGracePeriodSeconds",
+            "today_ms": g.today.as_millis(),
+            "advised_ms": ms(g.advised),
+            "top_ms": g.top.as_millis(),
+            "sigkilled_runs_at_today": g.killed_today,
+            "sigkill_remains": g.kills_remain,
+            "overridden_by_disruption": g.overridden,
+            "searched": searched_json(&g.searched),
+        }),
+    ];
+    settings.extend(advice.rollout.iter().flat_map(rollout::json));
     json!({
         "name": name,
         "source": source,
         "target": { "metric": metric, "bound": target.bound() },
         "replications": r,
+        "confidence": advice.request.confidence,
         "seed": advice.seed,
         "step_ms": advice.request.step.as_millis(),
-        "settings": [
-            {
-                "key": p.path,
-                "kubernetes_field": "lifecycle.preStop",
-                "container": advice.container,
-                "today": p.today.as_ref().map(ToString::to_string),
-                "advised_ms": ms(p.advised),
-                "left_at_top": p.left_at_top.iter().map(|(c, m)| (c.name().to_string(), json!(m))).collect::<serde_json::Map<_, _>>(),
-                "searched": searched_json(&p.searched),
-            },
-            {
-                "key": g.path,
-                "kubernetes_field": "terminationGracePeriodSeconds",
-                "today_ms": g.today.as_millis(),
-                "advised_ms": ms(g.advised),
-                "top_ms": g.top.as_millis(),
-                "sigkilled_runs_at_today": g.killed_today,
-                "sigkill_remains": g.kills_remain,
-                "overridden_by_disruption": g.overridden,
-                "searched": searched_json(&g.searched),
-            },
-        ],
+        "settings": settings,
         "today": figures(&advice.today),
         "advised": figures(&advice.advised),
         "runs": advice.runs,
