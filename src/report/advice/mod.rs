@@ -91,16 +91,18 @@ pub fn text(name: &str, source: &str, advice: &Advice) -> String {
     out
 }
 
-/// With `--confidence`: why R replications, and what a safe value then is.
+/// With `--confidence`: what a safe value then is, and why R replications.
 fn confidence_line(advice: &Advice) -> Option<String> {
     let c = advice.request.confidence?;
     let r = advice.request.replications;
     let allowed = allowed_exceedances(r, P99_EXCESS, Some(c)).unwrap_or(0);
+    let fewest = replications_for(P99_EXCESS, c);
     Some(format!(
-        "confidence {c}: a value is safe when at most {allowed} of its {r} runs exceed the bound, so that \
-         more than 1% exceeding it would have shown with probability ≥ {c} (with none over: 0.99^R ≤ 1 − C \
-         from R = {}); the p99 targets are judged so",
-        replications_for(P99_EXCESS, c)
+        "confidence {c}: a value is safe when at most {allowed} of its {r} runs exceed the bound, which happens \
+         with probability ≤ {:.2} if more than 1% of runs exceed it; {fewest} replications are the fewest that \
+         can show that (0.99^{fewest} = {:.4})",
+        1.0 - c,
+        (1.0 - P99_EXCESS).powf(fewest as f64)
     ))
 }
 
