@@ -217,6 +217,13 @@ pub struct PreStopAdvice {
     /// The failures left at the top of the range (mean per run, by cause)
     /// when even `PRE_STOP_TOP` is not safe.
     pub left_at_top: Vec<(Cause, f64)>,
+    /// The failures one step below the advice (mean per run, by cause),
+    /// on the replications that rejected that value: what decides it.
+    pub decided_by: Vec<(Cause, f64)>,
+    /// The app keeps kept-alive connections serving after SIGTERM until
+    /// they sit idle (`on_sigterm = "close-keep-busy"`): a preStop then
+    /// buys the clients time to drop them, not the nodes time to drop it.
+    pub keeps_busy: bool,
 }
 
 /// terminationGracePeriodSeconds advised.

@@ -13,7 +13,7 @@ use super::{
     Advice, GRACE_HEADROOM, GraceAdvice, NotAdvised, PRE_STOP_TOP, PreStopAdvice, Request, Searched,
 };
 use crate::engine::SimDuration;
-use crate::model::service::{Cause, serving_app};
+use crate::model::service::{Cause, OnSigterm, serving_app};
 use crate::model::{Dist, RunSpec};
 use crate::scenario::key::{Field, Key};
 
@@ -122,16 +122,26 @@ fn pre_stop(
     };
     let order = Order::of(Field::PreStop);
     let (bisected, checked, evaluated) = search(m, reps, (0, top), order, lifted, |s| request.holds(s));
+    let causes = |s: &Sample| -> Vec<(Cause, f64)> {
+        (Cause::ALL.iter())
+            .map(|&c| (c, s.cause_mean(c)))
+            .filter(|&(_, mean)| mean > 0.0)
+            .collect()
+    };
     let left_at_top = match bisected {
         Some(_) => Vec::new(),
-        None => {
-            let at_top = m.sample(lifted(top), reps.base.clone());
-            (Cause::ALL.iter())
-                .map(|&c| (c, at_top.cause_mean(c)))
-                .filter(|&(_, mean)| mean > 0.0)
-                .collect()
-        }
+        None => causes(m.sample(lifted(top), reps.base.clone())),
     };
+    // The value one step below the advice was rejected on the fresh
+    // replications if the check walked, else on the search's (already
+    // measured either way).
+    let decided_by = match checked.filter(|c| c.held && c.index > 0) {
+        Some(c) if c.walked > 0 => causes(m.sample(lifted(c.index - 1), reps.fresh.clone())),
+        Some(c) => causes(m.sample(lifted(c.index - 1), reps.base.clone())),
+        None => Vec::new(),
+    };
+    let keeps_busy =
+        (m.spec(Point::TODAY).service).is_some_and(|s| s.app.on_sigterm == OnSigterm::CloseKeepBusy);
     PreStopAdvice {
         path: format!("containers.{container}.{}", Field::PreStop.name()),
         today,
@@ -143,6 +153,8 @@ fn pre_stop(
             checked,
         },
         left_at_top,
+        decided_by,
+        keeps_busy,
     }
 }
 

@@ -225,3 +225,24 @@ fn a_budget_met_without_a_hook_advises_none() {
     assert_eq!(advice.pre_stop.searched.evaluated, 3);
     assert_eq!(ms(advice.grace.advised), Some(30_000));
 }
+
+/// keep-alive.toml's long preStop is not the endpoint race: a Node app
+/// (close-keep-busy) serves kept-alive connections after SIGTERM until
+/// they sit idle, and the clients keep them busy, so what fails one step
+/// below the advice is requests cut at SIGKILL (inflight), never a
+/// refused or timed-out connection; the advice says so.
+#[test]
+fn the_keep_alive_pre_stop_is_decided_by_connections_kept_busy_not_by_the_race() {
+    let scenario = Scenario::load(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/service/keep-alive.toml"
+    )))
+    .expect("the scenario reads");
+    let advice = advise(&scenario.run, &request(40, 1000)).expect("a Service is advised");
+    let p = &advice.pre_stop;
+    assert!(p.keeps_busy);
+    // Far beyond the tiny preset's p99 of 1 s: 49 s on these replications.
+    assert!(p.advised.expect("a preStop is safe") > SimDuration::from_secs(30));
+    let causes: Vec<_> = p.decided_by.iter().map(|&(c, _)| c).collect();
+    assert_eq!(causes, vec![podsim::model::service::Cause::Inflight]);
+}

@@ -242,8 +242,9 @@ fn durations_lines(today: &Sample, advised: &Sample) -> Vec<String> {
 fn limits(advice: &Advice) -> Vec<String> {
     let mut lines = Vec::new();
     let (p, g) = (&advice.pre_stop, &advice.grace);
-    if p.advised.is_none() {
-        lines.extend(pre_stop_limit(p, advice.request.target));
+    match p.advised {
+        None => lines.extend(pre_stop_limit(p, advice.request.target)),
+        Some(a) => lines.extend(pre_stop_decided(p, a, advice.request.step)),
     }
     if g.kills_remain {
         lines.push(grace_limit(g, advice.request.replications));
@@ -285,6 +286,38 @@ fn pre_stop_limit(p: &PreStopAdvice, target: Target) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// What decides an advised preStop when it is not the endpoint race (no
+/// refused or timed-out connection one step below): the failures there,
+/// and why a longer hook removes them.
+fn pre_stop_decided(p: &PreStopAdvice, advised: SimDuration, step: SimDuration) -> Option<String> {
+    let race = |c: Cause| matches!(c, Cause::Refused | Cause::Timeout);
+    if p.decided_by.is_empty() || p.decided_by.iter().any(|&(c, _)| race(c)) {
+        return None;
+    }
+    let left: Vec<String> = (p.decided_by.iter())
+        .map(|&(c, mean)| format!("{} {}", c.name(), number(mean)))
+        .collect();
+    let why = match p.keeps_busy {
+        true => {
+            "the app keeps kept-alive connections serving after SIGTERM until they sit idle 5 s (on_sigterm = \
+             \"close-keep-busy\", Node's server.close()) and the clients keep them busy, so a Pod still holding \
+             them is SIGKILLed with requests in flight; the preStop only gives the clients' pools time to drop \
+             the connections pinned to the deleted Pod (conntrack) before SIGTERM, so its length is how long \
+             that takes, not the endpoint race. The lever is the app: close each connection after its \
+             response at SIGTERM (\"close-then-drain\", Go's Server.Shutdown)"
+        }
+        false => {
+            "not the endpoint race: requests cut while served or kept-alive connections closed under a \
+             request; the preStop holds SIGTERM back until the deleted Pod's connections have wound down"
+        }
+    };
+    Some(format!(
+        "what decides it: at {} (one step below) the failures left are {} (mean per run): {why}",
+        SimDuration(advised.as_millis().saturating_sub(step.as_millis())),
+        left.join(", ")
+    ))
 }
 
 /// Why a cause survives the longest preStop.
