@@ -26,8 +26,8 @@ use rayon::prelude::*;
 
 use crate::engine::{Halt, Limits, SimDuration};
 use crate::model::RunSpec;
-use crate::model::service::{Cause, ServiceMetrics, ServiceSimulator};
-use crate::scenario::key::{Key, Value};
+use crate::model::service::{Cause, Scaled, ServiceMetrics, ServiceSimulator};
+use crate::scenario::key::{Field, Key, Value};
 use crate::sweep::summary::nearest_rank;
 
 /// What one run measured, as far as advice reads it.
@@ -45,6 +45,12 @@ pub struct Run {
     pub rollout_done_ms: Option<u64>,
     /// A drain's start → the last Pod of the node gone.
     pub drain_ms: Option<u64>,
+    /// The fewest ready endpoints in the slice while traffic ran.
+    pub min_ready: Option<u32>,
+    /// A rollout's most Pod objects at once, terminating ones included.
+    pub peak_pods: Option<u32>,
+    /// A rollout's most Pods the controller counted at once (≤ replicas + surge).
+    pub counted_pods: Option<u32>,
 }
 
 impl Run {
@@ -56,6 +62,9 @@ impl Run {
             termination_ms: m.termination_ms(),
             rollout_done_ms: m.rollout.as_ref().and_then(|r| r.rollout_done_ms),
             drain_ms: m.drain.as_ref().and_then(|d| d.drain_ms),
+            min_ready: m.min_ready_endpoints,
+            peak_pods: m.rollout.as_ref().map(|r| r.peak_pods),
+            counted_pods: m.rollout.as_ref().map(|r| r.peak_counted_pods),
         }
     }
 }
@@ -111,6 +120,8 @@ pub struct Point {
     pub pre_stop: Option<SimDuration>,
     /// terminationGracePeriodSeconds.
     pub grace: Option<SimDuration>,
+    /// The rollout's strategy.
+    pub rollout: Option<RolloutPoint>,
 }
 
 impl Point {
@@ -118,7 +129,19 @@ impl Point {
     pub const TODAY: Point = Point {
         pre_stop: None,
         grace: None,
+        rollout: None,
     };
+}
+
+/// A RollingUpdate's three settings, as the Deployment writes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RolloutPoint {
+    /// `maxSurge`.
+    pub max_surge: Scaled,
+    /// `maxUnavailable`.
+    pub max_unavailable: Scaled,
+    /// `minReadySeconds`.
+    pub min_ready: SimDuration,
 }
 
 /// Runs candidates of one scenario and counts the runs.
@@ -126,6 +149,8 @@ pub struct Measurer {
     base: RunSpec,
     pre_stop: Key,
     grace: Key,
+    /// The rollout's disruption, whose keys a `RolloutPoint` sets.
+    rollout: Option<usize>,
     /// Simulated runs so far.
     runs: u64,
     cache: HashMap<(Point, u64), Sample>,
@@ -154,6 +179,7 @@ impl Measurer {
             base,
             pre_stop,
             grace,
+            rollout: None,
             runs: 0,
             cache: HashMap::new(),
             order: Vec::new(),
@@ -166,6 +192,15 @@ impl Measurer {
     pub fn within(self, limits: &Limits) -> Measurer {
         Measurer {
             limits: limits.clone(),
+            ..self
+        }
+    }
+
+    /// The same, whose candidates may also set the rollout of disruption
+    /// `index` (its `max_surge`, `max_unavailable`, `min_ready_seconds`).
+    pub fn with_rollout(self, index: usize) -> Measurer {
+        Measurer {
+            rollout: Some(index),
             ..self
         }
     }
@@ -226,6 +261,12 @@ impl Measurer {
         }
         if let Some(g) = point.grace {
             self.grace.set(&mut spec, &Value::Millis(g));
+        }
+        if let (Some(r), Some(index)) = (point.rollout, self.rollout) {
+            let key = |field| Key::container(field, index);
+            key(Field::MaxSurge).set(&mut spec, &Value::Scaled(r.max_surge));
+            key(Field::MaxUnavailable).set(&mut spec, &Value::Scaled(r.max_unavailable));
+            key(Field::MinReadySeconds).set(&mut spec, &Value::Millis(r.min_ready));
         }
         spec
     }

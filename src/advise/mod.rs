@@ -6,7 +6,8 @@
 //! a Pod of a Service hurts: the serving container's preStop sleep (the
 //! endpoint race: the process must outlive every node's rules) and
 //! terminationGracePeriodSeconds (SIGKILL must not cut the hook or the
-//! drain after it). The rollout strategy, a Pod's start and a Job are not
+//! drain after it); and, for a RollingUpdate, the strategy (maxSurge,
+//! maxUnavailable, minReadySeconds). A Pod's start and a Job are not
 //! advised yet.
 //!
 //! How (each step's reason is in `search` and `measure`):
@@ -26,6 +27,15 @@
 //!    `sleep` longer than the grace; a shorter grace cuts the hook) and
 //!    with which no container of any replication is SIGKILLed. A longer
 //!    grace never brings a SIGKILL sooner, so bisection holds here too.
+//! 3. A RollingUpdate's strategy, with that preStop and grace: every
+//!    combination of a bounded set (`rollout`), since none of the three
+//!    is known to move failed requests, ready endpoints or the rollout's
+//!    time one way (the brute-force fallback, `search::Order`); the
+//!    fastest that keeps the target and the ready floor, or, with a
+//!    rollout-time budget, the one with the fewest Pods at once within it.
+//!
+//! A percentile target is judged by nearest rank, or with `--confidence`
+//! by a binomial test on enough replications (`confidence`).
 //!
 //! Keys are set through the key registry (`Key::set`), as a grid axis sets
 //! them, so a new setting to advise is a key, and a new target a metric.
@@ -34,12 +44,16 @@
 //! advice's figures (today's, the advised) come from the same
 //! replications 0 to R − 1.
 
+mod confidence;
 mod measure;
+mod rollout;
 mod search;
 mod steps;
 
-pub use measure::{Measured, Measurer, Point, Run, Sample};
-pub use search::{Checked, WALK, bisect, confirm};
+pub use confidence::{P99_EXCESS, allowed_exceedances, replications_for};
+pub use measure::{Measured, Measurer, Point, RolloutPoint, Run, Sample};
+pub use rollout::{MIN_READY_SECONDS, RolloutAdvice, RolloutFigures};
+pub use search::{Checked, Order, WALK, bisect, confirm, rank, smallest};
 pub use steps::{advise, advise_within};
 
 use crate::engine::{Halt, SimDuration};
@@ -119,6 +133,46 @@ pub struct Request {
     pub replications: u64,
     /// The preStop grid's step (at least 1 ms).
     pub step: SimDuration,
+    /// A percentile target holds by a binomial test at this confidence
+    /// (`confidence`), not by nearest rank; `None`: by nearest rank.
+    pub confidence: Option<f64>,
+    /// A rollout never leaves fewer ready endpoints than this; `None`:
+    /// the replicas less today's maxUnavailable (what the user accepts).
+    pub min_ready: Option<u32>,
+    /// A rollout's p99 (start → last old Pod gone) is at most this; with
+    /// it the strategy advised is the one with the fewest Pods at once
+    /// within it, else the fastest.
+    pub max_rollout: Option<SimDuration>,
+}
+
+impl Request {
+    /// The request with the defaults: `target`, R replications, a 1 s step.
+    pub fn new(target: Target, replications: u64) -> Request {
+        Request {
+            target,
+            replications,
+            step: DEFAULT_STEP,
+            confidence: None,
+            min_ready: None,
+            max_rollout: None,
+        }
+    }
+
+    /// Whether `sample` meets the target: a percentile by `within`, a mean as it is.
+    pub fn holds(&self, sample: &Sample) -> bool {
+        match (self.target, self.confidence) {
+            (Target::FailedP99(bound), Some(_)) => self.within(sample.runs.iter().map(|r| r.failed), bound),
+            (target, _) => target.holds(sample),
+        }
+    }
+
+    /// Whether the 99th percentile of `values` is at most `bound`: few
+    /// enough exceed it (`confidence::allowed_exceedances`).
+    pub fn within(&self, values: impl ExactSizeIterator<Item = u64>, bound: u64) -> bool {
+        let runs = values.len() as u64;
+        let over = values.filter(|&v| v > bound).count() as u64;
+        allowed_exceedances(runs, P99_EXCESS, self.confidence).is_some_and(|allowed| over <= allowed)
+    }
 }
 
 /// Why a scenario cannot be advised.
@@ -166,6 +220,13 @@ pub struct PreStopAdvice {
     /// The failures left at the top of the range (mean per run, by cause)
     /// when even `PRE_STOP_TOP` is not safe.
     pub left_at_top: Vec<(Cause, f64)>,
+    /// The failures one step below the advice (mean per run, by cause),
+    /// on the replications that rejected that value: what decides it.
+    pub decided_by: Vec<(Cause, f64)>,
+    /// The app keeps kept-alive connections serving after SIGTERM until
+    /// they sit idle (`on_sigterm = "close-keep-busy"`): a preStop then
+    /// buys the clients time to drop them, not the nodes time to drop it.
+    pub keeps_busy: bool,
 }
 
 /// terminationGracePeriodSeconds advised.
@@ -210,6 +271,8 @@ pub struct Advice {
     pub pre_stop: PreStopAdvice,
     /// The grace period.
     pub grace: GraceAdvice,
+    /// A RollingUpdate's strategy, in a scenario with one.
+    pub rollout: Option<RolloutAdvice>,
     /// The scenario as written, over replications 0 to R − 1.
     pub today: Sample,
     /// The scenario with the advised values, over the same replications.
@@ -225,6 +288,7 @@ impl Advice {
     /// The runs a brute-force grid over the same ranges would take: every
     /// value of each setting, R replications each.
     pub fn grid_runs(&self) -> u64 {
-        (self.pre_stop.searched.values + self.grace.searched.values) * self.request.replications
+        let rollout = self.rollout.as_ref().map_or(0, |r| r.candidates);
+        (self.pre_stop.searched.values + self.grace.searched.values + rollout) * self.request.replications
     }
 }

@@ -1,17 +1,19 @@
-//! The two steps of an advice, in order: the preStop sleep, then the
-//! grace with that preStop; each a bisection on replications 0 to R − 1
-//! and a check on R to 2R − 1 (`search`), on one `Measurer`, so every run
-//! is counted once.
+//! The steps of an advice, in order: the preStop sleep, then the grace
+//! with that preStop, each a search on replications 0 to R − 1 (bisection
+//! or the brute-force fallback, as `Order::of` declares the key) and a
+//! check on R to 2R − 1 (`search`); then a RollingUpdate's strategy with
+//! both (`rollout`). All on one `Measurer`, so every run is counted once.
 
 use std::ops::Range;
 
 use super::measure::{Measurer, Point, Sample};
-use super::search::{Checked, bisect, confirm};
+use super::rollout::{rolling_update, rollout};
+use super::search::{Checked, Order, confirm, smallest};
 use super::{
     Advice, GRACE_HEADROOM, GraceAdvice, NotAdvised, PRE_STOP_TOP, PreStopAdvice, Request, Searched,
 };
 use crate::engine::{Limits, SimDuration};
-use crate::model::service::{Cause, serving_app};
+use crate::model::service::{Cause, OnSigterm, serving_app};
 use crate::model::{Dist, RunSpec};
 use crate::scenario::key::{Field, Key};
 
@@ -34,6 +36,10 @@ pub fn advise_within(run: &RunSpec, request: &Request, limits: &Limits) -> Resul
         Key::pod(Field::TerminationGracePeriod),
     );
     let mut m = Measurer::new(run.clone(), keys.0, keys.1).within(limits);
+    let strategy = rolling_update(service);
+    if let Some((index, _)) = strategy {
+        m = m.with_rollout(index);
+    }
     let r = request.replications;
     let reps = Reps {
         base: 0..r,
@@ -47,10 +53,16 @@ pub fn advise_within(run: &RunSpec, request: &Request, limits: &Limits) -> Resul
         .unwrap_or(SimDuration::ZERO);
     let overridden = service.disruptions.iter().any(|d| d.grace_period.is_some());
     let grace = grace(&mut m, &reps, pre_stop.advised, hook, overridden);
-    let advised_point = Point {
+    let mut advised_point = Point {
         pre_stop: pre_stop.advised,
         grace: grace.advised,
+        rollout: None,
     };
+    let rollout = strategy.map(|today| {
+        let both = (reps.base.clone(), reps.fresh.clone());
+        rollout(&mut m, both, request, today, advised_point, service.replicas)
+    });
+    advised_point.rollout = rollout.as_ref().and_then(|r| r.advised);
     let advised = m.sample(advised_point, reps.base).clone();
     if let Some(halt) = m.halted() {
         return Err(NotAdvised::Halted(halt));
@@ -62,6 +74,7 @@ pub fn advise_within(run: &RunSpec, request: &Request, limits: &Limits) -> Resul
         seed: run.stream.seed,
         pre_stop,
         grace,
+        rollout,
         today,
         advised,
         runs: m.runs(),
@@ -75,12 +88,13 @@ struct Reps {
     fresh: Range<u64>,
 }
 
-/// Bisection of `lo..=hi` on the base replications, then the fresh check;
-/// `holds` judges a candidate's sample.
+/// The smallest of `lo..=hi` that holds on the base replications, as
+/// `order` allows, then the fresh check; `holds` judges a candidate's sample.
 fn search(
     m: &mut Measurer,
     reps: &Reps,
     (lo, hi): (u64, u64),
+    order: Order,
     point: impl Fn(u64) -> Point,
     holds: impl Fn(&Sample) -> bool,
 ) -> (Option<u64>, Option<Checked>, u64) {
@@ -89,7 +103,7 @@ fn search(
         evaluated += 1;
         holds(m.sample(point(i), replications.clone()))
     };
-    let bisected = bisect(lo, hi, |i| judge(i, &reps.base));
+    let bisected = smallest(lo, hi, order, |i| judge(i, &reps.base));
     let checked = bisected.map(|i| confirm(i, hi, |j| judge(j, &reps.fresh)));
     (bisected, checked, evaluated)
 }
@@ -114,19 +128,30 @@ fn pre_stop(
     let lifted = move |i: u64| Point {
         pre_stop: Some(value(i)),
         grace: Some(SimDuration(value(i).as_millis() + today_grace.as_millis())),
+        rollout: None,
     };
-    let target = request.target;
-    let (bisected, checked, evaluated) = search(m, reps, (0, top), lifted, |s| target.holds(s));
+    let order = Order::of(Field::PreStop);
+    let (bisected, checked, evaluated) = search(m, reps, (0, top), order, lifted, |s| request.holds(s));
+    let causes = |s: &Sample| -> Vec<(Cause, f64)> {
+        (Cause::ALL.iter())
+            .map(|&c| (c, s.cause_mean(c)))
+            .filter(|&(_, mean)| mean > 0.0)
+            .collect()
+    };
     let left_at_top = match bisected {
         Some(_) => Vec::new(),
-        None => {
-            let at_top = m.sample(lifted(top), reps.base.clone());
-            (Cause::ALL.iter())
-                .map(|&c| (c, at_top.cause_mean(c)))
-                .filter(|&(_, mean)| mean > 0.0)
-                .collect()
-        }
+        None => causes(m.sample(lifted(top), reps.base.clone())),
     };
+    // The value one step below the advice was rejected on the fresh
+    // replications if the check walked, else on the search's (already
+    // measured either way).
+    let decided_by = match checked.filter(|c| c.held && c.index > 0) {
+        Some(c) if c.walked > 0 => causes(m.sample(lifted(c.index - 1), reps.fresh.clone())),
+        Some(c) => causes(m.sample(lifted(c.index - 1), reps.base.clone())),
+        None => Vec::new(),
+    };
+    let keeps_busy =
+        (m.spec(Point::TODAY).service).is_some_and(|s| s.app.on_sigterm == OnSigterm::CloseKeepBusy);
     PreStopAdvice {
         path: format!("containers.{container}.{}", Field::PreStop.name()),
         today,
@@ -138,6 +163,8 @@ fn pre_stop(
             checked,
         },
         left_at_top,
+        decided_by,
+        keeps_busy,
     }
 }
 
@@ -163,8 +190,11 @@ fn grace(
     let with_grace = move |g: u64| Point {
         pre_stop,
         grace: Some(SimDuration::from_secs(g)),
+        rollout: None,
     };
-    let (bisected, checked, evaluated) = search(m, reps, (low, high), with_grace, |s| s.killed_runs() == 0);
+    let order = Order::of(Field::TerminationGracePeriod);
+    let no_kill = |s: &Sample| s.killed_runs() == 0;
+    let (bisected, checked, evaluated) = search(m, reps, (low, high), order, with_grace, no_kill);
     let mut advised = checked.filter(|c| c.held).map(|c| c.index);
     let kills_remain = bisected.is_none();
     let killed_at_top = match kills_remain {
@@ -181,6 +211,7 @@ fn grace(
             Point {
                 pre_stop,
                 grace: Some(today),
+                rollout: None,
             },
             reps.base.clone(),
         )

@@ -11,7 +11,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use podsim::advise::{DEFAULT_REPLICATIONS, PRE_STOP_TOP, Request, Target, advise};
+use podsim::advise::{
+    DEFAULT_REPLICATIONS, P99_EXCESS, PRE_STOP_TOP, Request, Target, advise, replications_for,
+};
 use podsim::engine::SimDuration;
 use podsim::report::advice;
 
@@ -40,10 +42,26 @@ pub struct AdviseArgs {
     pub failed_mean: Option<f64>,
 
     /// Replications per candidate value (R); the answer is checked on R fresh ones. 300 makes
-    /// the p99 a percentile: below 100 it is the worst run.
-    #[arg(long, value_name = "R", default_value_t = DEFAULT_REPLICATIONS,
-          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-    pub replications: u64,
+    /// the p99 a percentile: below 100 it is the worst run [default: 300; with --confidence,
+    /// the fewest that can show the target].
+    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub replications: Option<u64>,
+
+    /// Judge the p99 targets by a binomial test at this confidence (e.g. 0.95) instead of by
+    /// nearest rank: a value is safe when its runs make "more than 1% of runs exceed the
+    /// bound" unlikely (at most 1 − C).
+    #[arg(long, value_name = "C", value_parser = confidence_arg, conflicts_with = "failed_mean")]
+    pub confidence: Option<f64>,
+
+    /// A rollout must never leave fewer ready endpoints than N [default: the replicas less
+    /// today's maxUnavailable].
+    #[arg(long, value_name = "N")]
+    pub min_ready: Option<u32>,
+
+    /// A rollout's time budget: the p99 of rollout start → last old Pod gone; the strategy
+    /// advised is then the one with the fewest Pods at once within it, not the fastest.
+    #[arg(long, value_name = "DURATION", value_parser = duration_arg)]
+    pub max_rollout: Option<SimDuration>,
 
     /// The seed of every draw [default: the scenario's `seed`, else 0].
     #[arg(long, value_name = "N")]
@@ -78,6 +96,16 @@ fn non_negative(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `--confidence`: a probability strictly between 0 and 1.
+fn confidence_arg(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(c) if c > 0.0 && c < 1.0 => Ok(c),
+        _ => Err(format!(
+            "expected a confidence between 0 and 1 (e.g. 0.95), not \"{text}\""
+        )),
+    }
+}
+
 /// `--step`: a duration from 1 ms to the top of the range.
 fn step_arg(text: &str) -> Result<SimDuration, String> {
     let step = duration_arg(text)?;
@@ -85,6 +113,35 @@ fn step_arg(text: &str) -> Result<SimDuration, String> {
         return Err(format!("the step must be between 1ms and {PRE_STOP_TOP}"));
     }
     Ok(step)
+}
+
+/// The request the flags make; with `--confidence`, R is the fewest
+/// replications that can show the target, and a smaller one is refused.
+fn request(args: &AdviseArgs) -> Result<Request> {
+    let target = match (args.failed_p99, args.failed_mean) {
+        (_, Some(x)) => Target::FailedMean(x),
+        (n, None) => Target::FailedP99(n.unwrap_or(0)),
+    };
+    let needed = args.confidence.map(|c| replications_for(P99_EXCESS, c));
+    let replications = match (args.replications, needed) {
+        (Some(r), Some(n)) if r < n => {
+            return Err(UsageError(format!(
+                "--replications {r} cannot show a p99 at --confidence {}: even with no run over \
+                 the bound, that takes {n} (0.99^R ≤ 1 − C)",
+                args.confidence.unwrap_or_default()
+            ))
+            .into());
+        }
+        (Some(r), _) => r,
+        (None, n) => n.unwrap_or(DEFAULT_REPLICATIONS),
+    };
+    Ok(Request {
+        step: args.step,
+        confidence: args.confidence,
+        min_ready: args.min_ready,
+        max_rollout: args.max_rollout,
+        ..Request::new(target, replications)
+    })
 }
 
 pub fn run(args: &AdviseArgs, out: &mut dyn Write) -> Result<()> {
@@ -111,14 +168,7 @@ pub fn run(args: &AdviseArgs, out: &mut dyn Write) -> Result<()> {
         args.read.timings.as_deref(),
         args.read.input_format,
     )?;
-    let request = Request {
-        target: match (args.failed_p99, args.failed_mean) {
-            (_, Some(x)) => Target::FailedMean(x),
-            (n, None) => Target::FailedP99(n.unwrap_or(0)),
-        },
-        replications: args.replications,
-        step: args.step,
-    };
+    let request = request(args)?;
     let mut refused = Vec::new();
     for input in &loaded.runs {
         let s = &input.scenario;

@@ -336,3 +336,45 @@ fn strategic_merge(target: &mut serde_json::Value, patch: &serde_json::Value) {
         }
     }
 }
+
+/// `--confidence 0.95` chooses R = 299, the fewest with 0.99^R ≤ 0.05
+/// (0.99^298 = 0.0500, 0.99^299 = 0.0495), allows no run over the bound
+/// with it, and refuses an R too small to show the target at all.
+#[test]
+fn confidence_chooses_the_replications_and_refuses_too_few() {
+    let json = stdout(&[
+        "advise",
+        "scenarios/service/no-prestop.toml",
+        "--confidence",
+        "0.95",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(json.trim()).expect("one JSON document");
+    assert_eq!(v["replications"], 299);
+    assert_eq!(v["confidence"], 0.95);
+    let text = stdout(&[
+        "advise",
+        "scenarios/service/no-prestop.toml",
+        "--confidence",
+        "0.95",
+    ]);
+    assert!(
+        text.contains("confidence 0.95: a value is safe when at most 0 of its 299 runs exceed the bound"),
+        "{text}"
+    );
+    let out = podsim()
+        .args([
+            "advise",
+            "scenarios/service/no-prestop.toml",
+            "--confidence",
+            "0.95",
+            "--replications",
+            "298",
+        ])
+        .output()
+        .expect("podsim runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("that takes 299"), "{stderr}");
+}

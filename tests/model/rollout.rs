@@ -223,3 +223,23 @@ fn the_victim_is_the_old_pod_sharing_a_node_with_the_most_pods_of_the_deployment
     assert_eq!(order(3), [0, 1, 2]);
     assert_eq!(order(1), [2, 1, 0]);
 }
+
+#[test]
+fn a_rollout_that_ends_on_min_ready_seconds_lets_the_traffic_settle() {
+    // R = 1, maxSurge 0, maxUnavailable 1, minReadySeconds 5: the old Pod
+    // is deleted at T0 = 11 s and gone at 12.05 s; the new one, created
+    // at 11 s, is Ready at 12 s and available at 17 s, the last thing the
+    // rollout waits for: complete and done at 17 s. The traffic then
+    // stops 10 s later (27 s) and the run ends there, not at the horizon.
+    let rollout = Rollout {
+        max_surge: Scaled::Count(0),
+        max_unavailable: Scaled::Count(1),
+        min_ready: secs(5),
+        ..Rollout::default()
+    };
+    let m = run(web(), spec(1, rollout));
+    let f = figures(&m);
+    assert_eq!((f.rollout_ms, f.rollout_done_ms), (Some(6000), Some(6000)));
+    assert!(!m.horizon, "the run went on to the horizon");
+    assert!(m.end_ms < 30_000, "the run ended at {} ms", m.end_ms);
+}

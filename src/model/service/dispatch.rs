@@ -60,7 +60,12 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
                 self.pod_gone(now, s);
                 self.maybe_settle(now);
             }
-            ServiceEvent::Available { .. } => self.rollout_sync(now, s),
+            // A Pod's minReadySeconds may be the last thing a rollout
+            // waits for: the traffic settles then, as after a Pod's exit.
+            ServiceEvent::Available { .. } => {
+                self.rollout_sync(now, s);
+                self.maybe_settle(now);
+            }
             ServiceEvent::ReadyAgain { replica } => self.readiness_failing(replica as usize, false, now, s),
             ServiceEvent::Evict { replica } => self.evict(replica as usize, now, s),
         }

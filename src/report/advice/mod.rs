@@ -9,6 +9,7 @@
 
 mod frontier;
 mod patch;
+mod rollout;
 
 pub use frontier::frontier_svg;
 pub use patch::{Patch, patch};
@@ -17,7 +18,10 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use crate::advise::{Advice, Checked, GraceAdvice, PreStopAdvice, Sample, Searched, Target};
+use crate::advise::{
+    Advice, Checked, GraceAdvice, P99_EXCESS, PreStopAdvice, Sample, Searched, Target, allowed_exceedances,
+    replications_for,
+};
 use crate::engine::SimDuration;
 use crate::model::service::Cause;
 
@@ -34,8 +38,12 @@ pub fn text(name: &str, source: &str, advice: &Advice) -> String {
         number(target.bound()),
         advice.seed
     );
+    if let Some(line) = confidence_line(advice) {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(out);
-    let rows = [pre_stop_row(advice), grace_row(advice)];
+    let mut rows = vec![pre_stop_row(advice), grace_row(advice)];
+    rows.extend(advice.rollout.iter().flat_map(rollout::rows));
     let header = ["setting", "today", "advised", "what it buys", "what it costs"].map(String::from);
     let widths: Vec<usize> = (0..5)
         .map(|c| {
@@ -63,18 +71,42 @@ pub fn text(name: &str, source: &str, advice: &Advice) -> String {
         let _ = writeln!(out, "{line}");
     }
     let grid = advice.grid_runs();
+    let strategies = match &advice.rollout {
+        Some(ro) => format!(
+            ", {} grace values and {} rollout strategies",
+            advice.grace.searched.values, ro.candidates
+        ),
+        None => format!(" and {} grace values", advice.grace.searched.values),
+    };
     let _ = writeln!(
         out,
-        "runs: {} simulated; a brute-force grid of the same ranges runs {grid} ({} preStop values and {} grace \
-         values, {r} replications each): {:.0}x more",
+        "runs: {} simulated; a brute-force grid of the same ranges runs {grid} ({} preStop values{strategies}, \
+         {r} replications each): {:.0}x more",
         advice.runs,
         advice.pre_stop.searched.values,
-        advice.grace.searched.values,
         grid as f64 / advice.runs.max(1) as f64
     );
     let _ = writeln!(out, "  preStop: {}", searched_text(&advice.pre_stop.searched, r));
     let _ = writeln!(out, "  grace: {}", searched_text(&advice.grace.searched, r));
+    if let Some(ro) = &advice.rollout {
+        let _ = writeln!(out, "  rollout: {}", rollout::searched(ro));
+    }
     out
+}
+
+/// With `--confidence`: what a safe value then is, and why R replications.
+fn confidence_line(advice: &Advice) -> Option<String> {
+    let c = advice.request.confidence?;
+    let r = advice.request.replications;
+    let allowed = allowed_exceedances(r, P99_EXCESS, Some(c)).unwrap_or(0);
+    let fewest = replications_for(P99_EXCESS, c);
+    Some(format!(
+        "confidence {c}: a value is safe when at most {allowed} of its {r} runs exceed the bound, which happens \
+         with probability ≤ {:.2} if more than 1% of runs exceed it; {fewest} replications are the fewest that \
+         can show that (0.99^{fewest} = {:.4})",
+        1.0 - c,
+        (1.0 - P99_EXCESS).powf(fewest as f64)
+    ))
 }
 
 /// The setting's name as a Kubernetes user knows it.
@@ -213,12 +245,15 @@ fn durations_lines(today: &Sample, advised: &Sample) -> Vec<String> {
 fn limits(advice: &Advice) -> Vec<String> {
     let mut lines = Vec::new();
     let (p, g) = (&advice.pre_stop, &advice.grace);
-    if p.advised.is_none() {
-        lines.extend(pre_stop_limit(p, advice.request.target));
+    match p.advised {
+        None => lines.extend(pre_stop_limit(p, advice.request.target)),
+        Some(a) => lines.extend(pre_stop_decided(p, a, advice.request.step)),
     }
     if g.kills_remain {
         lines.push(grace_limit(g, advice.request.replications));
     }
+    let budget = advice.request.max_rollout;
+    lines.extend(advice.rollout.as_ref().and_then(|ro| rollout::limit(ro, budget)));
     if g.overridden {
         lines.push(
             "note: a disruption's grace_period (kubectl delete --grace-period) overrides the Pod's grace for the \
@@ -254,6 +289,38 @@ fn pre_stop_limit(p: &PreStopAdvice, target: Target) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// What decides an advised preStop when it is not the endpoint race (no
+/// refused or timed-out connection one step below): the failures there,
+/// and why a longer hook removes them.
+fn pre_stop_decided(p: &PreStopAdvice, advised: SimDuration, step: SimDuration) -> Option<String> {
+    let race = |c: Cause| matches!(c, Cause::Refused | Cause::Timeout);
+    if p.decided_by.is_empty() || p.decided_by.iter().any(|&(c, _)| race(c)) {
+        return None;
+    }
+    let left: Vec<String> = (p.decided_by.iter())
+        .map(|&(c, mean)| format!("{} {}", c.name(), number(mean)))
+        .collect();
+    let why = match p.keeps_busy {
+        true => {
+            "the app keeps kept-alive connections serving after SIGTERM until they sit idle 5 s (on_sigterm = \
+             \"close-keep-busy\", Node's server.close()) and the clients keep them busy, so a Pod still holding \
+             them is SIGKILLed with requests in flight; the preStop only gives the clients' pools time to drop \
+             the connections pinned to the deleted Pod (conntrack) before SIGTERM, so its length is how long \
+             that takes, not the endpoint race. The lever is the app: close each connection after its \
+             response at SIGTERM (\"close-then-drain\", Go's Server.Shutdown)"
+        }
+        false => {
+            "not the endpoint race: requests cut while served or kept-alive connections closed under a \
+             request; the preStop holds SIGTERM back until the deleted Pod's connections have wound down"
+        }
+    };
+    Some(format!(
+        "what decides it: at {} (one step below) the failures left are {} (mean per run): {why}",
+        SimDuration(advised.as_millis().saturating_sub(step.as_millis())),
+        left.join(", ")
+    ))
 }
 
 /// Why a cause survives the longest preStop.
@@ -363,35 +430,38 @@ pub fn json(name: &str, source: &str, advice: &Advice, patch: &Patch) -> Value {
     let ms = |d: Option<SimDuration>| d.map(SimDuration::as_millis);
     let p = &advice.pre_stop;
     let g = &advice.grace;
+    let mut settings = vec![
+        json!({
+            "key": p.path,
+            "kubernetes_field": "lifecycle.preStop",
+            "container": advice.container,
+            "today": p.today.as_ref().map(ToString::to_string),
+            "advised_ms": ms(p.advised),
+            "left_at_top": p.left_at_top.iter().map(|(c, m)| (c.name().to_string(), json!(m))).collect::<serde_json::Map<_, _>>(),
+            "searched": searched_json(&p.searched),
+        }),
+        json!({
+            "key": g.path,
+            "kubernetes_field": "terminationGracePeriodSeconds",
+            "today_ms": g.today.as_millis(),
+            "advised_ms": ms(g.advised),
+            "top_ms": g.top.as_millis(),
+            "sigkilled_runs_at_today": g.killed_today,
+            "sigkill_remains": g.kills_remain,
+            "overridden_by_disruption": g.overridden,
+            "searched": searched_json(&g.searched),
+        }),
+    ];
+    settings.extend(advice.rollout.iter().flat_map(rollout::json));
     json!({
         "name": name,
         "source": source,
         "target": { "metric": metric, "bound": target.bound() },
         "replications": r,
+        "confidence": advice.request.confidence,
         "seed": advice.seed,
         "step_ms": advice.request.step.as_millis(),
-        "settings": [
-            {
-                "key": p.path,
-                "kubernetes_field": "lifecycle.preStop",
-                "container": advice.container,
-                "today": p.today.as_ref().map(ToString::to_string),
-                "advised_ms": ms(p.advised),
-                "left_at_top": p.left_at_top.iter().map(|(c, m)| (c.name().to_string(), json!(m))).collect::<serde_json::Map<_, _>>(),
-                "searched": searched_json(&p.searched),
-            },
-            {
-                "key": g.path,
-                "kubernetes_field": "terminationGracePeriodSeconds",
-                "today_ms": g.today.as_millis(),
-                "advised_ms": ms(g.advised),
-                "top_ms": g.top.as_millis(),
-                "sigkilled_runs_at_today": g.killed_today,
-                "sigkill_remains": g.kills_remain,
-                "overridden_by_disruption": g.overridden,
-                "searched": searched_json(&g.searched),
-            },
-        ],
+        "settings": settings,
         "today": figures(&advice.today),
         "advised": figures(&advice.advised),
         "runs": advice.runs,

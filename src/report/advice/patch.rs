@@ -10,13 +10,20 @@
 //! is replaced (`$patch: replace`), since merging a `sleep` beside an
 //! `exec` gives a hook with two handlers, which the API refuses.
 //!
+//! A rollout strategy goes in the Deployment's own spec
+//! (`spec.strategy.rollingUpdate`, `spec.minReadySeconds`), beside its
+//! template; a count as a number, a percentage as a string, as the API's
+//! IntOrString has them.
+//!
 //! Invariant: the patch holds only what changes; nothing to change is an
 //! empty patch (`{}`), which applies as a no-op.
 
 use std::fmt::Write;
 
+use super::rollout::Changes;
 use crate::advise::Advice;
 use crate::engine::SimDuration;
+use crate::model::service::Scaled;
 use crate::scenario::manifest::WorkloadKind;
 
 /// A patch and what it is.
@@ -69,13 +76,14 @@ fn grace(advice: &Advice) -> Option<SimDuration> {
 /// of `kind`, or a TOML scenario (`None`).
 pub fn patch(advice: &Advice, kind: Option<WorkloadKind>, name: &str, origin: &str) -> Patch {
     let (hook, grace) = (hook(advice), grace(advice));
+    let rollout = Changes::of(advice.rollout.as_ref());
     match kind {
         Some(kind) => Patch {
-            text: manifest_patch(advice, kind, name, hook, grace),
+            text: manifest_patch(advice, kind, name, (hook, grace), rollout),
             manifest: true,
         },
         None => Patch {
-            text: keys(advice, origin, hook, grace),
+            text: keys(advice, origin, (hook, grace), rollout),
             manifest: false,
         },
     }
@@ -85,12 +93,13 @@ fn manifest_patch(
     advice: &Advice,
     kind: WorkloadKind,
     name: &str,
-    hook: Hook,
-    grace: Option<SimDuration>,
+    (hook, grace): (Hook, Option<SimDuration>),
+    rollout: Changes,
 ) -> String {
     let mut out = String::new();
     let resource = kind.name().to_lowercase();
-    if hook == Hook::Keep && grace.is_none() {
+    let pod = hook != Hook::Keep || grace.is_some();
+    if !pod && rollout.is_empty() {
         let _ = writeln!(
             out,
             "# podsim advise: nothing to change in {} {name}",
@@ -108,9 +117,15 @@ fn manifest_patch(
         out,
         "#   kubectl patch {resource} {name} --type strategic --patch-file THIS-FILE"
     );
-    // The Pod spec's path: the template's, then its `spec`.
-    let mut depth = 0;
-    for key in kind.template().iter().chain(&["spec"]) {
+    // The Pod spec's path: the template's, then its `spec`; the object's
+    // own `spec` (the first key of either) holds the strategy.
+    let _ = writeln!(out, "spec:");
+    strategy(&mut out, rollout);
+    if !pod {
+        return out;
+    }
+    let mut depth = 1;
+    for key in kind.template().iter().chain(&["spec"]).skip(1) {
         let _ = writeln!(out, "{:indent$}{key}:", "", indent = depth * 2);
         depth += 1;
     }
@@ -146,6 +161,32 @@ fn manifest_patch(
     out
 }
 
+/// An IntOrString as YAML and TOML write it: a count bare, a percentage quoted.
+fn int_or_string(s: Scaled) -> String {
+    match s {
+        Scaled::Count(n) => n.to_string(),
+        Scaled::Percent(_) => format!("\"{s}\""),
+    }
+}
+
+/// A Deployment's strategy, under its `spec`.
+fn strategy(out: &mut String, c: Changes) {
+    if let Some(m) = c.min_ready {
+        let _ = writeln!(out, "  minReadySeconds: {}", m.as_millis() / 1000);
+    }
+    if c.max_surge.is_none() && c.max_unavailable.is_none() {
+        return;
+    }
+    let _ = writeln!(out, "  strategy:");
+    let _ = writeln!(out, "    rollingUpdate:");
+    if let Some(s) = c.max_surge {
+        let _ = writeln!(out, "      maxSurge: {}", int_or_string(s));
+    }
+    if let Some(u) = c.max_unavailable {
+        let _ = writeln!(out, "      maxUnavailable: {}", int_or_string(u));
+    }
+}
+
 /// The hook's handler: the native sleep in whole seconds, or `exec sleep`.
 fn sleep(out: &mut String, advice: &Advice, p: SimDuration, depth: usize) {
     let pad = " ".repeat(depth * 2);
@@ -174,9 +215,14 @@ fn sleep(out: &mut String, advice: &Advice, p: SimDuration, depth: usize) {
 }
 
 /// The keys for a TOML scenario.
-fn keys(advice: &Advice, origin: &str, hook: Hook, grace: Option<SimDuration>) -> String {
+fn keys(
+    advice: &Advice,
+    origin: &str,
+    (hook, grace): (Hook, Option<SimDuration>),
+    rollout: Changes,
+) -> String {
     let mut out = String::new();
-    if hook == Hook::Keep && grace.is_none() {
+    if hook == Hook::Keep && grace.is_none() && rollout.is_empty() {
         let _ = writeln!(out, "# podsim advise: nothing to change in {origin}");
         return out;
     }
@@ -201,6 +247,17 @@ fn keys(advice: &Advice, origin: &str, hook: Hook, grace: Option<SimDuration>) -
     }
     if let Some(g) = grace {
         let _ = writeln!(out, "{} = \"{g}\"", advice.grace.path);
+    }
+    let index = advice.rollout.as_ref().map_or(0, |r| r.index);
+    let key = |name: &str| format!("disruptions.{index}.{name}");
+    if let Some(s) = rollout.max_surge {
+        let _ = writeln!(out, "{} = {}", key("max_surge"), int_or_string(s));
+    }
+    if let Some(u) = rollout.max_unavailable {
+        let _ = writeln!(out, "{} = {}", key("max_unavailable"), int_or_string(u));
+    }
+    if let Some(m) = rollout.min_ready {
+        let _ = writeln!(out, "{} = \"{m}\"", key("min_ready_seconds"));
     }
     out
 }

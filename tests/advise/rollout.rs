@@ -1,0 +1,103 @@
+//! The rollout strategy's advice against rollouts worked out by hand
+//! (the arithmetic of tests/model/rollout.rs): two replicas on one node,
+//! no propagation and syncs at once, an app that boots in 1 s, exits at
+//! SIGTERM and is gone 1 s later, the kubelet 50 ms after a delete; the
+//! rollout starts at T0 = 11 s (Ready at 1 s, then 10 s).
+//!
+//! Old Pods X, Y; new A, B. With maxSurge 2, maxUnavailable 0: A and B at
+//! T0, Ready at T0 + 1 s, X and Y deleted then, exit at + 50 ms, gone 1 s
+//! later: done at 2.05 s, four Pod objects, four counted. maxSurge 1: A at
+//! T0, Ready at 1 s, X deleted and B created, B Ready at 2 s, Y deleted,
+//! gone at 3.05 s: four objects (X terminating), three counted. Each
+//! second of minReadySeconds delays each round by a second. Any
+//! maxUnavailable leaves one Pod ready, below the floor of 2 (two
+//! replicas less today's 25 % → 0).
+
+use podsim::advise::{RolloutPoint, Target, advise};
+use podsim::engine::SimDuration;
+use podsim::model::service::Scaled;
+use podsim::scenario::Scenario;
+
+use super::request;
+
+fn two_replicas() -> Scenario {
+    let text = r#"
+        seed = 3
+        [service]
+        replicas = 2
+        nodes = 1
+        propagation = "0s"
+        kubelet_delay = "50ms"
+        min_sync_period = "0s"
+        [traffic]
+        rate = 10
+        arrival = "constant"
+        connections = "new"
+        service_time = "10ms"
+        [app]
+        on_sigterm = "exit-immediately"
+        [[disruptions]]
+        after_ready = "10s"
+        rollout = "RollingUpdate"
+        [[containers]]
+        name = "web"
+        kind = "app"
+        boot = "1s"
+        "#;
+    Scenario::parse(text, "two-replicas").expect("the scenario reads")
+}
+
+fn strategy(surge: u32, unavailable: u32, min_ready_secs: u64) -> RolloutPoint {
+    RolloutPoint {
+        max_surge: Scaled::Count(surge),
+        max_unavailable: Scaled::Count(unavailable),
+        min_ready: SimDuration::from_secs(min_ready_secs),
+    }
+}
+
+/// The fastest within the floor: maxSurge 2, no unavailability, no
+/// minReadySeconds, 2.05 s against today's 3.05 s; and every one of the
+/// 3 × 3 − 1 = 8 pairs × 6 minReadySeconds run.
+#[test]
+fn the_fastest_strategy_within_the_floor_surges_every_pod_at_once() {
+    let advice = advise(&two_replicas().run, &request(10, 1000)).expect("a Service is advised");
+    let r = advice.rollout.expect("a RollingUpdate is advised");
+    assert_eq!(r.advised, Some(strategy(2, 0, 0)));
+    assert_eq!(r.min_ready, 2);
+    assert_eq!(r.candidates, 48);
+    assert_eq!(r.advised_figures.and_then(|f| f.done_ms), Some(2050.0));
+    assert_eq!(r.today_figures.done_ms, Some(3050.0));
+    // Surge 1 and 2, each with 6 minReadySeconds, are all safe; every
+    // pair with an unavailability breaks the floor.
+    assert_eq!(r.safe, 12);
+    assert_eq!(r.broke[1], 36);
+}
+
+/// Within a 3.05 s budget, surge 1 (3.05 s, three counted) costs less than
+/// surge 2 (2.05 s, four counted): today's strategy is kept.
+#[test]
+fn within_a_budget_the_strategy_with_fewer_pods_is_kept() {
+    let mut request = request(10, 1000);
+    request.max_rollout = Some(SimDuration::from_millis(3050));
+    let advice = advise(&two_replicas().run, &request).expect("a Service is advised");
+    let r = advice.rollout.expect("a RollingUpdate is advised");
+    assert_eq!(r.advised, Some(strategy(1, 0, 0)));
+    // Surge 1 with 0 s, surge 2 with 0 s and 1 s fit 3.05 s.
+    assert_eq!(r.safe, 3);
+}
+
+/// Without a floor and with failures allowed, deleting both at once is
+/// fastest: the new Pods are created at T0 and the old ones gone at
+/// 1.05 s.
+#[test]
+fn with_no_floor_the_fastest_deletes_every_old_pod_at_once() {
+    let mut request = request(10, 1000);
+    request.target = Target::FailedMean(1000.0);
+    request.min_ready = Some(0);
+    let advice = advise(&two_replicas().run, &request).expect("a Service is advised");
+    let r = advice.rollout.expect("a RollingUpdate is advised");
+    let advised = r.advised.expect("some strategy is safe");
+    assert_eq!(advised.max_unavailable, Scaled::Count(2));
+    assert_eq!(advised.min_ready, SimDuration::ZERO);
+    assert_eq!(r.advised_figures.and_then(|f| f.done_ms), Some(1050.0));
+}
