@@ -467,6 +467,9 @@ mod tests {
             termination_ms: Some(1000),
             rollout_done_ms: rollout,
             drain_ms: drain,
+            min_ready: None,
+            peak_pods: None,
+            counted_pods: None,
         };
         Sample {
             replications: 0..1,
