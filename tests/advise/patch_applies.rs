@@ -16,7 +16,6 @@ use k8s_openapi::api::apps::v1::Deployment;
 use serde_json::{Value, json};
 
 use podsim::advise::{Advice, Measurer, Point, Request, Target, advise};
-use podsim::engine::SimDuration;
 use podsim::report::advice;
 use podsim::scenario::key::{Field, Key};
 use podsim::scenario::manifest::Timings;
@@ -86,11 +85,7 @@ fn read(text: &str, timings: Option<&Timings>) -> Scenario {
 }
 
 fn request(replications: u64) -> Request {
-    Request {
-        target: Target::FailedP99(0),
-        replications,
-        step: SimDuration::from_secs(1),
-    }
+    Request::new(Target::FailedP99(0), replications)
 }
 
 /// Advises `scenario`, applies the patch to `text`, and reads the patched

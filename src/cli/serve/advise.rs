@@ -13,7 +13,6 @@
 use serde_json::{Value, json};
 
 use podsim::advise::{NotAdvised, Request, Target, advise_within};
-use podsim::engine::SimDuration;
 use podsim::report::advice;
 
 use super::api::{ORIGIN, Reply, read_each};
@@ -55,11 +54,7 @@ pub fn advise(body: &str, budget: &Budget) -> Reply {
         None => return Reply::error(400, &format!("the text has no workload {j}")),
     };
     let s = &input.scenario;
-    let request = Request {
-        target: Target::FailedP99(0),
-        replications,
-        step: SimDuration::from_secs(1),
-    };
+    let request = Request::new(Target::FailedP99(0), replications);
     match advise_within(&s.run, &request, &budget.limits) {
         Err(NotAdvised::Halted(halt)) => budget.exceeded(halt),
         Err(e) => Reply::error(400, &e.to_string()),
