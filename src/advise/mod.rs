@@ -6,7 +6,8 @@
 //! a Pod of a Service hurts: the serving container's preStop sleep (the
 //! endpoint race: the process must outlive every node's rules) and
 //! terminationGracePeriodSeconds (SIGKILL must not cut the hook or the
-//! drain after it). The rollout strategy, a Pod's start and a Job are not
+//! drain after it). A Pod's start (where its proxy sits, its startup
+//! probe) is `pod_start`'s; the rollout strategy and a Job are not
 //! advised yet.
 //!
 //! How (each step's reason is in `search` and `measure`):
@@ -34,13 +35,18 @@
 //! advice's figures (today's, the advised) come from the same
 //! replications 0 to R − 1.
 
+mod layout;
 mod measure;
+mod pod_start;
 mod search;
 mod steps;
 
 pub use measure::{Measurer, Point, Run, Sample};
 pub use search::{Checked, WALK, bisect, confirm};
 pub use steps::advise;
+
+pub use layout::{Layout, native_available, with_layout};
+pub use pod_start::{NotStart, PERIODS, ProbeAdvice, StartAdvice, StartFigures, THRESHOLD_TOP, advise_start};
 
 use crate::engine::SimDuration;
 use crate::model::service::Cause;
@@ -124,10 +130,10 @@ pub struct Request {
 /// Why a scenario cannot be advised.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NotAdvised {
-    /// A Pod's start or a Job: only a Service is advised for now.
+    /// No Service: the preStop and the grace are a Service's settings.
     #[error(
-        "advise needs a Service scenario for now (a Pod's start and a Job are not advised yet); give it a \
-         [service] table, or a Deployment with its Service"
+        "the preStop sleep and the grace are advised for a Service scenario: give it a [service] table, or a \
+         Deployment with its Service"
     )]
     NotService,
     /// No app container to serve the requests (every app is a proxy).

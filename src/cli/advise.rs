@@ -53,6 +53,11 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = step_arg)]
     pub step: SimDuration,
 
+    /// A Pod's start: the time-to-Ready budget (p99) the advised proxy placement and
+    /// startupProbe must fit.
+    #[arg(long, value_name = "DURATION", value_parser = duration_arg)]
+    pub max_ready: Option<SimDuration>,
+
     /// Output format (JSON: one document per input, one per line, the patch included).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -112,6 +117,12 @@ pub fn run(args: &AdviseArgs, out: &mut dyn Write) -> Result<()> {
         let mut spec = s.run.clone();
         if let Some(seed) = args.seed {
             spec.stream.seed = u64::from(seed);
+        }
+        if spec.service.is_none() {
+            if let Err(e) = super::advise_pod::advise(input, &spec, args, out)? {
+                refused.push(e);
+            }
+            continue;
         }
         let advice = match advise(&spec, &request) {
             Ok(advice) => advice,

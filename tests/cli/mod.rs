@@ -49,6 +49,7 @@
 //! - `common`: starting the binary, throwaway files and folders.
 
 mod advise;
+mod advise_start;
 pub mod common;
 mod distribution_inputs;
 mod drain;
