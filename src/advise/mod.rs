@@ -7,7 +7,8 @@
 //! endpoint race: the process must outlive every node's rules) and
 //! terminationGracePeriodSeconds (SIGKILL must not cut the hook or the
 //! drain after it). A Pod's start (where its proxy sits, its startup
-//! probe) is `pod_start`'s; the rollout strategy and a Job are not
+//! probe) is `pod_start`'s, a Job's completion (a native sidecar, a
+//! `podFailurePolicy` rule narrowed) `job`'s; the rollout strategy is not
 //! advised yet.
 //!
 //! How (each step's reason is in `search` and `measure`):
@@ -35,6 +36,7 @@
 //! advice's figures (today's, the advised) come from the same
 //! replications 0 to R − 1.
 
+mod job;
 mod layout;
 mod measure;
 mod pod_start;
@@ -45,6 +47,7 @@ pub use measure::{Measurer, Point, Run, Sample};
 pub use search::{Checked, WALK, bisect, confirm};
 pub use steps::advise;
 
+pub use job::{Culprit, Fix, JobAdvice, JobTally, ROUNDS, advise_job};
 pub use layout::{Layout, native_available, with_layout};
 pub use pod_start::{NotStart, PERIODS, ProbeAdvice, StartAdvice, StartFigures, THRESHOLD_TOP, advise_start};
 

@@ -1,7 +1,8 @@
 //! `podsim advise` on an input without a Service: a Pod's start (a Pod, or
 //! a workload's template, with a proxy in front of an app), or a Job. The
 //! search is the library's (`podsim::advise::advise_start`), the words
-//! `podsim::report::advice::start`'s.
+//! `podsim::report::advice::start`'s; a Job's are `advise_job` and
+//! `report::advice::job`.
 //!
 //! Why the manifest is read again here: moving the proxy to
 //! `initContainers` takes the whole container in the patch, and the
@@ -12,9 +13,9 @@ use std::io::Write;
 use anyhow::Result;
 use serde_json::Value;
 
-use podsim::advise::advise_start;
-use podsim::model::RunSpec;
-use podsim::report::advice::start;
+use podsim::advise::{advise_job, advise_start};
+use podsim::model::{PodMode, RunSpec};
+use podsim::report::advice::{job, start};
 use podsim::scenario::manifest::WorkloadKind;
 
 use super::advise::AdviseArgs;
@@ -26,6 +27,17 @@ use super::run::Format;
 /// is a refusal to list with the others, `Err(_)` a failure to write.
 pub fn advise(input: &Input, spec: &RunSpec, args: &AdviseArgs, out: &mut dyn Write) -> Result<Result<()>> {
     let s = &input.scenario;
+    if spec.pod.mode == PodMode::Job {
+        let advice = advise_job(spec, args.replications);
+        let original = |name: &str| {
+            s.workload
+                .and_then(|kind| container(&s.origin, kind, &s.name, name))
+        };
+        let patch = job::patch(&advice, s.workload, &s.name, &s.origin, &original);
+        let text = || job::text(&s.name, &input.source, &advice, spec);
+        let doc = || job::json(&s.name, &input.source, &advice, &patch, s.workload.is_some());
+        return show(args, out, &patch, text, doc).map(Ok);
+    }
     let advice = match advise_start(spec, args.replications, args.max_ready) {
         Ok(advice) => advice,
         Err(e) => return Ok(Err(anyhow::anyhow!("{}: {e}", input.source))),
@@ -34,14 +46,27 @@ pub fn advise(input: &Input, spec: &RunSpec, args: &AdviseArgs, out: &mut dyn Wr
         .workload
         .and_then(|kind| container(&s.origin, kind, &s.name, &advice.proxy));
     let patch = start::patch(&advice, s.workload, &s.name, &s.origin, original.as_ref());
+    let text = || start::text(&s.name, &input.source, &advice);
+    let doc = || start::json(&s.name, &input.source, &advice, &patch, s.workload.is_some());
+    show(args, out, &patch, text, doc).map(Ok)
+}
+
+/// Prints the advice (`text` or `doc` by the format) and the patch, or
+/// writes the patch to `--patch`.
+fn show(
+    args: &AdviseArgs,
+    out: &mut dyn Write,
+    patch: &str,
+    text: impl Fn() -> String,
+    doc: impl Fn() -> Value,
+) -> Result<()> {
     match args.format {
         Format::Json => {
-            let doc = start::json(&s.name, &input.source, &advice, &patch, s.workload.is_some());
-            serde_json::to_writer(&mut *out, &doc)?;
+            serde_json::to_writer(&mut *out, &doc())?;
             writeln!(out)?;
         }
         Format::Text => {
-            write!(out, "{}", start::text(&s.name, &input.source, &advice))?;
+            write!(out, "{}", text())?;
             if args.patch.is_none() {
                 writeln!(out)?;
                 write!(out, "{patch}")?;
@@ -54,7 +79,7 @@ pub fn advise(input: &Input, spec: &RunSpec, args: &AdviseArgs, out: &mut dyn Wr
             writeln!(out, "wrote the patch to {}", path.display())?;
         }
     }
-    Ok(Ok(()))
+    Ok(())
 }
 
 /// The container `wanted` of workload `kind`/`name` as the manifest at

@@ -5,6 +5,7 @@
 //! is the grace minus the hook's whole seconds, at least 2 s); and the
 //! search against a brute-force scan of the same range.
 
+mod job;
 mod start;
 
 use podsim::advise::{Advice, Measurer, PRE_STOP_TOP, Point, Request, Target, advise};

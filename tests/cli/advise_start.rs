@@ -97,3 +97,46 @@ fn an_istio_deployment_gets_a_native_sidecar_whose_patch_runs_unexposed() {
     assert_eq!(run["metrics"]["exposed_total_ms"], 0);
     assert_eq!(run["metrics"]["ready_ms"], 5000);
 }
+
+/// The Kubernetes docs' Job with a legacy sidecar (tests/manifests/
+/// job-sidecar-legacy.yaml): logshipper beside myapp tails a file for
+/// ever, so the Pod stays Running (R46). The patch moves it to
+/// `initContainers` with `restartPolicy: Always`; merged as a strategic
+/// merge does, the Job completes (R43), and the patch says a live Job
+/// cannot take it.
+#[test]
+fn a_job_blocked_by_a_legacy_sidecar_gets_a_patch_with_which_it_completes() {
+    let dir = TempDir::new();
+    let manifest = "tests/manifests/job-sidecar-legacy.yaml";
+    let text = stdout(&["advise", manifest, "--replications", "5"]);
+    assert!(
+        text.contains("today:   Complete in 0 of 5 runs, Failed in 0, still Running in 5"),
+        "{text}"
+    );
+    assert!(
+        text.contains("a live job cannot take it (its spec is immutable)"),
+        "{text}"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| *l == "      initContainers:")
+        .expect("a move");
+    let entry: Value = serde_json::from_str(lines[at + 1].trim_start().strip_prefix("- ").unwrap()).unwrap();
+    assert_eq!(
+        (entry["name"].as_str(), entry["restartPolicy"].as_str()),
+        (Some("logshipper"), Some("Always"))
+    );
+    let original = std::fs::read_to_string(manifest).unwrap();
+    let mut doc: Value = serde_saphyr::from_multiple::<Value>(&original).unwrap().remove(0);
+    let spec = doc.pointer_mut("/spec/template/spec").unwrap();
+    spec["containers"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|c| c["name"] != "logshipper");
+    spec["initContainers"] = Value::Array(vec![entry]);
+    let patched = write(dir.path(), "patched.json", &doc.to_string());
+    let run = stdout(&["run", patched.to_str().unwrap(), "--format", "json"]);
+    let run: Value = serde_json::from_str(&run).unwrap();
+    assert_eq!(run["job"]["outcome"], "Complete");
+}

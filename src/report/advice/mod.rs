@@ -6,6 +6,7 @@
 //! Why apart from the search: the search is a library answer (`Advice`);
 //! how a person or a tool reads it changes without changing the answer.
 
+pub mod job;
 mod patch;
 pub mod start;
 

@@ -330,29 +330,51 @@ pub fn patch(
             probe_fields(&mut out, &format!("{pad}  "));
         }
         Some(to) => {
-            let _ = writeln!(out, "{pad}{}:", list(a.today_layout));
-            let _ = writeln!(out, "{pad}- name: {}\n{pad}  $patch: delete", a.proxy);
-            let _ = writeln!(out, "{pad}{}:", list(to));
-            let mut entry = original.cloned().unwrap_or_else(|| json!({ "name": a.proxy }));
-            if original.is_none() {
-                let _ = writeln!(
-                    out,
-                    "{pad}# the manifest was not at hand: copy the rest of {} (image, args, ports, probes) into this entry",
-                    a.proxy
-                );
-            }
-            if let Value::Object(map) = &mut entry {
-                match to {
-                    Layout::Native => map.insert("restartPolicy".into(), json!("Always")),
-                    Layout::SideBySide => map.remove("restartPolicy"),
-                };
-                if let Some(x) = probe {
-                    let probe = startup(original, x);
-                    map.insert("startupProbe".into(), probe);
-                }
-            }
-            let _ = writeln!(out, "{pad}- {entry}");
+            let extra = probe.map(|x| startup(original, x));
+            move_container(&mut out, &pad, (&a.proxy, original), (a.today_layout, to), extra);
         }
     }
     out
+}
+
+/// The list a container of `layout` is in.
+fn list(layout: Layout) -> &'static str {
+    match layout {
+        Layout::Native => "initContainers",
+        Layout::SideBySide => "containers",
+    }
+}
+
+/// Writes at `pad` the strategic merge that moves container `name` (as the
+/// manifest writes it, `original`, if at hand) from one layout to the
+/// other: `$patch: delete` in its list, the whole container in the other
+/// (native: with `restartPolicy: Always`), with `startup` as its
+/// startupProbe if given.
+pub(super) fn move_container(
+    out: &mut String,
+    pad: &str,
+    (name, original): (&str, Option<&Value>),
+    (from, to): (Layout, Layout),
+    startup: Option<Value>,
+) {
+    let _ = writeln!(out, "{pad}{}:", list(from));
+    let _ = writeln!(out, "{pad}- name: {name}\n{pad}  $patch: delete");
+    let _ = writeln!(out, "{pad}{}:", list(to));
+    let mut entry = original.cloned().unwrap_or_else(|| json!({ "name": name }));
+    if original.is_none() {
+        let _ = writeln!(
+            out,
+            "{pad}# the manifest was not at hand: copy the rest of {name} (image, args, ports, probes) into this entry"
+        );
+    }
+    if let Value::Object(map) = &mut entry {
+        match to {
+            Layout::Native => map.insert("restartPolicy".into(), json!("Always")),
+            Layout::SideBySide => map.remove("restartPolicy"),
+        };
+        if let Some(probe) = startup {
+            map.insert("startupProbe".into(), probe);
+        }
+    }
+    let _ = writeln!(out, "{pad}- {entry}");
 }
