@@ -22,8 +22,8 @@ use super::{UsageError, duration_arg};
 
 #[derive(Debug, clap::Args)]
 pub struct AdviseArgs {
-    /// Service scenarios: TOML with a [service] table, or a Deployment with its Service
-    /// (.yaml, .yml, .json); `-` reads standard input.
+    /// Scenarios: TOML, or manifests (.yaml, .yml, .json): a Service's (preStop, grace), a Pod's
+    /// start (the proxy's place, its startupProbe) or a Job's; `-` reads standard input.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 

@@ -118,3 +118,40 @@ fn a_side_by_side_proxy_that_never_exits_is_moved_to_a_native_sidecar() {
     assert!(a.fixes.is_empty());
     assert_eq!(a.unfixed, Some(Culprit::Blocks("proxy".into())));
 }
+
+/// The proxy beside main, killed by main's script when the work is done
+/// (`run` 11 s after its boot, exit 143): main runs 1–11 s and exits 0,
+/// the proxy exits 143 at 12 s, an app's code, so the Pod is Failed (R44)
+/// and every retry fails the same way. As a native sidecar the kill is
+/// not needed (the kubelet stops it, R43): proxy 0–1 s, main 1–2 s, runs
+/// 10 s, exits 0 at 12 s, the proxy exits 0 on SIGTERM: Complete at 12 s.
+#[test]
+fn a_side_by_side_proxy_whose_143_fails_the_pod_is_moved_to_a_native_sidecar() {
+    let s = scenario(
+        r#"
+        name = "killed proxy"
+        [pod]
+        restart_policy = "Never"
+        mode = "job"
+        [job]
+        backoff_limit = 1
+        [[containers]]
+        name = "main"
+        kind = "app"
+        boot = "1s"
+        run = "10s"
+        [[containers]]
+        name = "proxy"
+        kind = "app"
+        boot = "1s"
+        proxy = true
+        run = "11s"
+        exit_code = 143
+        "#,
+    );
+    assert!(matches!(outcome(&s.run), JobOutcome::Failed { .. }));
+    let a = advise_job(&s.run, 5);
+    assert_eq!(a.culprits, [Culprit::FailsPod("proxy".into(), 143)]);
+    assert_eq!(a.fixes, [Fix::Native("proxy".into())]);
+    assert!(matches!(outcome(&a.spec), JobOutcome::Complete { at } if at.as_millis() == 12_000));
+}
