@@ -236,8 +236,14 @@ pub fn advise_start(
     // Only ever towards a native sidecar: side by side, no exposure is the
     // luck of today's timings, where a native sidecar's order holds for any.
     let unexposed = |l: Layout| layouts.iter().any(|(x, f)| *x == l && f.unexposed());
+    let native_tried = layouts.iter().any(|(l, _)| *l == Layout::Native);
     let mut advised_layout = [today_layout, Layout::Native].into_iter().find(|&l| unexposed(l));
-    let layout = advised_layout.unwrap_or(Layout::Native);
+    // The probe is searched where the proxy will be: native if it may be.
+    let layout = advised_layout.unwrap_or(if native_tried {
+        Layout::Native
+    } else {
+        today_layout
+    });
     let today_probe =
         (pod.containers[proxy].probe(ProbeKind::Startup)).map(|p| (p.period, p.failure_threshold));
     // A proxy without a startup probe is started as soon as its process
@@ -245,7 +251,7 @@ pub fn advise_start(
     // start too soon, and a startup probe is what holds it.
     let add_probe = today_probe.is_none()
         && advised_layout.is_none()
-        && layouts.iter().any(|(l, _)| *l == Layout::Native)
+        && native_tried
         && pod.containers[proxy].has_probes();
     let probe = match (today_probe, add_probe) {
         (Some(today), _) => Some(probe_advice(&mut m, layout, Some(today), r, max_ready)),
