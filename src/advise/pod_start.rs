@@ -253,7 +253,10 @@ pub fn advise_start(
         && advised_layout.is_none()
         && native_tried
         && pod.containers[proxy].has_probes();
+    // Side by side and exposed, no probe setting buys no exposure: none is advised.
+    let hopeless = advised_layout.is_none() && layout == Layout::SideBySide;
     let probe = match (today_probe, add_probe) {
+        _ if hopeless => None,
         (Some(today), _) => Some(probe_advice(&mut m, layout, Some(today), r, max_ready)),
         (None, true) => Some(probe_advice(&mut m, layout, None, r, max_ready)),
         (None, false) => None,
