@@ -7,7 +7,9 @@
 //! endpoint race: the process must outlive every node's rules) and
 //! terminationGracePeriodSeconds (SIGKILL must not cut the hook or the
 //! drain after it); and, for a RollingUpdate, the strategy (maxSurge,
-//! maxUnavailable, minReadySeconds). A Pod's start and a Job are not
+//! maxUnavailable, minReadySeconds). A Pod's start (where its proxy sits,
+//! its startup probe) is `pod_start`'s, a Job's completion (a native
+//! sidecar, a `podFailurePolicy` rule narrowed) `job`'s.
 //! advised yet.
 //!
 //! How (each step's reason is in `search` and `measure`):
@@ -45,7 +47,10 @@
 //! replications 0 to R − 1.
 
 mod confidence;
+mod job;
+mod layout;
 mod measure;
+mod pod_start;
 mod rollout;
 mod search;
 mod steps;
@@ -55,6 +60,10 @@ pub use measure::{Measured, Measurer, Point, RolloutPoint, Run, Sample};
 pub use rollout::{MIN_READY_SECONDS, RolloutAdvice, RolloutFigures};
 pub use search::{Checked, Order, WALK, bisect, confirm, rank, smallest};
 pub use steps::{advise, advise_within};
+
+pub use job::{Culprit, Fix, JobAdvice, JobTally, ROUNDS, advise_job};
+pub use layout::{Layout, native_available, with_layout};
+pub use pod_start::{NotStart, PERIODS, ProbeAdvice, StartAdvice, StartFigures, THRESHOLD_TOP, advise_start};
 
 use crate::engine::{Halt, SimDuration};
 use crate::model::service::Cause;
@@ -178,10 +187,10 @@ impl Request {
 /// Why a scenario cannot be advised.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NotAdvised {
-    /// A Pod's start or a Job: only a Service is advised for now.
+    /// No Service: the preStop and the grace are a Service's settings.
     #[error(
-        "advise needs a Service scenario for now (a Pod's start and a Job are not advised yet); give it a \
-         [service] table, or a Deployment with its Service"
+        "the preStop sleep and the grace are advised for a Service scenario: give it a [service] table, or a \
+         Deployment with its Service"
     )]
     NotService,
     /// No app container to serve the requests (every app is a proxy).

@@ -24,8 +24,8 @@ use super::{UsageError, duration_arg};
 
 #[derive(Debug, clap::Args)]
 pub struct AdviseArgs {
-    /// Service scenarios: TOML with a [service] table, or a Deployment with its Service
-    /// (.yaml, .yml, .json); `-` reads standard input.
+    /// Scenarios: TOML, or manifests (.yaml, .yml, .json): a Service's (preStop, grace), a Pod's
+    /// start (the proxy's place, its startupProbe) or a Job's; `-` reads standard input.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
@@ -70,6 +70,11 @@ pub struct AdviseArgs {
     /// The step of the preStop values searched, from 0 s to 120 s.
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = step_arg)]
     pub step: SimDuration,
+
+    /// A Pod's start: the time-to-Ready budget (p99) the advised proxy placement and
+    /// startupProbe must fit.
+    #[arg(long, value_name = "DURATION", value_parser = duration_arg)]
+    pub max_ready: Option<SimDuration>,
 
     /// Output format (JSON: one document per input, one per line, the patch included).
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -175,6 +180,12 @@ pub fn run(args: &AdviseArgs, out: &mut dyn Write) -> Result<()> {
         let mut spec = s.run.clone();
         if let Some(seed) = args.seed {
             spec.stream.seed = u64::from(seed);
+        }
+        if spec.service.is_none() {
+            if let Err(e) = super::advise_pod::advise(input, &spec, args, out)? {
+                refused.push(e);
+            }
+            continue;
         }
         let advice = match advise(&spec, &request) {
             Ok(advice) => advice,

@@ -6,6 +6,7 @@
 //! computes.
 
 mod advise;
+mod advise_pod;
 mod checkpoint;
 mod distribution;
 mod inputs;

@@ -20,6 +20,12 @@ impl KubeVersion {
         self.0 >= 28
     }
 
+    /// Native sidecars are on by default from 1.29 (beta; GA 1.33): what
+    /// advice may count on, where 1.28 needs a gate a cluster rarely turns on.
+    pub fn native_sidecars_by_default(self) -> bool {
+        self.0 >= 29
+    }
+
     /// The preStop `sleep` action (KEP-3960) is on by default from 1.30
     /// (alpha 1.29 behind PodLifecycleSleepAction, beta 1.30, GA 1.34);
     /// before, a sleep needs an `exec` of the image's own `sleep`.

@@ -6,9 +6,10 @@
 //! search against a brute-force scan of the same range. `patch_applies`:
 //! the patch applied to its manifest as a strategic merge, re-simulated.
 
+mod job;
 mod patch_applies;
-
 mod rollout;
+mod start;
 
 use podsim::advise::{Advice, Measurer, PRE_STOP_TOP, Point, Request, Target, WALK, advise};
 use podsim::engine::SimDuration;
@@ -128,17 +129,17 @@ fn no_grace_is_advised_for_an_app_that_never_exits_on_sigterm() {
 
 /// A Pod scenario is refused with the words the CLI prints.
 #[test]
-fn a_pod_scenario_is_not_advised() {
+fn a_pod_scenario_gets_no_pre_stop_advice() {
     let pod = Scenario::load(std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/scenarios/seed-sidecar.toml"
     )))
     .expect("the seed reads");
-    let refusal = advise(&pod.run, &request(10, 1000)).expect_err("a Pod is not advised");
+    let refusal = advise(&pod.run, &request(10, 1000)).expect_err("a Pod has no preStop to advise");
     assert!(
         refusal
             .to_string()
-            .starts_with("advise needs a Service scenario for now")
+            .starts_with("the preStop sleep and the grace are advised for a Service scenario")
     );
 }
 

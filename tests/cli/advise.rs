@@ -202,18 +202,15 @@ fn before_the_sleep_action_the_patch_execs_sleep_and_replaces_todays_hook() {
 }
 
 #[test]
-fn a_pod_scenario_is_refused_with_a_reason() {
+fn a_pod_without_a_proxy_is_refused_with_a_reason() {
     let out = podsim()
-        .args(["advise", "scenarios/seed-sidecar.toml"])
+        .args(["advise", "tests/manifests/deployment-sidecar.yaml"])
         .output()
         .expect("podsim runs");
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains(
-            "scenarios/seed-sidecar.toml: advise needs a Service scenario for now (a Pod's start and a Job are \
-             not advised yet)"
-        ),
+        stderr.contains("tests/manifests/deployment-sidecar.yaml: the Pod has no proxy in front of an app"),
         "{stderr}"
     );
 }

@@ -57,6 +57,7 @@
 mod advise;
 mod advise_frontier;
 mod advise_published;
+mod advise_start;
 pub mod common;
 mod distribution_inputs;
 mod drain;

@@ -8,8 +8,10 @@
 //! how a person or a tool reads it changes without changing the answer.
 
 mod frontier;
+pub mod job;
 mod patch;
 mod rollout;
+pub mod start;
 
 pub use frontier::frontier_svg;
 pub use patch::{Patch, patch};
@@ -24,6 +26,7 @@ use crate::advise::{
 };
 use crate::engine::SimDuration;
 use crate::model::service::Cause;
+use crate::scenario::manifest::WorkloadKind;
 
 /// The table and the evidence, for people.
 pub fn text(name: &str, source: &str, advice: &Advice) -> String {
@@ -44,24 +47,7 @@ pub fn text(name: &str, source: &str, advice: &Advice) -> String {
     let _ = writeln!(out);
     let mut rows = vec![pre_stop_row(advice), grace_row(advice)];
     rows.extend(advice.rollout.iter().flat_map(rollout::rows));
-    let header = ["setting", "today", "advised", "what it buys", "what it costs"].map(String::from);
-    let widths: Vec<usize> = (0..5)
-        .map(|c| {
-            rows.iter()
-                .chain([&header])
-                .map(|row| row[c].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for row in [&header].into_iter().chain(&rows) {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, &w)| format!("{cell:<w$}"))
-            .collect();
-        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
-    }
+    out.push_str(&table(&rows));
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", causes_line(&advice.today, &advice.advised));
     for line in durations_lines(&advice.today, &advice.advised) {
@@ -107,6 +93,52 @@ fn confidence_line(advice: &Advice) -> Option<String> {
         1.0 - c,
         (1.0 - P99_EXCESS).powf(fewest as f64)
     ))
+}
+
+/// Rows of (setting, today, advised, what it buys, what it costs) under
+/// their header, each column as wide as its widest cell.
+fn table(rows: &[[String; 5]]) -> String {
+    let header = ["setting", "today", "advised", "what it buys", "what it costs"].map(String::from);
+    let widths: Vec<usize> = (0..5)
+        .map(|c| {
+            rows.iter()
+                .chain([&header])
+                .map(|row| row[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in [&header].into_iter().chain(rows) {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, &w)| format!("{cell:<w$}"))
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    }
+    out
+}
+
+/// How to apply a strategic-merge patch of workload `kind`/`name`: in
+/// place, or, where the API refuses the change on a live object (a Pod's
+/// containers; a Job's template and `podFailurePolicy`, immutable after
+/// creation: `ValidateJobSpecUpdate`), to the manifest before recreating it.
+fn apply_line(kind: WorkloadKind, name: &str) -> String {
+    let resource = kind.name().to_lowercase();
+    match kind {
+        WorkloadKind::Pod | WorkloadKind::Job => format!(
+            "# podsim advise: a strategic-merge patch for {} {name}; a live {resource} cannot take it (its spec \
+             is immutable): patch the manifest and recreate it:\n#   kubectl patch --local -f MANIFEST --type \
+             strategic --patch-file THIS-FILE -o yaml > patched.yaml",
+            kind.name()
+        ),
+        _ => format!(
+            "# podsim advise: a strategic-merge patch for {} {name}; apply with\n#   kubectl patch {resource} {name} \
+             --type strategic --patch-file THIS-FILE",
+            kind.name()
+        ),
+    }
 }
 
 /// The setting's name as a Kubernetes user knows it.
