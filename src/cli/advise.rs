@@ -182,6 +182,13 @@ pub fn run(args: &AdviseArgs, out: &mut dyn Write) -> Result<()> {
             spec.stream.seed = u64::from(seed);
         }
         if spec.service.is_none() {
+            if args.svg.is_some() {
+                eprintln!(
+                    "podsim: notice: {}: no Service, so no frontier to draw: --svg draws failed requests against \
+                     their cost, and a Pod's start or a Job has no requests",
+                    input.source
+                );
+            }
             if let Err(e) = super::advise_pod::advise(input, &spec, args, out)? {
                 refused.push(e);
             }

@@ -13,7 +13,7 @@ use std::io::Write;
 use anyhow::Result;
 use serde_json::Value;
 
-use podsim::advise::{advise_job, advise_start};
+use podsim::advise::{DEFAULT_REPLICATIONS, advise_job, advise_start};
 use podsim::model::{PodMode, RunSpec};
 use podsim::report::advice::{job, start};
 use podsim::scenario::manifest::WorkloadKind;
@@ -27,8 +27,9 @@ use super::run::Format;
 /// is a refusal to list with the others, `Err(_)` a failure to write.
 pub fn advise(input: &Input, spec: &RunSpec, args: &AdviseArgs, out: &mut dyn Write) -> Result<Result<()>> {
     let s = &input.scenario;
+    let replications = args.replications.unwrap_or(DEFAULT_REPLICATIONS);
     if spec.pod.mode == PodMode::Job {
-        let advice = advise_job(spec, args.replications);
+        let advice = advise_job(spec, replications);
         let original = |name: &str| {
             s.workload
                 .and_then(|kind| container(&s.origin, kind, &s.name, name))
@@ -38,7 +39,7 @@ pub fn advise(input: &Input, spec: &RunSpec, args: &AdviseArgs, out: &mut dyn Wr
         let doc = || job::json(&s.name, &input.source, &advice, &patch, s.workload.is_some());
         return show(args, out, &patch, text, doc).map(Ok);
     }
-    let advice = match advise_start(spec, args.replications, args.max_ready) {
+    let advice = match advise_start(spec, replications, args.max_ready) {
         Ok(advice) => advice,
         Err(e) => return Ok(Err(anyhow::anyhow!("{}: {e}", input.source))),
     };
