@@ -108,7 +108,10 @@ fn what_cannot_be_advised_is_a_400_that_says_why() {
         doc["error"]["message"].as_str().unwrap().to_string()
     };
     let pod = seed("seed-sidecar.toml");
-    assert!(refused(json!({ "text": pod, "workload": 0 })).starts_with("the preStop sleep and the grace are advised for a Service scenario"));
+    assert!(
+        refused(json!({ "text": pod, "workload": 0 }))
+            .starts_with("the preStop sleep and the grace are advised for a Service scenario")
+    );
     assert!(refused(json!({ "text": HAND, "workload": 1 })).contains("no workload 1"));
     assert!(
         refused(json!({ "text": HAND, "workload": 0, "replications": 0 }))

@@ -237,34 +237,61 @@ pub fn frontier_svg(name: &str, advice: &Advice) -> String {
                 tick_label(a.x)
             ),
         );
-        svg.text(
-            x + 14.0,
-            y - 14.0,
-            &label,
-            &[
-                ("class", &"advised-label"),
-                ("fill", &ADVISED),
-                ("font-weight", &"bold"),
-            ],
-        );
+        // The strategy, when advised too, on a line of its own: one line
+        // of every setting would run past the plot's frame.
+        let lines = advised_lines(advice);
+        let above = 14.0 * lines.len() as f64;
+        for (i, line) in lines.iter().enumerate() {
+            let text = match i {
+                0 => format!("advised: {line}"),
+                _ => line.clone(),
+            };
+            svg.text(
+                x + 14.0,
+                y - above + 14.0 * i as f64,
+                &text,
+                &[
+                    ("class", &"advised-label"),
+                    ("fill", &ADVISED),
+                    ("font-weight", &"bold"),
+                ],
+            );
+        }
     }
     legend(&mut svg, plot_right + 18.0, top, target);
     svg.finish()
 }
 
-/// The advised values, as the table names them.
-fn advised_settings(advice: &Advice) -> String {
-    let mut parts = Vec::new();
+/// The advised values, as the table names them: one line for what ends a
+/// Pod (preStop, grace), one for the rollout strategy.
+fn advised_lines(advice: &Advice) -> Vec<String> {
+    let mut ending = Vec::new();
     if let Some(p) = advice.pre_stop.advised {
-        parts.push(format!("preStop {p}"));
+        ending.push(format!("preStop {p}"));
     }
     if let Some(g) = advice.grace.advised {
-        parts.push(format!("grace {g}"));
+        ending.push(format!("grace {g}"));
     }
-    match parts.is_empty() {
-        true => "nothing safe in range".into(),
-        false => parts.join(", "),
+    let strategy = (advice.rollout.as_ref().and_then(|r| r.advised)).map(|r| {
+        format!(
+            "maxSurge {}, maxUnavailable {}, minReadySeconds {}",
+            r.max_surge, r.max_unavailable, r.min_ready
+        )
+    });
+    let mut lines: Vec<String> = (!ending.is_empty())
+        .then(|| ending.join(", "))
+        .into_iter()
+        .collect();
+    lines.extend(strategy);
+    if lines.is_empty() {
+        lines.push("nothing safe in range".into());
     }
+    lines
+}
+
+/// The advised values on one line, for the mark's tooltip.
+fn advised_settings(advice: &Advice) -> String {
+    advised_lines(advice).join("; ")
 }
 
 /// Grid, ticks, frame and axis titles.
