@@ -148,6 +148,9 @@ pub struct RolloutPoint {
 pub struct Measurer {
     base: RunSpec,
     pre_stop: Key,
+    /// The Pod's proxy's preStop, set to the same value as the app's when
+    /// the app's alone cannot meet the target (`steps::with_proxy`).
+    proxy: Option<Key>,
     grace: Key,
     /// The rollout's disruption, whose keys a `RolloutPoint` sets.
     rollout: Option<usize>,
@@ -178,6 +181,7 @@ impl Measurer {
         Measurer {
             base,
             pre_stop,
+            proxy: None,
             grace,
             rollout: None,
             runs: 0,
@@ -201,6 +205,15 @@ impl Measurer {
     pub fn with_rollout(self, index: usize) -> Measurer {
         Measurer {
             rollout: Some(index),
+            ..self
+        }
+    }
+
+    /// The same, whose candidates' preStop also sets `proxy` (the Pod's
+    /// proxy's preStop key) to the same value.
+    pub fn with_proxy(self, proxy: Key) -> Measurer {
+        Measurer {
+            proxy: Some(proxy),
             ..self
         }
     }
@@ -258,6 +271,9 @@ impl Measurer {
         let mut spec = self.base.clone();
         if let Some(p) = point.pre_stop {
             self.pre_stop.set(&mut spec, &Value::Millis(p));
+            if let Some(proxy) = &self.proxy {
+                proxy.set(&mut spec, &Value::Millis(p));
+            }
         }
         if let Some(g) = point.grace {
             self.grace.set(&mut spec, &Value::Millis(g));

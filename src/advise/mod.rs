@@ -236,6 +236,19 @@ pub struct PreStopAdvice {
     /// they sit idle (`on_sigterm = "close-keep-busy"`): a preStop then
     /// buys the clients time to drop them, not the nodes time to drop it.
     pub keeps_busy: bool,
+    /// The Pod's proxy, when the app's preStop alone met no target and
+    /// this searched the same sleep on both: the proxy must outlive the
+    /// endpoint race as the app must (`steps::with_proxy`).
+    pub proxy: Option<ProxyHook>,
+}
+
+/// The Pod's proxy, whose preStop is advised with the app's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProxyHook {
+    /// Its container's name (the patch's strategic merge goes by it).
+    pub container: String,
+    /// Its hook today, if it has one.
+    pub today: Option<Dist>,
 }
 
 /// terminationGracePeriodSeconds advised.

@@ -10,7 +10,8 @@ use super::measure::{Measurer, Point, Sample};
 use super::rollout::{rolling_update, rollout};
 use super::search::{Checked, Order, confirm, smallest};
 use super::{
-    Advice, GRACE_HEADROOM, GraceAdvice, NotAdvised, PRE_STOP_TOP, PreStopAdvice, Request, Searched,
+    Advice, GRACE_HEADROOM, GraceAdvice, NotAdvised, PRE_STOP_TOP, PreStopAdvice, ProxyHook, Request,
+    Searched,
 };
 use crate::engine::{Limits, SimDuration};
 use crate::model::service::{Cause, OnSigterm, serving_app};
@@ -35,11 +36,8 @@ pub fn advise_within(run: &RunSpec, request: &Request, limits: &Limits) -> Resul
         Key::container(Field::PreStop, app),
         Key::pod(Field::TerminationGracePeriod),
     );
-    let mut m = Measurer::new(run.clone(), keys.0, keys.1).within(limits);
     let strategy = rolling_update(service);
-    if let Some((index, _)) = strategy {
-        m = m.with_rollout(index);
-    }
+    let mut m = measurer(run, keys, strategy.map(|s| s.0), limits);
     let r = request.replications;
     let reps = Reps {
         base: 0..r,
@@ -47,7 +45,27 @@ pub fn advise_within(run: &RunSpec, request: &Request, limits: &Limits) -> Resul
     };
     let today = m.sample(Point::TODAY, reps.base.clone()).clone();
     let today_hook = run.pod.containers[app].pre_stop.clone();
-    let pre_stop = pre_stop(&mut m, &reps, request, &container, today_hook.clone());
+    let first = pre_stop(&mut m, &reps, request, &container, today_hook.clone());
+    let mut earlier = (0, Vec::new());
+    let proxy = run.pod.containers.iter().position(|c| c.proxy);
+    let pre_stop = match proxy.filter(|_| first.advised.is_none()) {
+        Some(proxy) => {
+            // Every candidate anew, the proxy's hook set with the app's;
+            // the app's alone stays measured and counted.
+            let both = with_proxy(run, keys, proxy, strategy.map(|s| s.0), limits);
+            earlier = (m.runs(), std::mem::replace(&mut m, both).into_measured());
+            m.sample(Point::TODAY, reps.base.clone());
+            let c = &run.pod.containers[proxy];
+            PreStopAdvice {
+                proxy: Some(ProxyHook {
+                    container: c.name.clone(),
+                    today: c.pre_stop.clone(),
+                }),
+                ..pre_stop(&mut m, &reps, request, &container, today_hook.clone())
+            }
+        }
+        None => first,
+    };
     let hook = (pre_stop.advised)
         .or_else(|| today_hook.as_ref().and_then(Dist::fixed))
         .unwrap_or(SimDuration::ZERO);
@@ -77,9 +95,34 @@ pub fn advise_within(run: &RunSpec, request: &Request, limits: &Limits) -> Resul
         rollout,
         today,
         advised,
-        runs: m.runs(),
-        measured: m.into_measured(),
+        runs: earlier.0 + m.runs(),
+        measured: earlier.1.into_iter().chain(m.into_measured()).collect(),
     })
+}
+
+/// The measurer of `run`'s candidates: the app's preStop and the grace by
+/// `keys`, the strategy of the rollout at `rollout`, if any.
+fn measurer(run: &RunSpec, keys: (Key, Key), rollout: Option<usize>, limits: &Limits) -> Measurer {
+    let m = Measurer::new(run.clone(), keys.0, keys.1).within(limits);
+    match rollout {
+        Some(index) => m.with_rollout(index),
+        None => m,
+    }
+}
+
+/// `measurer`, whose preStop also sets the proxy's (container `proxy`).
+/// Why: a proxy that stops taking connections at SIGTERM (Istio's Envoy,
+/// istio/istio#34855) ends the Pod's serving then, whatever the app's
+/// hook; it must outlive the endpoint race as the app must, and the app
+/// must keep listening behind it, so both sleep the same candidate.
+fn with_proxy(
+    run: &RunSpec,
+    keys: (Key, Key),
+    proxy: usize,
+    rollout: Option<usize>,
+    limits: &Limits,
+) -> Measurer {
+    measurer(run, keys, rollout, limits).with_proxy(Key::container(Field::PreStop, proxy))
 }
 
 /// The replications candidates run on: the search's, and the fresh check's.
@@ -165,6 +208,7 @@ fn pre_stop(
         left_at_top,
         decided_by,
         keeps_busy,
+        proxy: None,
     }
 }
 

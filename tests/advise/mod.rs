@@ -8,6 +8,7 @@
 
 mod job;
 mod patch_applies;
+mod proxy;
 mod rollout;
 mod start;
 

@@ -198,3 +198,28 @@ fn the_patch_applied_to_the_boutique_frontend_meets_the_target() {
     holds(&patched, 0..100);
     holds(&patched, 100..200);
 }
+
+/// Istio's injected frontend: the app's sleep alone is not enough (the
+/// proxy refuses from SIGTERM on), so the patch gives nginx and
+/// istio-proxy the same sleep, each merged by its name; the patched
+/// rollout fails no request and kills nothing.
+#[test]
+fn the_patch_applied_to_the_istio_frontend_meets_the_target() {
+    let (scenario, text, timings) = load(
+        "istio-frontend-service.yaml",
+        Some("istio-frontend-service.timings.toml"),
+    );
+    let (advice, deployment, patched) = advise_and_apply(&scenario, &text, timings.as_ref());
+    let proxy = advice
+        .pre_stop
+        .proxy
+        .as_ref()
+        .expect("the proxy's hook is advised");
+    assert_eq!(proxy.container, "istio-proxy");
+    let advised = advice.pre_stop.advised.expect("a preStop is advised");
+    let seconds = Some((advised.as_millis() / 1000) as i64);
+    assert_eq!(sleep_seconds(&deployment, "nginx"), seconds);
+    assert_eq!(sleep_seconds(&deployment, "istio-proxy"), seconds);
+    holds(&patched, 0..100);
+    holds(&patched, 100..200);
+}

@@ -84,19 +84,29 @@ fn the_boutique_frontend_needs_a_sleep_of_one_pods_tail() {
 
 /// Istio's classic sidecar: istio-proxy beside nginx, with no preStop of
 /// its own, takes no new inbound connection once SIGTERMed (at once:
-/// istio/istio#34855), so no sleep of nginx's keeps them from being
-/// refused: nothing is safe in range, refusals remain at 120 s, and the
-/// patch changes nothing.
+/// istio/istio#34855), so no sleep of nginx's alone keeps them from being
+/// refused; the same sleep on both is searched, and it is the app's
+/// arithmetic: one replica on three nodes, 3 draws, 5.0 s (as the
+/// boutique's), between 4 s and 6 s + 1 s. The grace is kept: the hook and
+/// the proxy's 5 s drain fit 30 s. The patch names both containers.
 #[test]
-fn the_istio_injected_frontend_cannot_be_fixed_by_the_apps_sleep() {
+fn the_istio_injected_frontend_sleeps_on_the_proxy_and_the_app() {
     let doc = advise("istio-frontend-service");
     assert_eq!(doc["settings"][0]["container"], "nginx");
-    assert_eq!(doc["settings"][0]["advised_ms"], serde_json::Value::Null);
-    assert!(doc["settings"][0]["left_at_top"]["refused"].as_f64().unwrap() > 0.0);
+    assert_eq!(doc["settings"][0]["proxy"]["container"], "istio-proxy");
     assert_eq!(
-        doc["settings"][0]["searched"]["evaluated"], 1,
-        "the top of the range settles it"
+        doc["settings"][0]["proxy"]["key"],
+        "containers.istio-proxy.pre_stop"
     );
+    assert!(
+        (4000..=7000).contains(&pre_stop_ms(&doc)),
+        "{}",
+        pre_stop_ms(&doc)
+    );
+    assert_eq!(doc["settings"][1]["advised_ms"], 30_000);
+    assert!(doc["today"]["failed_p99"].as_f64().unwrap() > 0.0);
+    assert_eq!(doc["advised"]["failed_p99"], 0.0);
     let patch = doc["patch"]["text"].as_str().unwrap();
-    assert!(patch.ends_with("{}\n"), "{patch}");
+    assert!(patch.contains("      - name: nginx\n"), "{patch}");
+    assert!(patch.contains("      - name: istio-proxy\n"), "{patch}");
 }

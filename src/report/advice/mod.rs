@@ -143,7 +143,10 @@ fn apply_line(kind: WorkloadKind, name: &str) -> String {
 
 /// The setting's name as a Kubernetes user knows it.
 fn pre_stop_label(advice: &Advice) -> String {
-    format!("preStop sleep ({})", advice.container)
+    match &advice.pre_stop.proxy {
+        Some(proxy) => format!("preStop sleep ({} and {})", advice.container, proxy.container),
+        None => format!("preStop sleep ({})", advice.container),
+    }
 }
 
 const GRACE_LABEL: &str = "terminationGracePeriodSeconds";
@@ -281,6 +284,9 @@ fn limits(advice: &Advice) -> Vec<String> {
         None => lines.extend(pre_stop_limit(p, advice.request.target)),
         Some(a) => lines.extend(pre_stop_decided(p, a, advice.request.step)),
     }
+    if let Some(proxy) = &p.proxy {
+        lines.extend(proxy_lines(&advice.container, &proxy.container));
+    }
     if g.kills_remain {
         lines.push(grace_limit(g, advice.request.replications));
     }
@@ -294,6 +300,22 @@ fn limits(advice: &Advice) -> Vec<String> {
         );
     }
     lines
+}
+
+/// Why the proxy's hook is advised with the app's, and what Istio offers
+/// instead (not modelled: podsim says so rather than guess their timing).
+fn proxy_lines(app: &str, proxy: &str) -> Vec<String> {
+    vec![
+        format!(
+            "why both: \"{proxy}\" stops taking new connections at SIGTERM (istio/istio#34855), so no preStop of \
+             \"{app}\" alone helps; the proxy must outlive the endpoint race and \"{app}\" must keep listening \
+             behind it, so both sleep the advised time"
+        ),
+        "instead (not simulated): a native sidecar (Istio 1.19+, ENABLE_NATIVE_SIDECARS=true; \
+         istio.io/latest/blog/2023/native-sidecars/), or proxy.istio.io/config with terminationDrainDuration or \
+         EXIT_ON_ZERO_ACTIVE_CONNECTIONS (istio.io/latest/docs/reference/config/istio.mesh.v1alpha1/#ProxyConfig)"
+            .into(),
+    ]
 }
 
 fn pre_stop_limit(p: &PreStopAdvice, target: Target) -> Vec<String> {
@@ -484,6 +506,13 @@ pub fn json(name: &str, source: &str, advice: &Advice, patch: &Patch) -> Value {
             "searched": searched_json(&g.searched),
         }),
     ];
+    if let (Some(proxy), Some(first)) = (&p.proxy, settings.first_mut()) {
+        first["proxy"] = json!({
+            "container": proxy.container,
+            "key": format!("containers.{}.{}", proxy.container, crate::scenario::key::Field::PreStop.name()),
+            "today": proxy.today.as_ref().map(ToString::to_string),
+        });
+    }
     settings.extend(advice.rollout.iter().flat_map(rollout::json));
     json!({
         "name": name,

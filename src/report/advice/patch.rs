@@ -60,6 +60,8 @@ fn hook(advice: &Advice) -> Hook {
     let p = &advice.pre_stop;
     match (p.advised, &p.today) {
         (None, _) => Hook::Keep,
+        // The proxy has no hook of today's length, whatever the app's.
+        (Some(a), _) if p.proxy.is_some() && a != SimDuration::ZERO => Hook::Sleep(a),
         (Some(a), None) if a == SimDuration::ZERO => Hook::Keep,
         (Some(a), Some(today)) if today.fixed() == Some(a) => Hook::Keep,
         (Some(a), Some(_)) if a == SimDuration::ZERO => Hook::Remove,
@@ -142,21 +144,26 @@ fn manifest_patch(
         return out;
     }
     let _ = writeln!(out, "{}containers:", pad(depth));
-    let _ = writeln!(out, "{}- name: {}", pad(depth), advice.container);
-    let c = depth + 1;
-    let _ = writeln!(out, "{}lifecycle:", pad(c));
-    match hook {
-        Hook::Remove => {
-            let _ = writeln!(out, "{}preStop: null", pad(c + 1));
-        }
-        Hook::Sleep(p) => {
-            let _ = writeln!(out, "{}preStop:", pad(c + 1));
-            if advice.pre_stop.today.is_some() {
-                let _ = writeln!(out, "{}$patch: replace", pad(c + 2));
+    let proxy = advice.pre_stop.proxy.as_ref();
+    let proxy = proxy.map(|p| (p.container.as_str(), p.today.is_some()));
+    let app = (advice.container.as_str(), advice.pre_stop.today.is_some());
+    for (container, had_hook) in std::iter::once(app).chain(proxy) {
+        let _ = writeln!(out, "{}- name: {container}", pad(depth));
+        let c = depth + 1;
+        let _ = writeln!(out, "{}lifecycle:", pad(c));
+        match hook {
+            Hook::Remove => {
+                let _ = writeln!(out, "{}preStop: null", pad(c + 1));
             }
-            sleep(&mut out, advice, p, c + 2);
+            Hook::Sleep(p) => {
+                let _ = writeln!(out, "{}preStop:", pad(c + 1));
+                if had_hook {
+                    let _ = writeln!(out, "{}$patch: replace", pad(c + 2));
+                }
+                sleep(&mut out, advice, p, c + 2);
+            }
+            Hook::Keep => {}
         }
-        Hook::Keep => {}
     }
     out
 }
@@ -235,6 +242,9 @@ fn keys(
     match hook {
         Hook::Sleep(p) => {
             let _ = writeln!(out, "{} = \"{p}\"", advice.pre_stop.path);
+            if let Some(proxy) = &advice.pre_stop.proxy {
+                let _ = writeln!(out, "containers.{}.pre_stop = \"{p}\"", proxy.container);
+            }
         }
         Hook::Remove => {
             let _ = writeln!(
