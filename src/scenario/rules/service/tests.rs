@@ -227,6 +227,7 @@ fn a_service_scenario_reads_into_the_spec() {
             rollout: None,
             drain: None,
             unready: None,
+            crash: None,
         }]
     );
     assert_eq!(s.run.stream.seed, 4);
