@@ -291,6 +291,25 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         }
     }
 
+    /// `[[disruptions]] crash`: replica `r`'s serving app dies as the Pod
+    /// model's scripted crash does (exit 1), so everything after is the
+    /// kubelet's: the exit drops its Ready bit at once (the status sync
+    /// reports a container that is not running as not ready), `react`
+    /// resets its connections and takes it out of the endpoints, and the
+    /// restart waits out the container's CrashLoopBackOff (R14, R15: the
+    /// first at once, then 10 s doubling to 300 s). An app not running now
+    /// (deleted, or between two starts) has nothing to crash.
+    pub(super) fn crash(&mut self, r: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let Some(rep) = self.replicas.get(r) else {
+            return;
+        };
+        let Some(container) = rep.app else {
+            return;
+        };
+        let attempt = rep.app_attempt;
+        self.pod_event(r, now, PodEvent::Crashed { container, attempt }, s);
+    }
+
     /// The app or the proxy died: requests in flight are cut, connections reset.
     fn path_died(&mut self, r: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let mut open = std::mem::take(&mut self.replicas[r].open);

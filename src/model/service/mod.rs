@@ -349,6 +349,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             s.after(u.lasts, ServiceEvent::ReadyAgain { replica });
             return self.readiness_failing(replica as usize, true, now, s);
         }
+        if let Some(replica) = d.crash {
+            self.disrupted += 1;
+            return self.crash(replica as usize, now, s);
+        }
         let (grace, every) = (d.grace_period, d.every);
         let r = (d.replica + round) as usize;
         let last = r + 1 >= self.replicas.len();

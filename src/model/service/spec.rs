@@ -388,6 +388,17 @@ pub struct Disruption {
     /// `Some`: one replica's readiness fails for a while, and the others
     /// are not used.
     pub unready: Option<Unready>,
+    /// `Some(replica)`: that replica's serving app crashes (issue 40), and
+    /// the others are not used.
+    pub crash: Option<u32>,
+}
+
+impl Disruption {
+    /// The replica an unready window or a crash names: such a disruption
+    /// leaves its Pod in place, so no controller replaces it.
+    pub fn one_replica(&self) -> Option<u32> {
+        self.unready.map(|u| u.replica).or(self.crash)
+    }
 }
 
 /// One replica's readiness probe fails while its app still serves (an
@@ -416,7 +427,7 @@ impl Default for Unready {
     }
 }
 
-/// Written as derived, but without `every`, `rollout`, `drain` and `unready` when absent, for
+/// Written as derived, but without `every`, `rollout`, `drain`, `unready` and `crash` when absent, for
 /// the grid hash as `ServiceSpec`'s; no `..` here either.
 impl std::fmt::Debug for Disruption {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -428,6 +439,7 @@ impl std::fmt::Debug for Disruption {
             rollout,
             drain,
             unready,
+            crash,
         } = self;
         let mut d = f.debug_struct("Disruption");
         d.field("when", when)
@@ -445,6 +457,9 @@ impl std::fmt::Debug for Disruption {
         if let Some(unready) = unready {
             d.field("unready", unready);
         }
+        if let Some(replica) = crash {
+            d.field("crash", replica);
+        }
         d.finish()
     }
 }
@@ -459,6 +474,7 @@ impl Default for Disruption {
             rollout: None,
             drain: None,
             unready: None,
+            crash: None,
         }
     }
 }

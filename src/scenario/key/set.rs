@@ -203,6 +203,7 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             // Either key makes the disruption a readiness failure.
             Field::Unready => d.unready.get_or_insert_with(Unready::default).replica = count,
             Field::UnreadyFor => d.unready.get_or_insert_with(Unready::default).lasts = ms,
+            Field::Crash => d.crash = Some(count),
             _ => {}
         }
         return;

@@ -90,11 +90,19 @@ pub enum ServiceRule {
     NotWholeSeconds(Field, SimDuration),
     /// A size or traffic over the work estimate's budget (`work`).
     OverBudget(OverBudget),
-    /// A key of a delete, a rollout or a drain (`field`) in a disruption
-    /// that `unready` makes a readiness failure.
-    BesideUnready(Field),
-    /// An `unready` of a replica beyond `replicas`.
+    /// A key of a delete, a rollout, a drain or another one-replica kind
+    /// (`field`) in a disruption that `kind` (`unready` or `crash`) makes
+    /// a readiness failure or a crash.
+    BesideUnready {
+        /// `unready` or `crash`.
+        kind: Field,
+        /// The other kind's key.
+        field: Field,
+    },
+    /// An `unready` or a `crash` (`kind`) of a replica beyond `replicas`.
     UnreadyBeyond {
+        /// `unready` or `crash`.
+        kind: Field,
         /// The replica written.
         replica: u32,
         /// How many there are.
@@ -201,15 +209,25 @@ impl fmt::Display for ServiceProblem {
                 field.leaf()
             ),
             ServiceRule::OverBudget(over) => write!(f, "{over}"),
-            ServiceRule::BesideUnready(field) => write!(
+            ServiceRule::BesideUnready { kind, field } => write!(
                 f,
-                "{} belongs to a delete, a rollout or a drain, and unready makes this disruption a readiness \
-                 failure (its Pod stays); write them as two disruptions",
-                field.leaf()
+                "{} belongs to {}, and {} makes this disruption {} (its Pod stays); write them as two disruptions",
+                field.leaf(),
+                match field {
+                    Field::Unready | Field::Crash => "another kind",
+                    _ => "a delete, a rollout or a drain",
+                },
+                kind.leaf(),
+                one_replica_kind(*kind)
             ),
-            ServiceRule::UnreadyBeyond { replica, replicas } => write!(
+            ServiceRule::UnreadyBeyond {
+                kind,
+                replica,
+                replicas,
+            } => write!(
                 f,
-                "unready = {replica} is beyond the replicas: with replicas = {replicas}, name one of 0 to {}",
+                "{} = {replica} is beyond the replicas: with replicas = {replicas}, name one of 0 to {}",
+                kind.leaf(),
                 replicas - 1
             ),
             ServiceRule::RetryBesideClient(client) => write!(
@@ -303,29 +321,36 @@ fn check_deletion(run: &RunSpec, _: &ServiceSpec) -> Result<(), ServiceProblem> 
 }
 
 /// Each kubectl delete: a time between repeats, a replica that exists,
-/// each replica once; each unready window: of a replica that exists.
+/// each replica once; each unready window and crash: of a replica that exists.
 fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
     for (i, d) in service.disruptions.iter().enumerate() {
         if d.every == Some(SimDuration::ZERO) {
             return problem(Field::Every, Some(i), ServiceRule::EveryZero);
         }
         let replicas = service.replicas;
-        if let Some(u) = d.unready {
+        if let Some(replica) = d.one_replica() {
+            let kind = if d.unready.is_some() {
+                Field::Unready
+            } else {
+                Field::Crash
+            };
             let other = [
                 (Field::Rollout, d.rollout.is_some()),
                 (Field::DrainNode, d.drain.is_some()),
                 (Field::Every, d.every.is_some()),
                 (Field::GracePeriod, d.grace_period.is_some()),
+                (Field::Crash, kind == Field::Unready && d.crash.is_some()),
             ];
             if let Some(&(field, _)) = other.iter().find(|(_, written)| *written) {
-                return problem(field, Some(i), ServiceRule::BesideUnready(field));
+                return problem(field, Some(i), ServiceRule::BesideUnready { kind, field });
             }
-            if u.replica >= replicas {
+            if replica >= replicas {
                 let rule = ServiceRule::UnreadyBeyond {
-                    replica: u.replica,
+                    kind,
+                    replica,
                     replicas,
                 };
-                return problem(Field::Unready, Some(i), rule);
+                return problem(kind, Some(i), rule);
             }
             continue;
         }
@@ -341,7 +366,7 @@ fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProble
         }
         if let Some(first) = service.disruptions[..i]
             .iter()
-            .position(|e| e.replica == d.replica && e.unready.is_none())
+            .position(|e| e.replica == d.replica && e.one_replica().is_none())
         {
             let rule = ServiceRule::ReplicaTwice {
                 replica: d.replica,
@@ -362,7 +387,7 @@ fn check_drains(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem
     };
     for (i, d) in service.disruptions.iter().enumerate() {
         let Some(node) = d.drain else {
-            if d.unready.is_some() {
+            if d.one_replica().is_some() {
                 continue;
             }
             let rollout = d.rollout.is_some();
@@ -413,7 +438,9 @@ fn check_rollouts(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProbl
     if let Some(&second) = rollouts.get(1) {
         return problem(Field::Rollout, Some(second), ServiceRule::SecondRollout { first });
     }
-    if let Some(i) = (service.disruptions.iter()).position(|d| d.rollout.is_none() && d.unready.is_none()) {
+    if let Some(i) =
+        (service.disruptions.iter()).position(|d| d.rollout.is_none() && d.one_replica().is_none())
+    {
         let rule = ServiceRule::DeleteBesideRollout { rollout: first };
         return problem(Field::Delete, Some(i), rule);
     }
@@ -457,5 +484,13 @@ fn check_budget(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem
     match n {
         Scaled::Percent(p) if p > 100 => problem(field, None, ServiceRule::BudgetOver100(field, p)),
         _ => Ok(()),
+    }
+}
+
+/// What `unready` (or `for`) and `crash` make of a disruption, for the messages.
+pub(crate) fn one_replica_kind(key: Field) -> &'static str {
+    match key {
+        Field::Crash => "a crash of its app",
+        _ => "a readiness failure",
     }
 }

@@ -183,17 +183,18 @@ impl Reader<'_> {
                 }
             }
         }
-        let unready_key = [Field::Unready, Field::UnreadyFor]
+        let one_replica_key = [Field::Unready, Field::UnreadyFor, Field::Crash]
             .into_iter()
-            .find_map(|f| written(f).map(|_| f.leaf()));
-        if let Some(unready) = unready_key {
+            .find_map(|f| written(f).map(|_| f));
+        if let Some(key) = one_replica_key {
+            let (unready, what) = (key.leaf(), crate::scenario::rules::service::one_replica_kind(key));
             // `delete` has a default, so only its reader knows it was written.
             if let Some(span) = written(Field::Delete) {
                 let other = Field::Delete.leaf();
                 return Err(self.error(
                     span,
                     format!(
-                        "{context}{unready} makes this disruption a readiness failure (its Pod stays), \
+                        "{context}{unready} makes this disruption {what} (its Pod stays), \
                          and {other} a kubectl delete; write them as two disruptions"
                     ),
                 ));

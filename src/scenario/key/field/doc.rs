@@ -186,6 +186,10 @@ impl Field {
                  its app serves on and its connections stay, then it is Ready again"
             }
             Field::UnreadyFor => "how long the unready replica stays not Ready; default 30s",
+            Field::Crash => {
+                "makes the disruption a crash of this replica's serving app, from 0 (exit 1): its connections are \
+                 reset, it leaves the endpoints, and the kubelet restarts it after its CrashLoopBackOff (0, 10, 20 … 300 s)"
+            }
             Field::MinAvailable => {
                 "Pods that must stay healthy for an eviction, a count or a percentage of replicas rounded up (at most 100%); \
                  a `[pdb]` with neither this nor max_unavailable allows no eviction of a Ready Pod"

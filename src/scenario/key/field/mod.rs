@@ -141,6 +141,8 @@ pub enum Field {
     Unready,
     /// `[[disruptions]] for`: how long the replica stays unready.
     UnreadyFor,
+    /// `[[disruptions]] crash`: this replica's serving app crashes.
+    Crash,
     /// `[pdb] min_available`: Pods that must stay healthy.
     MinAvailable,
     /// `[pdb] max_unavailable`: Pods that may be unhealthy.
@@ -175,7 +177,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 101] = {
+    pub const ALL: [Field; 102] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -256,6 +258,7 @@ impl Field {
             Field::DrainNode,
             Field::Unready,
             Field::UnreadyFor,
+            Field::Crash,
             Field::MinAvailable,
             Field::PdbMaxUnavailable,
             Field::UnhealthyPodEvictionPolicy,
@@ -349,7 +352,8 @@ impl Field {
             | Field::MinReadySeconds
             | Field::DrainNode
             | Field::Unready
-            | Field::UnreadyFor => Scope::Disruption,
+            | Field::UnreadyFor
+            | Field::Crash => Scope::Disruption,
             Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
             Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
             Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {
@@ -438,6 +442,7 @@ impl Field {
             Field::DrainNode => "drain",
             Field::Unready => "unready",
             Field::UnreadyFor => "for",
+            Field::Crash => "crash",
             Field::MinAvailable => "min_available",
             Field::PdbMaxUnavailable => "max_unavailable",
             Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",

@@ -44,6 +44,7 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::DrainNode
             | $crate::scenario::key::Field::Unready
             | $crate::scenario::key::Field::UnreadyFor
+            | $crate::scenario::key::Field::Crash
             | $crate::scenario::key::Field::MinAvailable
             | $crate::scenario::key::Field::PdbMaxUnavailable
             | $crate::scenario::key::Field::UnhealthyPodEvictionPolicy

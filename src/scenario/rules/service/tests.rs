@@ -227,6 +227,7 @@ fn a_service_scenario_reads_into_the_spec() {
             rollout: None,
             drain: None,
             unready: None,
+            crash: None,
         }]
     );
     assert_eq!(s.run.stream.seed, 4);
@@ -253,6 +254,30 @@ fn a_client_profile_and_an_unready_window_are_refused_where_they_contradict() {
     let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\nunready = 1\nevery = \"10s\"\n");
     assert!(
         e.contains("every belongs to a delete, a rollout or a drain"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_crash_is_refused_beyond_the_replicas_and_beside_another_kind() {
+    // Three replicas (the default): 0 to 2; the value starts at column 9.
+    assert_eq!(
+        error_of("[service]\n[[disruptions]]\nat = \"5s\"\ncrash = 3\n"),
+        "s.toml:4:9: disruption 0: crash = 3 is beyond the replicas: with replicas = 3, name one of 0 to 2"
+    );
+    let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\ncrash = 1\ndelete = 1\n");
+    assert!(
+        e.starts_with("s.toml:5:1: ") && e.contains("crash makes this disruption a crash of its app"),
+        "{e}"
+    );
+    let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\ncrash = 1\nunready = 1\n");
+    assert!(
+        e.contains("crash belongs to another kind, and unready makes this disruption a readiness failure"),
+        "{e}"
+    );
+    let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\ncrash = 1\nevery = \"10s\"\n");
+    assert!(
+        e.contains("every belongs to a delete, a rollout or a drain, and crash makes"),
         "{e}"
     );
 }
