@@ -10,7 +10,9 @@
 
 use super::common::{TempDir, podsim, write};
 
-const SCENARIO: &str = r#"
+/// One delete under a fixed 2 s propagation, worked by hand above
+/// (`serve_advise` asks the page the same).
+pub(super) const SCENARIO: &str = r#"
 name = "one delete, fixed propagation"
 seed = 3
 [service]

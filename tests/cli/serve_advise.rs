@@ -10,34 +10,10 @@
 
 use serde_json::json;
 
+use super::advise::SCENARIO as HAND;
 use super::common::{TempDir, podsim, write};
 use super::pictures::{parse, with_class};
 use super::serve::{Server, seed};
-
-const HAND: &str = r#"
-name = "one delete, fixed propagation"
-seed = 3
-[service]
-replicas = 3
-nodes = 3
-propagation = "2s"
-kubelet_delay = "100ms"
-min_sync_period = "0s"
-[traffic]
-rate = 40
-connections = "new"
-clients = 3
-[app]
-on_sigterm = "close-then-drain"
-[[disruptions]]
-after_ready = "5s"
-delete = 0
-[[containers]]
-name = "web"
-kind = "app"
-boot = "1s"
-drain = "1s"
-"#;
 
 #[test]
 fn the_advise_button_answers_what_podsim_advise_prints() {

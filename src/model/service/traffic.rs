@@ -155,8 +155,12 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             self.conns.unpool(c);
             let conn = *self.conns.get(c);
             // The client closed it once idle that long: it is not sent on.
+            // Found when the client next looks, rather than by an event at
+            // the instant, which would hold a run open an idle timeout
+            // (Envoy's: an hour) after its traffic; the Pod sees the close
+            // late, which no app's drain waits for.
             if idle_timeout.is_some_and(|idle| now >= conn.idle_since + idle) {
-                self.client_closed(c, now, s);
+                self.idle_expired(c, now, s);
                 continue;
             }
             match conn.state {
@@ -308,31 +312,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.fail(slot, Cause::Timeout, now, s);
     }
 
-    /// A hostage connection sat idle for the keep-alive timeout: closed.
+    /// Idle connection `c` is closed cleanly: a hostage connection that
+    /// sat idle for the keep-alive timeout, or one a client found past its
+    /// idle timeout when it took it out of its pool.
     pub(super) fn idle_expired(&mut self, c: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        let conn = *self.conns.get(c);
-        if conn.state != ConnState::Idle {
-            return;
-        }
-        let r = conn.replica as usize;
-        self.conns.close(c, now, false, &mut self.replicas[r].open);
-        self.emit(
-            now,
-            ServiceChange::ConnectionClosed {
-                conn: c,
-                reset: false,
-            },
-        );
-        self.maybe_exit(r, now, s);
-    }
-
-    /// Connection `c`, just taken out of its client's pool, sat idle past
-    /// the client's idle timeout: the client closed it. Found when the
-    /// client next looks, rather than by an event at the instant, which
-    /// would hold a run open an idle timeout (Envoy's: an hour) after its
-    /// traffic; the Pod sees the close late, which no app's drain waits
-    /// for (each closes its idle connections itself).
-    fn client_closed(&mut self, c: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let conn = *self.conns.get(c);
         if conn.state != ConnState::Idle {
             return;
