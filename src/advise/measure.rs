@@ -36,7 +36,7 @@ pub struct Run {
     /// Failed requests, all causes.
     pub failed: u64,
     /// Failed requests by `Cause::ALL` order.
-    pub failed_by: [u64; 6],
+    pub failed_by: [u64; 7],
     /// Containers SIGKILLed, all replicas.
     pub sigkilled: u32,
     /// The slowest deleted Pod's deletion (at the kubelet) → last exit.

@@ -170,6 +170,13 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
                 "rollout = \"RollingUpdate\"\n"
             }
             Field::DrainNode => "drain = 0\n",
+            Field::NodeFailure
+            | Field::Partition
+            | Field::NodeMonitorGracePeriod
+            | Field::TolerationSeconds
+            | Field::SpotReclaim
+            | Field::Provider
+            | Field::Notice => "node_failure = 0\n",
             _ => "",
         };
         let service_base = format!(

@@ -168,7 +168,7 @@ fn envoy_retries_a_connect_failure_twice_after_25_then_50_ms() {
         [(Cause::NoEndpoints, 13_100), (Cause::NoEndpoints, 13_125)]
     );
     assert_eq!(failures(&history), [(Cause::NoEndpoints, 13_175)]);
-    assert_eq!(m.retry.map(|r| r.retried_by), Some([0, 2, 0, 0, 0, 0]));
+    assert_eq!(m.retry.map(|r| r.retried_by), Some([0, 2, 0, 0, 0, 0, 0]));
 }
 
 #[test]

@@ -57,6 +57,12 @@ pub(super) struct Replica {
     /// Its readiness probe fails for a while (a `[[disruptions]] unready`
     /// window) while its app serves on.
     pub failing_readiness: bool,
+    /// Its node was lost: no packet from another node reaches it.
+    pub unreachable: bool,
+    /// Its node is off: nothing on it runs, nothing answers.
+    pub host_down: bool,
+    /// The node controller marked it not Ready (its node went NotReady).
+    pub node_not_ready: bool,
 }
 
 impl Replica {
@@ -92,9 +98,9 @@ impl Replica {
         self.app_alive && self.proxy_alive
     }
 
-    /// Every app and sidecar is Ready, and no unready window holds it.
+    /// Every app and sidecar is Ready, and no unready window or lost node holds it.
     pub fn serving(&self) -> bool {
-        self.needed != 0 && self.ready == self.needed && !self.failing_readiness
+        self.needed != 0 && self.ready == self.needed && !self.failing_readiness && !self.node_not_ready
     }
 }
 

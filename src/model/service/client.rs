@@ -157,6 +157,9 @@ pub struct Profile {
     /// A SYN to a vanished Pod IP fails after this (the request timeout
     /// included, if shorter).
     pub connect_timeout: SimDuration,
+    /// A request with no answer fails after this, if the client has a
+    /// timeout of its own (a lost node's Pod never answers).
+    pub timeout: Option<SimDuration>,
     /// What it does with a pooled connection its server closed.
     pub on_closed: OnClosed,
     /// Which failed tries it sends again, how often, after what wait.
@@ -306,6 +309,7 @@ impl TrafficSpec {
             pool: self.pool.unwrap_or(d.pool),
             idle_timeout: positive(c.idle_timeout.unwrap_or(d.idle_timeout)),
             connect_timeout: timeout.map_or(connect, |t| t.min(connect)),
+            timeout,
             on_closed: c.on_closed.unwrap_or(d.on_closed),
             retries: Retries {
                 connect: c.connect_retries.unwrap_or(d.connect_retries.max(ideal_retries)),

@@ -17,7 +17,8 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             ServiceEvent::Pod { replica, event } => self.pods[replica as usize].is_current(&event),
             ServiceEvent::Answered { request, generation }
             | ServiceEvent::ConnectGaveUp { request, generation }
-            | ServiceEvent::Resend { request, generation } => {
+            | ServiceEvent::Resend { request, generation }
+            | ServiceEvent::NoAnswer { request, generation } => {
                 self.requests.all[request as usize].generation == generation
             }
             ServiceEvent::IdleExpired { conn, generation } => self.conns.get(conn).generation == generation,
@@ -68,6 +69,10 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             }
             ServiceEvent::ReadyAgain { replica } => self.readiness_failing(replica as usize, false, now, s),
             ServiceEvent::Evict { replica } => self.evict(replica as usize, now, s),
+            ServiceEvent::NodeLost { index } => self.lose_node(index as usize, now, s),
+            ServiceEvent::NodeNotReady { index } => self.node_not_ready(index as usize, now, s),
+            ServiceEvent::TaintEviction { index } => self.taint_evict(index as usize, now, s),
+            ServiceEvent::NoAnswer { request, .. } => self.no_answer(request, now, s),
         }
     }
 }

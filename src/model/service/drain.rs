@@ -20,9 +20,20 @@ pub const EVICTION_RETRY: SimDuration = SimDuration::from_secs(5);
 /// One drain: the Pods that were on its node, and whether they are all gone.
 #[derive(Clone, Debug)]
 pub(super) struct Drain {
+    node: u32,
     pods: Vec<usize>,
     /// Every Pod that was on the node is gone.
     pub done: bool,
+    /// Its node was lost before it finished (a spot reclaim's notice ran
+    /// out): it never will.
+    pub cut: bool,
+}
+
+impl Drain {
+    /// `node` was lost: the drain of it, unfinished, never finishes.
+    pub fn cut_on(&mut self, node: u32) {
+        self.cut |= self.node == node && !self.done;
+    }
 }
 
 /// A drain's figures, for the CSV (after the Service's columns) and JSON.
@@ -55,6 +66,13 @@ impl DrainFigures {
 impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Disruption `index` drains `node`: cordon it, evict its Pods now.
     pub(super) fn start_drain(&mut self, node: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        self.disrupted += 1;
+        self.cordon_and_evict(node, now, s);
+    }
+
+    /// `kubectl drain` of `node`, or a node-termination handler's: cordon
+    /// it, evict its Pods now.
+    pub(super) fn cordon_and_evict(&mut self, node: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let pods: Vec<usize> = match &self.deploy {
             Some(d) => (0..d.members.len())
                 .filter(|&r| d.members[r].node == node && !self.replicas[r].object_gone)
@@ -71,8 +89,12 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             s.at(now, ServiceEvent::Evict { replica: r as u32 });
         }
         let drain = d.drains.len() as u32;
-        d.drains.push(Drain { pods, done: false });
-        self.disrupted += 1;
+        d.drains.push(Drain {
+            node,
+            pods,
+            done: false,
+            cut: false,
+        });
         self.emit(now, ServiceChange::DrainStarted { drain, node });
         self.drain_progress(now);
     }
@@ -83,7 +105,8 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let Some(d) = &self.deploy else {
             return;
         };
-        if self.replicas[r].deleted || self.replicas[r].object_gone {
+        // A Pod of a lost node is out of the handler's reach.
+        if self.replicas[r].deleted || self.replicas[r].object_gone || self.replicas[r].unreachable {
             return;
         }
         let m = d.members[r];

@@ -98,4 +98,28 @@ pub enum ServiceEvent {
         /// The replica, from 0.
         replica: u32,
     },
+    /// A spot reclaim's notice is over: disruption `index`'s node vanishes.
+    NodeLost {
+        /// Which `[[disruptions]]` entry, from 0.
+        index: u32,
+    },
+    /// The node monitor's grace period is over: disruption `index`'s node
+    /// is marked NotReady and tainted.
+    NodeNotReady {
+        /// Which `[[disruptions]]` entry, from 0.
+        index: u32,
+    },
+    /// The lost node's Pods' toleration of the unreachable taint is over.
+    TaintEviction {
+        /// Which `[[disruptions]]` entry, from 0.
+        index: u32,
+    },
+    /// A request on a connection to a lost node's Pod: its client's
+    /// timeout is over, and no answer came.
+    NoAnswer {
+        /// The request's slot.
+        request: u32,
+        /// The slot's use, so a reused slot's old events fall out as stale.
+        generation: u32,
+    },
 }

@@ -14,6 +14,7 @@
 use std::marker::PhantomData;
 
 use super::meters::ServiceMeters;
+use super::node::NodeState;
 use super::outcome::Cause;
 use super::rollout::ReplicaSet;
 use crate::engine::SimTime;
@@ -217,6 +218,19 @@ pub enum ServiceChange {
         /// The replica.
         replica: u32,
     },
+    /// A node's state changed (a lost node, issue 40).
+    Node {
+        /// The node, from 0.
+        node: u32,
+        /// Its state from now on.
+        state: NodeState,
+    },
+    /// The taint eviction controller deleted a lost node's Pod (no budget
+    /// consulted); its `PodFact::Deleted` came just before.
+    TaintEvicted {
+        /// The replica.
+        replica: u32,
+    },
 }
 
 impl ServiceChange {
@@ -253,6 +267,8 @@ impl ServiceChange {
             ServiceChange::DrainDone { .. } => "drain_done",
             ServiceChange::Evicted { .. } => "evicted",
             ServiceChange::EvictionRefused { .. } => "eviction_refused",
+            ServiceChange::Node { .. } => "node_state",
+            ServiceChange::TaintEvicted { .. } => "taint_evicted",
         }
     }
 }

@@ -11,6 +11,8 @@
 use super::deployment::RolloutFigures;
 use super::drain::DrainFigures;
 use super::history::{PodFact, ServiceChange, ServiceEntry, ServiceObserver};
+use super::node_failure::NodeMeter;
+use super::outcome::Cause;
 use super::outcome::{Deleted, RetryFigures, ServiceMetrics};
 use super::spec::ServiceSpec;
 use crate::engine::{RunEnd, SimTime};
@@ -27,7 +29,7 @@ pub struct ServiceMeters {
     drain: bool,
     traffic_started: Option<SimTime>,
     requests: u64,
-    failed_by: [u64; 6],
+    failed_by: [u64; 7],
     retried_ok: u64,
     /// The client is not `ideal` untouched: its retries are reported.
     client: bool,
@@ -39,6 +41,7 @@ pub struct ServiceMeters {
     /// Per node, per replica: its rules list the replica now.
     rules: Vec<Vec<bool>>,
     controller: ControllerMeter,
+    node: NodeMeter,
 }
 
 /// The Deployment's figures: the rollout's instants, the Pods at once,
@@ -177,14 +180,18 @@ impl ServiceObserver for ServiceMeters {
             ServiceChange::DrainStarted { .. } => c.drains.push((at, None)),
             ServiceChange::DrainDone { drain } => c.drains[drain as usize].1 = Some(at),
             ServiceChange::EvictionRefused { .. } => c.refused += 1,
+            ServiceChange::TaintEvicted { replica } => self.evicted_after_drop(replica),
             _ => {}
+        }
+        if self.node.on {
+            self.node.observe(at, entry.what, &self.rules);
         }
     }
 
     fn clear(&mut self) {
         self.traffic_started = None;
         self.requests = 0;
-        self.failed_by = [0; 6];
+        self.failed_by = [0; 7];
         self.retried_ok = 0;
         self.retry = RetryFigures::default();
         self.endpoints = EndpointMeter {
@@ -213,10 +220,26 @@ impl ServiceMeters {
         self.rules.resize_with(self.nodes, Vec::new);
         self.rules.truncate(self.nodes);
         self.rollout = service.disruptions.iter().any(|d| d.rollout.is_some());
-        self.drain = service.disruptions.iter().any(|d| d.drain.is_some());
+        let loses = service.disruptions.iter().any(|d| d.node_failure.is_some());
+        self.drain = service.disruptions.iter().any(|d| d.drain.is_some()) || loses;
+        self.node.reset(replicas, self.nodes as u32, loses);
         self.endpoints.desired = service.pdb.map_or(0, |p| p.desired_healthy(replicas));
         let c = &mut self.controller;
         (c.live, c.peak_live, c.peak_counted) = (replicas, replicas, replicas);
+    }
+
+    /// A lost node's Pod was evicted: each node whose rules had dropped it
+    /// already (when its node went NotReady) dropped it at once.
+    fn evicted_after_drop(&mut self, replica: u32) {
+        let Some(&Some(i)) = self.deletion_of.get(replica as usize) else {
+            return;
+        };
+        let d = &mut self.deleted[i as usize];
+        for (node, dropped) in d.rules_dropped_ms.iter_mut().enumerate() {
+            if dropped.is_none() && !self.rules[node].get(replica as usize).is_some_and(|&on| on) {
+                *dropped = Some(0);
+            }
+        }
     }
 
     /// Replica `replica`'s deletion timestamp was set at `at`.
@@ -291,6 +314,8 @@ impl ServiceMeters {
             zero_endpoints_ms: zero_ms,
             rollout,
             drain,
+            node: (self.node.on)
+                .then(|| Box::new(self.node.figures(self.failed_by[Cause::Unreachable as usize]))),
             deleted,
             replicas,
             end_ms: end.as_millis(),

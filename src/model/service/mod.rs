@@ -19,6 +19,8 @@
 //! - `deployment`: a rollout as the scenario states it, and its fenceposts;
 //! - `rollout`: the Deployment controller and its ReplicaSets;
 //! - `pdb`, `drain`: a PodDisruptionBudget, the Eviction API, kubectl drain;
+//! - `node_failure`, `node`: a lost node as stated, and the node
+//!   lifecycle and taint eviction controllers, a spot reclaim's handler;
 //! - `event`: what the queue holds;
 //! - `dispatch`: the engine's way in: each event to the room that handles it.
 //!
@@ -66,6 +68,8 @@ mod event;
 mod finish;
 mod history;
 mod meters;
+mod node;
+mod node_failure;
 mod outcome;
 mod pdb;
 mod proxy;
@@ -82,6 +86,8 @@ pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::{DrainFigures, EVICTION_RETRY};
 pub use event::ServiceEvent;
 pub use history::{PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
+pub use node::{NodeState, TCP_RETRANSMIT_LIMIT};
+pub use node_failure::{LostNode, NodeFailure, NodeFigures, Provider, Spot, default_grace};
 pub use outcome::{Cause, Deleted, FailedRequest, RetryFigures, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
@@ -136,6 +142,8 @@ pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
     disrupted: usize,
     /// The Deployment, in a scenario with a rollout.
     deploy: Option<Deploy>,
+    /// Per node, whether it is up; empty in a scenario that loses none.
+    node_down: Vec<node::Down>,
     observers: Observers<O>,
 }
 
@@ -162,6 +170,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             traffic_end: None,
             disrupted: 0,
             deploy: None,
+            node_down: Vec::new(),
             observers: Observers {
                 meters: ServiceMeters::default(),
                 observer,
@@ -224,8 +233,13 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.started = None;
         self.traffic_end = None;
         self.disrupted = 0;
+        let loses = (self.service.disruptions.iter()).any(|d| d.node_failure.is_some());
         let controlled = (self.service.disruptions.iter()).any(|d| d.rollout.is_some() || d.drain.is_some());
-        self.deploy = controlled.then(|| Deploy::new(replicas, nodes));
+        self.deploy = (controlled || loses).then(|| Deploy::new(replicas, nodes));
+        self.node_down.clear();
+        if loses {
+            self.node_down.resize(nodes as usize, node::Down::Up);
+        }
         self.observers.meters.reset(&self.service);
         self.observers.observer.clear();
     }
@@ -269,6 +283,12 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Handles `event` of replica `r`'s Pod now, then what it changed.
     fn pod_event(&mut self, r: usize, now: SimTime, event: PodEvent, s: &mut Scheduler<'_, ServiceEvent>) {
         if !self.pods[r].is_current(&event) {
+            return;
+        }
+        // No kubelet runs an off node's Pods, and none on a lost node
+        // hears of a deletion.
+        let rep = &self.replicas[r];
+        if rep.unreachable && (rep.host_down || event == PodEvent::DeletionRequested) {
             return;
         }
         self.last_pod_event[r] = now;
@@ -320,6 +340,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let version = self.slice.version();
         let dist = self.service.propagation.dist();
         for (node, p) in self.proxies.iter_mut().enumerate() {
+            // A lost node's kube-proxy hears nothing more.
+            if self.node_down.get(node).is_some_and(|&d| d != node::Down::Up) {
+                continue;
+            }
             let delay = match dist.fixed() {
                 Some(d) => d,
                 None => dist.sample(self.stream.uniform(node as u64, DrawKey::Propagation, version)),
@@ -352,6 +376,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         if let Some(replica) = d.crash {
             self.disrupted += 1;
             return self.crash(replica as usize, now, s);
+        }
+        if d.node_failure.is_some() {
+            return self.start_node_failure(index, now, s);
         }
         let (grace, every) = (d.grace_period, d.every);
         let r = (d.replica + round) as usize;
@@ -430,6 +457,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// A node's sync ran at `now`: its rules become the newest version it
     /// heard of, each replica they gain or lose reported.
     fn synced(&mut self, node: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        if self.node_down(node) {
+            return;
+        }
         let p = &mut self.proxies[node];
         let (observers, node) = (&mut self.observers, node as u32);
         p.sync(self.slice.changes(p.applied, p.heard), |replica, added| {
@@ -473,8 +503,12 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let settled = self.started.is_some()
             && self.traffic_end.is_none()
             && self.disrupted == self.service.disruptions.len()
-            && self.replicas.iter().all(|r| !r.deleted || r.object_gone)
-            && self.proxies.iter().all(|p| p.applied == self.slice.version())
+            && self
+                .replicas
+                .iter()
+                .all(|r| !r.deleted || r.object_gone || r.unreachable)
+            && (self.proxies.iter().enumerate())
+                .all(|(n, p)| p.applied == self.slice.version() || self.node_down(n))
             && self.rollout_settled();
         if settled {
             let until = now + SETTLE_TAIL;

@@ -25,17 +25,22 @@ pub enum Cause {
     /// Sent on a kept-alive connection the server closed: in that instant
     /// (the race), or later by a client that does not check.
     KeepaliveRace,
+    /// Routed to a Pod of a lost node (issue 40): no host answers, not
+    /// even with a RST, so the client's timeout decides (a SYN's connect
+    /// timeout, or a request's own).
+    Unreachable,
 }
 
 impl Cause {
     /// Every cause, in the order the CSV's columns list them.
-    pub const ALL: [Cause; 6] = [
+    pub const ALL: [Cause; 7] = [
         Cause::Refused,
         Cause::NoEndpoints,
         Cause::Timeout,
         Cause::Inflight,
         Cause::Reset,
         Cause::KeepaliveRace,
+        Cause::Unreachable,
     ];
 
     /// The CSV column of the cause's count.
@@ -47,6 +52,7 @@ impl Cause {
             Cause::Inflight => "failed_inflight",
             Cause::Reset => "failed_reset",
             Cause::KeepaliveRace => "failed_keepalive_race",
+            Cause::Unreachable => "failed_unreachable",
         }
     }
 
@@ -77,8 +83,9 @@ pub struct FailedRequest {
 /// keep their bytes, `retried_ok` counting its one retry as before).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RetryFigures {
-    /// By `Cause::ALL` order: tries sent again after a try failed so.
-    pub retried_by: [u64; 6],
+    /// By `Cause::ALL` order: tries sent again after a try failed so (the
+    /// names list the first six: a lost node's come with its figures).
+    pub retried_by: [u64; 7],
     /// Over the requests a retry answered: the time from their first send
     /// to the answered try's, summed.
     pub extra_ms: u64,
@@ -147,7 +154,7 @@ pub struct ServiceMetrics {
     /// Requests that failed, every cause together.
     pub failed: u64,
     /// By `Cause::ALL` order.
-    pub failed_by: [u64; 6],
+    pub failed_by: [u64; 7],
     /// Requests that failed once and succeeded on the retry.
     pub retried_ok: u64,
     /// The retries' figures, for a client other than `ideal` untouched.
@@ -159,8 +166,10 @@ pub struct ServiceMetrics {
     pub zero_endpoints_ms: u64,
     /// The rollout's figures, in a scenario with a rollout.
     pub rollout: Option<super::RolloutFigures>,
-    /// The drains' figures, in a scenario with a drain.
+    /// The drains' figures, in a scenario with a drain or a lost node.
     pub drain: Option<super::DrainFigures>,
+    /// The lost nodes' figures, in a scenario that loses one.
+    pub node: Option<Box<super::NodeFigures>>,
     /// One per Pod deleted: by a disruption, or by a rollout's ReplicaSet.
     pub deleted: Vec<Deleted>,
     /// Each replica's own Pod metrics.
@@ -259,11 +268,13 @@ mod tests {
                 "timeout",
                 "inflight",
                 "reset",
-                "keepalive_race"
+                "keepalive_race",
+                "unreachable"
             ]
         );
-        for (i, c) in Cause::ALL.iter().enumerate() {
+        for (i, c) in Cause::ALL[..6].iter().enumerate() {
             assert_eq!(ServiceMetrics::NAMES[3 + i], c.column());
         }
+        assert_eq!(super::super::NodeFigures::NAMES[0], Cause::Unreachable.column());
     }
 }

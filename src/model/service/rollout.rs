@@ -460,7 +460,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// count of disruptions that happened says).
     pub(super) fn rollout_settled(&self) -> bool {
         self.deploy.as_ref().is_none_or(|d| {
-            d.plan.as_ref().is_none_or(|p| p.done.is_some()) && d.drains.iter().all(|x| x.done)
+            d.plan.as_ref().is_none_or(|p| p.done.is_some()) && d.drains.iter().all(|x| x.done || x.cut)
         })
     }
 }

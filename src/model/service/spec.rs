@@ -9,6 +9,7 @@
 
 use super::client::ClientSpec;
 use super::deployment::Rollout;
+use super::node_failure::NodeFailure;
 use super::pdb::Pdb;
 use crate::engine::SimDuration;
 use crate::model::dist::Dist;
@@ -391,6 +392,9 @@ pub struct Disruption {
     /// `Some(replica)`: that replica's serving app crashes (issue 40), and
     /// the others are not used.
     pub crash: Option<u32>,
+    /// `Some`: a node is lost (issue 40): it fails, or a spot reclaim
+    /// takes it after a notice; and the others are not used.
+    pub node_failure: Option<NodeFailure>,
 }
 
 impl Disruption {
@@ -427,7 +431,7 @@ impl Default for Unready {
     }
 }
 
-/// Written as derived, but without `every`, `rollout`, `drain`, `unready` and `crash` when absent, for
+/// Written as derived, but without `every`, `rollout`, `drain`, `unready`, `crash` and `node_failure` when absent, for
 /// the grid hash as `ServiceSpec`'s; no `..` here either.
 impl std::fmt::Debug for Disruption {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -440,6 +444,7 @@ impl std::fmt::Debug for Disruption {
             drain,
             unready,
             crash,
+            node_failure,
         } = self;
         let mut d = f.debug_struct("Disruption");
         d.field("when", when)
@@ -460,6 +465,9 @@ impl std::fmt::Debug for Disruption {
         if let Some(replica) = crash {
             d.field("crash", replica);
         }
+        if let Some(failure) = node_failure {
+            d.field("node_failure", failure);
+        }
         d.finish()
     }
 }
@@ -475,6 +483,7 @@ impl Default for Disruption {
             drain: None,
             unready: None,
             crash: None,
+            node_failure: None,
         }
     }
 }

@@ -107,6 +107,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let index = self.next_request;
         self.next_request += 1;
         let client = index % clients;
+        // A client on a machine that is off sends nothing.
+        if !self.node_down.is_empty() && self.node_off(self.clients[client as usize].node) {
+            return self.schedule_arrival(index + 1, rate, arrival, now, s);
+        }
         self.emit(
             now,
             ServiceChange::RequestSent {
@@ -195,8 +199,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let pick = rules[((u * rules.len() as f64) as usize).min(rules.len() - 1)];
         self.requests.all[slot as usize].replica = Some(pick);
         self.routed(&request, node, pick, true, now);
+        let cut_off = self.cut_off(pick, node);
         let rep = &mut self.replicas[pick as usize];
-        if rep.object_gone {
+        if rep.object_gone || cut_off {
             let generation = request.generation;
             s.after(
                 timeout,
@@ -266,6 +271,12 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// is held, or closes.
     pub(super) fn answered(&mut self, slot: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let request = self.requests.all[slot as usize];
+        if !self.node_down.is_empty() {
+            let to = self.conns.get(request.conn).replica;
+            if self.cut_off(to, self.clients[request.client as usize].node) {
+                return self.answer_lost(slot, now, s);
+            }
+        }
         let (sent, try_sent, tries) = (request.sent, request.try_sent, request.tries);
         self.emit(
             now,
@@ -307,9 +318,43 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.maybe_exit(r, now, s);
     }
 
-    /// The connect attempt of request `slot` to a vanished Pod IP gave up.
+    /// The connect attempt of request `slot` to a vanished Pod IP, or to
+    /// a lost node's Pod, gave up.
     pub(super) fn connect_gave_up(&mut self, slot: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        self.fail(slot, Cause::Timeout, now, s);
+        let request = self.requests.all[slot as usize];
+        let node = self.clients[request.client as usize].node;
+        let cause = match request.replica {
+            Some(r) if self.cut_off(r, node) => Cause::Unreachable,
+            _ => Cause::Timeout,
+        };
+        self.fail(slot, cause, now, s);
+    }
+
+    /// Request `slot`'s answer was due from a lost node's Pod, and none
+    /// comes: its client gives up once its request timeout (else the
+    /// kernel's retransmission limit) from the try's send is over.
+    fn answer_lost(&mut self, slot: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let request = self.requests.all[slot as usize];
+        let wait = self.profile.timeout.unwrap_or(super::TCP_RETRANSMIT_LIMIT);
+        let at = (request.try_sent + wait).max(now);
+        let generation = request.generation;
+        s.at(
+            at,
+            ServiceEvent::NoAnswer {
+                request: slot,
+                generation,
+            },
+        );
+    }
+
+    /// Request `slot` on a connection to a lost node's Pod timed out: its
+    /// client drops the connection, and the request fails.
+    pub(super) fn no_answer(&mut self, slot: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let c = self.requests.all[slot as usize].conn;
+        let r = self.conns.get(c).replica as usize;
+        self.conns.close(c, now, true, &mut self.replicas[r].open);
+        self.emit(now, ServiceChange::ConnectionClosed { conn: c, reset: true });
+        self.fail(slot, Cause::Unreachable, now, s);
     }
 
     /// Idle connection `c` is closed cleanly: a hostage connection that
@@ -345,13 +390,16 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let p = &self.profile;
         let allowed = match cause {
             Cause::Refused | Cause::NoEndpoints | Cause::Timeout => p.retries.connect,
+            // No connection was made: as a connect timeout.
+            Cause::Unreachable if request.conn == NO_CONN => p.retries.connect,
             // On a fresh connection the server had no reason to hang up.
             _ if !request.pooled => 0,
             // Never reached the app: safe for any request.
             Cause::Reset | Cause::KeepaliveRace => p.retries.reset,
             // Cut in flight: the app may have acted on it.
-            Cause::Inflight if p.idempotent => p.retries.reset,
-            Cause::Inflight => 0,
+            // No answer: the app may have acted on it.
+            Cause::Inflight | Cause::Unreachable if p.idempotent => p.retries.reset,
+            Cause::Inflight | Cause::Unreachable => 0,
         };
         if request.tries <= allowed {
             let wait = p.retries.wait(request.tries);

@@ -489,7 +489,7 @@ mod tests {
     fn sample(rollout: Option<u64>, drain: Option<u64>) -> Sample {
         let run = Run {
             failed: 0,
-            failed_by: [0; 6],
+            failed_by: [0; 7],
             sigkilled: 0,
             termination_ms: Some(1000),
             rollout_done_ms: rollout,

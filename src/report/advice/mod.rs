@@ -394,6 +394,7 @@ fn why_left(cause: Cause) -> &'static str {
         Cause::Reset | Cause::KeepaliveRace => {
             "kept-alive connections closed under a request: the client's pool, not the endpoint race"
         }
+        Cause::Unreachable => "requests to a lost node's Pods: no preStop runs on a node that is gone",
     }
 }
 

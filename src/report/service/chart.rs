@@ -48,6 +48,7 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, columns: u64) -> String {
             .collect();
         rows.push((format!("node {node} rules"), routed));
     }
+    rows.extend(super::node::chart_rows(report, &cells, end));
     let counts = strip::counts(report, cells.count, |t| cells.of(t));
     let answered: String = counts
         .iter()
@@ -92,7 +93,7 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, columns: u64) -> String {
     }
     let _ = writeln!(out, "{}", cells.scale(width, span));
     let _ = writeln!(out, "{}", band_legend());
-    let causes: Vec<String> = Outcome::ALL[1..]
+    let causes: Vec<String> = Outcome::in_legend(report)[1..]
         .iter()
         .map(|o| format!("{} {}", o.glyph(), o.name()))
         .collect();
@@ -107,5 +108,8 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, columns: u64) -> String {
         causes.join("  "),
         super::deleted_by(m)
     );
+    if let Some(states) = super::node::chart_legend(report) {
+        let _ = writeln!(out, "{states}");
+    }
     out
 }

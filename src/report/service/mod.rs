@@ -18,6 +18,7 @@
 
 mod chart;
 mod drain;
+mod node;
 mod picture;
 pub mod rollout;
 pub mod stack;
@@ -30,8 +31,8 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::SimTime;
 use crate::model::service::{
-    Cause, DrainFigures, FailedRequest, RetryFigures, RolloutFigures, ServiceChange, ServiceMetrics,
-    ServiceReport,
+    Cause, DrainFigures, FailedRequest, NodeFigures, RetryFigures, RolloutFigures, ServiceChange,
+    ServiceMetrics, ServiceReport,
 };
 use crate::model::{PodReport, PodSpec};
 
@@ -64,8 +65,9 @@ pub fn metrics_object(m: &ServiceMetrics) -> Value {
 pub fn deployment_figures(m: &ServiceMetrics) -> impl Iterator<Item = (&'static str, Option<u64>)> + '_ {
     let rollout = (m.rollout.iter()).flat_map(|r| RolloutFigures::NAMES.into_iter().zip(r.numbers()));
     let drain = (m.drain.iter()).flat_map(|d| DrainFigures::NAMES.into_iter().zip(d.numbers()));
+    let node = (m.node.iter()).flat_map(|n| NodeFigures::NAMES.into_iter().zip(n.numbers()));
     let retry = (m.retry.iter()).flat_map(|r| RetryFigures::NAMES.into_iter().zip(r.numbers()));
-    rollout.chain(drain).chain(retry)
+    rollout.chain(drain).chain(node).chain(retry)
 }
 
 /// The history's failed requests, each typed as the Pod's events are:
@@ -119,13 +121,18 @@ pub fn run_document(name: &str, pod: &PodSpec, report: &ServiceReport) -> Value 
             doc
         })
         .collect();
-    json!({
+    let mut doc = json!({
         "name": name,
         "metrics": metrics_object(m),
         "deleted": deleted,
         "failed_requests": failed_requests(report),
         "replicas": replicas,
-    })
+    });
+    // Only a run that lost a node has its nodes: every other keeps its bytes.
+    if let (Some(nodes), Some(o)) = (node::json(report), doc.as_object_mut()) {
+        o.insert("nodes".to_string(), nodes);
+    }
+    doc
 }
 
 /// Each replica's history as the Pod views read it.
@@ -146,6 +153,7 @@ fn replica_reports(report: &ServiceReport) -> impl Iterator<Item = PodReport> + 
 fn deleted_by(m: &ServiceMetrics) -> &'static str {
     match (&m.rollout, &m.drain) {
         (Some(_), _) => "scale-down",
+        _ if m.node.is_some() => "eviction",
         (_, Some(_)) => "eviction",
         _ => "kubectl delete",
     }
@@ -183,7 +191,11 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
             r.peak_counted_pods
         );
     }
-    if let Some(d) = &m.drain {
+    // A lost node has the drain's figures for its budget; a drain's line
+    // is only where one ran.
+    let drained =
+        (report.trace.entries().iter()).any(|e| matches!(e.what, ServiceChange::DrainStarted { .. }));
+    if let Some(d) = m.drain.as_ref().filter(|_| m.node.is_none() || drained) {
         let took = d
             .drain_ms
             .map_or("not finished within the run".to_string(), |ms| {
@@ -195,6 +207,7 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
             d.evictions_refused, d.below_min_available_ms
         );
     }
+    node::text(report, &mut out);
     for d in &m.deleted {
         let after = |ms: Option<u64>| ms.map_or("never".to_string(), |ms| format!("+{}", at(ms)));
         let _ = writeln!(

@@ -16,7 +16,7 @@ use super::replica_reports;
 use super::strip::{self, Outcome, Sent};
 use crate::engine::SimTime;
 use crate::model::PodSpec;
-use crate::model::service::{Deleted, ServiceChange, ServiceReport};
+use crate::model::service::{Deleted, NodeState, ServiceChange, ServiceReport};
 use crate::report::bands::{
     AXIS, Blocks, DELETION, Figure, GAP, LABEL, LEGEND, MUTED, ROW, TOP, TimeAxis, WIDTH, band_frame,
     draw_legend, rows, swatch, text_width, title_extra,
@@ -67,7 +67,10 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
         .into_iter()
         .filter(|o| *o == Outcome::Answered || totals[o.index()] > 0)
         .collect();
-    let nodes = m.deleted.first().map_or(0, |d| d.rules_dropped_ms.len());
+    let nodes = (m.deleted.first())
+        .map_or(0, |d| d.rules_dropped_ms.len())
+        .max(super::node::nodes(report));
+    let states = super::node::states(report, nodes);
 
     // A Deployment's run (a rollout or a drain) opens with its Pods stacked
     // by ReplicaSet and state: the whole story first, each Pod's detail below.
@@ -88,7 +91,9 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     let strip_bottom = strip_top + TITLE_ROW + ROW * lanes.len() as f64;
     let axis_title = "time since the replicas were created (s)";
     let title_extra = title_extra(axis_title);
-    let height = (strip_bottom + GAP + AXIS + title_extra + LEGEND + SERVICE_LEGEND).ceil() as u32;
+    let state_legend = if m.node.is_some() { SERVICE_LEGEND } else { 0.0 };
+    let height =
+        (strip_bottom + GAP + AXIS + title_extra + LEGEND + SERVICE_LEGEND + state_legend).ceil() as u32;
     let mut svg = Svg::new(WIDTH, height);
     svg.title("podsim Service run");
     svg.open("g", &[("class", &"service"), ("data-name", &title)]);
@@ -109,7 +114,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
         super::rollout::draw(&mut svg, report, stack_top, &axis);
     }
     blocks.draw(&mut svg, blocks_top);
-    draw_nodes(&mut svg, &m.deleted, nodes, nodes_top, end, &axis);
+    draw_nodes(&mut svg, &m.deleted, &states, nodes_top, end, &axis);
     draw_strip(&mut svg, report, &lanes, &totals, strip_top, &axis);
     for (d, row) in m.deleted.iter().zip(label_rows) {
         let x = axis.x(SimTime(d.deleted_ms));
@@ -150,7 +155,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     axis.draw(&mut svg, axis_y, axis_title);
     let legend_top = axis_y + AXIS - 10.0 + title_extra;
     draw_legend(&mut svg, legend_top);
-    draw_service_legend(&mut svg, legend_top + 48.0);
+    draw_service_legend(&mut svg, legend_top + 48.0, report);
     svg.finish()
 }
 
@@ -229,7 +234,17 @@ fn row_label(svg: &mut Svg, band_y: f64, name: &str, note: &str) {
 
 /// One row per node: from each deletion until that node's rules dropped the
 /// Pod (or the run's end, if they never did), new connections still went to it.
-fn draw_nodes(svg: &mut Svg, deleted: &[Deleted], nodes: usize, top: f64, end: SimTime, axis: &TimeAxis) {
+/// A node that left Ready has its state strip, and its last state as its
+/// note.
+fn draw_nodes(
+    svg: &mut Svg,
+    deleted: &[Deleted],
+    states: &[Vec<(SimTime, NodeState)>],
+    top: f64,
+    end: SimTime,
+    axis: &TimeAxis,
+) {
+    let nodes = states.len();
     if nodes == 0 {
         return;
     }
@@ -238,11 +253,18 @@ fn draw_nodes(svg: &mut Svg, deleted: &[Deleted], nodes: usize, top: f64, end: S
     for node in 0..nodes {
         let band_y = top + TITLE_ROW + ROW * node as f64 + (ROW - BAND) / 2.0;
         svg.open("g", &[("class", &"node"), ("data-node", &node)]);
-        row_label(svg, band_y, &format!("node {node}"), "rules");
+        let note = states[node].last().map_or("rules", |s| s.1.name());
+        row_label(svg, band_y, &format!("node {node}"), note);
         band_frame(svg, band_y, right, "none", "#e4e4e4");
+        super::node::draw_states(svg, &states[node], node, band_y, end, axis);
         for d in deleted {
             let from = SimTime(d.deleted_ms);
-            let dropped = d.rules_dropped_ms[node].map(|ms| SimTime(d.deleted_ms + ms));
+            let dropped = d
+                .rules_dropped_ms
+                .get(node)
+                .copied()
+                .flatten()
+                .map(|ms| SimTime(d.deleted_ms + ms));
             let to = dropped.unwrap_or(end);
             let after = dropped.map_or("never dropped".to_string(), |t| {
                 format!("dropped at {t} (+{})", t.since(from))
@@ -294,7 +316,7 @@ fn draw_strip(
     svg: &mut Svg,
     report: &ServiceReport,
     lanes: &[Outcome],
-    totals: &[u64; 7],
+    totals: &[u64; 8],
     top: f64,
     axis: &TimeAxis,
 ) {
@@ -462,10 +484,10 @@ fn draw_bins(
 }
 
 /// The third legend line: the outcomes' colours and the node rows' marks.
-fn draw_service_legend(svg: &mut Svg, top: f64) {
+fn draw_service_legend(svg: &mut Svg, top: f64, report: &ServiceReport) {
     svg.open("g", &[("class", &"legend")]);
     let mut cx = 10.0;
-    for o in Outcome::ALL {
+    for &o in Outcome::in_legend(report) {
         cx = swatch(svg, cx, top, o.color(), o.name()) + 12.0;
     }
     cx = swatch(svg, cx, top, STILL_ROUTED, "still routed") + 12.0;
@@ -475,5 +497,9 @@ fn draw_service_legend(svg: &mut Svg, top: f64) {
         &[("stroke", &"#222222"), ("stroke-width", &2.5)],
     );
     svg.text(cx + 12.0, top + 10.5, "rules dropped", &[]);
+    // A lost node's states on a line of their own (its height is counted).
+    if report.metrics.node.is_some() {
+        super::node::legend(svg, 10.0, top + SERVICE_LEGEND);
+    }
     svg.close();
 }

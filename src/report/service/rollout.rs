@@ -209,7 +209,7 @@ pub(super) fn draw(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeA
         drain::draw_refused(svg, report, refused_top, axis);
     }
     svg.close();
-    draw_legend(svg, lanes_end + 16.0);
+    draw_legend(svg, lanes_end + 16.0, report);
 }
 
 /// One step's column: a rect per ReplicaSet and state it has Pods of.
@@ -349,7 +349,7 @@ fn draw_failed(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeAxis)
 
 /// The states' swatches, a row per ReplicaSet, then the ready line and
 /// the causes' colours.
-fn draw_legend(svg: &mut Svg, top: f64) {
+fn draw_legend(svg: &mut Svg, top: f64, report: &ServiceReport) {
     svg.open("g", &[("class", &"legend")]);
     for (row, rs) in [ReplicaSet::Old, ReplicaSet::New].into_iter().enumerate() {
         let top = top + LEGEND_ROW * row as f64;
@@ -372,7 +372,7 @@ fn draw_legend(svg: &mut Svg, top: f64) {
     );
     svg.text(28.0, top + 10.5, "ready endpoints", &[]);
     let mut cx = 28.0 + text_width("ready endpoints") + 12.0;
-    for o in &Outcome::ALL[1..] {
+    for o in &Outcome::in_legend(report)[1..] {
         cx = swatch(svg, cx, top, o.color(), &format!("failed: {}", o.name())) + 10.0;
     }
     svg.close();

@@ -24,7 +24,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// Every outcome, in the strip's lane order (the CSV's order of causes).
-    pub const ALL: [Outcome; 7] = [
+    pub const ALL: [Outcome; 8] = [
         Outcome::Answered,
         Outcome::Failed(Cause::Refused),
         Outcome::Failed(Cause::NoEndpoints),
@@ -32,7 +32,18 @@ impl Outcome {
         Outcome::Failed(Cause::Inflight),
         Outcome::Failed(Cause::Reset),
         Outcome::Failed(Cause::KeepaliveRace),
+        Outcome::Failed(Cause::Unreachable),
     ];
+
+    /// The outcomes a legend of `report` lists: all of them where a node
+    /// was lost, else all but `unreachable`, which no other run can have
+    /// (its pictures keep their bytes).
+    pub fn in_legend(report: &ServiceReport) -> &'static [Outcome] {
+        match report.metrics.node {
+            Some(_) => &Outcome::ALL,
+            None => &Outcome::ALL[..7],
+        }
+    }
 
     /// Its place in `ALL`.
     pub fn index(self) -> usize {
@@ -60,6 +71,7 @@ impl Outcome {
             Outcome::Failed(Cause::Inflight) => "#1f77b4",
             Outcome::Failed(Cause::Reset) => "#8c564b",
             Outcome::Failed(Cause::KeepaliveRace) => "#e377c2",
+            Outcome::Failed(Cause::Unreachable) => "#17becf",
         }
     }
 
@@ -73,6 +85,7 @@ impl Outcome {
             Outcome::Failed(Cause::Inflight) => 'i',
             Outcome::Failed(Cause::Reset) => 'e',
             Outcome::Failed(Cause::KeepaliveRace) => 'k',
+            Outcome::Failed(Cause::Unreachable) => 'u',
         }
     }
 }
@@ -109,7 +122,7 @@ pub fn requests(report: &ServiceReport) -> Option<Vec<Sent>> {
 
 /// Requests per column and outcome (`Outcome::index` order): `columns`
 /// columns, request instants placed by `column_of` (clamped to the last).
-pub fn counts(report: &ServiceReport, columns: usize, column_of: impl Fn(SimTime) -> usize) -> Vec<[u64; 7]> {
+pub fn counts(report: &ServiceReport, columns: usize, column_of: impl Fn(SimTime) -> usize) -> Vec<[u64; 8]> {
     tally(
         report.trace.answered(),
         report.trace.failures(),
@@ -119,7 +132,7 @@ pub fn counts(report: &ServiceReport, columns: usize, column_of: impl Fn(SimTime
 }
 
 /// How many requests of each outcome `report` holds.
-pub fn totals(report: &ServiceReport) -> [u64; 7] {
+pub fn totals(report: &ServiceReport) -> [u64; 8] {
     counts(report, 1, |_| 0)[0]
 }
 
@@ -128,8 +141,8 @@ fn tally(
     failures: impl IntoIterator<Item = FailedRequest>,
     columns: usize,
     column_of: impl Fn(SimTime) -> usize,
-) -> Vec<[u64; 7]> {
-    let mut counts = vec![[0u64; 7]; columns];
+) -> Vec<[u64; 8]> {
+    let mut counts = vec![[0u64; 8]; columns];
     if columns == 0 {
         return counts;
     }
@@ -164,9 +177,9 @@ mod tests {
         answered.note(SimTime(999));
         let failures = [refused(1000), refused(5000)];
         let c = tally(&answered, failures, 2, |t| (t.as_millis() / 1000) as usize);
-        assert_eq!(c[0], [2, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(c[1], [0, 2, 0, 0, 0, 0, 0]);
-        assert_eq!(tally(&answered, failures, 1, |_| 0)[0], [2, 2, 0, 0, 0, 0, 0]);
+        assert_eq!(c[0], [2, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(c[1], [0, 2, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(tally(&answered, failures, 1, |_| 0)[0], [2, 2, 0, 0, 0, 0, 0, 0]);
     }
 
     #[test]

@@ -8,8 +8,8 @@ use crate::model::{
 };
 
 use crate::model::service::{
-    Arrival, Budget, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Pdb, Preset,
-    Propagation, Retry, Rollout, Strategy, TrafficSpec, Unready, When,
+    Arrival, Budget, ClientPreset, Connections, Disruption, EvictionPolicy, NodeFailure, OnClosed, OnSigterm,
+    Pdb, Preset, Propagation, Provider, Retry, Rollout, Spot, Strategy, TrafficSpec, Unready, When,
 };
 
 use super::unit::*;
@@ -204,6 +204,22 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             Field::Unready => d.unready.get_or_insert_with(Unready::default).replica = count,
             Field::UnreadyFor => d.unready.get_or_insert_with(Unready::default).lasts = ms,
             Field::Crash => d.crash = Some(count),
+            // Either kind's node makes the disruption a lost node; the
+            // other keys tune it.
+            Field::NodeFailure => node(d).node = count,
+            Field::SpotReclaim => {
+                let f = node(d);
+                f.node = count;
+                f.spot.get_or_insert_with(Spot::default);
+            }
+            Field::Partition => node(d).partition = value.flag(),
+            Field::NodeMonitorGracePeriod => node(d).grace = Some(ms),
+            Field::TolerationSeconds => node(d).toleration = ms,
+            Field::Provider => {
+                node(d).spot.get_or_insert_with(Spot::default).provider =
+                    Provider::ALL[word.min(Provider::ALL.len() - 1)]
+            }
+            Field::Notice => node(d).spot.get_or_insert_with(Spot::default).notice = Some(ms),
             _ => {}
         }
         return;
@@ -224,6 +240,11 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
         Field::DrainDelay => service.app.drain_delay = ms,
         _ => {}
     }
+}
+
+/// The lost node disruption `d` states, made one if it was not.
+fn node(d: &mut Disruption) -> &mut NodeFailure {
+    d.node_failure.get_or_insert_with(|| NodeFailure::of(0))
 }
 
 /// Sets a field of action `index`: its time, a delete's grace, or a

@@ -17,8 +17,11 @@ use crate::scenario::key::Field;
 
 use super::work::{OverBudget, check_work};
 
+mod node;
 #[cfg(test)]
 mod tests;
+
+pub use node::NodeRule;
 
 /// A rule a Service breaks, with what its message needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,6 +114,8 @@ pub enum ServiceRule {
     /// `retry = "once"` with a client other than `ideal`, whose retries
     /// are its own keys.
     RetryBesideClient(ClientPreset),
+    /// A lost node's rule (`node`).
+    LostNode(NodeRule),
 }
 
 /// A rule a Service breaks: the field to point at (with the disruption's
@@ -236,6 +241,7 @@ impl fmt::Display for ServiceProblem {
                  set connect_retries and reset_retries instead",
                 client.name()
             ),
+            ServiceRule::LostNode(rule) => write!(f, "{rule}"),
         }
     }
 }
@@ -247,12 +253,13 @@ fn problem(field: Field, index: Option<usize>, rule: ServiceRule) -> Result<(), 
 type Check = fn(&RunSpec, &ServiceSpec) -> Result<(), ServiceProblem>;
 
 /// Every rule of the Service, in the order `check_service` reports them.
-const SERVICE_RULES: [Check; 9] = [
+const SERVICE_RULES: [Check; 10] = [
     check_sizes,
     check_client,
     check_whole_seconds,
     check_work_estimate,
     check_deletion,
+    node::check_node_failures,
     check_drains,
     check_rollouts,
     check_budget,
@@ -354,7 +361,7 @@ fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProble
             }
             continue;
         }
-        if d.rollout.is_some() || d.drain.is_some() {
+        if d.rollout.is_some() || d.drain.is_some() || d.node_failure.is_some() {
             continue;
         }
         if d.replica >= replicas {
@@ -387,7 +394,7 @@ fn check_drains(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem
     };
     for (i, d) in service.disruptions.iter().enumerate() {
         let Some(node) = d.drain else {
-            if d.one_replica().is_some() {
+            if d.one_replica().is_some() || d.node_failure.is_some() {
                 continue;
             }
             let rollout = d.rollout.is_some();

@@ -200,6 +200,19 @@ impl Reader<'_> {
                 ));
             }
         }
+        let node_key = [Field::NodeFailure, Field::SpotReclaim]
+            .into_iter()
+            .find(|&f| written(f).is_some());
+        if let (Some(key), Some(span)) = (node_key, written(Field::Delete)) {
+            return Err(self.error(
+                span,
+                format!(
+                    "{context}{} makes this disruption a lost node, and delete a kubectl delete; \
+                     write them as two disruptions",
+                    key.leaf()
+                ),
+            ));
+        }
         let recreate = self
             .run
             .service

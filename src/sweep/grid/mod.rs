@@ -28,7 +28,7 @@ use super::axis::{Axis, Positioned, RANGE_KEYS, Values, names_a_key, parse_value
 use super::csv;
 use super::summary::{Summary, Table};
 use crate::model::job::{JobFigures, JobSpec};
-use crate::model::service::{DrainFigures, RolloutFigures, ServiceMetrics};
+use crate::model::service::{DrainFigures, NodeFigures, RolloutFigures, ServiceMetrics};
 use crate::model::{ContainerKind, Metrics, PodMode, RunSpec};
 use crate::scenario::diagnostic::AxisWrong;
 use crate::scenario::key::Field;
@@ -223,6 +223,7 @@ impl Grid {
             Table::Service => &[&ServiceMetrics::NAMES],
             Table::Rollout => &[&ServiceMetrics::NAMES, &RolloutFigures::NAMES],
             Table::Drain => &[&ServiceMetrics::NAMES, &DrainFigures::NAMES],
+            Table::Node => &[&ServiceMetrics::NAMES, &DrainFigures::NAMES, &NodeFigures::NAMES],
         };
         columns.extend(names.iter().copied().flatten().map(|n| n.to_string()));
         columns

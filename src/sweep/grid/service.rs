@@ -28,6 +28,7 @@ enum Kind {
     Delete,
     Rollout,
     Drain,
+    Node,
 }
 
 impl Kind {
@@ -35,6 +36,7 @@ impl Kind {
         match (&d.rollout, d.drain) {
             (Some(_), _) => Kind::Rollout,
             (None, Some(_)) => Kind::Drain,
+            _ if d.node_failure.is_some() => Kind::Node,
             (None, None) => Kind::Delete,
         }
     }
@@ -46,6 +48,13 @@ impl Kind {
                 Some(Kind::Rollout)
             }
             Field::DrainNode => Some(Kind::Drain),
+            Field::NodeFailure
+            | Field::Partition
+            | Field::NodeMonitorGracePeriod
+            | Field::TolerationSeconds
+            | Field::SpotReclaim
+            | Field::Provider
+            | Field::Notice => Some(Kind::Node),
             Field::Delete | Field::GracePeriod => Some(Kind::Delete),
             _ => None,
         }
@@ -56,6 +65,7 @@ impl Kind {
             Kind::Delete => "a kubectl delete",
             Kind::Rollout => "a rollout",
             Kind::Drain => "a kubectl drain",
+            Kind::Node => "a lost node",
         }
     }
 
@@ -65,6 +75,7 @@ impl Kind {
             Kind::Delete => "delete = <replica>",
             Kind::Rollout => "rollout = \"RollingUpdate\"",
             Kind::Drain => "drain = <node>",
+            Kind::Node => "node_failure = <node>",
         }
     }
 }

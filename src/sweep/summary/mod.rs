@@ -10,7 +10,7 @@
 //! last `clear`, in any order (values are sorted before anything is read),
 //! so it is the same on any thread and in any shard.
 
-use crate::model::service::{DrainFigures, RolloutFigures, ServiceMetrics};
+use crate::model::service::{DrainFigures, NodeFigures, RolloutFigures, ServiceMetrics};
 use crate::model::{Field, Metrics, RunSpec};
 
 use super::csv::push_text;
@@ -34,6 +34,9 @@ pub enum Table {
     Rollout,
     /// The Service's, then `DrainFigures::NAMES`.
     Drain,
+    /// The Service's, then `DrainFigures::NAMES` (a spot reclaim's drain,
+    /// and the budget any lost node goes below), then `NodeFigures::NAMES`.
+    Node,
 }
 
 /// A Service's numeric metrics: every one but `outcome`.
@@ -52,6 +55,8 @@ impl Table {
         };
         if service.disruptions.iter().any(|d| d.rollout.is_some()) {
             Table::Rollout
+        } else if service.disruptions.iter().any(|d| d.node_failure.is_some()) {
+            Table::Node
         } else if service.disruptions.iter().any(|d| d.drain.is_some()) {
             Table::Drain
         } else {
@@ -64,11 +69,13 @@ impl Table {
         const POD: [&str; 9] = pick(&Metrics::NAMES, [0, 1, 2, 3, 4, 5, 6, 7, 10]);
         const ROLLOUT: [&str; 20] = join(&SERVICE, &RolloutFigures::NAMES);
         const DRAIN: [&str; 19] = join(&SERVICE, &DrainFigures::NAMES);
+        const NODE: [&str; 24] = join(&DRAIN, &NodeFigures::NAMES);
         match self {
             Table::Pod => &POD,
             Table::Service => &SERVICE,
             Table::Rollout => &ROLLOUT,
             Table::Drain => &DRAIN,
+            Table::Node => &NODE,
         }
     }
 
@@ -82,6 +89,7 @@ impl Table {
             Table::Service => &["p_failed", "p_sigkilled", "p_never_ready"],
             Table::Rollout => &["p_failed", "p_sigkilled", "p_never_ready", "p_rollout_unfinished"],
             Table::Drain => &["p_failed", "p_sigkilled", "p_never_ready", "p_drain_unfinished"],
+            Table::Node => &["p_failed", "p_sigkilled", "p_never_ready", "p_unreplaced"],
         }
     }
 
@@ -225,9 +233,12 @@ impl Summary {
             .map(|(_, n)| n);
         let rollout = metrics.rollout.iter().flat_map(|r| r.numbers());
         let drain = metrics.drain.iter().flat_map(|d| d.numbers());
+        let node = metrics.node.iter().flat_map(|n| n.numbers());
         let unfinished = match self.table {
             Table::Rollout => metrics.rollout.is_none_or(|r| r.rollout_ms.is_none()),
             Table::Drain => metrics.drain.is_none_or(|d| d.drain_ms.is_none()),
+            // Some lost node's Pods were not all replaced within the run.
+            Table::Node => metrics.node.as_ref().is_none_or(|n| n.numbers()[4].is_none()),
             Table::Pod | Table::Service => false,
         };
         let flags = [
@@ -236,7 +247,7 @@ impl Summary {
             metrics.ready_ms.is_none(),
             unfinished,
         ];
-        self.add_row(service.chain(rollout).chain(drain), flags);
+        self.add_row(service.chain(rollout).chain(drain).chain(node), flags);
     }
 
     fn add_row(&mut self, numbers: impl Iterator<Item = Option<u64>>, flags: [bool; 4]) {

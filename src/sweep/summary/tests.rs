@@ -67,7 +67,7 @@ fn service(failed: u64, termination: u64, sigkilled: u32) -> ServiceMetrics {
         ready_ms: Some(3000),
         requests: 100,
         failed,
-        failed_by: [failed, 0, 0, 0, 0, 0],
+        failed_by: [failed, 0, 0, 0, 0, 0, 0],
         retried_ok: 0,
         retry: None,
         min_ready_endpoints: Some(2),
@@ -83,6 +83,7 @@ fn service(failed: u64, termination: u64, sigkilled: u32) -> ServiceMetrics {
         end_ms: 30_000,
         horizon: false,
         rollout: None,
+        node: None,
         drain: None,
     }
 }

@@ -190,6 +190,30 @@ impl Field {
                 "makes the disruption a crash of this replica's serving app, from 0 (exit 1): its connections are \
                  reset, it leaves the endpoints, and the kubelet restarts it after its CrashLoopBackOff (0, 10, 20 … 300 s)"
             }
+            Field::NodeFailure => {
+                "makes the disruption a failure of this node, from 0: its kubelet stops posting status, the node controller \
+                 marks it NotReady after node_monitor_grace_period (its Pods' endpoints turn not ready), the unreachable \
+                 taint evicts its Pods after toleration_seconds (no budget asked), the ReplicaSet replaces them elsewhere; \
+                 requests to its Pods time out (failed_unreachable)"
+            }
+            Field::Partition => {
+                "the failed node is cut off by a network partition rather than off: its Pods run on and serve the \
+                 clients on their own node through its kube-proxy's last rules; default false"
+            }
+            Field::NodeMonitorGracePeriod => {
+                "kube-controller-manager's --node-monitor-grace-period: failure → the node marked NotReady; default 40s \
+                 before Kubernetes 1.32, 50s from 1.32 (kubernetes#126287)"
+            }
+            Field::TolerationSeconds => {
+                "the Pods' tolerationSeconds for node.kubernetes.io/unreachable: NotReady → evicted; default 300s \
+                 (the DefaultTolerationSeconds admission plugin)"
+            }
+            Field::SpotReclaim => {
+                "makes the disruption a spot reclaim of this node, from 0: a node-termination handler cordons and drains \
+                 it (with the budget) during the notice, then the node vanishes as in node_failure"
+            }
+            Field::Provider => "whose spot notice: aws (2 min), gcp (30 s), azure (30 s); default aws",
+            Field::Notice => "the spot reclaim's notice, instead of the provider's",
             Field::MinAvailable => {
                 "Pods that must stay healthy for an eviction, a count or a percentage of replicas rounded up (at most 100%); \
                  a `[pdb]` with neither this nor max_unavailable allows no eviction of a Ready Pod"

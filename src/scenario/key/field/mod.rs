@@ -143,6 +143,20 @@ pub enum Field {
     UnreadyFor,
     /// `[[disruptions]] crash`: this replica's serving app crashes.
     Crash,
+    /// `[[disruptions]] node_failure`: this node fails.
+    NodeFailure,
+    /// `[[disruptions]] partition`: the failed node is partitioned, not off.
+    Partition,
+    /// `[[disruptions]] node_monitor_grace_period`: failure → NotReady.
+    NodeMonitorGracePeriod,
+    /// `[[disruptions]] toleration_seconds`: NotReady → the Pods evicted.
+    TolerationSeconds,
+    /// `[[disruptions]] spot_reclaim`: this spot node is taken back.
+    SpotReclaim,
+    /// `[[disruptions]] provider`: whose spot notice.
+    Provider,
+    /// `[[disruptions]] notice`: the spot notice, instead of the provider's.
+    Notice,
     /// `[pdb] min_available`: Pods that must stay healthy.
     MinAvailable,
     /// `[pdb] max_unavailable`: Pods that may be unhealthy.
@@ -177,7 +191,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 102] = {
+    pub const ALL: [Field; 109] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -259,6 +273,13 @@ impl Field {
             Field::Unready,
             Field::UnreadyFor,
             Field::Crash,
+            Field::NodeFailure,
+            Field::Partition,
+            Field::NodeMonitorGracePeriod,
+            Field::TolerationSeconds,
+            Field::SpotReclaim,
+            Field::Provider,
+            Field::Notice,
             Field::MinAvailable,
             Field::PdbMaxUnavailable,
             Field::UnhealthyPodEvictionPolicy,
@@ -353,7 +374,14 @@ impl Field {
             | Field::DrainNode
             | Field::Unready
             | Field::UnreadyFor
-            | Field::Crash => Scope::Disruption,
+            | Field::Crash
+            | Field::NodeFailure
+            | Field::Partition
+            | Field::NodeMonitorGracePeriod
+            | Field::TolerationSeconds
+            | Field::SpotReclaim
+            | Field::Provider
+            | Field::Notice => Scope::Disruption,
             Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
             Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
             Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {
@@ -443,6 +471,13 @@ impl Field {
             Field::Unready => "unready",
             Field::UnreadyFor => "for",
             Field::Crash => "crash",
+            Field::NodeFailure => "node_failure",
+            Field::Partition => "partition",
+            Field::NodeMonitorGracePeriod => "node_monitor_grace_period",
+            Field::TolerationSeconds => "toleration_seconds",
+            Field::SpotReclaim => "spot_reclaim",
+            Field::Provider => "provider",
+            Field::Notice => "notice",
             Field::MinAvailable => "min_available",
             Field::PdbMaxUnavailable => "max_unavailable",
             Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",

@@ -45,6 +45,13 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::Unready
             | $crate::scenario::key::Field::UnreadyFor
             | $crate::scenario::key::Field::Crash
+            | $crate::scenario::key::Field::NodeFailure
+            | $crate::scenario::key::Field::Partition
+            | $crate::scenario::key::Field::NodeMonitorGracePeriod
+            | $crate::scenario::key::Field::TolerationSeconds
+            | $crate::scenario::key::Field::SpotReclaim
+            | $crate::scenario::key::Field::Provider
+            | $crate::scenario::key::Field::Notice
             | $crate::scenario::key::Field::MinAvailable
             | $crate::scenario::key::Field::PdbMaxUnavailable
             | $crate::scenario::key::Field::UnhealthyPodEvictionPolicy

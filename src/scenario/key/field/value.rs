@@ -4,7 +4,7 @@
 use crate::model::{ContainerKind, Drain, PodMode, PostStart, ProbeOutcome, RestartPolicy, Signal};
 
 use crate::model::service::{
-    Arrival, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Retry, Strategy,
+    Arrival, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Provider, Retry, Strategy,
 };
 
 use super::Field;
@@ -36,6 +36,9 @@ impl Field {
             | Field::Every
             | Field::MinReadySeconds
             | Field::UnreadyFor
+            | Field::NodeMonitorGracePeriod
+            | Field::TolerationSeconds
+            | Field::Notice
             | Field::ActionAt
             | Field::ActionAfterReady
             | Field::ActionGracePeriod
@@ -69,7 +72,14 @@ impl Field {
             Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
                 Unit::Scaled
             }
-            Field::DrainNode | Field::Unready | Field::Crash => Unit::Count,
+            Field::DrainNode | Field::Unready | Field::Crash | Field::NodeFailure | Field::SpotReclaim => {
+                Unit::Count
+            }
+            Field::Partition => Unit::Flag,
+            Field::Provider => Unit::Word {
+                what: "provider",
+                names: &Provider::NAMES,
+            },
             Field::UnhealthyPodEvictionPolicy => Unit::Word {
                 what: "unhealthy_pod_eviction_policy",
                 names: &EvictionPolicy::NAMES,

@@ -228,6 +228,7 @@ fn a_service_scenario_reads_into_the_spec() {
             drain: None,
             unready: None,
             crash: None,
+            node_failure: None,
         }]
     );
     assert_eq!(s.run.stream.seed, 4);

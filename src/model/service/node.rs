@@ -1,0 +1,228 @@
+//! A lost node on the Service model (issue 40 items 2 and 4): what the
+//! cluster does once a node's kubelet stops posting status, and what the
+//! requests meet meanwhile.
+//!
+//! - The node fails (`lose`): a machine that is off answers nothing, not
+//!   even its own clients, and its Pods' own events stop (no kubelet runs
+//!   them); a partitioned one runs on, its Pods serving its own clients
+//!   through its kube-proxy's last rules, cut off from everything else.
+//!   Either way its kube-proxy hears of no slice change any more.
+//! - `--node-monitor-grace-period` later the node lifecycle controller
+//!   marks it `NotReady` (Ready `Unknown`) and its Pods not Ready
+//!   (`MarkPodsNotReady`, `pkg/controller/nodelifecycle`): their endpoints
+//!   stop serving, and every other node's rules drop them as they sync.
+//!   The `node.kubernetes.io/unreachable` taints are added with it: no new
+//!   Pod is scheduled there (`NoSchedule`), and the taint eviction
+//!   controller (`pkg/controller/tainteviction`) deletes each Pod once its
+//!   `tolerationSeconds` for the `NoExecute` one are over; the ReplicaSet
+//!   replaces them on the other nodes (`rollout`'s create path). No
+//!   budget is consulted: a taint eviction is a delete, not an eviction.
+//! - A spot reclaim (`notice`) first gives its notice: a node-termination
+//!   handler cordons the node and drains it through the Eviction API
+//!   (`drain`, so the budget applies and may hold Pods past the notice),
+//!   then the machine vanishes as a failed one does.
+//!
+//! Requests to a lost node's Pods time out, as no host answers with a RST:
+//! a SYN after the client's connect timeout, a request on a connection
+//! already open after its request timeout (or the kernel's retransmission
+//! limit); `Cause::Unreachable` either way.
+//!
+//! Invariant: a lost node's Pods never reach their kubelet again (the
+//! deletion included), so their objects stay `Terminating`; the run
+//! settles without them, and without the lost node's kube-proxy.
+
+use super::history::{ServiceChange, ServiceObserver};
+use super::node_failure::NodeFailure;
+use super::{ServiceEvent, ServiceModel, ServiceRun};
+use crate::engine::{Scheduler, SimDuration, SimTime};
+
+/// How long the kernel retransmits on an established connection no host
+/// answers before it gives up: `net.ipv4.tcp_retries2` = 15, "a
+/// hypothetical timeout of 924.6 seconds" (Documentation/networking/
+/// ip-sysctl.rst). A client without a request timeout waits this long.
+pub const TCP_RETRANSMIT_LIMIT: SimDuration = SimDuration::from_millis(924_600);
+
+/// A node's state as a run reports it: its machine's, then the API's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NodeState {
+    /// Up, its kubelet posting status.
+    #[default]
+    Ready,
+    /// A spot reclaim's notice came: cordoned, being drained.
+    Reclaiming,
+    /// The machine is off (failed, or taken back): the API does not know yet.
+    Gone,
+    /// Cut off by a network partition, running on: the API does not know yet.
+    CutOff,
+    /// The node controller marked it NotReady (Ready `Unknown`) and tainted it.
+    NotReady,
+}
+
+impl NodeState {
+    crate::model::words::words! {
+        /// The spellings, as the views write them.
+        Ready => "Ready",
+        Reclaiming => "reclaiming",
+        Gone => "gone",
+        CutOff => "cut-off",
+        NotReady => "NotReady",
+    }
+}
+
+/// Whether a node is up, and if not, how it went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum Down {
+    #[default]
+    Up,
+    /// Partitioned: it runs on, alone.
+    CutOff,
+    /// Off: nothing on it runs.
+    Off,
+}
+
+impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
+    /// The lost node disruption `index` names.
+    fn failure(&self, index: usize) -> NodeFailure {
+        self.service.disruptions[index]
+            .node_failure
+            .expect("a node event comes from a node_failure disruption")
+    }
+
+    /// The node replica `r` runs on.
+    pub(super) fn node_of(&self, r: usize) -> u32 {
+        match &self.deploy {
+            Some(d) => d.members[r].node,
+            None => r as u32 % self.service.nodes.max(1),
+        }
+    }
+
+    /// Replicas on `node` whose objects are not gone.
+    fn pods_on(&self, node: u32) -> Vec<usize> {
+        (0..self.replicas.len())
+            .filter(|&r| self.node_of(r) == node && !self.replicas[r].object_gone)
+            .collect()
+    }
+
+    /// Whether `node` is down (its kube-proxy hears nothing).
+    pub(super) fn node_down(&self, node: usize) -> bool {
+        self.node_down.get(node).is_some_and(|&d| d != Down::Up)
+    }
+
+    /// Whether `node` is off (its clients send nothing).
+    pub(super) fn node_off(&self, node: u32) -> bool {
+        self.node_down.get(node as usize) == Some(&Down::Off)
+    }
+
+    /// Whether a packet from a client on `node` to replica `r` goes
+    /// unanswered. Free while no node is lost.
+    #[inline]
+    pub(super) fn cut_off(&self, r: u32, node: u32) -> bool {
+        !self.node_down.is_empty() && self.cut_off_now(r as usize, node)
+    }
+
+    fn cut_off_now(&self, r: usize, node: u32) -> bool {
+        let rep = &self.replicas[r];
+        if self.node_of(r) == node {
+            return rep.host_down;
+        }
+        rep.unreachable || self.node_down(node as usize)
+    }
+
+    /// Disruption `index` begins: a spot reclaim's notice (cordon, drain,
+    /// the machine gone at its end), or the node's failure now.
+    pub(super) fn start_node_failure(
+        &mut self,
+        index: usize,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) {
+        let f = self.failure(index);
+        let Some(spot) = f.spot else {
+            return self.lose_node(index, now, s);
+        };
+        let node = f.node;
+        self.emit(
+            now,
+            ServiceChange::Node {
+                node,
+                state: NodeState::Reclaiming,
+            },
+        );
+        self.cordon_and_evict(node, now, s);
+        let index = index as u32;
+        s.after(spot.notice(), ServiceEvent::NodeLost { index });
+    }
+
+    /// Disruption `index`'s node fails now: its Pods go silent, its
+    /// kube-proxy deaf; the node controller notices after its grace period.
+    pub(super) fn lose_node(&mut self, index: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let f = self.failure(index);
+        let node = f.node;
+        let down = if f.partition { Down::CutOff } else { Down::Off };
+        if let Some(d) = self.node_down.get_mut(node as usize) {
+            *d = down;
+        }
+        for r in self.pods_on(node) {
+            let rep = &mut self.replicas[r];
+            rep.unreachable = true;
+            rep.host_down = down == Down::Off;
+        }
+        if let Some(d) = &mut self.deploy {
+            d.drains.iter_mut().for_each(|x| x.cut_on(node));
+        }
+        let state = match down {
+            Down::CutOff => NodeState::CutOff,
+            _ => NodeState::Gone,
+        };
+        self.emit(now, ServiceChange::Node { node, state });
+        let grace = f.grace_under(self.run.pod().kubernetes.0);
+        let index = index as u32;
+        s.after(grace, ServiceEvent::NodeNotReady { index });
+        self.maybe_settle(now);
+    }
+
+    /// The node controller marks the node NotReady and its Pods not
+    /// Ready, and taints it: nothing new goes there, and its Pods are
+    /// evicted once their toleration is over.
+    pub(super) fn node_not_ready(&mut self, index: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let f = self.failure(index);
+        let node = f.node;
+        self.emit(
+            now,
+            ServiceChange::Node {
+                node,
+                state: NodeState::NotReady,
+            },
+        );
+        if let Some(c) = self
+            .deploy
+            .as_mut()
+            .and_then(|d| d.cordoned.get_mut(node as usize))
+        {
+            *c = true;
+        }
+        for r in self.pods_on(node) {
+            self.replicas[r].node_not_ready = true;
+            self.slice.touch(r);
+        }
+        self.endpoints_changed(now, s);
+        let index = index as u32;
+        s.after(f.toleration, ServiceEvent::TaintEviction { index });
+    }
+
+    /// The taint eviction controller deletes the lost node's Pods (no
+    /// budget asked); the ReplicaSet replaces them elsewhere.
+    pub(super) fn taint_evict(&mut self, index: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let node = self.failure(index).node;
+        for r in self.pods_on(node) {
+            if self.replicas[r].deleted {
+                continue;
+            }
+            self.delete_pod(r, None, now, s);
+            self.emit(now, ServiceChange::TaintEvicted { replica: r as u32 });
+        }
+        self.disrupted += 1;
+        self.rollout_sync(now, s);
+        self.maybe_settle(now);
+    }
+}

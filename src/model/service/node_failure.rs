@@ -1,0 +1,322 @@
+//! A lost node as a scenario states it (issue 40 items 2 and 4): which
+//! node, a failure or a network partition, the node controller's grace
+//! period and the Pods' toleration of the unreachable taint, and for a
+//! spot reclaim the provider's notice; and the figures a run reports of
+//! it, for the CSV (after the Service's and the drain's columns) and JSON.
+//!
+//! Invariant: every default names its source here, and one that depends
+//! on the Kubernetes release (the grace period) is resolved against the
+//! scenario's version, never fixed when the scenario is read, so a grid
+//! over `pod.kubernetes` moves it.
+
+use super::history::ServiceChange;
+use super::node::NodeState;
+use crate::engine::{SimDuration, SimTime};
+
+/// A node lost under the Service's Pods (issue 40 items 2 and 4): its
+/// kubelet stops posting status, so the node controller marks it
+/// `NotReady` (its Ready condition `Unknown`) once the node monitor's
+/// grace period is over, which turns its Pods' endpoints not ready and
+/// taints it `node.kubernetes.io/unreachable`; the taint evicts its Pods
+/// after their `tolerationSeconds`, and the ReplicaSet replaces them on
+/// the other nodes. A spot reclaim (`spot`) first gives a notice, in which
+/// a node-termination handler cordons and drains the node through the
+/// Eviction API (the budget applies), then the node vanishes the same way.
+///
+/// Named `node_failure` after what the cluster sees (a node that stops
+/// answering), whatever the cause: power, kernel, network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeFailure {
+    /// The node, from 0.
+    pub node: u32,
+    /// A network partition rather than a dead machine: the node and its
+    /// Pods run on, cut off from the control plane and the other nodes,
+    /// and its own clients are still served by its own Pods through its
+    /// kube-proxy's last rules.
+    pub partition: bool,
+    /// kube-controller-manager's `--node-monitor-grace-period`; `None`:
+    /// the scenario's Kubernetes version's default (`default_grace`).
+    pub grace: Option<SimDuration>,
+    /// The Pods' `tolerationSeconds` for the unreachable taint (300 s,
+    /// the DefaultTolerationSeconds admission plugin's).
+    pub toleration: SimDuration,
+    /// `Some`: a spot reclaim, with its notice.
+    pub spot: Option<Spot>,
+}
+
+impl NodeFailure {
+    /// `node` fails, every other field its default.
+    pub fn of(node: u32) -> Self {
+        NodeFailure {
+            node,
+            partition: false,
+            grace: None,
+            toleration: SimDuration::from_secs(300),
+            spot: None,
+        }
+    }
+
+    /// The grace period the node controller waits, under Kubernetes 1.`minor`.
+    pub fn grace_under(&self, minor: u32) -> SimDuration {
+        self.grace.unwrap_or_else(|| default_grace(minor))
+    }
+}
+
+/// `--node-monitor-grace-period`'s default: 40 s before 1.32, 50 s from
+/// 1.32 on (kubernetes/kubernetes#126287, for #121793: 40 s was shorter
+/// than the kubelet's HTTP/2 health checks could notice a broken
+/// connection to the API server and renew its Lease).
+pub fn default_grace(minor: u32) -> SimDuration {
+    SimDuration::from_secs(if minor >= 32 { 50 } else { 40 })
+}
+
+/// A spot (preemptible) node's reclaim notice: the provider's, unless
+/// the scenario writes its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Spot {
+    /// Whose notice.
+    pub provider: Provider,
+    /// The notice written, instead of the provider's.
+    pub notice: Option<SimDuration>,
+}
+
+impl Spot {
+    /// From the notice to the node vanishing.
+    pub fn notice(&self) -> SimDuration {
+        self.notice.unwrap_or(self.provider.notice())
+    }
+}
+
+/// A cloud whose spot instances give a notice before they are taken back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// EC2 Spot: "a Spot Instance interruption notice, which is a warning
+    /// that is issued two minutes before Amazon EC2 stops or terminates
+    /// your Spot Instance" (EC2 User Guide, spot-instance-termination-notices).
+    #[default]
+    Aws,
+    /// Compute Engine Spot and preemptible VMs: "Compute Engine sends a
+    /// preemption notice to the VM in the form of an ACPI G2 Soft Off
+    /// signal … 30 seconds" (Compute Engine docs, spot and preemptible).
+    Gcp,
+    /// Azure Spot VMs: a Preempt scheduled event "with a minimum of 30
+    /// seconds notice" (Azure docs, spot-vms and scheduled-events).
+    Azure,
+}
+
+impl Provider {
+    crate::model::words::words! {
+        /// The spellings.
+        Aws => "aws",
+        Gcp => "gcp",
+        Azure => "azure",
+    }
+
+    /// The provider's notice.
+    pub fn notice(self) -> SimDuration {
+        SimDuration::from_secs(match self {
+            Provider::Aws => 120,
+            Provider::Gcp | Provider::Azure => 30,
+        })
+    }
+}
+
+/// What a run reports of its lost nodes: the requests that found no
+/// answer, and each node's instants. The CSV takes the slowest node's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeFigures {
+    /// Requests that failed because their Pod's node was lost (counted
+    /// in `failed` too): a SYN or a request that no host answered.
+    pub failed_unreachable: u64,
+    /// Each lost node, in the order they were lost.
+    pub lost: Vec<LostNode>,
+}
+
+/// One lost node's instants, each since it failed (a spot reclaim's:
+/// since the machine vanished, at the notice's end).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LostNode {
+    /// The node, from 0.
+    pub node: u32,
+    /// When the spot reclaim's notice came, since the replicas were created.
+    pub notice_ms: Option<u64>,
+    /// When it failed, since the replicas were created (a notice longer
+    /// than the run: never).
+    pub failed_ms: Option<u64>,
+    /// Failure → the node controller marked it NotReady.
+    pub not_ready_ms: Option<u64>,
+    /// Per node, failure → its rules no longer send new connections to
+    /// any Pod of the lost node (the lost node's own: never, it hears no
+    /// more).
+    pub rules_dropped_ms: Vec<Option<u64>>,
+    /// Failure → the unreachable taint evicted its Pods.
+    pub evicted_ms: Option<u64>,
+    /// Failure → the slice has as many ready endpoints as replicas again.
+    pub replaced_ms: Option<u64>,
+}
+
+impl LostNode {
+    /// Failure → the last other node's rules dropped its Pods; none if one never did.
+    pub fn last_rule_drop_ms(&self) -> Option<u64> {
+        (self.rules_dropped_ms.iter().enumerate())
+            .filter(|&(n, _)| n != self.node as usize)
+            .try_fold(0, |worst, (_, ms)| ms.map(|ms| worst.max(ms)))
+    }
+}
+
+impl NodeFigures {
+    /// The CSV columns, in row order.
+    pub const NAMES: [&'static str; 5] = [
+        "failed_unreachable",
+        "node_not_ready_ms",
+        "last_rule_drop_ms",
+        "evicted_ms",
+        "replaced_ms",
+    ];
+
+    /// The cells in `NAMES` order, the slowest lost node's; `None` for an
+    /// empty one (an instant some node never reached within the run).
+    pub fn numbers(&self) -> [Option<u64>; 5] {
+        let slowest = |f: &dyn Fn(&LostNode) -> Option<u64>| {
+            (self.lost.iter())
+                .try_fold(0, |worst, l| f(l).map(|ms| worst.max(ms)))
+                .filter(|_| !self.lost.is_empty())
+        };
+        [
+            Some(self.failed_unreachable),
+            slowest(&|l| l.not_ready_ms),
+            slowest(&LostNode::last_rule_drop_ms),
+            slowest(&|l| l.evicted_ms),
+            slowest(&|l| l.replaced_ms),
+        ]
+    }
+}
+
+/// The lost nodes' figures, accumulated from the changes as they come
+/// (`ServiceMeters` hands it the few it reads, and each node's rules).
+#[derive(Clone, Debug, Default)]
+pub(super) struct NodeMeter {
+    /// The scenario loses a node: its figures are reported.
+    pub on: bool,
+    replicas: u32,
+    nodes: u32,
+    /// The node of each Pod the controller made, in order (replica
+    /// `replicas + i` is the `i`-th).
+    made: Vec<u32>,
+    lost: Vec<Lost>,
+}
+
+/// A lost node's instants as they come, absolute.
+#[derive(Clone, Debug)]
+struct Lost {
+    node: u32,
+    notice: Option<SimTime>,
+    failed: Option<SimTime>,
+    not_ready: Option<SimTime>,
+    dropped: Vec<Option<SimTime>>,
+    evicted: Option<SimTime>,
+    replaced: Option<SimTime>,
+}
+
+impl NodeMeter {
+    /// Ready for a run of `replicas` on `nodes`, reporting if `on`.
+    pub fn reset(&mut self, replicas: u32, nodes: u32, on: bool) {
+        (self.on, self.replicas, self.nodes) = (on, replicas, nodes);
+        self.made.clear();
+        self.lost.clear();
+    }
+
+    /// Replica `r`'s node: round robin for the first, else where it was made.
+    fn node_of(&self, r: usize) -> u32 {
+        match r.checked_sub(self.replicas as usize) {
+            None => r as u32 % self.nodes.max(1),
+            Some(i) => self.made.get(i).copied().unwrap_or(u32::MAX),
+        }
+    }
+
+    /// The lost node `node`'s entry, the newest.
+    fn entry(&mut self, node: u32) -> Option<&mut Lost> {
+        self.lost.iter_mut().rev().find(|l| l.node == node)
+    }
+
+    /// Takes note of one change; `rules` are each node's rules now.
+    pub fn observe(&mut self, at: SimTime, what: ServiceChange, rules: &[Vec<bool>]) {
+        match what {
+            ServiceChange::Node { node, state } => {
+                let fresh = |notice| Lost {
+                    node,
+                    notice,
+                    failed: None,
+                    not_ready: None,
+                    dropped: vec![None; rules.len()],
+                    evicted: None,
+                    replaced: None,
+                };
+                match state {
+                    NodeState::Reclaiming => self.lost.push(fresh(Some(at))),
+                    NodeState::Gone | NodeState::CutOff => match self.entry(node) {
+                        Some(l) if l.failed.is_none() => l.failed = Some(at),
+                        _ => self.lost.push(Lost {
+                            failed: Some(at),
+                            ..fresh(None)
+                        }),
+                    },
+                    NodeState::NotReady => {
+                        if let Some(l) = self.entry(node) {
+                            l.not_ready = Some(at);
+                        }
+                    }
+                    NodeState::Ready => {}
+                }
+            }
+            ServiceChange::TaintEvicted { replica } => {
+                let node = self.node_of(replica as usize);
+                if let Some(l) = self.entry(node) {
+                    l.evicted.get_or_insert(at);
+                }
+            }
+            ServiceChange::PodMade { node, .. } => self.made.push(node),
+            ServiceChange::Synced { node } => {
+                let listed = &rules[node as usize];
+                for i in 0..self.lost.len() {
+                    let l = &self.lost[i];
+                    if l.failed.is_none() || l.node == node || l.dropped[node as usize].is_some() {
+                        continue;
+                    }
+                    let still = (0..listed.len()).any(|r| listed[r] && self.node_of(r) == l.node);
+                    if !still {
+                        self.lost[i].dropped[node as usize] = Some(at);
+                    }
+                }
+            }
+            ServiceChange::ReadyEndpoints { ready } if ready >= self.replicas => {
+                for l in self.lost.iter_mut().filter(|l| l.evicted.is_some()) {
+                    l.replaced.get_or_insert(at);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The figures, with the requests that failed unreachable.
+    pub fn figures(&self, failed_unreachable: u64) -> NodeFigures {
+        let lost = (self.lost.iter())
+            .map(|l| {
+                let since = |t: Option<SimTime>| Some(t?.since(l.failed?).as_millis());
+                LostNode {
+                    node: l.node,
+                    notice_ms: l.notice.map(SimTime::as_millis),
+                    failed_ms: l.failed.map(SimTime::as_millis),
+                    not_ready_ms: since(l.not_ready),
+                    rules_dropped_ms: l.dropped.iter().map(|&t| since(t)).collect(),
+                    evicted_ms: since(l.evicted),
+                    replaced_ms: since(l.replaced),
+                }
+            })
+            .collect();
+        NodeFigures {
+            failed_unreachable,
+            lost,
+        }
+    }
+}

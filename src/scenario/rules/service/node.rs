@@ -1,0 +1,163 @@
+//! The rules of a lost node (`node_failure`, `spot_reclaim`, issue 40):
+//! a node that exists, lost once, a disruption of its own, and beside
+//! neither a rollout nor a kubectl delete (its replacements come from the
+//! Deployment's ReplicaSet, which would replace a deleted Pod too, as a
+//! drain's do); a partition is a failure's, never a spot reclaim's.
+//!
+//! Invariant: apart from `service`'s own table, so the lost node's rules
+//! read in one place; `check_node_failures` runs before the drain's and
+//! the rollout's checks, whose messages speak of deletes.
+
+use std::fmt;
+
+use super::{ServiceProblem, ServiceRule, problem};
+use crate::model::RunSpec;
+use crate::model::service::{Disruption, ServiceSpec};
+use crate::scenario::key::Field;
+
+/// A rule a lost node breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeRule {
+    /// A node beyond `nodes`.
+    Beyond {
+        /// `node_failure` or `spot_reclaim`.
+        kind: Field,
+        /// The node written.
+        node: u32,
+        /// How many there are.
+        nodes: u32,
+    },
+    /// A node an earlier disruption already loses.
+    Twice {
+        /// The node written.
+        node: u32,
+        /// The disruption that loses it first.
+        first: usize,
+    },
+    /// Another kind's key in the disruption, or a rollout or a delete
+    /// elsewhere in the scenario.
+    Beside {
+        /// `node_failure` or `spot_reclaim`.
+        kind: Field,
+        /// The other kind's key.
+        other: Field,
+        /// The disruption that has it, if another.
+        elsewhere: Option<usize>,
+    },
+    /// `partition = true` on a spot reclaim.
+    SpotPartition,
+}
+
+impl fmt::Display for NodeRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NodeRule::Beyond { kind, node, nodes } => write!(
+                f,
+                "{} = {node} is beyond the nodes: with nodes = {nodes}, name one of 0 to {}",
+                kind.leaf(),
+                nodes - 1
+            ),
+            NodeRule::Twice { node, first } => write!(f, "node {node} is already lost by disruption {first}"),
+            NodeRule::Beside {
+                kind,
+                other,
+                elsewhere: None,
+            } => write!(
+                f,
+                "{} belongs to another kind, and {} makes this disruption a lost node; write them as two disruptions",
+                other.leaf(),
+                kind.leaf()
+            ),
+            NodeRule::Beside {
+                kind,
+                other,
+                elsewhere: Some(i),
+            } => write!(
+                f,
+                "{} loses a node beside the {} of disruption {i}: the lost node's Pods are the Deployment's, \
+                 whose ReplicaSet replaces them (and would replace a deleted one, or take part in the rollout); \
+                 drop one of the two",
+                kind.leaf(),
+                match other {
+                    Field::Rollout => "rollout",
+                    _ => "kubectl delete",
+                }
+            ),
+            NodeRule::SpotPartition => write!(
+                f,
+                "partition is a node failure's: a spot reclaim's machine is taken back, not cut off; drop it"
+            ),
+        }
+    }
+}
+
+/// `node_failure` or `spot_reclaim`, as `d` is one.
+fn kind_of(d: &Disruption) -> Field {
+    match d.node_failure.and_then(|f| f.spot) {
+        Some(_) => Field::SpotReclaim,
+        None => Field::NodeFailure,
+    }
+}
+
+/// Every lost node against the rules above.
+pub(super) fn check_node_failures(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
+    for (i, d) in service.disruptions.iter().enumerate() {
+        let Some(f) = d.node_failure else {
+            continue;
+        };
+        let kind = kind_of(d);
+        let at = |field, rule| problem(field, Some(i), ServiceRule::LostNode(rule));
+        let here = [
+            (Field::Rollout, d.rollout.is_some()),
+            (Field::DrainNode, d.drain.is_some()),
+            (Field::Unready, d.unready.is_some()),
+            (Field::Crash, d.crash.is_some()),
+            (Field::Every, d.every.is_some()),
+            (Field::GracePeriod, d.grace_period.is_some()),
+        ];
+        if let Some(&(other, _)) = here.iter().find(|(_, written)| *written) {
+            let rule = NodeRule::Beside {
+                kind,
+                other,
+                elsewhere: None,
+            };
+            return at(other, rule);
+        }
+        let plain_delete = |e: &Disruption| {
+            e.rollout.is_none() && e.drain.is_none() && e.one_replica().is_none() && e.node_failure.is_none()
+        };
+        let beside = (service.disruptions.iter().enumerate()).find_map(|(j, e)| match () {
+            _ if e.rollout.is_some() => Some((j, Field::Rollout)),
+            _ if plain_delete(e) => Some((j, Field::Delete)),
+            _ => None,
+        });
+        if let Some((j, other)) = beside {
+            let rule = NodeRule::Beside {
+                kind,
+                other,
+                elsewhere: Some(j),
+            };
+            return at(kind, rule);
+        }
+        if f.node >= service.nodes {
+            let nodes = service.nodes;
+            return at(
+                kind,
+                NodeRule::Beyond {
+                    kind,
+                    node: f.node,
+                    nodes,
+                },
+            );
+        }
+        if let Some(first) =
+            (service.disruptions[..i].iter()).position(|e| e.node_failure.is_some_and(|e| e.node == f.node))
+        {
+            return at(kind, NodeRule::Twice { node: f.node, first });
+        }
+        if f.partition && f.spot.is_some() {
+            return at(Field::Partition, NodeRule::SpotPartition);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,226 @@
+//! A lost node (issue 40 items 2 and 4), worked by hand: its kubelet stops
+//! posting status, the node controller marks it NotReady after
+//! node-monitor-grace-period, every other node's rules drop its Pod after
+//! the propagation, requests routed there meanwhile time out (no RST from a
+//! dead host), and the unreachable taint evicts its Pod after 300 s for the
+//! ReplicaSet to replace it elsewhere; a spot reclaim first drains the
+//! node, which a budget may hold past the notice.
+//!
+//! The runs share one shape: 2 replicas of a web app that boots in 1 s (no
+//! probes: Ready as it is alive), replica r on node r, propagation fixed at
+//! 500 ms and syncs at once, one client on node 0 sending 10 requests/s on
+//! new connections (the `ideal` client: a 30 s connect timeout), 10 ms of
+//! service time. Both replicas are Ready at 1 s and in both nodes' rules at
+//! 1.5 s, when traffic starts: request k is sent at 1.6 s + 100 ms · k.
+//! Node 1 is lost 5 s later, at 6.5 s; the disruption was scheduled at 1.5
+//! s, before the arrival of 6.5 s, so that request already meets it.
+
+use podsim::model::service::{
+    Budget, Cause, Disruption, NodeFailure, NodeState, Pdb, Provider, Scaled, ServiceChange, ServiceHistory,
+    ServiceMetrics, ServiceSimulator, Spot, When,
+};
+use podsim::model::{KubeVersion, RunSpec};
+
+use super::common::secs;
+use super::service::{ms, service, steady, web};
+
+/// Node 1 lost (`failure`) 5 s after traffic started, traffic lasting 60
+/// s (to 61.5 s), under Kubernetes 1.`minor`, with `pdb`.
+fn lose(failure: NodeFailure, minor: u32, pdb: Option<Pdb>) -> (ServiceMetrics, ServiceHistory) {
+    let mut s = service(2, ms(500), secs(5), steady(secs(60)));
+    s.nodes = 2;
+    s.pdb = pdb;
+    s.disruptions = vec![Disruption {
+        when: When::AfterReady(secs(5)),
+        node_failure: Some(failure),
+        ..Disruption::default()
+    }];
+    let mut pod = web(secs(5));
+    pod.kubernetes = KubeVersion(minor);
+    let run = RunSpec {
+        service: Some(Box::new(s)),
+        ..RunSpec::new(pod)
+    };
+    let mut simulator = ServiceSimulator::observed_by(run, ServiceHistory::default());
+    let m = simulator.run();
+    (m, std::mem::take(simulator.observer_mut()))
+}
+
+/// When each change `pick` matches happened, in ms.
+fn when(h: &ServiceHistory, pick: impl Fn(ServiceChange) -> bool) -> Vec<u64> {
+    h.iter()
+        .filter(|e| pick(e.what))
+        .map(|e| e.at.as_millis())
+        .collect()
+}
+
+/// The requests routed to replica 1, by when they were sent (ms).
+fn routed_to_1(h: &ServiceHistory) -> Vec<u64> {
+    when(h, |c| matches!(c, ServiceChange::Routed { replica: 1, .. }))
+}
+
+#[test]
+fn a_failed_node_times_out_new_connections_until_the_other_rules_drop_its_pod() {
+    // Kubernetes 1.36: a 50 s grace (kubernetes#126287, 1.32 on). Lost at
+    // 6.5 s → NotReady at 56.5 s: replica 1's endpoint stops serving, a new
+    // slice version that node 0 hears 500 ms later and syncs at once: its
+    // rules drop replica 1 at 57.0 s. Node 1's kube-proxy, on the dead
+    // machine, hears nothing: never. The sync of 57.0 s was scheduled in
+    // that instant, after the arrival of 57.0 s (scheduled at 56.9 s), so
+    // that request is still routed by the old rules.
+    let (m, h) = lose(NodeFailure::of(1), 36, None);
+    let state = |s: NodeState| move |c| matches!(c, ServiceChange::Node { node: 1, state } if state == s);
+    assert_eq!(when(&h, state(NodeState::Gone)), [6500]);
+    assert_eq!(when(&h, state(NodeState::NotReady)), [56_500]);
+    assert_eq!(
+        when(&h, |c| matches!(
+            c,
+            ServiceChange::RuleDropped { node: 0, replica: 1 }
+        )),
+        [57_000]
+    );
+    assert!(when(&h, |c| matches!(c, ServiceChange::RuleDropped { node: 1, .. })).is_empty());
+    // Requests 1.6 … 61.4 s: 599, the client's node alive. Each one node
+    // 0's rules sent to replica 1 from 6.5 s to 57.0 s (the draw picks
+    // one of the two, so which ones is the stream's) found no host: it
+    // failed unreachable when its SYN gave up, 30 s after it was sent;
+    // before 6.5 s and after 57.0 s none failed, none went to replica 1.
+    assert_eq!(m.requests, 599);
+    let lost: Vec<u64> = routed_to_1(&h).into_iter().filter(|&t| t >= 6500).collect();
+    assert!(
+        lost.first() >= Some(&6500) && lost.last() <= Some(&57_000),
+        "{lost:?}"
+    );
+    // 506 sends from 6.5 s to 57.0 s, each to replica 1 with chance 1/2:
+    // 253 ± 11 (one standard deviation): within five either way.
+    assert!((253 - 56..=253 + 56).contains(&lost.len()), "{}", lost.len());
+    assert_eq!(
+        (m.failed, m.failed_of(Cause::Unreachable)),
+        (lost.len() as u64, lost.len() as u64)
+    );
+    let failed: Vec<(u64, u64)> = (h.iter())
+        .filter_map(|e| match e.what {
+            ServiceChange::RequestFailed { sent, cause, .. } => {
+                assert_eq!(cause, Cause::Unreachable);
+                Some((sent.as_millis(), e.at.as_millis()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed, lost.iter().map(|&t| (t, t + 30_000)).collect::<Vec<_>>());
+    // The taint evicts replica 1 at 56.5 + 300 = 356.5 s (no budget asked);
+    // the ReplicaSet makes replica 2 on node 0 (node 1 is tainted), Ready
+    // at 357.5 s: two ready endpoints again, 351 s after the failure.
+    let n = m.node.as_ref().expect("a lost node's figures");
+    assert_eq!(
+        n.numbers(),
+        [
+            Some(lost.len() as u64),
+            Some(50_000),
+            Some(50_500),
+            Some(350_000),
+            Some(351_000)
+        ]
+    );
+    assert_eq!(n.lost[0].rules_dropped_ms, [Some(50_500), None]);
+    assert_eq!(
+        when(&h, |c| matches!(
+            c,
+            ServiceChange::PodMade {
+                replica: 2,
+                node: 0,
+                ..
+            }
+        )),
+        [356_500]
+    );
+    assert_eq!(
+        when(&h, |c| matches!(c, ServiceChange::TaintEvicted { replica: 1 })),
+        [356_500]
+    );
+}
+
+#[test]
+fn before_kubernetes_1_32_the_node_controller_waits_40_seconds() {
+    // 1.31: the grace was 40 s: NotReady at 46.5 s, node 0's rules drop
+    // replica 1 at 47.0 s.
+    let (m, h) = lose(NodeFailure::of(1), 31, None);
+    let n = m.node.expect("a lost node's figures");
+    assert_eq!(
+        (n.lost[0].not_ready_ms, n.lost[0].rules_dropped_ms[0]),
+        (Some(40_000), Some(40_500))
+    );
+    assert!(routed_to_1(&h).iter().all(|&t| t <= 47_000));
+}
+
+#[test]
+fn a_partitioned_node_serves_its_own_clients_through_its_last_rules() {
+    // Partitioned, not off: replica 1 runs on, so a request from node 1's
+    // client routed to it is answered; here the only client is on node 0,
+    // across the cut, so every request routed to replica 1 from 6.5 s to
+    // 57.0 s times out as before. Node 1's rules still list both.
+    let failure = NodeFailure {
+        partition: true,
+        ..NodeFailure::of(1)
+    };
+    let (m, h) = lose(failure, 36, None);
+    let lost = routed_to_1(&h).into_iter().filter(|&t| t >= 6500).count() as u64;
+    assert_eq!(m.failed_of(Cause::Unreachable), lost);
+    let state = |c| {
+        matches!(
+            c,
+            ServiceChange::Node {
+                node: 1,
+                state: NodeState::CutOff
+            }
+        )
+    };
+    assert_eq!(when(&h, state), [6500]);
+    // Its Pod never hears of the eviction: it still runs at the end.
+    assert_eq!(m.replicas[1].termination_ms, None);
+}
+
+#[test]
+fn a_budget_holds_a_spot_reclaims_drain_past_the_notice_and_protects_nothing_after() {
+    // GCP's notice: 30 s, from 6.5 s. The handler cordons node 1 and asks
+    // to evict replica 1 at 6.5 s; minAvailable 2 of 2 refuses (HTTP 429)
+    // at 6.5, 11.5, 16.5, 21.5, 26.5, 31.5 s: 6 times. The machine vanishes
+    // at 36.5 s, before the retry of 36.5 s (scheduled later than the
+    // notice's end): the drain never finishes. NotReady at 86.5 s (50 s),
+    // node 0's rules drop replica 1 at 87.0 s; the taint evicts it at
+    // 386.5 s, budget or not.
+    let spot = Spot {
+        provider: Provider::Gcp,
+        notice: None,
+    };
+    let failure = NodeFailure {
+        spot: Some(spot),
+        ..NodeFailure::of(1)
+    };
+    let pdb = Pdb {
+        budget: Budget::MinAvailable(Scaled::Count(2)),
+        ..Pdb::default()
+    };
+    let (m, h) = lose(failure, 36, Some(pdb));
+    let refused = when(&h, |c| matches!(c, ServiceChange::EvictionRefused { replica: 1 }));
+    assert_eq!(refused, [6500, 11_500, 16_500, 21_500, 26_500, 31_500]);
+    let d = m.drain.expect("the handler's drain");
+    assert_eq!((d.evictions_refused, d.drain_ms), (6, None));
+    let n = m.node.as_ref().expect("a lost node's figures");
+    let l = &n.lost[0];
+    assert_eq!((l.notice_ms, l.failed_ms), (Some(6500), Some(36_500)));
+    assert_eq!(
+        (l.not_ready_ms, l.rules_dropped_ms[0]),
+        (Some(50_000), Some(50_500))
+    );
+    assert_eq!(l.evicted_ms, Some(350_000));
+    // Until the notice's end every request is answered; from then on those
+    // node 0's rules send to replica 1 (to 87.0 s) time out.
+    let lost = routed_to_1(&h).into_iter().filter(|&t| t >= 36_500).count() as u64;
+    assert_eq!((m.failed, m.failed_of(Cause::Unreachable)), (lost, lost));
+    assert!(
+        when(&h, |c| matches!(c, ServiceChange::RequestFailed { .. }))
+            .iter()
+            .all(|&t| t >= 66_500)
+    );
+}
