@@ -137,7 +137,8 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         s: &mut Scheduler<'_, ServiceEvent>,
     ) {
         let f = self.failure(index);
-        let Some(spot) = f.spot else {
+        // No notice leaves the handler no time: the node is simply lost.
+        let Some(spot) = f.spot.filter(|spot| spot.notice() > SimDuration::ZERO) else {
             return self.lose_node(index, now, s);
         };
         let node = f.node;

@@ -151,7 +151,8 @@ pub struct LostNode {
     pub rules_dropped_ms: Vec<Option<u64>>,
     /// Failure → the unreachable taint evicted its Pods.
     pub evicted_ms: Option<u64>,
-    /// Failure → the slice has as many ready endpoints as replicas again.
+    /// Failure → the slice has as many ready endpoints as replicas again,
+    /// once the taint evicted its Pods (0: a drain had replaced them all).
     pub replaced_ms: Option<u64>,
 }
 
@@ -204,6 +205,8 @@ pub(super) struct NodeMeter {
     /// `replicas + i` is the `i`-th).
     made: Vec<u32>,
     lost: Vec<Lost>,
+    /// Ready endpoints now.
+    ready: u32,
 }
 
 /// A lost node's instants as they come, absolute.
@@ -224,6 +227,7 @@ impl NodeMeter {
         (self.on, self.replicas, self.nodes) = (on, replicas, nodes);
         self.made.clear();
         self.lost.clear();
+        self.ready = 0;
     }
 
     /// Replica `r`'s node: round robin for the first, else where it was made.
@@ -254,13 +258,16 @@ impl NodeMeter {
                 };
                 match state {
                     NodeState::Reclaiming => self.lost.push(fresh(Some(at))),
-                    NodeState::Gone | NodeState::CutOff => match self.entry(node) {
-                        Some(l) if l.failed.is_none() => l.failed = Some(at),
-                        _ => self.lost.push(Lost {
-                            failed: Some(at),
-                            ..fresh(None)
-                        }),
-                    },
+                    NodeState::Gone | NodeState::CutOff => {
+                        match self.entry(node) {
+                            Some(l) if l.failed.is_none() => l.failed = Some(at),
+                            _ => self.lost.push(Lost {
+                                failed: Some(at),
+                                ..fresh(None)
+                            }),
+                        }
+                        self.lost_at(at, rules);
+                    }
                     NodeState::NotReady => {
                         if let Some(l) = self.entry(node) {
                             l.not_ready = Some(at);
@@ -289,12 +296,36 @@ impl NodeMeter {
                     }
                 }
             }
-            ServiceChange::ReadyEndpoints { ready } if ready >= self.replicas => {
-                for l in self.lost.iter_mut().filter(|l| l.evicted.is_some()) {
+            ServiceChange::ReadyEndpoints { ready } => {
+                self.ready = ready;
+                for l in self
+                    .lost
+                    .iter_mut()
+                    .filter(|l| l.evicted.is_some() && ready >= self.replicas)
+                {
                     l.replaced.get_or_insert(at);
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The newest lost node went at `at`: a node whose rules list none of
+    /// its Pods (a drain emptied it in time) dropped them then, and if the
+    /// endpoints are whole, nothing is left to replace.
+    fn lost_at(&mut self, at: SimTime, rules: &[Vec<bool>]) {
+        let Some(l) = self.lost.last() else {
+            return;
+        };
+        let listed = |n: usize| (0..rules[n].len()).any(|r| rules[n][r] && self.node_of(r) == l.node);
+        let empty: Vec<usize> = (0..rules.len())
+            .filter(|&n| n != l.node as usize && !listed(n))
+            .collect();
+        let whole = empty.len() + 1 == rules.len() && self.ready >= self.replicas;
+        let l = self.lost.last_mut().expect("the newest lost node");
+        empty.into_iter().for_each(|n| l.dropped[n] = Some(at));
+        if whole {
+            l.replaced = Some(at);
         }
     }
 

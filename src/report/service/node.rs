@@ -86,13 +86,20 @@ pub(super) fn text(report: &ServiceReport, out: &mut String) {
         let failed = l.failed_ms.map_or("never lost within the run".to_string(), |ms| {
             format!("lost at {}", SimTime(ms))
         });
+        // A drain that emptied it in time left the taint nothing to evict.
+        let pods = match (l.evicted_ms, l.replaced_ms) {
+            (None, Some(0)) => "no Pod left on it".to_string(),
+            (evicted, replaced) => format!(
+                "its Pods evicted {}, replaced {}",
+                after(evicted),
+                after(replaced)
+            ),
+        };
         let _ = writeln!(
             out,
-            "node {}: {notice}{failed}: NotReady {}, its Pods evicted {}, replaced {}",
+            "node {}: {notice}{failed}: NotReady {}, {pods}",
             l.node,
             after(l.not_ready_ms),
-            after(l.evicted_ms),
-            after(l.replaced_ms)
         );
         let others: Vec<String> = (l.rules_dropped_ms.iter().enumerate())
             .filter(|&(i, _)| i != l.node as usize)

@@ -282,3 +282,34 @@ fn a_crash_is_refused_beyond_the_replicas_and_beside_another_kind() {
         "{e}"
     );
 }
+
+#[test]
+fn a_lost_node_is_refused_beyond_the_nodes_beside_a_delete_and_as_a_partitioned_spot() {
+    // Three nodes (the default): 0 to 2; the value starts at column 16.
+    assert_eq!(
+        error_of("[service]\n[[disruptions]]\nat = \"5s\"\nnode_failure = 3\n"),
+        "s.toml:4:16: disruption 0: node_failure = 3 is beyond the nodes: with nodes = 3, name one of 0 to 2"
+    );
+    let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\nnode_failure = 1\ndelete = 1\n");
+    assert!(
+        e.starts_with("s.toml:5:1: ") && e.contains("makes this disruption a lost node"),
+        "{e}"
+    );
+    let e = error_of(
+        "[service]\n[[disruptions]]\nat = \"5s\"\ndelete = 0\n[[disruptions]]\nat = \"5s\"\nspot_reclaim = 1\n",
+    );
+    assert!(
+        e.contains("spot_reclaim loses a node beside the kubectl delete of disruption 0"),
+        "{e}"
+    );
+    let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\nspot_reclaim = 1\npartition = true\n");
+    assert!(
+        e.starts_with("s.toml:5:13: ") && e.contains("partition is a node failure's"),
+        "{e}"
+    );
+    let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\nnode_failure = 1\ncrash = 0\n");
+    assert!(
+        e.contains("crash belongs to another kind, and node_failure makes"),
+        "{e}"
+    );
+}
