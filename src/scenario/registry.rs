@@ -38,6 +38,7 @@ fn sample(field: Field) -> (&'static str, &'static str) {
             Field::UnhealthyPodEvictionPolicy => ("\"AlwaysAllow\"", "AlwaysAllow"),
             Field::Probe(_, key::ProbeField::Outcome) => ("\"hangs\"", "hangs"),
             Field::StopSignal | Field::DrainsOn => ("\"SIGQUIT\"", "SIGQUIT"),
+            Field::Provider => ("\"gcp\"", "gcp"),
             _ => ("\"app\"", "app"),
         },
         Unit::Version => ("\"1.33\"", "1.33"),

@@ -224,3 +224,62 @@ fn a_budget_holds_a_spot_reclaims_drain_past_the_notice_and_protects_nothing_aft
             .all(|&t| t >= 66_500)
     );
 }
+
+#[test]
+fn a_budget_of_two_of_three_stops_a_drains_eviction_and_not_a_node_failure() {
+    // Three replicas on three nodes (replica r on node r), minAvailable 2.
+    // Node 0 fails at 6.5 s: no eviction is asked, so the budget is not:
+    // NotReady at 56.5 s (replica 0 no longer healthy), evicted by the
+    // taint at 356.5 s all the same. Node 1's drain at 61.5 s asks to
+    // evict replica 1 with 2 healthy of the 2 needed: refused (HTTP 429),
+    // and every 5 s after, until the taint's eviction makes replica 3 on
+    // node 2 (nodes 0 and 1 are cordoned), Ready at 357.5 s: 3 healthy,
+    // so the retry of 361.5 s goes through. Refused at 61.5 … 356.5 s: 60.
+    let mut s = service(3, ms(500), secs(5), steady(secs(60)));
+    s.nodes = 3;
+    s.pdb = Some(Pdb {
+        budget: Budget::MinAvailable(Scaled::Count(2)),
+        ..Pdb::default()
+    });
+    s.disruptions = vec![
+        Disruption {
+            when: When::AfterReady(secs(5)),
+            node_failure: Some(NodeFailure::of(0)),
+            ..Disruption::default()
+        },
+        Disruption {
+            when: When::AfterReady(secs(60)),
+            drain: Some(1),
+            ..Disruption::default()
+        },
+    ];
+    let run = RunSpec {
+        service: Some(Box::new(s)),
+        ..RunSpec::new(web(secs(5)))
+    };
+    let mut simulator = ServiceSimulator::observed_by(run, ServiceHistory::default());
+    let m = simulator.run();
+    let h = std::mem::take(simulator.observer_mut());
+    assert_eq!(
+        when(&h, |c| matches!(c, ServiceChange::TaintEvicted { replica: 0 })),
+        [356_500]
+    );
+    let refused = when(&h, |c| matches!(c, ServiceChange::EvictionRefused { replica: 1 }));
+    assert_eq!(refused, (0..60).map(|k| 61_500 + 5000 * k).collect::<Vec<u64>>());
+    assert_eq!(
+        when(&h, |c| matches!(c, ServiceChange::Evicted { replica: 1 })),
+        [361_500]
+    );
+    assert_eq!(
+        when(&h, |c| matches!(
+            c,
+            ServiceChange::PodMade {
+                replica: 3,
+                node: 2,
+                ..
+            }
+        )),
+        [356_500]
+    );
+    assert_eq!(m.drain.map(|d| d.evictions_refused), Some(60));
+}
