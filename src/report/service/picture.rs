@@ -250,13 +250,13 @@ fn draw_nodes(
     }
     section_title(svg, top, NODES_TITLE);
     let right = axis.right_px;
-    for node in 0..nodes {
+    for (node, row) in states.iter().enumerate() {
         let band_y = top + TITLE_ROW + ROW * node as f64 + (ROW - BAND) / 2.0;
         svg.open("g", &[("class", &"node"), ("data-node", &node)]);
-        let note = states[node].last().map_or("rules", |s| s.1.name());
+        let note = row.last().map_or("rules", |s| s.1.name());
         row_label(svg, band_y, &format!("node {node}"), note);
         band_frame(svg, band_y, right, "none", "#e4e4e4");
-        super::node::draw_states(svg, &states[node], node, band_y, end, axis);
+        super::node::draw_states(svg, row, node, band_y, end, axis);
         for d in deleted {
             let from = SimTime(d.deleted_ms);
             let dropped = d
