@@ -498,7 +498,8 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     }
 
     /// Traffic without a set duration stops 10 s after every disruption
-    /// has happened, every deleted Pod is gone and every node is in sync.
+    /// has happened, every deleted Pod is gone and every node is in sync
+    /// (a lost node's Pods and kube-proxy aside: they never will be).
     fn maybe_settle(&mut self, now: SimTime) {
         let settled = self.started.is_some()
             && self.traffic_end.is_none()
