@@ -172,6 +172,9 @@ pub struct Measured {
     pub point: Point,
     /// Its runs (on the search's replications or on the fresh ones).
     pub sample: Sample,
+    /// Its preStop was set on the Pod's proxy too (`with_proxy`), not on
+    /// the app alone: the frontier picture marks the two apart.
+    pub proxy: bool,
 }
 
 impl Measurer {
@@ -225,10 +228,11 @@ impl Measurer {
 
     /// Every sample measured, in the order first measured.
     pub fn into_measured(mut self) -> Vec<Measured> {
+        let proxy = self.proxy.is_some();
         (self.order.iter())
             .filter_map(|&(point, start)| {
                 let sample = self.cache.remove(&(point, start))?;
-                Some(Measured { point, sample })
+                Some(Measured { point, sample, proxy })
             })
             .collect()
     }

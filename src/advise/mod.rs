@@ -10,7 +10,6 @@
 //! maxUnavailable, minReadySeconds). A Pod's start (where its proxy sits,
 //! its startup probe) is `pod_start`'s, a Job's completion (a native
 //! sidecar, a `podFailurePolicy` rule narrowed) `job`'s.
-//! advised yet.
 //!
 //! How (each step's reason is in `search` and `measure`):
 //!
@@ -308,9 +307,17 @@ pub struct Advice {
 
 impl Advice {
     /// The runs a brute-force grid over the same ranges would take: every
-    /// value of each setting, R replications each.
+    /// value of each setting, R replications each; the preStop's range
+    /// twice when the proxy's was searched too (once on the app alone,
+    /// once on both, as the search ran it).
     pub fn grid_runs(&self) -> u64 {
         let rollout = self.rollout.as_ref().map_or(0, |r| r.candidates);
-        (self.pre_stop.searched.values + self.grace.searched.values + rollout) * self.request.replications
+        (self.pre_stop_values() + self.grace.searched.values + rollout) * self.request.replications
+    }
+
+    /// The preStop values a grid runs: its range, once per container set searched.
+    pub fn pre_stop_values(&self) -> u64 {
+        let searches = 1 + u64::from(self.pre_stop.proxy.is_some());
+        self.pre_stop.searched.values * searches
     }
 }
