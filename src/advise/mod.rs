@@ -151,6 +151,11 @@ pub struct Request {
     /// it the strategy advised is the one with the fewest Pods at once
     /// within it, else the fastest.
     pub max_rollout: Option<SimDuration>,
+    /// Screen the rollout strategies on a prefix of the replications
+    /// before running the survivors on all R (`rollout`); `false`: run
+    /// every strategy on all R, as a brute-force grid does. The answer is
+    /// the same either way; only the runs differ.
+    pub screen: bool,
 }
 
 impl Request {
@@ -163,6 +168,7 @@ impl Request {
             confidence: None,
             min_ready: None,
             max_rollout: None,
+            screen: true,
         }
     }
 
@@ -178,8 +184,32 @@ impl Request {
     /// enough exceed it (`confidence::allowed_exceedances`).
     pub fn within(&self, values: impl ExactSizeIterator<Item = u64>, bound: u64) -> bool {
         let runs = values.len() as u64;
+        !self.exceeds(values, bound, runs)
+    }
+
+    /// Whether the 99th percentile of `full` values that begin with
+    /// `values` must be above `bound`, whatever the rest are: more of
+    /// these exceed it than `full` values may. Why it is exact: the
+    /// exceedances only grow as values are added, and the verdict on
+    /// `full` values is a bound on their count. With `full` the count of
+    /// `values`, it is `!within`.
+    pub fn exceeds(&self, values: impl Iterator<Item = u64>, bound: u64, full: u64) -> bool {
         let over = values.filter(|&v| v > bound).count() as u64;
-        allowed_exceedances(runs, P99_EXCESS, self.confidence).is_some_and(|allowed| over <= allowed)
+        allowed_exceedances(full, P99_EXCESS, self.confidence).is_none_or(|allowed| over > allowed)
+    }
+
+    /// Whether a sample of `full` runs that begins with `sample`'s runs
+    /// must miss the target, whatever the other runs are (a screening's
+    /// verdict, `rollout`): a percentile by `exceeds`; a mean when these
+    /// runs' failures alone, shared over `full` runs, are above it (no
+    /// run fails fewer than none). With `full` the sample's own runs, it
+    /// is `!holds`.
+    pub fn misses(&self, sample: &Sample, full: u64) -> bool {
+        let failed = sample.runs.iter().map(|r| r.failed);
+        match self.target {
+            Target::FailedMean(x) => failed.sum::<u64>() as f64 / full as f64 > x,
+            Target::FailedP99(bound) => self.exceeds(failed, bound, full),
+        }
     }
 }
 

@@ -101,3 +101,57 @@ fn with_no_floor_the_fastest_deletes_every_old_pod_at_once() {
     assert_eq!(advised.min_ready, SimDuration::ZERO);
     assert_eq!(r.advised_figures.and_then(|f| f.done_ms), Some(1050.0));
 }
+
+/// The screening changes the runs, not the answer. Two replicas, ten
+/// replications: the screening runs every strategy on the first one
+/// (10 / 10) and the ones left on the first three (10 / 3). The 36 with
+/// an unavailability break the floor in every run, so the first drops
+/// them all, and they run 1 replication instead of 10: 36 × 9 = 324 runs
+/// fewer. The other 12 run all ten, as in the brute force, so the safe
+/// set, its figures, its rank and the fresh check are the brute force's.
+#[test]
+fn the_screening_drops_the_unsafe_and_keeps_the_brute_forces_answer() {
+    let brute = podsim::advise::Request {
+        screen: false,
+        ..request(10, 1000)
+    };
+    let full = advise(&two_replicas().run, &brute).expect("a Service is advised");
+    let screened = advise(&two_replicas().run, &request(10, 1000)).expect("a Service is advised");
+    let (f, s) = (full.rollout.expect("advised"), screened.rollout.expect("advised"));
+    assert_eq!((f.screened_out, s.screened_out), (0, 36));
+    assert_eq!(s.advised, f.advised);
+    assert_eq!((s.safe, s.broke, s.checked), (f.safe, f.broke, f.checked));
+    assert_eq!(s.advised_figures, f.advised_figures);
+    assert_eq!(full.runs - screened.runs, 324);
+    assert_eq!(screened.advised, full.advised);
+}
+
+/// The same on the bundled rolling restart (three replicas on three
+/// nodes, the tiny preset, 90 strategies) at 40 replications: the
+/// strategy, the safe count and the fresh check as the brute force's,
+/// with fewer runs.
+#[test]
+fn the_screening_agrees_with_the_brute_force_on_the_bundled_rollout() {
+    let scenario = Scenario::load(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/service/rollout.toml"
+    )))
+    .expect("the scenario reads");
+    let brute = podsim::advise::Request {
+        screen: false,
+        ..request(40, 1000)
+    };
+    let full = advise(&scenario.run, &brute).expect("a Service is advised");
+    let screened = advise(&scenario.run, &request(40, 1000)).expect("a Service is advised");
+    let (f, s) = (full.rollout.expect("advised"), screened.rollout.expect("advised"));
+    assert_eq!(s.advised, f.advised);
+    assert!(s.advised.is_some());
+    assert_eq!((s.safe, s.checked), (f.safe, f.checked));
+    assert_eq!(s.advised_figures, f.advised_figures);
+    assert!(s.screened_out > 0);
+    println!(
+        "rollout.toml at 40: runs {} screened against {} brute force ({} of 90 dropped)",
+        screened.runs, full.runs, s.screened_out
+    );
+    assert!(screened.runs < full.runs);
+}

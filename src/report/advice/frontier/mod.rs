@@ -8,7 +8,8 @@
 //! many candidates there were and that nothing between them was measured.
 //! The points are those of the search's replications (0 to R − 1), the
 //! ones today's and the advised figures come from, so every dot is
-//! comparable with every other; the fresh check's are counted, not drawn.
+//! comparable with every other; the fresh check's are counted, not drawn,
+//! and so are the rollout strategies the screening dropped on fewer.
 //!
 //! The cost axis is what a person waits for: a drain's duration when the
 //! scenario drains a node, else a rollout's, else the deleted Pod's
@@ -129,10 +130,15 @@ pub fn frontier_svg(name: &str, advice: &Advice) -> String {
     let target = advice.request.target;
     let r = advice.request.replications;
     let cost = Cost::of(&advice.today);
+    // A strategy dropped at the screening ran on fewer replications: not
+    // comparable, so counted with the fresh checks, not drawn.
     let searched: Vec<&Measured> = (advice.measured.iter())
-        .filter(|m| m.sample.replications.start == 0)
+        .filter(|m| m.sample.replications == (0..r))
         .collect();
-    let fresh = advice.measured.len() - searched.len();
+    let screened = (advice.measured.iter())
+        .filter(|m| m.sample.replications.start == 0 && m.sample.replications.end < r)
+        .count();
+    let fresh = advice.measured.len() - searched.len() - screened;
     let spots: Vec<(&Measured, Spot)> = (searched.iter())
         .filter_map(|m| Some((*m, Spot::of(&m.sample, cost)?)))
         .collect();
@@ -171,9 +177,11 @@ pub fn frontier_svg(name: &str, advice: &Advice) -> String {
         &format!(
             "the {} candidates the search ran, each on the same {r} replications{}",
             spots.len(),
-            match fresh {
-                0 => String::new(),
-                n => format!(" ({n} checks on fresh replications not drawn)"),
+            match (fresh, screened) {
+                (0, 0) => String::new(),
+                (n, 0) => format!(" ({n} checks on fresh replications not drawn)"),
+                (n, s) =>
+                    format!(" ({s} strategies dropped at the screening and {n} fresh checks not drawn)"),
             }
         ),
         &[("fill", &MUTED), ("class", &"subtitle")],
