@@ -34,6 +34,9 @@
 //!    time one way (the brute-force fallback, `search::Order`); the
 //!    fastest that keeps the target and the ready floor, or, with a
 //!    rollout-time budget, the one with the fewest Pods at once within it.
+//!    A screening on a prefix of the replications first drops the
+//!    strategies sure to be unsafe on all of them, which keeps the brute
+//!    force's answer at a fraction of its runs (`rollout::screen`).
 //!
 //! A percentile target is judged by nearest rank, or with `--confidence`
 //! by a binomial test on enough replications (`confidence`).
