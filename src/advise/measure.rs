@@ -172,6 +172,9 @@ pub struct Measured {
     pub point: Point,
     /// Its runs (on the search's replications or on the fresh ones).
     pub sample: Sample,
+    /// Its preStop was set on the Pod's proxy too (`with_proxy`), not on
+    /// the app alone: the frontier picture marks the two apart.
+    pub proxy: bool,
 }
 
 impl Measurer {
@@ -225,10 +228,11 @@ impl Measurer {
 
     /// Every sample measured, in the order first measured.
     pub fn into_measured(mut self) -> Vec<Measured> {
+        let proxy = self.proxy.is_some();
         (self.order.iter())
             .filter_map(|&(point, start)| {
                 let sample = self.cache.remove(&(point, start))?;
-                Some(Measured { point, sample })
+                Some(Measured { point, sample, proxy })
             })
             .collect()
     }
@@ -239,29 +243,42 @@ impl Measurer {
     }
 
     /// `point` over `replications`; a sample already measured is not run
-    /// again. Once halted, a new point's sample is empty and not counted.
+    /// again. A sample measured over a shorter range from the same start
+    /// (a screening's) is extended by the runs it lacks, so a candidate
+    /// screened then confirmed costs no run twice; one measured over a
+    /// longer range is returned whole. Once halted, a new point's sample
+    /// is empty and not counted.
     pub fn sample(&mut self, point: Point, replications: Range<u64>) -> &Sample {
         let key = (point, replications.start);
-        if !self.cache.contains_key(&key) {
-            let ran = match self.halted {
-                Some(halt) => Err(halt),
-                None => self.run(point, replications.clone()),
-            };
-            let sample = match ran {
-                Ok(sample) => {
-                    self.runs += replications.end - replications.start;
+        let from = match self.cache.get(&key) {
+            Some(s) if s.replications.end >= replications.end => return &self.cache[&key],
+            Some(s) => s.replications.end,
+            None => replications.start,
+        };
+        let ran = match self.halted {
+            Some(halt) => Err(halt),
+            None => self.run(point, from..replications.end),
+        };
+        match ran {
+            Ok(more) => {
+                self.runs += replications.end - from;
+                let sample = self.cache.entry(key).or_insert_with(|| {
                     self.order.push(key);
-                    sample
-                }
-                Err(halt) => {
-                    self.halted = Some(halt);
                     Sample {
-                        replications,
+                        replications: replications.start..replications.start,
                         runs: Vec::new(),
                     }
-                }
-            };
-            self.cache.insert(key, sample);
+                });
+                sample.replications.end = replications.end;
+                sample.runs.extend(more.runs);
+            }
+            Err(halt) => {
+                self.halted = Some(halt);
+                self.cache.entry(key).or_insert(Sample {
+                    replications,
+                    runs: Vec::new(),
+                });
+            }
         }
         &self.cache[&key]
     }

@@ -10,7 +10,6 @@
 //! maxUnavailable, minReadySeconds). A Pod's start (where its proxy sits,
 //! its startup probe) is `pod_start`'s, a Job's completion (a native
 //! sidecar, a `podFailurePolicy` rule narrowed) `job`'s.
-//! advised yet.
 //!
 //! How (each step's reason is in `search` and `measure`):
 //!
@@ -35,6 +34,9 @@
 //!    time one way (the brute-force fallback, `search::Order`); the
 //!    fastest that keeps the target and the ready floor, or, with a
 //!    rollout-time budget, the one with the fewest Pods at once within it.
+//!    A screening on a prefix of the replications first drops the
+//!    strategies sure to be unsafe on all of them, which keeps the brute
+//!    force's answer at a fraction of its runs (`rollout::screen`).
 //!
 //! A percentile target is judged by nearest rank, or with `--confidence`
 //! by a binomial test on enough replications (`confidence`).
@@ -152,6 +154,11 @@ pub struct Request {
     /// it the strategy advised is the one with the fewest Pods at once
     /// within it, else the fastest.
     pub max_rollout: Option<SimDuration>,
+    /// Screen the rollout strategies on a prefix of the replications
+    /// before running the survivors on all R (`rollout`); `false`: run
+    /// every strategy on all R, as a brute-force grid does. The answer is
+    /// the same either way; only the runs differ.
+    pub screen: bool,
 }
 
 impl Request {
@@ -164,6 +171,7 @@ impl Request {
             confidence: None,
             min_ready: None,
             max_rollout: None,
+            screen: true,
         }
     }
 
@@ -179,8 +187,32 @@ impl Request {
     /// enough exceed it (`confidence::allowed_exceedances`).
     pub fn within(&self, values: impl ExactSizeIterator<Item = u64>, bound: u64) -> bool {
         let runs = values.len() as u64;
+        !self.exceeds(values, bound, runs)
+    }
+
+    /// Whether the 99th percentile of `full` values that begin with
+    /// `values` must be above `bound`, whatever the rest are: more of
+    /// these exceed it than `full` values may. Why it is exact: the
+    /// exceedances only grow as values are added, and the verdict on
+    /// `full` values is a bound on their count. With `full` the count of
+    /// `values`, it is `!within`.
+    pub fn exceeds(&self, values: impl Iterator<Item = u64>, bound: u64, full: u64) -> bool {
         let over = values.filter(|&v| v > bound).count() as u64;
-        allowed_exceedances(runs, P99_EXCESS, self.confidence).is_some_and(|allowed| over <= allowed)
+        allowed_exceedances(full, P99_EXCESS, self.confidence).is_none_or(|allowed| over > allowed)
+    }
+
+    /// Whether a sample of `full` runs that begins with `sample`'s runs
+    /// must miss the target, whatever the other runs are (a screening's
+    /// verdict, `rollout`): a percentile by `exceeds`; a mean when these
+    /// runs' failures alone, shared over `full` runs, are above it (no
+    /// run fails fewer than none). With `full` the sample's own runs, it
+    /// is `!holds`.
+    pub fn misses(&self, sample: &Sample, full: u64) -> bool {
+        let failed = sample.runs.iter().map(|r| r.failed);
+        match self.target {
+            Target::FailedMean(x) => failed.sum::<u64>() as f64 / full as f64 > x,
+            Target::FailedP99(bound) => self.exceeds(failed, bound, full),
+        }
     }
 }
 
@@ -308,9 +340,17 @@ pub struct Advice {
 
 impl Advice {
     /// The runs a brute-force grid over the same ranges would take: every
-    /// value of each setting, R replications each.
+    /// value of each setting, R replications each; the preStop's range
+    /// twice when the proxy's was searched too (once on the app alone,
+    /// once on both, as the search ran it).
     pub fn grid_runs(&self) -> u64 {
         let rollout = self.rollout.as_ref().map_or(0, |r| r.candidates);
-        (self.pre_stop.searched.values + self.grace.searched.values + rollout) * self.request.replications
+        (self.pre_stop_values() + self.grace.searched.values + rollout) * self.request.replications
+    }
+
+    /// The preStop values a grid runs: its range, once per container set searched.
+    pub fn pre_stop_values(&self) -> u64 {
+        let searches = 1 + u64::from(self.pre_stop.proxy.is_some());
+        self.pre_stop.searched.values * searches
     }
 }

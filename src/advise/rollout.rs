@@ -22,6 +22,9 @@
 //! then the Pods the controller counts, which maxSurge bounds), then the
 //! fastest. The choice is
 //! checked on fresh replications, and the next in rank taken while it fails.
+//! Before all that, a screening on the first tenth and third of the
+//! replications drops the strategies sure to be unsafe (`screen`), so
+//! the brute force's answer costs a fraction of its runs.
 
 use std::ops::Range;
 
@@ -89,8 +92,12 @@ pub struct RolloutAdvice {
     /// Candidates that held on replications 0 to R − 1.
     pub safe: u64,
     /// Candidates that broke each condition: the failed-request target,
-    /// the ready floor, an unfinished rollout, the budget.
+    /// the ready floor, an unfinished rollout, the budget. One dropped at
+    /// the screening counts for the conditions its screening runs broke
+    /// (at least one; all R runs might break more).
     pub broke: [u64; 4],
+    /// Candidates dropped at the screening, never run on all R.
+    pub screened_out: u64,
     /// The fresh check, over the safe ones in rank order.
     pub checked: Option<Checked>,
 }
@@ -127,17 +134,63 @@ fn candidates(replicas: u32) -> Vec<RolloutPoint> {
     all
 }
 
-/// Which conditions `s` breaks, in `RolloutAdvice::broke` order.
-fn broken(s: &Sample, request: &Request, floor: u32) -> [bool; 4] {
+/// Which conditions a sample of `full` runs that begins with `s` must
+/// break, whatever its other runs are, in `RolloutAdvice::broke` order.
+/// Each is exact on a prefix: a run below the floor or unfinished stays
+/// in the sample, and the target and the budget are bounds on how many
+/// runs exceed (`Request::misses`, `Request::exceeds`). With `full` the
+/// runs of `s`, it is the verdict on `s` itself.
+fn broken(s: &Sample, request: &Request, floor: u32, full: u64) -> [bool; 4] {
     let done = |r: &super::Run| r.rollout_done_ms.unwrap_or(u64::MAX);
     [
-        !request.holds(s),
+        request.misses(s, full),
         s.runs.iter().any(|r| r.min_ready.is_some_and(|m| m < floor)),
         s.runs.iter().any(|r| r.rollout_done_ms.is_none()),
         request
             .max_rollout
-            .is_some_and(|b| !request.within(s.runs.iter().map(done), b.as_millis())),
+            .is_some_and(|b| request.exceeds(s.runs.iter().map(done), b.as_millis(), full)),
     ]
+}
+
+/// The screening's stages: a tenth, then a third of R replications.
+const STAGES: [u64; 2] = [10, 3];
+
+/// The screening: every candidate on the first R/10 replications, the
+/// ones left on the first R/3, each dropped as soon as its runs show it
+/// must break a condition on all R (`broken`); what it broke is added to
+/// `broke`. Returns which candidates are left, to be run on all R.
+///
+/// Why it cannot change the answer: a candidate is dropped only when all
+/// R runs would break a condition too (the runs are the same, common
+/// random numbers: replication r is the same run whether asked for in a
+/// prefix or in all R), so the safe set, their figures on all R and so
+/// their rank are the brute force's. Why only the unsafe are dropped, not
+/// the dominated: a candidate is ranked by a mean over all R runs (its
+/// rollout time, its Pods), and no prefix bounds a mean of runs not yet
+/// run, so dropping one as slower than another could drop the answer.
+fn screen(
+    m: &mut Measurer,
+    points: &[Point],
+    (base, r): (u64, u64),
+    (request, floor): (&Request, u32),
+    broke: &mut [u64; 4],
+) -> Vec<bool> {
+    let mut left = vec![true; points.len()];
+    if !request.screen {
+        return left;
+    }
+    for n in STAGES.iter().map(|d| r / d).filter(|&n| n > 0 && n < r) {
+        for (point, left) in points.iter().zip(&mut left).filter(|(_, l)| **l) {
+            let why = broken(m.sample(*point, base..base + n), request, floor, r);
+            if why.iter().any(|&b| b) {
+                *left = false;
+                for (count, b) in broke.iter_mut().zip(why) {
+                    *count += u64::from(b);
+                }
+            }
+        }
+    }
+    left
 }
 
 /// Step 3 on `m` (a measurer `with_rollout(index)`), the preStop and grace
@@ -164,9 +217,15 @@ pub fn rollout(
         ..point
     };
     let mut broke = [0; 4];
+    let r = base.end - base.start;
+    let points: Vec<Point> = all.iter().map(|&c| at(c)).collect();
+    let left = screen(m, &points, (base.start, r), (request, floor), &mut broke);
     let ranked = rank(all.len() as u64, |i| {
-        let s = m.sample(at(all[i as usize]), base.clone());
-        let why = broken(s, request, floor);
+        if !left[i as usize] {
+            return None;
+        }
+        let s = m.sample(points[i as usize], base.clone());
+        let why = broken(s, request, floor, r);
         for (count, b) in broke.iter_mut().zip(why) {
             *count += u64::from(b);
         }
@@ -183,7 +242,7 @@ pub fn rollout(
     let checked = (!ranked.is_empty()).then(|| {
         confirm(0, ranked.len() as u64 - 1, |j| {
             let candidate = all[ranked[j as usize] as usize];
-            !broken(m.sample(at(candidate), fresh.clone()), request, floor)
+            !broken(m.sample(at(candidate), fresh.clone()), request, floor, r)
                 .iter()
                 .any(|&b| b)
         })
@@ -204,13 +263,61 @@ pub fn rollout(
         candidates: all.len() as u64,
         safe: ranked.len() as u64,
         broke,
+        screened_out: left.iter().filter(|&&l| !l).count() as u64,
         checked,
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::{Run, Target};
     use super::*;
+
+    fn sample(failed: &[u64]) -> Sample {
+        let run = |&failed: &u64| Run {
+            failed,
+            failed_by: [0; 7],
+            sigkilled: 0,
+            termination_ms: None,
+            rollout_done_ms: Some(1000),
+            drain_ms: None,
+            min_ready: Some(3),
+            peak_pods: None,
+            counted_pods: None,
+        };
+        Sample {
+            replications: 0..failed.len() as u64,
+            runs: failed.iter().map(run).collect(),
+        }
+    }
+
+    /// On a whole sample the screening's verdict is the target's; on a
+    /// prefix it never calls unsafe what all the runs would call safe.
+    /// 200 runs, of which the first `over` fail 2 requests: by nearest
+    /// rank 2 may exceed 0 (200 − ⌈0.99·200⌉), at C = 0.95 none (200 <
+    /// 299 runs show nothing), a mean of 0.02 allows one such run.
+    #[test]
+    fn the_screening_drops_only_what_all_the_runs_would_drop() {
+        let mean = Request::new(Target::FailedMean(0.02), 200);
+        let rank = Request::new(Target::FailedP99(0), 200);
+        let sure = Request {
+            confidence: Some(0.95),
+            ..rank
+        };
+        for over in 0..6usize {
+            let failed: Vec<u64> = (0..200).map(|i| if i < over { 2 } else { 0 }).collect();
+            let whole = sample(&failed);
+            for request in [&mean, &rank, &sure] {
+                assert_eq!(request.misses(&whole, 200), !request.holds(&whole), "{over} over");
+                let first = sample(&failed[..20]);
+                assert!(!request.misses(&first, 200) || request.misses(&whole, 200));
+            }
+            assert_eq!(rank.misses(&sample(&failed[..20]), 200), over > 2);
+            assert_eq!(mean.misses(&sample(&failed[..20]), 200), over > 2);
+        }
+        // Too few runs for the test: every sample misses it.
+        assert!(sure.misses(&sample(&[0; 20]), 200));
+    }
 
     /// Three replicas: surges and unavailabilities 0 to 3 (16 pairs, less
     /// 0/0) × 6 minReadySeconds = 90; seven: 5 percentages each, 24 pairs,

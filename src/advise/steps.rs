@@ -76,6 +76,16 @@ pub fn advise_within(run: &RunSpec, request: &Request, limits: &Limits) -> Resul
         grace: grace.advised,
         rollout: None,
     };
+    // The strategy with the preStop and grace fixed, not jointly: the
+    // pair is the smallest safe one, preStop first (it is paid on every
+    // deletion, the strategy only in a rollout), unless some strategy is
+    // safe one step below the bisection's preStop (per strategy, failures
+    // do not increase with the preStop). With a fixed propagation none
+    // is: each Pod's rules drop d after its delete whatever the strategy,
+    // and deletes at once only add the token bucket's wait. With a random
+    // one a strategy that deletes in one change draws fewer delays and
+    // may need a little less; docs/advise.md says so, and
+    // tests/advise/rollout.rs checks the bundled rollout.
     let rollout = strategy.map(|today| {
         let both = (reps.base.clone(), reps.fresh.clone());
         rollout(&mut m, both, request, today, advised_point, service.replicas)

@@ -7,6 +7,7 @@
 //! the patch applied to its manifest as a strategic merge, re-simulated.
 
 mod job;
+mod matrix;
 mod patch_applies;
 mod proxy;
 mod rollout;

@@ -60,3 +60,51 @@ fn without_a_proxy_the_apps_sleep_alone_is_advised() {
     assert_eq!(advice.pre_stop.proxy, None);
     assert_eq!(ms(advice.pre_stop.advised), Some(2000));
 }
+
+/// What the report says of a proxy that is not Istio's (`envoy` here):
+/// the grid counts the preStop's 241 values (0–120 s by 500 ms) twice,
+/// since the search ran them on web alone and then on both; the "why
+/// both" line cites no Istio issue; the keys' header names both
+/// `[[containers]]` entries; the frontier draws the candidates of the
+/// search on both as diamonds (class `proxy`), those on web alone as
+/// dots, and its legend names both.
+#[test]
+fn the_report_counts_names_and_marks_the_proxys_search() {
+    use podsim::report::advice::{frontier_svg, patch, text};
+    let advice = advise(&three_deletes("0s", "30s", PROXY).run, &request(20, 500)).expect("advised");
+    assert_eq!(advice.pre_stop.searched.values, 241);
+    assert_eq!(advice.pre_stop_values(), 482);
+    let grace_values = advice.grace.searched.values;
+    assert_eq!(advice.grid_runs(), (482 + grace_values) * 20);
+
+    let table = text("t", "t.toml", &advice);
+    assert!(table.contains("(482 preStop values (241 on web alone, 241 on it and envoy)"));
+    let why = table
+        .lines()
+        .find(|l| l.starts_with("why both:"))
+        .expect("a why-both line");
+    assert!(why.contains("\"envoy\" is the Pod's proxy"), "{why}");
+    assert!(!table.contains("istio"), "{table}");
+
+    let keys = patch(&advice, None, "t", "t.toml").text;
+    assert!(keys.contains("pre_stop in the [[containers]] entries named \"web\" and \"envoy\""));
+
+    let svg = frontier_svg("t", &advice);
+    let drawn = |class: &str| svg.matches(&format!("class=\"{class}\"")).count();
+    // Every candidate measured on replications 0–19 is drawn once: those
+    // of the search on both as diamonds, of web alone as dots.
+    let on_base = |proxy: bool| {
+        (advice.measured.iter())
+            .filter(|m| {
+                m.proxy == proxy
+                    && m.sample.replications.start == 0
+                    && m.sample.runs[0].termination_ms.is_some()
+            })
+            .count()
+    };
+    assert!(on_base(true) > 0 && on_base(false) > 0);
+    assert_eq!(drawn("p99 proxy"), on_base(true));
+    assert_eq!(drawn("p99"), on_base(false));
+    // (the apostrophe is escaped in the SVG)
+    assert!(svg.contains("diamond: envoy&#39;s too"), "{svg}");
+}

@@ -1,7 +1,7 @@
 //! What `podsim advise` shows: a table of the settings (today, advised,
 //! what it buys, what it costs), the failures by cause, the evidence (runs
-//! simulated against the brute-force grid's), the same as JSON for tools,
-//! the patch to apply (`patch`), and the frontier picture of the
+//! simulated against the brute-force grid's), the same as JSON for tools
+//! (`json`), what limits or decides a setting (`limits`), the patch to apply (`patch`), and the frontier picture of the
 //! candidates searched (`frontier`).
 //!
 //! Why apart from the search: the search is a library answer (`Advice`);
@@ -9,20 +9,20 @@
 
 mod frontier;
 pub mod job;
+mod json;
+mod limits;
 mod patch;
 mod rollout;
 pub mod start;
 
 pub use frontier::frontier_svg;
+pub use json::json;
 pub use patch::{Patch, patch};
 
 use std::fmt::Write;
 
-use serde_json::{Value, json};
-
 use crate::advise::{
-    Advice, Checked, GraceAdvice, P99_EXCESS, PreStopAdvice, Sample, Searched, Target, allowed_exceedances,
-    replications_for,
+    Advice, Checked, P99_EXCESS, PreStopAdvice, Sample, Searched, allowed_exceedances, replications_for,
 };
 use crate::engine::SimDuration;
 use crate::model::service::Cause;
@@ -53,7 +53,7 @@ pub fn text(name: &str, source: &str, advice: &Advice) -> String {
     for line in durations_lines(&advice.today, &advice.advised) {
         let _ = writeln!(out, "{line}");
     }
-    for line in limits(advice) {
+    for line in limits::limits(advice) {
         let _ = writeln!(out, "{line}");
     }
     let grid = advice.grid_runs();
@@ -64,12 +64,21 @@ pub fn text(name: &str, source: &str, advice: &Advice) -> String {
         ),
         None => format!(" and {} grace values", advice.grace.searched.values),
     };
+    let pre_stop_values = match &advice.pre_stop.proxy {
+        Some(proxy) => format!(
+            "{} preStop values ({each} on {} alone, {each} on it and {})",
+            advice.pre_stop_values(),
+            advice.container,
+            proxy.container,
+            each = advice.pre_stop.searched.values,
+        ),
+        None => format!("{} preStop values", advice.pre_stop.searched.values),
+    };
     let _ = writeln!(
         out,
-        "runs: {} simulated; a brute-force grid of the same ranges runs {grid} ({} preStop values{strategies}, \
+        "runs: {} simulated; a brute-force grid of the same ranges runs {grid} ({pre_stop_values}{strategies}, \
          {r} replications each): {:.0}x more",
         advice.runs,
-        advice.pre_stop.searched.values,
         grid as f64 / advice.runs.max(1) as f64
     );
     let _ = writeln!(out, "  preStop: {}", searched_text(&advice.pre_stop.searched, r));
@@ -275,143 +284,6 @@ fn durations_lines(today: &Sample, advised: &Sample) -> Vec<String> {
         .collect()
 }
 
-/// What keeps a setting from being safe, when one is not, and the
-/// disruption that overrides the grace.
-fn limits(advice: &Advice) -> Vec<String> {
-    let mut lines = Vec::new();
-    let (p, g) = (&advice.pre_stop, &advice.grace);
-    match p.advised {
-        None => lines.extend(pre_stop_limit(p, advice.request.target)),
-        Some(a) => lines.extend(pre_stop_decided(p, a, advice.request.step)),
-    }
-    if let Some(proxy) = &p.proxy {
-        lines.extend(proxy_lines(&advice.container, &proxy.container));
-    }
-    if g.kills_remain {
-        lines.push(grace_limit(g, advice.request.replications));
-    }
-    let budget = advice.request.max_rollout;
-    lines.extend(advice.rollout.as_ref().and_then(|ro| rollout::limit(ro, budget)));
-    if g.overridden {
-        lines.push(
-            "note: a disruption's grace_period (kubectl delete --grace-period) overrides the Pod's grace for the \
-             Pod it deletes"
-                .into(),
-        );
-    }
-    lines
-}
-
-/// Why the proxy's hook is advised with the app's, and what Istio offers
-/// instead (not modelled: podsim says so rather than guess their timing).
-fn proxy_lines(app: &str, proxy: &str) -> Vec<String> {
-    vec![
-        format!(
-            "why both: \"{proxy}\" stops taking new connections at SIGTERM (istio/istio#34855), so no preStop of \
-             \"{app}\" alone helps; the proxy must outlive the endpoint race and \"{app}\" must keep listening \
-             behind it, so both sleep the advised time"
-        ),
-        "instead (not simulated): a native sidecar (Istio 1.19+, ENABLE_NATIVE_SIDECARS=true; \
-         istio.io/latest/blog/2023/native-sidecars/), or proxy.istio.io/config with terminationDrainDuration or \
-         EXIT_ON_ZERO_ACTIVE_CONNECTIONS (istio.io/latest/docs/reference/config/istio.mesh.v1alpha1/#ProxyConfig)"
-            .into(),
-    ]
-}
-
-fn pre_stop_limit(p: &PreStopAdvice, target: Target) -> Vec<String> {
-    if let Some(c) = p.searched.checked.filter(|c| !c.held) {
-        let bisected = p.searched.bisected.unwrap_or_default();
-        return vec![format!(
-            "what limits it: {bisected} met {} ≤ {} on replications 0 to R-1 but not on fresh ones, nor did the \
-             {} steps above it: the answer is at the edge of what these replications tell; try more \
-             --replications",
-            target.name(),
-            number(target.bound()),
-            c.walked
-        )];
-    }
-    let mut lines = vec![format!(
-        "what limits it: at {}s of preStop these failures remain (mean per run):",
-        crate::advise::PRE_STOP_TOP.as_millis() / 1000
-    )];
-    for &(cause, mean) in &p.left_at_top {
-        lines.push(format!(
-            "  {} {}: {}",
-            cause.name(),
-            number(mean),
-            why_left(cause)
-        ));
-    }
-    lines
-}
-
-/// What decides an advised preStop when it is not the endpoint race (no
-/// refused or timed-out connection one step below): the failures there,
-/// and why a longer hook removes them.
-fn pre_stop_decided(p: &PreStopAdvice, advised: SimDuration, step: SimDuration) -> Option<String> {
-    let race = |c: Cause| matches!(c, Cause::Refused | Cause::Timeout);
-    if p.decided_by.is_empty() || p.decided_by.iter().any(|&(c, _)| race(c)) {
-        return None;
-    }
-    let left: Vec<String> = (p.decided_by.iter())
-        .map(|&(c, mean)| format!("{} {}", c.name(), number(mean)))
-        .collect();
-    let why = match p.keeps_busy {
-        true => {
-            "the app keeps kept-alive connections serving after SIGTERM until they sit idle 5 s (on_sigterm = \
-             \"close-keep-busy\", Node's server.close()) and the clients keep them busy, so a Pod still holding \
-             them is SIGKILLed with requests in flight; the preStop only gives the clients' pools time to drop \
-             the connections pinned to the deleted Pod (conntrack) before SIGTERM, so its length is how long \
-             that takes, not the endpoint race. The lever is the app: close each connection after its \
-             response at SIGTERM (\"close-then-drain\", Go's Server.Shutdown)"
-        }
-        false => {
-            "not the endpoint race: requests cut while served or kept-alive connections closed under a \
-             request; the preStop holds SIGTERM back until the deleted Pod's connections have wound down"
-        }
-    };
-    Some(format!(
-        "what decides it: at {} (one step below) the failures left are {} (mean per run): {why}",
-        SimDuration(advised.as_millis().saturating_sub(step.as_millis())),
-        left.join(", ")
-    ))
-}
-
-/// Why a cause survives the longest preStop.
-fn why_left(cause: Cause) -> &'static str {
-    match cause {
-        Cause::Refused | Cause::Timeout => {
-            "new connections still sent to the Pod after its listener closed or its IP went: its rules drop \
-             it later than that, or keep it for want of another endpoint (KEP-1669)"
-        }
-        Cause::NoEndpoints => {
-            "no ready endpoint is left (too few replicas, or a Recreate): a preStop adds none"
-        }
-        Cause::Inflight => {
-            "requests cut while served: the process is killed busy (a drain longer than the grace, or an app \
-             that keeps busy connections until SIGKILL); a preStop cannot remove them"
-        }
-        Cause::Reset | Cause::KeepaliveRace => {
-            "kept-alive connections closed under a request: the client's pool, not the endpoint race"
-        }
-        Cause::Unreachable => "requests to a lost node's Pods: no preStop runs on a node that is gone",
-    }
-}
-
-fn grace_limit(g: &GraceAdvice, replications: u64) -> String {
-    format!(
-        "what limits it: at a grace of {} a container is still SIGKILLed in {} of {replications} runs: an app \
-         that never exits on SIGTERM (drain = \"never\", on_sigterm = \"ignore\") or keeps busy connections \
-         open{}",
-        g.top,
-        g.killed_at_top,
-        match g.advised {
-            Some(_) => "",
-            None => "; today's grace is kept",
-        }
-    )
-}
-
 /// How one setting's search went, in words.
 fn searched_text(s: &Searched, r: u64) -> String {
     let found = match (s.bisected, s.checked) {
@@ -455,89 +327,4 @@ fn number(x: f64) -> String {
     } else {
         format!("{x:.2}")
     }
-}
-
-/// The advice as one JSON document, the patch included.
-pub fn json(name: &str, source: &str, advice: &Advice, patch: &Patch) -> Value {
-    let r = advice.request.replications;
-    let target = advice.request.target;
-    let metric = match target {
-        Target::FailedP99(_) => "failed_p99",
-        Target::FailedMean(_) => "failed_mean",
-    };
-    let by_cause = |s: &Sample| -> Value {
-        Cause::ALL
-            .iter()
-            .map(|&c| (c.name().to_string(), json!(s.cause_mean(c))))
-            .collect::<serde_json::Map<_, _>>()
-            .into()
-    };
-    let figures = |s: &Sample| {
-        json!({
-            metric: target.metric(s),
-            "failed_mean_by_cause": by_cause(s),
-            "termination_ms_mean": s.mean(|r| r.termination_ms),
-            "rollout_done_ms_mean": s.mean(|r| r.rollout_done_ms),
-            "drain_ms_mean": s.mean(|r| r.drain_ms),
-            "sigkilled_runs": s.killed_runs(),
-        })
-    };
-    let ms = |d: Option<SimDuration>| d.map(SimDuration::as_millis);
-    let p = &advice.pre_stop;
-    let g = &advice.grace;
-    let mut settings = vec![
-        json!({
-            "key": p.path,
-            "kubernetes_field": "lifecycle.preStop",
-            "container": advice.container,
-            "today": p.today.as_ref().map(ToString::to_string),
-            "advised_ms": ms(p.advised),
-            "left_at_top": p.left_at_top.iter().map(|(c, m)| (c.name().to_string(), json!(m))).collect::<serde_json::Map<_, _>>(),
-            "searched": searched_json(&p.searched),
-        }),
-        json!({
-            "key": g.path,
-            "kubernetes_field": "terminationGracePeriodSeconds",
-            "today_ms": g.today.as_millis(),
-            "advised_ms": ms(g.advised),
-            "top_ms": g.top.as_millis(),
-            "sigkilled_runs_at_today": g.killed_today,
-            "sigkill_remains": g.kills_remain,
-            "overridden_by_disruption": g.overridden,
-            "searched": searched_json(&g.searched),
-        }),
-    ];
-    if let (Some(proxy), Some(first)) = (&p.proxy, settings.first_mut()) {
-        first["proxy"] = json!({
-            "container": proxy.container,
-            "key": format!("containers.{}.{}", proxy.container, crate::scenario::key::Field::PreStop.name()),
-            "today": proxy.today.as_ref().map(ToString::to_string),
-        });
-    }
-    settings.extend(advice.rollout.iter().flat_map(rollout::json));
-    json!({
-        "name": name,
-        "source": source,
-        "target": { "metric": metric, "bound": target.bound() },
-        "replications": r,
-        "confidence": advice.request.confidence,
-        "seed": advice.seed,
-        "step_ms": advice.request.step.as_millis(),
-        "settings": settings,
-        "today": figures(&advice.today),
-        "advised": figures(&advice.advised),
-        "runs": advice.runs,
-        "grid_runs": advice.grid_runs(),
-        "patch": { "format": patch.format(), "text": patch.text },
-    })
-}
-
-fn searched_json(s: &Searched) -> Value {
-    json!({
-        "values": s.values,
-        "evaluated": s.evaluated,
-        "bisected_ms": s.bisected.map(SimDuration::as_millis),
-        "fresh_check_held": s.checked.map(|c| c.held),
-        "walked": s.checked.map(|c| c.walked),
-    })
 }

@@ -221,6 +221,31 @@ fn sleep(out: &mut String, advice: &Advice, p: SimDuration, depth: usize) {
     }
 }
 
+/// Where each key of a TOML scenario's patch is written: the container
+/// entries by name (the app's, and the proxy's when its preStop is set
+/// too), `[pod]`, and the rollout's `[[disruptions]]` entry when its
+/// strategy changes.
+fn entries(advice: &Advice, rollout: Changes) -> Vec<String> {
+    let containers = match &advice.pre_stop.proxy {
+        Some(proxy) => format!(
+            "pre_stop in the [[containers]] entries named \"{}\" and \"{}\"",
+            advice.container, proxy.container
+        ),
+        None => format!(
+            "pre_stop in the [[containers]] entry named \"{}\"",
+            advice.container
+        ),
+    };
+    let mut entries = vec![containers, "termination_grace_period in [pod]".to_string()];
+    if let (false, Some(r)) = (rollout.is_empty(), &advice.rollout) {
+        entries.push(format!(
+            "max_surge, max_unavailable and min_ready_seconds in [[disruptions]] entry {} (from 0)",
+            r.index
+        ));
+    }
+    entries
+}
+
 /// The keys for a TOML scenario.
 fn keys(
     advice: &Advice,
@@ -235,9 +260,8 @@ fn keys(
     }
     let _ = writeln!(
         out,
-        "# podsim advise: the keys to set in {origin}, as a grid axis names them (pre_stop in the \
-         [[containers]] entry named \"{}\", termination_grace_period in [pod])",
-        advice.container
+        "# podsim advise: the keys to set in {origin}, as a grid axis names them ({})",
+        entries(advice, rollout).join(", ")
     );
     match hook {
         Hook::Sleep(p) => {

@@ -158,8 +158,12 @@ pub fn limit(r: &RolloutAdvice, budget: Option<SimDuration>) -> Option<String> {
     if let Some(b) = budget {
         parts.push(format!("{over} take longer than {b} (--max-rollout)"));
     }
+    let screened = match r.screened_out {
+        0 => "",
+        _ => " (one dropped at the screening counts for what its first runs broke)",
+    };
     Some(format!(
-        "what limits it: of {} strategies, {}",
+        "what limits it: of {} strategies, {}{screened}",
         r.candidates,
         parts.join(", ")
     ))
@@ -175,8 +179,16 @@ pub fn searched(r: &RolloutAdvice) -> String {
         ),
         _ => "none held".to_string(),
     };
+    let screened = match r.screened_out {
+        0 => String::new(),
+        n => format!(
+            "; {n} dropped after a tenth or a third of the replications, sure to break a condition on all, {} \
+             run on all",
+            r.candidates - n
+        ),
+    };
     format!(
-        "{} of {} strategies run (brute force: no monotonicity is known for them); {} safe; {found}",
+        "{} of {} strategies run (brute force: no monotonicity is known for them){screened}; {} safe; {found}",
         r.candidates, r.candidates, r.safe
     )
 }
@@ -217,6 +229,7 @@ pub fn json(r: &RolloutAdvice) -> [Value; 3] {
         "strategies": r.candidates,
         "evaluated": r.candidates,
         "safe": r.safe,
+        "screened_out": r.screened_out,
         "broke": {
             "target": r.broke[0],
             "min_ready": r.broke[1],

@@ -8,7 +8,8 @@
 //! many candidates there were and that nothing between them was measured.
 //! The points are those of the search's replications (0 to R − 1), the
 //! ones today's and the advised figures come from, so every dot is
-//! comparable with every other; the fresh check's are counted, not drawn.
+//! comparable with every other; the fresh check's are counted, not drawn,
+//! and so are the rollout strategies the screening dropped on fewer.
 //!
 //! The cost axis is what a person waits for: a drain's duration when the
 //! scenario drains a node, else a rollout's, else the deleted Pod's
@@ -20,8 +21,12 @@
 //! `Advice::today`'s); nothing is nudged, only labels that would overlap
 //! are left to the tooltip.
 
+mod marks;
+
+use marks::{axes, candidates, legend};
+
 use crate::advise::{Advice, Measured, Point, Run, Sample, Target};
-use crate::report::svg::{Num, Scale, Svg, tick_label, tick_step, ticks_by_step};
+use crate::report::svg::{Num, Scale, Svg, tick_label};
 
 /// The picture's size in pixels.
 const WIDTH: u32 = 900;
@@ -125,10 +130,15 @@ pub fn frontier_svg(name: &str, advice: &Advice) -> String {
     let target = advice.request.target;
     let r = advice.request.replications;
     let cost = Cost::of(&advice.today);
+    // A strategy dropped at the screening ran on fewer replications: not
+    // comparable, so counted with the fresh checks, not drawn.
     let searched: Vec<&Measured> = (advice.measured.iter())
-        .filter(|m| m.sample.replications.start == 0)
+        .filter(|m| m.sample.replications == (0..r))
         .collect();
-    let fresh = advice.measured.len() - searched.len();
+    let screened = (advice.measured.iter())
+        .filter(|m| m.sample.replications.start == 0 && m.sample.replications.end < r)
+        .count();
+    let fresh = advice.measured.len() - searched.len() - screened;
     let spots: Vec<(&Measured, Spot)> = (searched.iter())
         .filter_map(|m| Some((*m, Spot::of(&m.sample, cost)?)))
         .collect();
@@ -167,9 +177,11 @@ pub fn frontier_svg(name: &str, advice: &Advice) -> String {
         &format!(
             "the {} candidates the search ran, each on the same {r} replications{}",
             spots.len(),
-            match fresh {
-                0 => String::new(),
-                n => format!(" ({n} checks on fresh replications not drawn)"),
+            match (fresh, screened) {
+                (0, 0) => String::new(),
+                (n, 0) => format!(" ({n} checks on fresh replications not drawn)"),
+                (n, s) =>
+                    format!(" ({s} strategies dropped at the screening and {n} fresh checks not drawn)"),
             }
         ),
         &[("fill", &MUTED), ("class", &"subtitle")],
@@ -258,7 +270,8 @@ pub fn frontier_svg(name: &str, advice: &Advice) -> String {
             );
         }
     }
-    legend(&mut svg, plot_right + 18.0, top, target);
+    let proxy = (advice.pre_stop.proxy.as_ref()).map(|p| p.container.as_str());
+    legend(&mut svg, plot_right + 18.0, top, target, proxy);
     svg.finish()
 }
 
@@ -292,194 +305,6 @@ fn advised_lines(advice: &Advice) -> Vec<String> {
 /// The advised values on one line, for the mark's tooltip.
 fn advised_settings(advice: &Advice) -> String {
     advised_lines(advice).join("; ")
-}
-
-/// Grid, ticks, frame and axis titles.
-fn axes(svg: &mut Svg, sx: Scale, sy: Scale, cost: Cost) {
-    let (left, right, top, bottom) = (sx.from_px, sx.to_px, sy.to_px, sy.from_px);
-    for t in ticks_by_step(sx.lo, sx.hi, tick_step(sx.lo, sx.hi, 8)) {
-        let px = sx.px(t);
-        svg.line(
-            (px, top),
-            (px, bottom),
-            &[("stroke", &"#e6e6e6"), ("class", &"x-grid")],
-        );
-        let attrs = [
-            ("text-anchor", &"middle" as &dyn std::fmt::Display),
-            ("class", &"x-tick"),
-        ];
-        svg.text(px, bottom + 16.0, &tick_label(t), &attrs);
-    }
-    // Failed requests are counts, means aside: no tick below 1 apart.
-    for t in ticks_by_step(sy.lo, sy.hi, tick_step(sy.lo, sy.hi, 8).max(1.0)) {
-        let py = sy.px(t);
-        svg.line(
-            (left, py),
-            (right, py),
-            &[("stroke", &"#e6e6e6"), ("class", &"y-grid")],
-        );
-        let attrs = [
-            ("text-anchor", &"end" as &dyn std::fmt::Display),
-            ("class", &"y-tick"),
-        ];
-        svg.text(left - 6.0, py + 4.0, &tick_label(t), &attrs);
-    }
-    svg.frame((left, top), (right, bottom));
-    svg.text(
-        (left + right) / 2.0,
-        bottom + 40.0,
-        cost.title(),
-        &[("text-anchor", &"middle"), ("class", &"x-title")],
-    );
-    let (tx, ty) = (20.0, (top + bottom) / 2.0);
-    svg.text(
-        tx,
-        ty,
-        "failed requests per run",
-        &[
-            ("text-anchor", &"middle"),
-            ("transform", &format!("rotate(-90 {tx} {})", Num(ty))),
-            ("class", &"y-title"),
-        ],
-    );
-}
-
-/// One filled dot (p99) and one ring (mean) per candidate, each with its
-/// tooltip naming the candidate; its preStop written under its dot unless
-/// that would overlap a label already written (about 6 px a character).
-fn candidates(svg: &mut Svg, spots: &[(&Measured, Spot)], sx: Scale, sy: Scale) {
-    let mut written: Vec<(f64, f64, f64)> = Vec::new();
-    svg.open("g", &[("class", &"candidates")]);
-    for (m, s) in spots {
-        let name = describe(&m.point);
-        let tip = format!(
-            "{name}: failed p99 {}, mean {}, cost {}s",
-            tick_label(s.p99),
-            tick_label(s.mean),
-            tick_label(s.x)
-        );
-        let (x, y) = (sx.px(s.x), sy.px(s.p99));
-        svg.titled(
-            "circle",
-            &[
-                ("class", &"p99"),
-                ("cx", &Num(x)),
-                ("cy", &Num(y)),
-                ("r", &4),
-                ("fill", &P99),
-            ],
-            &tip,
-        );
-        svg.titled(
-            "circle",
-            &[
-                ("class", &"mean"),
-                ("cx", &Num(x)),
-                ("cy", &Num(sy.px(s.mean))),
-                ("r", &4),
-                ("fill", &"none"),
-                ("stroke", &MEAN),
-                ("stroke-width", &1.6),
-            ],
-            &tip,
-        );
-        let Some(pre_stop) = m.point.pre_stop else {
-            continue;
-        };
-        let short = pre_stop.to_string();
-        let (lx, ly, w) = (x + 6.0, y + 14.0, 6.0 * short.chars().count() as f64);
-        let free = |&(wx, wy, ww): &(f64, f64, f64)| lx + w < wx || wx + ww < lx || (wy - ly).abs() > 12.0;
-        if written.iter().all(free) {
-            written.push((lx, ly, w));
-            let attrs = [
-                ("class", &"candidate-label" as &dyn std::fmt::Display),
-                ("fill", &MUTED),
-                ("font-size", &10),
-            ];
-            svg.text(lx, ly, &short, &attrs);
-        }
-    }
-    svg.close();
-}
-
-fn legend(svg: &mut Svg, x: f64, top: f64, target: Target) {
-    svg.open("g", &[("class", &"legend")]);
-    svg.text(x, top + 10.0, "candidates searched", &[("font-weight", &"bold")]);
-    let mut y = top + 32.0;
-    svg.leaf(
-        "circle",
-        &[
-            ("cx", &Num(x + 5.0)),
-            ("cy", &Num(y - 4.0)),
-            ("r", &4),
-            ("fill", &P99),
-        ],
-    );
-    svg.text(x + 16.0, y, "failed p99 per run (nearest rank)", &[]);
-    y += 20.0;
-    svg.leaf(
-        "circle",
-        &[
-            ("cx", &Num(x + 5.0)),
-            ("cy", &Num(y - 4.0)),
-            ("r", &4),
-            ("fill", &"none"),
-            ("stroke", &MEAN),
-            ("stroke-width", &1.6),
-        ],
-    );
-    svg.text(x + 16.0, y, "failed mean per run", &[]);
-    y += 20.0;
-    svg.text(
-        x + 16.0,
-        y,
-        "label: its preStop sleep",
-        &[("fill", &MUTED), ("font-size", &11)],
-    );
-    y += 26.0;
-    svg.leaf(
-        "rect",
-        &[
-            ("x", &Num(x)),
-            ("y", &Num(y - 10.0)),
-            ("width", &10),
-            ("height", &10),
-            ("fill", &"none"),
-            ("stroke", &"#000000"),
-            ("stroke-width", &2),
-        ],
-    );
-    svg.text(x + 16.0, y, &format!("today ({})", target.name()), &[]);
-    y += 20.0;
-    svg.leaf(
-        "circle",
-        &[
-            ("cx", &Num(x + 5.0)),
-            ("cy", &Num(y - 4.0)),
-            ("r", &6),
-            ("fill", &"none"),
-            ("stroke", &ADVISED),
-            ("stroke-width", &3),
-        ],
-    );
-    svg.text(x + 16.0, y, &format!("advised ({})", target.name()), &[]);
-    y += 20.0;
-    svg.line(
-        (x, y - 4.0),
-        (x + 12.0, y - 4.0),
-        &[
-            ("stroke", &ADVISED),
-            ("stroke-width", &1.5),
-            ("stroke-dasharray", &"6 4"),
-        ],
-    );
-    svg.text(
-        x + 16.0,
-        y,
-        &format!("target: {} ≤ {}", target.name(), tick_label(target.bound())),
-        &[],
-    );
-    svg.close();
 }
 
 #[cfg(test)]
