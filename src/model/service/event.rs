@@ -32,6 +32,11 @@ pub enum ServiceEvent {
         /// The EndpointSlice version it hears of.
         version: u32,
     },
+    /// The hop hears of slice version `version`: its view shows it.
+    HopHeard {
+        /// The EndpointSlice version it hears of.
+        version: u32,
+    },
     /// A node's sync ran: its rules show what it has heard.
     Synced {
         /// The node, from 0.

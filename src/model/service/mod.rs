@@ -8,6 +8,8 @@
 //! - `proxy`: one kube-proxy per node, its bounded-frequency runner;
 //! - `traffic`: arrivals, routing, answers, failures, the retries;
 //! - `client`: the client library's profile (pool, close detection, retries);
+//! - `hop`: an ingress, a mesh sidecar or a cloud load balancer between
+//!   the clients and the Pods, with its own view, balancing and retries;
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
 //! - `app`: a replica's serving state, the app's reaction to SIGTERM;
 //! - `outcome`: failure causes and the metrics;
@@ -65,6 +67,7 @@ mod endpoints;
 mod event;
 mod finish;
 mod history;
+mod hop;
 mod meters;
 mod outcome;
 mod pdb;
@@ -82,7 +85,8 @@ pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::{DrainFigures, EVICTION_RETRY};
 pub use event::ServiceEvent;
 pub use history::{PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
-pub use outcome::{Cause, Deleted, FailedRequest, RetryFigures, ServiceMetrics};
+pub use hop::{Balance, Hop, HopPreset, HopSpec, Status};
+pub use outcome::{Cause, Deleted, FailedRequest, HopFigures, RetryFigures, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
 pub use sent::SentTimes;
@@ -98,6 +102,7 @@ use self::app::{Replica, replica_pod};
 use self::connection::{Client, Conns};
 use self::endpoints::Slice;
 use self::history::{Observers, Tap};
+use self::hop::HopState;
 use self::meters::ServiceMeters;
 use self::proxy::Proxy;
 use self::rollout::Deploy;
@@ -136,6 +141,8 @@ pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
     disrupted: usize,
     /// The Deployment, in a scenario with a rollout.
     deploy: Option<Deploy>,
+    /// The router between the clients and the Pods, in a scenario with a `[hop]`.
+    hop: Option<HopState>,
     observers: Observers<O>,
 }
 
@@ -162,6 +169,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             traffic_end: None,
             disrupted: 0,
             deploy: None,
+            hop: None,
             observers: Observers {
                 meters: ServiceMeters::default(),
                 observer,
@@ -212,6 +220,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             .as_ref()
             .map(|t| t.profile())
             .unwrap_or_default();
+        self.hop = self.service.hop.as_ref().map(|h| HopState::new(h.resolve()));
+        if let (Some(h), Some(t)) = (&self.hop, &self.service.traffic) {
+            self.profile = h.hop.upstream(t, self.profile);
+        }
         self.clients.clear();
         self.clients.extend((0..clients).map(|c| Client {
             node: c % nodes,
@@ -329,6 +341,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 s.at(at, ServiceEvent::Heard { node, version });
             }
         }
+        self.hop_publish(version, now, s);
     }
 
     /// Round `round` of disruption `index`: a rollout or a drain starts;
@@ -447,7 +460,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Traffic starts once every replica is Ready in every node's rules.
     fn maybe_start(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let all = self.service.replicas.max(1) as usize;
-        if self.started.is_some() || self.proxies.iter().any(|p| p.rules.len() < all) {
+        if self.started.is_some()
+            || self.proxies.iter().any(|p| p.rules.len() < all)
+            || !self.hop_complete(all)
+        {
             return;
         }
         self.started = Some(now);
@@ -475,6 +491,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             && self.disrupted == self.service.disruptions.len()
             && self.replicas.iter().all(|r| !r.deleted || r.object_gone)
             && self.proxies.iter().all(|p| p.applied == self.slice.version())
+            && self.hop_in_sync(&self.slice)
             && self.rollout_settled();
         if settled {
             let until = now + SETTLE_TAIL;

@@ -173,11 +173,23 @@ pub enum Field {
     ActionGracePeriod,
     /// `[[actions]] down`: how long a rebooted node is gone (R76).
     ActionDown,
+    /// `[traffic] status_retries`: tries sent again after a hop's error answer.
+    StatusRetries,
+    /// `[hop] kind`: the hop's preset.
+    HopKind,
+    /// `[hop] propagation`: endpoint change to the hop's view.
+    HopPropagation,
+    /// `[hop] balance`: how the hop picks a Pod.
+    HopBalance,
+    /// `[hop] tries`: tries of one request at the hop.
+    HopTries,
+    /// `[hop] connect_timeout`: the hop's connect to a gone Pod gives up after this.
+    HopConnectTimeout,
 }
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 102] = {
+    pub const ALL: [Field; 108] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -283,6 +295,12 @@ impl Field {
             Field::ActionAfterReady,
             Field::ActionGracePeriod,
             Field::ActionDown,
+            Field::StatusRetries,
+            Field::HopKind,
+            Field::HopPropagation,
+            Field::HopBalance,
+            Field::HopTries,
+            Field::HopConnectTimeout,
         ]
     };
 
@@ -339,7 +357,13 @@ impl Field {
             | Field::RetryBackoff
             | Field::IdleTimeout
             | Field::Timeout
-            | Field::Idempotent => Scope::Traffic,
+            | Field::Idempotent
+            | Field::StatusRetries => Scope::Traffic,
+            Field::HopKind
+            | Field::HopPropagation
+            | Field::HopBalance
+            | Field::HopTries
+            | Field::HopConnectTimeout => Scope::Hop,
             Field::OnSigterm | Field::DrainDelay => Scope::App,
             Field::At
             | Field::AfterReady
@@ -452,6 +476,12 @@ impl Field {
             Field::ActionAfterReady => "after_ready",
             Field::ActionGracePeriod => "grace_period",
             Field::ActionDown => "down",
+            Field::StatusRetries => "status_retries",
+            Field::HopKind => "kind",
+            Field::HopPropagation => "propagation",
+            Field::HopBalance => "balance",
+            Field::HopTries => "tries",
+            Field::HopConnectTimeout => "connect_timeout",
         }
     }
 
