@@ -138,3 +138,50 @@ fn a_client_that_retries_gateway_errors_resends_the_hops_502() {
     assert_eq!(m.failed, 7);
     assert_eq!(failed_at(&history).len(), 7);
 }
+
+/// An NLB with IP targets in front of the same three replicas: its view
+/// lags the slice 120 s (the preset), round robin for the arithmetic, a
+/// health check every `interval` that takes a target out after two fails.
+fn nlb(interval: SimDuration) -> ServiceSpec {
+    let traffic = TrafficSpec {
+        connections: Some(Connections::New),
+        ..steady(secs(10))
+    };
+    let mut s = service(3, SimDuration::ZERO, secs(5), traffic);
+    s.hop = Some(HopSpec {
+        preset: HopPreset::NlbIp,
+        balance: Some(podsim::model::service::Balance::RoundRobin),
+        health_interval: Some(interval),
+        unhealthy_threshold: Some(2),
+        ..HopSpec::default()
+    });
+    s
+}
+
+#[test]
+fn a_load_balancer_sends_to_a_terminating_pod_until_its_health_check_takes_it_out() {
+    // The replicas are Ready at 1 s; the NLB's view has them at 121 s,
+    // traffic starts then (request j at 121.1 s + 100 ms · j, replica 0's
+    // at 121.1 s + 300 ms · m), and its checks run every 950 ms from
+    // then: 121.95 s, …, 126.7 s, 127.65 s. Replica 0 is deleted at
+    // 126 s, its listener closed at 126.05 s: the checks at 126.7 s and
+    // 127.65 s fail, the second takes it out. L4: the client sees each
+    // refused connect itself, m = 17 (126.2 s) … 21 (127.4 s): five.
+    let (m, history) = run(web(SimDuration::ZERO), nlb(ms(950)));
+    assert_eq!(m.ready_ms, Some(121_000));
+    let expected: Vec<u64> = (17..=21).map(|m| 121_100 + 300 * m).collect();
+    assert_eq!(failed_at(&history), expected);
+    let out: Vec<(u64, u32, bool)> = (history.iter())
+        .filter_map(|e| match e.what {
+            ServiceChange::HopHealth { replica, healthy } => Some((e.at.as_millis(), replica, healthy)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(out, [(127_650, 0, false)]);
+    // No answer of its own: an L4 hop passes the Pod's refusal on.
+    assert_eq!(m.hop.as_deref().unwrap().answered, [0, 0, 0]);
+    // Without a health check the view alone drops the Pod, at 246 s: every
+    // replica-0 turn until the traffic ends at 131 s fails, m = 17 … 32.
+    let (m, _) = run(web(SimDuration::ZERO), nlb(SimDuration::ZERO));
+    assert_eq!(m.failed_of(Cause::Refused), 16);
+}

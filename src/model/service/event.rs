@@ -37,6 +37,8 @@ pub enum ServiceEvent {
         /// The EndpointSlice version it hears of.
         version: u32,
     },
+    /// The hop's health check of its targets is due.
+    HopCheck,
     /// A node's sync ran: its rules show what it has heard.
     Synced {
         /// The node, from 0.

@@ -176,6 +176,14 @@ pub enum ServiceChange {
         /// The replica.
         replica: u32,
     },
+    /// The hop's health check took a replica out of rotation, or brought
+    /// it back.
+    HopHealth {
+        /// The replica.
+        replica: u32,
+        /// In rotation from now on.
+        healthy: bool,
+    },
     /// The hop sends a failed try of a request to its next upstream.
     HopRetried {
         /// The request's number in the run, from 0.
@@ -270,6 +278,7 @@ impl ServiceChange {
             ServiceChange::ConnectionClosed { .. } => "connection_closed",
             ServiceChange::HopRuleAdded { .. } => "hop_rule_added",
             ServiceChange::HopRuleDropped { .. } => "hop_rule_dropped",
+            ServiceChange::HopHealth { .. } => "hop_health",
             ServiceChange::HopRetried { .. } => "hop_retried",
             ServiceChange::HopAnswered { .. } => "hop_answered",
             ServiceChange::RolloutStarted => "rollout_started",

@@ -12,19 +12,18 @@
 //! new connection: the client sees the Pod's own failures, as through
 //! kube-proxy.
 //!
-//! Invariant: without a hop nothing here runs and no draw is made, so a
-//! scenario without `[hop]` keeps every byte it had.
+//! This room is the hop as data: the presets, each with its sources, and
+//! what a scenario wrote resolved into one `Hop`; `router` runs it.
+//!
+//! Invariant: a key written in `[hop]` overrides its preset's field
+//! whatever the order written (`HopSpec` keeps what was written, `Hop` is
+//! the result), as the client's keys do.
 
 use super::client::{OnClosed, Profile, Retries};
-use super::endpoints::Slice;
-use super::history::{ServiceChange, ServiceObserver};
 use super::outcome::Cause;
-use super::proxy::Proxy;
 use super::spec::{Connections, Propagation, TrafficSpec};
-use super::{ServiceEvent, ServiceModel, ServiceRun};
-use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::engine::SimDuration;
 use crate::model::dist::Dist;
-use crate::model::draw::DrawKey;
 
 /// A hop, as a preset of every field of a `Hop`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -101,7 +100,7 @@ impl Status {
 /// it overrides (`None`: the preset's).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct HopSpec {
-    /// `kind`: the hop whose defaults the rest override.
+    /// `preset`: the hop whose defaults the rest override.
     pub preset: HopPreset,
     /// `propagation`: endpoint change → the hop's view shows it.
     pub propagation: Option<Propagation>,
@@ -111,6 +110,20 @@ pub struct HopSpec {
     pub tries: Option<u32>,
     /// `connect_timeout`: the hop's connect to a vanished Pod IP gives up after this.
     pub connect_timeout: Option<SimDuration>,
+    /// `health_interval`: time between two health checks of a target; 0: none.
+    pub health_interval: Option<SimDuration>,
+    /// `unhealthy_threshold`: failed checks in a row that take a target out.
+    pub unhealthy_threshold: Option<u32>,
+}
+
+/// A load balancer's active health check of its targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Health {
+    /// Time between two checks of a target.
+    pub interval: SimDuration,
+    /// Failed checks in a row that take a target out of rotation; one
+    /// passing check brings it back.
+    pub unhealthy: u32,
 }
 
 /// A hop, every field resolved: what the model runs.
@@ -134,6 +147,8 @@ pub struct Hop {
     pub idle_timeout: Option<SimDuration>,
     /// Its connect to a vanished Pod IP gives up after this.
     pub connect_timeout: SimDuration,
+    /// Its health check of the Pods, if it has one.
+    pub health: Option<Health>,
 }
 
 const fn ms(ms: u64) -> SimDuration {
@@ -177,6 +192,8 @@ impl HopSpec {
                 pool: 320,
                 idle_timeout: Some(SimDuration::from_secs(60)),
                 connect_timeout: SimDuration::from_secs(5),
+                // Its Lua balancer keeps no active health check.
+                health: None,
             },
             // istiod debounces pushes (PILOT_DEBOUNCE_AFTER 100 ms, up to
             // PILOT_DEBOUNCE_MAX 10 s) before EDS reaches the sidecars
@@ -195,10 +212,16 @@ impl HopSpec {
                 pool: u32::MAX,
                 idle_timeout: Some(SimDuration::from_secs(3600)),
                 connect_timeout: SimDuration::from_secs(10),
+                // Outlier detection is off without a DestinationRule.
+                health: None,
             },
             // The NEG controller's endpoint update and the load balancer's
             // programming: 32 s (propagation's `gcp-lb` preset, the
             // openshift/origin upgrade test); no retry of its own modelled.
+            // Health check: the Compute Engine API's defaults,
+            // checkIntervalSec 5, unhealthyThreshold 2 (healthChecks
+            // resource; a BackendConfig or the readiness probe may say
+            // otherwise).
             HopPreset::GcpLb => Hop {
                 preset: self.preset,
                 propagation: Dist::Fixed(ms(32_000)),
@@ -208,10 +231,17 @@ impl HopSpec {
                 pool: u32::MAX,
                 idle_timeout: Some(SimDuration::from_secs(600)),
                 connect_timeout: SimDuration::from_secs(5),
+                health: Some(Health {
+                    interval: SimDuration::from_secs(5),
+                    unhealthy: 2,
+                }),
             },
             // Deregistration reaching the NLB's data plane: about 120 s
             // (aws-load-balancer-controller#2366); L4, so no answer and no
             // retry of its own; targets picked by flow hash (random).
+            // Health check: aws-load-balancer-controller's service
+            // annotations' defaults, healthcheck-interval 10 s,
+            // healthcheck-unhealthy-threshold 3 (docs/guide/service/annotations.md).
             HopPreset::NlbIp => Hop {
                 preset: self.preset,
                 propagation: Dist::Fixed(ms(120_000)),
@@ -221,6 +251,10 @@ impl HopSpec {
                 pool: 0,
                 idle_timeout: None,
                 connect_timeout: SimDuration::from_secs(30),
+                health: Some(Health {
+                    interval: SimDuration::from_secs(10),
+                    unhealthy: 3,
+                }),
             },
         };
         if let Some(p) = &self.propagation {
@@ -236,6 +270,13 @@ impl HopSpec {
         if let Some(c) = self.connect_timeout {
             hop.connect_timeout = c;
         }
+        let (interval, unhealthy) = match hop.health {
+            Some(h) => (h.interval, h.unhealthy),
+            None => (SimDuration::ZERO, 2),
+        };
+        let interval = self.health_interval.unwrap_or(interval);
+        let unhealthy = self.unhealthy_threshold.unwrap_or(unhealthy).max(1);
+        hop.health = (interval > SimDuration::ZERO).then_some(Health { interval, unhealthy });
         hop
     }
 }
@@ -271,185 +312,50 @@ impl Hop {
     }
 }
 
-/// The hop in a run: what it is, and its view of the endpoints.
-#[derive(Clone, Debug)]
-pub(super) struct HopState {
-    pub hop: Hop,
-    /// Its endpoint view: a runner with no period, so each version is
-    /// installed as soon as the hop hears of it.
-    pub view: Proxy,
-    /// The round robin's next turn.
-    turn: u32,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl HopState {
-    pub fn new(hop: Hop) -> Self {
-        let mut view = Proxy::default();
-        view.reset(SimDuration::ZERO);
-        HopState { hop, view, turn: 0 }
-    }
-}
-
-/// What the hop made of a failed try.
-pub(super) enum HopVerdict {
-    /// It sends the request to the next upstream.
-    Retried,
-    /// It answers the client with this error.
-    Answered(Status),
-    /// There is no hop, or it is L4: the client sees the failure itself.
-    Passed,
-}
-
-impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
-    /// The slice published `version` now: the hop hears of it after its
-    /// own propagation delay, never before an earlier one.
-    pub(super) fn hop_publish(&mut self, version: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        let Some(h) = &mut self.hop else {
-            return;
+    #[test]
+    fn a_written_key_overrides_the_preset_and_a_zero_interval_drops_the_check() {
+        let mut spec = HopSpec {
+            preset: HopPreset::NlbIp,
+            ..HopSpec::default()
         };
-        let dist = &h.hop.propagation;
-        let delay = match dist.fixed() {
-            Some(d) => d,
-            None => dist.sample(self.stream.uniform(0, DrawKey::HopPropagation, version)),
+        let hop = spec.resolve();
+        // aws-load-balancer-controller's defaults: every 10 s, out after 3; L4, no retry.
+        let health = Health {
+            interval: SimDuration::from_secs(10),
+            unhealthy: 3,
         };
-        if let Some(at) = h.view.hear_at(now + delay, version) {
-            s.at(at, ServiceEvent::HopHeard { version });
-        }
-    }
-
-    /// The hop heard of `version`: its view installs it at once, each
-    /// replica it gains or loses reported.
-    pub(super) fn hop_heard(&mut self, version: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        let Some(h) = &mut self.hop else {
-            return;
-        };
-        h.view.heard(version);
-        let observers = &mut self.observers;
-        let changes = self.slice.changes(h.view.applied, h.view.heard);
-        h.view.sync(changes, |replica, added| {
-            let change = match added {
-                true => ServiceChange::HopRuleAdded { replica },
-                false => ServiceChange::HopRuleDropped { replica },
-            };
-            observers.emit(now, change);
-        });
-        self.maybe_start(now, s);
-        self.maybe_settle(now);
-    }
-
-    /// The replica a new connection of `request` (its `tries`-th try)
-    /// goes to: the hop's pick from its view, or, without a hop, a draw
-    /// over `node`'s rules. `None`: nothing to send to.
-    #[inline]
-    pub(super) fn pick(&mut self, node: u32, index: u32, tries: u32) -> Option<u32> {
-        let u = |s: &Self| s.stream.uniform(u64::from(index), DrawKey::Endpoint, tries);
-        let Some(h) = &self.hop else {
-            let rules = &self.proxies[node as usize].rules;
-            if rules.is_empty() {
-                return None;
-            }
-            return Some(rules[((u(self) * rules.len() as f64) as usize).min(rules.len() - 1)]);
-        };
-        let rules = &h.view.rules;
-        if rules.is_empty() {
-            return None;
-        }
-        let n = rules.len();
-        let at = |u: f64| ((u * n as f64) as usize).min(n - 1);
-        let pick = match h.hop.balance {
-            Balance::Random => rules[at(u(self))],
-            Balance::RoundRobin => rules[h.turn as usize % n],
-            Balance::LeastRequest => {
-                let (a, b) = (
-                    rules[at(u(self))],
-                    rules[at(self.stream.uniform(u64::from(index), DrawKey::HopPick, tries))],
-                );
-                if self.busy(b) < self.busy(a) { b } else { a }
-            }
-        };
-        if let Some(h) = &mut self.hop {
-            h.turn = h.turn.wrapping_add(1);
-        }
-        Some(pick)
-    }
-
-    /// Requests in progress on replica `r`'s connections.
-    fn busy(&self, r: u32) -> usize {
-        let open = &self.replicas[r as usize].open;
-        open.iter()
-            .filter(|&&c| matches!(self.conns.get(c).state, super::connection::ConnState::Busy(_)))
-            .count()
-    }
-
-    /// The hop's part in a failed try of `slot` (`tries`-th at the hop
-    /// since the client's last send): sent to the next upstream if its
-    /// retries allow, else answered with an error if it answers.
-    pub(super) fn hop_failed(
-        &mut self,
-        slot: u32,
-        cause: Cause,
-        now: SimTime,
-        s: &mut Scheduler<'_, ServiceEvent>,
-    ) -> HopVerdict {
-        let Some(h) = &self.hop else {
-            return HopVerdict::Passed;
-        };
-        if !h.hop.answers {
-            return HopVerdict::Passed;
-        }
-        let request = self.requests.all[slot as usize];
-        let retries = &h.hop.retries;
-        let allowed = match cause {
-            // No upstream to pass it to.
-            Cause::NoEndpoints => 0,
-            // Nothing reached the app: any request goes to the next one.
-            Cause::Refused | Cause::Timeout => retries.connect,
-            // Sent upstream: passed on only if its method is idempotent.
-            _ if self.profile.idempotent => retries.reset,
-            _ => 0,
-        };
-        if request.hop_try <= allowed {
-            let wait = h.hop.retries.wait(request.hop_try);
-            let r = &mut self.requests.all[slot as usize];
-            r.tries += 1;
-            r.hop_try += 1;
-            r.conn = super::traffic::NO_CONN;
-            let generation = r.generation;
-            self.emit(
-                now,
-                ServiceChange::HopRetried {
-                    request: request.index,
-                    cause,
-                },
-            );
-            if wait == SimDuration::ZERO {
-                self.resend(slot, now, s);
-            } else {
-                let request = slot;
-                s.after(wait, ServiceEvent::Resend { request, generation });
-            }
-            return HopVerdict::Retried;
-        }
-        let status = h.hop.status(cause);
-        self.emit(
-            now,
-            ServiceChange::HopAnswered {
-                request: request.index,
-                status,
-            },
+        assert_eq!(
+            (hop.health, hop.answers, hop.retries.connect),
+            (Some(health), false, 0)
         );
-        HopVerdict::Answered(status)
+        spec.health_interval = Some(SimDuration::ZERO);
+        spec.tries = Some(2);
+        let hop = spec.resolve();
+        assert_eq!((hop.health, hop.retries.connect), (None, 1));
     }
 
-    /// The hop's view holds every replica (or there is no hop).
-    pub(super) fn hop_complete(&self, all: usize) -> bool {
-        self.hop.as_ref().is_none_or(|h| h.view.rules.len() >= all)
-    }
-
-    /// The hop's view shows the slice's newest version (or there is no hop).
-    pub(super) fn hop_in_sync(&self, slice: &Slice) -> bool {
-        self.hop
-            .as_ref()
-            .is_none_or(|h| h.view.applied == slice.version())
+    #[test]
+    fn nginx_passes_a_sent_request_on_and_envoy_only_a_failed_connect() {
+        let nginx = HopSpec::default().resolve();
+        assert_eq!((nginx.retries.connect, nginx.retries.reset), (2, 2));
+        let envoy = HopSpec {
+            preset: HopPreset::Envoy,
+            ..HopSpec::default()
+        }
+        .resolve();
+        assert_eq!(
+            (envoy.retries.connect, envoy.retries.reset, envoy.balance),
+            (2, 0, Balance::LeastRequest)
+        );
+        // Envoy answers every upstream failure 503; nginx by the failure.
+        assert_eq!(envoy.status(Cause::Refused), Status::Unavailable);
+        assert_eq!(
+            [Cause::Refused, Cause::NoEndpoints, Cause::Timeout].map(|c| nginx.status(c)),
+            [Status::BadGateway, Status::Unavailable, Status::GatewayTimeout]
+        );
     }
 }

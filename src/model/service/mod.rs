@@ -9,7 +9,8 @@
 //! - `traffic`: arrivals, routing, answers, failures, the retries;
 //! - `client`: the client library's profile (pool, close detection, retries);
 //! - `hop`: an ingress, a mesh sidecar or a cloud load balancer between
-//!   the clients and the Pods, with its own view, balancing and retries;
+//!   the clients and the Pods, as presets; `router`: it running, with its
+//!   own view, balancing, health check and retries;
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
 //! - `app`: a replica's serving state, the app's reaction to SIGTERM;
 //! - `outcome`: failure causes and the metrics;
@@ -73,6 +74,7 @@ mod outcome;
 mod pdb;
 mod proxy;
 mod rollout;
+mod router;
 mod sent;
 mod simulator;
 mod spec;
@@ -85,7 +87,7 @@ pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::{DrainFigures, EVICTION_RETRY};
 pub use event::ServiceEvent;
 pub use history::{PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
-pub use hop::{Balance, Hop, HopPreset, HopSpec, Status};
+pub use hop::{Balance, Health, Hop, HopPreset, HopSpec, Status};
 pub use outcome::{Cause, Deleted, FailedRequest, HopFigures, RetryFigures, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
@@ -102,10 +104,10 @@ use self::app::{Replica, replica_pod};
 use self::connection::{Client, Conns};
 use self::endpoints::Slice;
 use self::history::{Observers, Tap};
-use self::hop::HopState;
 use self::meters::ServiceMeters;
 use self::proxy::Proxy;
 use self::rollout::Deploy;
+use self::router::HopState;
 use self::traffic::Requests;
 use crate::engine::{EventQueue, Model, Scheduler, SimDuration, SimTime};
 use crate::model::draw::{DrawKey, Stream};

@@ -10,8 +10,8 @@
 use super::client::OnClosed;
 use super::connection::ConnState;
 use super::history::{ServiceChange, ServiceObserver};
-use super::hop::HopVerdict;
 use super::outcome::Cause;
+use super::router::HopVerdict;
 use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::DrawKey;

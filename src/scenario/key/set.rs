@@ -172,6 +172,8 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             Field::HopBalance => hop.balance = Some(Balance::ALL[word.min(Balance::ALL.len() - 1)]),
             Field::HopTries => hop.tries = Some(count),
             Field::HopConnectTimeout => hop.connect_timeout = Some(ms),
+            Field::HopHealthInterval => hop.health_interval = Some(ms),
+            Field::HopUnhealthyThreshold => hop.unhealthy_threshold = Some(count),
             _ => {}
         }
         return;

@@ -81,7 +81,7 @@ impl Reader<'_> {
                         ));
                     }
                     if scope == Scope::Hop {
-                        // Written, even empty: a hop (ingress-nginx unless `kind` says).
+                        // Written, even empty: a hop (ingress-nginx unless `preset` says).
                         let service = self.run.service.get_or_insert_with(Default::default);
                         service.hop.get_or_insert_with(Default::default);
                     }

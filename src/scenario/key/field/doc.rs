@@ -234,6 +234,14 @@ impl Field {
             Field::HopConnectTimeout => {
                 "the hop's connect to a vanished Pod IP gives up after this (504); default the hop's (ingress-nginx: 5s)"
             }
+            Field::HopHealthInterval => {
+                "time between two health checks of each target (one that refuses a connection fails it); 0s none; \
+                 default the hop's (nlb-ip: 10s, gcp-lb: 5s, ingress-nginx and envoy: none)"
+            }
+            Field::HopUnhealthyThreshold => {
+                "failed health checks in a row that take a target out of rotation (one pass brings it back); \
+                 default the hop's (nlb-ip: 3, gcp-lb: 2)"
+            }
         }
     }
 

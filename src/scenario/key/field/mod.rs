@@ -175,7 +175,8 @@ pub enum Field {
     ActionDown,
     /// `[traffic] status_retries`: tries sent again after a hop's error answer.
     StatusRetries,
-    /// `[hop] kind`: the hop's preset.
+    /// `[hop] preset`: the hop's preset (not `kind`: an annotation
+    /// `hop.kind` would name a container's key).
     HopKind,
     /// `[hop] propagation`: endpoint change to the hop's view.
     HopPropagation,
@@ -185,11 +186,15 @@ pub enum Field {
     HopTries,
     /// `[hop] connect_timeout`: the hop's connect to a gone Pod gives up after this.
     HopConnectTimeout,
+    /// `[hop] health_interval`: time between two health checks of a target.
+    HopHealthInterval,
+    /// `[hop] unhealthy_threshold`: failed checks that take a target out.
+    HopUnhealthyThreshold,
 }
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 108] = {
+    pub const ALL: [Field; 110] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -301,6 +306,8 @@ impl Field {
             Field::HopBalance,
             Field::HopTries,
             Field::HopConnectTimeout,
+            Field::HopHealthInterval,
+            Field::HopUnhealthyThreshold,
         ]
     };
 
@@ -363,7 +370,9 @@ impl Field {
             | Field::HopPropagation
             | Field::HopBalance
             | Field::HopTries
-            | Field::HopConnectTimeout => Scope::Hop,
+            | Field::HopConnectTimeout
+            | Field::HopHealthInterval
+            | Field::HopUnhealthyThreshold => Scope::Hop,
             Field::OnSigterm | Field::DrainDelay => Scope::App,
             Field::At
             | Field::AfterReady
@@ -477,11 +486,13 @@ impl Field {
             Field::ActionGracePeriod => "grace_period",
             Field::ActionDown => "down",
             Field::StatusRetries => "status_retries",
-            Field::HopKind => "kind",
+            Field::HopKind => "preset",
             Field::HopPropagation => "propagation",
             Field::HopBalance => "balance",
             Field::HopTries => "tries",
             Field::HopConnectTimeout => "connect_timeout",
+            Field::HopHealthInterval => "health_interval",
+            Field::HopUnhealthyThreshold => "unhealthy_threshold",
         }
     }
 

@@ -54,6 +54,8 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::HopBalance
             | $crate::scenario::key::Field::HopTries
             | $crate::scenario::key::Field::HopConnectTimeout
+            | $crate::scenario::key::Field::HopHealthInterval
+            | $crate::scenario::key::Field::HopUnhealthyThreshold
     };
 }
 pub(crate) use service_field;

@@ -28,6 +28,7 @@ impl Field {
             | Field::Duration
             | Field::ConnectTimeout
             | Field::HopConnectTimeout
+            | Field::HopHealthInterval
             | Field::RetryBackoff
             | Field::IdleTimeout
             | Field::Timeout
@@ -60,7 +61,8 @@ impl Field {
             | Field::ConnectRetries
             | Field::ResetRetries
             | Field::StatusRetries
-            | Field::HopTries => Unit::Count,
+            | Field::HopTries
+            | Field::HopUnhealthyThreshold => Unit::Count,
             Field::HopKind => Unit::Word {
                 what: "hop kind",
                 names: &HopPreset::NAMES,
