@@ -36,6 +36,11 @@ pub enum DrawKey {
     Propagation = 11,
     /// A container instance's postStart hook.
     PostStart = 12,
+    /// The hop's delay from an endpoint change to its view (counter:
+    /// slice version).
+    HopPropagation = 13,
+    /// A least-request hop's second candidate (counter: request index, try).
+    HopPick = 14,
 }
 
 /// The seed and the replication of one run: the part of a draw's counter

@@ -33,6 +33,8 @@ fn sample(field: Field) -> (&'static str, &'static str) {
             Field::Retry => ("\"once\"", "once"),
             Field::Client => ("\"go-net-http\"", "go-net-http"),
             Field::OnClosed => ("\"fails-next\"", "fails-next"),
+            Field::HopKind => ("\"envoy\"", "envoy"),
+            Field::HopBalance => ("\"least-request\"", "least-request"),
             Field::OnSigterm => ("\"ignore\"", "ignore"),
             Field::Rollout => ("\"Recreate\"", "Recreate"),
             Field::UnhealthyPodEvictionPolicy => ("\"AlwaysAllow\"", "AlwaysAllow"),
@@ -136,11 +138,16 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
                 };
                 let rate = if field == Field::Rate { "" } else { "rate = 1\n" };
                 format!(
-                    "[service]\n{}[traffic]\n{}[app]\n{}[pdb]\n{}[[disruptions]]\n{}{}",
+                    "[service]\n{}[traffic]\n{}[app]\n{}[pdb]\n{}{}[[disruptions]]\n{}{}",
                     table(Scope::Service, ""),
                     table(Scope::Traffic, rate),
                     table(Scope::App, ""),
                     table(Scope::Pdb, ""),
+                    // A hop only where its key is: any `[hop]` makes one.
+                    match scope {
+                        Scope::Hop => format!("[hop]\n{line}"),
+                        _ => String::new(),
+                    },
                     table(Scope::Disruption, when),
                     base.replace("restart_policy = \"Never\"\n", "")
                 )
@@ -230,7 +237,7 @@ fn every_key_is_read_by_annotations_and_the_overlay_or_sent_to_the_manifest() {
                 "[disruptions.0]".into(),
                 None,
             ),
-            scope @ (Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb) => (
+            scope @ (Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb | Scope::Hop) => (
                 format!("podsim.dev/{}.{name}", scope.table()),
                 format!("[{}]", scope.table()),
                 None,

@@ -21,6 +21,7 @@
 //! own view of the endpoints, so it will take the client's place as the
 //! one that picks a Pod, and the client's retries stay the client's.
 
+use super::hop::Status;
 use super::spec::{Connections, Retry, TrafficSpec};
 use crate::engine::SimDuration;
 
@@ -91,7 +92,7 @@ impl OnClosed {
 
 /// The `[traffic]` client keys as the scenario wrote them: the preset, and
 /// each field it overrides (`None`: the preset's).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ClientSpec {
     /// `client`: the library whose defaults the rest override.
     pub preset: ClientPreset,
@@ -109,6 +110,41 @@ pub struct ClientSpec {
     pub timeout: Option<SimDuration>,
     /// `idempotent`: `Profile::idempotent`.
     pub idempotent: Option<bool>,
+    /// `status_retries`: `Retries::status`.
+    pub status_retries: Option<u32>,
+}
+
+/// Written as derived before hops, without `status_retries` while it is
+/// unwritten: a grid's hash is taken over its base's `Debug` text, and a
+/// client grid written before hops keeps the hash its shards carry. No
+/// `..`, so a new field must be written here too.
+impl std::fmt::Debug for ClientSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ClientSpec {
+            preset,
+            on_closed,
+            connect_retries,
+            reset_retries,
+            retry_backoff,
+            idle_timeout,
+            timeout,
+            idempotent,
+            status_retries,
+        } = self;
+        let mut d = f.debug_struct("ClientSpec");
+        d.field("preset", preset)
+            .field("on_closed", on_closed)
+            .field("connect_retries", connect_retries)
+            .field("reset_retries", reset_retries)
+            .field("retry_backoff", retry_backoff)
+            .field("idle_timeout", idle_timeout)
+            .field("timeout", timeout)
+            .field("idempotent", idempotent);
+        if let Some(n) = status_retries {
+            d.field("status_retries", n);
+        }
+        d.finish()
+    }
 }
 
 impl ClientSpec {
@@ -131,6 +167,12 @@ pub struct Retries {
     /// "This was a fresh connection. There's no reason the server should've
     /// hung up on us.").
     pub reset: u32,
+    /// Tries after the first for a hop's error answer whose code is in
+    /// `statuses` (a hop answers 502, 503 or 504 when its upstream failed;
+    /// without a hop no answer is one).
+    pub status: u32,
+    /// The codes `status` retries.
+    pub statuses: &'static [u16],
     /// The first retry's wait, doubled for each next one up to ten times
     /// itself (Envoy's `base_interval` and `max_interval` defaults); no
     /// jitter, so a run stays one run.
@@ -138,6 +180,15 @@ pub struct Retries {
 }
 
 impl Retries {
+    /// Tries after the first for a hop's answer `status`.
+    pub fn for_status(&self, status: Status) -> u32 {
+        if self.statuses.contains(&status.code()) {
+            self.status
+        } else {
+            0
+        }
+    }
+
     /// The wait before retry `n` (1 for the first).
     pub fn wait(&self, n: u32) -> SimDuration {
         let doubled = self.backoff.0.saturating_mul(1 << (n - 1).min(16));
@@ -185,9 +236,16 @@ struct Defaults {
     on_closed: OnClosed,
     connect_retries: u32,
     reset_retries: u32,
+    /// Retries of a hop's error answer, and their codes.
+    status_retries: (u32, &'static [u16]),
     backoff: SimDuration,
     idempotent: bool,
 }
+
+/// The gateway errors a client retries when told to (`status_retries`
+/// with a preset that names none): curl's `--retry` transient set less
+/// 408, 429 and 500, which no hop here answers.
+const GATEWAY_ERRORS: &[u16] = &[502, 503, 504];
 
 const fn s(secs: u64) -> SimDuration {
     SimDuration::from_secs(secs)
@@ -212,6 +270,7 @@ impl ClientPreset {
                 on_closed,
                 connect_retries,
                 reset_retries,
+                status_retries: (0, GATEWAY_ERRORS),
                 backoff,
                 idempotent: true,
             };
@@ -277,16 +336,21 @@ impl ClientPreset {
             // default); upstream idle_timeout 1 h; no connection bound
             // (Istio sets the circuit breakers to their maximum); the
             // route timeout is off (Istio's 0s). Envoy sees an upstream
-            // close as it happens.
-            ClientPreset::Envoy => d(
-                u32::MAX,
-                s(3600),
-                s(10),
-                none,
-                OnClosed::Detected,
-                (2, 0),
-                SimDuration::from_millis(25),
-            ),
+            // close as it happens. `retriable-status-codes` with Istio's
+            // RetriableStatusCodes [503] (same DefaultPolicy): a hop's 503
+            // is sent again twice too.
+            ClientPreset::Envoy => Defaults {
+                status_retries: (2, &[503]),
+                ..d(
+                    u32::MAX,
+                    s(3600),
+                    s(10),
+                    none,
+                    OnClosed::Detected,
+                    (2, 0),
+                    SimDuration::from_millis(25),
+                )
+            },
         }
     }
 }
@@ -314,6 +378,8 @@ impl TrafficSpec {
             retries: Retries {
                 connect: c.connect_retries.unwrap_or(d.connect_retries.max(ideal_retries)),
                 reset: c.reset_retries.unwrap_or(d.reset_retries.max(ideal_retries)),
+                status: c.status_retries.unwrap_or(d.status_retries.0),
+                statuses: d.status_retries.1,
                 backoff: c.retry_backoff.unwrap_or(d.backoff),
             },
             idempotent: c.idempotent.unwrap_or(d.idempotent),
@@ -335,7 +401,14 @@ mod tests {
         );
         assert_eq!(
             (p.on_closed, p.retries, p.idle_timeout),
-            (OnClosed::Raced, Retries::default(), None)
+            (
+                OnClosed::Raced,
+                Retries {
+                    statuses: GATEWAY_ERRORS,
+                    ..Retries::default()
+                },
+                None
+            )
         );
         t.retry = Retry::Once;
         assert_eq!((t.profile().retries.connect, t.profile().retries.reset), (1, 1));

@@ -42,6 +42,8 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
                 }
             }
             ServiceEvent::Synced { node } => self.synced(node as usize, now, s),
+            ServiceEvent::HopHeard { version } => self.hop_heard(version, now, s),
+            ServiceEvent::HopCheck => self.hop_check(now, s),
             ServiceEvent::Arrival => self.arrival(now, s),
             ServiceEvent::Answered { request, .. } => self.answered(request, now, s),
             ServiceEvent::ConnectGaveUp { request, .. } => self.connect_gave_up(request, now, s),

@@ -32,6 +32,13 @@ pub enum ServiceEvent {
         /// The EndpointSlice version it hears of.
         version: u32,
     },
+    /// The hop hears of slice version `version`: its view shows it.
+    HopHeard {
+        /// The EndpointSlice version it hears of.
+        version: u32,
+    },
+    /// The hop's health check of its targets is due.
+    HopCheck,
     /// A node's sync ran: its rules show what it has heard.
     Synced {
         /// The node, from 0.

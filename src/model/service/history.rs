@@ -13,6 +13,7 @@
 
 use std::marker::PhantomData;
 
+use super::hop::Status;
 use super::meters::ServiceMeters;
 use super::node::NodeState;
 use super::outcome::Cause;
@@ -166,6 +167,38 @@ pub enum ServiceChange {
         /// Closed by the process dying: a request on it now is reset.
         reset: bool,
     },
+    /// The hop's view gained a replica: its new upstream connections may go there.
+    HopRuleAdded {
+        /// The replica.
+        replica: u32,
+    },
+    /// The hop's view lost a replica.
+    HopRuleDropped {
+        /// The replica.
+        replica: u32,
+    },
+    /// The hop's health check took a replica out of rotation, or brought
+    /// it back.
+    HopHealth {
+        /// The replica.
+        replica: u32,
+        /// In rotation from now on.
+        healthy: bool,
+    },
+    /// The hop sends a failed try of a request to its next upstream.
+    HopRetried {
+        /// The request's number in the run, from 0.
+        request: u32,
+        /// Why the try failed.
+        cause: Cause,
+    },
+    /// The hop answered a request with an error: its last try failed.
+    HopAnswered {
+        /// The request's number in the run, from 0.
+        request: u32,
+        /// The answer.
+        status: Status,
+    },
     /// The Deployment's rollout began: the new ReplicaSet exists from now.
     RolloutStarted,
     /// A ReplicaSet's `spec.replicas` changed (the Deployment controller's
@@ -257,6 +290,11 @@ impl ServiceChange {
             ServiceChange::RequestFailed { .. } => "request_failed",
             ServiceChange::ConnectionOpened { .. } => "connection_opened",
             ServiceChange::ConnectionClosed { .. } => "connection_closed",
+            ServiceChange::HopRuleAdded { .. } => "hop_rule_added",
+            ServiceChange::HopRuleDropped { .. } => "hop_rule_dropped",
+            ServiceChange::HopHealth { .. } => "hop_health",
+            ServiceChange::HopRetried { .. } => "hop_retried",
+            ServiceChange::HopAnswered { .. } => "hop_answered",
             ServiceChange::RolloutStarted => "rollout_started",
             ServiceChange::Scaled { .. } => "scaled",
             ServiceChange::PodMade { .. } => "pod_made",

@@ -13,7 +13,7 @@ use super::drain::DrainFigures;
 use super::history::{PodFact, ServiceChange, ServiceEntry, ServiceObserver};
 use super::node_failure::NodeMeter;
 use super::outcome::Cause;
-use super::outcome::{Deleted, RetryFigures, ServiceMetrics};
+use super::outcome::{Deleted, HopFigures, RetryFigures, ServiceMetrics};
 use super::spec::ServiceSpec;
 use crate::engine::{RunEnd, SimTime};
 use crate::model::pod::Metrics;
@@ -34,6 +34,9 @@ pub struct ServiceMeters {
     /// The client is not `ideal` untouched: its retries are reported.
     client: bool,
     retry: RetryFigures,
+    /// The scenario has a hop: its figures are reported.
+    hop: bool,
+    hop_figures: HopFigures,
     endpoints: EndpointMeter,
     deleted: Vec<Deleted>,
     /// Per replica, its place in `deleted`, once it is deleted.
@@ -164,6 +167,14 @@ impl ServiceObserver for ServiceMeters {
             ServiceChange::Api {
                 fact: PodFact::Gone, ..
             } => c.live -= 1,
+            ServiceChange::HopRetried { .. } => self.hop_figures.retries += 1,
+            ServiceChange::HopAnswered { status, .. } => self.hop_figures.answered[status as usize] += 1,
+            ServiceChange::HopRuleDropped { replica } => {
+                if let Some(&Some(i)) = self.deletion_of.get(replica as usize) {
+                    let d = &mut self.deleted[i as usize];
+                    d.hop_dropped_ms.get_or_insert(at.as_millis() - d.deleted_ms);
+                }
+            }
             ServiceChange::RuleAdded { node, replica } => self.rule(node, replica, true),
             ServiceChange::RuleDropped { node, replica } => self.rule(node, replica, false),
             ServiceChange::Synced { node } => self.synced(at, node),
@@ -194,6 +205,7 @@ impl ServiceObserver for ServiceMeters {
         self.failed_by = [0; 7];
         self.retried_ok = 0;
         self.retry = RetryFigures::default();
+        self.hop_figures = HopFigures::default();
         self.endpoints = EndpointMeter {
             desired: self.endpoints.desired,
             ..EndpointMeter::default()
@@ -217,6 +229,7 @@ impl ServiceMeters {
         let replicas = service.replicas.max(1);
         self.nodes = service.nodes.max(1) as usize;
         self.client = service.traffic.as_ref().is_some_and(|t| !t.client.is_ideal());
+        self.hop = service.hop.is_some();
         self.rules.resize_with(self.nodes, Vec::new);
         self.rules.truncate(self.nodes);
         self.rollout = service.disruptions.iter().any(|d| d.rollout.is_some());
@@ -255,6 +268,7 @@ impl ServiceMeters {
             termination_ms: None,
             last_request_ms: None,
             rules_dropped_ms: vec![None; self.nodes],
+            hop_dropped_ms: None,
         });
     }
 
@@ -310,6 +324,17 @@ impl ServiceMeters {
             failed_by: self.failed_by,
             retried_ok: self.retried_ok,
             retry: self.client.then(|| Box::new(self.retry)),
+            hop: self.hop.then(|| {
+                // The latest drop, none if one Pod was never dropped.
+                let dropped_ms = (deleted.iter())
+                    .map(|d| d.hop_dropped_ms)
+                    .try_fold(None, |worst: Option<u64>, ms| ms.map(|ms| worst.max(Some(ms))))
+                    .flatten();
+                Box::new(HopFigures {
+                    dropped_ms,
+                    ..self.hop_figures
+                })
+            }),
             min_ready_endpoints: min_ready,
             zero_endpoints_ms: zero_ms,
             rollout,

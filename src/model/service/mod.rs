@@ -8,6 +8,9 @@
 //! - `proxy`: one kube-proxy per node, its bounded-frequency runner;
 //! - `traffic`: arrivals, routing, answers, failures, the retries;
 //! - `client`: the client library's profile (pool, close detection, retries);
+//! - `hop`: an ingress, a mesh sidecar or a cloud load balancer between
+//!   the clients and the Pods, as presets; `router`: it running, with its
+//!   own view, balancing, health check and retries;
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
 //! - `app`: a replica's serving state, the app's reaction to SIGTERM;
 //! - `outcome`: failure causes and the metrics;
@@ -67,6 +70,7 @@ mod endpoints;
 mod event;
 mod finish;
 mod history;
+mod hop;
 mod meters;
 mod node;
 mod node_failure;
@@ -74,6 +78,7 @@ mod outcome;
 mod pdb;
 mod proxy;
 mod rollout;
+mod router;
 mod sent;
 mod simulator;
 mod spec;
@@ -86,9 +91,10 @@ pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::{DrainFigures, EVICTION_RETRY};
 pub use event::ServiceEvent;
 pub use history::{PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
+pub use hop::{Balance, Health, Hop, HopPreset, HopSpec, Status};
 pub use node::{NodeState, TCP_RETRANSMIT_LIMIT};
 pub use node_failure::{LostNode, NodeFailure, NodeFigures, Provider, Spot, default_grace};
-pub use outcome::{Cause, Deleted, FailedRequest, RetryFigures, ServiceMetrics};
+pub use outcome::{Cause, Deleted, FailedRequest, HopFigures, RetryFigures, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
 pub use sent::SentTimes;
@@ -107,6 +113,7 @@ use self::history::{Observers, Tap};
 use self::meters::ServiceMeters;
 use self::proxy::Proxy;
 use self::rollout::Deploy;
+use self::router::HopState;
 use self::traffic::Requests;
 use crate::engine::{EventQueue, Model, Scheduler, SimDuration, SimTime};
 use crate::model::draw::{DrawKey, Stream};
@@ -144,6 +151,8 @@ pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
     deploy: Option<Deploy>,
     /// Per node, whether it is up; empty in a scenario that loses none.
     node_down: Vec<node::Down>,
+    /// The router between the clients and the Pods, in a scenario with a `[hop]`.
+    hop: Option<HopState>,
     observers: Observers<O>,
 }
 
@@ -171,6 +180,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             disrupted: 0,
             deploy: None,
             node_down: Vec::new(),
+            hop: None,
             observers: Observers {
                 meters: ServiceMeters::default(),
                 observer,
@@ -221,6 +231,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             .as_ref()
             .map(|t| t.profile())
             .unwrap_or_default();
+        self.hop = self.service.hop.as_ref().map(|h| HopState::new(h.resolve()));
+        if let (Some(h), Some(t)) = (&self.hop, &self.service.traffic) {
+            self.profile = h.hop.upstream(t, self.profile);
+        }
         self.clients.clear();
         self.clients.extend((0..clients).map(|c| Client {
             node: c % nodes,
@@ -353,6 +367,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 s.at(at, ServiceEvent::Heard { node, version });
             }
         }
+        self.hop_publish(version, now, s);
     }
 
     /// Round `round` of disruption `index`: a rollout or a drain starts;
@@ -477,7 +492,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Traffic starts once every replica is Ready in every node's rules.
     fn maybe_start(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let all = self.service.replicas.max(1) as usize;
-        if self.started.is_some() || self.proxies.iter().any(|p| p.rules.len() < all) {
+        if self.started.is_some()
+            || self.proxies.iter().any(|p| p.rules.len() < all)
+            || !self.hop_complete(all)
+        {
             return;
         }
         self.started = Some(now);
@@ -510,6 +528,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 .all(|r| !r.deleted || r.object_gone || r.unreachable)
             && (self.proxies.iter().enumerate())
                 .all(|(n, p)| p.applied == self.slice.version() || self.node_down(n))
+            && self.hop_in_sync(&self.slice)
             && self.rollout_settled();
         if settled {
             let until = now + SETTLE_TAIL;

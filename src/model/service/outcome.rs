@@ -129,6 +129,31 @@ impl RetryFigures {
     }
 }
 
+/// What a hop did: its own retries, its error answers by code, and how
+/// late its view dropped the deleted Pods. Reported for a run with a hop
+/// (JSON, the report), not in the CSV, whose columns every Service grid shares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HopFigures {
+    /// Tries the hop sent to its next upstream.
+    pub retries: u64,
+    /// By `Status::ALL` order: requests the hop answered with 502, 503, 504.
+    pub answered: [u64; 3],
+    /// The latest, over the deleted Pods, from the deletion to the hop's
+    /// view dropping the Pod; `None` while one was never dropped.
+    pub dropped_ms: Option<u64>,
+}
+
+impl HopFigures {
+    /// The names, after the Service's own (JSON, the report's table).
+    pub const NAMES: [&'static str; 5] = ["hop_retries", "hop_502", "hop_503", "hop_504", "hop_dropped_ms"];
+
+    /// The cells in `NAMES` order.
+    pub fn numbers(&self) -> [Option<u64>; 5] {
+        let a = self.answered.map(Some);
+        [Some(self.retries), a[0], a[1], a[2], self.dropped_ms]
+    }
+}
+
 /// One disruption's deleted Pod, as the Service saw it go.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deleted {
@@ -142,6 +167,8 @@ pub struct Deleted {
     pub last_request_ms: Option<u64>,
     /// Per node, deletion → its rules no longer list the Pod.
     pub rules_dropped_ms: Vec<Option<u64>>,
+    /// Deletion → the hop's view no longer lists the Pod (a run with a hop).
+    pub hop_dropped_ms: Option<u64>,
 }
 
 /// The figures of one Service run.
@@ -160,6 +187,8 @@ pub struct ServiceMetrics {
     /// The retries' figures, for a client other than `ideal` untouched.
     /// Boxed: most runs have none, and a `RunReport` holds the metrics by value.
     pub retry: Option<Box<RetryFigures>>,
+    /// The hop's figures, in a run with a hop.
+    pub hop: Option<Box<HopFigures>>,
     /// Over the traffic's span, the fewest ready endpoints in the slice.
     pub min_ready_endpoints: Option<u32>,
     /// Over the traffic's span, time with no ready endpoint.

@@ -10,6 +10,7 @@
 use super::client::ClientSpec;
 use super::deployment::Rollout;
 use super::node_failure::NodeFailure;
+use super::hop::HopSpec;
 use super::pdb::Pdb;
 use crate::engine::SimDuration;
 use crate::model::dist::Dist;
@@ -38,9 +39,11 @@ pub struct ServiceSpec {
     pub disruptions: Vec<Disruption>,
     /// The budget the Eviction API (a drain) consults, if any.
     pub pdb: Option<Pdb>,
+    /// A router between the clients and the Pods (`[hop]`), if any.
+    pub hop: Option<HopSpec>,
 }
 
-/// Written as derived, but without `pdb` when there is none: a grid's hash
+/// Written as derived, but without `pdb` and `hop` when there is none: a grid's hash
 /// is taken over its base's `Debug` text, and a Service grid written before
 /// budgets existed keeps the hash its shards carry. The destructuring has no
 /// `..`, so a new field must be written here too.
@@ -57,6 +60,7 @@ impl std::fmt::Debug for ServiceSpec {
             app,
             disruptions,
             pdb,
+            hop,
         } = self;
         let mut d = f.debug_struct("ServiceSpec");
         d.field("replicas", replicas)
@@ -70,6 +74,9 @@ impl std::fmt::Debug for ServiceSpec {
             .field("disruptions", disruptions);
         if let Some(pdb) = pdb {
             d.field("pdb", pdb);
+        }
+        if let Some(hop) = hop {
+            d.field("hop", hop);
         }
         d.finish()
     }
@@ -88,6 +95,7 @@ impl Default for ServiceSpec {
             app: AppSpec::default(),
             disruptions: Vec::new(),
             pdb: None,
+            hop: None,
         }
     }
 }

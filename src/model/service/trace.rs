@@ -46,6 +46,8 @@ impl ServiceObserver for ServiceTrace {
             ServiceChange::RequestSent { .. }
             | ServiceChange::Routed { .. }
             | ServiceChange::Retried { .. }
+            | ServiceChange::HopRetried { .. }
+            | ServiceChange::HopAnswered { .. }
             | ServiceChange::ConnectionOpened { .. }
             | ServiceChange::ConnectionClosed { .. } => {}
             _ => self.entries.push(entry),

@@ -11,13 +11,14 @@ use super::client::OnClosed;
 use super::connection::ConnState;
 use super::history::{ServiceChange, ServiceObserver};
 use super::outcome::Cause;
+use super::router::HopVerdict;
 use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::DrawKey;
 use crate::model::service::spec::{Arrival, Connections, TrafficSpec};
 
 /// No connection yet.
-const NO_CONN: u32 = u32::MAX;
+pub(super) const NO_CONN: u32 = u32::MAX;
 
 /// A request in progress.
 #[derive(Clone, Copy, Debug)]
@@ -28,8 +29,13 @@ pub(super) struct Request {
     pub sent: SimTime,
     /// When its current try went out (`sent`, or its last retry).
     pub try_sent: SimTime,
-    /// 1, then 2, 3, … for each retry.
+    /// 1, then 2, 3, … for each retry (the client's or the hop's).
     pub tries: u32,
+    /// The client's send of it: 1, then 2, 3, … for each of its retries.
+    pub attempt: u32,
+    /// Its try at the hop since the client's last send: 1, 2, … for
+    /// each of the hop's own retries.
+    pub hop_try: u32,
     pub conn: u32,
     /// Its current try went out on a pooled connection (else a fresh one).
     pub pooled: bool,
@@ -60,6 +66,8 @@ impl Requests {
             sent,
             try_sent: sent,
             tries: 1,
+            attempt: 1,
+            hop_try: 1,
             conn: NO_CONN,
             pooled: false,
             replica: None,
@@ -189,14 +197,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 _ => {}
             }
         }
-        let rules = &self.proxies[node as usize].rules;
-        if rules.is_empty() {
+        let Some(pick) = self.pick(node, request.index, request.tries) else {
             return self.fail(slot, Cause::NoEndpoints, now, s);
-        }
-        let u = self
-            .stream
-            .uniform(u64::from(request.index), DrawKey::Endpoint, request.tries);
-        let pick = rules[((u * rules.len() as f64) as usize).min(rules.len() - 1)];
+        };
         self.requests.all[slot as usize].replica = Some(pick);
         self.routed(&request, node, pick, true, now);
         let cut_off = self.cut_off(pick, node);
@@ -386,25 +389,30 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         now: SimTime,
         s: &mut Scheduler<'_, ServiceEvent>,
     ) {
+        let verdict = self.hop_failed(slot, cause, now, s);
         let request = self.requests.all[slot as usize];
         let p = &self.profile;
-        let allowed = match cause {
-            Cause::Refused | Cause::NoEndpoints | Cause::Timeout => p.retries.connect,
+        let allowed = match (verdict, cause) {
+            (HopVerdict::Retried, _) => return,
+            // The client got the hop's answer, not the failure.
+            (HopVerdict::Answered(status), _) => p.retries.for_status(status),
+            (_, Cause::Refused | Cause::NoEndpoints | Cause::Timeout) => p.retries.connect,
             // No connection was made: as a connect timeout.
-            Cause::Unreachable if request.conn == NO_CONN => p.retries.connect,
+            (_, Cause::Unreachable) if request.conn == NO_CONN => p.retries.connect,
             // On a fresh connection the server had no reason to hang up.
             _ if !request.pooled => 0,
             // Never reached the app: safe for any request.
-            Cause::Reset | Cause::KeepaliveRace => p.retries.reset,
-            // Cut in flight: the app may have acted on it.
+            (_, Cause::Reset | Cause::KeepaliveRace) => p.retries.reset,
             // No answer: the app may have acted on it.
-            Cause::Inflight | Cause::Unreachable if p.idempotent => p.retries.reset,
-            Cause::Inflight | Cause::Unreachable => 0,
+            (_, Cause::Inflight | Cause::Unreachable) if p.idempotent => p.retries.reset,
+            (_, Cause::Inflight | Cause::Unreachable) => 0,
         };
-        if request.tries <= allowed {
-            let wait = p.retries.wait(request.tries);
+        if request.attempt <= allowed {
+            let wait = p.retries.wait(request.attempt);
             let r = &mut self.requests.all[slot as usize];
             r.tries += 1;
+            r.attempt += 1;
+            r.hop_try = 1;
             r.conn = NO_CONN;
             let (index, generation) = (request.index, r.generation);
             self.emit(

@@ -31,8 +31,8 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::SimTime;
 use crate::model::service::{
-    Cause, DrainFigures, FailedRequest, NodeFigures, RetryFigures, RolloutFigures, ServiceChange,
-    ServiceMetrics, ServiceReport,
+    Cause, DrainFigures, FailedRequest, HopFigures, NodeFigures, RetryFigures, RolloutFigures,
+    ServiceChange, ServiceMetrics, ServiceReport, Status,
 };
 use crate::model::{PodReport, PodSpec};
 
@@ -58,8 +58,8 @@ pub fn metrics_object(m: &ServiceMetrics) -> Value {
 }
 
 /// A rollout's and a drain's figures by name (`RolloutFigures::NAMES`,
-/// `DrainFigures::NAMES`), then a client's retries (`RetryFigures::NAMES`),
-/// those the run has: what follows the Service's own figures in JSON and
+/// `DrainFigures::NAMES`), then a client's retries (`RetryFigures::NAMES`)
+/// and a hop's (`HopFigures::NAMES`), those the run has: what follows the Service's own figures in JSON and
 /// the report's table (the CSV has the first two, not the retries, whose
 /// columns would change every Service grid's header).
 pub fn deployment_figures(m: &ServiceMetrics) -> impl Iterator<Item = (&'static str, Option<u64>)> + '_ {
@@ -67,7 +67,8 @@ pub fn deployment_figures(m: &ServiceMetrics) -> impl Iterator<Item = (&'static 
     let drain = (m.drain.iter()).flat_map(|d| DrainFigures::NAMES.into_iter().zip(d.numbers()));
     let node = (m.node.iter()).flat_map(|n| NodeFigures::NAMES.into_iter().zip(n.numbers()));
     let retry = (m.retry.iter()).flat_map(|r| RetryFigures::NAMES.into_iter().zip(r.numbers()));
-    rollout.chain(drain).chain(node).chain(retry)
+    let hop = (m.hop.iter()).flat_map(|h| HopFigures::NAMES.into_iter().zip(h.numbers()));
+    rollout.chain(drain).chain(node).chain(retry).chain(hop)
 }
 
 /// The history's failed requests, each typed as the Pod's events are:
@@ -103,13 +104,17 @@ pub fn run_document(name: &str, pod: &PodSpec, report: &ServiceReport) -> Value 
         .deleted
         .iter()
         .map(|d| {
-            json!({
+            let mut doc = json!({
                 "replica": d.replica,
                 "deleted_ms": d.deleted_ms,
                 "termination_ms": d.termination_ms,
                 "last_request_ms": d.last_request_ms,
                 "rules_dropped_ms": d.rules_dropped_ms,
-            })
+            });
+            if let (Some(_), Some(o)) = (&m.hop, doc.as_object_mut()) {
+                o.insert("hop_dropped_ms".into(), d.hop_dropped_ms.into());
+            }
+            doc
         })
         .collect();
     let replicas: Vec<Value> = replica_reports(report)
@@ -224,7 +229,11 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
             .enumerate()
             .map(|(i, ms)| format!("node {i} {}", after(*ms)))
             .collect();
-        let _ = writeln!(out, "  rules dropped it: {}", nodes.join(", "));
+        let hop = match &m.hop {
+            Some(_) => format!("; the hop's view {}", after(d.hop_dropped_ms)),
+            None => String::new(),
+        };
+        let _ = writeln!(out, "  rules dropped it: {}{hop}", nodes.join(", "));
     }
     let causes: Vec<String> = Cause::ALL
         .iter()
@@ -259,6 +268,17 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
             ),
         };
         let _ = writeln!(out, "retries {}{causes}{answered}", r.retries());
+    }
+    if let Some(h) = &m.hop {
+        let answers: Vec<String> = (Status::ALL.iter().zip(h.answered))
+            .map(|(s, n)| format!("{} {n}", s.code()))
+            .collect();
+        let _ = writeln!(
+            out,
+            "hop: sent to the next upstream {}; answered the client {}",
+            h.retries,
+            answers.join(", ")
+        );
     }
     let _ = writeln!(
         out,

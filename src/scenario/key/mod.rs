@@ -54,17 +54,21 @@ pub enum Scope {
     /// One `[[actions]]` entry (a `Key`'s index is the entry's): what
     /// happens to the Pod during the run (R70–R79).
     Action,
+    /// `[hop]`: an ingress, a mesh sidecar or a cloud load balancer
+    /// between the clients and the Pods.
+    Hop,
 }
 
 impl Scope {
     /// The Service's scopes: the table each is written in, as a grid
     /// axis's path starts (`service.replicas`, `disruptions.0.at`).
-    pub const SERVICE: [Scope; 5] = [
+    pub const SERVICE: [Scope; 6] = [
         Scope::Service,
         Scope::Traffic,
         Scope::App,
         Scope::Disruption,
         Scope::Pdb,
+        Scope::Hop,
     ];
 
     /// The table's name, for the Service's scopes.
@@ -80,6 +84,7 @@ impl Scope {
             Scope::Pdb => "pdb",
             Scope::Job => "job",
             Scope::Action => "actions",
+            Scope::Hop => "hop",
         }
     }
 }

@@ -96,6 +96,7 @@ fn title(scope: Scope) -> &'static str {
         Scope::Traffic => "Traffic",
         Scope::App => "The app behind the Service",
         Scope::Pdb => "The PodDisruptionBudget",
+        Scope::Hop => "A hop between the clients and the Pods",
         Scope::Disruption => "Disruptions",
         Scope::Action => "Actions",
     }

@@ -8,8 +8,9 @@ use crate::model::{
 };
 
 use crate::model::service::{
-    Arrival, Budget, ClientPreset, Connections, Disruption, EvictionPolicy, NodeFailure, OnClosed, OnSigterm,
-    Pdb, Preset, Propagation, Provider, Retry, Rollout, Spot, Strategy, TrafficSpec, Unready, When,
+    Arrival, Balance, Budget, ClientPreset, Connections, Disruption, EvictionPolicy, HopPreset, NodeFailure,
+    OnClosed, OnSigterm, Pdb, Preset, Propagation, Provider, Retry, Rollout, Spot, Strategy, TrafficSpec,
+    Unready, When,
 };
 
 use super::unit::*;
@@ -159,6 +160,21 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             Field::IdleTimeout => t.client.idle_timeout = Some(ms),
             Field::Timeout => t.client.timeout = Some(ms),
             Field::Idempotent => t.client.idempotent = Some(value.flag()),
+            Field::StatusRetries => t.client.status_retries = Some(count),
+            _ => {}
+        }
+        return;
+    }
+    if field.scope() == Scope::Hop {
+        let hop = service.hop.get_or_insert_with(Default::default);
+        match field {
+            Field::HopKind => hop.preset = HopPreset::ALL[word.min(HopPreset::ALL.len() - 1)],
+            Field::HopPropagation => hop.propagation = Some(propagation(value)),
+            Field::HopBalance => hop.balance = Some(Balance::ALL[word.min(Balance::ALL.len() - 1)]),
+            Field::HopTries => hop.tries = Some(count),
+            Field::HopConnectTimeout => hop.connect_timeout = Some(ms),
+            Field::HopHealthInterval => hop.health_interval = Some(ms),
+            Field::HopUnhealthyThreshold => hop.unhealthy_threshold = Some(count),
             _ => {}
         }
         return;
@@ -227,12 +243,7 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
     match field {
         Field::Replicas => service.replicas = count,
         Field::Nodes => service.nodes = count,
-        Field::Propagation => {
-            service.propagation = match value {
-                Value::Preset(i) => Propagation::Preset(Preset::ALL[(*i).min(Preset::ALL.len() - 1)]),
-                other => Propagation::Custom(other.to_dist()),
-            }
-        }
+        Field::Propagation => service.propagation = propagation(value),
         Field::KubeletDelay => service.kubelet_delay = ms,
         Field::MinSyncPeriod => service.min_sync_period = ms,
         Field::Cleanup => service.cleanup = ms,
@@ -245,6 +256,14 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
 /// The lost node disruption `d` states, made one if it was not.
 fn node(d: &mut Disruption) -> &mut NodeFailure {
     d.node_failure.get_or_insert_with(|| NodeFailure::of(0))
+}
+
+/// A propagation key's value: a named preset, or any duration or distribution.
+fn propagation(value: &Value) -> Propagation {
+    match value {
+        Value::Preset(i) => Propagation::Preset(Preset::ALL[(*i).min(Preset::ALL.len() - 1)]),
+        other => Propagation::Custom(other.to_dist()),
+    }
 }
 
 /// Sets a field of action `index`: its time, a delete's grace, or a

@@ -80,6 +80,11 @@ impl Reader<'_> {
                              (the API refuses both); drop one",
                         ));
                     }
+                    if scope == Scope::Hop {
+                        // Written, even empty: a hop (ingress-nginx unless `preset` says).
+                        let service = self.run.service.get_or_insert_with(Default::default);
+                        service.hop.get_or_insert_with(Default::default);
+                    }
                     if scope == Scope::Pdb {
                         // Written, even empty: a budget (with neither field, `Budget::Unset`).
                         let service = self.run.service.get_or_insert_with(Default::default);

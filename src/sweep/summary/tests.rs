@@ -70,6 +70,7 @@ fn service(failed: u64, termination: u64, sigkilled: u32) -> ServiceMetrics {
         failed_by: [failed, 0, 0, 0, 0, 0, 0],
         retried_ok: 0,
         retry: None,
+        hop: None,
         min_ready_endpoints: Some(2),
         zero_endpoints_ms: 0,
         deleted: vec![Deleted {
@@ -78,6 +79,7 @@ fn service(failed: u64, termination: u64, sigkilled: u32) -> ServiceMetrics {
             termination_ms: Some(termination),
             last_request_ms: None,
             rules_dropped_ms: Vec::new(),
+            hop_dropped_ms: None,
         }],
         replicas: vec![metrics(Some(3000), 0, sigkilled)],
         end_ms: 30_000,

@@ -240,6 +240,32 @@ impl Field {
             Field::ActionDown => {
                 "how long a node_reboot's node is gone before its kubelet is back; default 30s"
             }
+            Field::StatusRetries => {
+                "tries sent again after a hop's 502, 503 or 504 (envoy: 503 only); default the client's (envoy: 2, else 0)"
+            }
+            Field::HopKind => {
+                "the router between the clients and the Pods, in place of kube-proxy: ingress-nginx (default),                  envoy, gcp-lb or nlb-ip; sets every key below, which each override it"
+            }
+            Field::HopPropagation => {
+                "endpoint change → the hop's view shows it: a preset, a duration or a distribution; default the hop's                  (ingress-nginx: lognormal median 2s, p99 5s)"
+            }
+            Field::HopBalance => {
+                "how the hop picks a Pod: random, round-robin or least-request; default the hop's (ingress-nginx: round-robin)"
+            }
+            Field::HopTries => {
+                "tries of one request at the hop, the first included (proxy_next_upstream_tries): a failed connect                  goes to the next Pod, a request that reached one only if idempotent; default the hop's (ingress-nginx: 3)"
+            }
+            Field::HopConnectTimeout => {
+                "the hop's connect to a vanished Pod IP gives up after this (504); default the hop's (ingress-nginx: 5s)"
+            }
+            Field::HopHealthInterval => {
+                "time between two health checks of each target (one that refuses a connection fails it); 0s none; \
+                 default the hop's (nlb-ip: 10s, gcp-lb: 5s, ingress-nginx and envoy: none)"
+            }
+            Field::HopUnhealthyThreshold => {
+                "failed health checks in a row that take a target out of rotation (one pass brings it back); \
+                 default the hop's (nlb-ip: 3, gcp-lb: 2)"
+            }
         }
     }
 

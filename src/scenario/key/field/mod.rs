@@ -187,11 +187,28 @@ pub enum Field {
     ActionGracePeriod,
     /// `[[actions]] down`: how long a rebooted node is gone (R76).
     ActionDown,
+    /// `[traffic] status_retries`: tries sent again after a hop's error answer.
+    StatusRetries,
+    /// `[hop] preset`: the hop's preset (not `kind`: an annotation
+    /// `hop.kind` would name a container's key).
+    HopKind,
+    /// `[hop] propagation`: endpoint change to the hop's view.
+    HopPropagation,
+    /// `[hop] balance`: how the hop picks a Pod.
+    HopBalance,
+    /// `[hop] tries`: tries of one request at the hop.
+    HopTries,
+    /// `[hop] connect_timeout`: the hop's connect to a gone Pod gives up after this.
+    HopConnectTimeout,
+    /// `[hop] health_interval`: time between two health checks of a target.
+    HopHealthInterval,
+    /// `[hop] unhealthy_threshold`: failed checks that take a target out.
+    HopUnhealthyThreshold,
 }
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 109] = {
+    pub const ALL: [Field; 117] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -304,6 +321,14 @@ impl Field {
             Field::ActionAfterReady,
             Field::ActionGracePeriod,
             Field::ActionDown,
+            Field::StatusRetries,
+            Field::HopKind,
+            Field::HopPropagation,
+            Field::HopBalance,
+            Field::HopTries,
+            Field::HopConnectTimeout,
+            Field::HopHealthInterval,
+            Field::HopUnhealthyThreshold,
         ]
     };
 
@@ -360,7 +385,15 @@ impl Field {
             | Field::RetryBackoff
             | Field::IdleTimeout
             | Field::Timeout
-            | Field::Idempotent => Scope::Traffic,
+            | Field::Idempotent
+            | Field::StatusRetries => Scope::Traffic,
+            Field::HopKind
+            | Field::HopPropagation
+            | Field::HopBalance
+            | Field::HopTries
+            | Field::HopConnectTimeout
+            | Field::HopHealthInterval
+            | Field::HopUnhealthyThreshold => Scope::Hop,
             Field::OnSigterm | Field::DrainDelay => Scope::App,
             Field::At
             | Field::AfterReady
@@ -487,6 +520,14 @@ impl Field {
             Field::ActionAfterReady => "after_ready",
             Field::ActionGracePeriod => "grace_period",
             Field::ActionDown => "down",
+            Field::StatusRetries => "status_retries",
+            Field::HopKind => "preset",
+            Field::HopPropagation => "propagation",
+            Field::HopBalance => "balance",
+            Field::HopTries => "tries",
+            Field::HopConnectTimeout => "connect_timeout",
+            Field::HopHealthInterval => "health_interval",
+            Field::HopUnhealthyThreshold => "unhealthy_threshold",
         }
     }
 

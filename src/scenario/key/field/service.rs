@@ -55,6 +55,14 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::MinAvailable
             | $crate::scenario::key::Field::PdbMaxUnavailable
             | $crate::scenario::key::Field::UnhealthyPodEvictionPolicy
+            | $crate::scenario::key::Field::StatusRetries
+            | $crate::scenario::key::Field::HopKind
+            | $crate::scenario::key::Field::HopPropagation
+            | $crate::scenario::key::Field::HopBalance
+            | $crate::scenario::key::Field::HopTries
+            | $crate::scenario::key::Field::HopConnectTimeout
+            | $crate::scenario::key::Field::HopHealthInterval
+            | $crate::scenario::key::Field::HopUnhealthyThreshold
     };
 }
 pub(crate) use service_field;

@@ -4,7 +4,8 @@
 use crate::model::{ContainerKind, Drain, PodMode, PostStart, ProbeOutcome, RestartPolicy, Signal};
 
 use crate::model::service::{
-    Arrival, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Provider, Retry, Strategy,
+    Arrival, Balance, ClientPreset, Connections, EvictionPolicy, HopPreset, OnClosed, OnSigterm, Provider,
+    Retry, Strategy,
 };
 
 use super::Field;
@@ -26,6 +27,8 @@ impl Field {
             | Field::Cleanup
             | Field::Duration
             | Field::ConnectTimeout
+            | Field::HopConnectTimeout
+            | Field::HopHealthInterval
             | Field::RetryBackoff
             | Field::IdleTimeout
             | Field::Timeout
@@ -59,7 +62,19 @@ impl Field {
             | Field::Clients
             | Field::Delete
             | Field::ConnectRetries
-            | Field::ResetRetries => Unit::Count,
+            | Field::ResetRetries
+            | Field::StatusRetries
+            | Field::HopTries
+            | Field::HopUnhealthyThreshold => Unit::Count,
+            Field::HopKind => Unit::Word {
+                what: "hop kind",
+                names: &HopPreset::NAMES,
+            },
+            Field::HopBalance => Unit::Word {
+                what: "balance",
+                names: &Balance::NAMES,
+            },
+            Field::HopPropagation => Unit::Propagation,
             Field::Client => Unit::Word {
                 what: "client",
                 names: &ClientPreset::NAMES,

@@ -1,0 +1,266 @@
+//! The hop in a run (`hop` says what it is): its view of the endpoints,
+//! fed by the slice after its own propagation; its pick of a Pod for each
+//! new upstream connection, in place of the node's kube-proxy rules; its
+//! health check of the targets; and its part in a failed try, a retry to
+//! the next upstream or an error answer to the client.
+//!
+//! Invariant: without a hop nothing here runs and no draw is made, so a
+//! scenario without `[hop]` keeps every byte it had (the pick without a
+//! hop is the node's rules' draw, as before).
+
+use super::endpoints::Slice;
+use super::history::{ServiceChange, ServiceObserver};
+use super::hop::{Balance, Hop, Status};
+use super::outcome::Cause;
+use super::proxy::Proxy;
+use super::{ServiceEvent, ServiceModel, ServiceRun};
+use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::draw::DrawKey;
+
+/// The hop in a run: what it is, and its view of the endpoints.
+#[derive(Clone, Debug)]
+pub(super) struct HopState {
+    pub hop: Hop,
+    /// Its endpoint view: a runner with no period, so each version is
+    /// installed as soon as the hop hears of it.
+    pub view: Proxy,
+    /// The round robin's next turn.
+    turn: u32,
+    /// Per replica: health checks failed in a row, and whether that took
+    /// it out of rotation.
+    fails: Vec<u32>,
+    down: Vec<bool>,
+    /// Its health checks have begun (at its first hearing).
+    checking: bool,
+    /// Scratch: the view less the targets out of rotation.
+    healthy: Vec<u32>,
+}
+
+impl HopState {
+    pub fn new(hop: Hop) -> Self {
+        let mut view = Proxy::default();
+        view.reset(SimDuration::ZERO);
+        HopState {
+            hop,
+            view,
+            turn: 0,
+            fails: Vec::new(),
+            down: Vec::new(),
+            checking: false,
+            healthy: Vec::new(),
+        }
+    }
+}
+
+/// What the hop made of a failed try.
+pub(super) enum HopVerdict {
+    /// It sends the request to the next upstream.
+    Retried,
+    /// It answers the client with this error.
+    Answered(Status),
+    /// There is no hop, or it is L4: the client sees the failure itself.
+    Passed,
+}
+
+impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
+    /// The slice published `version` now: the hop hears of it after its
+    /// own propagation delay, never before an earlier one.
+    pub(super) fn hop_publish(&mut self, version: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let Some(h) = &mut self.hop else {
+            return;
+        };
+        let dist = &h.hop.propagation;
+        let delay = match dist.fixed() {
+            Some(d) => d,
+            None => dist.sample(self.stream.uniform(0, DrawKey::HopPropagation, version)),
+        };
+        if let Some(at) = h.view.hear_at(now + delay, version) {
+            s.at(at, ServiceEvent::HopHeard { version });
+        }
+    }
+
+    /// The hop heard of `version`: its view installs it at once, each
+    /// replica it gains or loses reported.
+    pub(super) fn hop_heard(&mut self, version: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let Some(h) = &mut self.hop else {
+            return;
+        };
+        h.view.heard(version);
+        if let (Some(health), false) = (h.hop.health, h.checking) {
+            h.checking = true;
+            s.after(health.interval, ServiceEvent::HopCheck);
+        }
+        let observers = &mut self.observers;
+        let changes = self.slice.changes(h.view.applied, h.view.heard);
+        h.view.sync(changes, |replica, added| {
+            let change = match added {
+                true => ServiceChange::HopRuleAdded { replica },
+                false => ServiceChange::HopRuleDropped { replica },
+            };
+            observers.emit(now, change);
+        });
+        self.maybe_start(now, s);
+        self.maybe_settle(now);
+    }
+
+    /// The replica a new connection of `request` (its `tries`-th try)
+    /// goes to: the hop's pick from its view, or, without a hop, a draw
+    /// over `node`'s rules. `None`: nothing to send to.
+    #[inline]
+    pub(super) fn pick(&mut self, node: u32, index: u32, tries: u32) -> Option<u32> {
+        let u = |s: &Self| s.stream.uniform(u64::from(index), DrawKey::Endpoint, tries);
+        let Some(h) = &mut self.hop else {
+            let rules = &self.proxies[node as usize].rules;
+            if rules.is_empty() {
+                return None;
+            }
+            return Some(rules[((u(self) * rules.len() as f64) as usize).min(rules.len() - 1)]);
+        };
+        if h.view.rules.is_empty() {
+            return None;
+        }
+        // Targets out of rotation are skipped, unless every one is: then
+        // the load balancer fails open to them all (NLB, GCP alike).
+        let some_down = h.down.iter().any(|&d| d);
+        if some_down {
+            let (down, view) = (&h.down, &h.view.rules);
+            let up = |r: &&u32| !down.get(**r as usize).is_some_and(|&d| d);
+            h.healthy.clear();
+            h.healthy.extend(view.iter().filter(up));
+        }
+        let turn = h.turn;
+        h.turn = h.turn.wrapping_add(1);
+        let h = self.hop.as_ref().expect("a hop");
+        let rules = match some_down && !h.healthy.is_empty() {
+            true => &h.healthy,
+            false => &h.view.rules,
+        };
+        let n = rules.len();
+        let at = |u: f64| ((u * n as f64) as usize).min(n - 1);
+        let pick = match h.hop.balance {
+            Balance::Random => rules[at(u(self))],
+            Balance::RoundRobin => rules[turn as usize % n],
+            Balance::LeastRequest => {
+                let (a, b) = (
+                    rules[at(u(self))],
+                    rules[at(self.stream.uniform(u64::from(index), DrawKey::HopPick, tries))],
+                );
+                if self.busy(b) < self.busy(a) { b } else { a }
+            }
+        };
+        Some(pick)
+    }
+
+    /// A health check of every target: one that does not accept a
+    /// connection fails it, `unhealthy` failures in a row take it out of
+    /// rotation, a pass brings it back; the next is due an interval later
+    /// while the traffic runs.
+    pub(super) fn hop_check(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let Some(h) = &mut self.hop else {
+            return;
+        };
+        let Some(health) = h.hop.health else {
+            return;
+        };
+        let n = self.replicas.len();
+        h.fails.resize(n, 0);
+        h.down.resize(n, false);
+        for (r, rep) in self.replicas.iter().enumerate() {
+            let was = h.down[r];
+            if rep.accepting() {
+                (h.fails[r], h.down[r]) = (0, false);
+            } else {
+                h.fails[r] += 1;
+                h.down[r] |= h.fails[r] >= health.unhealthy;
+            }
+            if h.down[r] != was {
+                let (replica, healthy) = (r as u32, !h.down[r]);
+                self.observers
+                    .emit(now, ServiceChange::HopHealth { replica, healthy });
+            }
+        }
+        if self.traffic_end.is_none_or(|end| now < end) {
+            s.after(health.interval, ServiceEvent::HopCheck);
+        }
+    }
+
+    /// Requests in progress on replica `r`'s connections.
+    fn busy(&self, r: u32) -> usize {
+        let open = &self.replicas[r as usize].open;
+        open.iter()
+            .filter(|&&c| matches!(self.conns.get(c).state, super::connection::ConnState::Busy(_)))
+            .count()
+    }
+
+    /// The hop's part in a failed try of `slot` (`tries`-th at the hop
+    /// since the client's last send): sent to the next upstream if its
+    /// retries allow, else answered with an error if it answers.
+    pub(super) fn hop_failed(
+        &mut self,
+        slot: u32,
+        cause: Cause,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) -> HopVerdict {
+        let Some(h) = &self.hop else {
+            return HopVerdict::Passed;
+        };
+        if !h.hop.answers {
+            return HopVerdict::Passed;
+        }
+        let request = self.requests.all[slot as usize];
+        let retries = &h.hop.retries;
+        let allowed = match cause {
+            // No upstream to pass it to.
+            Cause::NoEndpoints => 0,
+            // Nothing reached the app: any request goes to the next one.
+            Cause::Refused | Cause::Timeout => retries.connect,
+            // Sent upstream: passed on only if its method is idempotent.
+            _ if self.profile.idempotent => retries.reset,
+            _ => 0,
+        };
+        if request.hop_try <= allowed {
+            let wait = h.hop.retries.wait(request.hop_try);
+            let r = &mut self.requests.all[slot as usize];
+            r.tries += 1;
+            r.hop_try += 1;
+            r.conn = super::traffic::NO_CONN;
+            let generation = r.generation;
+            self.emit(
+                now,
+                ServiceChange::HopRetried {
+                    request: request.index,
+                    cause,
+                },
+            );
+            if wait == SimDuration::ZERO {
+                self.resend(slot, now, s);
+            } else {
+                let request = slot;
+                s.after(wait, ServiceEvent::Resend { request, generation });
+            }
+            return HopVerdict::Retried;
+        }
+        let status = h.hop.status(cause);
+        self.emit(
+            now,
+            ServiceChange::HopAnswered {
+                request: request.index,
+                status,
+            },
+        );
+        HopVerdict::Answered(status)
+    }
+
+    /// The hop's view holds every replica (or there is no hop).
+    pub(super) fn hop_complete(&self, all: usize) -> bool {
+        self.hop.as_ref().is_none_or(|h| h.view.rules.len() >= all)
+    }
+
+    /// The hop's view shows the slice's newest version (or there is no hop).
+    pub(super) fn hop_in_sync(&self, slice: &Slice) -> bool {
+        self.hop
+            .as_ref()
+            .is_none_or(|h| h.view.applied == slice.version())
+    }
+}
