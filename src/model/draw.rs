@@ -36,6 +36,15 @@ pub enum DrawKey {
     Propagation = 11,
     /// A container instance's postStart hook.
     PostStart = 12,
+    /// The gap before the cluster's next background endpoint change
+    /// (counter: the change's index).
+    ChurnGap = 13,
+    /// One node's delay from a background change to its sync request
+    /// (name: the node; counter: the change's index).
+    ChurnPropagation = 14,
+    /// One node's delay from a rolling Deployment's change to its sync
+    /// request (name: node and Deployment; counter: our slice version).
+    RollingPropagation = 15,
 }
 
 /// The seed and the replication of one run: the part of a draw's counter

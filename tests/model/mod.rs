@@ -51,6 +51,7 @@ mod rollout;
 mod seed;
 mod service;
 mod service_clients;
+mod service_cluster;
 mod service_crash;
 mod service_history;
 mod service_invariants;

@@ -33,12 +33,9 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             ServiceEvent::Pod { replica, event } => self.pod_event(replica as usize, now, event, s),
             ServiceEvent::Disrupt { index, round } => self.disrupt(index as usize, round, now, s),
             ServiceEvent::Heard { node, version } => {
-                let period = self.service.min_sync_period;
-                let p = &mut self.proxies[node as usize];
-                p.heard(version);
-                if let Some(at) = p.request_sync(now, period) {
-                    s.at(at, ServiceEvent::Synced { node });
-                }
+                self.proxies[node as usize].heard(version);
+                self.ours_heard(node);
+                self.ask_sync(node, now, s);
             }
             ServiceEvent::Synced { node } => self.synced(node as usize, now, s),
             ServiceEvent::Arrival => self.arrival(now, s),
@@ -68,6 +65,9 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             }
             ServiceEvent::ReadyAgain { replica } => self.readiness_failing(replica as usize, false, now, s),
             ServiceEvent::Evict { replica } => self.evict(replica as usize, now, s),
+            ServiceEvent::SyncStart { node } => self.sync_start(node, s),
+            ServiceEvent::BackgroundHeard { node, rolling } => self.background_heard(node, rolling, now, s),
+            ServiceEvent::Churn => self.churn(now, s),
         }
     }
 }

@@ -98,4 +98,19 @@ pub enum ServiceEvent {
         /// The replica, from 0.
         replica: u32,
     },
+    /// `[cluster]`: a node's sync starts (it writes what the node has
+    /// heard by now; its rules change when it ends, `Synced`).
+    SyncStart {
+        /// The node, from 0.
+        node: u32,
+    },
+    /// `[cluster]`: a node hears of another Service's endpoint change.
+    BackgroundHeard {
+        /// The node, from 0.
+        node: u32,
+        /// A Deployment rolling with ours changed (else a churned Service).
+        rolling: bool,
+    },
+    /// `[cluster]`: the next background endpoint change is published.
+    Churn,
 }

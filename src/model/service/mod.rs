@@ -6,6 +6,8 @@
 //! - `spec`: the scenario's `[service]`, `[traffic]`, `[app]`, `[[disruptions]]`;
 //! - `endpoints`: the EndpointSlice (KEP-1672) and the rules it gives (KEP-1669);
 //! - `proxy`: one kube-proxy per node, its bounded-frequency runner;
+//! - `cluster`, `background`: the other Services each node's kube-proxy
+//!   syncs too, their churn, and how long a sync takes (`[cluster]`);
 //! - `traffic`: arrivals, routing, answers, failures, the retries;
 //! - `client`: the client library's profile (pool, close detection, retries);
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
@@ -56,7 +58,9 @@
 //! exactly the metrics the Pod model gives the Pod alone.
 
 mod app;
+mod background;
 mod client;
+mod cluster;
 mod connection;
 mod deployment;
 mod dispatch;
@@ -78,6 +82,7 @@ mod traffic;
 
 pub use app::serving_app;
 pub use client::{ClientPreset, ClientSpec, OnClosed, Profile, Retries};
+pub use cluster::{Changed, ClusterSpec, ProxyMode};
 pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::{DrainFigures, EVICTION_RETRY};
 pub use event::ServiceEvent;
@@ -95,6 +100,7 @@ pub use trace::ServiceTrace;
 pub use traffic::SETTLE_TAIL;
 
 use self::app::{Replica, replica_pod};
+use self::cluster::Runner;
 use self::connection::{Client, Conns};
 use self::endpoints::Slice;
 use self::history::{Observers, Tap};
@@ -136,6 +142,11 @@ pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
     disrupted: usize,
     /// The Deployment, in a scenario with a rollout.
     deploy: Option<Deploy>,
+    /// Each node's runner state with a `[cluster]` (empty without one).
+    runners: Vec<Runner>,
+    /// When the last background change was published (ms), and its index.
+    churn_next: f64,
+    churn_index: u32,
     observers: Observers<O>,
 }
 
@@ -162,6 +173,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             traffic_end: None,
             disrupted: 0,
             deploy: None,
+            runners: Vec::new(),
+            churn_next: 0.0,
+            churn_index: 0,
             observers: Observers {
                 meters: ServiceMeters::default(),
                 observer,
@@ -226,6 +240,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.disrupted = 0;
         let controlled = (self.service.disruptions.iter()).any(|d| d.rollout.is_some() || d.drain.is_some());
         self.deploy = controlled.then(|| Deploy::new(replicas, nodes));
+        self.reset_background();
         self.observers.meters.reset(&self.service);
         self.observers.observer.clear();
     }
@@ -329,6 +344,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 s.at(at, ServiceEvent::Heard { node, version });
             }
         }
+        if !self.runners.is_empty() {
+            self.rolling_changed(version, now, s);
+        }
     }
 
     /// Round `round` of disruption `index`: a rollout or a drain starts;
@@ -428,11 +446,13 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     }
 
     /// A node's sync ran at `now`: its rules become the newest version it
-    /// heard of, each replica they gain or lose reported.
+    /// heard of (when it started, if syncs take time), each replica they
+    /// gain or lose reported.
     fn synced(&mut self, node: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let (upto, queued) = self.sync_end(node);
         let p = &mut self.proxies[node];
         let (observers, node) = (&mut self.observers, node as u32);
-        p.sync(self.slice.changes(p.applied, p.heard), |replica, added| {
+        p.sync(upto, self.slice.changes(p.applied, upto), |replica, added| {
             let change = match added {
                 true => ServiceChange::RuleAdded { node, replica },
                 false => ServiceChange::RuleDropped { node, replica },
@@ -440,6 +460,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             observers.emit(now, change);
         });
         self.emit(now, ServiceChange::Synced { node });
+        if queued {
+            self.ask_sync(node, now, s);
+        }
         self.maybe_start(now, s);
         self.maybe_settle(now);
     }

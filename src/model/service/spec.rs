@@ -8,6 +8,7 @@
 //! below names its source in disruption-model.md (A.6, d).
 
 use super::client::ClientSpec;
+use super::cluster::ClusterSpec;
 use super::deployment::Rollout;
 use super::pdb::Pdb;
 use crate::engine::SimDuration;
@@ -37,9 +38,12 @@ pub struct ServiceSpec {
     pub disruptions: Vec<Disruption>,
     /// The budget the Eviction API (a drain) consults, if any.
     pub pdb: Option<Pdb>,
+    /// The other Services every node's kube-proxy syncs too, if any
+    /// (`None`: ours is alone, and a sync takes no time).
+    pub cluster: Option<ClusterSpec>,
 }
 
-/// Written as derived, but without `pdb` when there is none: a grid's hash
+/// Written as derived, but without `pdb` or `cluster` when there is none: a grid's hash
 /// is taken over its base's `Debug` text, and a Service grid written before
 /// budgets existed keeps the hash its shards carry. The destructuring has no
 /// `..`, so a new field must be written here too.
@@ -56,6 +60,7 @@ impl std::fmt::Debug for ServiceSpec {
             app,
             disruptions,
             pdb,
+            cluster,
         } = self;
         let mut d = f.debug_struct("ServiceSpec");
         d.field("replicas", replicas)
@@ -69,6 +74,9 @@ impl std::fmt::Debug for ServiceSpec {
             .field("disruptions", disruptions);
         if let Some(pdb) = pdb {
             d.field("pdb", pdb);
+        }
+        if let Some(cluster) = cluster {
+            d.field("cluster", cluster);
         }
         d.finish()
     }
@@ -87,6 +95,7 @@ impl Default for ServiceSpec {
             app: AppSpec::default(),
             disruptions: Vec::new(),
             pdb: None,
+            cluster: None,
         }
     }
 }
