@@ -135,11 +135,12 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
                 };
                 let rate = if field == Field::Rate { "" } else { "rate = 1\n" };
                 format!(
-                    "[service]\n{}[traffic]\n{}[app]\n{}[pdb]\n{}[[disruptions]]\n{}{}",
+                    "[service]\n{}[traffic]\n{}[app]\n{}[pdb]\n{}[cluster]\n{}[[disruptions]]\n{}{}",
                     table(Scope::Service, ""),
                     table(Scope::Traffic, rate),
                     table(Scope::App, ""),
                     table(Scope::Pdb, ""),
+                    table(Scope::Cluster, ""),
                     table(Scope::Disruption, when),
                     base.replace("restart_policy = \"Never\"\n", "")
                 )
@@ -222,7 +223,7 @@ fn every_key_is_read_by_annotations_and_the_overlay_or_sent_to_the_manifest() {
                 "[disruptions.0]".into(),
                 None,
             ),
-            scope @ (Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb) => (
+            scope @ (Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb | Scope::Cluster) => (
                 format!("podsim.dev/{}.{name}", scope.table()),
                 format!("[{}]", scope.table()),
                 None,

@@ -54,17 +54,20 @@ pub enum Scope {
     /// One `[[actions]]` entry (a `Key`'s index is the entry's): what
     /// happens to the Pod during the run (R70–R79).
     Action,
+    /// `[cluster]`: the other Services every node's kube-proxy syncs too.
+    Cluster,
 }
 
 impl Scope {
     /// The Service's scopes: the table each is written in, as a grid
     /// axis's path starts (`service.replicas`, `disruptions.0.at`).
-    pub const SERVICE: [Scope; 5] = [
+    pub const SERVICE: [Scope; 6] = [
         Scope::Service,
         Scope::Traffic,
         Scope::App,
         Scope::Disruption,
         Scope::Pdb,
+        Scope::Cluster,
     ];
 
     /// The table's name, for the Service's scopes.
@@ -80,6 +83,7 @@ impl Scope {
             Scope::Pdb => "pdb",
             Scope::Job => "job",
             Scope::Action => "actions",
+            Scope::Cluster => "cluster",
         }
     }
 }

@@ -98,6 +98,7 @@ fn title(scope: Scope) -> &'static str {
         Scope::Pdb => "The PodDisruptionBudget",
         Scope::Disruption => "Disruptions",
         Scope::Action => "Actions",
+        Scope::Cluster => "The cluster around the Service",
     }
 }
 

@@ -173,11 +173,27 @@ pub enum Field {
     ActionGracePeriod,
     /// `[[actions]] down`: how long a rebooted node is gone (R76).
     ActionDown,
+    /// `[cluster] services`: other Services every node's kube-proxy syncs too.
+    ClusterServices,
+    /// `[cluster] endpoints`: endpoints of each other Service.
+    ClusterEndpoints,
+    /// `[cluster] churn`: their endpoint changes per second.
+    Churn,
+    /// `[cluster] rolling`: other Deployments whose endpoints change whenever ours do.
+    Rolling,
+    /// `[cluster] stagger`: the k-th rolling Deployment changes k × this after ours.
+    Stagger,
+    /// `[cluster] proxy_mode`: iptables, iptables-full, nftables or ipvs.
+    ProxyMode,
+    /// `[cluster] sync_time`: every sync takes this long (overrides the lines).
+    SyncTime,
+    /// `[cluster] line_cost`: the time 1,000 lines of rules take to write.
+    LineCost,
 }
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 102] = {
+    pub const ALL: [Field; 110] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -283,6 +299,14 @@ impl Field {
             Field::ActionAfterReady,
             Field::ActionGracePeriod,
             Field::ActionDown,
+            Field::ClusterServices,
+            Field::ClusterEndpoints,
+            Field::Churn,
+            Field::Rolling,
+            Field::Stagger,
+            Field::ProxyMode,
+            Field::SyncTime,
+            Field::LineCost,
         ]
     };
 
@@ -359,6 +383,14 @@ impl Field {
             Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {
                 Scope::Action
             }
+            Field::ClusterServices
+            | Field::ClusterEndpoints
+            | Field::Churn
+            | Field::Rolling
+            | Field::Stagger
+            | Field::ProxyMode
+            | Field::SyncTime
+            | Field::LineCost => Scope::Cluster,
         }
     }
 
@@ -452,6 +484,14 @@ impl Field {
             Field::ActionAfterReady => "after_ready",
             Field::ActionGracePeriod => "grace_period",
             Field::ActionDown => "down",
+            Field::ClusterServices => "services",
+            Field::ClusterEndpoints => "endpoints",
+            Field::Churn => "churn",
+            Field::Rolling => "rolling",
+            Field::Stagger => "stagger",
+            Field::ProxyMode => "proxy_mode",
+            Field::SyncTime => "sync_time",
+            Field::LineCost => "line_cost",
         }
     }
 

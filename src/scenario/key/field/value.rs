@@ -4,7 +4,7 @@
 use crate::model::{ContainerKind, Drain, PodMode, PostStart, ProbeOutcome, RestartPolicy, Signal};
 
 use crate::model::service::{
-    Arrival, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Retry, Strategy,
+    Arrival, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, ProxyMode, Retry, Strategy,
 };
 
 use super::Field;
@@ -39,7 +39,10 @@ impl Field {
             | Field::ActionAt
             | Field::ActionAfterReady
             | Field::ActionGracePeriod
-            | Field::ActionDown => Unit::Millis,
+            | Field::ActionDown
+            | Field::Stagger
+            | Field::SyncTime
+            | Field::LineCost => Unit::Millis,
             Field::Boot | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
             Field::Drain => Unit::DistOrWord {
                 word: Drain::NEVER,
@@ -65,7 +68,12 @@ impl Field {
                 what: "on_closed",
                 names: &OnClosed::NAMES,
             },
-            Field::Rate => Unit::Rate,
+            Field::Rate | Field::Churn => Unit::Rate,
+            Field::ClusterServices | Field::ClusterEndpoints | Field::Rolling => Unit::Count,
+            Field::ProxyMode => Unit::Word {
+                what: "proxy_mode",
+                names: &ProxyMode::NAMES,
+            },
             Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
                 Unit::Scaled
             }

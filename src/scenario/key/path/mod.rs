@@ -29,7 +29,7 @@ use super::{Field, Group, Scope};
 impl Scope {
     /// The tables that hold keys, in the order a scenario writes them and
     /// messages list them (the run's keys are the top level's, no table).
-    pub const TABLES: [Scope; 9] = [
+    pub const TABLES: [Scope; 10] = [
         Scope::Pod,
         Scope::Container,
         Scope::Job,
@@ -39,6 +39,7 @@ impl Scope {
         Scope::Pdb,
         Scope::Disruption,
         Scope::Action,
+        Scope::Cluster,
     ];
 
     /// The scope whose table is called `name` (`pod`, `containers`,

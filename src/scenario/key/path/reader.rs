@@ -61,6 +61,7 @@ fn scopes(scope: Scope) -> &'static [Scope] {
         Scope::App => &[Scope::App],
         Scope::Disruption => &[Scope::Disruption],
         Scope::Pdb => &[Scope::Pdb],
+        Scope::Cluster => &[Scope::Cluster],
         Scope::Job => &[Scope::Job],
         Scope::Action => &[Scope::Action],
     }
