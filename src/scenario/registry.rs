@@ -38,6 +38,7 @@ fn sample(field: Field) -> (&'static str, &'static str) {
             Field::UnhealthyPodEvictionPolicy => ("\"AlwaysAllow\"", "AlwaysAllow"),
             Field::Probe(_, key::ProbeField::Outcome) => ("\"hangs\"", "hangs"),
             Field::StopSignal | Field::DrainsOn => ("\"SIGQUIT\"", "SIGQUIT"),
+            Field::ProxyMode => ("\"nftables\"", "nftables"),
             _ => ("\"app\"", "app"),
         },
         Unit::Version => ("\"1.33\"", "1.33"),
@@ -306,12 +307,23 @@ fn every_bounded_key_is_refused_past_its_limit_by_every_reader() {
     let pod = BASE.replace("restart_policy = \"Never\"\n", "");
     let base = Scenario::parse(&format!("[service]\n[traffic]\nrate = 1\n{pod}"), "b.toml").unwrap();
     let bounded: Vec<Field> = Field::ALL.into_iter().filter(|f| f.limit().is_some()).collect();
-    assert_eq!(bounded, [Field::Replicas, Field::Nodes, Field::Clients]);
+    assert_eq!(
+        bounded,
+        [
+            Field::Replicas,
+            Field::Nodes,
+            Field::Clients,
+            Field::ClusterServices,
+            Field::ClusterEndpoints,
+            Field::Rolling
+        ]
+    );
     for field in bounded {
         let max = field.limit().unwrap().max;
         let (table, name) = (field.scope().table(), field.name());
         let toml = |n: u64| match field.scope() {
             Scope::Traffic => format!("[service]\n[traffic]\n{name} = {n}\nrate = 1\n{pod}"),
+            Scope::Cluster => format!("[service]\n[cluster]\n{name} = {n}\n{pod}"),
             _ => format!("[{table}]\n{name} = {n}\n{pod}"),
         };
         let axis = |values: String| format!("base = \"b.toml\"\n[axes]\n\"{table}.{name}\" = {values}\n");

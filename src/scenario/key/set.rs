@@ -8,8 +8,8 @@ use crate::model::{
 };
 
 use crate::model::service::{
-    Arrival, Budget, ClientPreset, ClusterSpec, Connections, EvictionPolicy, OnClosed, OnSigterm, Pdb, Preset,
-    Propagation, ProxyMode, Retry, Rollout, Strategy, TrafficSpec, Unready, When,
+    Arrival, Budget, ClientPreset, ClusterSpec, Connections, EvictionPolicy, OnClosed, OnSigterm, Pdb,
+    Preset, Propagation, ProxyMode, Retry, Rollout, Strategy, TrafficSpec, Unready, When,
 };
 
 use super::unit::*;

@@ -27,7 +27,9 @@ pub fn axis_paths(base: &RunSpec) -> Vec<String> {
             Scope::Disruption => (0..service.map_or(0, |s| s.disruptions.len()))
                 .map(Place::Index)
                 .collect(),
-            Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb | Scope::Cluster if service.is_some() => {
+            Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb | Scope::Cluster
+                if service.is_some() =>
+            {
                 vec![Place::Table]
             }
             Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb | Scope::Cluster => Vec::new(),
