@@ -4,6 +4,8 @@
 //! bucket of one token per `minSyncPeriod`, burst 2). Its rules change only
 //! when a sync runs, and a sync installs the newest version it has heard of,
 //! telling the Service each replica its rules gained or lost.
+//! Alone, a sync takes no time; with a `[cluster]`, other Services' changes
+//! share the runner and a sync takes the time of its lines (`background`).
 //!
 //! Invariant: a node hears of versions in the order they were published (a
 //! watch delivers in order), so its rules never go back to an older version.
