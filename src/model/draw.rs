@@ -41,6 +41,15 @@ pub enum DrawKey {
     HopPropagation = 13,
     /// A least-request hop's second candidate (counter: request index, try).
     HopPick = 14,
+    /// The gap before the cluster's next background endpoint change
+    /// (counter: the change's index).
+    ChurnGap = 15,
+    /// One node's delay from a background change to its sync request
+    /// (name: the node; counter: the change's index).
+    ChurnPropagation = 16,
+    /// One node's delay from a rolling Deployment's change to its sync
+    /// request (name: node and Deployment; counter: our slice version).
+    RollingPropagation = 17,
 }
 
 /// The seed and the replication of one run: the part of a draw's counter

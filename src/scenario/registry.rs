@@ -41,6 +41,7 @@ fn sample(field: Field) -> (&'static str, &'static str) {
             Field::Probe(_, key::ProbeField::Outcome) => ("\"hangs\"", "hangs"),
             Field::StopSignal | Field::DrainsOn => ("\"SIGQUIT\"", "SIGQUIT"),
             Field::Provider => ("\"gcp\"", "gcp"),
+            Field::ProxyMode => ("\"nftables\"", "nftables"),
             _ => ("\"app\"", "app"),
         },
         Unit::Version => ("\"1.33\"", "1.33"),
@@ -138,7 +139,7 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
                 };
                 let rate = if field == Field::Rate { "" } else { "rate = 1\n" };
                 format!(
-                    "[service]\n{}[traffic]\n{}[app]\n{}[pdb]\n{}{}[[disruptions]]\n{}{}",
+                    "[service]\n{}[traffic]\n{}[app]\n{}[pdb]\n{}{}[cluster]\n{}[[disruptions]]\n{}{}",
                     table(Scope::Service, ""),
                     table(Scope::Traffic, rate),
                     table(Scope::App, ""),
@@ -148,6 +149,7 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
                         Scope::Hop => format!("[hop]\n{line}"),
                         _ => String::new(),
                     },
+                    table(Scope::Cluster, ""),
                     table(Scope::Disruption, when),
                     base.replace("restart_policy = \"Never\"\n", "")
                 )
@@ -237,7 +239,12 @@ fn every_key_is_read_by_annotations_and_the_overlay_or_sent_to_the_manifest() {
                 "[disruptions.0]".into(),
                 None,
             ),
-            scope @ (Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb | Scope::Hop) => (
+            scope @ (Scope::Service
+            | Scope::Traffic
+            | Scope::App
+            | Scope::Pdb
+            | Scope::Hop
+            | Scope::Cluster) => (
                 format!("podsim.dev/{}.{name}", scope.table()),
                 format!("[{}]", scope.table()),
                 None,
@@ -320,12 +327,23 @@ fn every_bounded_key_is_refused_past_its_limit_by_every_reader() {
     let pod = BASE.replace("restart_policy = \"Never\"\n", "");
     let base = Scenario::parse(&format!("[service]\n[traffic]\nrate = 1\n{pod}"), "b.toml").unwrap();
     let bounded: Vec<Field> = Field::ALL.into_iter().filter(|f| f.limit().is_some()).collect();
-    assert_eq!(bounded, [Field::Replicas, Field::Nodes, Field::Clients]);
+    assert_eq!(
+        bounded,
+        [
+            Field::Replicas,
+            Field::Nodes,
+            Field::Clients,
+            Field::ClusterServices,
+            Field::ClusterEndpoints,
+            Field::Rolling
+        ]
+    );
     for field in bounded {
         let max = field.limit().unwrap().max;
         let (table, name) = (field.scope().table(), field.name());
         let toml = |n: u64| match field.scope() {
             Scope::Traffic => format!("[service]\n[traffic]\n{name} = {n}\nrate = 1\n{pod}"),
+            Scope::Cluster => format!("[service]\n[cluster]\n{name} = {n}\n{pod}"),
             _ => format!("[{table}]\n{name} = {n}\n{pod}"),
         };
         let axis = |values: String| format!("base = \"b.toml\"\n[axes]\n\"{table}.{name}\" = {values}\n");

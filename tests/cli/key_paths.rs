@@ -90,7 +90,7 @@ fn a_misspelt_run_key_is_suggested_with_every_family_at_a_glance() {
         axis("seed-sidecar.toml", "horizn"),
         "unknown axis \"horizn\"; did you mean \"horizon\"? an axis is a scenario key: horizon, seed, \
          or a key of a table: pod.<key>, containers.<name>.<key>, job.<key>, service.<key>, traffic.<key>, \
-         app.<key>, pdb.<key>, hop.<key>, disruptions.<index>.<key>, actions.<index>.<key>"
+         app.<key>, pdb.<key>, hop.<key>, disruptions.<index>.<key>, actions.<index>.<key>, cluster.<key>"
     );
     assert_eq!(
         annotation("horizn"),

@@ -53,6 +53,7 @@ mod rollout;
 mod seed;
 mod service;
 mod service_clients;
+mod service_cluster;
 mod service_crash;
 mod service_history;
 mod service_hop;

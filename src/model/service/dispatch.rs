@@ -34,12 +34,9 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             ServiceEvent::Pod { replica, event } => self.pod_event(replica as usize, now, event, s),
             ServiceEvent::Disrupt { index, round } => self.disrupt(index as usize, round, now, s),
             ServiceEvent::Heard { node, version } => {
-                let period = self.service.min_sync_period;
-                let p = &mut self.proxies[node as usize];
-                p.heard(version);
-                if let Some(at) = p.request_sync(now, period) {
-                    s.at(at, ServiceEvent::Synced { node });
-                }
+                self.proxies[node as usize].heard(version);
+                self.ours_heard(node);
+                self.ask_sync(node, now, s);
             }
             ServiceEvent::Synced { node } => self.synced(node as usize, now, s),
             ServiceEvent::HopHeard { version } => self.hop_heard(version, now, s),
@@ -75,6 +72,9 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             ServiceEvent::NodeNotReady { index } => self.node_not_ready(index as usize, now, s),
             ServiceEvent::TaintEviction { index } => self.taint_evict(index as usize, now, s),
             ServiceEvent::NoAnswer { request, .. } => self.no_answer(request, now, s),
+            ServiceEvent::SyncStart { node } => self.sync_start(node, s),
+            ServiceEvent::BackgroundHeard { node, rolling } => self.background_heard(node, rolling, now, s),
+            ServiceEvent::Churn => self.churn(now, s),
         }
     }
 }

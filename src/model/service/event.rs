@@ -129,4 +129,19 @@ pub enum ServiceEvent {
         /// The slot's use, so a reused slot's old events fall out as stale.
         generation: u32,
     },
+    /// `[cluster]`: a node's sync starts (it writes what the node has
+    /// heard by now; its rules change when it ends, `Synced`).
+    SyncStart {
+        /// The node, from 0.
+        node: u32,
+    },
+    /// `[cluster]`: a node hears of another Service's endpoint change.
+    BackgroundHeard {
+        /// The node, from 0.
+        node: u32,
+        /// A Deployment rolling with ours changed (else a churned Service).
+        rolling: bool,
+    },
+    /// `[cluster]`: the next background endpoint change is published.
+    Churn,
 }

@@ -80,7 +80,8 @@ pub enum ServiceChange {
         replica: u32,
     },
     /// A node's sync ran (after the rule changes it made, if any): its
-    /// rules show the newest slice version it has heard of.
+    /// rules show the newest slice version it has heard of (by the sync's
+    /// start, with a `[cluster]`, where a sync takes time).
     Synced {
         /// The node, from 0.
         node: u32,

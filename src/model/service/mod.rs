@@ -6,6 +6,8 @@
 //! - `spec`: the scenario's `[service]`, `[traffic]`, `[app]`, `[[disruptions]]`;
 //! - `endpoints`: the EndpointSlice (KEP-1672) and the rules it gives (KEP-1669);
 //! - `proxy`: one kube-proxy per node, its bounded-frequency runner;
+//! - `cluster`, `background`: the other Services each node's kube-proxy
+//!   syncs too, their churn, and how long a sync takes (`[cluster]`);
 //! - `traffic`: arrivals, routing, answers, failures, the retries;
 //! - `client`: the client library's profile (pool, close detection, retries);
 //! - `hop`: an ingress, a mesh sidecar or a cloud load balancer between
@@ -61,7 +63,9 @@
 //! exactly the metrics the Pod model gives the Pod alone.
 
 mod app;
+mod background;
 mod client;
+mod cluster;
 mod connection;
 mod deployment;
 mod dispatch;
@@ -87,6 +91,7 @@ mod traffic;
 
 pub use app::serving_app;
 pub use client::{ClientPreset, ClientSpec, OnClosed, Profile, Retries};
+pub use cluster::{Changed, ClusterSpec, ProxyMode};
 pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::{DrainFigures, EVICTION_RETRY};
 pub use event::ServiceEvent;
@@ -107,6 +112,7 @@ pub use trace::ServiceTrace;
 pub use traffic::SETTLE_TAIL;
 
 use self::app::{Replica, replica_pod};
+use self::cluster::Runner;
 use self::connection::{Client, Conns};
 use self::endpoints::Slice;
 use self::history::{Observers, Tap};
@@ -153,6 +159,11 @@ pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
     node_down: Vec<node::Down>,
     /// The router between the clients and the Pods, in a scenario with a `[hop]`.
     hop: Option<HopState>,
+    /// Each node's runner state with a `[cluster]` (empty without one).
+    runners: Vec<Runner>,
+    /// When the last background change was published (ms), and its index.
+    churn_next: f64,
+    churn_index: u32,
     observers: Observers<O>,
 }
 
@@ -181,6 +192,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             deploy: None,
             node_down: Vec::new(),
             hop: None,
+            runners: Vec::new(),
+            churn_next: 0.0,
+            churn_index: 0,
             observers: Observers {
                 meters: ServiceMeters::default(),
                 observer,
@@ -254,6 +268,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         if loses {
             self.node_down.resize(nodes as usize, node::Down::Up);
         }
+        self.reset_background();
         self.observers.meters.reset(&self.service);
         self.observers.observer.clear();
     }
@@ -368,6 +383,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             }
         }
         self.hop_publish(version, now, s);
+        if !self.runners.is_empty() {
+            self.rolling_changed(version, now, s);
+        }
     }
 
     /// Round `round` of disruption `index`: a rollout or a drain starts;
@@ -470,14 +488,16 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     }
 
     /// A node's sync ran at `now`: its rules become the newest version it
-    /// heard of, each replica they gain or lose reported.
+    /// heard of (when it started, if syncs take time), each replica they
+    /// gain or lose reported.
     fn synced(&mut self, node: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         if self.node_down(node) {
             return;
         }
+        let (upto, queued) = self.sync_end(node);
         let p = &mut self.proxies[node];
         let (observers, node) = (&mut self.observers, node as u32);
-        p.sync(self.slice.changes(p.applied, p.heard), |replica, added| {
+        p.sync(upto, self.slice.changes(p.applied, upto), |replica, added| {
             let change = match added {
                 true => ServiceChange::RuleAdded { node, replica },
                 false => ServiceChange::RuleDropped { node, replica },
@@ -485,6 +505,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             observers.emit(now, change);
         });
         self.emit(now, ServiceChange::Synced { node });
+        if queued {
+            self.ask_sync(node, now, s);
+        }
         self.maybe_start(now, s);
         self.maybe_settle(now);
     }

@@ -4,6 +4,8 @@
 //! bucket of one token per `minSyncPeriod`, burst 2). Its rules change only
 //! when a sync runs, and a sync installs the newest version it has heard of,
 //! telling the Service each replica its rules gained or lost.
+//! Alone, a sync takes no time; with a `[cluster]`, other Services' changes
+//! share the runner and a sync takes the time of its lines (`background`).
 //!
 //! Invariant: a node hears of versions in the order they were published (a
 //! watch delivers in order), so its rules never go back to an older version.
@@ -100,12 +102,13 @@ impl Proxy {
     }
 
     /// A sync runs: the rules take `changes`, which take the version they
-    /// show to the one heard of (`Slice::changes`); `each` is told of every
-    /// replica they gain (`true`) or lose, in replica order. One copy of
-    /// the rules, however many changes.
-    pub fn sync(&mut self, changes: &[RuleChange], mut each: impl FnMut(u32, bool)) {
+    /// show to `upto` (the one heard of, or the one a sync that took time
+    /// started with: `Slice::changes`); `each` is told of every replica
+    /// they gain (`true`) or lose, in replica order. One copy of the
+    /// rules, however many changes.
+    pub fn sync(&mut self, upto: u32, changes: &[RuleChange], mut each: impl FnMut(u32, bool)) {
         self.sync_pending = false;
-        self.applied = self.heard;
+        self.applied = upto;
         let mut merged = std::mem::take(&mut self.spare);
         merged.clear();
         let mut kept = 0;
@@ -185,7 +188,7 @@ mod tests {
         let mut p = Proxy::default();
         p.reset(SimDuration::ZERO);
         let mut seen = Vec::new();
-        p.sync(&[(0, true), (2, true), (3, true)], |r, added| {
+        p.sync(0, &[(0, true), (2, true), (3, true)], |r, added| {
             seen.push((r, added))
         });
         assert_eq!(seen, [(0, true), (2, true), (3, true)]);
@@ -193,10 +196,10 @@ mod tests {
         seen.clear();
         // 0 stays, 1 comes, 2 and 3 go, 5 comes.
         let changes = [(1, true), (2, false), (3, false), (5, true)];
-        p.sync(&changes, |r, added| seen.push((r, added)));
+        p.sync(0, &changes, |r, added| seen.push((r, added)));
         assert_eq!(seen, changes);
         assert_eq!(p.rules, [0, 1, 5]);
-        p.sync(&[(0, false), (1, false), (5, false)], |_, _| {});
+        p.sync(0, &[(0, false), (1, false), (5, false)], |_, _| {});
         assert!(p.rules.is_empty());
     }
 

@@ -77,6 +77,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceSimulator<O, R> {
             self.sim
                 .schedule(SimTime::ZERO + at, ServiceEvent::Disrupt { index, round: 0 });
         }
+        if let Some(at) = self.sim.model_mut().first_churn() {
+            self.sim.schedule(at, ServiceEvent::Churn);
+        }
         let how = self.sim.run();
         let end = self.sim.end_time(how);
         self.sim.model_mut().finish(end, how)

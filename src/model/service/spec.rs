@@ -8,6 +8,7 @@
 //! below names its source in disruption-model.md (A.6, d).
 
 use super::client::ClientSpec;
+use super::cluster::ClusterSpec;
 use super::deployment::Rollout;
 use super::node_failure::NodeFailure;
 use super::hop::HopSpec;
@@ -41,9 +42,12 @@ pub struct ServiceSpec {
     pub pdb: Option<Pdb>,
     /// A router between the clients and the Pods (`[hop]`), if any.
     pub hop: Option<HopSpec>,
+    /// The other Services every node's kube-proxy syncs too, if any
+    /// (`None`: ours is alone, and a sync takes no time).
+    pub cluster: Option<ClusterSpec>,
 }
 
-/// Written as derived, but without `pdb` and `hop` when there is none: a grid's hash
+/// Written as derived, but without `pdb`, `hop` or `cluster` when there is none: a grid's hash
 /// is taken over its base's `Debug` text, and a Service grid written before
 /// budgets existed keeps the hash its shards carry. The destructuring has no
 /// `..`, so a new field must be written here too.
@@ -61,6 +65,7 @@ impl std::fmt::Debug for ServiceSpec {
             disruptions,
             pdb,
             hop,
+            cluster,
         } = self;
         let mut d = f.debug_struct("ServiceSpec");
         d.field("replicas", replicas)
@@ -77,6 +82,9 @@ impl std::fmt::Debug for ServiceSpec {
         }
         if let Some(hop) = hop {
             d.field("hop", hop);
+        }
+        if let Some(cluster) = cluster {
+            d.field("cluster", cluster);
         }
         d.finish()
     }
@@ -96,6 +104,7 @@ impl Default for ServiceSpec {
             disruptions: Vec::new(),
             pdb: None,
             hop: None,
+            cluster: None,
         }
     }
 }

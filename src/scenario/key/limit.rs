@@ -40,12 +40,20 @@ const PODS: Limit = Limit {
     what: "Pods in a cluster",
 };
 
+/// A cluster supports at most 10,000 Services (the thresholds' #Services):
+/// the `[cluster]`'s other Services and Deployments rolling with ours.
+const SERVICES: Limit = Limit {
+    max: 10_000,
+    what: "Services in a cluster",
+};
+
 impl Field {
     /// The bound Kubernetes sets on the field's value, if it sets one.
     pub fn limit(self) -> Option<Limit> {
         match self {
             Field::Nodes => Some(NODES),
-            Field::Replicas | Field::Clients => Some(PODS),
+            Field::Replicas | Field::Clients | Field::ClusterEndpoints => Some(PODS),
+            Field::ClusterServices | Field::Rolling => Some(SERVICES),
             _ => None,
         }
     }
@@ -96,6 +104,8 @@ mod tests {
         );
         assert!(Field::Replicas.within_limit(Value::Count(150_001)).is_err());
         assert!(Field::Clients.within_limit(Value::Count(150_000)).is_ok());
+        assert!(Field::ClusterServices.within_limit(Value::Count(10_001)).is_err());
+        assert!(Field::Rolling.within_limit(Value::Count(10_000)).is_ok());
         // A key Kubernetes does not bound takes any value its unit takes.
         assert!(Field::Pool.within_limit(Value::Count(u32::MAX)).is_ok());
     }

@@ -57,6 +57,8 @@ pub enum Scope {
     /// `[hop]`: an ingress, a mesh sidecar or a cloud load balancer
     /// between the clients and the Pods.
     Hop,
+    /// `[cluster]`: the other Services every node's kube-proxy syncs too.
+    Cluster,
 }
 
 impl Scope {
@@ -69,6 +71,7 @@ impl Scope {
         Scope::Disruption,
         Scope::Pdb,
         Scope::Hop,
+        Scope::Cluster,
     ];
 
     /// The table's name, for the Service's scopes.
@@ -85,6 +88,7 @@ impl Scope {
             Scope::Job => "job",
             Scope::Action => "actions",
             Scope::Hop => "hop",
+            Scope::Cluster => "cluster",
         }
     }
 }

@@ -99,6 +99,7 @@ fn title(scope: Scope) -> &'static str {
         Scope::Hop => "A hop between the clients and the Pods",
         Scope::Disruption => "Disruptions",
         Scope::Action => "Actions",
+        Scope::Cluster => "The cluster around the Service",
     }
 }
 

@@ -8,9 +8,9 @@ use crate::model::{
 };
 
 use crate::model::service::{
-    Arrival, Balance, Budget, ClientPreset, Connections, Disruption, EvictionPolicy, HopPreset, NodeFailure,
-    OnClosed, OnSigterm, Pdb, Preset, Propagation, Provider, Retry, Rollout, Spot, Strategy, TrafficSpec,
-    Unready, When,
+    Arrival, Balance, Budget, ClientPreset, ClusterSpec, Connections, Disruption, EvictionPolicy, HopPreset,
+    NodeFailure, OnClosed, OnSigterm, Pdb, Preset, Propagation, Provider, ProxyMode, Retry, Rollout, Spot,
+    Strategy, TrafficSpec, Unready, When,
 };
 
 use super::unit::*;
@@ -187,6 +187,25 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             (Field::UnhealthyPodEvictionPolicy, _) => {
                 pdb.unhealthy_pod_eviction_policy = EvictionPolicy::ALL[word.min(1)]
             }
+            _ => {}
+        }
+        return;
+    }
+    if field.scope() == Scope::Cluster {
+        let c = service.cluster.get_or_insert_with(ClusterSpec::default);
+        match field {
+            Field::ClusterServices => c.services = count,
+            Field::ClusterEndpoints => c.endpoints = count,
+            Field::Churn => {
+                if let Value::Rate(r) = value {
+                    c.churn = Some(*r);
+                }
+            }
+            Field::Rolling => c.rolling = count,
+            Field::Stagger => c.stagger = ms,
+            Field::ProxyMode => c.mode = ProxyMode::ALL[word.min(ProxyMode::ALL.len() - 1)],
+            Field::SyncTime => c.sync_time = Some(ms),
+            Field::LineCost => c.line_cost = ms,
             _ => {}
         }
         return;

@@ -1,5 +1,5 @@
 //! The Service's tables of a TOML scenario: `[service]`, `[traffic]`,
-//! `[app]` and `[[disruptions]]` (a delete, or a rollout with its
+//! `[app]`, `[pdb]`, `[cluster]` and `[[disruptions]]` (a delete, or a rollout with its
 //! `template` of new container timings), read through the key registry,
 //! then the Service's rules.
 //!
@@ -89,6 +89,12 @@ impl Reader<'_> {
                         // Written, even empty: a budget (with neither field, `Budget::Unset`).
                         let service = self.run.service.get_or_insert_with(Default::default);
                         service.pdb.get_or_insert_with(Default::default);
+                    }
+                    if scope == Scope::Cluster {
+                        // Written, even empty: the runner shares each node with
+                        // the cluster (no other Service yet), syncs take time.
+                        let service = self.run.service.get_or_insert_with(Default::default);
+                        service.cluster.get_or_insert_with(Default::default);
                     }
                     if scope == Scope::Traffic {
                         let service = self.run.service.get_or_insert_with(Default::default);

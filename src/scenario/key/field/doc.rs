@@ -265,6 +265,25 @@ impl Field {
             Field::HopUnhealthyThreshold => {
                 "failed health checks in a row that take a target out of rotation (one pass brings it back); \
                  default the hop's (nlb-ip: 3, gcp-lb: 2)"
+            Field::ClusterServices => {
+                "other Services on every node's kube-proxy, synced through the same runner as ours; default 0"
+            }
+            Field::ClusterEndpoints => "endpoints of each other Service; default 10",
+            Field::Churn => {
+                "endpoint changes per second across the other Services (Poisson), each heard by every node \
+                 after the propagation delay; stops with the traffic; default none"
+            }
+            Field::Rolling => {
+                "other Deployments shaped like ours whose endpoints change whenever ours do (several rolling at once); default 0"
+            }
+            Field::Stagger => "the k-th rolling Deployment changes k × this after ours; default 0s",
+            Field::ProxyMode => {
+                "what a sync writes: iptables (1.27+, changed Services and a line per Service), iptables-full \
+                 (every line), nftables or ipvs (what changed); default iptables"
+            }
+            Field::SyncTime => "every sync takes this long, whatever it writes (overrides line_cost)",
+            Field::LineCost => {
+                "the time 1,000 lines of rules take to write (3 a Service, 4 an endpoint); default 18ms (kubernetes#96018)"
             }
         }
     }

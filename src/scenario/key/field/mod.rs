@@ -204,11 +204,27 @@ pub enum Field {
     HopHealthInterval,
     /// `[hop] unhealthy_threshold`: failed checks that take a target out.
     HopUnhealthyThreshold,
+    /// `[cluster] services`: other Services every node's kube-proxy syncs too.
+    ClusterServices,
+    /// `[cluster] endpoints`: endpoints of each other Service.
+    ClusterEndpoints,
+    /// `[cluster] churn`: their endpoint changes per second.
+    Churn,
+    /// `[cluster] rolling`: other Deployments whose endpoints change whenever ours do.
+    Rolling,
+    /// `[cluster] stagger`: the k-th rolling Deployment changes k × this after ours.
+    Stagger,
+    /// `[cluster] proxy_mode`: iptables, iptables-full, nftables or ipvs.
+    ProxyMode,
+    /// `[cluster] sync_time`: every sync takes this long (overrides the lines).
+    SyncTime,
+    /// `[cluster] line_cost`: the time 1,000 lines of rules take to write.
+    LineCost,
 }
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 117] = {
+    pub const ALL: [Field; 125] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -329,6 +345,14 @@ impl Field {
             Field::HopConnectTimeout,
             Field::HopHealthInterval,
             Field::HopUnhealthyThreshold,
+            Field::ClusterServices,
+            Field::ClusterEndpoints,
+            Field::Churn,
+            Field::Rolling,
+            Field::Stagger,
+            Field::ProxyMode,
+            Field::SyncTime,
+            Field::LineCost,
         ]
     };
 
@@ -420,6 +444,14 @@ impl Field {
             Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {
                 Scope::Action
             }
+            Field::ClusterServices
+            | Field::ClusterEndpoints
+            | Field::Churn
+            | Field::Rolling
+            | Field::Stagger
+            | Field::ProxyMode
+            | Field::SyncTime
+            | Field::LineCost => Scope::Cluster,
         }
     }
 
@@ -528,6 +560,14 @@ impl Field {
             Field::HopConnectTimeout => "connect_timeout",
             Field::HopHealthInterval => "health_interval",
             Field::HopUnhealthyThreshold => "unhealthy_threshold",
+            Field::ClusterServices => "services",
+            Field::ClusterEndpoints => "endpoints",
+            Field::Churn => "churn",
+            Field::Rolling => "rolling",
+            Field::Stagger => "stagger",
+            Field::ProxyMode => "proxy_mode",
+            Field::SyncTime => "sync_time",
+            Field::LineCost => "line_cost",
         }
     }
 

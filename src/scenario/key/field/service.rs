@@ -63,6 +63,14 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::HopConnectTimeout
             | $crate::scenario::key::Field::HopHealthInterval
             | $crate::scenario::key::Field::HopUnhealthyThreshold
+            | $crate::scenario::key::Field::ClusterServices
+            | $crate::scenario::key::Field::ClusterEndpoints
+            | $crate::scenario::key::Field::Churn
+            | $crate::scenario::key::Field::Rolling
+            | $crate::scenario::key::Field::Stagger
+            | $crate::scenario::key::Field::ProxyMode
+            | $crate::scenario::key::Field::SyncTime
+            | $crate::scenario::key::Field::LineCost
     };
 }
 pub(crate) use service_field;

@@ -5,7 +5,7 @@ use crate::model::{ContainerKind, Drain, PodMode, PostStart, ProbeOutcome, Resta
 
 use crate::model::service::{
     Arrival, Balance, ClientPreset, Connections, EvictionPolicy, HopPreset, OnClosed, OnSigterm, Provider,
-    Retry, Strategy,
+    ProxyMode, Retry, Strategy,
 };
 
 use super::Field;
@@ -45,7 +45,10 @@ impl Field {
             | Field::ActionAt
             | Field::ActionAfterReady
             | Field::ActionGracePeriod
-            | Field::ActionDown => Unit::Millis,
+            | Field::ActionDown
+            | Field::Stagger
+            | Field::SyncTime
+            | Field::LineCost => Unit::Millis,
             Field::Boot | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
             Field::Drain => Unit::DistOrWord {
                 word: Drain::NEVER,
@@ -83,7 +86,12 @@ impl Field {
                 what: "on_closed",
                 names: &OnClosed::NAMES,
             },
-            Field::Rate => Unit::Rate,
+            Field::Rate | Field::Churn => Unit::Rate,
+            Field::ClusterServices | Field::ClusterEndpoints | Field::Rolling => Unit::Count,
+            Field::ProxyMode => Unit::Word {
+                what: "proxy_mode",
+                names: &ProxyMode::NAMES,
+            },
             Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
                 Unit::Scaled
             }

@@ -27,10 +27,14 @@ pub fn axis_paths(base: &RunSpec) -> Vec<String> {
             Scope::Disruption => (0..service.map_or(0, |s| s.disruptions.len()))
                 .map(Place::Index)
                 .collect(),
-            Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb | Scope::Hop if service.is_some() => {
+            Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb | Scope::Hop | Scope::Cluster
+                if service.is_some() =>
+            {
                 vec![Place::Table]
             }
-            Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb | Scope::Hop => Vec::new(),
+            Scope::Service | Scope::Traffic | Scope::App | Scope::Pdb | Scope::Hop | Scope::Cluster => {
+                Vec::new()
+            }
         };
         paths.extend(places.into_iter().map(|p| print(field, p, Spelling::Axis)));
     }

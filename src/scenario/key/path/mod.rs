@@ -40,6 +40,7 @@ impl Scope {
         Scope::Hop,
         Scope::Disruption,
         Scope::Action,
+        Scope::Cluster,
     ];
 
     /// The scope whose table is called `name` (`pod`, `containers`,

@@ -62,6 +62,7 @@ fn scopes(scope: Scope) -> &'static [Scope] {
         Scope::Disruption => &[Scope::Disruption],
         Scope::Pdb => &[Scope::Pdb],
         Scope::Hop => &[Scope::Hop],
+        Scope::Cluster => &[Scope::Cluster],
         Scope::Job => &[Scope::Job],
         Scope::Action => &[Scope::Action],
     }

@@ -135,6 +135,6 @@ fn family_help_lists_each_family_from_the_registry() {
     assert_eq!(
         overview(),
         "horizon, seed, or a key of a table: pod.<key>, containers.<name>.<key>, job.<key>, service.<key>, \
-         traffic.<key>, app.<key>, pdb.<key>, hop.<key>, disruptions.<index>.<key>, actions.<index>.<key>"
+         traffic.<key>, app.<key>, pdb.<key>, hop.<key>, disruptions.<index>.<key>, actions.<index>.<key>, cluster.<key>"
     );
 }
