@@ -244,16 +244,19 @@ impl Field {
                 "tries sent again after a hop's 502, 503 or 504 (envoy: 503 only); default the client's (envoy: 2, else 0)"
             }
             Field::HopKind => {
-                "the router between the clients and the Pods, in place of kube-proxy: ingress-nginx (default),                  envoy, gcp-lb or nlb-ip; sets every key below, which each override it"
+                "the router between the clients and the Pods, in place of kube-proxy: ingress-nginx (default), \
+                 envoy, gcp-lb or nlb-ip; sets every key below, which each override it"
             }
             Field::HopPropagation => {
-                "endpoint change → the hop's view shows it: a preset, a duration or a distribution; default the hop's                  (ingress-nginx: lognormal median 2s, p99 5s)"
+                "endpoint change → the hop's view shows it: a preset, a duration or a distribution; default the hop's \
+                 (ingress-nginx: lognormal median 2s, p99 5s)"
             }
             Field::HopBalance => {
                 "how the hop picks a Pod: random, round-robin or least-request; default the hop's (ingress-nginx: round-robin)"
             }
             Field::HopTries => {
-                "tries of one request at the hop, the first included (proxy_next_upstream_tries): a failed connect                  goes to the next Pod, a request that reached one only if idempotent; default the hop's (ingress-nginx: 3)"
+                "tries of one request at the hop, the first included (proxy_next_upstream_tries): a failed connect \
+                 goes to the next Pod, a request that reached one only if idempotent; default the hop's (ingress-nginx: 3)"
             }
             Field::HopConnectTimeout => {
                 "the hop's connect to a vanished Pod IP gives up after this (504); default the hop's (ingress-nginx: 5s)"
@@ -265,6 +268,7 @@ impl Field {
             Field::HopUnhealthyThreshold => {
                 "failed health checks in a row that take a target out of rotation (one pass brings it back); \
                  default the hop's (nlb-ip: 3, gcp-lb: 2)"
+            }
             Field::ClusterServices => {
                 "other Services on every node's kube-proxy, synced through the same runner as ours; default 0"
             }
