@@ -91,8 +91,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             s.after(health.interval, ServiceEvent::HopCheck);
         }
         let observers = &mut self.observers;
-        let changes = self.slice.changes(h.view.applied, h.view.heard);
-        h.view.sync(changes, |replica, added| {
+        let upto = h.view.heard;
+        let changes = self.slice.changes(h.view.applied, upto);
+        h.view.sync(upto, changes, |replica, added| {
             let change = match added {
                 true => ServiceChange::HopRuleAdded { replica },
                 false => ServiceChange::HopRuleDropped { replica },

@@ -64,7 +64,7 @@ pub enum Scope {
 impl Scope {
     /// The Service's scopes: the table each is written in, as a grid
     /// axis's path starts (`service.replicas`, `disruptions.0.at`).
-    pub const SERVICE: [Scope; 6] = [
+    pub const SERVICE: [Scope; 7] = [
         Scope::Service,
         Scope::Traffic,
         Scope::App,

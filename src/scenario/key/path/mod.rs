@@ -29,7 +29,7 @@ use super::{Field, Group, Scope};
 impl Scope {
     /// The tables that hold keys, in the order a scenario writes them and
     /// messages list them (the run's keys are the top level's, no table).
-    pub const TABLES: [Scope; 10] = [
+    pub const TABLES: [Scope; 11] = [
         Scope::Pod,
         Scope::Container,
         Scope::Job,
