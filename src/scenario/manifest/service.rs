@@ -25,7 +25,7 @@ use crate::scenario::rules::check_service;
 use super::timings::Setting;
 
 /// The tables a Service key is written under, as its path starts.
-const TABLES: [Scope; 6] = Scope::SERVICE;
+const TABLES: [Scope; 7] = Scope::SERVICE;
 
 /// Makes the Service that `settings` write into, with as many disruptions
 /// as their indices name, before they are set; nothing if none is a
