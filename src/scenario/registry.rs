@@ -170,6 +170,7 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
                 "rollout = \"RollingUpdate\"\n"
             }
             Field::DrainNode => "drain = 0\n",
+            Field::Crash => "crash = 0\n",
             _ => "",
         };
         let service_base = format!(

@@ -217,6 +217,12 @@ pub enum ServiceChange {
         /// The replica.
         replica: u32,
     },
+    /// `[[disruptions]] crash`: the replica's running app crashed now (the
+    /// Pod's own changes follow: its exit, back-off and restart).
+    Crashed {
+        /// The replica.
+        replica: u32,
+    },
 }
 
 impl ServiceChange {
@@ -253,6 +259,7 @@ impl ServiceChange {
             ServiceChange::DrainDone { .. } => "drain_done",
             ServiceChange::Evicted { .. } => "evicted",
             ServiceChange::EvictionRefused { .. } => "eviction_refused",
+            ServiceChange::Crashed { .. } => "crashed",
         }
     }
 }

@@ -11,7 +11,7 @@
 use super::deployment::RolloutFigures;
 use super::drain::DrainFigures;
 use super::history::{PodFact, ServiceChange, ServiceEntry, ServiceObserver};
-use super::outcome::{Deleted, RetryFigures, ServiceMetrics};
+use super::outcome::{CrashFigures, Deleted, RetryFigures, ServiceMetrics};
 use super::spec::ServiceSpec;
 use crate::engine::{RunEnd, SimTime};
 use crate::model::pod::Metrics;
@@ -25,6 +25,9 @@ pub struct ServiceMeters {
     /// The scenario has a rollout, or a drain: their figures are reported.
     rollout: bool,
     drain: bool,
+    /// The scenario crashes apps, and has neither: its crashes are reported.
+    crash: bool,
+    crashes: u64,
     traffic_started: Option<SimTime>,
     requests: u64,
     failed_by: [u64; 6],
@@ -177,6 +180,7 @@ impl ServiceObserver for ServiceMeters {
             ServiceChange::DrainStarted { .. } => c.drains.push((at, None)),
             ServiceChange::DrainDone { drain } => c.drains[drain as usize].1 = Some(at),
             ServiceChange::EvictionRefused { .. } => c.refused += 1,
+            ServiceChange::Crashed { .. } => self.crashes += 1,
             _ => {}
         }
     }
@@ -186,6 +190,7 @@ impl ServiceObserver for ServiceMeters {
         self.requests = 0;
         self.failed_by = [0; 6];
         self.retried_ok = 0;
+        self.crashes = 0;
         self.retry = RetryFigures::default();
         self.endpoints = EndpointMeter {
             desired: self.endpoints.desired,
@@ -214,6 +219,7 @@ impl ServiceMeters {
         self.rules.truncate(self.nodes);
         self.rollout = service.disruptions.iter().any(|d| d.rollout.is_some());
         self.drain = service.disruptions.iter().any(|d| d.drain.is_some());
+        self.crash = !self.rollout && !self.drain && service.disruptions.iter().any(|d| d.crash.is_some());
         self.endpoints.desired = service.pdb.map_or(0, |p| p.desired_healthy(replicas));
         let c = &mut self.controller;
         (c.live, c.peak_live, c.peak_counted) = (replicas, replicas, replicas);
@@ -291,6 +297,9 @@ impl ServiceMeters {
             zero_endpoints_ms: zero_ms,
             rollout,
             drain,
+            crash: self.crash.then_some(CrashFigures {
+                crashes: self.crashes,
+            }),
             deleted,
             replicas,
             end_ms: end.as_millis(),

@@ -82,7 +82,7 @@ pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::{DrainFigures, EVICTION_RETRY};
 pub use event::ServiceEvent;
 pub use history::{PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
-pub use outcome::{Cause, Deleted, FailedRequest, RetryFigures, ServiceMetrics};
+pub use outcome::{Cause, CrashFigures, Deleted, FailedRequest, RetryFigures, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
 pub use sent::SentTimes;

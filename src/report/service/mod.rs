@@ -17,6 +17,7 @@
 //! and CSV never disagree about a name.
 
 mod chart;
+mod crash;
 mod drain;
 mod picture;
 pub mod rollout;
@@ -30,8 +31,8 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::SimTime;
 use crate::model::service::{
-    Cause, DrainFigures, FailedRequest, RetryFigures, RolloutFigures, ServiceChange, ServiceMetrics,
-    ServiceReport,
+    Cause, CrashFigures, DrainFigures, FailedRequest, RetryFigures, RolloutFigures, ServiceChange,
+    ServiceMetrics, ServiceReport,
 };
 use crate::model::{PodReport, PodSpec};
 
@@ -57,15 +58,17 @@ pub fn metrics_object(m: &ServiceMetrics) -> Value {
 }
 
 /// A rollout's and a drain's figures by name (`RolloutFigures::NAMES`,
-/// `DrainFigures::NAMES`), then a client's retries (`RetryFigures::NAMES`),
-/// those the run has: what follows the Service's own figures in JSON and
-/// the report's table (the CSV has the first two, not the retries, whose
-/// columns would change every Service grid's header).
+/// `DrainFigures::NAMES`), then a client's retries (`RetryFigures::NAMES`)
+/// and the crashes (`CrashFigures::NAMES`), those the run has: what
+/// follows the Service's own figures in JSON and the report's table (the
+/// CSV has all but the retries, whose columns would change every Service
+/// grid's header).
 pub fn deployment_figures(m: &ServiceMetrics) -> impl Iterator<Item = (&'static str, Option<u64>)> + '_ {
     let rollout = (m.rollout.iter()).flat_map(|r| RolloutFigures::NAMES.into_iter().zip(r.numbers()));
     let drain = (m.drain.iter()).flat_map(|d| DrainFigures::NAMES.into_iter().zip(d.numbers()));
     let retry = (m.retry.iter()).flat_map(|r| RetryFigures::NAMES.into_iter().zip(r.numbers()));
-    rollout.chain(drain).chain(retry)
+    let crash = (m.crash.iter()).flat_map(|c| CrashFigures::NAMES.into_iter().zip(c.numbers()));
+    rollout.chain(drain).chain(retry).chain(crash)
 }
 
 /// The history's failed requests, each typed as the Pod's events are:
@@ -194,6 +197,9 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
             "drain: {took}; evictions refused {}; below the budget {} ms",
             d.evictions_refused, d.below_min_available_ms
         );
+    }
+    if let Some(line) = crash::summary(&crash::crashes(report)) {
+        let _ = writeln!(out, "{line}");
     }
     for d in &m.deleted {
         let after = |ms: Option<u64>| ms.map_or("never".to_string(), |ms| format!("+{}", at(ms)));

@@ -28,6 +28,8 @@ enum Kind {
     Delete,
     Rollout,
     Drain,
+    /// `crash = R`: the CSV has its `crashes` column (`Table::Crash`).
+    Crash,
 }
 
 impl Kind {
@@ -35,6 +37,7 @@ impl Kind {
         match (&d.rollout, d.drain) {
             (Some(_), _) => Kind::Rollout,
             (None, Some(_)) => Kind::Drain,
+            (None, None) if d.crash.is_some() => Kind::Crash,
             (None, None) => Kind::Delete,
         }
     }
@@ -46,6 +49,7 @@ impl Kind {
                 Some(Kind::Rollout)
             }
             Field::DrainNode => Some(Kind::Drain),
+            Field::Crash => Some(Kind::Crash),
             Field::Delete | Field::GracePeriod => Some(Kind::Delete),
             _ => None,
         }
@@ -56,6 +60,7 @@ impl Kind {
             Kind::Delete => "a kubectl delete",
             Kind::Rollout => "a rollout",
             Kind::Drain => "a kubectl drain",
+            Kind::Crash => "a crash",
         }
     }
 
@@ -65,6 +70,7 @@ impl Kind {
             Kind::Delete => "delete = <replica>",
             Kind::Rollout => "rollout = \"RollingUpdate\"",
             Kind::Drain => "drain = <node>",
+            Kind::Crash => "crash = <replica>",
         }
     }
 }

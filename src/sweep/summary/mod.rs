@@ -10,7 +10,7 @@
 //! last `clear`, in any order (values are sorted before anything is read),
 //! so it is the same on any thread and in any shard.
 
-use crate::model::service::{DrainFigures, RolloutFigures, ServiceMetrics};
+use crate::model::service::{CrashFigures, DrainFigures, RolloutFigures, ServiceMetrics};
 use crate::model::{Field, Metrics, RunSpec};
 
 use super::csv::push_text;
@@ -34,6 +34,9 @@ pub enum Table {
     Rollout,
     /// The Service's, then `DrainFigures::NAMES`.
     Drain,
+    /// The Service's, then `CrashFigures::NAMES`: a grid whose base crashes
+    /// an app, with neither a rollout nor a drain (whose columns win).
+    Crash,
 }
 
 /// A Service's numeric metrics: every one but `outcome`.
@@ -54,6 +57,8 @@ impl Table {
             Table::Rollout
         } else if service.disruptions.iter().any(|d| d.drain.is_some()) {
             Table::Drain
+        } else if service.disruptions.iter().any(|d| d.crash.is_some()) {
+            Table::Crash
         } else {
             Table::Service
         }
@@ -64,11 +69,13 @@ impl Table {
         const POD: [&str; 9] = pick(&Metrics::NAMES, [0, 1, 2, 3, 4, 5, 6, 7, 10]);
         const ROLLOUT: [&str; 20] = join(&SERVICE, &RolloutFigures::NAMES);
         const DRAIN: [&str; 19] = join(&SERVICE, &DrainFigures::NAMES);
+        const CRASH: [&str; 17] = join(&SERVICE, &CrashFigures::NAMES);
         match self {
             Table::Pod => &POD,
             Table::Service => &SERVICE,
             Table::Rollout => &ROLLOUT,
             Table::Drain => &DRAIN,
+            Table::Crash => &CRASH,
         }
     }
 
@@ -79,7 +86,7 @@ impl Table {
     pub fn shares(self) -> &'static [&'static str] {
         match self {
             Table::Pod => &["p_exposed", "p_sigkilled", "p_never_ready"],
-            Table::Service => &["p_failed", "p_sigkilled", "p_never_ready"],
+            Table::Service | Table::Crash => &["p_failed", "p_sigkilled", "p_never_ready"],
             Table::Rollout => &["p_failed", "p_sigkilled", "p_never_ready", "p_rollout_unfinished"],
             Table::Drain => &["p_failed", "p_sigkilled", "p_never_ready", "p_drain_unfinished"],
         }
@@ -225,10 +232,11 @@ impl Summary {
             .map(|(_, n)| n);
         let rollout = metrics.rollout.iter().flat_map(|r| r.numbers());
         let drain = metrics.drain.iter().flat_map(|d| d.numbers());
+        let crash = metrics.crash.iter().flat_map(|c| c.numbers());
         let unfinished = match self.table {
             Table::Rollout => metrics.rollout.is_none_or(|r| r.rollout_ms.is_none()),
             Table::Drain => metrics.drain.is_none_or(|d| d.drain_ms.is_none()),
-            Table::Pod | Table::Service => false,
+            Table::Pod | Table::Service | Table::Crash => false,
         };
         let flags = [
             metrics.failed > 0,
@@ -236,7 +244,7 @@ impl Summary {
             metrics.ready_ms.is_none(),
             unfinished,
         ];
-        self.add_row(service.chain(rollout).chain(drain), flags);
+        self.add_row(service.chain(rollout).chain(drain).chain(crash), flags);
     }
 
     fn add_row(&mut self, numbers: impl Iterator<Item = Option<u64>>, flags: [bool; 4]) {

@@ -84,6 +84,7 @@ fn service(failed: u64, termination: u64, sigkilled: u32) -> ServiceMetrics {
         horizon: false,
         rollout: None,
         drain: None,
+        crash: None,
     }
 }
 
