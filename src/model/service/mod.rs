@@ -70,6 +70,7 @@ mod outcome;
 mod pdb;
 mod proxy;
 mod rollout;
+mod scale;
 mod sent;
 mod simulator;
 mod spec;
@@ -88,8 +89,8 @@ pub use rollout::ReplicaSet;
 pub use sent::SentTimes;
 pub use simulator::{ServiceReport, ServiceRun, ServiceSimulator, simulate_service, simulate_service_within};
 pub use spec::{
-    AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
-    TrafficSpec, Unready, When,
+    Annotate, AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry,
+    ServiceSpec, TrafficSpec, Unready, When,
 };
 pub use trace::ServiceTrace;
 pub use traffic::SETTLE_TAIL;
@@ -224,7 +225,8 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.started = None;
         self.traffic_end = None;
         self.disrupted = 0;
-        let controlled = (self.service.disruptions.iter()).any(|d| d.rollout.is_some() || d.drain.is_some());
+        let controlled = (self.service.disruptions.iter())
+            .any(|d| d.rollout.is_some() || d.drain.is_some() || d.scale_to.is_some());
         self.deploy = controlled.then(|| Deploy::new(replicas, nodes));
         self.observers.meters.reset(&self.service);
         self.observers.observer.clear();
@@ -353,6 +355,11 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             self.disrupted += 1;
             return self.crash(replica as usize, now, s);
         }
+        if d.scale_to.is_some() || d.annotate.is_some() {
+            self.disrupted += 1;
+            let (scale_to, annotate) = (d.scale_to, d.annotate);
+            return self.scale(scale_to, annotate, now, s);
+        }
         let (grace, every) = (d.grace_period, d.every);
         let r = (d.replica + round) as usize;
         let last = r + 1 >= self.replicas.len();
@@ -385,6 +392,8 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         rep.failing_readiness = failing;
         self.slice.touch(r);
         self.endpoints_changed(now, s);
+        // A Deployment's controller reads the Ready condition the probe sets.
+        self.pod_changed(r, &[], now, s);
         if !failing {
             self.disrupted += 1;
             self.maybe_settle(now);

@@ -391,14 +391,39 @@ pub struct Disruption {
     /// `Some(replica)`: that replica's serving app crashes (issue 40), and
     /// the others are not used.
     pub crash: Option<u32>,
+    /// `Some(k)`: the Deployment is scaled to `k` replicas (issue 40: a
+    /// person or an HPA lowering `replicas`), and its ReplicaSet deletes
+    /// the Pods its ranking puts first; the others are not used.
+    pub scale_to: Option<u32>,
+    /// `Some`: one replica's Pod is annotated with a pod-deletion-cost,
+    /// and the others are not used.
+    pub annotate: Option<Annotate>,
 }
 
 impl Disruption {
-    /// The replica an unready window or a crash names: such a disruption
-    /// leaves its Pod in place, so no controller replaces it.
+    /// The replica an unready window, a crash or an annotation names, or
+    /// the replicas a scale-down leaves: such a disruption deletes no Pod
+    /// by hand (a scale-down's ReplicaSet picks its own), and what it
+    /// names must be below `replicas`.
     pub fn one_replica(&self) -> Option<u32> {
-        self.unready.map(|u| u.replica).or(self.crash)
+        (self.unready.map(|u| u.replica).or(self.crash))
+            .or(self.scale_to)
+            .or(self.annotate.map(|a| a.replica))
     }
+}
+
+/// `kubectl annotate pod <replica> controller.kubernetes.io/pod-deletion-cost=<cost>`:
+/// the ReplicaSet deletes Pods of a lower cost first when it scales down
+/// (`ActivePodsWithRanks` in kubernetes/kubernetes
+/// pkg/controller/controller_utils.go; the annotation is a best effort,
+/// read only then).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Annotate {
+    /// The replica, from 0.
+    pub replica: u32,
+    /// Its cost (the API's int32; podsim takes 0 or more, every Pod
+    /// without the annotation being 0).
+    pub deletion_cost: u32,
 }
 
 /// One replica's readiness probe fails while its app still serves (an
@@ -427,7 +452,7 @@ impl Default for Unready {
     }
 }
 
-/// Written as derived, but without `every`, `rollout`, `drain`, `unready` and `crash` when absent, for
+/// Written as derived, but without `every`, `rollout`, `drain`, `unready`, `crash`, `scale_to` and `annotate` when absent, for
 /// the grid hash as `ServiceSpec`'s; no `..` here either.
 impl std::fmt::Debug for Disruption {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -440,6 +465,8 @@ impl std::fmt::Debug for Disruption {
             drain,
             unready,
             crash,
+            scale_to,
+            annotate,
         } = self;
         let mut d = f.debug_struct("Disruption");
         d.field("when", when)
@@ -460,6 +487,12 @@ impl std::fmt::Debug for Disruption {
         if let Some(replica) = crash {
             d.field("crash", replica);
         }
+        if let Some(replicas) = scale_to {
+            d.field("scale_to", replicas);
+        }
+        if let Some(annotate) = annotate {
+            d.field("annotate", annotate);
+        }
         d.finish()
     }
 }
@@ -475,6 +508,8 @@ impl Default for Disruption {
             drain: None,
             unready: None,
             crash: None,
+            scale_to: None,
+            annotate: None,
         }
     }
 }

@@ -113,7 +113,7 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, columns: u64) -> String {
         out,
         "= rules still route to a deleted Pod  · answered{retried}  failed: {}  T traffic starts  D {}{crashed}",
         causes.join("  "),
-        super::deleted_by(m)
+        super::deleted_by(report)
     );
     out
 }

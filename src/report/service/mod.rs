@@ -145,11 +145,15 @@ fn replica_reports(report: &ServiceReport) -> impl Iterator<Item = PodReport> + 
 }
 
 /// What deleted the run's Pods, as the pictures label each deletion: the
-/// user, the rollout's ReplicaSet, or a drain's evictions.
-fn deleted_by(m: &ServiceMetrics) -> &'static str {
+/// user, the ReplicaSet (a rollout's, or a `scale_to`'s: its history has
+/// the scaling), or a drain's evictions.
+fn deleted_by(report: &ServiceReport) -> &'static str {
+    let m = &report.metrics;
+    let scaled = || (report.trace.entries().iter()).any(|e| matches!(e.what, ServiceChange::Scaled { .. }));
     match (&m.rollout, &m.drain) {
         (Some(_), _) => "scale-down",
         (_, Some(_)) => "eviction",
+        _ if scaled() => "scale-down",
         _ => "kubectl delete",
     }
 }

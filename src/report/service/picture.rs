@@ -83,7 +83,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     // in rows above one another; row 0 is the nodes' section title's. The
     // crashes' labels come after theirs.
     let crashes = crash::crashes(report);
-    let mut label_rows = deletion_label_rows(m, &crashes, &axis);
+    let mut label_rows = deletion_label_rows(m, super::deleted_by(report), &crashes, &axis);
     let crash_rows = label_rows.split_off(m.deleted.len());
     let rows_above = (label_rows.iter().chain(&crash_rows).copied().max()).unwrap_or(0);
     let nodes_top = blocks_top + blocks.height() + LABEL_ROW * rows_above as f64;
@@ -127,7 +127,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
         );
         svg.title(&format!(
             "{} of replica {} at {}",
-            super::deleted_by(m),
+            super::deleted_by(report),
             d.replica,
             SimTime(d.deleted_ms)
         ));
@@ -140,7 +140,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
         svg.text(
             x + 4.0,
             nodes_top + TITLE_ROW - 6.0 - LABEL_ROW * row as f64,
-            super::deleted_by(m),
+            super::deleted_by(report),
             &[
                 ("fill", &DELETION),
                 ("font-size", &11),
@@ -164,6 +164,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
 /// at the left.
 fn deletion_label_rows(
     m: &crate::model::service::ServiceMetrics,
+    deleted_by: &str,
     crashes: &[crash::Crash],
     axis: &TimeAxis,
 ) -> Vec<usize> {
@@ -171,7 +172,7 @@ fn deletion_label_rows(
     // `text_width` runs short of DejaVu's lowercase (`scale-down` is 62 px
     // at 11 px, not 59): measured at 12 px they keep a visible gap.
     let title = (10.0, 10.0 + text_width(NODES_TITLE) * 1.1);
-    let label = text_width(super::deleted_by(m));
+    let label = text_width(deleted_by);
     let spans: Vec<(f64, f64)> = std::iter::once(title)
         .chain(m.deleted.iter().map(|d| {
             let left = axis.x(SimTime(d.deleted_ms)) + 4.0;

@@ -8,7 +8,7 @@ use crate::model::{
 };
 
 use crate::model::service::{
-    Arrival, Budget, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Pdb, Preset,
+    Annotate, Arrival, Budget, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Pdb, Preset,
     Propagation, Retry, Rollout, Strategy, TrafficSpec, Unready, When,
 };
 
@@ -204,6 +204,10 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             Field::Unready => d.unready.get_or_insert_with(Unready::default).replica = count,
             Field::UnreadyFor => d.unready.get_or_insert_with(Unready::default).lasts = ms,
             Field::Crash => d.crash = Some(count),
+            Field::ScaleTo => d.scale_to = Some(count),
+            // Either key makes the disruption an annotation.
+            Field::Annotate => d.annotate.get_or_insert_with(Annotate::default).replica = count,
+            Field::DeletionCost => d.annotate.get_or_insert_with(Annotate::default).deletion_cost = count,
             _ => {}
         }
         return;

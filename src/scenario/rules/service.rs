@@ -111,6 +111,11 @@ pub enum ServiceRule {
     /// `retry = "once"` with a client other than `ideal`, whose retries
     /// are its own keys.
     RetryBesideClient(ClientPreset),
+    /// A scale-down beside the rollout of disruption `rollout`.
+    ScaleBesideRollout {
+        /// The disruption that is the rollout.
+        rollout: usize,
+    },
 }
 
 /// A rule a Service breaks: the field to point at (with the disruption's
@@ -211,14 +216,24 @@ impl fmt::Display for ServiceProblem {
             ServiceRule::OverBudget(over) => write!(f, "{over}"),
             ServiceRule::BesideUnready { kind, field } => write!(
                 f,
-                "{} belongs to {}, and {} makes this disruption {} (its Pod stays); write them as two disruptions",
+                "{} belongs to {}, and {} makes this disruption {}; write them as two disruptions",
                 field.leaf(),
                 match field {
-                    Field::Unready | Field::Crash => "another kind",
+                    Field::Unready | Field::Crash | Field::ScaleTo | Field::Annotate => "another kind",
                     _ => "a delete, a rollout or a drain",
                 },
                 kind.leaf(),
                 one_replica_kind(*kind)
+            ),
+            ServiceRule::UnreadyBeyond {
+                kind: Field::ScaleTo,
+                replica,
+                replicas,
+            } => write!(
+                f,
+                "scale_to = {replica} is not below the replicas: with replicas = {replicas}, scale down to \
+                 one of 0 to {}",
+                replicas - 1
             ),
             ServiceRule::UnreadyBeyond {
                 kind,
@@ -229,6 +244,11 @@ impl fmt::Display for ServiceProblem {
                 "{} = {replica} is beyond the replicas: with replicas = {replicas}, name one of 0 to {}",
                 kind.leaf(),
                 replicas - 1
+            ),
+            ServiceRule::ScaleBesideRollout { rollout } => write!(
+                f,
+                "a scale-down beside the rollout of disruption {rollout}: the Deployment controller would \
+                 scale both ReplicaSets in proportion, which podsim does not model; write them in two scenarios"
             ),
             ServiceRule::RetryBesideClient(client) => write!(
                 f,
@@ -329,10 +349,15 @@ fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProble
         }
         let replicas = service.replicas;
         if let Some(replica) = d.one_replica() {
+            // The first kind written; any later one is beside it.
             let kind = if d.unready.is_some() {
                 Field::Unready
-            } else {
+            } else if d.crash.is_some() {
                 Field::Crash
+            } else if d.scale_to.is_some() {
+                Field::ScaleTo
+            } else {
+                Field::Annotate
             };
             let other = [
                 (Field::Rollout, d.rollout.is_some()),
@@ -340,6 +365,8 @@ fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProble
                 (Field::Every, d.every.is_some()),
                 (Field::GracePeriod, d.grace_period.is_some()),
                 (Field::Crash, kind == Field::Unready && d.crash.is_some()),
+                (Field::ScaleTo, kind != Field::ScaleTo && d.scale_to.is_some()),
+                (Field::Annotate, kind != Field::Annotate && d.annotate.is_some()),
             ];
             if let Some(&(field, _)) = other.iter().find(|(_, written)| *written) {
                 return problem(field, Some(i), ServiceRule::BesideUnready { kind, field });
@@ -444,6 +471,10 @@ fn check_rollouts(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProbl
         let rule = ServiceRule::DeleteBesideRollout { rollout: first };
         return problem(Field::Delete, Some(i), rule);
     }
+    if let Some(i) = (service.disruptions.iter()).position(|d| d.scale_to.is_some()) {
+        let rule = ServiceRule::ScaleBesideRollout { rollout: first };
+        return problem(Field::ScaleTo, Some(i), rule);
+    }
     let Some(r) = &service.disruptions[first].rollout else {
         return Ok(());
     };
@@ -487,10 +518,13 @@ fn check_budget(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem
     }
 }
 
-/// What `unready` (or `for`) and `crash` make of a disruption, for the messages.
+/// What `unready` (or `for`), `crash`, `scale_to` and `annotate` (or
+/// `deletion_cost`) make of a disruption, for the messages.
 pub(crate) fn one_replica_kind(key: Field) -> &'static str {
     match key {
-        Field::Crash => "a crash of its app",
-        _ => "a readiness failure",
+        Field::Crash => "a crash of its app (its Pod stays)",
+        Field::ScaleTo => "a scale-down (its ReplicaSet picks the Pods)",
+        Field::Annotate | Field::DeletionCost => "an annotation of a Pod's deletion cost",
+        _ => "a readiness failure (its Pod stays)",
     }
 }

@@ -190,6 +190,16 @@ impl Field {
                 "makes the disruption a crash of this replica's serving app, from 0 (exit 1): its connections are \
                  reset, it leaves the endpoints, and the kubelet restarts it after its CrashLoopBackOff (0, 10, 20 … 300 s)"
             }
+            Field::ScaleTo => {
+                "makes the disruption a scale-down of the Deployment to this many replicas (below replicas): \
+                 its ReplicaSet deletes the Pods it ranks first (not Ready, lower deletion cost, … newer), \
+                 each terminated as a delete"
+            }
+            Field::Annotate => {
+                "makes the disruption `kubectl annotate` of this replica's Pod, from 0, with \
+                 controller.kubernetes.io/pod-deletion-cost = deletion_cost: a scale-down deletes lower costs first"
+            }
+            Field::DeletionCost => "the pod-deletion-cost `annotate` gives, 0 or more; default 0",
             Field::MinAvailable => {
                 "Pods that must stay healthy for an eviction, a count or a percentage of replicas rounded up (at most 100%); \
                  a `[pdb]` with neither this nor max_unavailable allows no eviction of a Ready Pod"

@@ -143,6 +143,12 @@ pub enum Field {
     UnreadyFor,
     /// `[[disruptions]] crash`: this replica's serving app crashes.
     Crash,
+    /// `[[disruptions]] scale_to`: the Deployment is scaled to this many replicas.
+    ScaleTo,
+    /// `[[disruptions]] annotate`: this replica's Pod gets a deletion cost.
+    Annotate,
+    /// `[[disruptions]] deletion_cost`: the cost `annotate` gives.
+    DeletionCost,
     /// `[pdb] min_available`: Pods that must stay healthy.
     MinAvailable,
     /// `[pdb] max_unavailable`: Pods that may be unhealthy.
@@ -177,7 +183,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 102] = {
+    pub const ALL: [Field; 105] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -259,6 +265,9 @@ impl Field {
             Field::Unready,
             Field::UnreadyFor,
             Field::Crash,
+            Field::ScaleTo,
+            Field::Annotate,
+            Field::DeletionCost,
             Field::MinAvailable,
             Field::PdbMaxUnavailable,
             Field::UnhealthyPodEvictionPolicy,
@@ -353,7 +362,10 @@ impl Field {
             | Field::DrainNode
             | Field::Unready
             | Field::UnreadyFor
-            | Field::Crash => Scope::Disruption,
+            | Field::Crash
+            | Field::ScaleTo
+            | Field::Annotate
+            | Field::DeletionCost => Scope::Disruption,
             Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
             Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
             Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {
@@ -443,6 +455,9 @@ impl Field {
             Field::Unready => "unready",
             Field::UnreadyFor => "for",
             Field::Crash => "crash",
+            Field::ScaleTo => "scale_to",
+            Field::Annotate => "annotate",
+            Field::DeletionCost => "deletion_cost",
             Field::MinAvailable => "min_available",
             Field::PdbMaxUnavailable => "max_unavailable",
             Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",

@@ -45,6 +45,9 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::Unready
             | $crate::scenario::key::Field::UnreadyFor
             | $crate::scenario::key::Field::Crash
+            | $crate::scenario::key::Field::ScaleTo
+            | $crate::scenario::key::Field::Annotate
+            | $crate::scenario::key::Field::DeletionCost
             | $crate::scenario::key::Field::MinAvailable
             | $crate::scenario::key::Field::PdbMaxUnavailable
             | $crate::scenario::key::Field::UnhealthyPodEvictionPolicy

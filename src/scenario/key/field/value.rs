@@ -69,7 +69,12 @@ impl Field {
             Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
                 Unit::Scaled
             }
-            Field::DrainNode | Field::Unready | Field::Crash => Unit::Count,
+            Field::DrainNode
+            | Field::Unready
+            | Field::Crash
+            | Field::ScaleTo
+            | Field::Annotate
+            | Field::DeletionCost => Unit::Count,
             Field::UnhealthyPodEvictionPolicy => Unit::Word {
                 what: "unhealthy_pod_eviction_policy",
                 names: &EvictionPolicy::NAMES,

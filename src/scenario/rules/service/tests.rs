@@ -228,6 +228,8 @@ fn a_service_scenario_reads_into_the_spec() {
             drain: None,
             unready: None,
             crash: None,
+            scale_to: None,
+            annotate: None,
         }]
     );
     assert_eq!(s.run.stream.seed, 4);
