@@ -441,8 +441,13 @@ fn a_view_offers_each_scenario_the_axis_paths_its_sweep_takes() {
     );
     let service = axes(1);
     // … and issue 39's: the client's 8 keys, a disruption's unready and for;
-    // and issue 40's crash, scale_to, annotate and deletion_cost.
-    assert_eq!(service.len(), 2 + 9 + 44 + 20 + 10 + 8 + 2 + 1 + 3, "{service:?}");
+    // and issue 40's crash, scale_to, annotate and deletion_cost, and
+    // node_shutdown with its two settings.
+    assert_eq!(
+        service.len(),
+        2 + 9 + 44 + 20 + 10 + 8 + 2 + 1 + 3 + 3,
+        "{service:?}"
+    );
     for path in ["traffic.rate", "disruptions.0.after_ready", "pdb.min_available"] {
         assert!(service.iter().any(|p| p == path), "{path}");
     }

@@ -223,6 +223,15 @@ pub enum ServiceChange {
         /// The replica.
         replica: u32,
     },
+    /// `[[disruptions]] node_shutdown`: the node is shutting down (its
+    /// kubelet reports it not Ready and kills every Pod on it).
+    NodeShuttingDown {
+        /// The node, from 0.
+        node: u32,
+        /// The regular Pods' budget: shutdownGracePeriod −
+        /// shutdownGracePeriodCriticalPods, the most grace a Pod gets.
+        budget: crate::engine::SimDuration,
+    },
 }
 
 impl ServiceChange {
@@ -260,6 +269,7 @@ impl ServiceChange {
             ServiceChange::Evicted { .. } => "evicted",
             ServiceChange::EvictionRefused { .. } => "eviction_refused",
             ServiceChange::Crashed { .. } => "crashed",
+            ServiceChange::NodeShuttingDown { .. } => "node_shutting_down",
         }
     }
 }

@@ -72,6 +72,7 @@ mod proxy;
 mod rollout;
 mod scale;
 mod sent;
+mod shutdown;
 mod simulator;
 mod spec;
 mod trace;
@@ -86,11 +87,13 @@ pub use history::{PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceO
 pub use outcome::{Cause, CrashFigures, Deleted, FailedRequest, RetryFigures, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
+pub use scale::Annotate;
 pub use sent::SentTimes;
+pub use shutdown::NodeShutdown;
 pub use simulator::{ServiceReport, ServiceRun, ServiceSimulator, simulate_service, simulate_service_within};
 pub use spec::{
-    Annotate, AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry,
-    ServiceSpec, TrafficSpec, Unready, When,
+    AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
+    TrafficSpec, Unready, When,
 };
 pub use trace::ServiceTrace;
 pub use traffic::SETTLE_TAIL;
@@ -225,8 +228,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.started = None;
         self.traffic_end = None;
         self.disrupted = 0;
-        let controlled = (self.service.disruptions.iter())
-            .any(|d| d.rollout.is_some() || d.drain.is_some() || d.scale_to.is_some());
+        let controlled = (self.service.disruptions.iter()).any(|d| {
+            d.rollout.is_some() || d.drain.is_some() || d.scale_to.is_some() || d.node_shutdown.is_some()
+        });
         self.deploy = controlled.then(|| Deploy::new(replicas, nodes));
         self.observers.meters.reset(&self.service);
         self.observers.observer.clear();
@@ -355,6 +359,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             self.disrupted += 1;
             return self.crash(replica as usize, now, s);
         }
+        if let Some(shutdown) = d.node_shutdown {
+            self.disrupted += 1;
+            return self.shut_down(shutdown, now, s);
+        }
         if d.scale_to.is_some() || d.annotate.is_some() {
             self.disrupted += 1;
             let (scale_to, annotate) = (d.scale_to, d.annotate);
@@ -410,6 +418,19 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         now: SimTime,
         s: &mut Scheduler<'_, ServiceEvent>,
     ) {
+        self.delete_pod_after(r, grace, self.service.kubelet_delay, now, s);
+    }
+
+    /// `delete_pod`, the kubelet hearing of it `heard` later (at once when
+    /// it kills the Pod itself, as a node shutdown's).
+    fn delete_pod_after(
+        &mut self,
+        r: usize,
+        grace: Option<SimDuration>,
+        heard: SimDuration,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) {
         self.replicas[r].deleted = true;
         let fact = PodFact::Deleted;
         self.emit(
@@ -428,7 +449,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.slice.terminate(r);
         self.endpoints_changed(now, s);
         s.after(
-            self.service.kubelet_delay,
+            heard,
             ServiceEvent::Pod {
                 replica: r as u32,
                 event: PodEvent::DeletionRequested,

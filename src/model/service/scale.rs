@@ -11,7 +11,6 @@
 
 use super::history::{ServiceChange, ServiceObserver};
 use super::rollout::ReplicaSet;
-use super::spec::Annotate;
 use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimTime};
 
@@ -40,4 +39,18 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             self.rollout_sync(now, s);
         }
     }
+}
+
+/// `kubectl annotate pod <replica> controller.kubernetes.io/pod-deletion-cost=<cost>`:
+/// the ReplicaSet deletes Pods of a lower cost first when it scales down
+/// (`ActivePodsWithRanks` in kubernetes/kubernetes
+/// pkg/controller/controller_utils.go; the annotation is a best effort,
+/// read only then).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Annotate {
+    /// The replica, from 0.
+    pub replica: u32,
+    /// Its cost (the API's int32; podsim takes 0 or more, every Pod
+    /// without the annotation being 0).
+    pub deletion_cost: u32,
 }

@@ -10,6 +10,8 @@
 use super::client::ClientSpec;
 use super::deployment::Rollout;
 use super::pdb::Pdb;
+use super::scale::Annotate;
+use super::shutdown::NodeShutdown;
 use crate::engine::SimDuration;
 use crate::model::dist::Dist;
 
@@ -398,6 +400,9 @@ pub struct Disruption {
     /// `Some`: one replica's Pod is annotated with a pod-deletion-cost,
     /// and the others are not used.
     pub annotate: Option<Annotate>,
+    /// `Some`: a node shuts down gracefully (KEP-2000), and the others are
+    /// not used.
+    pub node_shutdown: Option<NodeShutdown>,
 }
 
 impl Disruption {
@@ -410,20 +415,6 @@ impl Disruption {
             .or(self.scale_to)
             .or(self.annotate.map(|a| a.replica))
     }
-}
-
-/// `kubectl annotate pod <replica> controller.kubernetes.io/pod-deletion-cost=<cost>`:
-/// the ReplicaSet deletes Pods of a lower cost first when it scales down
-/// (`ActivePodsWithRanks` in kubernetes/kubernetes
-/// pkg/controller/controller_utils.go; the annotation is a best effort,
-/// read only then).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Annotate {
-    /// The replica, from 0.
-    pub replica: u32,
-    /// Its cost (the API's int32; podsim takes 0 or more, every Pod
-    /// without the annotation being 0).
-    pub deletion_cost: u32,
 }
 
 /// One replica's readiness probe fails while its app still serves (an
@@ -452,7 +443,7 @@ impl Default for Unready {
     }
 }
 
-/// Written as derived, but without `every`, `rollout`, `drain`, `unready`, `crash`, `scale_to` and `annotate` when absent, for
+/// Written as derived, but without `every`, `rollout`, `drain`, `unready`, `crash`, `scale_to`, `annotate` and `node_shutdown` when absent, for
 /// the grid hash as `ServiceSpec`'s; no `..` here either.
 impl std::fmt::Debug for Disruption {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -467,6 +458,7 @@ impl std::fmt::Debug for Disruption {
             crash,
             scale_to,
             annotate,
+            node_shutdown,
         } = self;
         let mut d = f.debug_struct("Disruption");
         d.field("when", when)
@@ -493,6 +485,9 @@ impl std::fmt::Debug for Disruption {
         if let Some(annotate) = annotate {
             d.field("annotate", annotate);
         }
+        if let Some(shutdown) = node_shutdown {
+            d.field("node_shutdown", shutdown);
+        }
         d.finish()
     }
 }
@@ -510,6 +505,7 @@ impl Default for Disruption {
             crash: None,
             scale_to: None,
             annotate: None,
+            node_shutdown: None,
         }
     }
 }

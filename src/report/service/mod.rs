@@ -205,6 +205,16 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
     if let Some(line) = crash::summary(&crash::crashes(report)) {
         let _ = writeln!(out, "{line}");
     }
+    for e in report.trace.entries() {
+        if let ServiceChange::NodeShuttingDown { node, budget } = e.what {
+            let _ = writeln!(
+                out,
+                "node {node} shutting down at {}: not Ready, its kubelet kills its Pods, each within {budget} \
+                 (shutdownGracePeriod − shutdownGracePeriodCriticalPods)",
+                e.at
+            );
+        }
+    }
     for d in &m.deleted {
         let after = |ms: Option<u64>| ms.map_or("never".to_string(), |ms| format!("+{}", at(ms)));
         let _ = writeln!(

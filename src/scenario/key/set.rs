@@ -8,8 +8,8 @@ use crate::model::{
 };
 
 use crate::model::service::{
-    Annotate, Arrival, Budget, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Pdb, Preset,
-    Propagation, Retry, Rollout, Strategy, TrafficSpec, Unready, When,
+    Annotate, Arrival, Budget, ClientPreset, Connections, EvictionPolicy, NodeShutdown, OnClosed, OnSigterm,
+    Pdb, Preset, Propagation, Retry, Rollout, Strategy, TrafficSpec, Unready, When,
 };
 
 use super::unit::*;
@@ -208,6 +208,18 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             // Either key makes the disruption an annotation.
             Field::Annotate => d.annotate.get_or_insert_with(Annotate::default).replica = count,
             Field::DeletionCost => d.annotate.get_or_insert_with(Annotate::default).deletion_cost = count,
+            // Any of the three makes the disruption a node shutdown.
+            Field::NodeShutdown => d.node_shutdown.get_or_insert_with(NodeShutdown::default).node = count,
+            Field::ShutdownGracePeriod => {
+                d.node_shutdown
+                    .get_or_insert_with(NodeShutdown::default)
+                    .grace_period = ms
+            }
+            Field::ShutdownGracePeriodCriticalPods => {
+                d.node_shutdown
+                    .get_or_insert_with(NodeShutdown::default)
+                    .critical_pods = ms
+            }
             _ => {}
         }
         return;

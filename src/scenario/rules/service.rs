@@ -116,6 +116,21 @@ pub enum ServiceRule {
         /// The disruption that is the rollout.
         rollout: usize,
     },
+    /// A node shutdown of a node beyond `nodes`.
+    ShutdownBeyond {
+        /// The node written.
+        node: u32,
+        /// How many there are.
+        nodes: u32,
+    },
+    /// shutdownGracePeriodCriticalPods above shutdownGracePeriod (the
+    /// kubelet then runs no graceful shutdown: `migrateConfig` returns none).
+    CriticalOverGrace {
+        /// shutdownGracePeriod.
+        grace: SimDuration,
+        /// shutdownGracePeriodCriticalPods.
+        critical: SimDuration,
+    },
 }
 
 /// A rule a Service breaks: the field to point at (with the disruption's
@@ -245,6 +260,17 @@ impl fmt::Display for ServiceProblem {
                 kind.leaf(),
                 replicas - 1
             ),
+            ServiceRule::ShutdownBeyond { node, nodes } => write!(
+                f,
+                "node_shutdown = {node} is beyond the nodes: with nodes = {nodes}, shut down one of 0 to {}",
+                nodes - 1
+            ),
+            ServiceRule::CriticalOverGrace { grace, critical } => write!(
+                f,
+                "shutdown_grace_period_critical_pods \"{critical}\" is above shutdown_grace_period \"{grace}\": \
+                 the critical Pods' share is part of the whole (the kubelet runs no graceful shutdown then); \
+                 write at most \"{grace}\""
+            ),
             ServiceRule::ScaleBesideRollout { rollout } => write!(
                 f,
                 "a scale-down beside the rollout of disruption {rollout}: the Deployment controller would \
@@ -344,6 +370,10 @@ fn check_deletion(run: &RunSpec, _: &ServiceSpec) -> Result<(), ServiceProblem> 
 /// each replica once; each unready window and crash: of a replica that exists.
 fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
     for (i, d) in service.disruptions.iter().enumerate() {
+        if let Some(n) = d.node_shutdown {
+            check_shutdown(i, d, n, service.nodes)?;
+            continue;
+        }
         if d.every == Some(SimDuration::ZERO) {
             return problem(Field::Every, Some(i), ServiceRule::EveryZero);
         }
@@ -393,7 +423,7 @@ fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProble
         }
         if let Some(first) = service.disruptions[..i]
             .iter()
-            .position(|e| e.replica == d.replica && e.one_replica().is_none())
+            .position(|e| e.replica == d.replica && e.one_replica().is_none() && e.node_shutdown.is_none())
         {
             let rule = ServiceRule::ReplicaTwice {
                 replica: d.replica,
@@ -414,7 +444,7 @@ fn check_drains(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem
     };
     for (i, d) in service.disruptions.iter().enumerate() {
         let Some(node) = d.drain else {
-            if d.one_replica().is_some() {
+            if d.one_replica().is_some() || d.node_shutdown.is_some() {
                 continue;
             }
             let rollout = d.rollout.is_some();
@@ -465,8 +495,8 @@ fn check_rollouts(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProbl
     if let Some(&second) = rollouts.get(1) {
         return problem(Field::Rollout, Some(second), ServiceRule::SecondRollout { first });
     }
-    if let Some(i) =
-        (service.disruptions.iter()).position(|d| d.rollout.is_none() && d.one_replica().is_none())
+    if let Some(i) = (service.disruptions.iter())
+        .position(|d| d.rollout.is_none() && d.one_replica().is_none() && d.node_shutdown.is_none())
     {
         let rule = ServiceRule::DeleteBesideRollout { rollout: first };
         return problem(Field::Delete, Some(i), rule);
@@ -518,6 +548,41 @@ fn check_budget(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem
     }
 }
 
+/// A node shutdown: of a node that exists, its critical share within the whole.
+fn check_shutdown(
+    i: usize,
+    d: &crate::model::service::Disruption,
+    n: crate::model::service::NodeShutdown,
+    nodes: u32,
+) -> Result<(), ServiceProblem> {
+    let other = [
+        (Field::Rollout, d.rollout.is_some()),
+        (Field::DrainNode, d.drain.is_some()),
+        (Field::Every, d.every.is_some()),
+        (Field::GracePeriod, d.grace_period.is_some()),
+        (Field::Unready, d.unready.is_some()),
+        (Field::Crash, d.crash.is_some()),
+        (Field::ScaleTo, d.scale_to.is_some()),
+        (Field::Annotate, d.annotate.is_some()),
+    ];
+    if let Some(&(field, _)) = other.iter().find(|(_, written)| *written) {
+        let kind = Field::NodeShutdown;
+        return problem(field, Some(i), ServiceRule::BesideUnready { kind, field });
+    }
+    if n.node >= nodes {
+        let rule = ServiceRule::ShutdownBeyond { node: n.node, nodes };
+        return problem(Field::NodeShutdown, Some(i), rule);
+    }
+    if n.critical_pods > n.grace_period {
+        let rule = ServiceRule::CriticalOverGrace {
+            grace: n.grace_period,
+            critical: n.critical_pods,
+        };
+        return problem(Field::ShutdownGracePeriodCriticalPods, Some(i), rule);
+    }
+    Ok(())
+}
+
 /// What `unready` (or `for`), `crash`, `scale_to` and `annotate` (or
 /// `deletion_cost`) make of a disruption, for the messages.
 pub(crate) fn one_replica_kind(key: Field) -> &'static str {
@@ -525,6 +590,9 @@ pub(crate) fn one_replica_kind(key: Field) -> &'static str {
         Field::Crash => "a crash of its app (its Pod stays)",
         Field::ScaleTo => "a scale-down (its ReplicaSet picks the Pods)",
         Field::Annotate | Field::DeletionCost => "an annotation of a Pod's deletion cost",
+        Field::NodeShutdown | Field::ShutdownGracePeriod | Field::ShutdownGracePeriodCriticalPods => {
+            "a graceful shutdown of a node (its kubelet kills its Pods)"
+        }
         _ => "a readiness failure (its Pod stays)",
     }
 }

@@ -190,6 +190,9 @@ impl Reader<'_> {
             Field::ScaleTo,
             Field::Annotate,
             Field::DeletionCost,
+            Field::NodeShutdown,
+            Field::ShutdownGracePeriod,
+            Field::ShutdownGracePeriodCriticalPods,
         ]
         .into_iter()
         .find_map(|f| written(f).map(|_| f));

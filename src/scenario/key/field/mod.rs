@@ -149,6 +149,12 @@ pub enum Field {
     Annotate,
     /// `[[disruptions]] deletion_cost`: the cost `annotate` gives.
     DeletionCost,
+    /// `[[disruptions]] node_shutdown`: this node shuts down gracefully.
+    NodeShutdown,
+    /// `[[disruptions]] shutdown_grace_period`: the kubelet's shutdownGracePeriod.
+    ShutdownGracePeriod,
+    /// `[[disruptions]] shutdown_grace_period_critical_pods`: its critical share.
+    ShutdownGracePeriodCriticalPods,
     /// `[pdb] min_available`: Pods that must stay healthy.
     MinAvailable,
     /// `[pdb] max_unavailable`: Pods that may be unhealthy.
@@ -183,7 +189,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 105] = {
+    pub const ALL: [Field; 108] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -268,6 +274,9 @@ impl Field {
             Field::ScaleTo,
             Field::Annotate,
             Field::DeletionCost,
+            Field::NodeShutdown,
+            Field::ShutdownGracePeriod,
+            Field::ShutdownGracePeriodCriticalPods,
             Field::MinAvailable,
             Field::PdbMaxUnavailable,
             Field::UnhealthyPodEvictionPolicy,
@@ -365,7 +374,10 @@ impl Field {
             | Field::Crash
             | Field::ScaleTo
             | Field::Annotate
-            | Field::DeletionCost => Scope::Disruption,
+            | Field::DeletionCost
+            | Field::NodeShutdown
+            | Field::ShutdownGracePeriod
+            | Field::ShutdownGracePeriodCriticalPods => Scope::Disruption,
             Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
             Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
             Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {
@@ -458,6 +470,9 @@ impl Field {
             Field::ScaleTo => "scale_to",
             Field::Annotate => "annotate",
             Field::DeletionCost => "deletion_cost",
+            Field::NodeShutdown => "node_shutdown",
+            Field::ShutdownGracePeriod => "shutdown_grace_period",
+            Field::ShutdownGracePeriodCriticalPods => "shutdown_grace_period_critical_pods",
             Field::MinAvailable => "min_available",
             Field::PdbMaxUnavailable => "max_unavailable",
             Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",

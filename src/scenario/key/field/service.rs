@@ -48,6 +48,9 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::ScaleTo
             | $crate::scenario::key::Field::Annotate
             | $crate::scenario::key::Field::DeletionCost
+            | $crate::scenario::key::Field::NodeShutdown
+            | $crate::scenario::key::Field::ShutdownGracePeriod
+            | $crate::scenario::key::Field::ShutdownGracePeriodCriticalPods
             | $crate::scenario::key::Field::MinAvailable
             | $crate::scenario::key::Field::PdbMaxUnavailable
             | $crate::scenario::key::Field::UnhealthyPodEvictionPolicy

@@ -74,7 +74,9 @@ impl Field {
             | Field::Crash
             | Field::ScaleTo
             | Field::Annotate
-            | Field::DeletionCost => Unit::Count,
+            | Field::DeletionCost
+            | Field::NodeShutdown => Unit::Count,
+            Field::ShutdownGracePeriod | Field::ShutdownGracePeriodCriticalPods => Unit::Millis,
             Field::UnhealthyPodEvictionPolicy => Unit::Word {
                 what: "unhealthy_pod_eviction_policy",
                 names: &EvictionPolicy::NAMES,

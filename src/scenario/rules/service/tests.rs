@@ -230,6 +230,7 @@ fn a_service_scenario_reads_into_the_spec() {
             crash: None,
             scale_to: None,
             annotate: None,
+            node_shutdown: None,
         }]
     );
     assert_eq!(s.run.stream.seed, 4);
