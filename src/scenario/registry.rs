@@ -15,13 +15,19 @@ use crate::sweep::Grid;
 /// A value of `field` as TOML and as annotation text, valid for the Pod below.
 fn sample(field: Field) -> (&'static str, &'static str) {
     match field.unit() {
-        Unit::Millis => ("\"2s\"", "2s"),
+        Unit::Millis => match field {
+            // Not below the critical Pods' 10 s share it holds.
+            Field::ShutdownGracePeriod => ("\"30s\"", "30s"),
+            _ => ("\"2s\"", "2s"),
+        },
         Unit::Dist => ("\"2s\"", "2s"),
         Unit::DistList => ("[\"30s\"]", "30s"),
         Unit::Probability => ("0.5", "0.5"),
         Unit::Count => match field {
             // Non-zero needs `run`, which the manifest's app lacks.
             Field::ExitCode => ("0", "0"),
+            // The one node of the sample Service.
+            Field::NodeShutdown => ("0", "0"),
             _ => ("1", "1"),
         },
         Unit::Flag => ("true", "true"),
@@ -187,6 +193,7 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
             | Field::SpotReclaim
             | Field::Provider
             | Field::Notice => "node_failure = 0\n",
+            Field::Crash => "crash = 0\n",
             _ => "",
         };
         let service_base = format!(

@@ -270,8 +270,9 @@ pub fn push_job(buf: &mut Vec<u8>, job: Option<&JobFigures>) {
 /// Appends one cell per Service metric, each preceded by a comma, in
 /// `ServiceMetrics::NAMES` order, then `RolloutFigures::NAMES` for a run
 /// with a rollout, `DrainFigures::NAMES` for one with a drain or a lost
-/// node and `NodeFigures::NAMES` for one with a lost node (whose grids
-/// have those columns).
+/// node, `NodeFigures::NAMES` for one with a lost node and
+/// `CrashFigures::NAMES` for one that crashes an app (whose grids have
+/// those columns).
 pub fn push_service_metrics(buf: &mut Vec<u8>, metrics: &ServiceMetrics) {
     for (name, n) in ServiceMetrics::NAMES.iter().zip(metrics.numbers()) {
         buf.push(b',');
@@ -284,7 +285,8 @@ pub fn push_service_metrics(buf: &mut Vec<u8>, metrics: &ServiceMetrics) {
     let rollout = metrics.rollout.iter().flat_map(|r| r.numbers());
     let drain = metrics.drain.iter().flat_map(|d| d.numbers());
     let node = metrics.node.iter().flat_map(|n| n.numbers());
-    for n in rollout.chain(drain).chain(node) {
+    let crash = metrics.crash.iter().flat_map(|c| c.numbers());
+    for n in rollout.chain(drain).chain(node).chain(crash) {
         buf.push(b',');
         if let Some(n) = n {
             push_u64(buf, n);

@@ -27,6 +27,7 @@
 //! - `service_pictures`: a Service run's picture of the race, SVG and text,
 //!   against a run worked out by hand;
 //! - `drain`: a kubectl drain under a PodDisruptionBudget, worked by hand;
+//! - `crash`: `[[disruptions]] crash` from an annotation and a grid axis;
 //! - `rollout`: a Deployment rollout through `run` and `sweep`, worked by hand;
 //! - `rollout_view`: the rollout's stacked picture and `--watch` for its Pods;
 //! - `sweep`: `podsim sweep`'s rows worked by hand, determinism across
@@ -59,6 +60,7 @@ mod advise_frontier;
 mod advise_published;
 mod advise_start;
 pub mod common;
+mod crash;
 mod distribution_inputs;
 mod drain;
 mod errors;

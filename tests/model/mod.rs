@@ -21,6 +21,8 @@
 //! - `service_unready`: one replica's readiness failing for a while (issue 39).
 //! - `service_crash`: one replica's app crashing and restarting (issue 40).
 //! - `service_node`: a lost node: a failure, a partition, a spot reclaim (issue 40).
+//! - `service_scale`: a scale-down's victim by the ReplicaSet's ranking (issue 40).
+//! - `service_shutdown`: a graceful node shutdown's capped grace (issue 40).
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
 //! - `exits`: how a container exits (R55–R59).
@@ -59,6 +61,8 @@ mod service_history;
 mod service_hop;
 mod service_invariants;
 mod service_node;
+mod service_scale;
+mod service_shutdown;
 mod service_unready;
 mod startup;
 mod termination;

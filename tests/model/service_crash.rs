@@ -98,4 +98,6 @@ fn a_second_crash_waits_out_ten_seconds_of_back_off() {
     );
     assert_eq!(m.zero_endpoints_ms, 1000 + 11_000);
     assert_eq!(m.replicas[0].restarts, 2);
+    // Both found the app running: two crashes counted.
+    assert_eq!(m.crash.map(|c| c.crashes), Some(2));
 }

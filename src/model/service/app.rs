@@ -11,7 +11,7 @@
 use super::connection::ConnState;
 use super::history::{ServiceChange, ServiceObserver};
 use super::{ServiceEvent, ServiceModel, ServiceRun};
-use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::engine::{Model, Scheduler, SimDuration, SimTime};
 use crate::model::dist::Dist;
 use crate::model::draw::{DrawKey, Stream, name_hash};
 use crate::model::pod::spec::{ContainerId, ContainerKind, Deletion, Drain, PodSpec};
@@ -312,8 +312,15 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let Some(container) = rep.app else {
             return;
         };
-        let attempt = rep.app_attempt;
-        self.pod_event(r, now, PodEvent::Crashed { container, attempt }, s);
+        let event = PodEvent::Crashed {
+            container,
+            attempt: rep.app_attempt,
+        };
+        // Booting counts: its process runs (the Pod model's test).
+        if self.pods[r].is_current(&event) {
+            self.emit(now, ServiceChange::Crashed { replica: r as u32 });
+        }
+        self.pod_event(r, now, event, s);
     }
 
     /// The app or the proxy died: requests in flight are cut, connections reset.

@@ -265,6 +265,21 @@ pub enum ServiceChange {
         /// The replica.
         replica: u32,
     },
+    /// `[[disruptions]] crash`: the replica's running app crashed now (the
+    /// Pod's own changes follow: its exit, back-off and restart).
+    Crashed {
+        /// The replica.
+        replica: u32,
+    },
+    /// `[[disruptions]] node_shutdown`: the node is shutting down (its
+    /// kubelet reports it not Ready and kills every Pod on it).
+    NodeShuttingDown {
+        /// The node, from 0.
+        node: u32,
+        /// The regular Pods' budget: shutdownGracePeriod −
+        /// shutdownGracePeriodCriticalPods, the most grace a Pod gets.
+        budget: crate::engine::SimDuration,
+    },
 }
 
 impl ServiceChange {
@@ -308,6 +323,8 @@ impl ServiceChange {
             ServiceChange::EvictionRefused { .. } => "eviction_refused",
             ServiceChange::Node { .. } => "node_state",
             ServiceChange::TaintEvicted { .. } => "taint_evicted",
+            ServiceChange::Crashed { .. } => "crashed",
+            ServiceChange::NodeShuttingDown { .. } => "node_shutting_down",
         }
     }
 }

@@ -13,7 +13,7 @@ use super::drain::DrainFigures;
 use super::history::{PodFact, ServiceChange, ServiceEntry, ServiceObserver};
 use super::node_failure::NodeMeter;
 use super::outcome::Cause;
-use super::outcome::{Deleted, HopFigures, RetryFigures, ServiceMetrics};
+use super::outcome::{CrashFigures, Deleted, HopFigures, RetryFigures, ServiceMetrics};
 use super::spec::ServiceSpec;
 use crate::engine::{RunEnd, SimTime};
 use crate::model::pod::Metrics;
@@ -27,6 +27,9 @@ pub struct ServiceMeters {
     /// The scenario has a rollout, or a drain: their figures are reported.
     rollout: bool,
     drain: bool,
+    /// The scenario crashes apps, and has neither: its crashes are reported.
+    crash: bool,
+    crashes: u64,
     traffic_started: Option<SimTime>,
     requests: u64,
     failed_by: [u64; 7],
@@ -192,6 +195,7 @@ impl ServiceObserver for ServiceMeters {
             ServiceChange::DrainDone { drain } => c.drains[drain as usize].1 = Some(at),
             ServiceChange::EvictionRefused { .. } => c.refused += 1,
             ServiceChange::TaintEvicted { replica } => self.evicted_after_drop(replica),
+            ServiceChange::Crashed { .. } => self.crashes += 1,
             _ => {}
         }
         if self.node.on {
@@ -204,6 +208,7 @@ impl ServiceObserver for ServiceMeters {
         self.requests = 0;
         self.failed_by = [0; 7];
         self.retried_ok = 0;
+        self.crashes = 0;
         self.retry = RetryFigures::default();
         self.hop_figures = HopFigures::default();
         self.endpoints = EndpointMeter {
@@ -236,6 +241,7 @@ impl ServiceMeters {
         let loses = service.disruptions.iter().any(|d| d.node_failure.is_some());
         self.drain = service.disruptions.iter().any(|d| d.drain.is_some()) || loses;
         self.node.reset(replicas, self.nodes as u32, loses);
+        self.crash = !self.rollout && !self.drain && service.disruptions.iter().any(|d| d.crash.is_some());
         self.endpoints.desired = service.pdb.map_or(0, |p| p.desired_healthy(replicas));
         let c = &mut self.controller;
         (c.live, c.peak_live, c.peak_counted) = (replicas, replicas, replicas);
@@ -341,6 +347,9 @@ impl ServiceMeters {
             drain,
             node: (self.node.on)
                 .then(|| Box::new(self.node.figures(self.failed_by[Cause::Unreachable as usize]))),
+            crash: self.crash.then_some(CrashFigures {
+                crashes: self.crashes,
+            }),
             deleted,
             replicas,
             end_ms: end.as_millis(),

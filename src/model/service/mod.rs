@@ -83,7 +83,9 @@ mod pdb;
 mod proxy;
 mod rollout;
 mod router;
+mod scale;
 mod sent;
+mod shutdown;
 mod simulator;
 mod spec;
 mod trace;
@@ -99,10 +101,12 @@ pub use history::{PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceO
 pub use hop::{Balance, Health, Hop, HopPreset, HopSpec, Status};
 pub use node::{NodeState, TCP_RETRANSMIT_LIMIT};
 pub use node_failure::{LostNode, NodeFailure, NodeFigures, Provider, Spot, default_grace};
-pub use outcome::{Cause, Deleted, FailedRequest, HopFigures, RetryFigures, ServiceMetrics};
+pub use outcome::{Cause, CrashFigures, Deleted, FailedRequest, HopFigures, RetryFigures, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
+pub use scale::Annotate;
 pub use sent::SentTimes;
+pub use shutdown::NodeShutdown;
 pub use simulator::{ServiceReport, ServiceRun, ServiceSimulator, simulate_service, simulate_service_within};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
@@ -262,7 +266,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.traffic_end = None;
         self.disrupted = 0;
         let loses = (self.service.disruptions.iter()).any(|d| d.node_failure.is_some());
-        let controlled = (self.service.disruptions.iter()).any(|d| d.rollout.is_some() || d.drain.is_some());
+        let controlled = (self.service.disruptions.iter()).any(|d| {
+            d.rollout.is_some() || d.drain.is_some() || d.scale_to.is_some() || d.node_shutdown.is_some()
+        });
         self.deploy = (controlled || loses).then(|| Deploy::new(replicas, nodes));
         self.node_down.clear();
         if loses {
@@ -413,6 +419,15 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         if d.node_failure.is_some() {
             return self.start_node_failure(index, now, s);
         }
+        if let Some(shutdown) = d.node_shutdown {
+            self.disrupted += 1;
+            return self.shut_down(shutdown, now, s);
+        }
+        if d.scale_to.is_some() || d.annotate.is_some() {
+            self.disrupted += 1;
+            let (scale_to, annotate) = (d.scale_to, d.annotate);
+            return self.scale(scale_to, annotate, now, s);
+        }
         let (grace, every) = (d.grace_period, d.every);
         let r = (d.replica + round) as usize;
         let last = r + 1 >= self.replicas.len();
@@ -445,6 +460,8 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         rep.failing_readiness = failing;
         self.slice.touch(r);
         self.endpoints_changed(now, s);
+        // A Deployment's controller reads the Ready condition the probe sets.
+        self.pod_changed(r, &[], now, s);
         if !failing {
             self.disrupted += 1;
             self.maybe_settle(now);
@@ -458,6 +475,19 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         &mut self,
         r: usize,
         grace: Option<SimDuration>,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) {
+        self.delete_pod_after(r, grace, self.service.kubelet_delay, now, s);
+    }
+
+    /// `delete_pod`, the kubelet hearing of it `heard` later (at once when
+    /// it kills the Pod itself, as a node shutdown's).
+    fn delete_pod_after(
+        &mut self,
+        r: usize,
+        grace: Option<SimDuration>,
+        heard: SimDuration,
         now: SimTime,
         s: &mut Scheduler<'_, ServiceEvent>,
     ) {
@@ -479,7 +509,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.slice.terminate(r);
         self.endpoints_changed(now, s);
         s.after(
-            self.service.kubelet_delay,
+            heard,
             ServiceEvent::Pod {
                 replica: r as u32,
                 event: PodEvent::DeletionRequested,

@@ -154,6 +154,25 @@ impl HopFigures {
     }
 }
 
+/// The crashes' figures (`[[disruptions]] crash`), for the CSV (after the
+/// Service's columns) and JSON.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CrashFigures {
+    /// Apps that crashed while their process ran, booting or serving (a
+    /// crash that found its app down, in its back-off, is not one).
+    pub crashes: u64,
+}
+
+impl CrashFigures {
+    /// The CSV columns, in row order.
+    pub const NAMES: [&'static str; 1] = ["crashes"];
+
+    /// The cells in `NAMES` order.
+    pub fn numbers(&self) -> [Option<u64>; 1] {
+        [Some(self.crashes)]
+    }
+}
+
 /// One disruption's deleted Pod, as the Service saw it go.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deleted {
@@ -199,6 +218,9 @@ pub struct ServiceMetrics {
     pub drain: Option<super::DrainFigures>,
     /// The lost nodes' figures, in a scenario that loses one.
     pub node: Option<Box<super::NodeFigures>>,
+    /// The crashes' figures, in a scenario with a crash and neither a
+    /// rollout nor a drain (whose CSV columns are theirs: `Table::of`).
+    pub crash: Option<CrashFigures>,
     /// One per Pod deleted: by a disruption, or by a rollout's ReplicaSet.
     pub deleted: Vec<Deleted>,
     /// Each replica's own Pod metrics.

@@ -50,6 +50,8 @@ pub(super) struct Member {
     restarts: u32,
     /// Every container has stopped: the phase is terminal.
     stopped: bool,
+    /// Its `controller.kubernetes.io/pod-deletion-cost` (0 without one).
+    pub deletion_cost: u32,
 }
 
 /// A rollout under way or done: the numbers the controller resolved.
@@ -74,7 +76,7 @@ pub(super) struct Deploy {
     pub members: Vec<Member>,
     plan: Option<Plan>,
     /// `spec.replicas` of the old and the new ReplicaSet.
-    spec: [u32; 2],
+    pub spec: [u32; 2],
     /// Nodes a drain cordoned: no new Pod goes there.
     pub cordoned: Vec<bool>,
     /// The node the next new Pod tries first (round robin).
@@ -94,6 +96,7 @@ impl Deploy {
             ready_since: None,
             restarts: 0,
             stopped: false,
+            deletion_cost: 0,
         };
         Deploy {
             members: (0..replicas).map(member).collect(),
@@ -353,10 +356,16 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.emit(now, ServiceChange::ReplicaSetsSynced { active });
     }
 
-    /// The `count` active Pods of `rs` to delete first (`ActivePodsWithRanks`):
-    /// Pending before Running, not Ready before Ready, more Pods of the
-    /// Deployment on the same node first, Ready for less time, more
-    /// restarts, newer.
+    /// The `count` active Pods of `rs` to delete first (`getPodsToDelete`
+    /// in pkg/controller/replicaset/replica_set.go, sorting by
+    /// `ActivePodsWithRanks` in pkg/controller/controller_utils.go):
+    /// Pending before Running, not Ready before Ready, a lower
+    /// pod-deletion-cost first, more Pods of the Deployment on the same
+    /// node first, Ready for less time, more restarts, newer; the last tie
+    /// by the higher replica number. Every Pod here has a node, so the
+    /// first rule (unassigned first) never decides; ready and creation
+    /// times are compared exactly, where LogarithmicScaleDown compares
+    /// their log2 buckets and breaks ties by UID (a pseudorandom order).
     fn victims(&self, rs: ReplicaSet, count: usize) -> Vec<usize> {
         let Some(deploy) = &self.deploy else {
             return Vec::new();
@@ -379,6 +388,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             (
                 running,
                 m.ready_since.is_some(),
+                m.deletion_cost,
                 Reverse(on_node[m.node as usize % nodes]),
                 Reverse(m.ready_since),
                 Reverse(m.restarts),
@@ -421,6 +431,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 ready_since: None,
                 restarts: 0,
                 stopped: false,
+                deletion_cost: 0,
             });
         }
         self.emit(now, ServiceChange::PodMade { replica: r, rs, node });

@@ -13,6 +13,8 @@ use super::deployment::Rollout;
 use super::node_failure::NodeFailure;
 use super::hop::HopSpec;
 use super::pdb::Pdb;
+use super::scale::Annotate;
+use super::shutdown::NodeShutdown;
 use crate::engine::SimDuration;
 use crate::model::dist::Dist;
 
@@ -412,13 +414,27 @@ pub struct Disruption {
     /// `Some`: a node is lost (issue 40): it fails, or a spot reclaim
     /// takes it after a notice; and the others are not used.
     pub node_failure: Option<NodeFailure>,
+    /// `Some(k)`: the Deployment is scaled to `k` replicas (issue 40: a
+    /// person or an HPA lowering `replicas`), and its ReplicaSet deletes
+    /// the Pods its ranking puts first; the others are not used.
+    pub scale_to: Option<u32>,
+    /// `Some`: one replica's Pod is annotated with a pod-deletion-cost,
+    /// and the others are not used.
+    pub annotate: Option<Annotate>,
+    /// `Some`: a node shuts down gracefully (KEP-2000), and the others are
+    /// not used.
+    pub node_shutdown: Option<NodeShutdown>,
 }
 
 impl Disruption {
-    /// The replica an unready window or a crash names: such a disruption
-    /// leaves its Pod in place, so no controller replaces it.
+    /// The replica an unready window, a crash or an annotation names, or
+    /// the replicas a scale-down leaves: such a disruption deletes no Pod
+    /// by hand (a scale-down's ReplicaSet picks its own), and what it
+    /// names must be below `replicas`.
     pub fn one_replica(&self) -> Option<u32> {
-        self.unready.map(|u| u.replica).or(self.crash)
+        (self.unready.map(|u| u.replica).or(self.crash))
+            .or(self.scale_to)
+            .or(self.annotate.map(|a| a.replica))
     }
 }
 
@@ -448,7 +464,7 @@ impl Default for Unready {
     }
 }
 
-/// Written as derived, but without `every`, `rollout`, `drain`, `unready`, `crash` and `node_failure` when absent, for
+/// Written as derived, but without `every`, `rollout`, `drain`, `unready`, `crash`, `node_failure`, `scale_to`, `annotate` and `node_shutdown` when absent, for
 /// the grid hash as `ServiceSpec`'s; no `..` here either.
 impl std::fmt::Debug for Disruption {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -462,6 +478,9 @@ impl std::fmt::Debug for Disruption {
             unready,
             crash,
             node_failure,
+            scale_to,
+            annotate,
+            node_shutdown,
         } = self;
         let mut d = f.debug_struct("Disruption");
         d.field("when", when)
@@ -485,6 +504,15 @@ impl std::fmt::Debug for Disruption {
         if let Some(failure) = node_failure {
             d.field("node_failure", failure);
         }
+        if let Some(replicas) = scale_to {
+            d.field("scale_to", replicas);
+        }
+        if let Some(annotate) = annotate {
+            d.field("annotate", annotate);
+        }
+        if let Some(shutdown) = node_shutdown {
+            d.field("node_shutdown", shutdown);
+        }
         d.finish()
     }
 }
@@ -501,6 +529,9 @@ impl Default for Disruption {
             unready: None,
             crash: None,
             node_failure: None,
+            scale_to: None,
+            annotate: None,
+            node_shutdown: None,
         }
     }
 }

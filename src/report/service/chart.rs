@@ -9,8 +9,8 @@
 
 use std::fmt::Write;
 
-use super::replica_reports;
 use super::strip::{self, Outcome};
+use super::{crash, replica_reports};
 use crate::engine::SimTime;
 use crate::model::PodSpec;
 use crate::model::service::ServiceReport;
@@ -78,11 +78,13 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, columns: u64) -> String {
         let row = retried.iter().map(|&r| if r { '+' } else { ' ' }).collect();
         rows.push(("answered by a retry".to_string(), row));
     }
+    let crashes = crash::crashes(report);
     let deletes: Vec<(Option<SimTime>, char)> = m
         .ready_ms
         .map(|ms| (Some(SimTime(ms)), 'T'))
         .into_iter()
         .chain(m.deleted.iter().map(|d| (Some(SimTime(d.deleted_ms)), 'D')))
+        .chain(crashes.iter().map(|c| (Some(c.at), crash::GLYPH)))
         .collect();
     rows.push((String::new(), cells.marks(&deletes)));
 
@@ -102,11 +104,17 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, columns: u64) -> String {
     } else {
         ""
     };
+    // Only a run that crashed an app has the mark: every other run's
+    // chart keeps its bytes.
+    let crashed = match crashes.is_empty() {
+        true => String::new(),
+        false => format!("  {} {}", crash::GLYPH, crash::LABEL),
+    };
     let _ = writeln!(
         out,
-        "= rules still route to a deleted Pod  · answered{retried}  failed: {}  T traffic starts  D {}",
+        "= rules still route to a deleted Pod  · answered{retried}  failed: {}  T traffic starts  D {}{crashed}",
         causes.join("  "),
-        super::deleted_by(m)
+        super::deleted_by(report)
     );
     if let Some(states) = super::node::chart_legend(report) {
         let _ = writeln!(out, "{states}");

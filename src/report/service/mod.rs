@@ -17,6 +17,7 @@
 //! and CSV never disagree about a name.
 
 mod chart;
+mod crash;
 mod drain;
 mod node;
 mod picture;
@@ -31,7 +32,7 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::SimTime;
 use crate::model::service::{
-    Cause, DrainFigures, FailedRequest, HopFigures, NodeFigures, RetryFigures, RolloutFigures,
+    Cause, CrashFigures, DrainFigures, FailedRequest, HopFigures, NodeFigures, RetryFigures, RolloutFigures,
     ServiceChange, ServiceMetrics, ServiceReport, Status,
 };
 use crate::model::{PodReport, PodSpec};
@@ -59,16 +60,18 @@ pub fn metrics_object(m: &ServiceMetrics) -> Value {
 
 /// A rollout's and a drain's figures by name (`RolloutFigures::NAMES`,
 /// `DrainFigures::NAMES`), then a client's retries (`RetryFigures::NAMES`)
-/// and a hop's (`HopFigures::NAMES`), those the run has: what follows the Service's own figures in JSON and
-/// the report's table (the CSV has the first two, not the retries, whose
-/// columns would change every Service grid's header).
+/// a hop's (`HopFigures::NAMES`) and the crashes (`CrashFigures::NAMES`),
+/// those the run has: what follows the Service's own figures in JSON and
+/// the report's table (the CSV has all but the retries and the hop's,
+/// whose columns would change every Service grid's header).
 pub fn deployment_figures(m: &ServiceMetrics) -> impl Iterator<Item = (&'static str, Option<u64>)> + '_ {
     let rollout = (m.rollout.iter()).flat_map(|r| RolloutFigures::NAMES.into_iter().zip(r.numbers()));
     let drain = (m.drain.iter()).flat_map(|d| DrainFigures::NAMES.into_iter().zip(d.numbers()));
     let node = (m.node.iter()).flat_map(|n| NodeFigures::NAMES.into_iter().zip(n.numbers()));
     let retry = (m.retry.iter()).flat_map(|r| RetryFigures::NAMES.into_iter().zip(r.numbers()));
     let hop = (m.hop.iter()).flat_map(|h| HopFigures::NAMES.into_iter().zip(h.numbers()));
-    rollout.chain(drain).chain(node).chain(retry).chain(hop)
+    let crash = (m.crash.iter()).flat_map(|c| CrashFigures::NAMES.into_iter().zip(c.numbers()));
+    rollout.chain(drain).chain(node).chain(retry).chain(hop).chain(crash)
 }
 
 /// The history's failed requests, each typed as the Pod's events are:
@@ -154,12 +157,16 @@ fn replica_reports(report: &ServiceReport) -> impl Iterator<Item = PodReport> + 
 }
 
 /// What deleted the run's Pods, as the pictures label each deletion: the
-/// user, the rollout's ReplicaSet, or a drain's evictions.
-fn deleted_by(m: &ServiceMetrics) -> &'static str {
+/// user, the ReplicaSet (a rollout's, or a `scale_to`'s: its history has
+/// the scaling), or a drain's evictions.
+fn deleted_by(report: &ServiceReport) -> &'static str {
+    let m = &report.metrics;
+    let scaled = || (report.trace.entries().iter()).any(|e| matches!(e.what, ServiceChange::Scaled { .. }));
     match (&m.rollout, &m.drain) {
         (Some(_), _) => "scale-down",
         _ if m.node.is_some() => "eviction",
         (_, Some(_)) => "eviction",
+        _ if scaled() => "scale-down",
         _ => "kubectl delete",
     }
 }
@@ -213,6 +220,19 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
         );
     }
     node::text(report, &mut out);
+    if let Some(line) = crash::summary(&crash::crashes(report)) {
+        let _ = writeln!(out, "{line}");
+    }
+    for e in report.trace.entries() {
+        if let ServiceChange::NodeShuttingDown { node, budget } = e.what {
+            let _ = writeln!(
+                out,
+                "node {node} shutting down at {}: not Ready, its kubelet kills its Pods, each within {budget} \
+                 (shutdownGracePeriod − shutdownGracePeriodCriticalPods)",
+                e.at
+            );
+        }
+    }
     for d in &m.deleted {
         let after = |ms: Option<u64>| ms.map_or("never".to_string(), |ms| format!("+{}", at(ms)));
         let _ = writeln!(

@@ -12,8 +12,8 @@
 //! metrics its meters made of it (`ServiceMetrics::deleted`); the strip's marks, or above `MAX_MARKS` its per-pixel-column
 //! counts, add up to the run's figures per cause.
 
-use super::replica_reports;
 use super::strip::{self, Outcome, Sent};
+use super::{crash, replica_reports};
 use crate::engine::SimTime;
 use crate::model::PodSpec;
 use crate::model::service::{Deleted, NodeState, ServiceChange, ServiceReport};
@@ -83,9 +83,12 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
             0.0
         };
     // Deletions close together (a rollout's scale-downs) label their lines
-    // in rows above one another; row 0 is the nodes' section title's.
-    let label_rows = deletion_label_rows(m, &axis);
-    let rows_above = label_rows.iter().copied().max().unwrap_or(0);
+    // in rows above one another; row 0 is the nodes' section title's. The
+    // crashes' labels come after theirs.
+    let crashes = crash::crashes(report);
+    let mut label_rows = deletion_label_rows(m, super::deleted_by(report), &crashes, &axis);
+    let crash_rows = label_rows.split_off(m.deleted.len());
+    let rows_above = (label_rows.iter().chain(&crash_rows).copied().max()).unwrap_or(0);
     let nodes_top = blocks_top + blocks.height() + LABEL_ROW * rows_above as f64;
     let strip_top = nodes_top + TITLE_ROW + ROW * nodes as f64 + GAP / 2.0;
     let strip_bottom = strip_top + TITLE_ROW + ROW * lanes.len() as f64;
@@ -129,7 +132,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
         );
         svg.title(&format!(
             "{} of replica {} at {}",
-            super::deleted_by(m),
+            super::deleted_by(report),
             d.replica,
             SimTime(d.deleted_ms)
         ));
@@ -142,7 +145,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
         svg.text(
             x + 4.0,
             nodes_top + TITLE_ROW - 6.0 - LABEL_ROW * row as f64,
-            super::deleted_by(m),
+            super::deleted_by(report),
             &[
                 ("fill", &DELETION),
                 ("font-size", &11),
@@ -150,6 +153,8 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
             ],
         );
     }
+    let lines = (nodes_top + TITLE_ROW - 4.0, strip_bottom, LABEL_ROW);
+    crash::draw(&mut svg, &crashes, &crash_rows, lines, &axis);
     svg.close();
     let axis_y = strip_bottom + 6.0;
     axis.draw(&mut svg, axis_y, axis_title);
@@ -159,18 +164,28 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     svg.finish()
 }
 
-/// Each deletion's label row: the lowest where it overlaps neither another
-/// label nor, in row 0, the nodes' section title at the left.
-fn deletion_label_rows(m: &crate::model::service::ServiceMetrics, axis: &TimeAxis) -> Vec<usize> {
+/// Each deletion's label row, then each crash's: the lowest where it
+/// overlaps neither another label nor, in row 0, the nodes' section title
+/// at the left.
+fn deletion_label_rows(
+    m: &crate::model::service::ServiceMetrics,
+    deleted_by: &str,
+    crashes: &[crash::Crash],
+    axis: &TimeAxis,
+) -> Vec<usize> {
     // The title is bold, about a tenth wider. The labels are 11 px, but
     // `text_width` runs short of DejaVu's lowercase (`scale-down` is 62 px
     // at 11 px, not 59): measured at 12 px they keep a visible gap.
     let title = (10.0, 10.0 + text_width(NODES_TITLE) * 1.1);
-    let label = text_width(super::deleted_by(m));
+    let label = text_width(deleted_by);
     let spans: Vec<(f64, f64)> = std::iter::once(title)
         .chain(m.deleted.iter().map(|d| {
             let left = axis.x(SimTime(d.deleted_ms)) + 4.0;
             (left, left + label)
+        }))
+        .chain(crashes.iter().map(|c| {
+            let left = axis.x(c.at) + 4.0;
+            (left, left + text_width(&crash::label(c)))
         }))
         .collect();
     rows(&spans)[1..].to_vec()

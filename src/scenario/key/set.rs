@@ -8,9 +8,9 @@ use crate::model::{
 };
 
 use crate::model::service::{
-    Arrival, Balance, Budget, ClientPreset, ClusterSpec, Connections, Disruption, EvictionPolicy, HopPreset,
-    NodeFailure, OnClosed, OnSigterm, Pdb, Preset, Propagation, Provider, ProxyMode, Retry, Rollout, Spot,
-    Strategy, TrafficSpec, Unready, When,
+    Annotate, Arrival, Balance, Budget, ClientPreset, ClusterSpec, Connections, Disruption, EvictionPolicy,
+    HopPreset, NodeFailure, NodeShutdown, OnClosed, OnSigterm, Pdb, Preset, Propagation, Provider, ProxyMode,
+    Retry, Rollout, Spot, Strategy, TrafficSpec, Unready, When,
 };
 
 use super::unit::*;
@@ -255,6 +255,22 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
                     Provider::ALL[word.min(Provider::ALL.len() - 1)]
             }
             Field::Notice => node(d).spot.get_or_insert_with(Spot::default).notice = Some(ms),
+            Field::ScaleTo => d.scale_to = Some(count),
+            // Either key makes the disruption an annotation.
+            Field::Annotate => d.annotate.get_or_insert_with(Annotate::default).replica = count,
+            Field::DeletionCost => d.annotate.get_or_insert_with(Annotate::default).deletion_cost = count,
+            // Any of the three makes the disruption a node shutdown.
+            Field::NodeShutdown => d.node_shutdown.get_or_insert_with(NodeShutdown::default).node = count,
+            Field::ShutdownGracePeriod => {
+                d.node_shutdown
+                    .get_or_insert_with(NodeShutdown::default)
+                    .grace_period = ms
+            }
+            Field::ShutdownGracePeriodCriticalPods => {
+                d.node_shutdown
+                    .get_or_insert_with(NodeShutdown::default)
+                    .critical_pods = ms
+            }
             _ => {}
         }
         return;

@@ -116,6 +116,26 @@ pub enum ServiceRule {
     RetryBesideClient(ClientPreset),
     /// A lost node's rule (`node`).
     LostNode(NodeRule),
+    /// A scale-down beside the rollout of disruption `rollout`.
+    ScaleBesideRollout {
+        /// The disruption that is the rollout.
+        rollout: usize,
+    },
+    /// A node shutdown of a node beyond `nodes`.
+    ShutdownBeyond {
+        /// The node written.
+        node: u32,
+        /// How many there are.
+        nodes: u32,
+    },
+    /// shutdownGracePeriodCriticalPods above shutdownGracePeriod (the
+    /// kubelet then runs no graceful shutdown: `migrateConfig` returns none).
+    CriticalOverGrace {
+        /// shutdownGracePeriod.
+        grace: SimDuration,
+        /// shutdownGracePeriodCriticalPods.
+        critical: SimDuration,
+    },
 }
 
 /// A rule a Service breaks: the field to point at (with the disruption's
@@ -216,14 +236,24 @@ impl fmt::Display for ServiceProblem {
             ServiceRule::OverBudget(over) => write!(f, "{over}"),
             ServiceRule::BesideUnready { kind, field } => write!(
                 f,
-                "{} belongs to {}, and {} makes this disruption {} (its Pod stays); write them as two disruptions",
+                "{} belongs to {}, and {} makes this disruption {}; write them as two disruptions",
                 field.leaf(),
                 match field {
-                    Field::Unready | Field::Crash => "another kind",
+                    Field::Unready | Field::Crash | Field::ScaleTo | Field::Annotate => "another kind",
                     _ => "a delete, a rollout or a drain",
                 },
                 kind.leaf(),
                 one_replica_kind(*kind)
+            ),
+            ServiceRule::UnreadyBeyond {
+                kind: Field::ScaleTo,
+                replica,
+                replicas,
+            } => write!(
+                f,
+                "scale_to = {replica} is not below the replicas: with replicas = {replicas}, scale down to \
+                 one of 0 to {}",
+                replicas - 1
             ),
             ServiceRule::UnreadyBeyond {
                 kind,
@@ -234,6 +264,22 @@ impl fmt::Display for ServiceProblem {
                 "{} = {replica} is beyond the replicas: with replicas = {replicas}, name one of 0 to {}",
                 kind.leaf(),
                 replicas - 1
+            ),
+            ServiceRule::ShutdownBeyond { node, nodes } => write!(
+                f,
+                "node_shutdown = {node} is beyond the nodes: with nodes = {nodes}, shut down one of 0 to {}",
+                nodes - 1
+            ),
+            ServiceRule::CriticalOverGrace { grace, critical } => write!(
+                f,
+                "shutdown_grace_period_critical_pods \"{critical}\" is above shutdown_grace_period \"{grace}\": \
+                 the critical Pods' share is part of the whole (the kubelet runs no graceful shutdown then); \
+                 write at most \"{grace}\""
+            ),
+            ServiceRule::ScaleBesideRollout { rollout } => write!(
+                f,
+                "a scale-down beside the rollout of disruption {rollout}: the Deployment controller would \
+                 scale both ReplicaSets in proportion, which podsim does not model; write them in two scenarios"
             ),
             ServiceRule::RetryBesideClient(client) => write!(
                 f,
@@ -331,15 +377,24 @@ fn check_deletion(run: &RunSpec, _: &ServiceSpec) -> Result<(), ServiceProblem> 
 /// each replica once; each unready window and crash: of a replica that exists.
 fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
     for (i, d) in service.disruptions.iter().enumerate() {
+        if let Some(n) = d.node_shutdown {
+            check_shutdown(i, d, n, service.nodes)?;
+            continue;
+        }
         if d.every == Some(SimDuration::ZERO) {
             return problem(Field::Every, Some(i), ServiceRule::EveryZero);
         }
         let replicas = service.replicas;
         if let Some(replica) = d.one_replica() {
+            // The first kind written; any later one is beside it.
             let kind = if d.unready.is_some() {
                 Field::Unready
-            } else {
+            } else if d.crash.is_some() {
                 Field::Crash
+            } else if d.scale_to.is_some() {
+                Field::ScaleTo
+            } else {
+                Field::Annotate
             };
             let other = [
                 (Field::Rollout, d.rollout.is_some()),
@@ -347,6 +402,8 @@ fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProble
                 (Field::Every, d.every.is_some()),
                 (Field::GracePeriod, d.grace_period.is_some()),
                 (Field::Crash, kind == Field::Unready && d.crash.is_some()),
+                (Field::ScaleTo, kind != Field::ScaleTo && d.scale_to.is_some()),
+                (Field::Annotate, kind != Field::Annotate && d.annotate.is_some()),
             ];
             if let Some(&(field, _)) = other.iter().find(|(_, written)| *written) {
                 return problem(field, Some(i), ServiceRule::BesideUnready { kind, field });
@@ -373,7 +430,7 @@ fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProble
         }
         if let Some(first) = service.disruptions[..i]
             .iter()
-            .position(|e| e.replica == d.replica && e.one_replica().is_none())
+            .position(|e| e.replica == d.replica && e.one_replica().is_none() && e.node_shutdown.is_none())
         {
             let rule = ServiceRule::ReplicaTwice {
                 replica: d.replica,
@@ -394,7 +451,7 @@ fn check_drains(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem
     };
     for (i, d) in service.disruptions.iter().enumerate() {
         let Some(node) = d.drain else {
-            if d.one_replica().is_some() || d.node_failure.is_some() {
+            if d.one_replica().is_some() || d.node_failure.is_some() || d.node_shutdown.is_some() {
                 continue;
             }
             let rollout = d.rollout.is_some();
@@ -445,11 +502,15 @@ fn check_rollouts(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProbl
     if let Some(&second) = rollouts.get(1) {
         return problem(Field::Rollout, Some(second), ServiceRule::SecondRollout { first });
     }
-    if let Some(i) =
-        (service.disruptions.iter()).position(|d| d.rollout.is_none() && d.one_replica().is_none())
+    if let Some(i) = (service.disruptions.iter())
+        .position(|d| d.rollout.is_none() && d.one_replica().is_none() && d.node_shutdown.is_none())
     {
         let rule = ServiceRule::DeleteBesideRollout { rollout: first };
         return problem(Field::Delete, Some(i), rule);
+    }
+    if let Some(i) = (service.disruptions.iter()).position(|d| d.scale_to.is_some()) {
+        let rule = ServiceRule::ScaleBesideRollout { rollout: first };
+        return problem(Field::ScaleTo, Some(i), rule);
     }
     let Some(r) = &service.disruptions[first].rollout else {
         return Ok(());
@@ -494,10 +555,51 @@ fn check_budget(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem
     }
 }
 
-/// What `unready` (or `for`) and `crash` make of a disruption, for the messages.
+/// A node shutdown: of a node that exists, its critical share within the whole.
+fn check_shutdown(
+    i: usize,
+    d: &crate::model::service::Disruption,
+    n: crate::model::service::NodeShutdown,
+    nodes: u32,
+) -> Result<(), ServiceProblem> {
+    let other = [
+        (Field::Rollout, d.rollout.is_some()),
+        (Field::DrainNode, d.drain.is_some()),
+        (Field::Every, d.every.is_some()),
+        (Field::GracePeriod, d.grace_period.is_some()),
+        (Field::Unready, d.unready.is_some()),
+        (Field::Crash, d.crash.is_some()),
+        (Field::ScaleTo, d.scale_to.is_some()),
+        (Field::Annotate, d.annotate.is_some()),
+    ];
+    if let Some(&(field, _)) = other.iter().find(|(_, written)| *written) {
+        let kind = Field::NodeShutdown;
+        return problem(field, Some(i), ServiceRule::BesideUnready { kind, field });
+    }
+    if n.node >= nodes {
+        let rule = ServiceRule::ShutdownBeyond { node: n.node, nodes };
+        return problem(Field::NodeShutdown, Some(i), rule);
+    }
+    if n.critical_pods > n.grace_period {
+        let rule = ServiceRule::CriticalOverGrace {
+            grace: n.grace_period,
+            critical: n.critical_pods,
+        };
+        return problem(Field::ShutdownGracePeriodCriticalPods, Some(i), rule);
+    }
+    Ok(())
+}
+
+/// What `unready` (or `for`), `crash`, `scale_to` and `annotate` (or
+/// `deletion_cost`) make of a disruption, for the messages.
 pub(crate) fn one_replica_kind(key: Field) -> &'static str {
     match key {
-        Field::Crash => "a crash of its app",
-        _ => "a readiness failure",
+        Field::Crash => "a crash of its app (its Pod stays)",
+        Field::ScaleTo => "a scale-down (its ReplicaSet picks the Pods)",
+        Field::Annotate | Field::DeletionCost => "an annotation of a Pod's deletion cost",
+        Field::NodeShutdown | Field::ShutdownGracePeriod | Field::ShutdownGracePeriodCriticalPods => {
+            "a graceful shutdown of a node (its kubelet kills its Pods)"
+        }
+        _ => "a readiness failure (its Pod stays)",
     }
 }

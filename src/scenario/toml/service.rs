@@ -194,9 +194,19 @@ impl Reader<'_> {
                 }
             }
         }
-        let one_replica_key = [Field::Unready, Field::UnreadyFor, Field::Crash]
-            .into_iter()
-            .find_map(|f| written(f).map(|_| f));
+        let one_replica_key = [
+            Field::Unready,
+            Field::UnreadyFor,
+            Field::Crash,
+            Field::ScaleTo,
+            Field::Annotate,
+            Field::DeletionCost,
+            Field::NodeShutdown,
+            Field::ShutdownGracePeriod,
+            Field::ShutdownGracePeriodCriticalPods,
+        ]
+        .into_iter()
+        .find_map(|f| written(f).map(|_| f));
         if let Some(key) = one_replica_key {
             let (unready, what) = (key.leaf(), crate::scenario::rules::service::one_replica_kind(key));
             // `delete` has a default, so only its reader knows it was written.
@@ -205,7 +215,7 @@ impl Reader<'_> {
                 return Err(self.error(
                     span,
                     format!(
-                        "{context}{unready} makes this disruption {what} (its Pod stays), \
+                        "{context}{unready} makes this disruption {what}, \
                          and {other} a kubectl delete; write them as two disruptions"
                     ),
                 ));

@@ -28,7 +28,7 @@ use super::axis::{Axis, Positioned, RANGE_KEYS, Values, names_a_key, parse_value
 use super::csv;
 use super::summary::{Summary, Table};
 use crate::model::job::{JobFigures, JobSpec};
-use crate::model::service::{DrainFigures, NodeFigures, RolloutFigures, ServiceMetrics};
+use crate::model::service::{CrashFigures, DrainFigures, NodeFigures, RolloutFigures, ServiceMetrics};
 use crate::model::{ContainerKind, Metrics, PodMode, RunSpec};
 use crate::scenario::diagnostic::AxisWrong;
 use crate::scenario::key::Field;
@@ -215,8 +215,8 @@ impl Grid {
             columns.push("replication".to_string());
         }
         columns.extend(self.axes.iter().map(Axis::column));
-        // Only a grid with a rollout or a drain has its columns: every
-        // other Service grid keeps its bytes.
+        // Only a grid with a rollout, a drain or a crash has its columns:
+        // every other Service grid keeps its bytes.
         let names: &[&[&str]] = match self.table() {
             Table::Pod if self.has_jobs() => &[&Metrics::NAMES, &JobFigures::NAMES],
             Table::Pod => &[&Metrics::NAMES],
@@ -224,6 +224,7 @@ impl Grid {
             Table::Rollout => &[&ServiceMetrics::NAMES, &RolloutFigures::NAMES],
             Table::Drain => &[&ServiceMetrics::NAMES, &DrainFigures::NAMES],
             Table::Node => &[&ServiceMetrics::NAMES, &DrainFigures::NAMES, &NodeFigures::NAMES],
+            Table::Crash => &[&ServiceMetrics::NAMES, &CrashFigures::NAMES],
         };
         columns.extend(names.iter().copied().flatten().map(|n| n.to_string()));
         columns

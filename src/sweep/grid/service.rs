@@ -29,6 +29,8 @@ enum Kind {
     Rollout,
     Drain,
     Node,
+    /// `crash = R`: the CSV has its `crashes` column (`Table::Crash`).
+    Crash,
 }
 
 impl Kind {
@@ -37,6 +39,7 @@ impl Kind {
             (Some(_), _) => Kind::Rollout,
             (None, Some(_)) => Kind::Drain,
             _ if d.node_failure.is_some() => Kind::Node,
+            (None, None) if d.crash.is_some() => Kind::Crash,
             (None, None) => Kind::Delete,
         }
     }
@@ -55,6 +58,7 @@ impl Kind {
             | Field::SpotReclaim
             | Field::Provider
             | Field::Notice => Some(Kind::Node),
+            Field::Crash => Some(Kind::Crash),
             Field::Delete | Field::GracePeriod => Some(Kind::Delete),
             _ => None,
         }
@@ -66,6 +70,7 @@ impl Kind {
             Kind::Rollout => "a rollout",
             Kind::Drain => "a kubectl drain",
             Kind::Node => "a lost node",
+            Kind::Crash => "a crash",
         }
     }
 
@@ -76,6 +81,7 @@ impl Kind {
             Kind::Rollout => "rollout = \"RollingUpdate\"",
             Kind::Drain => "drain = <node>",
             Kind::Node => "node_failure = <node>",
+            Kind::Crash => "crash = <replica>",
         }
     }
 }

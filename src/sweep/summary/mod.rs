@@ -10,7 +10,7 @@
 //! last `clear`, in any order (values are sorted before anything is read),
 //! so it is the same on any thread and in any shard.
 
-use crate::model::service::{DrainFigures, NodeFigures, RolloutFigures, ServiceMetrics};
+use crate::model::service::{CrashFigures, DrainFigures, NodeFigures, RolloutFigures, ServiceMetrics};
 use crate::model::{Field, Metrics, RunSpec};
 
 use super::csv::push_text;
@@ -37,6 +37,9 @@ pub enum Table {
     /// The Service's, then `DrainFigures::NAMES` (a spot reclaim's drain,
     /// and the budget any lost node goes below), then `NodeFigures::NAMES`.
     Node,
+    /// The Service's, then `CrashFigures::NAMES`: a grid whose base crashes
+    /// an app, with neither a rollout nor a drain (whose columns win).
+    Crash,
 }
 
 /// A Service's numeric metrics: every one but `outcome`.
@@ -59,6 +62,8 @@ impl Table {
             Table::Node
         } else if service.disruptions.iter().any(|d| d.drain.is_some()) {
             Table::Drain
+        } else if service.disruptions.iter().any(|d| d.crash.is_some()) {
+            Table::Crash
         } else {
             Table::Service
         }
@@ -70,12 +75,14 @@ impl Table {
         const ROLLOUT: [&str; 20] = join(&SERVICE, &RolloutFigures::NAMES);
         const DRAIN: [&str; 19] = join(&SERVICE, &DrainFigures::NAMES);
         const NODE: [&str; 24] = join(&DRAIN, &NodeFigures::NAMES);
+        const CRASH: [&str; 17] = join(&SERVICE, &CrashFigures::NAMES);
         match self {
             Table::Pod => &POD,
             Table::Service => &SERVICE,
             Table::Rollout => &ROLLOUT,
             Table::Drain => &DRAIN,
             Table::Node => &NODE,
+            Table::Crash => &CRASH,
         }
     }
 
@@ -86,7 +93,7 @@ impl Table {
     pub fn shares(self) -> &'static [&'static str] {
         match self {
             Table::Pod => &["p_exposed", "p_sigkilled", "p_never_ready"],
-            Table::Service => &["p_failed", "p_sigkilled", "p_never_ready"],
+            Table::Service | Table::Crash => &["p_failed", "p_sigkilled", "p_never_ready"],
             Table::Rollout => &["p_failed", "p_sigkilled", "p_never_ready", "p_rollout_unfinished"],
             Table::Drain => &["p_failed", "p_sigkilled", "p_never_ready", "p_drain_unfinished"],
             Table::Node => &["p_failed", "p_sigkilled", "p_never_ready", "p_unreplaced"],
@@ -234,12 +241,13 @@ impl Summary {
         let rollout = metrics.rollout.iter().flat_map(|r| r.numbers());
         let drain = metrics.drain.iter().flat_map(|d| d.numbers());
         let node = metrics.node.iter().flat_map(|n| n.numbers());
+        let crash = metrics.crash.iter().flat_map(|c| c.numbers());
         let unfinished = match self.table {
             Table::Rollout => metrics.rollout.is_none_or(|r| r.rollout_ms.is_none()),
             Table::Drain => metrics.drain.is_none_or(|d| d.drain_ms.is_none()),
             // Some lost node's Pods were not all replaced within the run.
             Table::Node => metrics.node.as_ref().is_none_or(|n| n.numbers()[4].is_none()),
-            Table::Pod | Table::Service => false,
+            Table::Pod | Table::Service | Table::Crash => false,
         };
         let flags = [
             metrics.failed > 0,
@@ -247,7 +255,7 @@ impl Summary {
             metrics.ready_ms.is_none(),
             unfinished,
         ];
-        self.add_row(service.chain(rollout).chain(drain).chain(node), flags);
+        self.add_row(service.chain(rollout).chain(drain).chain(node).chain(crash), flags);
     }
 
     fn add_row(&mut self, numbers: impl Iterator<Item = Option<u64>>, flags: [bool; 4]) {

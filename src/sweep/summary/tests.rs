@@ -87,6 +87,7 @@ fn service(failed: u64, termination: u64, sigkilled: u32) -> ServiceMetrics {
         rollout: None,
         node: None,
         drain: None,
+        crash: None,
     }
 }
 

@@ -214,6 +214,27 @@ impl Field {
             }
             Field::Provider => "whose spot notice: aws (2 min), gcp (30 s), azure (30 s); default aws",
             Field::Notice => "the spot reclaim's notice, instead of the provider's",
+            Field::ScaleTo => {
+                "makes the disruption a scale-down of the Deployment to this many replicas (below replicas): \
+                 its ReplicaSet deletes the Pods it ranks first (not Ready, lower deletion cost, … newer), \
+                 each terminated as a delete"
+            }
+            Field::Annotate => {
+                "makes the disruption `kubectl annotate` of this replica's Pod, from 0, with \
+                 controller.kubernetes.io/pod-deletion-cost = deletion_cost: a scale-down deletes lower costs first"
+            }
+            Field::DeletionCost => "the pod-deletion-cost `annotate` gives, 0 or more; default 0",
+            Field::NodeShutdown => {
+                "makes the disruption a graceful shutdown of this node, from 0 (KEP-2000): not Ready, and its kubelet \
+                 kills every Pod on it, each grace capped by the regular Pods' budget; the ReplicaSet replaces them elsewhere"
+            }
+            Field::ShutdownGracePeriod => {
+                "the kubelet's shutdownGracePeriod: how long it holds the shutdown for its Pods; default 30s"
+            }
+            Field::ShutdownGracePeriodCriticalPods => {
+                "the kubelet's shutdownGracePeriodCriticalPods: the share of shutdown_grace_period kept for \
+                 critical Pods; regular Pods get the rest; default 10s"
+            }
             Field::MinAvailable => {
                 "Pods that must stay healthy for an eviction, a count or a percentage of replicas rounded up (at most 100%); \
                  a `[pdb]` with neither this nor max_unavailable allows no eviction of a Ready Pod"

@@ -157,6 +157,18 @@ pub enum Field {
     Provider,
     /// `[[disruptions]] notice`: the spot notice, instead of the provider's.
     Notice,
+    /// `[[disruptions]] scale_to`: the Deployment is scaled to this many replicas.
+    ScaleTo,
+    /// `[[disruptions]] annotate`: this replica's Pod gets a deletion cost.
+    Annotate,
+    /// `[[disruptions]] deletion_cost`: the cost `annotate` gives.
+    DeletionCost,
+    /// `[[disruptions]] node_shutdown`: this node shuts down gracefully.
+    NodeShutdown,
+    /// `[[disruptions]] shutdown_grace_period`: the kubelet's shutdownGracePeriod.
+    ShutdownGracePeriod,
+    /// `[[disruptions]] shutdown_grace_period_critical_pods`: its critical share.
+    ShutdownGracePeriodCriticalPods,
     /// `[pdb] min_available`: Pods that must stay healthy.
     MinAvailable,
     /// `[pdb] max_unavailable`: Pods that may be unhealthy.
@@ -224,7 +236,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 125] = {
+    pub const ALL: [Field; 131] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -313,6 +325,12 @@ impl Field {
             Field::SpotReclaim,
             Field::Provider,
             Field::Notice,
+            Field::ScaleTo,
+            Field::Annotate,
+            Field::DeletionCost,
+            Field::NodeShutdown,
+            Field::ShutdownGracePeriod,
+            Field::ShutdownGracePeriodCriticalPods,
             Field::MinAvailable,
             Field::PdbMaxUnavailable,
             Field::UnhealthyPodEvictionPolicy,
@@ -438,7 +456,14 @@ impl Field {
             | Field::TolerationSeconds
             | Field::SpotReclaim
             | Field::Provider
-            | Field::Notice => Scope::Disruption,
+            | Field::Notice
+
+            | Field::ScaleTo
+            | Field::Annotate
+            | Field::DeletionCost
+            | Field::NodeShutdown
+            | Field::ShutdownGracePeriod
+            | Field::ShutdownGracePeriodCriticalPods => Scope::Disruption,
             Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
             Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
             Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {
@@ -543,6 +568,12 @@ impl Field {
             Field::SpotReclaim => "spot_reclaim",
             Field::Provider => "provider",
             Field::Notice => "notice",
+            Field::ScaleTo => "scale_to",
+            Field::Annotate => "annotate",
+            Field::DeletionCost => "deletion_cost",
+            Field::NodeShutdown => "node_shutdown",
+            Field::ShutdownGracePeriod => "shutdown_grace_period",
+            Field::ShutdownGracePeriodCriticalPods => "shutdown_grace_period_critical_pods",
             Field::MinAvailable => "min_available",
             Field::PdbMaxUnavailable => "max_unavailable",
             Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",

@@ -52,6 +52,12 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::SpotReclaim
             | $crate::scenario::key::Field::Provider
             | $crate::scenario::key::Field::Notice
+            | $crate::scenario::key::Field::ScaleTo
+            | $crate::scenario::key::Field::Annotate
+            | $crate::scenario::key::Field::DeletionCost
+            | $crate::scenario::key::Field::NodeShutdown
+            | $crate::scenario::key::Field::ShutdownGracePeriod
+            | $crate::scenario::key::Field::ShutdownGracePeriodCriticalPods
             | $crate::scenario::key::Field::MinAvailable
             | $crate::scenario::key::Field::PdbMaxUnavailable
             | $crate::scenario::key::Field::UnhealthyPodEvictionPolicy

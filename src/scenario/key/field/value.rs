@@ -95,9 +95,16 @@ impl Field {
             Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
                 Unit::Scaled
             }
-            Field::DrainNode | Field::Unready | Field::Crash | Field::NodeFailure | Field::SpotReclaim => {
-                Unit::Count
-            }
+            Field::DrainNode
+            | Field::Unready
+            | Field::Crash
+            | Field::NodeFailure
+            | Field::SpotReclaim
+            | Field::ScaleTo
+            | Field::Annotate
+            | Field::DeletionCost
+            | Field::NodeShutdown => Unit::Count,
+            Field::ShutdownGracePeriod | Field::ShutdownGracePeriodCriticalPods => Unit::Millis,
             Field::Partition => Unit::Flag,
             Field::Provider => Unit::Word {
                 what: "provider",

@@ -229,6 +229,9 @@ fn a_service_scenario_reads_into_the_spec() {
             unready: None,
             crash: None,
             node_failure: None,
+            scale_to: None,
+            annotate: None,
+            node_shutdown: None,
         }]
     );
     assert_eq!(s.run.stream.seed, 4);

@@ -1,0 +1,65 @@
+//! A graceful node shutdown (issue 40 item 3, KEP-2000) worked by hand:
+//! the kubelet kills the node's Pods itself, each with its own grace
+//! capped by shutdownGracePeriod − shutdownGracePeriodCriticalPods, and
+//! the ReplicaSet replaces them on the other node.
+//!
+//! The runs are `service`'s with two nodes: two replicas of a web app
+//! booting in 1 s with no probes (replica r on node r mod 2), Ready at
+//! 1 s, when traffic starts (propagation 0, syncs at once). The app
+//! ignores SIGTERM (R55), so it exits only at the SIGKILL that ends its
+//! grace. Node 0 shuts down 5 s after traffic started: at 6 s.
+
+use podsim::engine::SimDuration;
+use podsim::model::service::{Disruption, NodeShutdown, ServiceMetrics, ServiceSimulator, When};
+use podsim::model::{Drain, RunSpec};
+
+use super::common::secs;
+use super::service::{service, steady, web};
+
+/// Node 0 shuts down with a 20 s shutdownGracePeriod, 5 s of it for
+/// critical Pods; the Pod's own grace is `grace`.
+fn shutdown(grace: SimDuration) -> ServiceMetrics {
+    let mut s = service(2, SimDuration::ZERO, secs(5), steady(secs(40)));
+    s.nodes = 2;
+    s.disruptions = vec![Disruption {
+        when: When::AfterReady(secs(5)),
+        node_shutdown: Some(NodeShutdown {
+            node: 0,
+            grace_period: secs(20),
+            critical_pods: secs(5),
+        }),
+        ..Disruption::default()
+    }];
+    let mut pod = web(secs(0));
+    pod.containers[0].drain = Drain::Never;
+    pod.termination_grace_period = grace;
+    let run = RunSpec {
+        service: Some(Box::new(s)),
+        ..RunSpec::new(pod)
+    };
+    ServiceSimulator::new(run).run()
+}
+
+#[test]
+fn a_30s_grace_is_cut_to_the_regular_pods_15s() {
+    // The budget is 20 − 5 = 15 s, below the Pod's 30 s: the kubelet
+    // kills replica 0 (node 0's one Pod) at 6 s, hearing of it at once,
+    // SIGTERM then, SIGKILL 15 s later: terminated in 15 s, not 30.
+    let m = shutdown(secs(30));
+    let d = &m.deleted;
+    assert_eq!(d.len(), 1);
+    assert_eq!(
+        (d[0].replica, d[0].deleted_ms, d[0].termination_ms),
+        (0, 6000, Some(15_000))
+    );
+    assert_eq!(m.replicas[0].sigkilled, 1);
+    // Its replacement, replica 2, goes to node 1 (node 0 is not Ready).
+    assert_eq!(m.replicas.len(), 3);
+}
+
+#[test]
+fn a_grace_within_the_budget_is_the_pods_own() {
+    // 10 s is below the 15 s budget: SIGKILL 10 s after the kill.
+    let m = shutdown(secs(10));
+    assert_eq!(m.deleted[0].termination_ms, Some(10_000));
+}
