@@ -36,6 +36,10 @@ pub enum DrawKey {
     Propagation = 11,
     /// A container instance's postStart hook.
     PostStart = 12,
+    /// The counting traffic model's draws: how many requests a span of
+    /// constant routing state sent (counter: the run's count draw, and the
+    /// uniform within it).
+    Count = 13,
 }
 
 /// The seed and the replication of one run: the part of a draw's counter

@@ -33,6 +33,7 @@ fn sample(field: Field) -> (&'static str, &'static str) {
             Field::Retry => ("\"once\"", "once"),
             Field::Client => ("\"go-net-http\"", "go-net-http"),
             Field::OnClosed => ("\"fails-next\"", "fails-next"),
+            Field::TrafficModel => ("\"counting\"", "counting"),
             Field::OnSigterm => ("\"ignore\"", "ignore"),
             Field::Rollout => ("\"Recreate\"", "Recreate"),
             Field::UnhealthyPodEvictionPolicy => ("\"AlwaysAllow\"", "AlwaysAllow"),

@@ -98,4 +98,8 @@ pub enum ServiceEvent {
         /// The replica, from 0.
         replica: u32,
     },
+    /// The counting traffic model's instant: a span of requests' answers
+    /// or timeouts are due, or the traffic ends; the run lasts until its
+    /// last such instant, as the per-request model's last request does.
+    Counting,
 }

@@ -217,6 +217,34 @@ pub enum ServiceChange {
         /// The replica.
         replica: u32,
     },
+    /// The counting traffic model's requests: `n` sent between `from` and
+    /// `to` to one replica (or to none: no endpoints), all with one fate.
+    /// A failure's instant is each request's send plus the time from `to`
+    /// to this change (none for a refusal, the connect timeout for a
+    /// timeout), except in flight, where it is this change's.
+    Counted {
+        /// The span of their sending.
+        from: SimTime,
+        /// Its end.
+        to: SimTime,
+        /// How many.
+        n: u64,
+        /// The replica they were routed to, if any (`u32::MAX`: none).
+        replica: u32,
+        /// What became of them.
+        fate: Fate,
+    },
+}
+
+/// What became of the requests a `ServiceChange::Counted` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// Answered.
+    Answered,
+    /// Failed, for this cause.
+    Failed(Cause),
+    /// Still in flight when the run ended (sent, neither answered nor failed).
+    Unfinished,
 }
 
 impl ServiceChange {
@@ -253,6 +281,7 @@ impl ServiceChange {
             ServiceChange::DrainDone { .. } => "drain_done",
             ServiceChange::Evicted { .. } => "evicted",
             ServiceChange::EvictionRefused { .. } => "eviction_refused",
+            ServiceChange::Counted { .. } => "counted",
         }
     }
 }

@@ -10,7 +10,7 @@
 
 use super::deployment::RolloutFigures;
 use super::drain::DrainFigures;
-use super::history::{PodFact, ServiceChange, ServiceEntry, ServiceObserver};
+use super::history::{Fate, PodFact, ServiceChange, ServiceEntry, ServiceObserver};
 use super::outcome::{Deleted, RetryFigures, ServiceMetrics};
 use super::spec::ServiceSpec;
 use crate::engine::{RunEnd, SimTime};
@@ -177,6 +177,12 @@ impl ServiceObserver for ServiceMeters {
             ServiceChange::DrainStarted { .. } => c.drains.push((at, None)),
             ServiceChange::DrainDone { drain } => c.drains[drain as usize].1 = Some(at),
             ServiceChange::EvictionRefused { .. } => c.refused += 1,
+            ServiceChange::Counted { n, fate, .. } => {
+                self.requests += n;
+                if let Fate::Failed(cause) = fate {
+                    self.failed_by[cause as usize] += n;
+                }
+            }
             _ => {}
         }
     }

@@ -58,6 +58,7 @@
 mod app;
 mod client;
 mod connection;
+mod counting;
 mod deployment;
 mod dispatch;
 mod drain;
@@ -68,6 +69,7 @@ mod history;
 mod meters;
 mod outcome;
 mod pdb;
+mod poisson;
 mod proxy;
 mod rollout;
 mod sent;
@@ -81,12 +83,13 @@ pub use client::{ClientPreset, ClientSpec, OnClosed, Profile, Retries};
 pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::{DrainFigures, EVICTION_RETRY};
 pub use event::ServiceEvent;
-pub use history::{PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
+pub use history::{Fate, PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
 pub use outcome::{Cause, Deleted, FailedRequest, RetryFigures, ServiceMetrics};
 pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
 pub use sent::SentTimes;
 pub use simulator::{ServiceReport, ServiceRun, ServiceSimulator, simulate_service, simulate_service_within};
+pub use spec::{AUTO_RATE, TrafficModel};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
     TrafficSpec, Unready, When,
@@ -136,6 +139,8 @@ pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
     disrupted: usize,
     /// The Deployment, in a scenario with a rollout.
     deploy: Option<Deploy>,
+    /// The counting traffic model's state (`counting`), off for per-request runs.
+    counting: counting::Counting,
     observers: Observers<O>,
 }
 
@@ -162,6 +167,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             traffic_end: None,
             disrupted: 0,
             deploy: None,
+            counting: counting::Counting::default(),
             observers: Observers {
                 meters: ServiceMeters::default(),
                 observer,
@@ -226,6 +232,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.disrupted = 0;
         let controlled = (self.service.disruptions.iter()).any(|d| d.rollout.is_some() || d.drain.is_some());
         self.deploy = controlled.then(|| Deploy::new(replicas, nodes));
+        self.counting.reset(self.service.counts());
         self.observers.meters.reset(&self.service);
         self.observers.observer.clear();
     }
@@ -461,7 +468,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             let (rate, arrival) = (t.rate.get(), t.arrival);
             self.traffic_end = t.duration.map(|d| now + d);
             self.next_arrival = now.as_millis() as f64;
-            self.schedule_arrival(0, rate, arrival, now, s);
+            match self.counting.on {
+                true => self.counting.start(now),
+                false => self.schedule_arrival(0, rate, arrival, now, s),
+            }
         }
         let until = self.traffic_end;
         self.emit(now, ServiceChange::TrafficStarted { until });

@@ -10,8 +10,8 @@
 //! reads them (and the metrics the meters made of the same history), never
 //! the model.
 
-use super::history::{PodFact, ServiceChange, ServiceEntry, ServiceObserver};
-use super::outcome::FailedRequest;
+use super::history::{Fate, PodFact, ServiceChange, ServiceEntry, ServiceObserver};
+use super::outcome::{Cause, FailedRequest};
 use super::sent::SentTimes;
 use crate::engine::SimTime;
 use crate::model::pod::{Trace, TraceEntry};
@@ -43,6 +43,13 @@ impl ServiceObserver for ServiceTrace {
                     self.retried.note(sent);
                 }
             }
+            ServiceChange::Counted {
+                from, to, n, fate, ..
+            } => match fate {
+                Fate::Answered => self.answered.note_spread(from, to, n),
+                Fate::Failed(_) => self.entries.push(entry),
+                Fate::Unfinished => {}
+            },
             ServiceChange::RequestSent { .. }
             | ServiceChange::Routed { .. }
             | ServiceChange::Retried { .. }
@@ -76,24 +83,55 @@ impl ServiceTrace {
         &self.retried
     }
 
-    /// Each failed request, in the order they failed.
+    /// Each failed request, in the order they failed; a counted run's
+    /// (`ServiceChange::Counted`) one by one, sent at even steps over
+    /// their span (`spread`), so the views place them deterministically.
     pub fn failures(&self) -> impl Iterator<Item = FailedRequest> + '_ {
-        self.entries.iter().filter_map(|e| match e.what {
-            ServiceChange::RequestFailed {
-                sent,
-                cause,
-                replica,
-                client,
-                ..
-            } => Some(FailedRequest {
-                at: e.at,
-                sent,
-                cause,
-                replica,
-                client,
-            }),
-            _ => None,
+        self.entries.iter().flat_map(|e| {
+            let (one, many) = match e.what {
+                ServiceChange::RequestFailed {
+                    sent,
+                    cause,
+                    replica,
+                    client,
+                    ..
+                } => (
+                    Some(FailedRequest {
+                        at: e.at,
+                        sent,
+                        cause,
+                        replica,
+                        client,
+                    }),
+                    None,
+                ),
+                ServiceChange::Counted {
+                    from,
+                    to,
+                    n,
+                    replica,
+                    fate: Fate::Failed(cause),
+                } => (None, Some(counted_failures(e.at, from, to, n, replica, cause))),
+                _ => (None, None),
+            };
+            one.into_iter().chain(many.into_iter().flatten())
         })
+    }
+
+    /// Failed requests, every cause together: the counted ones without
+    /// going through them one by one.
+    pub fn failed_count(&self) -> u64 {
+        (self.entries.iter())
+            .map(|e| match e.what {
+                ServiceChange::RequestFailed { .. } => 1,
+                ServiceChange::Counted {
+                    n,
+                    fate: Fate::Failed(_),
+                    ..
+                } => n,
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Each of the `replicas` replicas' Pod history, as its kubelet reported it.
@@ -145,4 +183,38 @@ impl ServiceTrace {
         }
         levels
     }
+}
+
+/// The `n` requests of a counted failure reported at `at`, sent over
+/// `from..to`: the i-th at `spread(from, to, n, i)`, failed then plus the
+/// wait from `to` to `at` (a timeout's connect timeout), or at `at` if cut
+/// in flight. The client is not tracked by the count (0).
+fn counted_failures(
+    at: SimTime,
+    from: SimTime,
+    to: SimTime,
+    n: u64,
+    replica: u32,
+    cause: Cause,
+) -> impl Iterator<Item = FailedRequest> {
+    let wait = at.since(to);
+    let replica = (replica != u32::MAX).then_some(replica);
+    (0..n).map(move |i| {
+        let sent = spread(from, to, n, i);
+        FailedRequest {
+            at: if cause == Cause::Inflight { at } else { sent + wait },
+            sent,
+            cause,
+            replica,
+            client: 0,
+        }
+    })
+}
+
+/// The i-th of `n` instants at even steps over `from..to`, each in the
+/// middle of its step (whole milliseconds, rounded down).
+pub fn spread(from: SimTime, to: SimTime, n: u64, i: u64) -> SimTime {
+    let span = u128::from(to.since(from).as_millis());
+    let offset = (span * (2 * u128::from(i) + 1) / (2 * u128::from(n.max(1)))) as u64;
+    SimTime(from.as_millis() + offset)
 }

@@ -9,7 +9,7 @@ use crate::model::{
 
 use crate::model::service::{
     Arrival, Budget, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Pdb, Preset,
-    Propagation, Retry, Rollout, Strategy, TrafficSpec, Unready, When,
+    Propagation, Retry, Rollout, Strategy, TrafficModel, TrafficSpec, Unready, When,
 };
 
 use super::unit::*;
@@ -159,6 +159,7 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             Field::IdleTimeout => t.client.idle_timeout = Some(ms),
             Field::Timeout => t.client.timeout = Some(ms),
             Field::Idempotent => t.client.idempotent = Some(value.flag()),
+            Field::TrafficModel => t.model = TrafficModel::ALL[word.min(TrafficModel::ALL.len() - 1)],
             _ => {}
         }
         return;

@@ -114,7 +114,11 @@ pub fn check_work(service: &ServiceSpec) -> Result<(), OverBudget> {
             nodes,
         });
     }
-    service.traffic.as_ref().map_or(Ok(()), check_traffic)
+    // Counted requests cost the same at any rate: no request budget.
+    match service.counts() {
+        true => Ok(()),
+        false => service.traffic.as_ref().map_or(Ok(()), check_traffic),
+    }
 }
 
 /// Whether `traffic` stays within both of its budgets.
@@ -149,7 +153,14 @@ pub fn work_notices(service: &ServiceSpec) -> Vec<String> {
         )
     });
     size.into_iter()
-        .chain(service.traffic.as_ref().and_then(traffic_notice))
+        .chain(
+            service
+                .traffic
+                .as_ref()
+                .filter(|_| !service.counts())
+                .and_then(traffic_notice),
+        )
+        .chain(service.traffic_model_notice())
         .collect()
 }
 

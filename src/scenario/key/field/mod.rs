@@ -107,6 +107,8 @@ pub enum Field {
     ResetRetries,
     /// `[traffic] retry_backoff`: the wait before the first retry.
     RetryBackoff,
+    /// `[traffic] model`: per-request, counting or auto (issue 41).
+    TrafficModel,
     /// `[traffic] idle_timeout`: the client closes an idle pooled connection after this.
     IdleTimeout,
     /// `[traffic] timeout`: the client's own timeout per try.
@@ -177,7 +179,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 102] = {
+    pub const ALL: [Field; 103] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -244,6 +246,7 @@ impl Field {
             Field::IdleTimeout,
             Field::Timeout,
             Field::Idempotent,
+            Field::TrafficModel,
             Field::OnSigterm,
             Field::DrainDelay,
             Field::At,
@@ -339,7 +342,8 @@ impl Field {
             | Field::RetryBackoff
             | Field::IdleTimeout
             | Field::Timeout
-            | Field::Idempotent => Scope::Traffic,
+            | Field::Idempotent
+            | Field::TrafficModel => Scope::Traffic,
             Field::OnSigterm | Field::DrainDelay => Scope::App,
             Field::At
             | Field::AfterReady
@@ -428,6 +432,7 @@ impl Field {
             Field::IdleTimeout => "idle_timeout",
             Field::Timeout => "timeout",
             Field::Idempotent => "idempotent",
+            Field::TrafficModel => "model",
             Field::OnSigterm => "on_sigterm",
             Field::DrainDelay => "drain_delay",
             Field::At => "at",

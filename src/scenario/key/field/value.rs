@@ -4,7 +4,7 @@
 use crate::model::{ContainerKind, Drain, PodMode, PostStart, ProbeOutcome, RestartPolicy, Signal};
 
 use crate::model::service::{
-    Arrival, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Retry, Strategy,
+    Arrival, ClientPreset, Connections, EvictionPolicy, OnClosed, OnSigterm, Retry, Strategy, TrafficModel,
 };
 
 use super::Field;
@@ -64,6 +64,10 @@ impl Field {
             Field::OnClosed => Unit::Word {
                 what: "on_closed",
                 names: &OnClosed::NAMES,
+            },
+            Field::TrafficModel => Unit::Word {
+                what: "model",
+                names: &TrafficModel::NAMES,
             },
             Field::Rate => Unit::Rate,
             Field::MaxSurge | Field::MaxUnavailable | Field::MinAvailable | Field::PdbMaxUnavailable => {
