@@ -19,6 +19,7 @@
 //! - `service_clients`: client profiles, closed pooled connections and retries (issue 39).
 //! - `service_unready`: one replica's readiness failing for a while (issue 39).
 //! - `service_crash`: one replica's app crashing and restarting (issue 40).
+//! - `service_counting`: the counting traffic model against the per-request one (issue 41).
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
 //! - `exits`: how a container exits (R55–R59).
@@ -51,6 +52,7 @@ mod rollout;
 mod seed;
 mod service;
 mod service_clients;
+mod service_counting;
 mod service_crash;
 mod service_history;
 mod service_invariants;

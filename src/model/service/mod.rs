@@ -94,7 +94,7 @@ pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
     TrafficSpec, Unready, When,
 };
-pub use trace::ServiceTrace;
+pub use trace::{FailedSpan, ServiceTrace};
 pub use traffic::SETTLE_TAIL;
 
 use self::app::{Replica, replica_pod};
