@@ -31,7 +31,7 @@ use super::history::{Fate, ServiceChange, ServiceObserver};
 use super::outcome::Cause;
 use super::poisson::Draw;
 use super::{ServiceEvent, ServiceModel, ServiceRun};
-use crate::engine::{Scheduler, SimTime};
+use crate::engine::{Scheduler, SimDuration, SimTime};
 
 /// No replica (`Counted::replica`), no request or node (a counted `Routed`).
 const NONE: u32 = u32::MAX;
@@ -72,8 +72,6 @@ pub(super) struct Counting {
     draws: u64,
     /// Per replica, the rate (a ms) of the open span; scratch.
     rates: Vec<f64>,
-    /// The latest answer instant with an event.
-    latest: SimTime,
 }
 
 impl Counting {
@@ -136,6 +134,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             if self.traffic_end.is_some_and(|e| now >= e) {
                 self.counting.since = None;
                 self.first_after_end(end, now, s.as_deref_mut());
+                self.last_answer_due(now, s.as_deref_mut());
             }
         }
         self.settle(now);
@@ -159,6 +158,19 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let gap = self.next_draw().exp1() / per_ms;
         let at = SimTime((ms(end) + gap).round() as u64).max(now);
         s.at(at, ServiceEvent::Counting);
+    }
+
+    /// The traffic is over: the run lasts until its last answer is due,
+    /// as the per-request model's last `Answered` event holds it.
+    fn last_answer_due(&mut self, now: SimTime, s: Option<&mut Scheduler<'_, ServiceEvent>>) {
+        let (service, _) = self.waits();
+        let last = (self.counting.pieces.iter())
+            .filter(|p| !p.timeout)
+            .map(|p| p.last_ms() + service)
+            .max();
+        if let (Some(last), Some(s)) = (last, s) {
+            s.at(SimTime(last).max(now), ServiceEvent::Counting);
+        }
     }
 
     /// Each replica's rate from every node's rules now, and the rate of
@@ -189,7 +201,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
 
     /// The requests sent over `from..to`, a span of constant routing state.
     fn count_span(&mut self, from: SimTime, to: SimTime, mut s: Option<&mut Scheduler<'_, ServiceEvent>>) {
-        let (service, timeout) = self.waits();
+        let (_, timeout) = self.waits();
         let none = self.span_rates();
         let (a, b) = (ms(from), ms(to));
         let rejected = self.next_draw().poisson(none * (b - a));
@@ -234,11 +246,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             };
             self.counting.pieces.push(piece(false, a, last));
             self.counting.pieces.push(piece(true, last, last));
-            let due = last_at + crate::engine::SimDuration::from_millis(if gone { timeout } else { service });
-            if let Some(s) = s.as_deref_mut()
-                && (gone || due > self.counting.latest)
-            {
-                self.counting.latest = self.counting.latest.max(due);
+            // A timeout fails at its own instant; answers are counted at
+            // the next event, or at the last one due after the traffic.
+            if let (true, Some(s)) = (gone, s.as_deref_mut()) {
+                let due = last_at + SimDuration::from_millis(timeout);
                 s.at(due.max(s.now()), ServiceEvent::Counting);
             }
         }
