@@ -68,10 +68,13 @@ fn ks_critical(n: usize, m: usize) -> f64 {
     c * ((n + m) as f64 / (n * m) as f64).sqrt()
 }
 
+/// One figure of a run, as a number.
+type Figure = fn(&ServiceMetrics) -> f64;
+
 /// Each figure of the two samples: means within 4 standard errors (of
 /// their difference), and the failed requests' distributions alike.
 fn same_distribution(what: &str, per_request: &[ServiceMetrics], counting: &[ServiceMetrics]) {
-    let figures: [(&str, fn(&ServiceMetrics) -> f64); 6] = [
+    let figures: [(&str, Figure); 6] = [
         ("requests", |m| m.requests as f64),
         ("failed", |m| m.failed as f64),
         ("refused", |m| m.failed_of(Cause::Refused) as f64),

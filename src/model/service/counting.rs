@@ -134,7 +134,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             if self.traffic_end.is_some_and(|e| now >= e) {
                 self.counting.since = None;
                 self.first_after_end(end, now, s.as_deref_mut());
-                self.last_answer_due(now, s.as_deref_mut());
+                self.last_answer_due(now, s);
             }
         }
         self.settle(now);
