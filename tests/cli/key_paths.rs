@@ -272,6 +272,7 @@ fn a_misspelt_traffic_key_lists_the_traffics_keys() {
         "idle_timeout",
         "timeout",
         "idempotent",
+        "model",
     ];
     service_table("traffic", "rat", "rate", &keys);
 }

@@ -441,8 +441,8 @@ fn a_view_offers_each_scenario_the_axis_paths_its_sweep_takes() {
     );
     let service = axes(1);
     // … and issue 39's: the client's 8 keys, a disruption's unready and for;
-    // and issue 40's crash.
-    assert_eq!(service.len(), 2 + 9 + 44 + 20 + 10 + 8 + 2 + 1, "{service:?}");
+    // and issue 40's crash; and issue 41's traffic model.
+    assert_eq!(service.len(), 2 + 9 + 44 + 20 + 10 + 8 + 2 + 1 + 1, "{service:?}");
     for path in ["traffic.rate", "disruptions.0.after_ready", "pdb.min_available"] {
         assert!(service.iter().any(|p| p == path), "{path}");
     }
