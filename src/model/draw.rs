@@ -50,6 +50,10 @@ pub enum DrawKey {
     /// One node's delay from a rolling Deployment's change to its sync
     /// request (name: node and Deployment; counter: our slice version).
     RollingPropagation = 17,
+    /// The counting traffic model's draws: how many requests a span of
+    /// constant routing state sent (counter: the run's count draw, and the
+    /// uniform within it).
+    Count = 18,
 }
 
 /// The seed and the replication of one run: the part of a draw's counter

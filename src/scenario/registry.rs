@@ -41,6 +41,7 @@ fn sample(field: Field) -> (&'static str, &'static str) {
             Field::OnClosed => ("\"fails-next\"", "fails-next"),
             Field::HopKind => ("\"envoy\"", "envoy"),
             Field::HopBalance => ("\"least-request\"", "least-request"),
+            Field::TrafficModel => ("\"counting\"", "counting"),
             Field::OnSigterm => ("\"ignore\"", "ignore"),
             Field::Rollout => ("\"Recreate\"", "Recreate"),
             Field::UnhealthyPodEvictionPolicy => ("\"AlwaysAllow\"", "AlwaysAllow"),

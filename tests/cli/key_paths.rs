@@ -273,6 +273,7 @@ fn a_misspelt_traffic_key_lists_the_traffics_keys() {
         "timeout",
         "idempotent",
         "status_retries",
+        "model",
     ];
     service_table("traffic", "rat", "rate", &keys);
 }

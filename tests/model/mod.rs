@@ -23,6 +23,7 @@
 //! - `service_node`: a lost node: a failure, a partition, a spot reclaim (issue 40).
 //! - `service_scale`: a scale-down's victim by the ReplicaSet's ranking (issue 40).
 //! - `service_shutdown`: a graceful node shutdown's capped grace (issue 40).
+//! - `service_counting`: the counting traffic model against the per-request one (issue 41).
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
 //! - `exits`: how a container exits (R55–R59).
@@ -56,6 +57,7 @@ mod seed;
 mod service;
 mod service_clients;
 mod service_cluster;
+mod service_counting;
 mod service_crash;
 mod service_history;
 mod service_hop;

@@ -89,6 +89,7 @@ fn traffic() -> impl Strategy<Value = TrafficSpec> {
                     duration: secs.map(SimDuration::from_secs),
                     connect_timeout: Some(ms(timeout)),
                     client: Default::default(),
+                    model: Default::default(),
                 }
             },
         )

@@ -63,6 +63,9 @@ pub(super) struct Replica {
     pub host_down: bool,
     /// The node controller marked it not Ready (its node went NotReady).
     pub node_not_ready: bool,
+    /// Counting: its last accepted request is answered then, and a
+    /// draining app waits for it as for an open connection.
+    pub busy_until: SimTime,
 }
 
 impl Replica {
@@ -209,7 +212,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             OnSigterm::CloseThenDrain | OnSigterm::CloseKeepBusy => {
                 rep.exit_not_before = now + drain;
                 drain_due(replica, rep.exit_not_before, drain, s);
-                self.close_listener(r, now);
+                self.close_listener(r, now, s);
             }
             OnSigterm::DelayThenDrain => {
                 rep.exit_not_before = now + app.drain_delay + drain;
@@ -241,7 +244,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
 
     /// The app stops accepting and closes its idle connections; busy ones
     /// close after their response (Go) or are held (Node).
-    pub(super) fn close_listener(&mut self, r: usize, now: SimTime) {
+    pub(super) fn close_listener(&mut self, r: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        if self.counting.on && self.replicas[r].app_listening {
+            self.last_in_flight(r, now, s);
+        }
         let hostage = self.service.app.on_sigterm == OnSigterm::CloseKeepBusy;
         let rep = &mut self.replicas[r];
         rep.app_listening = false;
@@ -287,6 +293,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             && rep.app_alive
             && !rep.app_listening
             && now >= rep.exit_not_before
+            && now >= rep.busy_until
             && rep.open.is_empty();
         if let (true, Some(app)) = (done, rep.app) {
             let event = PodEvent::Drained {
@@ -325,6 +332,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
 
     /// The app or the proxy died: requests in flight are cut, connections reset.
     fn path_died(&mut self, r: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        if self.counting.on {
+            self.cut_in_flight(r, now);
+        }
         let mut open = std::mem::take(&mut self.replicas[r].open);
         while let Some(&c) = open.last() {
             let state = self.conns.get(c).state;

@@ -30,6 +30,22 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
     // unit it lands (a call per event costs the sweep about 6 %).
     #[inline]
     fn handle(&mut self, now: SimTime, event: ServiceEvent, s: &mut Scheduler<'_, ServiceEvent>) {
+        // Counting: the span up to this event met the routing state as it
+        // was, so it is counted before the event changes anything.
+        if self.counting.on {
+            self.count_until(now, Some(s));
+        }
+        self.dispatch(now, event, s);
+        if self.counting.on {
+            self.counting_after(s);
+        }
+    }
+}
+
+impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
+    /// Hands `event` to the room that handles it.
+    #[inline(always)]
+    fn dispatch(&mut self, now: SimTime, event: ServiceEvent, s: &mut Scheduler<'_, ServiceEvent>) {
         match event {
             ServiceEvent::Pod { replica, event } => self.pod_event(replica as usize, now, event, s),
             ServiceEvent::Disrupt { index, round } => self.disrupt(index as usize, round, now, s),
@@ -46,7 +62,7 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             ServiceEvent::ConnectGaveUp { request, .. } => self.connect_gave_up(request, now, s),
             ServiceEvent::Resend { request, .. } => self.resend(request, now, s),
             ServiceEvent::ListenerClosing { replica } => {
-                self.close_listener(replica as usize, now);
+                self.close_listener(replica as usize, now, s);
                 self.maybe_exit(replica as usize, now, s);
             }
             ServiceEvent::DrainDue { replica } => self.maybe_exit(replica as usize, now, s),
@@ -75,6 +91,8 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
             ServiceEvent::SyncStart { node } => self.sync_start(node, s),
             ServiceEvent::BackgroundHeard { node, rolling } => self.background_heard(node, rolling, now, s),
             ServiceEvent::Churn => self.churn(now, s),
+            // Its work was the count before it.
+            ServiceEvent::Counting => {}
         }
     }
 }

@@ -11,6 +11,9 @@ use crate::engine::{RunEnd, SimTime};
 impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// The metrics of a run that ended at `end` for reason `how`.
     pub fn finish(&mut self, end: SimTime, how: RunEnd) -> ServiceMetrics {
+        if self.counting.on {
+            self.count_at_end(end);
+        }
         let mut replicas = Vec::with_capacity(self.pods.len());
         for r in 0..self.pods.len() {
             let own_end = match how {

@@ -280,6 +280,34 @@ pub enum ServiceChange {
         /// shutdownGracePeriodCriticalPods, the most grace a Pod gets.
         budget: crate::engine::SimDuration,
     },
+    /// The counting traffic model's requests: `n` sent between `from` and
+    /// `to` to one replica (or to none: no endpoints), all with one fate.
+    /// A failure's instant is each request's send plus the time from `to`
+    /// to this change (none for a refusal, the connect timeout for a
+    /// timeout), except in flight, where it is this change's.
+    Counted {
+        /// The span of their sending.
+        from: SimTime,
+        /// Its end.
+        to: SimTime,
+        /// How many.
+        n: u64,
+        /// The replica they were routed to, if any (`u32::MAX`: none).
+        replica: u32,
+        /// What became of them.
+        fate: Fate,
+    },
+}
+
+/// What became of the requests a `ServiceChange::Counted` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// Answered.
+    Answered,
+    /// Failed, for this cause.
+    Failed(Cause),
+    /// Still in flight when the run ended (sent, neither answered nor failed).
+    Unfinished,
 }
 
 impl ServiceChange {
@@ -325,6 +353,7 @@ impl ServiceChange {
             ServiceChange::TaintEvicted { .. } => "taint_evicted",
             ServiceChange::Crashed { .. } => "crashed",
             ServiceChange::NodeShuttingDown { .. } => "node_shutting_down",
+            ServiceChange::Counted { .. } => "counted",
         }
     }
 }

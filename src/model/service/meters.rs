@@ -10,7 +10,7 @@
 
 use super::deployment::RolloutFigures;
 use super::drain::DrainFigures;
-use super::history::{PodFact, ServiceChange, ServiceEntry, ServiceObserver};
+use super::history::{Fate, PodFact, ServiceChange, ServiceEntry, ServiceObserver};
 use super::node_failure::NodeMeter;
 use super::outcome::Cause;
 use super::outcome::{CrashFigures, Deleted, HopFigures, RetryFigures, ServiceMetrics};
@@ -196,6 +196,12 @@ impl ServiceObserver for ServiceMeters {
             ServiceChange::EvictionRefused { .. } => c.refused += 1,
             ServiceChange::TaintEvicted { replica } => self.evicted_after_drop(replica),
             ServiceChange::Crashed { .. } => self.crashes += 1,
+            ServiceChange::Counted { n, fate, .. } => {
+                self.requests += n;
+                if let Fate::Failed(cause) = fate {
+                    self.failed_by[cause as usize] += n;
+                }
+            }
             _ => {}
         }
         if self.node.on {

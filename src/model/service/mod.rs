@@ -67,6 +67,7 @@ mod background;
 mod client;
 mod cluster;
 mod connection;
+mod counting;
 mod deployment;
 mod dispatch;
 mod drain;
@@ -80,6 +81,7 @@ mod node;
 mod node_failure;
 mod outcome;
 mod pdb;
+mod poisson;
 mod proxy;
 mod rollout;
 mod router;
@@ -97,7 +99,7 @@ pub use cluster::{Changed, ClusterSpec, ProxyMode};
 pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::{DrainFigures, EVICTION_RETRY};
 pub use event::ServiceEvent;
-pub use history::{PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
+pub use history::{Fate, PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
 pub use hop::{Balance, Health, Hop, HopPreset, HopSpec, Status};
 pub use node::{NodeState, TCP_RETRANSMIT_LIMIT};
 pub use node_failure::{LostNode, NodeFailure, NodeFigures, Provider, Spot, default_grace};
@@ -108,11 +110,12 @@ pub use scale::Annotate;
 pub use sent::SentTimes;
 pub use shutdown::NodeShutdown;
 pub use simulator::{ServiceReport, ServiceRun, ServiceSimulator, simulate_service, simulate_service_within};
+pub use spec::{AUTO_RATE, TrafficModel};
 pub use spec::{
     AppSpec, Arrival, Connections, Disruption, OnSigterm, Preset, Propagation, Rate, Retry, ServiceSpec,
     TrafficSpec, Unready, When,
 };
-pub use trace::ServiceTrace;
+pub use trace::{FailedSpan, ServiceTrace};
 pub use traffic::SETTLE_TAIL;
 
 use self::app::{Replica, replica_pod};
@@ -168,6 +171,8 @@ pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
     /// When the last background change was published (ms), and its index.
     churn_next: f64,
     churn_index: u32,
+    /// The counting traffic model's state (`counting`), off for per-request runs.
+    counting: counting::Counting,
     observers: Observers<O>,
 }
 
@@ -199,6 +204,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             runners: Vec::new(),
             churn_next: 0.0,
             churn_index: 0,
+            counting: counting::Counting::default(),
             observers: Observers {
                 meters: ServiceMeters::default(),
                 observer,
@@ -275,6 +281,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             self.node_down.resize(nodes as usize, node::Down::Up);
         }
         self.reset_background();
+        self.counting.reset(self.service.counts());
         self.observers.meters.reset(&self.service);
         self.observers.observer.clear();
     }
@@ -562,7 +569,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             let (rate, arrival) = (t.rate.get(), t.arrival);
             self.traffic_end = t.duration.map(|d| now + d);
             self.next_arrival = now.as_millis() as f64;
-            self.schedule_arrival(0, rate, arrival, now, s);
+            match self.counting.on {
+                true => self.counting.start(now),
+                false => self.schedule_arrival(0, rate, arrival, now, s),
+            }
         }
         let until = self.traffic_end;
         self.emit(now, ServiceChange::TrafficStarted { until });

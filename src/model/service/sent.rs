@@ -72,6 +72,35 @@ impl SentTimes {
         self.add(at, 1);
     }
 
+    /// `n` requests sent over `from..to` were answered (a counted span):
+    /// one by one at even steps while few enough are kept so, else spread
+    /// over the buckets the span covers in proportion to their overlap.
+    pub fn note_spread(&mut self, from: SimTime, to: SimTime, n: u64) {
+        if self.width == 0 && self.exact.len() as u64 + n <= EXACT as u64 {
+            for i in 0..n {
+                self.note(super::trace::spread(from, to, n, i));
+            }
+            return;
+        }
+        if self.width == 0 {
+            self.count_per_bucket();
+        }
+        self.len += n;
+        let (a, b) = (from.as_millis(), to.as_millis().max(from.as_millis() + 1));
+        // Widen first, so the span's buckets stay put while it is spread.
+        self.add(SimTime(b - 1), 0);
+        let span = u128::from(b - a);
+        let mut given = 0;
+        let mut at = a;
+        while at < b {
+            let next = ((at / self.width + 1) * self.width).min(b);
+            let share = (u128::from(n) * u128::from(next - a) / span) as u64;
+            self.add(SimTime(at), share - given);
+            given = share;
+            at = next;
+        }
+    }
+
     /// Calls `visit` with each instant and how many requests were sent
     /// then: each kept instant once, or each non-empty bucket's start with
     /// its count.

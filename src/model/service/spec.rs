@@ -234,11 +234,14 @@ pub struct TrafficSpec {
     pub connect_timeout: Option<SimDuration>,
     /// The client library, and the fields of it the scenario wrote.
     pub client: ClientSpec,
+    /// Each request simulated, or the requests counted per span of
+    /// constant routing state (`counting`).
+    pub model: TrafficModel,
 }
 
 /// Written as derived before client profiles, with the `ideal` client's
-/// values where a field is unwritten and without `client` while it is
-/// `ideal` untouched: a grid's hash is taken over its base's `Debug` text,
+/// values where a field is unwritten, without `client` while it is
+/// `ideal` untouched and without `model` while it is `auto`: a grid's hash is taken over its base's `Debug` text,
 /// and a Service grid written before profiles keeps the hash its shards
 /// carry. No `..`, so a new field must be written here too.
 impl std::fmt::Debug for TrafficSpec {
@@ -254,6 +257,7 @@ impl std::fmt::Debug for TrafficSpec {
             duration,
             connect_timeout,
             client,
+            model,
         } = self;
         let ideal = TrafficSpec::default().profile();
         let mut d = f.debug_struct("TrafficSpec");
@@ -272,6 +276,9 @@ impl std::fmt::Debug for TrafficSpec {
         if !client.is_ideal() {
             d.field("client", client);
         }
+        if *model != TrafficModel::Auto {
+            d.field("model", model);
+        }
         d.finish()
     }
 }
@@ -289,6 +296,7 @@ impl Default for TrafficSpec {
             duration: None,
             connect_timeout: None,
             client: ClientSpec::default(),
+            model: TrafficModel::Auto,
         }
     }
 }
@@ -543,4 +551,96 @@ pub enum When {
     At(SimDuration),
     /// This long after the Service first had every replica Ready on every node.
     AfterReady(SimDuration),
+}
+
+/// How a Service run simulates its requests (issue 41; docs/traffic-models.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TrafficModel {
+    /// Each request an event: routed, answered or failed one by one.
+    PerRequest,
+    /// The requests of each span of constant routing state counted by one
+    /// Poisson draw per endpoint and outcome, where that is exact.
+    Counting,
+    /// `counting` where it is exact and the rate is at least `AUTO_RATE`,
+    /// else `per-request`.
+    #[default]
+    Auto,
+}
+
+impl TrafficModel {
+    crate::model::words::words! {
+        /// The spellings.
+        PerRequest => "per-request",
+        Counting => "counting",
+        Auto => "auto",
+    }
+}
+
+/// `auto` counts from this many requests a second: below it a run sends
+/// a few thousand requests a minute, which the per-request model simulates
+/// in milliseconds while keeping each request's own instant, route and
+/// client in the views (so every bundled scenario keeps its bytes).
+pub const AUTO_RATE: f64 = 1000.0;
+
+impl ServiceSpec {
+    /// What makes the counting model inexact for this Service, if anything:
+    /// the feature that needs requests one by one.
+    pub fn counting_blocker(&self) -> Option<&'static str> {
+        let t = self.traffic.as_ref()?;
+        let p = t.profile();
+        if t.arrival == Arrival::Constant {
+            return Some("constant arrivals (a Poisson stream's counts are what is drawn)");
+        }
+        if p.connections == Connections::KeepAlive {
+            return Some("keep-alive connections (a request's route is its pooled connection's)");
+        }
+        if p.retries.connect > 0 || p.retries.reset > 0 {
+            return Some("client retries (a retried request routes again)");
+        }
+        if t.service_time.fixed().is_none() {
+            return Some("a service-time distribution (in-flight requests are counted for a fixed one)");
+        }
+        if self.hop.is_some() {
+            return Some("a hop (its own balancing and retries route each request)");
+        }
+        if self.disruptions.iter().any(|d| d.node_failure.is_some()) {
+            return Some("a lost node (each request to it times out on its client's own clock)");
+        }
+        if t.clients > 1 && self.nodes > 1 {
+            return Some(
+                "clients on several nodes (requests are shared round robin, so one node's are not a Poisson stream)",
+            );
+        }
+        None
+    }
+
+    /// Whether a run counts its requests: `counting` or `auto` where exact
+    /// (`auto` from `AUTO_RATE` on).
+    pub fn counts(&self) -> bool {
+        let Some(t) = &self.traffic else {
+            return false;
+        };
+        let wanted = match t.model {
+            TrafficModel::PerRequest => false,
+            TrafficModel::Counting => true,
+            TrafficModel::Auto => t.rate.get() >= AUTO_RATE,
+        };
+        wanted && self.counting_blocker().is_none()
+    }
+
+    /// The notice for a run that asked for counting (or would have had it
+    /// by its rate) but simulates each request: which feature forces it.
+    pub fn traffic_model_notice(&self) -> Option<String> {
+        let t = self.traffic.as_ref()?;
+        let asked = match t.model {
+            TrafficModel::PerRequest => false,
+            TrafficModel::Counting => true,
+            TrafficModel::Auto => t.rate.get() >= AUTO_RATE,
+        };
+        let blocker = self.counting_blocker().filter(|_| asked)?;
+        Some(format!(
+            "traffic.model: each request is simulated one by one, not counted, because of {blocker}; \
+             the run's cost grows with traffic.rate (docs/traffic-models.md)"
+        ))
+    }
 }

@@ -32,8 +32,8 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::SimTime;
 use crate::model::service::{
-    Cause, CrashFigures, DrainFigures, FailedRequest, HopFigures, NodeFigures, RetryFigures, RolloutFigures,
-    ServiceChange, ServiceMetrics, ServiceReport, Status,
+    Cause, CrashFigures, DrainFigures, FailedRequest, Fate, HopFigures, NodeFigures, RetryFigures,
+    RolloutFigures, ServiceChange, ServiceMetrics, ServiceReport, Status,
 };
 use crate::model::{PodReport, PodSpec};
 
@@ -93,6 +93,22 @@ fn failed_requests(report: &ServiceReport) -> Vec<Value> {
                 "cause": cause.name(),
                 "replica": replica,
                 "client": client,
+            })),
+            // A counted span: one record of how many, not one each.
+            ServiceChange::Counted {
+                from,
+                to,
+                n,
+                replica,
+                fate: Fate::Failed(cause),
+            } => Some(json!({
+                "at_ms": e.at.as_millis(),
+                "type": e.what.name(),
+                "sent_from_ms": from.as_millis(),
+                "sent_to_ms": to.as_millis(),
+                "count": n,
+                "cause": cause.name(),
+                "replica": (replica != u32::MAX).then_some(replica),
             })),
             _ => None,
         })
@@ -307,18 +323,18 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
         m.zero_endpoints_ms
     );
     let _ = write!(out, "\n{}", chart(pod, report, width));
-    let failures: Vec<FailedRequest> = report.trace.failures().collect();
-    if !failures.is_empty() {
+    let failed = report.trace.failed_count();
+    if failed > 0 {
         let _ = writeln!(out, "\nfailed requests (sent → failed, cause, replica):");
-        for f in failures.iter().take(max_failures) {
+        for f in report.trace.failures().take(max_failures) {
             let replica = f.replica.map_or("-".to_string(), |r| r.to_string());
             let _ = writeln!(out, "  {} → {}  {:<14} {replica}", f.sent, f.at, f.cause.name());
         }
-        if failures.len() > max_failures {
+        if failed > max_failures as u64 {
             let _ = writeln!(
                 out,
                 "  … and {} more (all of them: --format json)",
-                failures.len() - max_failures
+                failed - max_failures as u64
             );
         }
     }

@@ -300,27 +300,29 @@ fn draw_ready_line(
 /// pixel shows no more, and the picture stays small), its count in its
 /// tooltip.
 fn draw_failed(svg: &mut Svg, report: &ServiceReport, top: f64, axis: &TimeAxis) {
-    let failures: Vec<FailedRequest> = report.trace.failures().collect();
+    let failed = report.trace.failed_count();
     svg.text(
         axis.left_px - 6.0,
         top + 12.0,
-        &format!("failed requests {}", failures.len()),
+        &format!("failed requests {failed}"),
         &[("text-anchor", &"end"), ("fill", &MUTED)],
     );
-    let binned = failures.len() > MAX_MARKS;
+    let binned = failed > MAX_MARKS as u64;
     svg.open("g", &[("class", &"failed-marks"), ("data-binned", &binned)]);
     // Binned: (pixel column, cause) → the first failure there and how many.
-    let mut ticks: Vec<((i64, usize), FailedRequest, usize)> = Vec::new();
-    for f in &failures {
-        let key = (axis.x(f.sent).floor() as i64, f.cause as usize);
-        let same = match binned {
-            true => ticks.iter_mut().rev().find(|t| t.0 == key),
-            false => None,
-        };
-        match same {
-            Some(t) => t.2 += 1,
-            None => ticks.push((key, *f, 1)),
-        }
+    let mut ticks: Vec<((i64, usize), FailedRequest, u64)> = Vec::new();
+    for span in report.trace.failure_spans() {
+        span.each(|f, n| {
+            let key = (axis.x(f.sent).floor() as i64, f.cause as usize);
+            let same = match binned {
+                true => ticks.iter_mut().rev().find(|t| t.0 == key),
+                false => None,
+            };
+            match same {
+                Some(t) => t.2 += n,
+                None => ticks.push((key, f, n)),
+            }
+        });
     }
     for (_, f, count) in ticks {
         let x = axis.x(f.sent);

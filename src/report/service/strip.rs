@@ -11,7 +11,7 @@
 //! column of the bucket's start.
 
 use crate::engine::SimTime;
-use crate::model::service::{Cause, FailedRequest, SentTimes, ServiceReport};
+use crate::model::service::{Cause, FailedRequest, FailedSpan, SentTimes, ServiceReport};
 
 /// What became of a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,7 +125,7 @@ pub fn requests(report: &ServiceReport) -> Option<Vec<Sent>> {
 pub fn counts(report: &ServiceReport, columns: usize, column_of: impl Fn(SimTime) -> usize) -> Vec<[u64; 8]> {
     tally(
         report.trace.answered(),
-        report.trace.failures(),
+        report.trace.failure_spans(),
         columns,
         column_of,
     )
@@ -138,7 +138,7 @@ pub fn totals(report: &ServiceReport) -> [u64; 8] {
 
 fn tally(
     answered: &SentTimes,
-    failures: impl IntoIterator<Item = FailedRequest>,
+    failures: impl IntoIterator<Item = FailedSpan>,
     columns: usize,
     column_of: impl Fn(SimTime) -> usize,
 ) -> Vec<[u64; 8]> {
@@ -150,8 +150,8 @@ fn tally(
         counts[column_of(at).min(columns - 1)][outcome.index()] += n;
     };
     answered.each(|at, n| add(at, Outcome::Answered, n));
-    for f in failures {
-        add(f.sent, Outcome::Failed(f.cause), 1);
+    for span in failures {
+        span.each(|f, n| add(f.sent, Outcome::Failed(f.cause), n));
     }
     counts
 }
@@ -175,7 +175,11 @@ mod tests {
         let mut answered = SentTimes::default();
         answered.note(SimTime(0));
         answered.note(SimTime(999));
-        let failures = [refused(1000), refused(5000)];
+        let failures = [refused(1000), refused(5000)].map(|first| FailedSpan {
+            first,
+            to: first.sent,
+            n: 1,
+        });
         let c = tally(&answered, failures, 2, |t| (t.as_millis() / 1000) as usize);
         assert_eq!(c[0], [2, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(c[1], [0, 2, 0, 0, 0, 0, 0, 0]);

@@ -10,7 +10,7 @@ use crate::model::{
 use crate::model::service::{
     Annotate, Arrival, Balance, Budget, ClientPreset, ClusterSpec, Connections, Disruption, EvictionPolicy,
     HopPreset, NodeFailure, NodeShutdown, OnClosed, OnSigterm, Pdb, Preset, Propagation, Provider, ProxyMode,
-    Retry, Rollout, Spot, Strategy, TrafficSpec, Unready, When,
+    Retry, Rollout, Spot, Strategy, TrafficModel, TrafficSpec, Unready, When,
 };
 
 use super::unit::*;
@@ -160,6 +160,7 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             Field::IdleTimeout => t.client.idle_timeout = Some(ms),
             Field::Timeout => t.client.timeout = Some(ms),
             Field::Idempotent => t.client.idempotent = Some(value.flag()),
+            Field::TrafficModel => t.model = TrafficModel::ALL[word.min(TrafficModel::ALL.len() - 1)],
             Field::StatusRetries => t.client.status_retries = Some(count),
             _ => {}
         }

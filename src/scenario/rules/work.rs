@@ -114,7 +114,11 @@ pub fn check_work(service: &ServiceSpec) -> Result<(), OverBudget> {
             nodes,
         });
     }
-    service.traffic.as_ref().map_or(Ok(()), check_traffic)
+    // Counted requests cost the same at any rate: no request budget.
+    match service.counts() {
+        true => Ok(()),
+        false => service.traffic.as_ref().map_or(Ok(()), check_traffic),
+    }
 }
 
 /// Whether `traffic` stays within both of its budgets.
@@ -149,7 +153,14 @@ pub fn work_notices(service: &ServiceSpec) -> Vec<String> {
         )
     });
     size.into_iter()
-        .chain(service.traffic.as_ref().and_then(traffic_notice))
+        .chain(
+            service
+                .traffic
+                .as_ref()
+                .filter(|_| !service.counts())
+                .and_then(traffic_notice),
+        )
+        .chain(service.traffic_model_notice())
         .collect()
 }
 
@@ -368,17 +379,38 @@ mod tests {
             ),
             "{notice}"
         );
-        // A TOML scenario carries it.
-        let toml = "[service]\n[traffic]\nrate = 1000000\nduration = \"30m\"\n\
+        // A TOML scenario that simulates each request carries it; counted
+        // (`auto`, one client), the run costs the same at any rate: none.
+        let toml = "[service]\n[traffic]\nrate = 1000000\nduration = \"30m\"\nmodel = \"per-request\"\n\
                     [[containers]]\nname = \"web\"\nkind = \"app\"\nboot = \"1s\"\n";
-        let scenario = crate::scenario::Scenario::parse(toml, "slow.toml").unwrap();
+        let notices = |toml: &str| {
+            let scenario = crate::scenario::Scenario::parse(toml, "slow.toml").unwrap();
+            scenario.notices.iter().map(|n| n.to_string()).collect::<Vec<_>>()
+        };
+        let slow = notices(toml);
         assert!(
-            scenario
-                .notices
-                .iter()
-                .any(|n| n.to_string().contains("about 3 min of simulation")),
-            "{:?}",
-            scenario.notices
+            slow.iter().any(|n| n.contains("about 3 min of simulation")),
+            "{slow:?}"
         );
+        let counted = notices(&toml.replace("model = \"per-request\"\n", ""));
+        assert!(counted.is_empty(), "{counted:?}");
+    }
+
+    #[test]
+    fn a_counted_run_is_never_over_the_request_budget_and_a_blocked_one_says_why() {
+        // 10^9 a second: 10^10 requests, past the budget one by one.
+        let mut service = ServiceSpec {
+            traffic: Some(traffic(1e9, None, 20)),
+            ..ServiceSpec::default()
+        };
+        service.traffic.as_mut().unwrap().clients = 1;
+        assert!(service.counts());
+        assert_eq!(check_work(&service), Ok(()));
+        // Three clients on three nodes: per-request, refused, with the reason.
+        service.traffic.as_mut().unwrap().clients = 3;
+        assert!(!service.counts());
+        assert!(check_work(&service).is_err());
+        let notice = service.traffic_model_notice().unwrap();
+        assert!(notice.contains("clients on several nodes"), "{notice}");
     }
 }

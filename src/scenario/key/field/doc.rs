@@ -153,6 +153,11 @@ impl Field {
             Field::Idempotent => {
                 "the requests may be sent twice (GET, PUT, …): a request cut in flight may be retried; default the client's (ideal: false)"
             }
+            Field::TrafficModel => {
+                "per-request (each request an event), counting (requests counted per span of constant routing state, \
+                 exact for Poisson arrivals, new connections, no retries, a fixed service time) or auto (default: \
+                 counting where exact from 1000 requests a second); docs/traffic-models.md"
+            }
             Field::OnSigterm => {
                 "exit-immediately, ignore, delay-then-drain, close-then-drain (default, Go) or close-keep-busy (Node)"
             }

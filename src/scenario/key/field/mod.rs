@@ -107,6 +107,8 @@ pub enum Field {
     ResetRetries,
     /// `[traffic] retry_backoff`: the wait before the first retry.
     RetryBackoff,
+    /// `[traffic] model`: per-request, counting or auto (issue 41).
+    TrafficModel,
     /// `[traffic] idle_timeout`: the client closes an idle pooled connection after this.
     IdleTimeout,
     /// `[traffic] timeout`: the client's own timeout per try.
@@ -236,7 +238,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 131] = {
+    pub const ALL: [Field; 132] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -303,6 +305,7 @@ impl Field {
             Field::IdleTimeout,
             Field::Timeout,
             Field::Idempotent,
+            Field::TrafficModel,
             Field::OnSigterm,
             Field::DrainDelay,
             Field::At,
@@ -428,7 +431,8 @@ impl Field {
             | Field::IdleTimeout
             | Field::Timeout
             | Field::Idempotent
-            | Field::StatusRetries => Scope::Traffic,
+            | Field::StatusRetries
+            | Field::TrafficModel => Scope::Traffic,
             Field::HopKind
             | Field::HopPropagation
             | Field::HopBalance
@@ -546,6 +550,7 @@ impl Field {
             Field::IdleTimeout => "idle_timeout",
             Field::Timeout => "timeout",
             Field::Idempotent => "idempotent",
+            Field::TrafficModel => "model",
             Field::OnSigterm => "on_sigterm",
             Field::DrainDelay => "drain_delay",
             Field::At => "at",

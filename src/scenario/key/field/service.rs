@@ -30,6 +30,7 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::IdleTimeout
             | $crate::scenario::key::Field::Timeout
             | $crate::scenario::key::Field::Idempotent
+            | $crate::scenario::key::Field::TrafficModel
             | $crate::scenario::key::Field::OnSigterm
             | $crate::scenario::key::Field::DrainDelay
             | $crate::scenario::key::Field::At

@@ -5,7 +5,7 @@ use crate::model::{ContainerKind, Drain, PodMode, PostStart, ProbeOutcome, Resta
 
 use crate::model::service::{
     Arrival, Balance, ClientPreset, Connections, EvictionPolicy, HopPreset, OnClosed, OnSigterm, Provider,
-    ProxyMode, Retry, Strategy,
+    ProxyMode, Retry, Strategy, TrafficModel,
 };
 
 use super::Field;
@@ -85,6 +85,10 @@ impl Field {
             Field::OnClosed => Unit::Word {
                 what: "on_closed",
                 names: &OnClosed::NAMES,
+            },
+            Field::TrafficModel => Unit::Word {
+                what: "model",
+                names: &TrafficModel::NAMES,
             },
             Field::Rate | Field::Churn => Unit::Rate,
             Field::ClusterServices | Field::ClusterEndpoints | Field::Rolling => Unit::Count,
