@@ -10,8 +10,8 @@
 use super::client::ClientSpec;
 use super::cluster::ClusterSpec;
 use super::deployment::Rollout;
-use super::node_failure::NodeFailure;
 use super::hop::HopSpec;
+use super::node_failure::NodeFailure;
 use super::pdb::Pdb;
 use super::scale::Annotate;
 use super::shutdown::NodeShutdown;

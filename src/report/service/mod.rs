@@ -32,8 +32,8 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::SimTime;
 use crate::model::service::{
-    Cause, CrashFigures, DrainFigures, FailedRequest, Fate, HopFigures, NodeFigures, RetryFigures,
-    RolloutFigures, ServiceChange, ServiceMetrics, ServiceReport, Status,
+    Cause, CrashFigures, DrainFigures, Fate, HopFigures, NodeFigures, RetryFigures, RolloutFigures,
+    ServiceChange, ServiceMetrics, ServiceReport, Status,
 };
 use crate::model::{PodReport, PodSpec};
 
@@ -71,7 +71,12 @@ pub fn deployment_figures(m: &ServiceMetrics) -> impl Iterator<Item = (&'static 
     let retry = (m.retry.iter()).flat_map(|r| RetryFigures::NAMES.into_iter().zip(r.numbers()));
     let hop = (m.hop.iter()).flat_map(|h| HopFigures::NAMES.into_iter().zip(h.numbers()));
     let crash = (m.crash.iter()).flat_map(|c| CrashFigures::NAMES.into_iter().zip(c.numbers()));
-    rollout.chain(drain).chain(node).chain(retry).chain(hop).chain(crash)
+    rollout
+        .chain(drain)
+        .chain(node)
+        .chain(retry)
+        .chain(hop)
+        .chain(crash)
 }
 
 /// The history's failed requests, each typed as the Pod's events are:

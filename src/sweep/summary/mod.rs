@@ -255,7 +255,10 @@ impl Summary {
             metrics.ready_ms.is_none(),
             unfinished,
         ];
-        self.add_row(service.chain(rollout).chain(drain).chain(node).chain(crash), flags);
+        self.add_row(
+            service.chain(rollout).chain(drain).chain(node).chain(crash),
+            flags,
+        );
     }
 
     fn add_row(&mut self, numbers: impl Iterator<Item = Option<u64>>, flags: [bool; 4]) {

@@ -461,7 +461,6 @@ impl Field {
             | Field::SpotReclaim
             | Field::Provider
             | Field::Notice
-
             | Field::ScaleTo
             | Field::Annotate
             | Field::DeletionCost
