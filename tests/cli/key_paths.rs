@@ -272,8 +272,8 @@ fn a_misspelt_traffic_key_lists_the_traffics_keys() {
         "idle_timeout",
         "timeout",
         "idempotent",
-        "status_retries",
         "model",
+        "status_retries",
     ];
     service_table("traffic", "rat", "rate", &keys);
 }
