@@ -166,6 +166,9 @@ impl Simulator {
 
 /// One recorded run, as `podsim run` shows it: a Pod's (a Job's Pods'
 /// too), or a Service's.
+// One report per run, made once and moved into its view: boxing either
+// variant buys nothing but an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum RunReport {
     /// A Pod, or a Job's Pods.
