@@ -124,6 +124,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
 
     /// Before an event at `now`: counts the span since the last one (the
     /// routing state held all through it), then what is due by now.
+    #[inline(never)] // off the per-request model's event loop
     pub(super) fn count_until(&mut self, now: SimTime, mut s: Option<&mut Scheduler<'_, ServiceEvent>>) {
         if let Some(since) = self.counting.since {
             let end = self.traffic_end.map_or(now, |e| e.min(now));
@@ -141,6 +142,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     }
 
     /// After an event: the traffic's end, once known, has its event.
+    #[inline(never)] // off the per-request model's event loop
     pub(super) fn counting_after(&mut self, s: &mut Scheduler<'_, ServiceEvent>) {
         if let (false, Some(end)) = (self.counting.end_due, self.traffic_end) {
             self.counting.end_due = true;

@@ -27,8 +27,10 @@ impl<O: ServiceObserver, R: ServiceRun> Model for ServiceModel<O, R> {
     }
 
     // Inline, so the engine's event loop takes it in whichever codegen
-    // unit it lands (a call per event costs the sweep about 6 %).
-    #[inline]
+    // unit it lands (a call per event costs the sweep about 6 %; with the
+    // hop's, the lost node's and the cluster's arms a plain `#[inline]`
+    // was no longer taken, and the Service grid cost 11 % more a row).
+    #[inline(always)]
     fn handle(&mut self, now: SimTime, event: ServiceEvent, s: &mut Scheduler<'_, ServiceEvent>) {
         // Counting: the span up to this event met the routing state as it
         // was, so it is counted before the event changes anything.
