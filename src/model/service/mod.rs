@@ -26,6 +26,7 @@
 //! - `pdb`, `drain`: a PodDisruptionBudget, the Eviction API, kubectl drain;
 //! - `node_failure`, `node`: a lost node as stated, and the node
 //!   lifecycle and taint eviction controllers, a spot reclaim's handler;
+//! - `disrupt`: each disruption's rounds to its kind's room; deletes, unready windows;
 //! - `event`: what the queue holds;
 //! - `dispatch`: the engine's way in: each event to the room that handles it.
 //!
@@ -70,6 +71,7 @@ mod connection;
 mod counting;
 mod deployment;
 mod dispatch;
+mod disrupt;
 mod drain;
 mod endpoints;
 mod event;
@@ -128,7 +130,7 @@ use self::proxy::Proxy;
 use self::rollout::Deploy;
 use self::router::HopState;
 use self::traffic::Requests;
-use crate::engine::{EventQueue, Model, Scheduler, SimDuration, SimTime};
+use crate::engine::{EventQueue, Model, Scheduler, SimTime};
 use crate::model::draw::{DrawKey, Stream};
 use crate::model::pod::spec::PodRunSpec;
 use crate::model::pod::{PodEvent, PodModel, TraceEntry};
@@ -399,129 +401,6 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         if !self.runners.is_empty() {
             self.rolling_changed(version, now, s);
         }
-    }
-
-    /// Round `round` of disruption `index`: a rollout or a drain starts;
-    /// a deletion deletes replica `replica + round`. A repeating deletion's
-    /// next round comes `every` later, while a replica is left for it; the
-    /// last round (one that finds no replica to delete, too) counts it as
-    /// done.
-    fn disrupt(&mut self, index: usize, round: u32, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        let d = &self.service.disruptions[index];
-        if d.rollout.is_some() {
-            return self.start_rollout(index, now, s);
-        }
-        if let Some(node) = d.drain {
-            return self.start_drain(node, now, s);
-        }
-        if let Some(u) = d.unready {
-            let replica = u.replica;
-            s.after(u.lasts, ServiceEvent::ReadyAgain { replica });
-            return self.readiness_failing(replica as usize, true, now, s);
-        }
-        if let Some(replica) = d.crash {
-            self.disrupted += 1;
-            return self.crash(replica as usize, now, s);
-        }
-        if d.node_failure.is_some() {
-            return self.start_node_failure(index, now, s);
-        }
-        if let Some(shutdown) = d.node_shutdown {
-            self.disrupted += 1;
-            return self.shut_down(shutdown, now, s);
-        }
-        if d.scale_to.is_some() || d.annotate.is_some() {
-            self.disrupted += 1;
-            let (scale_to, annotate) = (d.scale_to, d.annotate);
-            return self.scale(scale_to, annotate, now, s);
-        }
-        let (grace, every) = (d.grace_period, d.every);
-        let r = (d.replica + round) as usize;
-        let last = r + 1 >= self.replicas.len();
-        match every {
-            Some(every) if !last => {
-                let (index, round) = (index as u32, round + 1);
-                s.after(every, ServiceEvent::Disrupt { index, round });
-            }
-            _ => self.disrupted += 1,
-        }
-        if r >= self.replicas.len() || self.replicas[r].deleted {
-            return;
-        }
-        self.delete_pod(r, grace, now, s);
-    }
-
-    /// Replica `r`'s readiness starts failing (`failing`) or passes again
-    /// (the end of its window, which counts the disruption as done): its
-    /// endpoint follows, its connections stay.
-    fn readiness_failing(
-        &mut self,
-        r: usize,
-        failing: bool,
-        now: SimTime,
-        s: &mut Scheduler<'_, ServiceEvent>,
-    ) {
-        let Some(rep) = self.replicas.get_mut(r) else {
-            return;
-        };
-        rep.failing_readiness = failing;
-        self.slice.touch(r);
-        self.endpoints_changed(now, s);
-        // A Deployment's controller reads the Ready condition the probe sets.
-        self.pod_changed(r, &[], now, s);
-        if !failing {
-            self.disrupted += 1;
-            self.maybe_settle(now);
-        }
-    }
-
-    /// Replica `r` is deleted now (by a user or its ReplicaSet): its
-    /// endpoint turns terminating, the kubelet hears of it `kubelet_delay`
-    /// later, with `grace` if given.
-    fn delete_pod(
-        &mut self,
-        r: usize,
-        grace: Option<SimDuration>,
-        now: SimTime,
-        s: &mut Scheduler<'_, ServiceEvent>,
-    ) {
-        self.delete_pod_after(r, grace, self.service.kubelet_delay, now, s);
-    }
-
-    /// `delete_pod`, the kubelet hearing of it `heard` later (at once when
-    /// it kills the Pod itself, as a node shutdown's).
-    fn delete_pod_after(
-        &mut self,
-        r: usize,
-        grace: Option<SimDuration>,
-        heard: SimDuration,
-        now: SimTime,
-        s: &mut Scheduler<'_, ServiceEvent>,
-    ) {
-        self.replicas[r].deleted = true;
-        let fact = PodFact::Deleted;
-        self.emit(
-            now,
-            ServiceChange::Api {
-                replica: r as u32,
-                fact,
-            },
-        );
-        if let Some(grace) = grace {
-            self.pods[r]
-                .run_spec_mut_keeping_shape()
-                .pod
-                .termination_grace_period = grace;
-        }
-        self.slice.terminate(r);
-        self.endpoints_changed(now, s);
-        s.after(
-            heard,
-            ServiceEvent::Pod {
-                replica: r as u32,
-                event: PodEvent::DeletionRequested,
-            },
-        );
     }
 
     /// A node's sync ran at `now`: its rules become the newest version it
