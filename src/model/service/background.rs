@@ -34,11 +34,11 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let period = self.service.min_sync_period;
         let p = &mut self.proxies[node as usize];
         match self.runners.get_mut(node as usize) {
-            None => {
-                if let Some(at) = p.request_sync(now, period) {
-                    s.at(at, ServiceEvent::Synced { node });
-                }
-            }
+            None => match p.request_sync(now, period) {
+                Some(at) if at == now => self.synced(node as usize, now, s),
+                Some(at) => s.at(at, ServiceEvent::Synced { node }),
+                None => {}
+            },
             Some(runner) if runner.running => runner.queued = true,
             Some(_) => {
                 if let Some(at) = p.request_sync(now, period) {
