@@ -239,12 +239,7 @@ pub fn patch(
         return out;
     };
     if a.fixes.is_empty() {
-        let _ = writeln!(
-            out,
-            "# podsim advise: nothing to change in {} {name}\n{{}}",
-            kind.name()
-        );
-        return out;
+        return super::empty_patch(kind, name);
     }
     let _ = writeln!(out, "{}", super::apply_line(kind, name));
     let template = kind.template();

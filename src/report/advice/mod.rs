@@ -129,6 +129,15 @@ fn table(rows: &[[String; 5]]) -> String {
     out
 }
 
+/// A patch that changes nothing: a comment saying so and an empty
+/// object, which `kubectl patch` takes as a no-op (every patch writer's).
+fn empty_patch(kind: WorkloadKind, name: &str) -> String {
+    format!(
+        "# podsim advise: nothing to change in {} {name}\n{{}}\n",
+        kind.name()
+    )
+}
+
 /// How to apply a strategic-merge patch of workload `kind`/`name`: in
 /// place, or, where the API refuses the change on a live object (a Pod's
 /// containers; a Job's template and `podFailurePolicy`, immutable after

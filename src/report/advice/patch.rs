@@ -102,13 +102,7 @@ fn manifest_patch(
     let resource = kind.name().to_lowercase();
     let pod = hook != Hook::Keep || grace.is_some();
     if !pod && rollout.is_empty() {
-        let _ = writeln!(
-            out,
-            "# podsim advise: nothing to change in {} {name}",
-            kind.name()
-        );
-        let _ = writeln!(out, "{{}}");
-        return out;
+        return super::empty_patch(kind, name);
     }
     let _ = writeln!(
         out,

@@ -276,12 +276,7 @@ pub fn patch(
         return out;
     };
     if moved.is_none() && probe.is_none() {
-        let _ = writeln!(
-            out,
-            "# podsim advise: nothing to change in {} {name}\n{{}}",
-            kind.name()
-        );
-        return out;
+        return super::empty_patch(kind, name);
     }
     let _ = writeln!(out, "{}", super::apply_line(kind, name));
     let mut depth = 0;
