@@ -11,7 +11,8 @@
 //! summed over the nodes. Their fate follows from the replica's state:
 //! none listed (REJECT), refused, a timeout, or accepted. So one Poisson
 //! draw per replica and span gives how many, exactly in distribution
-//! (docs/traffic-models.md).
+//! (docs/traffic-models.md). A keep-alive client whose requests all ride
+//! one pooled connection is counted too (`keepalive`).
 //!
 //! An accepted request's fate waits for its service time: answered, or cut
 //! in flight if its replica dies first. Its span stays a `Piece` (a rate

@@ -238,3 +238,53 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.counting.pieces.push(piece(true, last, last));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::service::{ClientPreset, Rate};
+
+    /// One client of `preset` at `rate` requests a second, answered after `service_ms`.
+    fn traffic(preset: ClientPreset, rate: f64, service_ms: u64) -> TrafficSpec {
+        let mut t = TrafficSpec {
+            rate: Rate::new(rate).unwrap(),
+            clients: 1,
+            service_time: SimDuration::from_millis(service_ms).into(),
+            ..TrafficSpec::default()
+        };
+        t.client.preset = preset;
+        t
+    }
+
+    fn blocker(t: &TrafficSpec) -> Option<&'static str> {
+        keep_alive_blocker(t, &t.profile())
+    }
+
+    #[test]
+    fn one_connection_at_a_time_is_counted_and_overlapping_ones_are_not() {
+        let mut t = traffic(ClientPreset::PythonRequests, 1e5, 0);
+        assert_eq!(blocker(&t), None);
+        t.client.preset = ClientPreset::PythonHttpClient;
+        assert_eq!(blocker(&t), None);
+        let served = traffic(ClientPreset::PythonRequests, 1e5, 20);
+        assert!(blocker(&served).is_some_and(|b| b.contains("service time")));
+        t.clients = 2;
+        assert!(blocker(&t).is_some_and(|b| b.contains("several")));
+        t.clients = 1;
+        t.pool = Some(0);
+        assert!(blocker(&t).is_some_and(|b| b.contains("pool")));
+        // The ideal client keep-alive: the close races a request.
+        let mut ideal = traffic(ClientPreset::Ideal, 1e5, 0);
+        ideal.connections = Some(super::super::Connections::KeepAlive);
+        assert!(blocker(&ideal).is_some_and(|b| b.contains("race")));
+    }
+
+    #[test]
+    fn an_idle_timeout_is_out_of_reach_from_fifty_mean_gaps() {
+        // undici closes a connection idle 4 s: 50 mean gaps at 12.5 requests
+        // a second (80 ms each), 48 at 12.
+        assert_eq!(blocker(&traffic(ClientPreset::NodeUndici, 12.5, 0)), None);
+        let near = traffic(ClientPreset::NodeUndici, 12.0, 0);
+        assert!(blocker(&near).is_some_and(|b| b.contains("idle timeout")));
+    }
+}
