@@ -378,6 +378,21 @@ fn confidence_chooses_the_replications_and_refuses_too_few() {
     assert!(stderr.contains("that takes 299"), "{stderr}");
 }
 
+/// `SCENARIO` without its `[traffic]` and `[[disruptions]]`: a scenario
+/// that asks no question (`serve_advise` asks the page the same).
+pub(super) fn without_question() -> String {
+    let start = SCENARIO.find("[traffic]").unwrap();
+    let apps = SCENARIO.find("[app]").unwrap();
+    let disruptions = SCENARIO.find("[[disruptions]]").unwrap();
+    let containers = SCENARIO.find("[[containers]]").unwrap();
+    format!(
+        "{}{}{}",
+        &SCENARIO[..start],
+        &SCENARIO[apps..disruptions],
+        &SCENARIO[containers..]
+    )
+}
+
 /// A scenario that asks no question (no client, no delete: a Deployment
 /// as published) is advised for the one `run`'s notice suggests, and says
 /// so; one that asks keeps its own. Worked by hand as the module's
@@ -387,18 +402,8 @@ fn confidence_chooses_the_replications_and_refuses_too_few() {
 /// no request could fail and the answer would be "none".)
 #[test]
 fn a_scenario_without_traffic_or_a_delete_is_advised_for_the_assumed_one() {
-    let start = SCENARIO.find("[traffic]").unwrap();
-    let apps = SCENARIO.find("[app]").unwrap();
-    let disruptions = SCENARIO.find("[[disruptions]]").unwrap();
-    let containers = SCENARIO.find("[[containers]]").unwrap();
-    let bare = format!(
-        "{}{}{}",
-        &SCENARIO[..start],
-        &SCENARIO[apps..disruptions],
-        &SCENARIO[containers..]
-    );
     let dir = TempDir::new();
-    let file = write(dir.path(), "bare.toml", &bare);
+    let file = write(dir.path(), "bare.toml", &without_question());
     let out = (podsim().args(["advise", file.to_str().unwrap(), "--replications", "20"]))
         .output()
         .expect("podsim runs");
