@@ -190,7 +190,7 @@ fn sigint_ends_podsim_run_of_kubernetes_most_replicas_within_a_second_or_two() {
     // 150,000 replicas on 100 nodes: 1.1 GB and about 2 s, within the work
     // budget. Each node's sync handles every replica, so 4,096 events
     // between two looks at the stop flag were seconds at this size; the
-    // run now looks every few dozen and stops in about 0.1 s. The bound is
+    // run now looks at every one and stops in about 0.1 s. The bound is
     // 2 s, not a second, for a loaded CI machine (tearing down what was
     // built takes part of it too).
     let dir = TempDir::new();
