@@ -114,6 +114,11 @@ pub struct HopSpec {
     pub health_interval: Option<SimDuration>,
     /// `unhealthy_threshold`: failed checks in a row that take a target out.
     pub unhealthy_threshold: Option<u32>,
+    /// `deregistration_delay`: a target out of rotation drains this long.
+    pub deregistration_delay: Option<SimDuration>,
+    /// `connection_termination`: the hop resets a drained target's
+    /// connections when its deregistration delay is over.
+    pub connection_termination: Option<bool>,
 }
 
 /// A load balancer's active health check of its targets.
@@ -149,6 +154,13 @@ pub struct Hop {
     pub connect_timeout: SimDuration,
     /// Its health check of the Pods, if it has one.
     pub health: Option<Health>,
+    /// A target out of rotation (dropped from the view, or failing its
+    /// health check) gets no new connection; its open ones are kept this
+    /// long (AWS's deregistration delay, GCP's connection draining).
+    pub deregistration_delay: SimDuration,
+    /// At the delay's end the hop resets the target's connections still
+    /// open; otherwise they stay until one side closes them.
+    pub terminates: bool,
 }
 
 const fn ms(ms: u64) -> SimDuration {
@@ -192,8 +204,12 @@ impl HopSpec {
                 pool: 320,
                 idle_timeout: Some(SimDuration::from_secs(60)),
                 connect_timeout: SimDuration::from_secs(5),
-                // Its Lua balancer keeps no active health check.
+                // Its Lua balancer keeps no active health check; a
+                // removed upstream's keep-alive connections are no longer
+                // picked but never cut.
                 health: None,
+                deregistration_delay: none,
+                terminates: false,
             },
             // istiod debounces pushes (PILOT_DEBOUNCE_AFTER 100 ms, up to
             // PILOT_DEBOUNCE_MAX 10 s) before EDS reaches the sidecars
@@ -214,6 +230,10 @@ impl HopSpec {
                 connect_timeout: SimDuration::from_secs(10),
                 // Outlier detection is off without a DestinationRule.
                 health: None,
+                // A host removed by EDS is drained: no new request, the
+                // ones under way finish.
+                deregistration_delay: none,
+                terminates: false,
             },
             // The NEG controller's endpoint update and the load balancer's
             // programming: 32 s (propagation's `gcp-lb` preset, the
@@ -235,6 +255,16 @@ impl HopSpec {
                     interval: SimDuration::from_secs(5),
                     unhealthy: 2,
                 }),
+                // The backend service's connection draining
+                // (`connectionDraining.drainingTimeoutSec`): "after the
+                // timeout duration is reached, all remaining TCP
+                // connections ... are closed", and 0 disables draining
+                // (Load Balancing's "Enable connection draining"). Its
+                // default for a GKE Ingress's NEG backends is not
+                // confirmed here: 0, as a BackendConfig that writes no
+                // `connectionDraining` leaves it (inferred).
+                deregistration_delay: none,
+                terminates: true,
             },
             // Deregistration reaching the NLB's data plane: about 120 s
             // (aws-load-balancer-controller#2366); L4, so no answer and no
@@ -255,6 +285,14 @@ impl HopSpec {
                     interval: SimDuration::from_secs(10),
                     unhealthy: 3,
                 }),
+                // Target group attributes (Elastic Load Balancing API,
+                // ModifyTargetGroupAttributes):
+                // `deregistration_delay.timeout_seconds` 300;
+                // `deregistration_delay.connection_termination.enabled`
+                // false for TCP target groups, so a deregistered target's
+                // flows go on until one side closes them.
+                deregistration_delay: SimDuration::from_secs(300),
+                terminates: false,
             },
         };
         if let Some(p) = &self.propagation {
@@ -269,6 +307,12 @@ impl HopSpec {
         }
         if let Some(c) = self.connect_timeout {
             hop.connect_timeout = c;
+        }
+        if let Some(d) = self.deregistration_delay {
+            hop.deregistration_delay = d;
+        }
+        if let Some(t) = self.connection_termination {
+            hop.terminates = t;
         }
         let (interval, unhealthy) = match hop.health {
             Some(h) => (h.interval, h.unhealthy),

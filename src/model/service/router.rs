@@ -34,6 +34,12 @@ pub(super) struct HopState {
     checking: bool,
     /// Scratch: the view less the targets out of rotation.
     healthy: Vec<u32>,
+    /// Per replica: out of rotation (dropped from the view, or down),
+    /// and its deregistrations so far, which make a pending one stale.
+    out: Vec<bool>,
+    epochs: Vec<u32>,
+    /// Scratch: the replicas the view's last sync moved.
+    moved: Vec<u32>,
 }
 
 impl HopState {
@@ -48,6 +54,9 @@ impl HopState {
             down: Vec::new(),
             checking: false,
             healthy: Vec::new(),
+            out: Vec::new(),
+            epochs: Vec::new(),
+            moved: Vec::new(),
         }
     }
 }
@@ -93,13 +102,23 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let observers = &mut self.observers;
         let upto = h.view.heard;
         let changes = self.slice.changes(h.view.applied, upto);
+        let moved = &mut h.moved;
+        moved.clear();
         h.view.sync(upto, changes, |replica, added| {
             let change = match added {
                 true => ServiceChange::HopRuleAdded { replica },
                 false => ServiceChange::HopRuleDropped { replica },
             };
             observers.emit(now, change);
+            moved.push(replica);
         });
+        let moved = std::mem::take(&mut h.moved);
+        for &r in &moved {
+            self.hop_rotation(r, s);
+        }
+        if let Some(h) = &mut self.hop {
+            h.moved = moved;
+        }
         self.maybe_start(now, s);
         self.maybe_settle(now);
     }
@@ -164,6 +183,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             return;
         };
         let n = self.replicas.len();
+        h.moved.clear();
         h.fails.resize(n, 0);
         h.down.resize(n, false);
         for (r, rep) in self.replicas.iter().enumerate() {
@@ -178,10 +198,65 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 let (replica, healthy) = (r as u32, !h.down[r]);
                 self.observers
                     .emit(now, ServiceChange::HopHealth { replica, healthy });
+                h.moved.push(replica);
             }
+        }
+        let moved = std::mem::take(&mut h.moved);
+        for &r in &moved {
+            self.hop_rotation(r, s);
+        }
+        if let Some(h) = &mut self.hop {
+            h.moved = moved;
+            h.moved.clear();
         }
         if self.traffic_end.is_none_or(|end| now < end) {
             s.after(health.interval, ServiceEvent::HopCheck);
+        }
+    }
+
+    /// Replica `r` may have left the hop's rotation or come back: a target
+    /// that left starts its deregistration delay, at whose end, if the hop
+    /// terminates connections, its open ones are reset (`hop_deregistered`);
+    /// one that came back makes that pending end stale.
+    fn hop_rotation(&mut self, r: u32, s: &mut Scheduler<'_, ServiceEvent>) {
+        let Some(h) = &mut self.hop else {
+            return;
+        };
+        let i = r as usize;
+        if h.out.len() <= i {
+            h.out.resize(i + 1, false);
+            h.epochs.resize(i + 1, 0);
+        }
+        let down = h.down.get(i).is_some_and(|&d| d);
+        let out = down || !h.view.rules.contains(&r);
+        if out == h.out[i] {
+            return;
+        }
+        h.out[i] = out;
+        h.epochs[i] = h.epochs[i].wrapping_add(1);
+        if out && h.hop.terminates {
+            let epoch = h.epochs[i];
+            s.after(
+                h.hop.deregistration_delay,
+                ServiceEvent::HopDeregistered { replica: r, epoch },
+            );
+        }
+    }
+
+    /// Replica `r`'s deregistration delay is over (`epoch`: the leaving
+    /// it ends, stale if the target came back since): the hop resets its
+    /// connections, as the target's own death would, requests on them cut.
+    pub(super) fn hop_deregistered(
+        &mut self,
+        r: u32,
+        epoch: u32,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) {
+        let current = (self.hop.as_ref()).is_some_and(|h| h.epochs.get(r as usize) == Some(&epoch));
+        if current {
+            self.emit(now, ServiceChange::HopTerminated { replica: r });
+            self.path_died(r as usize, now, s);
         }
     }
 

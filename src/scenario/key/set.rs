@@ -176,6 +176,8 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             Field::HopConnectTimeout => hop.connect_timeout = Some(ms),
             Field::HopHealthInterval => hop.health_interval = Some(ms),
             Field::HopUnhealthyThreshold => hop.unhealthy_threshold = Some(count),
+            Field::HopDeregistrationDelay => hop.deregistration_delay = Some(ms),
+            Field::HopConnectionTermination => hop.connection_termination = Some(value.flag()),
             _ => {}
         }
         return;

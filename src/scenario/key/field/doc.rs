@@ -295,6 +295,17 @@ impl Field {
                 "failed health checks in a row that take a target out of rotation (one pass brings it back); \
                  default the hop's (nlb-ip: 3, gcp-lb: 2)"
             }
+            Field::HopDeregistrationDelay => {
+                "a target out of rotation (dropped from the hop's view, or failing its health check) gets no new \
+                 connection and keeps its open ones this long; default the hop's (nlb-ip: 300s, \
+                 AWS's deregistration_delay.timeout_seconds; gcp-lb: 0s, connectionDraining.drainingTimeoutSec, \
+                 default unconfirmed; others 0s)"
+            }
+            Field::HopConnectionTermination => {
+                "at the end of the deregistration delay the hop resets the target's connections still open \
+                 (requests on them cut); default the hop's (nlb-ip: false, AWS's \
+                 deregistration_delay.connection_termination.enabled; gcp-lb: true; others false)"
+            }
             Field::ClusterServices => {
                 "other Services on every node's kube-proxy, synced through the same runner as ours; default 0"
             }

@@ -218,6 +218,10 @@ pub enum Field {
     HopHealthInterval,
     /// `[hop] unhealthy_threshold`: failed checks that take a target out.
     HopUnhealthyThreshold,
+    /// `[hop] deregistration_delay`: a target out of rotation drains this long.
+    HopDeregistrationDelay,
+    /// `[hop] connection_termination`: the drained target's connections are reset.
+    HopConnectionTermination,
     /// `[cluster] services`: other Services every node's kube-proxy syncs too.
     ClusterServices,
     /// `[cluster] endpoints`: endpoints of each other Service.
@@ -238,7 +242,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 132] = {
+    pub const ALL: [Field; 134] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -366,6 +370,8 @@ impl Field {
             Field::HopConnectTimeout,
             Field::HopHealthInterval,
             Field::HopUnhealthyThreshold,
+            Field::HopDeregistrationDelay,
+            Field::HopConnectionTermination,
             Field::ClusterServices,
             Field::ClusterEndpoints,
             Field::Churn,
@@ -439,7 +445,9 @@ impl Field {
             | Field::HopTries
             | Field::HopConnectTimeout
             | Field::HopHealthInterval
-            | Field::HopUnhealthyThreshold => Scope::Hop,
+            | Field::HopUnhealthyThreshold
+            | Field::HopDeregistrationDelay
+            | Field::HopConnectionTermination => Scope::Hop,
             Field::OnSigterm | Field::DrainDelay => Scope::App,
             Field::At
             | Field::AfterReady
@@ -595,6 +603,8 @@ impl Field {
             Field::HopConnectTimeout => "connect_timeout",
             Field::HopHealthInterval => "health_interval",
             Field::HopUnhealthyThreshold => "unhealthy_threshold",
+            Field::HopDeregistrationDelay => "deregistration_delay",
+            Field::HopConnectionTermination => "connection_termination",
             Field::ClusterServices => "services",
             Field::ClusterEndpoints => "endpoints",
             Field::Churn => "churn",

@@ -29,6 +29,7 @@ impl Field {
             | Field::ConnectTimeout
             | Field::HopConnectTimeout
             | Field::HopHealthInterval
+            | Field::HopDeregistrationDelay
             | Field::RetryBackoff
             | Field::IdleTimeout
             | Field::Timeout
@@ -150,7 +151,8 @@ impl Field {
             Field::Proxy
             | Field::BackoffImmediateFirstRestart
             | Field::PostStartFails
-            | Field::Idempotent => Unit::Flag,
+            | Field::Idempotent
+            | Field::HopConnectionTermination => Unit::Flag,
             Field::RestartPolicy | Field::ContainerRestartPolicy => Unit::Word {
                 what: "restart_policy",
                 names: &RestartPolicy::NAMES,
