@@ -39,6 +39,8 @@ pub enum ServiceEvent {
     },
     /// The hop's health check of its targets is due.
     HopCheck,
+    /// The hop's outlier sweep is due: ejected upstreams may come back.
+    HopSweep,
     /// A target's deregistration delay at the hop is over.
     HopDeregistered {
         /// The replica.

@@ -186,6 +186,13 @@ pub enum ServiceChange {
         /// In rotation from now on.
         healthy: bool,
     },
+    /// The hop's outlier detection ejected a replica, or brought it back.
+    HopEjected {
+        /// The replica.
+        replica: u32,
+        /// Ejected from now on (else back).
+        ejected: bool,
+    },
     /// The hop's deregistration delay for a replica out of rotation is
     /// over: it resets the connections still open to it.
     HopTerminated {
@@ -344,6 +351,7 @@ impl ServiceChange {
             ServiceChange::HopRuleDropped { .. } => "hop_rule_dropped",
             ServiceChange::HopHealth { .. } => "hop_health",
             ServiceChange::HopTerminated { .. } => "hop_terminated",
+            ServiceChange::HopEjected { .. } => "hop_ejected",
             ServiceChange::HopRetried { .. } => "hop_retried",
             ServiceChange::HopAnswered { .. } => "hop_answered",
             ServiceChange::RolloutStarted => "rollout_started",

@@ -59,6 +59,9 @@ pub enum Balance {
     /// The less busy of two picked at random (Envoy's `LEAST_REQUEST`,
     /// `choice_count` 2).
     LeastRequest,
+    /// The lower decayed round-trip average of two picked at random
+    /// (ingress-nginx's `load-balance: ewma`, a peak-EWMA after Finagle).
+    Ewma,
 }
 
 impl Balance {
@@ -67,6 +70,7 @@ impl Balance {
         Random => "random",
         RoundRobin => "round-robin",
         LeastRequest => "least-request",
+        Ewma => "ewma",
     }
 }
 
@@ -119,6 +123,28 @@ pub struct HopSpec {
     /// `connection_termination`: the hop resets a drained target's
     /// connections when its deregistration delay is over.
     pub connection_termination: Option<bool>,
+    /// `consecutive_5xx`: failed tries in a row that eject an upstream
+    /// (outlier detection); 0: none.
+    pub consecutive_5xx: Option<u32>,
+    /// `base_ejection_time`: an upstream's first ejection lasts this long.
+    pub base_ejection_time: Option<SimDuration>,
+}
+
+/// Envoy's outlier detection, its consecutive-5xx kind: an upstream whose
+/// tries fail `consecutive` times in a row is ejected (no new request)
+/// for `base_ejection` times its ejections so far, and comes back at the
+/// first sweep, every `interval`, after that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outlier {
+    /// Failed tries in a row (5xx answers, or failures of Envoy's own, such
+    /// as a refused connect, mapped to 5xx) that eject.
+    pub consecutive: u32,
+    /// Time between two sweeps, which bring the ejected back.
+    pub interval: SimDuration,
+    /// The first ejection's length.
+    pub base_ejection: SimDuration,
+    /// At most this percent of the upstreams ejected, though always one.
+    pub max_percent: u32,
 }
 
 /// A load balancer's active health check of its targets.
@@ -161,6 +187,8 @@ pub struct Hop {
     /// At the delay's end the hop resets the target's connections still
     /// open; otherwise they stay until one side closes them.
     pub terminates: bool,
+    /// Its outlier detection, if it has one.
+    pub outlier: Option<Outlier>,
 }
 
 const fn ms(ms: u64) -> SimDuration {
@@ -210,6 +238,7 @@ impl HopSpec {
                 health: None,
                 deregistration_delay: none,
                 terminates: false,
+                outlier: None,
             },
             // istiod debounces pushes (PILOT_DEBOUNCE_AFTER 100 ms, up to
             // PILOT_DEBOUNCE_MAX 10 s) before EDS reaches the sidecars
@@ -234,6 +263,7 @@ impl HopSpec {
                 // ones under way finish.
                 deregistration_delay: none,
                 terminates: false,
+                outlier: None,
             },
             // The NEG controller's endpoint update and the load balancer's
             // programming: 32 s (propagation's `gcp-lb` preset, the
@@ -265,6 +295,7 @@ impl HopSpec {
                 // `connectionDraining` leaves it (inferred).
                 deregistration_delay: none,
                 terminates: true,
+                outlier: None,
             },
             // Deregistration reaching the NLB's data plane: about 120 s
             // (aws-load-balancer-controller#2366); L4, so no answer and no
@@ -293,6 +324,7 @@ impl HopSpec {
                 // flows go on until one side closes them.
                 deregistration_delay: SimDuration::from_secs(300),
                 terminates: false,
+                outlier: None,
             },
         };
         if let Some(p) = &self.propagation {
@@ -314,6 +346,17 @@ impl HopSpec {
         if let Some(t) = self.connection_termination {
             hop.terminates = t;
         }
+        // Envoy's OutlierDetection defaults (config.cluster.v3): consecutive_5xx
+        // 5, interval 10 s, base_ejection_time 30 s, max_ejection_percent 10
+        // ("but will eject at least one host regardless"); Istio configures
+        // none without a DestinationRule's `outlierDetection`.
+        let consecutive = self.consecutive_5xx.unwrap_or(0);
+        hop.outlier = (consecutive > 0).then(|| Outlier {
+            consecutive,
+            interval: SimDuration::from_secs(10),
+            base_ejection: self.base_ejection_time.unwrap_or(SimDuration::from_secs(30)),
+            max_percent: 10,
+        });
         let (interval, unhealthy) = match hop.health {
             Some(h) => (h.interval, h.unhealthy),
             None => (SimDuration::ZERO, 2),

@@ -13,6 +13,8 @@ use super::history::{ServiceChange, ServiceObserver};
 use super::hop::{Balance, Hop, Status};
 use super::outcome::Cause;
 use super::proxy::Proxy;
+use super::scores::Scores;
+use super::traffic::Request;
 use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::DrawKey;
@@ -40,6 +42,8 @@ pub(super) struct HopState {
     epochs: Vec<u32>,
     /// Scratch: the replicas the view's last sync moved.
     moved: Vec<u32>,
+    /// What it learned of each upstream from its tries.
+    scores: Scores,
 }
 
 impl HopState {
@@ -57,6 +61,7 @@ impl HopState {
             out: Vec::new(),
             epochs: Vec::new(),
             moved: Vec::new(),
+            scores: Scores::default(),
         }
     }
 }
@@ -95,10 +100,15 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             return;
         };
         h.view.heard(version);
-        if let (Some(health), false) = (h.hop.health, h.checking) {
-            h.checking = true;
-            s.after(health.interval, ServiceEvent::HopCheck);
+        if !h.checking {
+            if let Some(health) = h.hop.health {
+                s.after(health.interval, ServiceEvent::HopCheck);
+            }
+            if let Some(outlier) = h.hop.outlier {
+                s.after(outlier.interval, ServiceEvent::HopSweep);
+            }
         }
+        h.checking = true;
         let observers = &mut self.observers;
         let upto = h.view.heard;
         let changes = self.slice.changes(h.view.applied, upto);
@@ -112,6 +122,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             observers.emit(now, change);
             moved.push(replica);
         });
+        if h.hop.balance == Balance::Ewma {
+            h.scores.synced(&h.view.rules, &h.moved, now);
+        }
         let moved = std::mem::take(&mut h.moved);
         for &r in &moved {
             self.hop_rotation(r, s);
@@ -123,11 +136,12 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.maybe_settle(now);
     }
 
-    /// The replica a new connection of `request` (its `tries`-th try)
-    /// goes to: the hop's pick from its view, or, without a hop, a draw
-    /// over `node`'s rules. `None`: nothing to send to.
+    /// The replica a new connection of `request` (its current try) goes
+    /// to: the hop's pick from its view, or, without a hop, a draw over
+    /// `node`'s rules. `None`: nothing to send to.
     #[inline]
-    pub(super) fn pick(&mut self, node: u32, index: u32, tries: u32) -> Option<u32> {
+    pub(super) fn pick(&mut self, node: u32, request: &Request, now: SimTime) -> Option<u32> {
+        let (index, tries) = (request.index, request.tries);
         let u = |s: &Self| s.stream.uniform(u64::from(index), DrawKey::Endpoint, tries);
         let Some(h) = &mut self.hop else {
             let rules = &self.proxies[node as usize].rules;
@@ -139,12 +153,13 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         if h.view.rules.is_empty() {
             return None;
         }
-        // Targets out of rotation are skipped, unless every one is: then
-        // the load balancer fails open to them all (NLB, GCP alike).
-        let some_down = h.down.iter().any(|&d| d);
+        // Targets out of rotation (down, or ejected as outliers) are
+        // skipped, unless every one is: then the load balancer fails open
+        // to them all (NLB, GCP, Envoy's panic alike).
+        let some_down = h.down.iter().any(|&d| d) || h.scores.any_ejected();
         if some_down {
-            let (down, view) = (&h.down, &h.view.rules);
-            let up = |r: &&u32| !down.get(**r as usize).is_some_and(|&d| d);
+            let (down, view, scores) = (&h.down, &h.view.rules, &h.scores);
+            let up = |r: &&u32| !(down.get(**r as usize).is_some_and(|&d| d) || scores.is_ejected(**r));
             h.healthy.clear();
             h.healthy.extend(view.iter().filter(up));
         }
@@ -167,8 +182,79 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 );
                 if self.busy(b) < self.busy(a) { b } else { a }
             }
+            Balance::Ewma => self.ewma_pick(rules, request, now),
         };
         Some(pick)
+    }
+
+    /// ewma.lua's `balance`: of the upstreams this request has not tried
+    /// at the hop (its last try's; all if none is left), two picked at
+    /// random without repeat (a partial Fisher–Yates shuffle), the lower
+    /// score wins, the first drawn on a tie; one alone is taken.
+    fn ewma_pick(&self, rules: &[u32], request: &Request, now: SimTime) -> u32 {
+        let h = self.hop.as_ref().expect("a hop");
+        let tried = request
+            .replica
+            .filter(|r| request.hop_try > 1 && rules.len() > 1 && rules.contains(r));
+        let n = rules.len() - usize::from(tried.is_some());
+        // The i-th upstream not tried.
+        let nth = |i: usize| {
+            let at = tried.and_then(|t| rules.iter().position(|&r| r == t));
+            rules[if at.is_some_and(|at| i >= at) { i + 1 } else { i }]
+        };
+        if n == 1 {
+            return nth(0);
+        }
+        let (index, tries) = (u64::from(request.index), request.tries);
+        let draw = |key, m: usize| {
+            let u = self.stream.uniform(index, key, tries);
+            ((u * m as f64) as usize).min(m - 1)
+        };
+        let i = draw(DrawKey::Endpoint, n);
+        let j = draw(DrawKey::HopPick, n - 1);
+        let (a, b) = (nth(i), nth(if j >= i { j + 1 } else { j }));
+        if h.scores.score(b, now) < h.scores.score(a, now) {
+            b
+        } else {
+            a
+        }
+    }
+
+    /// A try at replica `r` was answered `rtt` after it went out: the
+    /// EWMA takes the sample (the request's last try), and the outlier
+    /// detector forgets its failures.
+    #[inline]
+    pub(super) fn hop_answered(&mut self, r: u32, rtt: SimDuration, now: SimTime) {
+        let Some(h) = &mut self.hop else {
+            return;
+        };
+        if h.hop.balance == Balance::Ewma {
+            h.scores.touch(r, rtt, now);
+        }
+        if h.hop.outlier.is_some() {
+            h.scores.succeeded(r);
+        }
+    }
+
+    /// Envoy's outlier sweep: the ejected whose time is over come back;
+    /// the next is due an interval later while the traffic runs.
+    pub(super) fn hop_sweep(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let Some(h) = &mut self.hop else {
+            return;
+        };
+        let Some(outlier) = h.hop.outlier else {
+            return;
+        };
+        h.moved.clear();
+        h.scores.sweep(&outlier, now, &mut h.moved);
+        for &replica in &h.moved {
+            let ejected = false;
+            self.observers
+                .emit(now, ServiceChange::HopEjected { replica, ejected });
+        }
+        if self.traffic_end.is_none_or(|end| now < end) {
+            s.after(outlier.interval, ServiceEvent::HopSweep);
+        }
     }
 
     /// A health check of every target: one that does not accept a
@@ -285,6 +371,16 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             return HopVerdict::Passed;
         }
         let request = self.requests.all[slot as usize];
+        if let (Some(outlier), Some(r)) = (h.hop.outlier, request.replica) {
+            let hosts = h.view.rules.len();
+            let h = self.hop.as_mut().expect("a hop");
+            if h.scores.failed(r, &outlier, hosts, now) {
+                let (replica, ejected) = (r, true);
+                self.observers
+                    .emit(now, ServiceChange::HopEjected { replica, ejected });
+            }
+        }
+        let h = self.hop.as_ref().expect("a hop");
         let retries = &h.hop.retries;
         let allowed = match cause {
             // No upstream to pass it to.
@@ -318,6 +414,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             return HopVerdict::Retried;
         }
         let status = h.hop.status(cause);
+        if let (Balance::Ewma, Some(r)) = (h.hop.balance, request.replica) {
+            let rtt = now.since(request.try_sent);
+            self.hop.as_mut().expect("a hop").scores.touch(r, rtt, now);
+        }
         self.emit(
             now,
             ServiceChange::HopAnswered {

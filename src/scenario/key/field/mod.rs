@@ -222,6 +222,10 @@ pub enum Field {
     HopDeregistrationDelay,
     /// `[hop] connection_termination`: the drained target's connections are reset.
     HopConnectionTermination,
+    /// `[hop] consecutive_5xx`: failed tries in a row that eject an upstream.
+    HopConsecutive5xx,
+    /// `[hop] base_ejection_time`: an upstream's first ejection lasts this long.
+    HopBaseEjectionTime,
     /// `[cluster] services`: other Services every node's kube-proxy syncs too.
     ClusterServices,
     /// `[cluster] endpoints`: endpoints of each other Service.
@@ -242,7 +246,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 134] = {
+    pub const ALL: [Field; 136] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -372,6 +376,8 @@ impl Field {
             Field::HopUnhealthyThreshold,
             Field::HopDeregistrationDelay,
             Field::HopConnectionTermination,
+            Field::HopConsecutive5xx,
+            Field::HopBaseEjectionTime,
             Field::ClusterServices,
             Field::ClusterEndpoints,
             Field::Churn,
@@ -447,7 +453,9 @@ impl Field {
             | Field::HopHealthInterval
             | Field::HopUnhealthyThreshold
             | Field::HopDeregistrationDelay
-            | Field::HopConnectionTermination => Scope::Hop,
+            | Field::HopConnectionTermination
+            | Field::HopConsecutive5xx
+            | Field::HopBaseEjectionTime => Scope::Hop,
             Field::OnSigterm | Field::DrainDelay => Scope::App,
             Field::At
             | Field::AfterReady
@@ -605,6 +613,8 @@ impl Field {
             Field::HopUnhealthyThreshold => "unhealthy_threshold",
             Field::HopDeregistrationDelay => "deregistration_delay",
             Field::HopConnectionTermination => "connection_termination",
+            Field::HopConsecutive5xx => "consecutive_5xx",
+            Field::HopBaseEjectionTime => "base_ejection_time",
             Field::ClusterServices => "services",
             Field::ClusterEndpoints => "endpoints",
             Field::Churn => "churn",

@@ -30,6 +30,7 @@ impl Field {
             | Field::HopConnectTimeout
             | Field::HopHealthInterval
             | Field::HopDeregistrationDelay
+            | Field::HopBaseEjectionTime
             | Field::RetryBackoff
             | Field::IdleTimeout
             | Field::Timeout
@@ -69,7 +70,8 @@ impl Field {
             | Field::ResetRetries
             | Field::StatusRetries
             | Field::HopTries
-            | Field::HopUnhealthyThreshold => Unit::Count,
+            | Field::HopUnhealthyThreshold
+            | Field::HopConsecutive5xx => Unit::Count,
             Field::HopKind => Unit::Word {
                 what: "hop kind",
                 names: &HopPreset::NAMES,
