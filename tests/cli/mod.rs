@@ -24,6 +24,7 @@
 //! - `picture_layout`: runs of very different lengths on axes of their
 //!   own; the band chart exactly `--width` cells wide;
 //! - `report`: `podsim report`'s HTML page for runs, sweeps, summaries and Jobs;
+//! - `service_hop`: the hop's row in a Service run's views, a grid over its keys (issue 39);
 //! - `service_pictures`: a Service run's picture of the race, SVG and text,
 //!   against a run worked out by hand;
 //! - `drain`: a kubectl drain under a PodDisruptionBudget, worked by hand;
@@ -81,6 +82,7 @@ mod rollout_view;
 mod run;
 mod serve;
 mod serve_advise;
+mod service_hop;
 mod service_pictures;
 mod shards;
 mod stopping;

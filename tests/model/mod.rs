@@ -17,6 +17,7 @@
 //! - `service_invariants`: issue 16's invariants of the Service model (proptest).
 //! - `service_history`: the Service's typed history of one run, worked by hand.
 //! - `service_hop`: an ingress hop's lagging view, next-upstream retry and 502s, worked by hand.
+//! - `service_hop_balance`: the hop's balancers (ewma, least request) and outlier detection (issue 39).
 //! - `service_clients`: client profiles, closed pooled connections and retries (issue 39).
 //! - `service_unready`: one replica's readiness failing for a while (issue 39).
 //! - `service_crash`: one replica's app crashing and restarting (issue 40).
@@ -63,6 +64,7 @@ mod service_counting_pool;
 mod service_crash;
 mod service_history;
 mod service_hop;
+mod service_hop_balance;
 mod service_invariants;
 mod service_node;
 mod service_scale;

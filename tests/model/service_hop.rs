@@ -185,3 +185,69 @@ fn a_load_balancer_sends_to_a_terminating_pod_until_its_health_check_takes_it_ou
     let (m, _) = run(web(SimDuration::ZERO), nlb(SimDuration::ZERO));
     assert_eq!(m.failed_of(Cause::Refused), 16);
 }
+
+/// Two replicas behind an NLB whose view follows the slice after a fixed
+/// 1 s, round robin, no health check; one keep-alive client whose one
+/// connection carries every request (each answered in 10 ms, well before
+/// the next); replica 0's app ignores SIGTERM, so it serves until SIGKILL
+/// at the 30 s grace deadline; its deregistration delay is `delay`, its
+/// connections reset at the end if `terminates`.
+fn nlb_keep_alive(delay: SimDuration, terminates: bool) -> ServiceSpec {
+    let traffic = TrafficSpec {
+        connections: Some(Connections::KeepAlive),
+        ..steady(secs(60))
+    };
+    let mut s = service(2, SimDuration::ZERO, ms(4955), traffic);
+    s.app.on_sigterm = podsim::model::service::OnSigterm::Ignore;
+    s.hop = Some(HopSpec {
+        preset: HopPreset::NlbIp,
+        propagation: Some(Propagation::Custom(secs(1).into())),
+        balance: Some(podsim::model::service::Balance::RoundRobin),
+        health_interval: Some(SimDuration::ZERO),
+        deregistration_delay: Some(delay),
+        connection_termination: Some(terminates),
+        ..HopSpec::default()
+    });
+    s
+}
+
+/// Each request the client saw fail, as (when, cause).
+fn failures(history: &ServiceHistory) -> Vec<(u64, Cause)> {
+    (history.iter())
+        .filter_map(|e| match e.what {
+            ServiceChange::RequestFailed { cause, .. } => Some((e.at.as_millis(), cause)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_load_balancer_that_terminates_at_its_deregistration_delay_cuts_what_the_pod_would_have() {
+    // Ready at 1 s, in the NLB's view at 2 s: traffic starts then, request
+    // k at 2 s + 100 ms · (k + 1), on one connection opened to turn 0,
+    // replica 0. Replica 0 is deleted 4.955 s later (6.955 s), leaves the
+    // view at 7.955 s and keeps serving; the kubelet hears at 7.005 s and
+    // SIGKILLs it 30 s later, at 37.005 s, cutting the request sent at
+    // 37.0 s (answered at 37.01 s): the Pod exits before a 60 s delay ends.
+    let (m, history) = run(web(SimDuration::ZERO), nlb_keep_alive(secs(60), true));
+    assert_eq!(m.ready_ms, Some(2000));
+    assert_eq!(failures(&history), [(37_005, Cause::Inflight)]);
+    // A delay of 10.05 s ends first, at 17.955 + 0.05 = 18.005 s: the NLB
+    // resets the connection then, cutting the request sent at 18.0 s; the
+    // next opens a connection the view sends to replica 1, and the
+    // SIGKILL at 37.005 s finds nothing of replica 0's left to cut.
+    let (m, history) = run(web(SimDuration::ZERO), nlb_keep_alive(ms(10_050), true));
+    assert_eq!(failures(&history), [(18_005, Cause::Inflight)]);
+    let terminated: Vec<(u64, u32)> = (history.iter())
+        .filter_map(|e| match e.what {
+            ServiceChange::HopTerminated { replica } => Some((e.at.as_millis(), replica)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(terminated, [(18_005, 0)]);
+    assert_eq!(m.failed, 1);
+    // The NLB's own default, connection termination off: the delay's end
+    // cuts nothing, the flow goes on to the SIGKILL.
+    let (_, history) = run(web(SimDuration::ZERO), nlb_keep_alive(ms(10_050), false));
+    assert_eq!(failures(&history), [(37_005, Cause::Inflight)]);
+}

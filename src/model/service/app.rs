@@ -330,8 +330,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.pod_event(r, now, event, s);
     }
 
-    /// The app or the proxy died: requests in flight are cut, connections reset.
-    fn path_died(&mut self, r: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+    /// The app or the proxy died (or a load balancer cut the target's
+    /// flows): requests in flight are cut, connections reset.
+    pub(super) fn path_died(&mut self, r: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         if self.counting.on {
             self.cut_in_flight(r, now);
         }

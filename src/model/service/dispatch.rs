@@ -66,6 +66,8 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             ServiceEvent::Synced { node } => self.synced(node as usize, now, s),
             ServiceEvent::HopHeard { version } => self.hop_heard(version, now, s),
             ServiceEvent::HopCheck => self.hop_check(now, s),
+            ServiceEvent::HopSweep => self.hop_sweep(now, s),
+            ServiceEvent::HopDeregistered { replica, epoch } => self.hop_deregistered(replica, epoch, now, s),
             ServiceEvent::Arrival => self.arrival(now, s),
             ServiceEvent::Answered { request, .. } => self.answered(request, now, s),
             ServiceEvent::ConnectGaveUp { request, .. } => self.connect_gave_up(request, now, s),

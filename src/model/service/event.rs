@@ -39,6 +39,15 @@ pub enum ServiceEvent {
     },
     /// The hop's health check of its targets is due.
     HopCheck,
+    /// The hop's outlier sweep is due: ejected upstreams may come back.
+    HopSweep,
+    /// A target's deregistration delay at the hop is over.
+    HopDeregistered {
+        /// The replica.
+        replica: u32,
+        /// Its leavings so far: stale if it came back since.
+        epoch: u32,
+    },
     /// A node's sync ran: its rules show what it has heard.
     Synced {
         /// The node, from 0.

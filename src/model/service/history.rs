@@ -186,6 +186,19 @@ pub enum ServiceChange {
         /// In rotation from now on.
         healthy: bool,
     },
+    /// The hop's outlier detection ejected a replica, or brought it back.
+    HopEjected {
+        /// The replica.
+        replica: u32,
+        /// Ejected from now on (else back).
+        ejected: bool,
+    },
+    /// The hop's deregistration delay for a replica out of rotation is
+    /// over: it resets the connections still open to it.
+    HopTerminated {
+        /// The replica.
+        replica: u32,
+    },
     /// The hop sends a failed try of a request to its next upstream.
     HopRetried {
         /// The request's number in the run, from 0.
@@ -337,6 +350,8 @@ impl ServiceChange {
             ServiceChange::HopRuleAdded { .. } => "hop_rule_added",
             ServiceChange::HopRuleDropped { .. } => "hop_rule_dropped",
             ServiceChange::HopHealth { .. } => "hop_health",
+            ServiceChange::HopTerminated { .. } => "hop_terminated",
+            ServiceChange::HopEjected { .. } => "hop_ejected",
             ServiceChange::HopRetried { .. } => "hop_retried",
             ServiceChange::HopAnswered { .. } => "hop_answered",
             ServiceChange::RolloutStarted => "rollout_started",

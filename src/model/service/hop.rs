@@ -59,6 +59,9 @@ pub enum Balance {
     /// The less busy of two picked at random (Envoy's `LEAST_REQUEST`,
     /// `choice_count` 2).
     LeastRequest,
+    /// The lower decayed round-trip average of two picked at random
+    /// (ingress-nginx's `load-balance: ewma`, a peak-EWMA after Finagle).
+    Ewma,
 }
 
 impl Balance {
@@ -67,6 +70,7 @@ impl Balance {
         Random => "random",
         RoundRobin => "round-robin",
         LeastRequest => "least-request",
+        Ewma => "ewma",
     }
 }
 
@@ -114,6 +118,33 @@ pub struct HopSpec {
     pub health_interval: Option<SimDuration>,
     /// `unhealthy_threshold`: failed checks in a row that take a target out.
     pub unhealthy_threshold: Option<u32>,
+    /// `deregistration_delay`: a target out of rotation drains this long.
+    pub deregistration_delay: Option<SimDuration>,
+    /// `connection_termination`: the hop resets a drained target's
+    /// connections when its deregistration delay is over.
+    pub connection_termination: Option<bool>,
+    /// `consecutive_5xx`: failed tries in a row that eject an upstream
+    /// (outlier detection); 0: none.
+    pub consecutive_5xx: Option<u32>,
+    /// `base_ejection_time`: an upstream's first ejection lasts this long.
+    pub base_ejection_time: Option<SimDuration>,
+}
+
+/// Envoy's outlier detection, its consecutive-5xx kind: an upstream whose
+/// tries fail `consecutive` times in a row is ejected (no new request)
+/// for `base_ejection` times its ejections so far, and comes back at the
+/// first sweep, every `interval`, after that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outlier {
+    /// Failed tries in a row (5xx answers, or failures of Envoy's own, such
+    /// as a refused connect, mapped to 5xx) that eject.
+    pub consecutive: u32,
+    /// Time between two sweeps, which bring the ejected back.
+    pub interval: SimDuration,
+    /// The first ejection's length.
+    pub base_ejection: SimDuration,
+    /// At most this percent of the upstreams ejected, though always one.
+    pub max_percent: u32,
 }
 
 /// A load balancer's active health check of its targets.
@@ -149,6 +180,15 @@ pub struct Hop {
     pub connect_timeout: SimDuration,
     /// Its health check of the Pods, if it has one.
     pub health: Option<Health>,
+    /// A target out of rotation (dropped from the view, or failing its
+    /// health check) gets no new connection; its open ones are kept this
+    /// long (AWS's deregistration delay, GCP's connection draining).
+    pub deregistration_delay: SimDuration,
+    /// At the delay's end the hop resets the target's connections still
+    /// open; otherwise they stay until one side closes them.
+    pub terminates: bool,
+    /// Its outlier detection, if it has one.
+    pub outlier: Option<Outlier>,
 }
 
 const fn ms(ms: u64) -> SimDuration {
@@ -192,8 +232,13 @@ impl HopSpec {
                 pool: 320,
                 idle_timeout: Some(SimDuration::from_secs(60)),
                 connect_timeout: SimDuration::from_secs(5),
-                // Its Lua balancer keeps no active health check.
+                // Its Lua balancer keeps no active health check; a
+                // removed upstream's keep-alive connections are no longer
+                // picked but never cut.
                 health: None,
+                deregistration_delay: none,
+                terminates: false,
+                outlier: None,
             },
             // istiod debounces pushes (PILOT_DEBOUNCE_AFTER 100 ms, up to
             // PILOT_DEBOUNCE_MAX 10 s) before EDS reaches the sidecars
@@ -214,6 +259,11 @@ impl HopSpec {
                 connect_timeout: SimDuration::from_secs(10),
                 // Outlier detection is off without a DestinationRule.
                 health: None,
+                // A host removed by EDS is drained: no new request, the
+                // ones under way finish.
+                deregistration_delay: none,
+                terminates: false,
+                outlier: None,
             },
             // The NEG controller's endpoint update and the load balancer's
             // programming: 32 s (propagation's `gcp-lb` preset, the
@@ -235,6 +285,17 @@ impl HopSpec {
                     interval: SimDuration::from_secs(5),
                     unhealthy: 2,
                 }),
+                // The backend service's connection draining
+                // (`connectionDraining.drainingTimeoutSec`): "after the
+                // timeout duration is reached, all remaining TCP
+                // connections ... are closed", and 0 disables draining
+                // (Load Balancing's "Enable connection draining"). Its
+                // default for a GKE Ingress's NEG backends is not
+                // confirmed here: 0, as a BackendConfig that writes no
+                // `connectionDraining` leaves it (inferred).
+                deregistration_delay: none,
+                terminates: true,
+                outlier: None,
             },
             // Deregistration reaching the NLB's data plane: about 120 s
             // (aws-load-balancer-controller#2366); L4, so no answer and no
@@ -255,6 +316,15 @@ impl HopSpec {
                     interval: SimDuration::from_secs(10),
                     unhealthy: 3,
                 }),
+                // Target group attributes (Elastic Load Balancing API,
+                // ModifyTargetGroupAttributes):
+                // `deregistration_delay.timeout_seconds` 300;
+                // `deregistration_delay.connection_termination.enabled`
+                // false for TCP target groups, so a deregistered target's
+                // flows go on until one side closes them.
+                deregistration_delay: SimDuration::from_secs(300),
+                terminates: false,
+                outlier: None,
             },
         };
         if let Some(p) = &self.propagation {
@@ -270,6 +340,23 @@ impl HopSpec {
         if let Some(c) = self.connect_timeout {
             hop.connect_timeout = c;
         }
+        if let Some(d) = self.deregistration_delay {
+            hop.deregistration_delay = d;
+        }
+        if let Some(t) = self.connection_termination {
+            hop.terminates = t;
+        }
+        // Envoy's OutlierDetection defaults (config.cluster.v3): consecutive_5xx
+        // 5, interval 10 s, base_ejection_time 30 s, max_ejection_percent 10
+        // ("but will eject at least one host regardless"); Istio configures
+        // none without a DestinationRule's `outlierDetection`.
+        let consecutive = self.consecutive_5xx.unwrap_or(0);
+        hop.outlier = (consecutive > 0).then(|| Outlier {
+            consecutive,
+            interval: SimDuration::from_secs(10),
+            base_ejection: self.base_ejection_time.unwrap_or(SimDuration::from_secs(30)),
+            max_percent: 10,
+        });
         let (interval, unhealthy) = match hop.health {
             Some(h) => (h.interval, h.unhealthy),
             None => (SimDuration::ZERO, 2),

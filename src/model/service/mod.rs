@@ -12,7 +12,8 @@
 //! - `client`: the client library's profile (pool, close detection, retries);
 //! - `hop`: an ingress, a mesh sidecar or a cloud load balancer between
 //!   the clients and the Pods, as presets; `router`: it running, with its
-//!   own view, balancing, health check and retries;
+//!   own view, balancing, health check and retries; `scores`: what it
+//!   learns of each upstream from its tries (EWMA, outlier detection);
 //! - `connection`: connections pinned to a Pod, clients' keep-alive pools;
 //! - `app`: a replica's serving state, the app's reaction to SIGTERM;
 //! - `outcome`: failure causes and the metrics;
@@ -88,6 +89,7 @@ mod proxy;
 mod rollout;
 mod router;
 mod scale;
+mod scores;
 mod sent;
 mod shutdown;
 mod simulator;
@@ -102,7 +104,7 @@ pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
 pub use drain::{DrainFigures, EVICTION_RETRY};
 pub use event::ServiceEvent;
 pub use history::{Fate, PodFact, ServiceChange, ServiceEntry, ServiceHistory, ServiceObserver};
-pub use hop::{Balance, Health, Hop, HopPreset, HopSpec, Status};
+pub use hop::{Balance, Health, Hop, HopPreset, HopSpec, Outlier, Status};
 pub use node::{NodeState, TCP_RETRANSMIT_LIMIT};
 pub use node_failure::{LostNode, NodeFailure, NodeFigures, Provider, Spot, default_grace};
 pub use outcome::{Cause, CrashFigures, Deleted, FailedRequest, HopFigures, RetryFigures, ServiceMetrics};

@@ -13,6 +13,8 @@ use super::history::{ServiceChange, ServiceObserver};
 use super::hop::{Balance, Hop, Status};
 use super::outcome::Cause;
 use super::proxy::Proxy;
+use super::scores::Scores;
+use super::traffic::Request;
 use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 use crate::model::draw::DrawKey;
@@ -34,6 +36,14 @@ pub(super) struct HopState {
     checking: bool,
     /// Scratch: the view less the targets out of rotation.
     healthy: Vec<u32>,
+    /// Per replica: out of rotation (dropped from the view, or down),
+    /// and its deregistrations so far, which make a pending one stale.
+    out: Vec<bool>,
+    epochs: Vec<u32>,
+    /// Scratch: the replicas the view's last sync moved.
+    moved: Vec<u32>,
+    /// What it learned of each upstream from its tries.
+    scores: Scores,
 }
 
 impl HopState {
@@ -48,6 +58,10 @@ impl HopState {
             down: Vec::new(),
             checking: false,
             healthy: Vec::new(),
+            out: Vec::new(),
+            epochs: Vec::new(),
+            moved: Vec::new(),
+            scores: Scores::default(),
         }
     }
 }
@@ -86,29 +100,48 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             return;
         };
         h.view.heard(version);
-        if let (Some(health), false) = (h.hop.health, h.checking) {
-            h.checking = true;
-            s.after(health.interval, ServiceEvent::HopCheck);
+        if !h.checking {
+            if let Some(health) = h.hop.health {
+                s.after(health.interval, ServiceEvent::HopCheck);
+            }
+            if let Some(outlier) = h.hop.outlier {
+                s.after(outlier.interval, ServiceEvent::HopSweep);
+            }
         }
+        h.checking = true;
         let observers = &mut self.observers;
         let upto = h.view.heard;
         let changes = self.slice.changes(h.view.applied, upto);
+        let moved = &mut h.moved;
+        moved.clear();
         h.view.sync(upto, changes, |replica, added| {
             let change = match added {
                 true => ServiceChange::HopRuleAdded { replica },
                 false => ServiceChange::HopRuleDropped { replica },
             };
             observers.emit(now, change);
+            moved.push(replica);
         });
+        if h.hop.balance == Balance::Ewma {
+            h.scores.synced(&h.view.rules, &h.moved, now);
+        }
+        let moved = std::mem::take(&mut h.moved);
+        for &r in &moved {
+            self.hop_rotation(r, s);
+        }
+        if let Some(h) = &mut self.hop {
+            h.moved = moved;
+        }
         self.maybe_start(now, s);
         self.maybe_settle(now);
     }
 
-    /// The replica a new connection of `request` (its `tries`-th try)
-    /// goes to: the hop's pick from its view, or, without a hop, a draw
-    /// over `node`'s rules. `None`: nothing to send to.
+    /// The replica a new connection of `request` (its current try) goes
+    /// to: the hop's pick from its view, or, without a hop, a draw over
+    /// `node`'s rules. `None`: nothing to send to.
     #[inline]
-    pub(super) fn pick(&mut self, node: u32, index: u32, tries: u32) -> Option<u32> {
+    pub(super) fn pick(&mut self, node: u32, request: &Request, now: SimTime) -> Option<u32> {
+        let (index, tries) = (request.index, request.tries);
         let u = |s: &Self| s.stream.uniform(u64::from(index), DrawKey::Endpoint, tries);
         let Some(h) = &mut self.hop else {
             let rules = &self.proxies[node as usize].rules;
@@ -120,12 +153,13 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         if h.view.rules.is_empty() {
             return None;
         }
-        // Targets out of rotation are skipped, unless every one is: then
-        // the load balancer fails open to them all (NLB, GCP alike).
-        let some_down = h.down.iter().any(|&d| d);
+        // Targets out of rotation (down, or ejected as outliers) are
+        // skipped, unless every one is: then the load balancer fails open
+        // to them all (NLB, GCP, Envoy's panic alike).
+        let some_down = h.down.iter().any(|&d| d) || h.scores.any_ejected();
         if some_down {
-            let (down, view) = (&h.down, &h.view.rules);
-            let up = |r: &&u32| !down.get(**r as usize).is_some_and(|&d| d);
+            let (down, view, scores) = (&h.down, &h.view.rules, &h.scores);
+            let up = |r: &&u32| !(down.get(**r as usize).is_some_and(|&d| d) || scores.is_ejected(**r));
             h.healthy.clear();
             h.healthy.extend(view.iter().filter(up));
         }
@@ -148,8 +182,79 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 );
                 if self.busy(b) < self.busy(a) { b } else { a }
             }
+            Balance::Ewma => self.ewma_pick(rules, request, now),
         };
         Some(pick)
+    }
+
+    /// ewma.lua's `balance`: of the upstreams this request has not tried
+    /// at the hop (its last try's; all if none is left), two picked at
+    /// random without repeat (a partial Fisher–Yates shuffle), the lower
+    /// score wins, the first drawn on a tie; one alone is taken.
+    fn ewma_pick(&self, rules: &[u32], request: &Request, now: SimTime) -> u32 {
+        let h = self.hop.as_ref().expect("a hop");
+        let tried = request
+            .replica
+            .filter(|r| request.hop_try > 1 && rules.len() > 1 && rules.contains(r));
+        let n = rules.len() - usize::from(tried.is_some());
+        // The i-th upstream not tried.
+        let nth = |i: usize| {
+            let at = tried.and_then(|t| rules.iter().position(|&r| r == t));
+            rules[if at.is_some_and(|at| i >= at) { i + 1 } else { i }]
+        };
+        if n == 1 {
+            return nth(0);
+        }
+        let (index, tries) = (u64::from(request.index), request.tries);
+        let draw = |key, m: usize| {
+            let u = self.stream.uniform(index, key, tries);
+            ((u * m as f64) as usize).min(m - 1)
+        };
+        let i = draw(DrawKey::Endpoint, n);
+        let j = draw(DrawKey::HopPick, n - 1);
+        let (a, b) = (nth(i), nth(if j >= i { j + 1 } else { j }));
+        if h.scores.score(b, now) < h.scores.score(a, now) {
+            b
+        } else {
+            a
+        }
+    }
+
+    /// A try at replica `r` was answered `rtt` after it went out: the
+    /// EWMA takes the sample (the request's last try), and the outlier
+    /// detector forgets its failures.
+    #[inline]
+    pub(super) fn hop_answered(&mut self, r: u32, rtt: SimDuration, now: SimTime) {
+        let Some(h) = &mut self.hop else {
+            return;
+        };
+        if h.hop.balance == Balance::Ewma {
+            h.scores.touch(r, rtt, now);
+        }
+        if h.hop.outlier.is_some() {
+            h.scores.succeeded(r);
+        }
+    }
+
+    /// Envoy's outlier sweep: the ejected whose time is over come back;
+    /// the next is due an interval later while the traffic runs.
+    pub(super) fn hop_sweep(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        let Some(h) = &mut self.hop else {
+            return;
+        };
+        let Some(outlier) = h.hop.outlier else {
+            return;
+        };
+        h.moved.clear();
+        h.scores.sweep(&outlier, now, &mut h.moved);
+        for &replica in &h.moved {
+            let ejected = false;
+            self.observers
+                .emit(now, ServiceChange::HopEjected { replica, ejected });
+        }
+        if self.traffic_end.is_none_or(|end| now < end) {
+            s.after(outlier.interval, ServiceEvent::HopSweep);
+        }
     }
 
     /// A health check of every target: one that does not accept a
@@ -164,6 +269,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             return;
         };
         let n = self.replicas.len();
+        h.moved.clear();
         h.fails.resize(n, 0);
         h.down.resize(n, false);
         for (r, rep) in self.replicas.iter().enumerate() {
@@ -178,10 +284,65 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 let (replica, healthy) = (r as u32, !h.down[r]);
                 self.observers
                     .emit(now, ServiceChange::HopHealth { replica, healthy });
+                h.moved.push(replica);
             }
+        }
+        let moved = std::mem::take(&mut h.moved);
+        for &r in &moved {
+            self.hop_rotation(r, s);
+        }
+        if let Some(h) = &mut self.hop {
+            h.moved = moved;
+            h.moved.clear();
         }
         if self.traffic_end.is_none_or(|end| now < end) {
             s.after(health.interval, ServiceEvent::HopCheck);
+        }
+    }
+
+    /// Replica `r` may have left the hop's rotation or come back: a target
+    /// that left starts its deregistration delay, at whose end, if the hop
+    /// terminates connections, its open ones are reset (`hop_deregistered`);
+    /// one that came back makes that pending end stale.
+    fn hop_rotation(&mut self, r: u32, s: &mut Scheduler<'_, ServiceEvent>) {
+        let Some(h) = &mut self.hop else {
+            return;
+        };
+        let i = r as usize;
+        if h.out.len() <= i {
+            h.out.resize(i + 1, false);
+            h.epochs.resize(i + 1, 0);
+        }
+        let down = h.down.get(i).is_some_and(|&d| d);
+        let out = down || !h.view.rules.contains(&r);
+        if out == h.out[i] {
+            return;
+        }
+        h.out[i] = out;
+        h.epochs[i] = h.epochs[i].wrapping_add(1);
+        if out && h.hop.terminates {
+            let epoch = h.epochs[i];
+            s.after(
+                h.hop.deregistration_delay,
+                ServiceEvent::HopDeregistered { replica: r, epoch },
+            );
+        }
+    }
+
+    /// Replica `r`'s deregistration delay is over (`epoch`: the leaving
+    /// it ends, stale if the target came back since): the hop resets its
+    /// connections, as the target's own death would, requests on them cut.
+    pub(super) fn hop_deregistered(
+        &mut self,
+        r: u32,
+        epoch: u32,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) {
+        let current = (self.hop.as_ref()).is_some_and(|h| h.epochs.get(r as usize) == Some(&epoch));
+        if current {
+            self.emit(now, ServiceChange::HopTerminated { replica: r });
+            self.path_died(r as usize, now, s);
         }
     }
 
@@ -210,6 +371,16 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             return HopVerdict::Passed;
         }
         let request = self.requests.all[slot as usize];
+        if let (Some(outlier), Some(r)) = (h.hop.outlier, request.replica) {
+            let hosts = h.view.rules.len();
+            let h = self.hop.as_mut().expect("a hop");
+            if h.scores.failed(r, &outlier, hosts, now) {
+                let (replica, ejected) = (r, true);
+                self.observers
+                    .emit(now, ServiceChange::HopEjected { replica, ejected });
+            }
+        }
+        let h = self.hop.as_ref().expect("a hop");
         let retries = &h.hop.retries;
         let allowed = match cause {
             // No upstream to pass it to.
@@ -243,6 +414,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             return HopVerdict::Retried;
         }
         let status = h.hop.status(cause);
+        if let (Balance::Ewma, Some(r)) = (h.hop.balance, request.replica) {
+            let rtt = now.since(request.try_sent);
+            self.hop.as_mut().expect("a hop").scores.touch(r, rtt, now);
+        }
         self.emit(
             now,
             ServiceChange::HopAnswered {

@@ -197,7 +197,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 _ => {}
             }
         }
-        let Some(pick) = self.pick(node, request.index, request.tries) else {
+        let Some(pick) = self.pick(node, &request, now) else {
             return self.fail(slot, Cause::NoEndpoints, now, s);
         };
         self.requests.all[slot as usize].replica = Some(pick);
@@ -293,6 +293,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.requests.release(slot);
         let c = request.conn;
         let conn = *self.conns.get(c);
+        self.hop_answered(conn.replica, now.since(request.try_sent), now);
         let r = conn.replica as usize;
         let p = &self.profile;
         let (keep_alive, pool) = (p.connections == Connections::KeepAlive, p.pool as usize);

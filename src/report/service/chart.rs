@@ -48,6 +48,7 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, columns: u64) -> String {
             .collect();
         rows.push((format!("node {node} rules"), routed));
     }
+    rows.extend(super::hop::chart_row(report, &cells));
     rows.extend(super::node::chart_rows(report, &cells, end));
     let counts = strip::counts(report, cells.count, |t| cells.of(t));
     let answered: String = counts

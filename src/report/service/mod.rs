@@ -19,6 +19,7 @@
 mod chart;
 mod crash;
 mod drain;
+mod hop;
 mod node;
 mod picture;
 pub mod rollout;

@@ -92,7 +92,8 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     let crash_rows = label_rows.split_off(m.deleted.len());
     let rows_above = (label_rows.iter().chain(&crash_rows).copied().max()).unwrap_or(0);
     let nodes_top = blocks_top + blocks.height() + LABEL_ROW * rows_above as f64;
-    let strip_top = nodes_top + TITLE_ROW + ROW * nodes as f64 + GAP / 2.0;
+    let hop_row = usize::from(super::hop::has_row(m.hop.is_some(), &m.deleted, nodes));
+    let strip_top = nodes_top + TITLE_ROW + ROW * (nodes + hop_row) as f64 + GAP / 2.0;
     let strip_bottom = strip_top + TITLE_ROW + ROW * lanes.len() as f64;
     let axis_title = "time since the replicas were created (s)";
     let title_extra = title_extra(axis_title);
@@ -119,7 +120,8 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
         super::rollout::draw(&mut svg, report, stack_top, &axis);
     }
     blocks.draw(&mut svg, blocks_top);
-    draw_nodes(&mut svg, &m.deleted, &states, nodes_top, end, &axis);
+    let hop = m.hop.is_some();
+    draw_nodes(&mut svg, (&m.deleted, hop), &states, nodes_top, end, &axis);
     requests::draw_strip(&mut svg, report, &lanes, &totals, strip_top, &axis);
     for (d, row) in m.deleted.iter().zip(label_rows) {
         let x = axis.x(SimTime(d.deleted_ms));
@@ -252,10 +254,10 @@ fn row_label(svg: &mut Svg, band_y: f64, name: &str, note: &str) {
 /// One row per node: from each deletion until that node's rules dropped the
 /// Pod (or the run's end, if they never did), new connections still went to it.
 /// A node that left Ready has its state strip, and its last state as its
-/// note.
+/// note. A run with a hop has one row more, the hop's own view's.
 fn draw_nodes(
     svg: &mut Svg,
-    deleted: &[Deleted],
+    (deleted, hop): (&[Deleted], bool),
     states: &[Vec<(SimTime, NodeState)>],
     top: f64,
     end: SimTime,
@@ -274,56 +276,79 @@ fn draw_nodes(
         row_label(svg, band_y, &format!("node {node}"), note);
         band_frame(svg, band_y, right, "none", "#e4e4e4");
         super::node::draw_states(svg, row, node, band_y, end, axis);
+        let who = (format!("node {node}"), format!("node {node}'s rules"));
         for d in deleted {
-            let from = SimTime(d.deleted_ms);
-            let dropped = d
-                .rules_dropped_ms
-                .get(node)
-                .copied()
-                .flatten()
-                .map(|ms| SimTime(d.deleted_ms + ms));
-            let to = dropped.unwrap_or(end);
-            let after = dropped.map_or("never dropped".to_string(), |t| {
-                format!("dropped at {t} (+{})", t.since(from))
-            });
-            svg.titled(
-                "rect",
-                &[
-                    ("class", &"still-routed"),
-                    ("data-replica", &d.replica),
-                    ("data-from", &from.as_millis()),
-                    ("data-to", &to.as_millis()),
-                    ("x", &Num(axis.x(from))),
-                    ("y", &Num(band_y)),
-                    ("width", &Num(axis.x(to) - axis.x(from))),
-                    ("height", &Num(BAND)),
-                    ("fill", &STILL_ROUTED),
-                ],
-                &format!(
-                    "node {node} still sends new connections to replica {} from {from}: {after}",
-                    d.replica
-                ),
-            );
-            if let Some(t) = dropped {
-                let x = axis.x(t);
-                svg.titled(
-                    "path",
-                    &[
-                        ("class", &"rule-drop"),
-                        ("data-replica", &d.replica),
-                        ("data-at", &t.as_millis()),
-                        (
-                            "d",
-                            &format!("M{} {}v{}", Num(x), Num(band_y - 2.0), Num(BAND + 4.0)),
-                        ),
-                        ("stroke", &"#222222"),
-                        ("stroke-width", &2.5),
-                    ],
-                    &format!("t={t} node {node}'s rules drop replica {}", d.replica),
-                );
-            }
+            let dropped = d.rules_dropped_ms.get(node).copied().flatten();
+            draw_still_routed(svg, d, dropped, &who, band_y, end, axis);
         }
         svg.close();
+    }
+    // The hop's row, under the nodes': its own view drops the Pod later.
+    if super::hop::has_row(hop, deleted, nodes) {
+        let band_y = top + TITLE_ROW + ROW * nodes as f64 + (ROW - BAND) / 2.0;
+        svg.open("g", &[("class", &"hop")]);
+        row_label(svg, band_y, "hop", "its view");
+        band_frame(svg, band_y, right, "none", "#e4e4e4");
+        let who = ("the hop".to_string(), "the hop's view".to_string());
+        for d in deleted {
+            draw_still_routed(svg, d, d.hop_dropped_ms, &who, band_y, end, axis);
+        }
+        svg.close();
+    }
+}
+
+/// From deletion `d` until `dropped` after it (or `end`), `who.0` still
+/// sent new connections to the Pod; the drop, by `who.1`, as a mark.
+fn draw_still_routed(
+    svg: &mut Svg,
+    d: &Deleted,
+    dropped: Option<u64>,
+    who: &(String, String),
+    band_y: f64,
+    end: SimTime,
+    axis: &TimeAxis,
+) {
+    let from = SimTime(d.deleted_ms);
+    let dropped = dropped.map(|ms| SimTime(d.deleted_ms + ms));
+    let to = dropped.unwrap_or(end);
+    let after = dropped.map_or("never dropped".to_string(), |t| {
+        format!("dropped at {t} (+{})", t.since(from))
+    });
+    svg.titled(
+        "rect",
+        &[
+            ("class", &"still-routed"),
+            ("data-replica", &d.replica),
+            ("data-from", &from.as_millis()),
+            ("data-to", &to.as_millis()),
+            ("x", &Num(axis.x(from))),
+            ("y", &Num(band_y)),
+            ("width", &Num(axis.x(to) - axis.x(from))),
+            ("height", &Num(BAND)),
+            ("fill", &STILL_ROUTED),
+        ],
+        &format!(
+            "{} still sends new connections to replica {} from {from}: {after}",
+            who.0, d.replica
+        ),
+    );
+    if let Some(t) = dropped {
+        let x = axis.x(t);
+        svg.titled(
+            "path",
+            &[
+                ("class", &"rule-drop"),
+                ("data-replica", &d.replica),
+                ("data-at", &t.as_millis()),
+                (
+                    "d",
+                    &format!("M{} {}v{}", Num(x), Num(band_y - 2.0), Num(BAND + 4.0)),
+                ),
+                ("stroke", &"#222222"),
+                ("stroke-width", &2.5),
+            ],
+            &format!("t={t} {} drop replica {}", who.1, d.replica),
+        );
     }
 }
 

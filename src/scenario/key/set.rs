@@ -176,6 +176,10 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             Field::HopConnectTimeout => hop.connect_timeout = Some(ms),
             Field::HopHealthInterval => hop.health_interval = Some(ms),
             Field::HopUnhealthyThreshold => hop.unhealthy_threshold = Some(count),
+            Field::HopDeregistrationDelay => hop.deregistration_delay = Some(ms),
+            Field::HopConnectionTermination => hop.connection_termination = Some(value.flag()),
+            Field::HopConsecutive5xx => hop.consecutive_5xx = Some(count),
+            Field::HopBaseEjectionTime => hop.base_ejection_time = Some(ms),
             _ => {}
         }
         return;

@@ -278,7 +278,9 @@ impl Field {
                  (ingress-nginx: lognormal median 2s, p99 5s)"
             }
             Field::HopBalance => {
-                "how the hop picks a Pod: random, round-robin or least-request; default the hop's (ingress-nginx: round-robin)"
+                "how the hop picks a Pod: random, round-robin, least-request (two random picks, the less busy) or ewma \
+                 (ingress-nginx's: two random picks, the lower decayed round-trip average); default the hop's \
+                 (ingress-nginx: round-robin)"
             }
             Field::HopTries => {
                 "tries of one request at the hop, the first included (proxy_next_upstream_tries): a failed connect \
@@ -294,6 +296,27 @@ impl Field {
             Field::HopUnhealthyThreshold => {
                 "failed health checks in a row that take a target out of rotation (one pass brings it back); \
                  default the hop's (nlb-ip: 3, gcp-lb: 2)"
+            }
+            Field::HopDeregistrationDelay => {
+                "a target out of rotation (dropped from the hop's view, or failing its health check) gets no new \
+                 connection and keeps its open ones this long; default the hop's (nlb-ip: 300s, \
+                 AWS's deregistration_delay.timeout_seconds; gcp-lb: 0s, connectionDraining.drainingTimeoutSec, \
+                 default unconfirmed; others 0s)"
+            }
+            Field::HopConsecutive5xx => {
+                "outlier detection: failed tries in a row at one upstream (refused, reset, cut, timed out) that eject \
+                 it from the hop's picks for base_ejection_time times its ejections so far, back at the next 10 s \
+                 sweep after (Envoy's consecutive_5xx; its default 5 once a DestinationRule sets outlierDetection); \
+                 0 none; default 0 (Istio without a DestinationRule)"
+            }
+            Field::HopBaseEjectionTime => {
+                "outlier detection: an upstream's first ejection lasts this long, the n-th n times it (at most 300s); \
+                 default 30s (Envoy's base_ejection_time)"
+            }
+            Field::HopConnectionTermination => {
+                "at the end of the deregistration delay the hop resets the target's connections still open \
+                 (requests on them cut); default the hop's (nlb-ip: false, AWS's \
+                 deregistration_delay.connection_termination.enabled; gcp-lb: true; others false)"
             }
             Field::ClusterServices => {
                 "other Services on every node's kube-proxy, synced through the same runner as ours; default 0"

@@ -223,6 +223,14 @@ pub enum Field {
     HopHealthInterval,
     /// `[hop] unhealthy_threshold`: failed checks that take a target out.
     HopUnhealthyThreshold,
+    /// `[hop] deregistration_delay`: a target out of rotation drains this long.
+    HopDeregistrationDelay,
+    /// `[hop] connection_termination`: the drained target's connections are reset.
+    HopConnectionTermination,
+    /// `[hop] consecutive_5xx`: failed tries in a row that eject an upstream.
+    HopConsecutive5xx,
+    /// `[hop] base_ejection_time`: an upstream's first ejection lasts this long.
+    HopBaseEjectionTime,
     /// `[cluster] services`: other Services every node's kube-proxy syncs too.
     ClusterServices,
     /// `[cluster] endpoints`: endpoints of each other Service.
@@ -243,7 +251,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 132] = {
+    pub const ALL: [Field; 136] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -371,6 +379,10 @@ impl Field {
             Field::HopConnectTimeout,
             Field::HopHealthInterval,
             Field::HopUnhealthyThreshold,
+            Field::HopDeregistrationDelay,
+            Field::HopConnectionTermination,
+            Field::HopConsecutive5xx,
+            Field::HopBaseEjectionTime,
             Field::ClusterServices,
             Field::ClusterEndpoints,
             Field::Churn,

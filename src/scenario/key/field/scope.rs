@@ -68,7 +68,11 @@ impl Field {
             | Field::HopTries
             | Field::HopConnectTimeout
             | Field::HopHealthInterval
-            | Field::HopUnhealthyThreshold => Scope::Hop,
+            | Field::HopUnhealthyThreshold
+            | Field::HopDeregistrationDelay
+            | Field::HopConnectionTermination
+            | Field::HopConsecutive5xx
+            | Field::HopBaseEjectionTime => Scope::Hop,
             Field::OnSigterm | Field::DrainDelay => Scope::App,
             Field::At
             | Field::AfterReady

@@ -70,6 +70,10 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::HopConnectTimeout
             | $crate::scenario::key::Field::HopHealthInterval
             | $crate::scenario::key::Field::HopUnhealthyThreshold
+            | $crate::scenario::key::Field::HopDeregistrationDelay
+            | $crate::scenario::key::Field::HopConnectionTermination
+            | $crate::scenario::key::Field::HopConsecutive5xx
+            | $crate::scenario::key::Field::HopBaseEjectionTime
             | $crate::scenario::key::Field::ClusterServices
             | $crate::scenario::key::Field::ClusterEndpoints
             | $crate::scenario::key::Field::Churn

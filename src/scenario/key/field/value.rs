@@ -29,6 +29,8 @@ impl Field {
             | Field::ConnectTimeout
             | Field::HopConnectTimeout
             | Field::HopHealthInterval
+            | Field::HopDeregistrationDelay
+            | Field::HopBaseEjectionTime
             | Field::RetryBackoff
             | Field::IdleTimeout
             | Field::Timeout
@@ -68,7 +70,8 @@ impl Field {
             | Field::ResetRetries
             | Field::StatusRetries
             | Field::HopTries
-            | Field::HopUnhealthyThreshold => Unit::Count,
+            | Field::HopUnhealthyThreshold
+            | Field::HopConsecutive5xx => Unit::Count,
             Field::HopKind => Unit::Word {
                 what: "hop kind",
                 names: &HopPreset::NAMES,
@@ -150,7 +153,8 @@ impl Field {
             Field::Proxy
             | Field::BackoffImmediateFirstRestart
             | Field::PostStartFails
-            | Field::Idempotent => Unit::Flag,
+            | Field::Idempotent
+            | Field::HopConnectionTermination => Unit::Flag,
             Field::RestartPolicy | Field::ContainerRestartPolicy => Unit::Word {
                 what: "restart_policy",
                 names: &RestartPolicy::NAMES,
