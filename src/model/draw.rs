@@ -54,6 +54,10 @@ pub enum DrawKey {
     /// constant routing state sent (counter: the run's count draw, and the
     /// uniform within it).
     Count = 18,
+    /// Which client sends a request of a Poisson stream (counter: request
+    /// index): each picks one uniformly, so each client's requests are a
+    /// Poisson stream of their own (thinning).
+    Client = 19,
 }
 
 /// The seed and the replication of one run: the part of a draw's counter
