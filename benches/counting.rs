@@ -4,7 +4,8 @@
 //! the bundled rollout at 10⁵ requests a second against the per-request
 //! model, side by side.
 //!
-//! Each run is a bundled scenario with one client (so counting is exact,
+//! Each run is a bundled scenario as it is (three clients on three nodes,
+//! each request's client drawn, so counting is exact:
 //! `ServiceSpec::counting_blocker`), one `ServiceSimulator` reused across
 //! runs as a sweep reuses it, no history recorded. Throughput is in runs.
 
@@ -17,13 +18,12 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use podsim::model::RunSpec;
 use podsim::model::service::{Rate, ServiceSimulator, TrafficModel};
 
-/// Bundled scenario `path` with one client at `rate` requests/s, run by `model`.
+/// Bundled scenario `path` at `rate` requests/s, run by `model`.
 fn scenario(path: &str, rate: f64, model: TrafficModel) -> RunSpec {
     let mut run = load_run(path);
     let service = run.service.as_deref_mut().expect("a Service scenario");
     let traffic = service.traffic.as_mut().expect("with traffic");
     traffic.rate = Rate::new(rate).expect("a rate above 0");
-    traffic.clients = 1;
     traffic.model = model;
     run
 }

@@ -54,10 +54,14 @@ pub enum DrawKey {
     /// constant routing state sent (counter: the run's count draw, and the
     /// uniform within it).
     Count = 18,
+    /// Which client sends a request of a Poisson stream (counter: request
+    /// index): each picks one uniformly, so each client's requests are a
+    /// Poisson stream of their own (thinning).
+    Client = 19,
     /// The counting model's keep-alive client (`counting::keepalive`): a
     /// request's gap, a dial's endpoint, a connection's last request
     /// (counter: the run's pool draw, and the uniform within it).
-    Pool = 19,
+    Pool = 20,
 }
 
 /// The seed and the replication of one run: the part of a draw's counter

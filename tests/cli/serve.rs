@@ -463,7 +463,10 @@ fn a_view_offers_each_scenario_the_axis_paths_its_sweep_takes() {
 #[test]
 fn a_request_past_its_time_budget_gets_503_with_the_reason() {
     let server = Server::start(&["--max-seconds", "1"]);
-    let slow = seed("service/no-prestop.toml").replace("rate = 50 ", "rate = 1000000\nduration = \"30m\" ");
+    let slow = seed("service/no-prestop.toml").replace(
+        "rate = 50 ",
+        "rate = 1000000\nmodel = \"per-request\"\nduration = \"30m\" ",
+    );
     let sweep = json!({ "scenario": slow, "grid": "[axes]\n\"traffic.clients\" = [3]\n" });
     let view = json!({ "scenarios": [slow] });
     for (path, body) in [

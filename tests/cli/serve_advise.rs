@@ -80,7 +80,10 @@ fn the_advise_button_says_what_it_assumed() {
 #[test]
 fn an_advice_past_the_time_budget_gets_503() {
     let server = Server::start(&["--max-seconds", "1"]);
-    let slow = seed("service/no-prestop.toml").replace("rate = 50 ", "rate = 1000000\nduration = \"30m\" ");
+    let slow = seed("service/no-prestop.toml").replace(
+        "rate = 50 ",
+        "rate = 1000000\nmodel = \"per-request\"\nduration = \"30m\" ",
+    );
     let body = json!({ "text": slow, "workload": 0 });
     let started = std::time::Instant::now();
     let (status, doc) = server.json("POST", "/api/advise", &body.to_string());

@@ -40,7 +40,10 @@ fn slow_service(dir: &Path) -> PathBuf {
     endpoint_race(
         dir,
         "slow.toml",
-        &[("rate = 50 ", "rate = 1000000\nduration = \"30m\" ")],
+        &[(
+            "rate = 50 ",
+            "rate = 1000000\nmodel = \"per-request\"\nduration = \"30m\" ",
+        )],
     )
 }
 

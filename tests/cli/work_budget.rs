@@ -9,12 +9,19 @@ use std::path::{Path, PathBuf};
 
 use super::common::{TempDir, podsim, write};
 
-/// The endpoint-race scenario at `rate`, written as `name`.
+/// The endpoint-race scenario at `rate`, each request simulated (the
+/// budget is the per-request model's: counted, any rate is cheap), written
+/// as `name`.
 fn at_rate(dir: &Path, name: &str, rate: &str) -> PathBuf {
     let base =
         fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/service/no-prestop.toml"))
             .unwrap()
-            .replace("rate = 50 ", &format!("rate = {rate} "));
+            .replace("rate = 50 ", &format!("rate = {rate} "))
+            .replace(
+                "arrival = \"poisson\"\n",
+                "arrival = \"poisson\"\nmodel = \"per-request\"\n",
+            );
+    assert!(base.contains("model = \"per-request\""));
     assert!(base.contains(&format!("rate = {rate} ")));
     write(dir, name, &base)
 }

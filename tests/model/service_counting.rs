@@ -1,7 +1,8 @@
 //! The counting traffic model against the per-request one (issue 41 item
-//! 2): on the bundled Service scenarios where counting is exact (one
-//! client, so each node's requests are a Poisson stream) and on random
-//! scenarios, the metrics of the two models have the same distribution:
+//! 2): on the bundled Service scenarios as they are (three clients on
+//! three nodes: each request's client is drawn, so each node's requests
+//! are a Poisson stream) and on random scenarios with several clients on
+//! several nodes, the metrics of the two models have the same distribution:
 //! means within 4 standard errors, and a two-sample Kolmogorov–Smirnov
 //! test at α = 0.001 on the failed requests; and the counting model meets
 //! disruption-model.md A.3's analytic expectation at 10⁶ requests/s.
@@ -96,7 +97,13 @@ pub(super) fn same_figures(
         let a: Vec<f64> = per_request.iter().map(f).collect();
         let b: Vec<f64> = counting.iter().map(f).collect();
         let ((ma, ea), (mb, eb)) = (mean_and_error(&a), mean_and_error(&b));
-        let tolerance = 4.0 * (ea * ea + eb * eb).sqrt();
+        // The per-request model puts requests on whole milliseconds, the
+        // counting model in continuous time: the run's end (its last answer
+        // due) may part by up to a millisecond of rounding
+        // (docs/traffic-models.md), which 10,000 replications resolve
+        // (0.80 ± 0.17 ms on a random case).
+        let rounding = if name == "end_ms" { 1.0 } else { 0.0 };
+        let tolerance = 4.0 * (ea * ea + eb * eb).sqrt() + rounding;
         assert!(
             (ma - mb).abs() <= tolerance.max(1e-9),
             "{what}: {name} per-request {ma} ± {ea}, counting {mb} ± {eb}"
@@ -109,9 +116,8 @@ pub(super) fn same_figures(
     }
 }
 
-/// The bundled scenarios whose requests counting can count once they come
-/// from one client (bundled ones spread three clients over three nodes,
-/// round robin, which only the per-request model simulates).
+/// The bundled scenarios whose requests counting can count, as they are
+/// (three clients on three nodes; two for crash.toml).
 const BUNDLED: [&str; 6] = [
     "scenarios/service/no-prestop.toml",
     "scenarios/service/pre-stop-3s.toml",
@@ -126,9 +132,9 @@ const BUNDLED: [&str; 6] = [
 #[test]
 fn counting_has_the_per_request_distribution_on_the_bundled_scenarios() {
     for path in BUNDLED {
-        let mut run = load(path).run;
-        let service = run.service.as_mut().expect("a Service scenario");
-        service.traffic.as_mut().expect("traffic").clients = 1;
+        let run = load(path).run;
+        let service = run.service.as_ref().expect("a Service scenario");
+        assert!(service.traffic.as_ref().expect("traffic").clients > 1, "{path}");
         assert_eq!(service.counting_blocker(), None, "{path}");
         let per_request = runs(&run, TrafficModel::PerRequest, 41, 10_000);
         let counting = runs(&run, TrafficModel::Counting, 41, 10_000);
@@ -184,15 +190,22 @@ fn counting_meets_the_a3_expectation_at_a_million_requests_a_second() {
     );
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+/// Random cases of the proptest below, besides the saved one: kept few so
+/// that the whole test, at 10,000 replications a model, stays within about
+/// a minute in release mode on a 2-core machine.
+const CASES: u32 = 3;
 
-    /// Random Services (1–4 replicas on 1–3 nodes, one client, a random
+proptest! {
+    #![proptest_config(ProptestConfig { cases: CASES, ..ProptestConfig::default() })]
+
+    /// Random Services (1–4 replicas on 1–3 nodes, 1–4 clients, a random
     /// propagation, app reaction, service time and disruption): the two
-    /// models agree, 1,500 replications each.
+    /// models agree, 10,000 replications each (issue 41's count).
     ///
-    /// Each case takes about 1 s in release mode (7 cases with the saved
-    /// one). It found where the two parted: a zero-time sync heard at ms t
+    /// About 15 s of CPU a case in release mode (two models, 10,000
+    /// replications each), so 3 cases and the saved one: about a minute
+    /// on a 2-core machine (4 min 46 s of wall for 6 cases while other
+    /// builds ran). It found where the two parted: a zero-time sync heard at ms t
     /// was queued behind the first request of ms t, which so met the old
     /// rules (docs/traffic-models.md, "Where the two models parted"); the
     /// saved case (1 replica, rollout, exit-immediately, propagation
@@ -210,6 +223,8 @@ proptest! {
         cleanup_ms in 0u64..2000,
         drain_ms in 0u64..600,
         rollout in any::<bool>(),
+        // Last, so the saved case's seed still draws the values before it.
+        clients in 1u32..5,
     ) {
         let mut web = ContainerSpec::new("web", ContainerKind::App, secs(1));
         web.drain = SimDuration::from_millis(drain_ms).into();
@@ -236,6 +251,7 @@ proptest! {
             traffic: Some(TrafficSpec {
                 rate: Rate::new(rate).unwrap(),
                 service_time: SimDuration::from_millis(service_ms).into(),
+                clients,
                 ..TrafficSpec::default()
             }),
             disruptions: vec![disruption],
@@ -244,8 +260,8 @@ proptest! {
         service.app.on_sigterm = on_sigterm;
         service.app.drain_delay = SimDuration::from_millis(300);
         let run = RunSpec { service: Some(Box::new(service)), ..RunSpec::new(pod) };
-        let per_request = runs(&run, TrafficModel::PerRequest, 7, 1_500);
-        let counting = runs(&run, TrafficModel::Counting, 7, 1_500);
+        let per_request = runs(&run, TrafficModel::PerRequest, 7, 10_000);
+        let counting = runs(&run, TrafficModel::Counting, 7, 10_000);
         same_distribution("random scenario", &per_request, &counting);
     }
 }

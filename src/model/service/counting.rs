@@ -194,7 +194,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         rates.resize(self.replicas.len(), 0.0);
         let mut none = 0.0;
         for (n, p) in self.proxies.iter().enumerate() {
-            // Client c is on node c mod N.
+            // Client c is on node c mod N, and each request's client is
+            // drawn uniformly: the node's requests are a Poisson stream
+            // of its clients' share of the rate (thinning).
             let on_node = clients / nodes + u32::from((n as u32) < clients % nodes);
             let node_rate = per_ms * f64::from(on_node) / f64::from(clients);
             if p.rules.is_empty() {

@@ -212,7 +212,8 @@ impl std::hash::Hash for Rate {
 /// then the client's preset gives them (`TrafficSpec::profile`).
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct TrafficSpec {
-    /// Requests per second to the whole Service, shared round robin by the clients.
+    /// Requests per second to the whole Service: each request's client is
+    /// drawn uniformly (Poisson arrivals), or taken round robin (constant).
     pub rate: Rate,
     /// How requests are spaced.
     pub arrival: Arrival,
@@ -446,11 +447,6 @@ impl ServiceSpec {
         }
         if self.disruptions.iter().any(|d| d.node_failure.is_some()) {
             return Some("a lost node (each request to it times out on its client's own clock)");
-        }
-        if t.clients > 1 && self.nodes > 1 {
-            return Some(
-                "clients on several nodes (requests are shared round robin, so one node's are not a Poisson stream)",
-            );
         }
         None
     }

@@ -114,7 +114,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let (clients, rate, arrival) = (t.clients.max(1), t.rate.get(), t.arrival);
         let index = self.next_request;
         self.next_request += 1;
-        let client = index % clients;
+        let client = self.client_of(index, clients, arrival);
         // A client on a machine that is off sends nothing.
         if !self.node_down.is_empty() && self.node_off(self.clients[client as usize].node) {
             return self.schedule_arrival(index + 1, rate, arrival, now, s);
@@ -129,6 +129,24 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let slot = self.requests.alloc(client, index, now);
         self.send(slot, now, true, s);
         self.schedule_arrival(index + 1, rate, arrival, now, s);
+    }
+
+    /// The client that sends request `index`. Of a Poisson stream, one
+    /// picked uniformly by a keyed draw: real clients send independently,
+    /// and each one's requests are then a Poisson stream of `1/clients`
+    /// the rate (thinning), so a node's are too and the counting model is
+    /// exact with clients on several nodes. A constant stream keeps round
+    /// robin, so a deterministic schedule stays deterministic.
+    #[inline]
+    fn client_of(&self, index: u32, clients: u32, arrival: Arrival) -> u32 {
+        match arrival {
+            _ if clients == 1 => 0,
+            Arrival::Constant => index % clients,
+            Arrival::Poisson => {
+                let u = self.stream.uniform(u64::from(index), DrawKey::Client, 1);
+                ((u * f64::from(clients)) as u32).min(clients - 1)
+            }
+        }
     }
 
     /// Schedules request `index`'s arrival, a gap after the previous one.

@@ -260,7 +260,7 @@ mod tests {
     use super::*;
     use crate::engine::SimDuration;
     use crate::model::Dist;
-    use crate::model::service::Rate;
+    use crate::model::service::{Arrival, Rate};
 
     fn sized(replicas: u32, nodes: u32) -> ServiceSpec {
         ServiceSpec {
@@ -406,11 +406,15 @@ mod tests {
         service.traffic.as_mut().unwrap().clients = 1;
         assert!(service.counts());
         assert_eq!(check_work(&service), Ok(()));
-        // Three clients on three nodes: per-request, refused, with the reason.
+        // Three clients on three nodes, each request's client drawn: counted.
         service.traffic.as_mut().unwrap().clients = 3;
+        assert!(service.counts());
+        assert_eq!(check_work(&service), Ok(()));
+        // Constant arrivals: per-request, refused, with the reason.
+        service.traffic.as_mut().unwrap().arrival = Arrival::Constant;
         assert!(!service.counts());
         assert!(check_work(&service).is_err());
         let notice = service.traffic_model_notice().unwrap();
-        assert!(notice.contains("clients on several nodes"), "{notice}");
+        assert!(notice.contains("constant arrivals"), "{notice}");
     }
 }
