@@ -46,7 +46,7 @@ const IDLE_UNREACHED: f64 = 50.0;
 pub(in crate::model::service) fn keep_alive_blocker(t: &TrafficSpec, p: &Profile) -> Option<&'static str> {
     if t.clients.max(1) > 1 {
         return Some(
-            "several keep-alive clients (each takes every k-th request into its own pool, not a Poisson stream)",
+            "several keep-alive clients (each one's pool is a Poisson stream of its own, but only one client's is counted yet)",
         );
     }
     if t.service_time.fixed() != Some(SimDuration::ZERO) {
