@@ -27,7 +27,7 @@ fn sample(field: Field) -> (&'static str, &'static str) {
             // Non-zero needs `run`, which the manifest's app lacks.
             Field::ExitCode => ("0", "0"),
             // The one node of the sample Service.
-            Field::NodeShutdown => ("0", "0"),
+            Field::NodeShutdown | Field::ScaleDownNode => ("0", "0"),
             _ => ("1", "1"),
         },
         Unit::Flag => ("true", "true"),

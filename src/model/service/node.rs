@@ -56,6 +56,11 @@ pub enum NodeState {
     CutOff,
     /// The node controller marked it NotReady (Ready `Unknown`) and tainted it.
     NotReady,
+    /// The cluster-autoscaler tainted it `ToBeDeletedByClusterAutoscaler`
+    /// and evicts its Pods.
+    ScalingDown,
+    /// The cluster-autoscaler deleted it, empty.
+    Deleted,
 }
 
 impl NodeState {
@@ -66,6 +71,8 @@ impl NodeState {
         Gone => "gone",
         CutOff => "cut-off",
         NotReady => "NotReady",
+        ScalingDown => "scaling down",
+        Deleted => "deleted",
     }
 }
 

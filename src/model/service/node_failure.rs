@@ -273,7 +273,7 @@ impl NodeMeter {
                             l.not_ready = Some(at);
                         }
                     }
-                    NodeState::Ready => {}
+                    NodeState::Ready | NodeState::ScalingDown | NodeState::Deleted => {}
                 }
             }
             ServiceChange::TaintEvicted { replica } => {

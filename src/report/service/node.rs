@@ -30,6 +30,8 @@ fn color(state: NodeState) -> &'static str {
         NodeState::Gone => "#444444",
         NodeState::CutOff => "#7570b3",
         NodeState::NotReady => "#b2182b",
+        NodeState::ScalingDown => "#1b9e77",
+        NodeState::Deleted => "#bbbbbb",
     }
 }
 
@@ -41,6 +43,8 @@ fn glyph(state: NodeState) -> char {
         NodeState::Gone => 'x',
         NodeState::CutOff => '/',
         NodeState::NotReady => '?',
+        NodeState::ScalingDown => '-',
+        NodeState::Deleted => '.',
     }
 }
 
@@ -216,5 +220,33 @@ pub(super) fn legend(svg: &mut Svg, mut cx: f64, top: f64) {
         NodeState::NotReady,
     ] {
         cx = swatch(svg, cx, top, color(state), &format!("node {}", state.name())) + 12.0;
+    }
+}
+
+/// The text's lines of the cluster-autoscaler's scale-downs: each start,
+/// each node deleted, each scale-down given up and why.
+pub(super) fn scale_down_text(report: &ServiceReport, out: &mut String) {
+    for e in report.trace.entries() {
+        let line = match e.what {
+            ServiceChange::Node {
+                node,
+                state: NodeState::ScalingDown,
+            } => format!(
+                "node {node} scaling down at {}: the cluster-autoscaler tainted it ToBeDeletedByClusterAutoscaler \
+                 and evicts its Pods",
+                e.at
+            ),
+            ServiceChange::Node {
+                node,
+                state: NodeState::Deleted,
+            } => format!("node {node} deleted by the cluster-autoscaler at {}", e.at),
+            ServiceChange::ScaleDownAborted { node, why } => format!(
+                "node {node} scale-down given up at {}: {}; its taint removed, the node stays",
+                e.at,
+                why.name()
+            ),
+            _ => continue,
+        };
+        let _ = writeln!(out, "{line}");
     }
 }

@@ -171,6 +171,14 @@ pub enum Field {
     ShutdownGracePeriod,
     /// `[[disruptions]] shutdown_grace_period_critical_pods`: its critical share.
     ShutdownGracePeriodCriticalPods,
+    /// `[[disruptions]] scale_down_node`: the cluster-autoscaler removes this node.
+    ScaleDownNode,
+    /// `[[disruptions]] max_graceful_termination_sec`: the autoscaler's grace cap.
+    MaxGracefulTerminationSec,
+    /// `[[disruptions]] max_pod_eviction_time`: how long it asks a refused eviction again.
+    MaxPodEvictionTime,
+    /// `[[disruptions]] eviction_retry_time`: its wait after a refused eviction.
+    EvictionRetryTime,
     /// `[pdb] min_available`: Pods that must stay healthy.
     MinAvailable,
     /// `[pdb] max_unavailable`: Pods that may be unhealthy.
@@ -238,7 +246,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 132] = {
+    pub const ALL: [Field; 136] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -334,6 +342,10 @@ impl Field {
             Field::NodeShutdown,
             Field::ShutdownGracePeriod,
             Field::ShutdownGracePeriodCriticalPods,
+            Field::ScaleDownNode,
+            Field::MaxGracefulTerminationSec,
+            Field::MaxPodEvictionTime,
+            Field::EvictionRetryTime,
             Field::MinAvailable,
             Field::PdbMaxUnavailable,
             Field::UnhealthyPodEvictionPolicy,
@@ -466,7 +478,11 @@ impl Field {
             | Field::DeletionCost
             | Field::NodeShutdown
             | Field::ShutdownGracePeriod
-            | Field::ShutdownGracePeriodCriticalPods => Scope::Disruption,
+            | Field::ShutdownGracePeriodCriticalPods
+            | Field::ScaleDownNode
+            | Field::MaxGracefulTerminationSec
+            | Field::MaxPodEvictionTime
+            | Field::EvictionRetryTime => Scope::Disruption,
             Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
             Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
             Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {
@@ -578,6 +594,10 @@ impl Field {
             Field::NodeShutdown => "node_shutdown",
             Field::ShutdownGracePeriod => "shutdown_grace_period",
             Field::ShutdownGracePeriodCriticalPods => "shutdown_grace_period_critical_pods",
+            Field::ScaleDownNode => "scale_down_node",
+            Field::MaxGracefulTerminationSec => "max_graceful_termination_sec",
+            Field::MaxPodEvictionTime => "max_pod_eviction_time",
+            Field::EvictionRetryTime => "eviction_retry_time",
             Field::MinAvailable => "min_available",
             Field::PdbMaxUnavailable => "max_unavailable",
             Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",
