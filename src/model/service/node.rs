@@ -61,6 +61,9 @@ pub enum NodeState {
     ScalingDown,
     /// The cluster-autoscaler deleted it, empty.
     Deleted,
+    /// Its kubelet is shutting it down gracefully (KEP-2000): not Ready,
+    /// its Pods killed.
+    ShuttingDown,
 }
 
 impl NodeState {
@@ -73,6 +76,7 @@ impl NodeState {
         NotReady => "NotReady",
         ScalingDown => "scaling down",
         Deleted => "deleted",
+        ShuttingDown => "shutting down",
     }
 }
 

@@ -273,7 +273,10 @@ impl NodeMeter {
                             l.not_ready = Some(at);
                         }
                     }
-                    NodeState::Ready | NodeState::ScalingDown | NodeState::Deleted => {}
+                    NodeState::Ready
+                    | NodeState::ScalingDown
+                    | NodeState::Deleted
+                    | NodeState::ShuttingDown => {}
                 }
             }
             ServiceChange::TaintEvicted { replica } => {

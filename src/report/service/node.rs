@@ -32,6 +32,7 @@ fn color(state: NodeState) -> &'static str {
         NodeState::NotReady => "#b2182b",
         NodeState::ScalingDown => "#1b9e77",
         NodeState::Deleted => "#bbbbbb",
+        NodeState::ShuttingDown => "#e7298a",
     }
 }
 
@@ -45,6 +46,7 @@ fn glyph(state: NodeState) -> char {
         NodeState::NotReady => '?',
         NodeState::ScalingDown => '-',
         NodeState::Deleted => '.',
+        NodeState::ShuttingDown => 'v',
     }
 }
 
@@ -211,14 +213,30 @@ pub(super) fn draw_states(
     }
 }
 
+/// The states the picture's legend explains: a lost node's four, else
+/// those the run's node rows show (a shutdown's, a scale-down's), in
+/// their declared order; none for a run whose nodes stayed Ready.
+pub(super) fn legend_states(report: &ServiceReport) -> Vec<NodeState> {
+    if report.metrics.node.is_some() {
+        return vec![
+            NodeState::Reclaiming,
+            NodeState::Gone,
+            NodeState::CutOff,
+            NodeState::NotReady,
+        ];
+    }
+    let shown = |s: &NodeState| {
+        (report.trace.entries().iter())
+            .any(|e| matches!(e.what, ServiceChange::Node { state, .. } if state == *s))
+    };
+    (NodeState::ALL.into_iter())
+        .filter(|s| *s != NodeState::Ready && shown(s))
+        .collect()
+}
+
 /// The states' swatches on a legend's line from `cx`.
-pub(super) fn legend(svg: &mut Svg, mut cx: f64, top: f64) {
-    for state in [
-        NodeState::Reclaiming,
-        NodeState::Gone,
-        NodeState::CutOff,
-        NodeState::NotReady,
-    ] {
+pub(super) fn legend(svg: &mut Svg, mut cx: f64, top: f64, states: &[NodeState]) {
+    for &state in states {
         cx = swatch(svg, cx, top, color(state), &format!("node {}", state.name())) + 12.0;
     }
 }
