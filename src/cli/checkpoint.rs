@@ -390,11 +390,11 @@ impl Session {
             return Err(e.context(format!("cannot checkpoint; {}", kept_words(last.1))));
         }
         let written = match result {
-            Err(SweepError::Interrupted { rows }) => {
+            Err(SweepError::Interrupted { rows, finished }) => {
                 return Err(Interrupted {
-                    done: rows,
+                    done: finished,
                     total,
-                    kept: Some(kept),
+                    kept: Some((kept, rows)),
                 }
                 .into());
             }

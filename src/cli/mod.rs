@@ -153,10 +153,13 @@ impl std::error::Error for UsageError {}
 /// command ended by an interrupt.
 #[derive(Debug)]
 pub struct Interrupted {
+    /// Runs finished, their rows written or not.
     pub done: u64,
     pub total: u64,
-    /// The partial file a checkpointed sweep keeps.
-    pub kept: Option<std::path::PathBuf>,
+    /// The partial file a checkpointed sweep keeps, and its rows: whole
+    /// chunks only, in order, so fewer than `done` when the stop dropped
+    /// some runs finished.
+    pub kept: Option<(std::path::PathBuf, u64)>,
 }
 
 impl std::fmt::Display for Interrupted {
@@ -169,11 +172,18 @@ impl std::fmt::Display for Interrupted {
                  sweep writes its file only when it is complete (with --checkpoint a stop keeps the rows \
                  done, and --resume goes on from them)"
             ),
-            Some(partial) => write!(
+            Some((partial, rows)) if *rows == self.done => write!(
                 f,
                 "interrupted after {done} of {total} runs; {} keeps them, checkpointed: run the same \
                  sweep with --resume to go on",
                 partial.display()
+            ),
+            Some((partial, rows)) => write!(
+                f,
+                "interrupted after {done} of {total} runs; {} keeps the first {} (a sweep keeps whole \
+                 batches of runs, in order), checkpointed: run the same sweep with --resume to go on",
+                partial.display(),
+                grouped(*rows)
             ),
         }
     }

@@ -278,7 +278,7 @@ fn plain(
         limits,
         progress,
     ) {
-        Err(SweepError::Interrupted { rows: done }) => {
+        Err(SweepError::Interrupted { finished: done, .. }) => {
             drop((file, summary_file));
             let total = (outputs.runs.end - outputs.runs.start) * outputs.grid.replications();
             return Err(Interrupted {

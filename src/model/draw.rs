@@ -54,6 +54,10 @@ pub enum DrawKey {
     /// constant routing state sent (counter: the run's count draw, and the
     /// uniform within it).
     Count = 18,
+    /// The counting model's keep-alive client (`counting::keepalive`): a
+    /// request's gap, a dial's endpoint, a connection's last request
+    /// (counter: the run's pool draw, and the uniform within it).
+    Pool = 19,
 }
 
 /// The seed and the replication of one run: the part of a draw's counter

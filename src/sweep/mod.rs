@@ -44,11 +44,15 @@ pub enum SweepError {
     #[error(transparent)]
     Merge(#[from] MergeError),
     /// The caller's progress callback asked to stop (an interrupt); `rows`
-    /// rows were written, in run order.
-    #[error("interrupted after {rows} rows")]
+    /// rows were written, in run order, of the `finished` runs done.
+    #[error("interrupted after {finished} runs, {rows} rows written")]
     Interrupted {
         /// Rows written before the stop.
         rows: u64,
+        /// Runs finished, written or not: the rows written, and those of
+        /// chunks dropped whole (a Service grid's chunk is a combination's
+        /// every replication, so a stop may drop thousands of runs done).
+        finished: u64,
     },
     /// A run needed more events than the limits' budget.
     #[error("run {run} needs more than {events} events")]

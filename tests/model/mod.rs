@@ -25,6 +25,7 @@
 //! - `service_scale`: a scale-down's victim by the ReplicaSet's ranking (issue 40).
 //! - `service_shutdown`: a graceful node shutdown's capped grace (issue 40).
 //! - `service_counting`: the counting traffic model against the per-request one (issue 41).
+//! - `service_counting_pool`: the same for a keep-alive client.
 //! - `rollout`: Deployment rollouts on the Service, worked by hand;
 //! - `drain`: kubectl drain, evictions and a PodDisruptionBudget, worked by hand.
 //! - `exits`: how a container exits (R55–R59).
@@ -60,6 +61,7 @@ mod service_autoscaler;
 mod service_clients;
 mod service_cluster;
 mod service_counting;
+mod service_counting_pool;
 mod service_crash;
 mod service_history;
 mod service_hop;

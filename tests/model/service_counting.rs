@@ -20,7 +20,7 @@ use proptest::prelude::*;
 use super::common::{load, secs};
 
 /// `n` replications (from 0, seed `seed`) of `run` under `model`.
-fn runs(run: &RunSpec, model: TrafficModel, seed: u64, n: u64) -> Vec<ServiceMetrics> {
+pub(super) fn runs(run: &RunSpec, model: TrafficModel, seed: u64, n: u64) -> Vec<ServiceMetrics> {
     let mut run = run.clone();
     let service = run.service.as_mut().expect("a Service scenario");
     service.traffic.as_mut().expect("traffic").model = model;
@@ -33,7 +33,7 @@ fn runs(run: &RunSpec, model: TrafficModel, seed: u64, n: u64) -> Vec<ServiceMet
         .collect()
 }
 
-fn mean_and_error(xs: &[f64]) -> (f64, f64) {
+pub(super) fn mean_and_error(xs: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
     let mean = xs.iter().sum::<f64>() / n;
     let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
@@ -42,7 +42,7 @@ fn mean_and_error(xs: &[f64]) -> (f64, f64) {
 
 /// The two-sample Kolmogorov–Smirnov statistic: the largest gap between
 /// the empirical distribution functions.
-fn ks(a: &[f64], b: &[f64]) -> f64 {
+pub(super) fn ks(a: &[f64], b: &[f64]) -> f64 {
     let (mut a, mut b) = (a.to_vec(), b.to_vec());
     a.sort_by(f64::total_cmp);
     b.sort_by(f64::total_cmp);
@@ -63,13 +63,13 @@ fn ks(a: &[f64], b: &[f64]) -> f64 {
 /// The KS test's critical value at α = 0.001: c(α)·sqrt((n + m)/(n·m)),
 /// c(α) = sqrt(−ln(α/2)/2) = 1.9495. On integer counts the test is
 /// conservative (ties only lower the statistic's spread).
-fn ks_critical(n: usize, m: usize) -> f64 {
+pub(super) fn ks_critical(n: usize, m: usize) -> f64 {
     let c = (-(0.001f64 / 2.0).ln() / 2.0).sqrt();
     c * ((n + m) as f64 / (n * m) as f64).sqrt()
 }
 
 /// One figure of a run, as a number.
-type Figure = fn(&ServiceMetrics) -> f64;
+pub(super) type Figure = fn(&ServiceMetrics) -> f64;
 
 /// Each figure of the two samples: means within 4 standard errors (of
 /// their difference), and the failed requests' distributions alike.
@@ -82,7 +82,17 @@ fn same_distribution(what: &str, per_request: &[ServiceMetrics], counting: &[Ser
         ("inflight", |m| m.failed_of(Cause::Inflight) as f64),
         ("end_ms", |m| m.end_ms as f64),
     ];
-    for (name, f) in figures {
+    same_figures(what, per_request, counting, &figures);
+}
+
+/// `same_distribution` on `figures` (one of them `failed`, KS-tested).
+pub(super) fn same_figures(
+    what: &str,
+    per_request: &[ServiceMetrics],
+    counting: &[ServiceMetrics],
+    figures: &[(&str, Figure)],
+) {
+    for &(name, f) in figures {
         let a: Vec<f64> = per_request.iter().map(f).collect();
         let b: Vec<f64> = counting.iter().map(f).collect();
         let ((ma, ea), (mb, eb)) = (mean_and_error(&a), mean_and_error(&b));

@@ -11,7 +11,8 @@
 //! summed over the nodes. Their fate follows from the replica's state:
 //! none listed (REJECT), refused, a timeout, or accepted. So one Poisson
 //! draw per replica and span gives how many, exactly in distribution
-//! (docs/traffic-models.md).
+//! (docs/traffic-models.md). A keep-alive client whose requests all ride
+//! one pooled connection is counted too (`keepalive`).
 //!
 //! An accepted request's fate waits for its service time: answered, or cut
 //! in flight if its replica dies first. Its span stays a `Piece` (a rate
@@ -27,9 +28,14 @@
 //! (`poisson::Draw`), made in the order of the run's own events, never of
 //! a thread; a request is counted once, in one `ServiceChange::Counted`.
 
+mod keepalive;
+
+pub(super) use keepalive::keep_alive_blocker;
+
 use super::history::{Fate, ServiceChange, ServiceObserver};
 use super::outcome::Cause;
 use super::poisson::Draw;
+use super::spec::Connections;
 use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 
@@ -70,6 +76,8 @@ pub(super) struct Counting {
     pieces: Vec<Piece>,
     /// Draws made: the next one's key.
     draws: u64,
+    /// The keep-alive client's draws made (`keepalive`), on their own key.
+    pool_draws: u64,
     /// Per replica, the rate (a ms) of the open span; scratch.
     rates: Vec<f64>,
 }
@@ -201,11 +209,20 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         none
     }
 
-    /// The requests sent over `from..to`, a span of constant routing state.
-    fn count_span(&mut self, from: SimTime, to: SimTime, mut s: Option<&mut Scheduler<'_, ServiceEvent>>) {
+    /// The requests sent over `from..to`, a span of constant routing state:
+    /// each on a new connection, or the keep-alive client's (`keepalive`).
+    fn count_span(&mut self, from: SimTime, to: SimTime, s: Option<&mut Scheduler<'_, ServiceEvent>>) {
+        match self.profile.connections {
+            Connections::KeepAlive => self.count_pooled(ms(from), ms(to), s),
+            Connections::New => self.count_new(ms(from), ms(to), s),
+        }
+    }
+
+    /// The requests sent over `a..b` ms, each on a new connection.
+    fn count_new(&mut self, a: f64, b: f64, mut s: Option<&mut Scheduler<'_, ServiceEvent>>) {
         let (_, timeout) = self.waits();
         let none = self.span_rates();
-        let (a, b) = (ms(from), ms(to));
+        let (from, to) = (SimTime(a.round() as u64), SimTime(b.round() as u64));
         let rejected = self.next_draw().poisson(none * (b - a));
         self.count(to, from, to, rejected, NONE, Fate::Failed(Cause::NoEndpoints));
         for r in 0..self.replicas.len() {

@@ -157,7 +157,10 @@ impl ServiceObserver for ServiceMeters {
             }
             ServiceChange::Retried { cause, .. } => self.retry.retried_by[cause as usize] += 1,
             ServiceChange::RequestFailed { cause, .. } => self.failed_by[cause as usize] += 1,
-            ServiceChange::ReadyEndpoints { ready } => self.endpoints.level(at, ready),
+            ServiceChange::ReadyEndpoints { ready } => {
+                self.endpoints.level(at, ready);
+                self.node_saw(at, entry.what);
+            }
             ServiceChange::TrafficStarted { until } => {
                 self.traffic_started = Some(at);
                 self.endpoints.start(at, until);
@@ -180,10 +183,14 @@ impl ServiceObserver for ServiceMeters {
             }
             ServiceChange::RuleAdded { node, replica } => self.rule(node, replica, true),
             ServiceChange::RuleDropped { node, replica } => self.rule(node, replica, false),
-            ServiceChange::Synced { node } => self.synced(at, node),
+            ServiceChange::Synced { node } => {
+                self.synced(at, node);
+                self.node_saw(at, entry.what);
+            }
             ServiceChange::PodMade { .. } => {
                 c.live += 1;
                 c.peak_live = c.peak_live.max(c.live);
+                self.node_saw(at, entry.what);
             }
             ServiceChange::ReplicaSetsSynced { active } => {
                 c.peak_counted = c.peak_counted.max(active[0] + active[1]);
@@ -194,7 +201,11 @@ impl ServiceObserver for ServiceMeters {
             ServiceChange::DrainStarted { .. } => c.drains.push((at, None)),
             ServiceChange::DrainDone { drain } => c.drains[drain as usize].1 = Some(at),
             ServiceChange::EvictionRefused { .. } => c.refused += 1,
-            ServiceChange::TaintEvicted { replica } => self.evicted_after_drop(replica),
+            ServiceChange::TaintEvicted { replica } => {
+                self.evicted_after_drop(replica);
+                self.node_saw(at, entry.what);
+            }
+            ServiceChange::Node { .. } => self.node_saw(at, entry.what),
             ServiceChange::Crashed { .. } => self.crashes += 1,
             ServiceChange::Counted { n, fate, .. } => {
                 self.requests += n;
@@ -203,9 +214,6 @@ impl ServiceObserver for ServiceMeters {
                 }
             }
             _ => {}
-        }
-        if self.node.on {
-            self.node.observe(at, entry.what, &self.rules);
         }
     }
 
@@ -252,6 +260,16 @@ impl ServiceMeters {
         self.endpoints.desired = service.pdb.map_or(0, |p| p.desired_healthy(replicas));
         let c = &mut self.controller;
         (c.live, c.peak_live, c.peak_counted) = (replicas, replicas, replicas);
+    }
+
+    /// The lost nodes' meter hears a change it reads (`NodeMeter::observe`),
+    /// from those changes' arms only: a request's changes, the hot ones,
+    /// skip even the look at whether it is on.
+    #[inline]
+    fn node_saw(&mut self, at: SimTime, what: ServiceChange) {
+        if self.node.on {
+            self.node.observe(at, what, &self.rules);
+        }
     }
 
     /// A lost node's Pod was evicted: each node whose rules had dropped it

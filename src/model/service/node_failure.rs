@@ -244,6 +244,8 @@ impl NodeMeter {
     }
 
     /// Takes note of one change; `rules` are each node's rules now.
+    /// `ServiceMeters` hands it only the changes its arms below read: one
+    /// more read here needs its call in that change's arm there.
     pub fn observe(&mut self, at: SimTime, what: ServiceChange, rules: &[Vec<bool>]) {
         match what {
             ServiceChange::Node { node, state } => {

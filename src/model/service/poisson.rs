@@ -3,7 +3,8 @@
 //! exponential gap, each from the run's counter-based stream.
 //!
 //! Invariant: draw `n` of a run reads the uniforms `(n, DrawKey::Count,
-//! 1)`, `(n, Count, 2)`, … and nothing else, so a run's counts are a pure
+//! 1)`, `(n, Count, 2)`, … (the keep-alive client's, `(n, DrawKey::Pool,
+//! 1)`, … on a counter of its own) and nothing else, so a run's counts are a pure
 //! function of its seed, its replication and the order of its own events,
 //! never of a thread or of what another run drew.
 
@@ -18,18 +19,30 @@ pub(super) struct Draw {
     stream: Stream,
     key: u64,
     next: u32,
+    /// `DrawKey::Count`, or the keep-alive client's own `DrawKey::Pool`.
+    kind: DrawKey,
 }
 
 impl Draw {
     /// Draw number `key` of a run on `stream`.
     pub fn new(stream: Stream, key: u64) -> Self {
-        Draw { stream, key, next: 0 }
+        Draw::keyed(stream, key, DrawKey::Count)
+    }
+
+    /// Draw number `key` of a run's draws of `kind`.
+    pub fn keyed(stream: Stream, key: u64, kind: DrawKey) -> Self {
+        Draw {
+            stream,
+            key,
+            next: 0,
+            kind,
+        }
     }
 
     /// The draw's next uniform in (0, 1).
-    fn uniform(&mut self) -> f64 {
+    pub fn uniform(&mut self) -> f64 {
         self.next += 1;
-        self.stream.uniform(self.key, DrawKey::Count, self.next)
+        self.stream.uniform(self.key, self.kind, self.next)
     }
 
     /// An exponential of mean 1.

@@ -430,8 +430,10 @@ impl ServiceSpec {
         if t.arrival == Arrival::Constant {
             return Some("constant arrivals (a Poisson stream's counts are what is drawn)");
         }
-        if p.connections == Connections::KeepAlive {
-            return Some("keep-alive connections (a request's route is its pooled connection's)");
+        if p.connections == Connections::KeepAlive
+            && let Some(why) = super::counting::keep_alive_blocker(t, &p)
+        {
+            return Some(why);
         }
         if p.retries.connect > 0 || p.retries.reset > 0 {
             return Some("client retries (a retried request routes again)");

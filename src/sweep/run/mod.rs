@@ -37,7 +37,7 @@ use crate::engine::{Halt, Limits};
 mod prefixes;
 mod worker;
 
-use worker::Worker;
+use worker::{Halted, Worker};
 
 /// Rows per chunk: big enough to amortise the hand-over, small enough to
 /// keep the writer busy and the window's memory small. A chunk holds whole
@@ -147,6 +147,7 @@ pub fn resume(
         advanced: Condvar::new(),
         stop: AtomicBool::new(false),
         halted: Mutex::new(None),
+        cut_short: AtomicU64::new(0),
         spare: Mutex::new(Vec::new()),
     };
     let summarise = summary_tally.is_some();
@@ -166,8 +167,11 @@ pub fn resume(
                     bufs.csv.clear();
                     bufs.summary.clear();
                     let summary = summarise.then_some(&mut bufs.summary);
-                    if let Err(halted) = worker.rows(chunk_runs(chunk), &mut bufs.csv, summary) {
-                        shared.halt(halted);
+                    if let Err(Halted { run, halt, finished }) =
+                        worker.rows(chunk_runs(chunk), &mut bufs.csv, summary)
+                    {
+                        shared.cut_short.fetch_add(finished, Ordering::Relaxed);
+                        shared.halt((run, halt));
                         return;
                     }
                     if done_tx.send((chunk, bufs)).is_err() {
@@ -230,7 +234,23 @@ pub fn resume(
             let halted = *lock(&shared.halted);
             match halted {
                 Some((run, Halt::OverBudget(events))) => Err(SweepError::OverBudget { run, events }),
-                _ if asked || stop.is_requested() => Err(SweepError::Interrupted { rows: tally.rows() }),
+                _ if asked || stop.is_requested() => {
+                    // The runs done besides the rows written: chunks done
+                    // but waiting for an earlier one, and the finished part
+                    // of those the stop cut short.
+                    let waiting: u64 = (next_write..next_write + window)
+                        .filter(|&chunk| slots[(chunk % window) as usize].is_some())
+                        .map(|chunk| {
+                            let done = chunk_runs(chunk);
+                            (done.end - done.start) * replications
+                        })
+                        .sum();
+                    let unwritten = waiting + shared.cut_short.load(Ordering::Relaxed);
+                    Err(SweepError::Interrupted {
+                        rows: tally.rows(),
+                        finished: tally.rows() + unwritten,
+                    })
+                }
                 _ => Ok(()),
             }
         })();
@@ -264,6 +284,8 @@ struct Shared {
     stop: AtomicBool,
     /// The first run the limits halted, and why.
     halted: Mutex<Option<(u64, Halt)>>,
+    /// Rows finished in chunks the limits cut short, which are dropped.
+    cut_short: AtomicU64,
     /// Written buffers, for the workers to fill again.
     spare: Mutex<Vec<Buffers>>,
 }

@@ -183,7 +183,7 @@ fn a_break_from_progress_stops_the_sweep_after_whole_chunks() {
         }
     })
     .unwrap_err();
-    let SweepError::Interrupted { rows } = e else {
+    let SweepError::Interrupted { rows, finished } = e else {
         panic!("{e}")
     };
     // Chunks already waiting in the window are written in one go; no more.
@@ -193,6 +193,42 @@ fn a_break_from_progress_stops_the_sweep_after_whole_chunks() {
     );
     assert_eq!(rows % CHUNK_RUNS, 0);
     assert_eq!(out.iter().filter(|&&b| b == b'\n').count() as u64, rows + 1);
+    // The runs done besides: at most the window's chunks waiting, and
+    // less than a chunk in progress on each of the two threads.
+    assert!(
+        finished >= rows && finished < rows + (2 * WINDOW_PER_THREAD + 2) * CHUNK_RUNS,
+        "{finished}"
+    );
+}
+
+#[test]
+fn a_stop_counts_the_runs_done_whose_rows_were_not_written() {
+    // Combination 0 sends a million requests a second for half an hour,
+    // one by one (minutes of work), combination 1 one a second: on two
+    // threads the quick one's two replications are done first and wait
+    // for the slow one's rows. The stop asked as they arrive writes no
+    // row, yet two runs were done (a Service grid's chunk is a whole
+    // combination, so such a stop used to say 0 after any amount of work).
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/service");
+    let text = std::fs::read_to_string(folder.join("no-prestop.toml")).unwrap();
+    assert!(text.contains("rate = 50 "), "the fixture changed");
+    let slow = "rate = 1000000\nduration = \"30m\"\nmodel = \"per-request\" ";
+    let base = crate::scenario::Scenario::parse(&text.replace("rate = 50 ", slow), "slow.toml").unwrap();
+    let grid_text = "base = \"slow.toml\"\nreplications = 2\n[axes]\n\"traffic.rate\" = [1000000, 1]\n";
+    let grid = Grid::parse(grid_text, "g.toml", base, &folder).unwrap();
+    let mut out = Vec::new();
+    let sinks = Sinks {
+        csv: &mut out,
+        summary: None,
+    };
+    let e = run(&grid, 0..grid.runs(), 2, sinks, &Limits::default(), &mut |_| {
+        ControlFlow::Break(())
+    })
+    .unwrap_err();
+    let SweepError::Interrupted { rows, finished } = e else {
+        panic!("{e}")
+    };
+    assert_eq!((rows, finished), (0, 2));
 }
 
 #[test]

@@ -14,6 +14,16 @@ use super::prefixes::Prefixes;
 use crate::engine::{Halt, Limits};
 use crate::model::{RunPrefix, RunSpec, Simulator};
 
+/// A run the limits halted, in a chunk whose rows are then dropped.
+pub(super) struct Halted {
+    /// The run (a combination's number).
+    pub run: u64,
+    pub halt: Halt,
+    /// The chunk's rows finished before it: runs done, though not written
+    /// (a Service grid's chunk is every replication of a combination).
+    pub finished: u64,
+}
+
 /// One thread's simulator, odometer and row, reused from chunk to chunk.
 pub(super) struct Worker<'g> {
     grid: &'g Grid,
@@ -180,12 +190,13 @@ impl<'g> Worker<'g> {
         runs: Range<u64>,
         buf: &mut Vec<u8>,
         mut summary: Option<&mut Vec<u8>>,
-    ) -> Result<(), (u64, Halt)> {
+    ) -> Result<(), Halted> {
         if runs.is_empty() {
             return Ok(());
         }
         let grid = self.grid;
         let replications = grid.replications();
+        let first = runs.start;
         grid.digits(runs.start, &mut self.digits);
         // Every axis at the chunk's start; then only those the odometer turns.
         let mut changed_from = 0;
@@ -217,7 +228,8 @@ impl<'g> Worker<'g> {
                     (self.prefixes.as_mut()).map(|p| p.for_row(&grid.axes, &self.digits, changed_from));
                 run_row(&mut self.simulator, buf, &mut self.row, into, prefix);
                 if let Some(halt) = self.simulator.halted() {
-                    return Err((run, halt));
+                    let finished = (run - first) * replications + replication;
+                    return Err(Halted { run, halt, finished });
                 }
             }
             if let Some(out) = summary.as_deref_mut() {
