@@ -27,7 +27,7 @@ fn sample(field: Field) -> (&'static str, &'static str) {
             // Non-zero needs `run`, which the manifest's app lacks.
             Field::ExitCode => ("0", "0"),
             // The one node of the sample Service.
-            Field::NodeShutdown => ("0", "0"),
+            Field::NodeShutdown | Field::ScaleDownNode => ("0", "0"),
             _ => ("1", "1"),
         },
         Unit::Flag => ("true", "true"),
@@ -188,6 +188,7 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
             Some(DisruptionKind::Drain) => "drain = 0\n",
             Some(DisruptionKind::Node) => "node_failure = 0\n",
             Some(DisruptionKind::Crash) => "crash = 0\n",
+            Some(DisruptionKind::ScaleDown) => "scale_down_node = 0\n",
             Some(DisruptionKind::Delete) | None => "",
         };
         let service_base = format!(

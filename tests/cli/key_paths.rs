@@ -299,7 +299,8 @@ fn a_misspelt_disruption_key_lists_a_disruptions_keys() {
                 min_ready_seconds, drain, unready, for, crash, node_failure, partition, \
                 node_monitor_grace_period, toleration_seconds, spot_reclaim, provider, notice, scale_to, \
                 annotate, deletion_cost, node_shutdown, shutdown_grace_period, \
-                shutdown_grace_period_critical_pods";
+                shutdown_grace_period_critical_pods, scale_down_node, max_graceful_termination_sec, \
+                max_pod_eviction_time, eviction_retry_time";
     // The bundled Service has one disruption.
     assert_eq!(
         axis("service/no-prestop.toml", "disruptions.0.aftr_ready"),

@@ -29,6 +29,8 @@
 //!   against a run worked out by hand;
 //! - `drain`: a kubectl drain under a PodDisruptionBudget, worked by hand;
 //! - `crash`: `[[disruptions]] crash` from an annotation and a grid axis;
+//! - `autoscaler`: `[[disruptions]] scale_down_node` from an annotation and grid axes;
+//! - `node_rows`: the picture's node rows read back: shutting down, scaling down, deleted;
 //! - `rollout`: a Deployment rollout through `run` and `sweep`, worked by hand;
 //! - `rollout_view`: the rollout's stacked picture and `--watch` for its Pods;
 //! - `sweep`: `podsim sweep`'s rows worked by hand, determinism across
@@ -60,6 +62,7 @@ mod advise;
 mod advise_frontier;
 mod advise_published;
 mod advise_start;
+mod autoscaler;
 pub mod common;
 mod crash;
 mod distribution_inputs;
@@ -71,6 +74,7 @@ mod inputs;
 mod key_paths;
 mod manifest;
 mod mixed;
+mod node_rows;
 mod picture_layout;
 mod pictures;
 mod replications;

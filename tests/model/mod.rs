@@ -22,6 +22,7 @@
 //! - `service_unready`: one replica's readiness failing for a while (issue 39).
 //! - `service_crash`: one replica's app crashing and restarting (issue 40).
 //! - `service_node`: a lost node: a failure, a partition, a spot reclaim (issue 40).
+//! - `service_autoscaler`: a cluster-autoscaler node scale-down through the budget (issue 40).
 //! - `service_scale`: a scale-down's victim by the ReplicaSet's ranking (issue 40).
 //! - `service_shutdown`: a graceful node shutdown's capped grace (issue 40).
 //! - `service_counting`: the counting traffic model against the per-request one (issue 41).
@@ -57,6 +58,7 @@ mod restarts;
 mod rollout;
 mod seed;
 mod service;
+mod service_autoscaler;
 mod service_clients;
 mod service_cluster;
 mod service_counting;

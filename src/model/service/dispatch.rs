@@ -102,6 +102,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             ServiceEvent::SyncStart { node } => self.sync_start(node, s),
             ServiceEvent::BackgroundHeard { node, rolling } => self.background_heard(node, rolling, now, s),
             ServiceEvent::Churn => self.churn(now, s),
+            ServiceEvent::ScaleDownEvict { index, replica } => {
+                self.scale_down_evict(index, replica as usize, now, s)
+            }
+            ServiceEvent::ScaleDownCheck { index } => self.pods_checked(index, now, s),
             // Its work was the count before it.
             ServiceEvent::Counting => {}
         }

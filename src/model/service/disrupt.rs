@@ -1,6 +1,6 @@
 //! A disruption as it happens: each round of a `[[disruptions]]` entry
 //! handed to its kind's room (`rollout`, `drain`, `node`, `shutdown`,
-//! `scale`, `app`'s crash), and what the hand-written kinds do
+//! `scale`, `app`'s crash, `autoscaler`), and what the hand-written kinds do
 //! here: a kubectl delete (and its repeats), an unready window. Deleting
 //! a Pod is here too, because a delete, a drain's eviction, a lost node's
 //! taint eviction, a ReplicaSet scaling down and a node shutdown's kubelet
@@ -47,6 +47,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         }
         if d.node_failure.is_some() {
             return self.start_node_failure(index, now, s);
+        }
+        if d.scale_down_node.is_some() {
+            return self.start_scale_down(index, now, s);
         }
         if let Some(shutdown) = d.node_shutdown {
             self.disrupted += 1;

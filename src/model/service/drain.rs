@@ -88,6 +88,16 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         for &r in &pods {
             s.at(now, ServiceEvent::Evict { replica: r as u32 });
         }
+        self.record_drain(node, pods, now);
+    }
+
+    /// A drain of `node` that was to empty it of `pods` starts now, for its
+    /// figures: kubectl's, a node-termination handler's or the
+    /// cluster-autoscaler's.
+    pub(super) fn record_drain(&mut self, node: u32, pods: Vec<usize>, now: SimTime) {
+        let Some(d) = &mut self.deploy else {
+            return;
+        };
         let drain = d.drains.len() as u32;
         d.drains.push(Drain {
             node,
@@ -102,12 +112,26 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// One eviction of replica `r`: deleted if the budget allows, else
     /// refused and tried again in 5 s.
     pub(super) fn evict(&mut self, r: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
-        let Some(d) = &self.deploy else {
-            return;
-        };
-        // A Pod of a lost node is out of the handler's reach.
+        if self.request_eviction(r, None, now, s) == Some(false) {
+            s.after(EVICTION_RETRY, ServiceEvent::Evict { replica: r as u32 });
+        }
+    }
+
+    /// One request to the Eviction API for replica `r` now, its Pod
+    /// deleted with `grace` (`None`: its own) if the budget allows:
+    /// `Some(true)` allowed, `Some(false)` refused (HTTP 429), `None` no
+    /// Pod to evict (deleted already, gone, or on a lost node, out of the
+    /// caller's reach).
+    pub(super) fn request_eviction(
+        &mut self,
+        r: usize,
+        grace: Option<SimDuration>,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) -> Option<bool> {
+        let d = self.deploy.as_ref()?;
         if self.replicas[r].deleted || self.replicas[r].object_gone || self.replicas[r].unreachable {
-            return;
+            return None;
         }
         let m = d.members[r];
         let pod = if !self.is_active(r, &m) || self.pods[r].phase() == PodPhase::Pending {
@@ -117,22 +141,29 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         } else {
             Candidate::Unhealthy
         };
+        if self.budget_allows(pod) {
+            self.emit(now, ServiceChange::Evicted { replica: r as u32 });
+            self.delete_pod(r, grace, now, s);
+            self.rollout_sync(now, s);
+            Some(true)
+        } else {
+            self.emit(now, ServiceChange::EvictionRefused { replica: r as u32 });
+            Some(false)
+        }
+    }
+
+    /// Whether the budget (if any) allows evicting `pod` now.
+    pub(super) fn budget_allows(&self, pod: Candidate) -> bool {
+        let Some(d) = &self.deploy else {
+            return true;
+        };
         let healthy = (0..d.members.len())
             .filter(|&i| self.is_active(i, &d.members[i]) && self.replicas[i].serving())
             .count() as u32;
         let expected = self.service.replicas.max(1);
-        if self
-            .service
+        self.service
             .pdb
             .is_none_or(|pdb| pdb.allows(pod, healthy, expected))
-        {
-            self.emit(now, ServiceChange::Evicted { replica: r as u32 });
-            self.delete_pod(r, None, now, s);
-            self.rollout_sync(now, s);
-        } else {
-            self.emit(now, ServiceChange::EvictionRefused { replica: r as u32 });
-            s.after(EVICTION_RETRY, ServiceEvent::Evict { replica: r as u32 });
-        }
     }
 
     /// Marks each drain done once every Pod that was on its node is gone.

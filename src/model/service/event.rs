@@ -153,6 +153,20 @@ pub enum ServiceEvent {
     },
     /// `[cluster]`: the next background endpoint change is published.
     Churn,
+    /// The cluster-autoscaler asks again to evict a replica for
+    /// disruption `index`'s scale-down (10 s after a 429).
+    ScaleDownEvict {
+        /// Which `[[disruptions]]` entry, from 0.
+        index: u32,
+        /// The replica, from 0.
+        replica: u32,
+    },
+    /// The cluster-autoscaler looks whether disruption `index`'s node is
+    /// empty (every 5 s once its evictions passed).
+    ScaleDownCheck {
+        /// Which `[[disruptions]]` entry, from 0.
+        index: u32,
+    },
     /// The counting traffic model's instant: a span of requests' answers
     /// or timeouts are due, or the traffic ends; the run lasts until its
     /// last such instant, as the per-request model's last request does.

@@ -293,6 +293,14 @@ pub enum ServiceChange {
         /// shutdownGracePeriodCriticalPods, the most grace a Pod gets.
         budget: crate::engine::SimDuration,
     },
+    /// `[[disruptions]] scale_down_node`: the cluster-autoscaler gave the
+    /// node's scale-down up and removed its taint; the node stays.
+    ScaleDownAborted {
+        /// The node, from 0.
+        node: u32,
+        /// Why.
+        why: super::autoscaler::Abort,
+    },
     /// The counting traffic model's requests: `n` sent between `from` and
     /// `to` to one replica (or to none: no endpoints), all with one fate.
     /// A failure's instant is each request's send plus the time from `to`
@@ -368,6 +376,7 @@ impl ServiceChange {
             ServiceChange::TaintEvicted { .. } => "taint_evicted",
             ServiceChange::Crashed { .. } => "crashed",
             ServiceChange::NodeShuttingDown { .. } => "node_shutting_down",
+            ServiceChange::ScaleDownAborted { .. } => "scale_down_aborted",
             ServiceChange::Counted { .. } => "counted",
         }
     }

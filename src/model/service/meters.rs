@@ -253,7 +253,8 @@ impl ServiceMeters {
         self.rules.truncate(self.nodes);
         self.rollout = service.disruptions.iter().any(|d| d.rollout.is_some());
         let loses = service.disruptions.iter().any(|d| d.node_failure.is_some());
-        self.drain = service.disruptions.iter().any(|d| d.drain.is_some()) || loses;
+        self.drain =
+            (service.disruptions.iter()).any(|d| d.drain.is_some() || d.scale_down_node.is_some()) || loses;
         self.node.reset(replicas, self.nodes as u32, loses);
         self.crash = !self.rollout && !self.drain && service.disruptions.iter().any(|d| d.crash.is_some());
         self.endpoints.desired = service.pdb.map_or(0, |p| p.desired_healthy(replicas));

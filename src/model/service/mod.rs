@@ -65,6 +65,7 @@
 //! exactly the metrics the Pod model gives the Pod alone.
 
 mod app;
+mod autoscaler;
 mod background;
 mod client;
 mod cluster;
@@ -98,6 +99,7 @@ mod trace;
 mod traffic;
 
 pub use app::serving_app;
+pub use autoscaler::{Abort, ScaleDown};
 pub use client::{ClientPreset, ClientSpec, OnClosed, Profile, Retries};
 pub use cluster::{Changed, ClusterSpec, ProxyMode};
 pub use deployment::{Rollout, RolloutFigures, Scaled, Strategy};
@@ -278,7 +280,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let loses = (self.service.disruptions.iter()).any(|d| d.node_failure.is_some());
         let controlled = (self.service.disruptions.iter()).any(|d| {
             d.rollout.is_some() || d.drain.is_some() || d.scale_to.is_some() || d.node_shutdown.is_some()
-        });
+        }) || (self.service.disruptions.iter()).any(|d| d.scale_down_node.is_some());
         self.deploy = (controlled || loses).then(|| Deploy::new(replicas, nodes));
         self.node_down.clear();
         if loses {

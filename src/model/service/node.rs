@@ -56,6 +56,14 @@ pub enum NodeState {
     CutOff,
     /// The node controller marked it NotReady (Ready `Unknown`) and tainted it.
     NotReady,
+    /// The cluster-autoscaler tainted it `ToBeDeletedByClusterAutoscaler`
+    /// and evicts its Pods.
+    ScalingDown,
+    /// The cluster-autoscaler deleted it, empty.
+    Deleted,
+    /// Its kubelet is shutting it down gracefully (KEP-2000): not Ready,
+    /// its Pods killed.
+    ShuttingDown,
 }
 
 impl NodeState {
@@ -66,6 +74,9 @@ impl NodeState {
         Gone => "gone",
         CutOff => "cut-off",
         NotReady => "NotReady",
+        ScalingDown => "scaling down",
+        Deleted => "deleted",
+        ShuttingDown => "shutting down",
     }
 }
 

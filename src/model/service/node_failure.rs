@@ -275,7 +275,10 @@ impl NodeMeter {
                             l.not_ready = Some(at);
                         }
                     }
-                    NodeState::Ready => {}
+                    NodeState::Ready
+                    | NodeState::ScalingDown
+                    | NodeState::Deleted
+                    | NodeState::ShuttingDown => {}
                 }
             }
             ServiceChange::TaintEvicted { replica } => {

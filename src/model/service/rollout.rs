@@ -83,6 +83,8 @@ pub(super) struct Deploy {
     next_node: u32,
     /// The drains under way or done.
     pub drains: Vec<super::drain::Drain>,
+    /// The cluster-autoscaler's scale-downs under way.
+    pub scale_downs: Vec<super::autoscaler::Actuation>,
 }
 
 impl Deploy {
@@ -105,6 +107,7 @@ impl Deploy {
             cordoned: vec![false; nodes as usize],
             next_node: replicas % nodes,
             drains: Vec::new(),
+            scale_downs: Vec::new(),
         }
     }
 

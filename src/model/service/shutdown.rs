@@ -19,6 +19,7 @@
 //! system-critical).
 
 use super::history::{ServiceChange, ServiceObserver};
+use super::node::NodeState;
 use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 
@@ -38,6 +39,8 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             .collect();
         let budget = n.regular_pods();
         self.emit(now, ServiceChange::NodeShuttingDown { node: n.node, budget });
+        let state = NodeState::ShuttingDown;
+        self.emit(now, ServiceChange::Node { node: n.node, state });
         for r in pods {
             let own = self.pods[r].run_spec().pod.termination_grace_period;
             self.delete_pod_after(r, Some(own.min(budget)), SimDuration::ZERO, now, s);

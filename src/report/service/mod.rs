@@ -255,6 +255,7 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
             );
         }
     }
+    node::scale_down_text(report, &mut out);
     for d in &m.deleted {
         let after = |ms: Option<u64>| ms.map_or("never".to_string(), |ms| format!("+{}", at(ms)));
         let _ = writeln!(

@@ -30,6 +30,9 @@ fn color(state: NodeState) -> &'static str {
         NodeState::Gone => "#444444",
         NodeState::CutOff => "#7570b3",
         NodeState::NotReady => "#b2182b",
+        NodeState::ScalingDown => "#1b9e77",
+        NodeState::Deleted => "#bbbbbb",
+        NodeState::ShuttingDown => "#e7298a",
     }
 }
 
@@ -41,6 +44,9 @@ fn glyph(state: NodeState) -> char {
         NodeState::Gone => 'x',
         NodeState::CutOff => '/',
         NodeState::NotReady => '?',
+        NodeState::ScalingDown => '-',
+        NodeState::Deleted => '.',
+        NodeState::ShuttingDown => 'v',
     }
 }
 
@@ -207,14 +213,58 @@ pub(super) fn draw_states(
     }
 }
 
+/// The states the picture's legend explains: a lost node's four, else
+/// those the run's node rows show (a shutdown's, a scale-down's), in
+/// their declared order; none for a run whose nodes stayed Ready.
+pub(super) fn legend_states(report: &ServiceReport) -> Vec<NodeState> {
+    if report.metrics.node.is_some() {
+        return vec![
+            NodeState::Reclaiming,
+            NodeState::Gone,
+            NodeState::CutOff,
+            NodeState::NotReady,
+        ];
+    }
+    let shown = |s: &NodeState| {
+        (report.trace.entries().iter())
+            .any(|e| matches!(e.what, ServiceChange::Node { state, .. } if state == *s))
+    };
+    (NodeState::ALL.into_iter())
+        .filter(|s| *s != NodeState::Ready && shown(s))
+        .collect()
+}
+
 /// The states' swatches on a legend's line from `cx`.
-pub(super) fn legend(svg: &mut Svg, mut cx: f64, top: f64) {
-    for state in [
-        NodeState::Reclaiming,
-        NodeState::Gone,
-        NodeState::CutOff,
-        NodeState::NotReady,
-    ] {
+pub(super) fn legend(svg: &mut Svg, mut cx: f64, top: f64, states: &[NodeState]) {
+    for &state in states {
         cx = swatch(svg, cx, top, color(state), &format!("node {}", state.name())) + 12.0;
+    }
+}
+
+/// The text's lines of the cluster-autoscaler's scale-downs: each start,
+/// each node deleted, each scale-down given up and why.
+pub(super) fn scale_down_text(report: &ServiceReport, out: &mut String) {
+    for e in report.trace.entries() {
+        let line = match e.what {
+            ServiceChange::Node {
+                node,
+                state: NodeState::ScalingDown,
+            } => format!(
+                "node {node} scaling down at {}: the cluster-autoscaler tainted it ToBeDeletedByClusterAutoscaler \
+                 and evicts its Pods",
+                e.at
+            ),
+            ServiceChange::Node {
+                node,
+                state: NodeState::Deleted,
+            } => format!("node {node} deleted by the cluster-autoscaler at {}", e.at),
+            ServiceChange::ScaleDownAborted { node, why } => format!(
+                "node {node} scale-down given up at {}: {}; its taint removed, the node stays",
+                e.at,
+                why.name()
+            ),
+            _ => continue,
+        };
+        let _ = writeln!(out, "{line}");
     }
 }

@@ -97,7 +97,12 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     let strip_bottom = strip_top + TITLE_ROW + ROW * lanes.len() as f64;
     let axis_title = "time since the replicas were created (s)";
     let title_extra = title_extra(axis_title);
-    let state_legend = if m.node.is_some() { SERVICE_LEGEND } else { 0.0 };
+    let node_states = super::node::legend_states(report);
+    let state_legend = if node_states.is_empty() {
+        0.0
+    } else {
+        SERVICE_LEGEND
+    };
     let height =
         (strip_bottom + GAP + AXIS + title_extra + LEGEND + SERVICE_LEGEND + state_legend).ceil() as u32;
     let mut svg = Svg::new(WIDTH, height);
@@ -366,9 +371,10 @@ fn draw_service_legend(svg: &mut Svg, top: f64, report: &ServiceReport) {
         &[("stroke", &"#222222"), ("stroke-width", &2.5)],
     );
     svg.text(cx + 12.0, top + 10.5, "rules dropped", &[]);
-    // A lost node's states on a line of their own (its height is counted).
-    if report.metrics.node.is_some() {
-        super::node::legend(svg, 10.0, top + SERVICE_LEGEND);
+    // The node rows' states on a line of their own (its height is counted).
+    let states = super::node::legend_states(report);
+    if !states.is_empty() {
+        super::node::legend(svg, 10.0, top + SERVICE_LEGEND, &states);
     }
     svg.close();
 }

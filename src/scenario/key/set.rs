@@ -10,7 +10,7 @@ use crate::model::{
 use crate::model::service::{
     Annotate, Arrival, Balance, Budget, ClientPreset, ClusterSpec, Connections, Disruption, EvictionPolicy,
     HopPreset, NodeFailure, NodeShutdown, OnClosed, OnSigterm, Pdb, Preset, Propagation, Provider, ProxyMode,
-    Retry, Rollout, Spot, Strategy, TrafficModel, TrafficSpec, Unready, When,
+    Retry, Rollout, ScaleDown, Spot, Strategy, TrafficModel, TrafficSpec, Unready, When,
 };
 
 use super::unit::*;
@@ -275,6 +275,17 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
                 d.node_shutdown
                     .get_or_insert_with(NodeShutdown::default)
                     .critical_pods = ms
+            }
+            // Any of the four makes the disruption an autoscaler's scale-down.
+            Field::ScaleDownNode => d.scale_down_node.get_or_insert_with(ScaleDown::default).node = count,
+            Field::MaxGracefulTerminationSec => {
+                (d.scale_down_node.get_or_insert_with(ScaleDown::default)).max_graceful_termination = ms
+            }
+            Field::MaxPodEvictionTime => {
+                (d.scale_down_node.get_or_insert_with(ScaleDown::default)).max_pod_eviction_time = ms
+            }
+            Field::EvictionRetryTime => {
+                (d.scale_down_node.get_or_insert_with(ScaleDown::default)).eviction_retry_time = ms
             }
             _ => {}
         }

@@ -17,6 +17,7 @@ use crate::scenario::key::Field;
 
 use super::work::{OverBudget, check_work};
 
+mod autoscaler;
 mod disruption;
 mod node;
 #[cfg(test)]
@@ -118,6 +119,8 @@ pub enum ServiceRule {
     RetryBesideClient(ClientPreset),
     /// A lost node's rule (`node`).
     LostNode(NodeRule),
+    /// A cluster-autoscaler scale-down's rule (`autoscaler`).
+    ScaleDown(autoscaler::ScaleDownRule),
     /// A scale-down beside the rollout of disruption `rollout`.
     ScaleBesideRollout {
         /// The disruption that is the rollout.
@@ -290,6 +293,7 @@ impl fmt::Display for ServiceProblem {
                 client.name()
             ),
             ServiceRule::LostNode(rule) => write!(f, "{rule}"),
+            ServiceRule::ScaleDown(rule) => write!(f, "{rule}"),
         }
     }
 }
@@ -301,12 +305,13 @@ fn problem(field: Field, index: Option<usize>, rule: ServiceRule) -> Result<(), 
 type Check = fn(&RunSpec, &ServiceSpec) -> Result<(), ServiceProblem>;
 
 /// Every rule of the Service, in the order `check_service` reports them.
-const SERVICE_RULES: [Check; 10] = [
+const SERVICE_RULES: [Check; 11] = [
     check_sizes,
     check_client,
     disruption::check_whole_seconds,
     check_work_estimate,
     check_deletion,
+    autoscaler::check_scale_downs,
     node::check_node_failures,
     disruption::check_drains,
     disruption::check_rollouts,

@@ -204,6 +204,10 @@ impl Reader<'_> {
             Field::NodeShutdown,
             Field::ShutdownGracePeriod,
             Field::ShutdownGracePeriodCriticalPods,
+            Field::ScaleDownNode,
+            Field::MaxGracefulTerminationSec,
+            Field::MaxPodEvictionTime,
+            Field::EvictionRetryTime,
         ]
         .into_iter()
         .find_map(|f| written(f).map(|_| f));

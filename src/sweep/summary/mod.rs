@@ -60,7 +60,7 @@ impl Table {
             Table::Rollout
         } else if service.disruptions.iter().any(|d| d.node_failure.is_some()) {
             Table::Node
-        } else if service.disruptions.iter().any(|d| d.drain.is_some()) {
+        } else if (service.disruptions.iter()).any(|d| d.drain.is_some() || d.scale_down_node.is_some()) {
             Table::Drain
         } else if service.disruptions.iter().any(|d| d.crash.is_some()) {
             Table::Crash

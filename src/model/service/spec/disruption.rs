@@ -6,6 +6,7 @@
 //! and nothing else in the spec changes with it.
 
 use crate::engine::SimDuration;
+use crate::model::service::autoscaler::ScaleDown;
 use crate::model::service::deployment::Rollout;
 use crate::model::service::node_failure::NodeFailure;
 use crate::model::service::scale::Annotate;
@@ -51,6 +52,9 @@ pub struct Disruption {
     /// `Some`: a node shuts down gracefully (KEP-2000), and the others are
     /// not used.
     pub node_shutdown: Option<NodeShutdown>,
+    /// `Some`: the cluster-autoscaler removes a node (issue 40 item 5),
+    /// and the others are not used.
+    pub scale_down_node: Option<ScaleDown>,
 }
 
 impl Disruption {
@@ -91,7 +95,7 @@ impl Default for Unready {
     }
 }
 
-/// Written as derived, but without `every`, `rollout`, `drain`, `unready`, `crash`, `node_failure`, `scale_to`, `annotate` and `node_shutdown` when absent, for
+/// Written as derived, but without `every`, `rollout`, `drain`, `unready`, `crash`, `node_failure`, `scale_to`, `annotate`, `node_shutdown` and `scale_down_node` when absent, for
 /// the grid hash as `ServiceSpec`'s; no `..` here either.
 impl std::fmt::Debug for Disruption {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -108,6 +112,7 @@ impl std::fmt::Debug for Disruption {
             scale_to,
             annotate,
             node_shutdown,
+            scale_down_node,
         } = self;
         let mut d = f.debug_struct("Disruption");
         d.field("when", when)
@@ -140,6 +145,9 @@ impl std::fmt::Debug for Disruption {
         if let Some(shutdown) = node_shutdown {
             d.field("node_shutdown", shutdown);
         }
+        if let Some(scale_down) = scale_down_node {
+            d.field("scale_down_node", scale_down);
+        }
         d.finish()
     }
 }
@@ -159,6 +167,7 @@ impl Default for Disruption {
             scale_to: None,
             annotate: None,
             node_shutdown: None,
+            scale_down_node: None,
         }
     }
 }

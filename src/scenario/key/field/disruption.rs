@@ -18,6 +18,8 @@ pub enum DisruptionKind {
     Node,
     /// `crash = R`: the CSV has its `crashes` column (`Table::Crash`).
     Crash,
+    /// `scale_down_node = N`: the cluster-autoscaler removes a node.
+    ScaleDown,
 }
 
 impl DisruptionKind {
@@ -28,6 +30,7 @@ impl DisruptionKind {
             (None, Some(_)) => DisruptionKind::Drain,
             _ if d.node_failure.is_some() => DisruptionKind::Node,
             (None, None) if d.crash.is_some() => DisruptionKind::Crash,
+            (None, None) if d.scale_down_node.is_some() => DisruptionKind::ScaleDown,
             (None, None) => DisruptionKind::Delete,
         }
     }
@@ -40,6 +43,7 @@ impl DisruptionKind {
             DisruptionKind::Drain => "a kubectl drain",
             DisruptionKind::Node => "a lost node",
             DisruptionKind::Crash => "a crash",
+            DisruptionKind::ScaleDown => "a cluster-autoscaler scale-down",
         }
     }
 
@@ -51,6 +55,7 @@ impl DisruptionKind {
             DisruptionKind::Drain => "drain = <node>",
             DisruptionKind::Node => "node_failure = <node>",
             DisruptionKind::Crash => "crash = <replica>",
+            DisruptionKind::ScaleDown => "scale_down_node = <node>",
         }
     }
 }
@@ -72,6 +77,10 @@ impl Field {
             | Field::Provider
             | Field::Notice => Some(DisruptionKind::Node),
             Field::Crash => Some(DisruptionKind::Crash),
+            Field::ScaleDownNode
+            | Field::MaxGracefulTerminationSec
+            | Field::MaxPodEvictionTime
+            | Field::EvictionRetryTime => Some(DisruptionKind::ScaleDown),
             Field::Delete | Field::GracePeriod => Some(DisruptionKind::Delete),
             _ => None,
         }

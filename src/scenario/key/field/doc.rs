@@ -240,6 +240,23 @@ impl Field {
                 "the kubelet's shutdownGracePeriodCriticalPods: the share of shutdown_grace_period kept for \
                  critical Pods; regular Pods get the rest; default 10s"
             }
+            Field::ScaleDownNode => {
+                "makes the disruption the cluster-autoscaler's scale-down of this node, from 0: tainted \
+                 ToBeDeletedByClusterAutoscaler, every Pod on it evicted through the budget (given up, the taint \
+                 removed, if the budget allows none at the start or refuses one until max_pod_eviction_time), \
+                 the node deleted once they are gone; the ReplicaSet replaces them elsewhere"
+            }
+            Field::MaxGracefulTerminationSec => {
+                "the autoscaler's --max-graceful-termination-sec: the most grace an evicted Pod gets, and with \
+                 30s of headroom how long it waits for the Pods to be gone; 0: their own; default 600s"
+            }
+            Field::MaxPodEvictionTime => {
+                "the autoscaler's --max-pod-eviction-time: how long it asks a refused eviction again before it \
+                 gives the scale-down up; default 2m"
+            }
+            Field::EvictionRetryTime => {
+                "the autoscaler's wait after a refused eviction (EvictionRetryTime), above 0; default 10s"
+            }
             Field::MinAvailable => {
                 "Pods that must stay healthy for an eviction, a count or a percentage of replicas rounded up (at most 100%); \
                  a `[pdb]` with neither this nor max_unavailable allows no eviction of a Ready Pod"

@@ -176,6 +176,14 @@ pub enum Field {
     ShutdownGracePeriod,
     /// `[[disruptions]] shutdown_grace_period_critical_pods`: its critical share.
     ShutdownGracePeriodCriticalPods,
+    /// `[[disruptions]] scale_down_node`: the cluster-autoscaler removes this node.
+    ScaleDownNode,
+    /// `[[disruptions]] max_graceful_termination_sec`: the autoscaler's grace cap.
+    MaxGracefulTerminationSec,
+    /// `[[disruptions]] max_pod_eviction_time`: how long it asks a refused eviction again.
+    MaxPodEvictionTime,
+    /// `[[disruptions]] eviction_retry_time`: its wait after a refused eviction.
+    EvictionRetryTime,
     /// `[pdb] min_available`: Pods that must stay healthy.
     MinAvailable,
     /// `[pdb] max_unavailable`: Pods that may be unhealthy.
@@ -347,6 +355,10 @@ impl Field {
             Field::NodeShutdown,
             Field::ShutdownGracePeriod,
             Field::ShutdownGracePeriodCriticalPods,
+            Field::ScaleDownNode,
+            Field::MaxGracefulTerminationSec,
+            Field::MaxPodEvictionTime,
+            Field::EvictionRetryTime,
             Field::MinAvailable,
             Field::PdbMaxUnavailable,
             Field::UnhealthyPodEvictionPolicy,

@@ -99,7 +99,11 @@ impl Field {
             | Field::DeletionCost
             | Field::NodeShutdown
             | Field::ShutdownGracePeriod
-            | Field::ShutdownGracePeriodCriticalPods => Scope::Disruption,
+            | Field::ShutdownGracePeriodCriticalPods
+            | Field::ScaleDownNode
+            | Field::MaxGracefulTerminationSec
+            | Field::MaxPodEvictionTime
+            | Field::EvictionRetryTime => Scope::Disruption,
             Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
             Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
             Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {

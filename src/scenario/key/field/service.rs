@@ -59,6 +59,10 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::NodeShutdown
             | $crate::scenario::key::Field::ShutdownGracePeriod
             | $crate::scenario::key::Field::ShutdownGracePeriodCriticalPods
+            | $crate::scenario::key::Field::ScaleDownNode
+            | $crate::scenario::key::Field::MaxGracefulTerminationSec
+            | $crate::scenario::key::Field::MaxPodEvictionTime
+            | $crate::scenario::key::Field::EvictionRetryTime
             | $crate::scenario::key::Field::MinAvailable
             | $crate::scenario::key::Field::PdbMaxUnavailable
             | $crate::scenario::key::Field::UnhealthyPodEvictionPolicy

@@ -110,8 +110,13 @@ impl Field {
             | Field::ScaleTo
             | Field::Annotate
             | Field::DeletionCost
-            | Field::NodeShutdown => Unit::Count,
-            Field::ShutdownGracePeriod | Field::ShutdownGracePeriodCriticalPods => Unit::Millis,
+            | Field::NodeShutdown
+            | Field::ScaleDownNode => Unit::Count,
+            Field::ShutdownGracePeriod
+            | Field::ShutdownGracePeriodCriticalPods
+            | Field::MaxGracefulTerminationSec
+            | Field::MaxPodEvictionTime
+            | Field::EvictionRetryTime => Unit::Millis,
             Field::Partition => Unit::Flag,
             Field::Provider => Unit::Word {
                 what: "provider",

@@ -59,7 +59,8 @@ pub(super) fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), Se
             }
             continue;
         }
-        if d.rollout.is_some() || d.drain.is_some() || d.node_failure.is_some() {
+        if d.rollout.is_some() || d.drain.is_some() || d.node_failure.is_some() || d.scale_down_node.is_some()
+        {
             continue;
         }
         if d.replica >= replicas {
@@ -92,7 +93,9 @@ pub(super) fn check_drains(_: &RunSpec, service: &ServiceSpec) -> Result<(), Ser
     };
     for (i, d) in service.disruptions.iter().enumerate() {
         let Some(node) = d.drain else {
-            if d.one_replica().is_some() || d.node_failure.is_some() || d.node_shutdown.is_some() {
+            let other_kind =
+                d.node_failure.is_some() || d.node_shutdown.is_some() || d.scale_down_node.is_some();
+            if d.one_replica().is_some() || other_kind {
                 continue;
             }
             let rollout = d.rollout.is_some();
@@ -210,6 +213,12 @@ pub(crate) fn one_replica_kind(key: Field) -> &'static str {
         Field::Annotate | Field::DeletionCost => "an annotation of a Pod's deletion cost",
         Field::NodeShutdown | Field::ShutdownGracePeriod | Field::ShutdownGracePeriodCriticalPods => {
             "a graceful shutdown of a node (its kubelet kills its Pods)"
+        }
+        Field::ScaleDownNode
+        | Field::MaxGracefulTerminationSec
+        | Field::MaxPodEvictionTime
+        | Field::EvictionRetryTime => {
+            "the cluster-autoscaler's scale-down of a node (it evicts the node's Pods)"
         }
         _ => "a readiness failure (its Pod stays)",
     }

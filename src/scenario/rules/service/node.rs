@@ -124,7 +124,11 @@ pub(super) fn check_node_failures(_: &RunSpec, service: &ServiceSpec) -> Result<
             return at(other, rule);
         }
         let plain_delete = |e: &Disruption| {
-            e.rollout.is_none() && e.drain.is_none() && e.one_replica().is_none() && e.node_failure.is_none()
+            e.rollout.is_none()
+                && e.drain.is_none()
+                && e.one_replica().is_none()
+                && e.node_failure.is_none()
+                && e.scale_down_node.is_none()
         };
         let beside = (service.disruptions.iter().enumerate()).find_map(|(j, e)| match () {
             _ if e.rollout.is_some() => Some((j, Field::Rollout)),

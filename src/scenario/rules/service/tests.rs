@@ -232,6 +232,7 @@ fn a_service_scenario_reads_into_the_spec() {
             scale_to: None,
             annotate: None,
             node_shutdown: None,
+            scale_down_node: None,
         }]
     );
     assert_eq!(s.run.stream.seed, 4);
