@@ -85,10 +85,13 @@ fn a_change_heard_during_other_services_syncs_waits_for_their_end_and_a_token() 
     // 10.4 s: it is asked: 1 + 0.4 tokens, so it runs at once (0.4 left), to 10.8 s.
     // 10.45 s: theirs; 10.5 s: our second deletion; 10.6 s: theirs, all
     //   during that sync: one request kept.
-    // 10.8 s: asked: 0.8 tokens; the token is whole at 11.0 s, the sync
-    //   runs then, to 11.4 s: our second change lands 900 ms after it was
-    //   made, where alone (with the same 400 ms syncs) it took 400.
-    assert_eq!(lags(&run(Some(busy(4)))), [Some(400), Some(900)]);
+    // 10.8 s: asked: 0.8 tokens, refused; the runner's retry is
+    //   minSyncPeriod after the last sync's end (10.8 s), at 11.8 s (the
+    //   token was whole at 11.0 s, but `tryRun` sets its timer from
+    //   `lastRun`). The sync runs to 12.2 s: our second change lands
+    //   1,700 ms after it was made, where alone (with the same 400 ms
+    //   syncs) it took 400.
+    assert_eq!(lags(&run(Some(busy(4)))), [Some(400), Some(1700)]);
 }
 
 #[test]

@@ -64,10 +64,11 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         s.after(took, ServiceEvent::Synced { node });
     }
 
-    /// Node `node`'s sync ended: the version its rules now show (the one
-    /// heard when it started, or the one heard now if syncs take no time),
-    /// and whether a request came meanwhile.
-    pub(super) fn sync_end(&mut self, node: usize) -> (u32, bool) {
+    /// Node `node`'s sync ended now (the runner's `lastRun`): the version
+    /// its rules now show (the one heard when it started, or the one heard
+    /// now if syncs take no time), and whether a request came meanwhile.
+    pub(super) fn sync_end(&mut self, node: usize, now: SimTime) -> (u32, bool) {
+        self.proxies[node].ended(now);
         match self.runners.get_mut(node) {
             None => (self.proxies[node].heard, false),
             Some(runner) => {

@@ -8,9 +8,11 @@
 //! pkg/proxy/iptables, nftables and ipvs make it with `minSyncPeriod` and
 //! burst 2). Its `fn` runs inside the runner's loop: a `Run()` while a sync
 //! runs leaves one token in the `run` channel (more are dropped), read when
-//! the sync returns, and `tryRun` then asks the token bucket again. So a
+//! the sync returns, and `tryRun` then asks the token bucket again; with no
+//! token it retries `minSyncPeriod` after that sync's end (`proxy`). So a
 //! change of ours heard while another Service's sync runs waits for that
-//! sync's end, then for a token: the wait a Service alone never sees.
+//! sync's end, then for a token or `minSyncPeriod` more: the wait a
+//! Service alone never sees.
 //!
 //! A sync writes lines (rules and chains). `iptables-save` of a ClusterIP
 //! Service counts 3 lines for the Service (its `KUBE-SERVICES` jump, its
@@ -37,12 +39,8 @@
 //!
 //! Simplified: a background change is one Service's endpoint added or
 //! removed, heard by each node after the Service's own propagation delay;
-//! each change counts a distinct Service as changed; the periodic full
-//! resync (`syncPeriod`) is left out; and where the token bucket refuses,
-//! the sync starts when the token is whole, where the real runner retries
-//! `minSyncPeriod` after the last sync's end (the same rate over time,
-//! a sync up to `minSyncPeriod` earlier; the single-Service runner did so
-//! already).
+//! each change counts a distinct Service as changed; and the periodic full
+//! resync (`syncPeriod`) is left out.
 
 use super::spec::Rate;
 use crate::engine::SimDuration;
