@@ -53,12 +53,14 @@ mod job;
 mod layout;
 mod measure;
 mod pod_start;
+mod question;
 mod rollout;
 mod search;
 mod steps;
 
 pub use confidence::{P99_EXCESS, allowed_exceedances, replications_for};
 pub use measure::{Measured, Measurer, Point, RolloutPoint, Run, Sample};
+pub use question::{ASSUMED_AFTER_READY, ASSUMED_RATE, assume_question};
 pub use rollout::{MIN_READY_SECONDS, RolloutAdvice, RolloutFigures};
 pub use search::{Checked, Order, WALK, bisect, confirm, rank, smallest};
 pub use steps::{advise, advise_within};

@@ -12,7 +12,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use podsim::advise::{
-    DEFAULT_REPLICATIONS, P99_EXCESS, PRE_STOP_TOP, Request, Target, advise, replications_for,
+    DEFAULT_REPLICATIONS, P99_EXCESS, PRE_STOP_TOP, Request, Target, advise, assume_question,
+    replications_for,
 };
 use podsim::engine::SimDuration;
 use podsim::report::advice;
@@ -193,6 +194,11 @@ pub fn run(args: &AdviseArgs, out: &mut dyn Write) -> Result<()> {
                 refused.push(e);
             }
             continue;
+        }
+        if let Some(service) = spec.service.as_deref_mut() {
+            for assumed in assume_question(service) {
+                eprintln!("podsim: notice: {}: {assumed}", input.source);
+            }
         }
         let advice = match advise(&spec, &request) {
             Ok(advice) => advice,

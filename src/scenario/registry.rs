@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::key::{Field, Scope, Unit};
+use super::key::{DisruptionKind, Field, Scope, Unit};
 use super::manifest::{self, Timings};
 use super::*;
 use crate::sweep::Grid;
@@ -182,20 +182,13 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
         };
         let grid = format!("base = \"x.toml\"\n[axes]\n\"{path}\" = [{axis_value}]\n");
         // A disruption's axis sweeps a disruption of its own kind.
-        let kind = match field {
-            Field::Rollout | Field::MaxSurge | Field::MaxUnavailable | Field::MinReadySeconds => {
-                "rollout = \"RollingUpdate\"\n"
-            }
-            Field::DrainNode => "drain = 0\n",
-            Field::NodeFailure
-            | Field::Partition
-            | Field::NodeMonitorGracePeriod
-            | Field::TolerationSeconds
-            | Field::SpotReclaim
-            | Field::Provider
-            | Field::Notice => "node_failure = 0\n",
-            Field::Crash => "crash = 0\n",
-            _ => "",
+        // (A disruption that names none of these is a delete.)
+        let kind = match field.disruption_kind() {
+            Some(DisruptionKind::Rollout) => "rollout = \"RollingUpdate\"\n",
+            Some(DisruptionKind::Drain) => "drain = 0\n",
+            Some(DisruptionKind::Node) => "node_failure = 0\n",
+            Some(DisruptionKind::Crash) => "crash = 0\n",
+            Some(DisruptionKind::Delete) | None => "",
         };
         let service_base = format!(
             "[service]\n[traffic]\nrate = 1\n[[disruptions]]\nafter_ready = \"1s\"\n{kind}{}",

@@ -10,7 +10,7 @@
 
 use serde_json::json;
 
-use super::advise::SCENARIO as HAND;
+use super::advise::{SCENARIO as HAND, without_question};
 use super::common::{TempDir, podsim, write};
 use super::pictures::{parse, with_class};
 use super::serve::{Server, seed};
@@ -53,6 +53,26 @@ fn the_advise_button_answers_what_podsim_advise_prints() {
     cli["source"] = json!("request");
     cli["patch"]["text"] = doc["advice"]["patch"]["text"].clone();
     assert_eq!(doc["advice"], cli);
+}
+
+/// The button on a scenario that asks no question: the assumed one, said
+/// above the table, and the same 2 s as tests/cli/advise.rs works out.
+#[test]
+fn the_advise_button_says_what_it_assumed() {
+    let server = Server::start(&[]);
+    let body = json!({ "text": without_question(), "workload": 0, "replications": 20 });
+    let (status, doc) = server.json("POST", "/api/advise", &body.to_string());
+    assert_eq!(status, 200, "{doc}");
+    assert_eq!(doc["advice"]["settings"][0]["advised_ms"], 2000);
+    let table = doc["table"].as_str().unwrap();
+    assert!(
+        table.starts_with("note: no client sends the Service requests, so advise assumes 50"),
+        "{table}"
+    );
+    assert!(
+        table.contains("\nnote: no Pod of the Service is ever deleted, so advise assumes"),
+        "{table}"
+    );
 }
 
 /// The slow Service of serve.rs's budget test (1.8·10⁹ requests) is

@@ -12,7 +12,7 @@
 
 use serde_json::{Value, json};
 
-use podsim::advise::{NotAdvised, Request, Target, advise_within};
+use podsim::advise::{NotAdvised, Request, Target, advise_within, assume_question};
 use podsim::report::advice;
 
 use super::api::{ORIGIN, Reply, read_each};
@@ -55,14 +55,23 @@ pub fn advise(body: &str, budget: &Budget) -> Reply {
     };
     let s = &input.scenario;
     let request = Request::new(Target::FailedP99(0), replications);
-    match advise_within(&s.run, &request, &budget.limits) {
+    // As `podsim advise` does, a scenario that asks no question is advised
+    // for the assumed one; the page shows the assumptions above the table.
+    let mut run = s.run.clone();
+    let assumed = run
+        .service
+        .as_deref_mut()
+        .map(assume_question)
+        .unwrap_or_default();
+    let said: String = assumed.iter().map(|a| format!("note: {a}\n")).collect();
+    match advise_within(&run, &request, &budget.limits) {
         Err(NotAdvised::Halted(halt)) => budget.exceeded(halt),
         Err(e) => Reply::error(400, &e.to_string()),
         Ok(a) => {
             // The page edits one text: the keys are to be set "in the scenario".
             let patch = advice::patch(&a, s.workload, &s.name, "the scenario");
             Reply::json(&json!({
-                "table": advice::text(&s.name, ORIGIN, &a),
+                "table": said + &advice::text(&s.name, ORIGIN, &a),
                 "patch": patch.text,
                 "svg": advice::frontier_svg(&s.name, &a),
                 "advice": advice::json(&s.name, ORIGIN, &a, &patch),

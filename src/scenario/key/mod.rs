@@ -22,7 +22,7 @@ mod set;
 mod unit;
 
 pub(crate) use field::service_field;
-pub use field::{Field, WhenRead};
+pub use field::{DisruptionKind, Field, WhenRead};
 pub use limit::{Limit, SCALABILITY};
 pub use path::{KeyPath, PathError, Place, Reader, Spelling};
 pub use set::{Key, default_backoff_cap};

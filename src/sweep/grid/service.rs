@@ -16,75 +16,11 @@ use super::{Axis, Grid, Values};
 use crate::model::RunSpec;
 use crate::model::service::{Disruption, Strategy};
 use crate::scenario::diagnostic::{AxisWrong, Entry};
-use crate::scenario::key::{Field, Scope};
+use crate::scenario::key::{DisruptionKind, Field, Scope};
 use crate::scenario::{Problem, check_service};
 
 /// Lists up to this long are checked value by value.
 const LISTED: u64 = 64;
-
-/// What a disruption of the base is, and what an axis's key belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Delete,
-    Rollout,
-    Drain,
-    Node,
-    /// `crash = R`: the CSV has its `crashes` column (`Table::Crash`).
-    Crash,
-}
-
-impl Kind {
-    fn of(d: &Disruption) -> Kind {
-        match (&d.rollout, d.drain) {
-            (Some(_), _) => Kind::Rollout,
-            (None, Some(_)) => Kind::Drain,
-            _ if d.node_failure.is_some() => Kind::Node,
-            (None, None) if d.crash.is_some() => Kind::Crash,
-            (None, None) => Kind::Delete,
-        }
-    }
-
-    /// The kind `field` belongs to; `None` for a key every kind has (`at`).
-    fn owning(field: Field) -> Option<Kind> {
-        match field {
-            Field::Rollout | Field::MaxSurge | Field::MaxUnavailable | Field::MinReadySeconds => {
-                Some(Kind::Rollout)
-            }
-            Field::DrainNode => Some(Kind::Drain),
-            Field::NodeFailure
-            | Field::Partition
-            | Field::NodeMonitorGracePeriod
-            | Field::TolerationSeconds
-            | Field::SpotReclaim
-            | Field::Provider
-            | Field::Notice => Some(Kind::Node),
-            Field::Crash => Some(Kind::Crash),
-            Field::Delete | Field::GracePeriod => Some(Kind::Delete),
-            _ => None,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Delete => "a kubectl delete",
-            Kind::Rollout => "a rollout",
-            Kind::Drain => "a kubectl drain",
-            Kind::Node => "a lost node",
-            Kind::Crash => "a crash",
-        }
-    }
-
-    /// What to write in the base to make a disruption of this kind.
-    fn how(self) -> &'static str {
-        match self {
-            Kind::Delete => "delete = <replica>",
-            Kind::Rollout => "rollout = \"RollingUpdate\"",
-            Kind::Drain => "drain = <node>",
-            Kind::Node => "node_failure = <node>",
-            Kind::Crash => "crash = <replica>",
-        }
-    }
-}
 
 impl Grid {
     /// The Service's rules over the combinations; `lines` are the axes'
@@ -145,15 +81,15 @@ impl Grid {
             };
             return Err((a, Problem::at_axis(&axis.path, wrong)));
         };
-        match Kind::owning(axis.key.field) {
-            Some(kind) if kind != Kind::of(d) => Err((
+        match axis.key.field.disruption_kind() {
+            Some(kind) if kind != DisruptionKind::of(d) => Err((
                 a,
                 Problem::at_axis(
                     &axis.path,
                     AxisWrong::Message(format!(
                         "disruption {index} of the base is {}, and {} belongs to {}; make it {} in the base \
                          ({}) to sweep its keys",
-                        Kind::of(d).name(),
+                        DisruptionKind::of(d).name(),
                         axis.key.field.leaf(),
                         kind.name(),
                         kind.name(),

@@ -1,16 +1,21 @@
 //! Every key a scenario may set: its name, scope, group, unit, meaning,
 //! and the manifest field that owns it when a manifest has one.
 //!
-//! This file names the keys and places them (scope, group, leaf); how a
-//! value is written is in `value`, what a key means to a reader is in
-//! `doc`, when the Pod model reads it in `reads`, so adding a key touches
-//! one arm in each.
+//! This file lists the keys (`Field`, `Field::ALL`) and their groups; the
+//! name of each is in `leaf`, its table in `scope`, how a value is written
+//! in `value`, what a key means to a reader in `doc`, when the Pod model
+//! reads it in `reads`, so adding a key touches one arm in each (and a
+//! disruption's key its kind's arm in `disruption`).
 
+mod disruption;
 mod doc;
+mod leaf;
 mod reads;
+mod scope;
 mod service;
 mod value;
 
+pub use disruption::DisruptionKind;
 pub use reads::WhenRead;
 pub(crate) use service::service_field;
 
@@ -377,112 +382,6 @@ impl Field {
         ]
     };
 
-    /// Whether the field belongs to the run, the Pod or a container.
-    pub fn scope(self) -> Scope {
-        match self {
-            Field::Horizon | Field::Seed => Scope::Run,
-            Field::RestartPolicy
-            | Field::TerminationGracePeriod
-            | Field::StopAt
-            | Field::StopAfterReady
-            | Field::Mode
-            | Field::Kubernetes
-            | Field::BackoffInitial
-            | Field::BackoffCap
-            | Field::BackoffImmediateFirstRestart => Scope::Pod,
-            Field::Kind
-            | Field::Boot
-            | Field::Drain
-            | Field::PreStop
-            | Field::Fails
-            | Field::FailProbability
-            | Field::Proxy
-            | Field::CrashAfter
-            | Field::Run
-            | Field::ExitCode
-            | Field::ContainerRestartPolicy
-            | Field::ExitCodeOnSigterm
-            | Field::StopSignal
-            | Field::DrainsOn
-            | Field::PostStart
-            | Field::PostStartFails
-            | Field::ImagePull
-            | Field::Probe(..) => Scope::Container,
-            Field::Replicas
-            | Field::Nodes
-            | Field::Propagation
-            | Field::KubeletDelay
-            | Field::MinSyncPeriod
-            | Field::Cleanup => Scope::Service,
-            Field::Rate
-            | Field::Arrival
-            | Field::Connections
-            | Field::Pool
-            | Field::Clients
-            | Field::ServiceTime
-            | Field::Retry
-            | Field::Duration
-            | Field::ConnectTimeout
-            | Field::Client
-            | Field::OnClosed
-            | Field::ConnectRetries
-            | Field::ResetRetries
-            | Field::RetryBackoff
-            | Field::IdleTimeout
-            | Field::Timeout
-            | Field::Idempotent
-            | Field::StatusRetries
-            | Field::TrafficModel => Scope::Traffic,
-            Field::HopKind
-            | Field::HopPropagation
-            | Field::HopBalance
-            | Field::HopTries
-            | Field::HopConnectTimeout
-            | Field::HopHealthInterval
-            | Field::HopUnhealthyThreshold => Scope::Hop,
-            Field::OnSigterm | Field::DrainDelay => Scope::App,
-            Field::At
-            | Field::AfterReady
-            | Field::Delete
-            | Field::GracePeriod
-            | Field::Every
-            | Field::Rollout
-            | Field::MaxSurge
-            | Field::MaxUnavailable
-            | Field::MinReadySeconds
-            | Field::DrainNode
-            | Field::Unready
-            | Field::UnreadyFor
-            | Field::Crash
-            | Field::NodeFailure
-            | Field::Partition
-            | Field::NodeMonitorGracePeriod
-            | Field::TolerationSeconds
-            | Field::SpotReclaim
-            | Field::Provider
-            | Field::Notice
-            | Field::ScaleTo
-            | Field::Annotate
-            | Field::DeletionCost
-            | Field::NodeShutdown
-            | Field::ShutdownGracePeriod
-            | Field::ShutdownGracePeriodCriticalPods => Scope::Disruption,
-            Field::MinAvailable | Field::PdbMaxUnavailable | Field::UnhealthyPodEvictionPolicy => Scope::Pdb,
-            Field::BackoffLimit | Field::BackoffLimitPerIndex => Scope::Job,
-            Field::ActionAt | Field::ActionAfterReady | Field::ActionGracePeriod | Field::ActionDown => {
-                Scope::Action
-            }
-            Field::ClusterServices
-            | Field::ClusterEndpoints
-            | Field::Churn
-            | Field::Rolling
-            | Field::Stagger
-            | Field::ProxyMode
-            | Field::SyncTime
-            | Field::LineCost => Scope::Cluster,
-        }
-    }
-
     /// The group the field sits in, if any.
     pub fn group(self) -> Option<Group> {
         match self {
@@ -491,118 +390,6 @@ impl Field {
             }
             Field::Probe(kind, _) => Some(Group::Probe(kind)),
             _ => None,
-        }
-    }
-
-    /// The key within its group's table, or within its scope's table.
-    pub fn leaf(self) -> &'static str {
-        match self {
-            Field::Horizon => "horizon",
-            Field::Seed => "seed",
-            Field::RestartPolicy => "restart_policy",
-            Field::TerminationGracePeriod => "termination_grace_period",
-            Field::StopAt => "stop_at",
-            Field::StopAfterReady => "stop_after_ready",
-            Field::Mode => "mode",
-            Field::Kubernetes => "kubernetes",
-            Field::BackoffInitial => "initial",
-            Field::BackoffCap => "cap",
-            Field::BackoffImmediateFirstRestart => "immediate_first_restart",
-            Field::Kind => "kind",
-            Field::Boot => "boot",
-            Field::Drain => "drain",
-            Field::PreStop => "pre_stop",
-            Field::Fails => "fails",
-            Field::FailProbability => "fail_probability",
-            Field::Proxy => "proxy",
-            Field::CrashAfter => "crash_after",
-            Field::Run => "run",
-            Field::ExitCode => "exit_code",
-            Field::ContainerRestartPolicy => "restart_policy",
-            Field::ExitCodeOnSigterm => "exit_code_on_sigterm",
-            Field::StopSignal => "stop_signal",
-            Field::DrainsOn => "drains_on",
-            Field::PostStart => "post_start",
-            Field::PostStartFails => "post_start_fails",
-            Field::ImagePull => "image_pull",
-            Field::Probe(_, field) => field.name(),
-            Field::Replicas => "replicas",
-            Field::Nodes => "nodes",
-            Field::Propagation => "propagation",
-            Field::KubeletDelay => "kubelet_delay",
-            Field::MinSyncPeriod => "min_sync_period",
-            Field::Cleanup => "cleanup",
-            Field::Rate => "rate",
-            Field::Arrival => "arrival",
-            Field::Connections => "connections",
-            Field::Pool => "pool",
-            Field::Clients => "clients",
-            Field::ServiceTime => "service_time",
-            Field::Retry => "retry",
-            Field::Duration => "duration",
-            Field::ConnectTimeout => "connect_timeout",
-            Field::Client => "client",
-            Field::OnClosed => "on_closed",
-            Field::ConnectRetries => "connect_retries",
-            Field::ResetRetries => "reset_retries",
-            Field::RetryBackoff => "retry_backoff",
-            Field::IdleTimeout => "idle_timeout",
-            Field::Timeout => "timeout",
-            Field::Idempotent => "idempotent",
-            Field::TrafficModel => "model",
-            Field::OnSigterm => "on_sigterm",
-            Field::DrainDelay => "drain_delay",
-            Field::At => "at",
-            Field::AfterReady => "after_ready",
-            Field::Delete => "delete",
-            Field::GracePeriod => "grace_period",
-            Field::Every => "every",
-            Field::Rollout => "rollout",
-            Field::MaxSurge => "max_surge",
-            Field::MaxUnavailable => "max_unavailable",
-            Field::MinReadySeconds => "min_ready_seconds",
-            Field::DrainNode => "drain",
-            Field::Unready => "unready",
-            Field::UnreadyFor => "for",
-            Field::Crash => "crash",
-            Field::NodeFailure => "node_failure",
-            Field::Partition => "partition",
-            Field::NodeMonitorGracePeriod => "node_monitor_grace_period",
-            Field::TolerationSeconds => "toleration_seconds",
-            Field::SpotReclaim => "spot_reclaim",
-            Field::Provider => "provider",
-            Field::Notice => "notice",
-            Field::ScaleTo => "scale_to",
-            Field::Annotate => "annotate",
-            Field::DeletionCost => "deletion_cost",
-            Field::NodeShutdown => "node_shutdown",
-            Field::ShutdownGracePeriod => "shutdown_grace_period",
-            Field::ShutdownGracePeriodCriticalPods => "shutdown_grace_period_critical_pods",
-            Field::MinAvailable => "min_available",
-            Field::PdbMaxUnavailable => "max_unavailable",
-            Field::UnhealthyPodEvictionPolicy => "unhealthy_pod_eviction_policy",
-            Field::BackoffLimit => "backoff_limit",
-            Field::BackoffLimitPerIndex => "backoff_limit_per_index",
-            Field::ActionAt => "at",
-            Field::ActionAfterReady => "after_ready",
-            Field::ActionGracePeriod => "grace_period",
-            Field::ActionDown => "down",
-            Field::StatusRetries => "status_retries",
-            Field::HopKind => "preset",
-            Field::HopPropagation => "propagation",
-            Field::HopBalance => "balance",
-            Field::HopTries => "tries",
-            Field::HopConnectTimeout => "connect_timeout",
-            Field::HopHealthInterval => "health_interval",
-            Field::HopUnhealthyThreshold => "unhealthy_threshold",
-            Field::ClusterServices => "services",
-            Field::ClusterEndpoints => "endpoints",
-            Field::Churn => "churn",
-            Field::Rolling => "rolling",
-            Field::Stagger => "stagger",
-            Field::ProxyMode => "proxy_mode",
-            Field::SyncTime => "sync_time",
-            Field::LineCost => "line_cost",
         }
     }
 
