@@ -93,6 +93,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             ServiceEvent::SyncStart { node } => self.sync_start(node, s),
             ServiceEvent::BackgroundHeard { node, rolling } => self.background_heard(node, rolling, now, s),
             ServiceEvent::Churn => self.churn(now, s),
+            ServiceEvent::FullSync => self.full_sync(now, s),
             // Its work was the count before it.
             ServiceEvent::Counting => {}
         }

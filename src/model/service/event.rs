@@ -144,6 +144,8 @@ pub enum ServiceEvent {
     },
     /// `[cluster]`: the next background endpoint change is published.
     Churn,
+    /// `[cluster] full_sync`: every node's periodic full resync is due.
+    FullSync,
     /// The counting traffic model's instant: a span of requests' answers
     /// or timeouts are due, or the traffic ends; the run lasts until its
     /// last such instant, as the per-request model's last request does.
