@@ -78,17 +78,18 @@ fn ms(d: Option<SimDuration>) -> Option<u64> {
 /// nodes hear of them at 16 s, 16.25 s and 16.5 s. At 16 s the bucket is
 /// full again (12 s of refill): sync at once, one token left; at 16.25 s
 /// one token + 250 ms: sync at once, 250 ms of credit left; at 16.5 s the
-/// credit is 500 ms, so the sync waits for the token: 1.5 s, at 18 s.
-/// Replica 2's rules drop 3.5 s after its delete (d + M − 2δ), while its
-/// listener closes k + preStop after it: safe from preStop ≥ 3.4 s, so
-/// 3.5 s on a 500 ms grid (3.4 s would tie) and 4 s on a 1 s grid.
+/// credit is 500 ms, so the runner retries M after the last sync's end
+/// (`tryRun`: `minInterval` after `lastRun`), at 18.25 s. Replica 2's
+/// rules drop 3.75 s after its delete (d + M − δ), while its listener
+/// closes k + preStop after it: safe from preStop ≥ 3.65 s, so 4 s on a
+/// 500 ms grid (3.5 s is short) and on a 1 s grid.
 /// Without the bucket (min_sync_period 0) every rule drops d after its
 /// delete: d − k = 1.9 s, so 2 s.
 #[test]
 fn the_pre_stop_covers_the_propagation_and_the_token_bucket() {
     let bucket = three_deletes("2s", "30s", r#"drain = "1s""#);
     let advice = advise(&bucket.run, &request(20, 500)).expect("a Service is advised");
-    assert_eq!(ms(advice.pre_stop.advised), Some(3500));
+    assert_eq!(ms(advice.pre_stop.advised), Some(4000));
     let advice = advise(&bucket.run, &request(20, 1000)).expect("a Service is advised");
     assert_eq!(ms(advice.pre_stop.advised), Some(4000));
     let no_bucket = three_deletes("0s", "30s", r#"drain = "1s""#);
@@ -102,7 +103,10 @@ fn the_pre_stop_covers_the_propagation_and_the_token_bucket() {
     assert_eq!(advice.grace.killed_today, 0);
 }
 
-/// The kubelet's arithmetic (R35). With the 3.5 s hook and a 4.8 s drain,
+/// The kubelet's arithmetic (R35), with M = 1.75 s: as above, the third
+/// sync is retried M after the second's end, at 16.25 + 1.75 = 18 s, so
+/// replica 2's rules drop 3.5 s after its delete and the hook is 3.5 s
+/// (3.4 s would tie). With the 3.5 s hook and a 4.8 s drain,
 /// the app exits 8.3 s after the kubelet starts; SIGKILL comes at
 /// 3.5 s + max(grace − floor(3.5 s), 2 s) = grace + 0.5 s. So grace 7 s
 /// kills at 7.5 s and 8 s first lets the app exit (at 8.3 s < 8.5 s): 8 s,
@@ -110,7 +114,7 @@ fn the_pre_stop_covers_the_propagation_and_the_token_bucket() {
 /// hook, so every replication is SIGKILLed today.
 #[test]
 fn a_grace_below_the_hook_is_raised_to_what_the_kill_arithmetic_needs() {
-    let short = three_deletes("2s", "2s", r#"drain = "4800ms""#);
+    let short = three_deletes("1750ms", "2s", r#"drain = "4800ms""#);
     let advice = advise(&short.run, &request(20, 500)).expect("a Service is advised");
     assert_eq!(ms(advice.pre_stop.advised), Some(3500));
     assert_eq!(ms(advice.grace.advised), Some(8000));

@@ -3,8 +3,8 @@
 //! with one above 100%, worked by hand.
 //!
 //! `scenarios/service/drain.toml`: three replicas on three nodes, Ready
-//! in every node's rules at 3.056 s (seed 1); node 0 drained 10 s later,
-//! T0 = 13.056 s, under min_available 2. Replica 0 is evicted at once (3
+//! in every node's rules at 3.196 s (seed 1); node 0 drained 10 s later,
+//! T0 = 13.196 s, under min_available 2. Replica 0 is evicted at once (3
 //! healthy > 2); the kubelet hears 100 ms later, preStop 3 s, drain 1 s,
 //! the object gone 1 s after: 5.1 s. Ready endpoints: 3, 2 while the
 //! replacement boots, 3 again: never below the budget.
@@ -39,7 +39,7 @@ fn the_bundled_drain_evicts_the_nodes_pod_within_the_budget() {
 #[test]
 fn a_budget_of_every_replica_refuses_the_drain_until_the_horizon() {
     // min_available 3: refused at T0 and every 5 s up to the 60 s horizon:
-    // 13.056, 18.056, …, 58.056 s, ten 429s; the drain never ends.
+    // 13.196, 18.196, …, 58.196 s, ten 429s; the drain never ends.
     let dir = TempDir::new();
     let text = std::fs::read_to_string("scenarios/service/drain.toml")
         .unwrap()
@@ -135,9 +135,9 @@ fn a_budget_above_100_percent_is_refused_at_its_line() {
 }
 
 /// Four replicas under min_available 3: node 0 holds replicas 0 and 3
-/// (replica r on node r mod 3). At T0 = 13.056 s replica 0 is evicted (4
+/// (replica r on node r mod 3). At T0 = 13.196 s replica 0 is evicted (4
 /// healthy, one disruption allowed) and replica 3's eviction refused (3
-/// healthy, none allowed); its retry 5 s later, 18.056 s, finds the
+/// healthy, none allowed); its retry 5 s later, 18.196 s, finds the
 /// replacement of 0 Ready (made at T0, boot 2 s) and is allowed. The node
 /// is empty 5.1 s after that: drain_ms 10.1 s. Two replacements: six Pods.
 fn four_replicas(dir: &std::path::Path) -> std::path::PathBuf {
@@ -179,7 +179,7 @@ fn the_drain_picture_shows_each_refused_eviction_and_counts_the_deployments_repl
             refused[0].attribute("data-at"),
             refused[0].attribute("data-replica")
         ),
-        (Some("13056"), Some("3"))
+        (Some("13196"), Some("3"))
     );
     let lane = with_class("evictions-refused");
     assert_eq!(lane[0].attribute("data-count"), Some("1"));
@@ -187,7 +187,7 @@ fn the_drain_picture_shows_each_refused_eviction_and_counts_the_deployments_repl
         .iter()
         .map(|n| (n.attribute("data-kind").unwrap(), n.attribute("data-at").unwrap()))
         .collect();
-    assert_eq!(marks, [("drain-start", "13056"), ("drain-done", "23156")]);
+    assert_eq!(marks, [("drain-start", "13196"), ("drain-done", "23296")]);
     let said = |class: &str| with_class(class)[0].text().unwrap().to_string();
     // 4 replicas, not the 6 Pod objects there were.
     assert!(

@@ -2,16 +2,19 @@
 //! rolling update (`scenarios/service/rollout.toml`), worked by hand.
 //!
 //! Three replicas boot in 2 s; traffic starts when every node's rules list
-//! them, 3.056 s; the rollout 10 s later, 13.056 s. Surge 1, unavailable
-//! 0, the new template boots in 3 s: new Pod 3 is created at 13.056 s and
-//! Ready at 16.056 s, which lets the controller delete old Pod 0 and create
-//! new Pod 4 in that millisecond; Pod 4 Ready at 19.056 s (Pod 1 deleted,
-//! Pod 5 created), Pod 5 Ready at 22.056 s (Pod 2 deleted): the new
+//! them, 3.196 s (node 2 syncs at 2.046 and 2.196 s, its burst of two,
+//! and hears of the third Ready with less than a token: the runner retries
+//! `min_sync_period` after its last sync's end, 2.196 + 1 s); the rollout
+//! 10 s later, 13.196 s. Surge 1, unavailable
+//! 0, the new template boots in 3 s: new Pod 3 is created at 13.196 s and
+//! Ready at 16.196 s, which lets the controller delete old Pod 0 and create
+//! new Pod 4 in that millisecond; Pod 4 Ready at 19.196 s (Pod 1 deleted,
+//! Pod 5 created), Pod 5 Ready at 22.196 s (Pod 2 deleted): the new
 //! ReplicaSet is available then, +9 s. An old Pod's kubelet hears of the
 //! deletion 100 ms later, its app drains 1 s, its object goes 1 s after
-//! that: Pod 0 gone at 18.156 s, Pod 1 at 21.156 s, Pod 2 at 24.156 s
-//! (+11.1 s). So: 4 Pods from 13.056 s, 5 while an old one terminates
-//! beside a new one starting (16.056–18.156, 19.056–21.156), 4 counted at
+//! that: Pod 0 gone at 18.296 s, Pod 1 at 21.296 s, Pod 2 at 24.296 s
+//! (+11.1 s). So: 4 Pods from 13.196 s, 5 while an old one terminates
+//! beside a new one starting (16.196–18.296, 19.196–21.296), 4 counted at
 //! most (terminating ones are not), never fewer than 3 Ready.
 
 use super::common::{TempDir, podsim};
@@ -90,11 +93,11 @@ fn the_stack_never_counts_more_than_replicas_plus_surge() {
     let at: Vec<u64> = steps.keys().copied().collect();
     assert_eq!(
         at,
-        [0, 2000, 13_056, 16_056, 18_156, 19_056, 21_156, 22_056, 24_156]
+        [0, 2000, 13_196, 16_196, 18_296, 19_196, 21_296, 22_196, 24_296]
     );
-    assert_eq!(steps[&16_056], [3, 1, 0, 1]);
-    assert_eq!(steps[&22_056], [3, 0, 0, 1]);
-    assert_eq!(steps[&24_156], [3, 0, 0, 0]);
+    assert_eq!(steps[&16_196], [3, 1, 0, 1]);
+    assert_eq!(steps[&22_196], [3, 0, 0, 1]);
+    assert_eq!(steps[&24_296], [3, 0, 0, 0]);
     // The new ReplicaSet's Pods: none before the rollout, three at the end.
     let new_at = |ms: u64| -> u64 {
         rects
@@ -103,7 +106,7 @@ fn the_stack_never_counts_more_than_replicas_plus_surge() {
             .map(|r| attr_u64(r, "data-count"))
             .sum()
     };
-    assert_eq!((new_at(2000), new_at(13_056), new_at(24_156)), (0, 1, 3));
+    assert_eq!((new_at(2000), new_at(13_196), new_at(24_296)), (0, 1, 3));
 }
 
 #[test]
@@ -139,8 +142,8 @@ fn the_ready_line_never_dips_below_three_and_the_marks_sit_on_their_instants() {
             y(3.0)
         );
     }
-    // The line starts with the traffic, 3.056 s.
-    assert!((start_x.unwrap() - x(3.056)).abs() < 0.02);
+    // The line starts with the traffic, 3.196 s.
+    assert!((start_x.unwrap() - x(3.196)).abs() < 0.02);
     let marks: Vec<(String, f64)> = with_class(root, "rollout-mark")
         .iter()
         .map(|g| {
@@ -155,7 +158,7 @@ fn the_ready_line_never_dips_below_three_and_the_marks_sit_on_their_instants() {
         .collect();
     let kinds: Vec<&str> = marks.iter().map(|m| m.0.as_str()).collect();
     assert_eq!(kinds, ["start", "available", "done"]);
-    for ((_, at), secs) in marks.iter().zip([13.056, 22.056, 24.156]) {
+    for ((_, at), secs) in marks.iter().zip([13.196, 22.196, 24.296]) {
         assert!(
             (at - x(secs)).abs() < 0.02,
             "mark at {at}, {secs} s at {}",
@@ -173,7 +176,7 @@ fn the_ready_line_never_dips_below_three_and_the_marks_sit_on_their_instants() {
     );
 }
 
-/// The scale-downs at 16.056, 19.056 and 22.056 s are 3 s apart, about
+/// The scale-downs at 16.196, 19.196 and 22.196 s are 3 s apart, about
 /// 63 px on the 35 s axis, and each label ("scale-down", about 62 px) would
 /// run into the next: the middle one takes the row above, 13 px up, and the
 /// first and the third, 125 px apart, share the lower row. Each starts 4 px
@@ -193,7 +196,7 @@ fn scale_down_labels_close_together_take_rows_of_their_own() {
         })
         .collect();
     assert_eq!(labels.len(), 3);
-    for ((left, _), secs) in labels.iter().zip([16.056, 19.056, 22.056]) {
+    for ((left, _), secs) in labels.iter().zip([16.196, 19.196, 22.196]) {
         assert!((left - x(secs) - 4.0).abs() < 0.02, "{left} for {secs} s");
     }
     let (low, high) = (labels[0].1, labels[1].1);
@@ -278,7 +281,7 @@ fn the_watch_shows_each_pod_appear_go_terminating_and_disappear_in_the_clusters_
     // Worked by hand (module doc). At 0 the ReplicaSet stores its three
     // Pods (Pending: no kubelet has seen them), then their kubelets create
     // the containers; each new Pod appears the same way, its AGE from its
-    // own creation. At 16.056 s new0's Ready comes first, then the old Pod
+    // own creation. At 16.196 s new0's Ready comes first, then the old Pod
     // it lets go (Terminating: the deletion timestamp, 100 ms before its
     // kubelet hears), then the Pod created in its place. An old Pod's app
     // exits 1.1 s after its deletion (0/1 Completed: a deleted Pod ends in a
@@ -294,24 +297,24 @@ fn the_watch_shows_each_pod_appear_go_terminating_and_disappear_in_the_clusters_
         "old0 1/1 Running 2s",
         "old1 1/1 Running 2s",
         "old2 1/1 Running 2s",
-        // 13.056 s: the rollout creates new0.
+        // 13.196 s: the rollout creates new0.
         "new0 0/1 Pending 0s",
         "new0 0/1 ContainerCreating 0s",
-        // 16.056 s.
+        // 16.196 s.
         "new0 1/1 Running 3s",
         "old0 1/1 Terminating 16s",
         "new1 0/1 Pending 0s",
         "new1 0/1 ContainerCreating 0s",
         "old0 0/1 Completed 17s",
         "old0 0/1 Completed 18s",
-        // 19.056 s.
+        // 19.196 s.
         "new1 1/1 Running 3s",
         "old1 1/1 Terminating 19s",
         "new2 0/1 Pending 0s",
         "new2 0/1 ContainerCreating 0s",
         "old1 0/1 Completed 20s",
         "old1 0/1 Completed 21s",
-        // 22.056 s: the new ReplicaSet is available; the last old Pod goes.
+        // 22.196 s: the new ReplicaSet is available; the last old Pod goes.
         "new2 1/1 Running 3s",
         "old2 1/1 Terminating 22s",
         "old2 0/1 Completed 23s",
@@ -323,7 +326,7 @@ fn the_watch_shows_each_pod_appear_go_terminating_and_disappear_in_the_clusters_
 #[test]
 fn a_delete_is_watched_the_same_way_and_nothing_replaces_the_pod() {
     // no-prestop.toml: replica 0 deleted 10 s after the traffic's start
-    // (3.056 s), 13.056 s; it exits 1.1 s later, its object goes 1 s after.
+    // (3.196 s), 13.196 s; it exits 1.1 s later, its object goes 1 s after.
     let (_, rows) = watch("scenarios/service/no-prestop.toml");
     let got: Vec<String> = rows[9..]
         .iter()
@@ -357,9 +360,9 @@ fn the_report_page_opens_a_rollouts_figure_with_the_stack() {
 
 #[test]
 fn a_drained_pod_goes_terminating_and_its_replacement_joins_the_same_replica_set() {
-    // drain.toml: node 0 (replica 0 alone) drained at 13.056 s; the budget
+    // drain.toml: node 0 (replica 0 alone) drained at 13.196 s; the budget
     // allows it at once. Its kubelet hears 100 ms later, preStop 3 s, drain
-    // 1 s: exit at 17.156 s, object gone 1 s later. The ReplicaSet's
+    // 1 s: exit at 17.296 s, object gone 1 s later. The ReplicaSet's
     // replacement is created in the same millisecond, after the eviction,
     // and boots in 2 s.
     let (_, rows) = watch("scenarios/service/drain.toml");

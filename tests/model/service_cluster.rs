@@ -10,7 +10,8 @@
 //! deleted at 10 s, replica 1 at 10.5 s: with two replicas still serving,
 //! a terminating one leaves the rules (KEP-1669), so each deletion is one
 //! rule change of ours. The startup's syncs are over by 2.4 s at the
-//! latest, so at 10 s the bucket is full (two tokens).
+//! latest, so at 10 s the bucket is full (two tokens). The periodic full
+//! resync (`full_sync`) is a sync like the others, writing every line.
 
 use podsim::engine::SimDuration;
 use podsim::model::service::{
@@ -85,10 +86,13 @@ fn a_change_heard_during_other_services_syncs_waits_for_their_end_and_a_token() 
     // 10.4 s: it is asked: 1 + 0.4 tokens, so it runs at once (0.4 left), to 10.8 s.
     // 10.45 s: theirs; 10.5 s: our second deletion; 10.6 s: theirs, all
     //   during that sync: one request kept.
-    // 10.8 s: asked: 0.8 tokens; the token is whole at 11.0 s, the sync
-    //   runs then, to 11.4 s: our second change lands 900 ms after it was
-    //   made, where alone (with the same 400 ms syncs) it took 400.
-    assert_eq!(lags(&run(Some(busy(4)))), [Some(400), Some(900)]);
+    // 10.8 s: asked: 0.8 tokens, refused; the runner's retry is
+    //   minSyncPeriod after the last sync's end (10.8 s), at 11.8 s (the
+    //   token was whole at 11.0 s, but `tryRun` sets its timer from
+    //   `lastRun`). The sync runs to 12.2 s: our second change lands
+    //   1,700 ms after it was made, where alone (with the same 400 ms
+    //   syncs) it took 400.
+    assert_eq!(lags(&run(Some(busy(4)))), [Some(400), Some(1700)]);
 }
 
 #[test]
@@ -116,4 +120,32 @@ fn a_sync_takes_the_time_of_the_lines_its_mode_writes() {
     for mode in [ProxyMode::Nftables, ProxyMode::Ipvs] {
         assert_eq!(lags(&run(Some(big(mode)))), [Some(1), Some(1)]);
     }
+}
+
+#[test]
+fn the_periodic_full_resync_takes_the_runners_slot_and_a_token() {
+    // 5,000 other Services of 12 endpoints; every node's full resync due
+    // at 9.9 s (the bucket full then: two tokens).
+    let due = |mode| ClusterSpec {
+        services: 5000,
+        endpoints: 12,
+        mode,
+        full_sync: Some(ms(9_900)),
+        ..ClusterSpec::default()
+    };
+    // iptables: the resync writes every line, 255,015 → 4,591 ms, from
+    // 9.9 s to 14.491 s; both deletions are heard during it (one request
+    // kept). At its end the bucket has 1 + 4.591 tokens (two at most): the
+    // partial sync runs at once, 91 ms (as above), to 14.582 s: 4,582 and
+    // 4,082 ms after the deletions, where without it each took 91.
+    assert_eq!(
+        lags(&run(Some(due(ProxyMode::Iptables)))),
+        [Some(4582), Some(4082)]
+    );
+    // ipvs: the resync writes what changed, nothing (0 ms), but takes a
+    // token: 10 s finds 1.1 tokens and runs at once (1 ms, to 10.001 s,
+    // 0.1 left); 10.5 s finds 0.6, refused: the retry is 1 s after the
+    // last sync's end, 11.001 s, to 11.002 s: 502 ms, where without the
+    // resync both took 1.
+    assert_eq!(lags(&run(Some(due(ProxyMode::Ipvs)))), [Some(1), Some(502)]);
 }

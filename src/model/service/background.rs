@@ -8,7 +8,8 @@
 //! With one, a sync request schedules `SyncStart`, which takes the version
 //! heard by then and schedules `Synced` a sync's duration later; a request
 //! while a sync runs is kept (the runner's one-slot `run` channel) and
-//! asked again when it ends.
+//! asked again when it ends. The periodic full resync (`full_sync`) asks
+//! every runner for a sync that writes every line.
 
 use super::cluster::Runner;
 use super::history::ServiceObserver;
@@ -64,10 +65,11 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         s.after(took, ServiceEvent::Synced { node });
     }
 
-    /// Node `node`'s sync ended: the version its rules now show (the one
-    /// heard when it started, or the one heard now if syncs take no time),
-    /// and whether a request came meanwhile.
-    pub(super) fn sync_end(&mut self, node: usize) -> (u32, bool) {
+    /// Node `node`'s sync ended now (the runner's `lastRun`): the version
+    /// its rules now show (the one heard when it started, or the one heard
+    /// now if syncs take no time), and whether a request came meanwhile.
+    pub(super) fn sync_end(&mut self, node: usize, now: SimTime) -> (u32, bool) {
+        self.proxies[node].ended(now);
         match self.runners.get_mut(node) {
             None => (self.proxies[node].heard, false),
             Some(runner) => {
@@ -168,6 +170,23 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             false => changed.churned += 1,
         }
         self.ask_sync(node, now, s);
+    }
+
+    /// When every node's periodic full resync is due, if in the run.
+    pub(super) fn full_sync_at(&self) -> Option<SimTime> {
+        Some(SimTime::ZERO + self.service.cluster.as_ref()?.full_sync?)
+    }
+
+    /// Every node's periodic full resync is due: its runner is asked for a
+    /// sync that writes every line (after the running one, if one runs).
+    pub(super) fn full_sync(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        for node in 0..self.runners.len() {
+            if self.node_down(node) {
+                continue;
+            }
+            self.runners[node].changed.full = true;
+            self.ask_sync(node as u32, now, s);
+        }
     }
 
     /// Node `node` heard of our change: its next sync writes our chains.

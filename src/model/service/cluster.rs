@@ -8,9 +8,11 @@
 //! pkg/proxy/iptables, nftables and ipvs make it with `minSyncPeriod` and
 //! burst 2). Its `fn` runs inside the runner's loop: a `Run()` while a sync
 //! runs leaves one token in the `run` channel (more are dropped), read when
-//! the sync returns, and `tryRun` then asks the token bucket again. So a
+//! the sync returns, and `tryRun` then asks the token bucket again; with no
+//! token it retries `minSyncPeriod` after that sync's end (`proxy`). So a
 //! change of ours heard while another Service's sync runs waits for that
-//! sync's end, then for a token: the wait a Service alone never sees.
+//! sync's end, then for a token or `minSyncPeriod` more: the wait a
+//! Service alone never sees.
 //!
 //! A sync writes lines (rules and chains). `iptables-save` of a ClusterIP
 //! Service counts 3 lines for the Service (its `KUBE-SERVICES` jump, its
@@ -35,14 +37,24 @@
 //! Both the cost and the whole duration can be overridden (`line_cost`,
 //! `sync_time`).
 //!
+//! The periodic full resync. Since kubernetes#129329 the iptables and
+//! nftables proxiers rewrite every line on the first sync more than
+//! `FullSyncPeriod` (pkg/proxy/util, one hour) after their last full one
+//! (`doFullSync`); the runner's `maxInterval` (`time.Hour` up to 1.33,
+//! `FullSyncPeriod` since) runs one if nothing else did for that long.
+//! (1.36 skips the periodic full sync in "large cluster mode", above 1,000
+//! endpoints; `--iptables-sync-period`, 30 s, is only the canary check's
+//! period there, kubernetes#81517.) A run of minutes meets one at most, at
+//! an instant that depends on when the node last did one: `full_sync`
+//! names it, and every node's runner then runs a sync that writes every
+//! line, taking its slot and its token like any other. IPVS has no partial
+//! sync to fall back from (each sync walks every virtual server, its
+//! runner's `maxInterval` is `syncPeriod`), and podsim counts its syncs by
+//! what changed, so there a full sync writes only the changes.
+//!
 //! Simplified: a background change is one Service's endpoint added or
 //! removed, heard by each node after the Service's own propagation delay;
-//! each change counts a distinct Service as changed; the periodic full
-//! resync (`syncPeriod`) is left out; and where the token bucket refuses,
-//! the sync starts when the token is whole, where the real runner retries
-//! `minSyncPeriod` after the last sync's end (the same rate over time,
-//! a sync up to `minSyncPeriod` earlier; the single-Service runner did so
-//! already).
+//! and each change counts a distinct Service as changed.
 
 use super::spec::Rate;
 use crate::engine::SimDuration;
@@ -69,6 +81,9 @@ pub struct ClusterSpec {
     pub sync_time: Option<SimDuration>,
     /// The cost of 1,000 lines (18 ms: kubernetes#96018).
     pub line_cost: SimDuration,
+    /// When every node's hourly full resync falls in the run; `None`: not
+    /// in it.
+    pub full_sync: Option<SimDuration>,
 }
 
 impl Default for ClusterSpec {
@@ -82,6 +97,7 @@ impl Default for ClusterSpec {
             mode: ProxyMode::Iptables,
             sync_time: None,
             line_cost: SimDuration::from_millis(18),
+            full_sync: None,
         }
     }
 }
@@ -124,6 +140,8 @@ pub struct Changed {
     pub rolling: u32,
     /// Changes heard of the other Services' endpoints.
     pub churned: u32,
+    /// The periodic full resync is due: every line is written.
+    pub full: bool,
 }
 
 impl ClusterSpec {
@@ -139,10 +157,10 @@ impl ClusterSpec {
         let services = 1 + u64::from(self.rolling) + u64::from(self.services);
         let dirty = ours * (u64::from(changed.ours) + u64::from(changed.rolling.min(self.rolling)))
             + theirs * u64::from(changed.churned.min(self.services));
-        let lines = match self.mode {
-            ProxyMode::IptablesFull => all,
-            ProxyMode::Iptables => services + dirty,
-            ProxyMode::Nftables | ProxyMode::Ipvs => dirty,
+        let lines = match (self.mode, changed.full) {
+            (ProxyMode::IptablesFull, _) | (ProxyMode::Iptables | ProxyMode::Nftables, true) => all,
+            (ProxyMode::Iptables, false) => services + dirty,
+            (ProxyMode::Nftables, false) | (ProxyMode::Ipvs, _) => dirty,
         };
         // The cost is per 1,000 lines, in ms: lines × cost µs, rounded up.
         SimDuration((lines * self.line_cost.as_millis()).div_ceil(1000))
@@ -189,6 +207,7 @@ mod tests {
             ours: true,
             rolling: 4,
             churned: 2,
+            full: false,
         };
         // Full: 15·5 + 43·1000 = 43,075 lines × 18 µs = 775.35 ms → 776.
         let full = cluster(ProxyMode::IptablesFull);
@@ -208,6 +227,21 @@ mod tests {
     }
 
     #[test]
+    fn the_full_resync_writes_every_line_but_in_ipvs() {
+        // Every line: 15·5 + 43·1000 = 43,075 → 776 ms, as iptables-full;
+        // IPVS writes what changed: ours, 15 lines → 1 ms.
+        let full = Changed {
+            ours: true,
+            full: true,
+            ..Changed::default()
+        };
+        for mode in [ProxyMode::Iptables, ProxyMode::Nftables, ProxyMode::IptablesFull] {
+            assert_eq!(cluster(mode).sync_time(3, full), SimDuration(776));
+        }
+        assert_eq!(cluster(ProxyMode::Ipvs).sync_time(3, full), SimDuration(1));
+    }
+
+    #[test]
     fn a_large_full_restore_takes_the_reported_seconds() {
         // 5,000 Services of 12 endpoints: 5,000·51 + ours 15 = 255,015
         // lines × 18 µs = 4,590.27 ms (kubernetes#92836: 4-5 s).
@@ -224,9 +258,9 @@ mod tests {
     fn changes_count_no_more_services_than_there_are() {
         let c = cluster(ProxyMode::Nftables);
         let many = Changed {
-            ours: false,
             rolling: 40,
             churned: 5000,
+            ..Changed::default()
         };
         // At most 4 rolling (15 lines each) and 1000 churned (43 each):
         // 60 + 43,000 = 43,060 lines → 775.08 ms → 776.

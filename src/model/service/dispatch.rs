@@ -106,6 +106,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                 self.scale_down_evict(index, replica as usize, now, s)
             }
             ServiceEvent::ScaleDownCheck { index } => self.pods_checked(index, now, s),
+            ServiceEvent::FullSync => self.full_sync(now, s),
             // Its work was the count before it.
             ServiceEvent::Counting => {}
         }

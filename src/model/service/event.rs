@@ -167,6 +167,8 @@ pub enum ServiceEvent {
         /// Which `[[disruptions]]` entry, from 0.
         index: u32,
     },
+    /// `[cluster] full_sync`: every node's periodic full resync is due.
+    FullSync,
     /// The counting traffic model's instant: a span of requests' answers
     /// or timeouts are due, or the traffic ends; the run lasts until its
     /// last such instant, as the per-request model's last request does.

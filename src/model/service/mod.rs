@@ -414,7 +414,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         if self.node_down(node) {
             return;
         }
-        let (upto, queued) = self.sync_end(node);
+        let (upto, queued) = self.sync_end(node, now);
         let p = &mut self.proxies[node];
         let (observers, node) = (&mut self.observers, node as u32);
         p.sync(upto, self.slice.changes(p.applied, upto), |replica, added| {

@@ -4,6 +4,16 @@
 //! bucket of one token per `minSyncPeriod`, burst 2). Its rules change only
 //! when a sync runs, and a sync installs the newest version it has heard of,
 //! telling the Service each replica its rules gained or lost.
+//!
+//! The runner (pkg/util/async/bounded_frequency_runner.go, kube-proxy up to
+//! 1.33) runs at once when the bucket has a token (`tryRun`: `TryAccept`);
+//! when it has none, it sets its timer to `minInterval` after `lastRun`,
+//! which is taken when the last run *returned*: the retry waits for the
+//! last sync's end plus `minSyncPeriod`, not for the token (a token is
+//! always whole by then: the last sync took one no later than it ended).
+//! 1.34 replaced the runner (pkg/proxy/runner, kubernetes#131615) with one
+//! of no burst that always waits `minInterval` after a run's end; podsim
+//! follows the earlier one, which every release before it ran.
 //! Alone, a sync takes no time; with a `[cluster]`, other Services' changes
 //! share the runner and a sync takes the time of its lines (`background`).
 //!
@@ -56,6 +66,9 @@ pub struct Proxy {
     /// Token credit in milliseconds (one token = `min_sync_period`), as of `credit_at`.
     credit: u64,
     credit_at: SimTime,
+    /// When the last sync ended (the runner's `lastRun`): a refused request
+    /// runs `min_sync_period` after it.
+    last_end: SimTime,
     /// A sync is scheduled and will pick up whatever is heard before it runs.
     pub sync_pending: bool,
 }
@@ -71,6 +84,7 @@ impl Proxy {
         self.foldable = false;
         self.credit = BURST * period.as_millis();
         self.credit_at = SimTime::ZERO;
+        self.last_end = SimTime::ZERO;
         self.sync_pending = false;
     }
 
@@ -127,28 +141,37 @@ impl Proxy {
         self.spare = std::mem::replace(&mut self.rules, merged);
     }
 
+    /// The runner's sync ended `now` (its `lastRun`).
+    pub fn ended(&mut self, now: SimTime) {
+        self.last_end = now;
+    }
+
     /// A sync is requested at `now`: when it runs, or `None` if one is
-    /// already scheduled (requests in between are coalesced into it).
+    /// already scheduled (requests in between are coalesced into it). At
+    /// once if the bucket holds a token; else `min_sync_period` after the
+    /// last sync's end, when the runner's timer fires (`tryRun`'s
+    /// `nextPossible`), taking the token whole by then.
     pub fn request_sync(&mut self, now: SimTime, period: SimDuration) -> Option<SimTime> {
         if self.sync_pending {
             return None;
         }
-        let token = period.as_millis();
-        let refill = now.since(self.credit_at).as_millis();
-        self.credit = self.credit.saturating_add(refill).min(BURST * token);
-        self.credit_at = now;
         self.sync_pending = true;
         self.foldable = false;
-        if self.credit >= token {
-            self.credit -= token;
-            Some(now)
-        } else {
-            // The token arrives when the credit reaches one; it is spent then.
-            let wait = token - self.credit;
-            self.credit = 0;
-            self.credit_at = now + SimDuration(wait);
-            Some(now + SimDuration(wait))
-        }
+        let token = period.as_millis();
+        let at = match self.credit_at(now, token) >= token {
+            true => now,
+            false => (self.last_end + period).max(now),
+        };
+        self.credit = self.credit_at(at, token) - token;
+        self.credit_at = at;
+        Some(at)
+    }
+
+    /// The credit at `at` (no earlier than `credit_at`): one ms a ms, at
+    /// most the burst.
+    fn credit_at(&self, at: SimTime, token: u64) -> u64 {
+        let refill = at.since(self.credit_at).as_millis();
+        self.credit.saturating_add(refill).min(BURST * token)
     }
 }
 
@@ -156,21 +179,37 @@ impl Proxy {
 mod tests {
     use super::*;
 
-    #[test]
-    fn two_syncs_go_at_once_then_one_per_period() {
+    /// Requests at each time in `asks`, each sync taking no time: when each runs.
+    fn runs(asks: &[u64]) -> Vec<u64> {
         let period = SimDuration::from_secs(1);
         let mut p = Proxy::default();
         p.reset(period);
         let mut runs = Vec::new();
-        for at in [0, 10, 20, 1200] {
+        for &at in asks {
             let when = p.request_sync(SimTime(at), period).unwrap();
-            // The sync runs (and clears `sync_pending`) before the next request.
-            p.sync_pending = false;
+            // The sync runs (and ends) before the next request.
+            p.sync(0, &[], |_, _| {});
+            p.ended(when);
             runs.push(when.as_millis());
         }
-        // Burst 2: 0 and 10 at once, leaving 10 ms of credit; the next token
-        // is whole at 1000, and the one after that a period later.
-        assert_eq!(runs, [0, 10, 1000, 2000]);
+        runs
+    }
+
+    #[test]
+    fn two_syncs_go_at_once_then_one_a_period_after_the_last_end() {
+        // Burst 2: 0 and 10 at once, leaving 10 ms of credit. 20: no
+        // token; the retry is 1000 after the last sync's end (10), at
+        // 1010 (1,010 ms of credit, 10 left). 1200: 200 ms of credit, so
+        // 1010 + 1000 = 2010.
+        assert_eq!(runs(&[0, 10, 20, 1200]), [0, 10, 1010, 2010]);
+    }
+
+    #[test]
+    fn a_refused_request_waits_for_the_period_not_for_the_token() {
+        // 0: 2 tokens → 1. 500: 1.5 → 0.5. 600: 0.6 tokens, refused. The
+        // token would be whole at 1000, but the runner's timer is set to
+        // minInterval after lastRun (500): it runs at 1500.
+        assert_eq!(runs(&[0, 500, 600]), [0, 500, 1500]);
     }
 
     #[test]

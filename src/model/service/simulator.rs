@@ -84,6 +84,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceSimulator<O, R> {
         if let Some(at) = self.sim.model_mut().first_churn() {
             self.sim.schedule(at, ServiceEvent::Churn);
         }
+        if let Some(at) = self.sim.model().full_sync_at() {
+            self.sim.schedule(at, ServiceEvent::FullSync);
+        }
         let how = self.sim.run();
         let end = self.sim.end_time(how);
         self.sim.model_mut().finish(end, how)

@@ -211,6 +211,7 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             Field::ProxyMode => c.mode = ProxyMode::ALL[word.min(ProxyMode::ALL.len() - 1)],
             Field::SyncTime => c.sync_time = Some(ms),
             Field::LineCost => c.line_cost = ms,
+            Field::FullSync => c.full_sync = Some(ms),
             _ => {}
         }
         return;

@@ -284,3 +284,13 @@ fn an_axis_sweeps_a_disruption_of_its_own_kind() {
     let text = "base = \"drain.toml\"\n[axes]\n\"disruptions.0.after_ready\" = [\"5s\", \"10s\"]\n";
     assert!(Grid::parse(text, "g.toml", base, &folder).is_ok());
 }
+
+#[test]
+fn the_clusters_full_resync_is_an_axis() {
+    let text = "base = \"busy-nodes.toml\"\n[axes]\n\"cluster.full_sync\" = [\"5s\", \"20s\"]\n";
+    let folder = scenarios().join("service").join("cluster");
+    let base = Scenario::load(&folder.join("busy-nodes.toml")).unwrap();
+    let g = Grid::parse(text, "g.toml", base, &folder).unwrap();
+    assert_eq!(g.runs(), 2);
+    assert_eq!(g.columns()[1], "cluster.full_sync_ms");
+}

@@ -355,6 +355,9 @@ impl Field {
             Field::LineCost => {
                 "the time 1,000 lines of rules take to write (3 a Service, 4 an endpoint); default 18ms (kubernetes#96018)"
             }
+            Field::FullSync => {
+                "when every node's hourly full resync falls (FullSyncPeriod, kubernetes#129329): a sync that writes every line (ipvs: what changed); default none"
+            }
         }
     }
 

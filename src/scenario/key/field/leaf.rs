@@ -123,6 +123,7 @@ impl Field {
             Field::ProxyMode => "proxy_mode",
             Field::SyncTime => "sync_time",
             Field::LineCost => "line_cost",
+            Field::FullSync => "full_sync",
         }
     }
 }

@@ -255,11 +255,13 @@ pub enum Field {
     SyncTime,
     /// `[cluster] line_cost`: the time 1,000 lines of rules take to write.
     LineCost,
+    /// `[cluster] full_sync`: when every node's hourly full resync falls.
+    FullSync,
 }
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 136] = {
+    pub const ALL: [Field; 137] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -403,6 +405,7 @@ impl Field {
             Field::ProxyMode,
             Field::SyncTime,
             Field::LineCost,
+            Field::FullSync,
         ]
     };
 

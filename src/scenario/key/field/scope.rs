@@ -116,7 +116,8 @@ impl Field {
             | Field::Stagger
             | Field::ProxyMode
             | Field::SyncTime
-            | Field::LineCost => Scope::Cluster,
+            | Field::LineCost
+            | Field::FullSync => Scope::Cluster,
         }
     }
 }

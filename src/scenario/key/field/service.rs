@@ -86,6 +86,7 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::ProxyMode
             | $crate::scenario::key::Field::SyncTime
             | $crate::scenario::key::Field::LineCost
+            | $crate::scenario::key::Field::FullSync
     };
 }
 pub(crate) use service_field;

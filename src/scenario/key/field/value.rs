@@ -50,7 +50,8 @@ impl Field {
             | Field::ActionDown
             | Field::Stagger
             | Field::SyncTime
-            | Field::LineCost => Unit::Millis,
+            | Field::LineCost
+            | Field::FullSync => Unit::Millis,
             Field::Boot | Field::PreStop | Field::Run | Field::ServiceTime => Unit::Dist,
             Field::Drain => Unit::DistOrWord {
                 word: Drain::NEVER,
