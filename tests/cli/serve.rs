@@ -443,13 +443,13 @@ fn a_view_offers_each_scenario_the_axis_paths_its_sweep_takes() {
     // … and issue 39's: the client's 8 keys, a disruption's unready and for;
     // and issue 40's crash and lost node's 7 keys; issue 39's hop: the
     // client's status_retries, the hop's 7 keys and its deregistration
-    // and outlier detection's 4; issue 39's [cluster], 8;
+    // and outlier detection's 4; issue 39's [cluster], 8, and its full_sync;
     // issue 40's scale_to, annotate, deletion_cost, and node_shutdown
     // with its two settings; issue 41's traffic model; issue 40's
     // scale_down_node with its three settings.
     assert_eq!(
         service.len(),
-        2 + 9 + 44 + 20 + 10 + 8 + 2 + 1 + 7 + 1 + 7 + 4 + 8 + 3 + 3 + 1 + 4,
+        2 + 9 + 44 + 20 + 10 + 8 + 2 + 1 + 7 + 1 + 7 + 4 + 8 + 1 + 3 + 3 + 1 + 4,
         "{service:?}"
     );
     for path in ["traffic.rate", "disruptions.0.after_ready", "pdb.min_available"] {
