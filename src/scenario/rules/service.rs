@@ -11,7 +11,7 @@
 use std::fmt;
 
 use crate::engine::SimDuration;
-use crate::model::service::{Budget, ClientPreset, Retry, Scaled, ServiceSpec};
+use crate::model::service::{Budget, ClientPreset, Disruption, Retry, Scaled, ServiceSpec};
 use crate::model::{Deletion, RunSpec};
 use crate::scenario::key::Field;
 
@@ -296,6 +296,29 @@ impl fmt::Display for ServiceProblem {
             ServiceRule::ScaleDown(rule) => write!(f, "{rule}"),
         }
     }
+}
+
+/// The first key of another kind written on `d` beside its own kind's
+/// `own`: a `[[disruptions]]` entry is one kind, and each kind's check
+/// refuses the others' keys by this one list (a delete's `every` and
+/// `grace_period` included).
+fn written_beside(d: &Disruption, own: Field) -> Option<Field> {
+    [
+        (Field::Rollout, d.rollout.is_some()),
+        (Field::DrainNode, d.drain.is_some()),
+        (Field::Every, d.every.is_some()),
+        (Field::GracePeriod, d.grace_period.is_some()),
+        (Field::Unready, d.unready.is_some()),
+        (Field::Crash, d.crash.is_some()),
+        (Field::NodeFailure, d.node_failure.is_some()),
+        (Field::ScaleTo, d.scale_to.is_some()),
+        (Field::Annotate, d.annotate.is_some()),
+        (Field::NodeShutdown, d.node_shutdown.is_some()),
+        (Field::ScaleDownNode, d.scale_down_node.is_some()),
+    ]
+    .into_iter()
+    .find(|&(field, written)| written && field != own)
+    .map(|(field, _)| field)
 }
 
 fn problem(field: Field, index: Option<usize>, rule: ServiceRule) -> Result<(), ServiceProblem> {

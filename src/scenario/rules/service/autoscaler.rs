@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use super::{ServiceProblem, ServiceRule, problem};
+use super::{ServiceProblem, ServiceRule, problem, written_beside};
 use crate::engine::SimDuration;
 use crate::model::RunSpec;
 use crate::model::service::{Disruption, ServiceSpec};
@@ -78,19 +78,7 @@ pub(super) fn check_scale_downs(_: &RunSpec, service: &ServiceSpec) -> Result<()
             continue;
         };
         let at = |field, rule| problem(field, Some(i), ServiceRule::ScaleDown(rule));
-        let here = [
-            (Field::Rollout, d.rollout.is_some()),
-            (Field::DrainNode, d.drain.is_some()),
-            (Field::Every, d.every.is_some()),
-            (Field::GracePeriod, d.grace_period.is_some()),
-            (Field::Unready, d.unready.is_some()),
-            (Field::Crash, d.crash.is_some()),
-            (Field::NodeFailure, d.node_failure.is_some()),
-            (Field::ScaleTo, d.scale_to.is_some()),
-            (Field::Annotate, d.annotate.is_some()),
-            (Field::NodeShutdown, d.node_shutdown.is_some()),
-        ];
-        if let Some(&(field, _)) = here.iter().find(|(_, written)| *written) {
+        if let Some(field) = written_beside(d, Field::ScaleDownNode) {
             let kind = Field::ScaleDownNode;
             return problem(field, Some(i), ServiceRule::BesideUnready { kind, field });
         }

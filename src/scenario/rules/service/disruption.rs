@@ -8,7 +8,7 @@
 //! `node`, so what each kind of disruption may be written beside reads in
 //! one place; the table in `service` keeps the order they are reported in.
 
-use super::{ServiceProblem, ServiceRule, problem};
+use super::{ServiceProblem, ServiceRule, problem, written_beside};
 use crate::engine::SimDuration;
 use crate::model::RunSpec;
 use crate::model::service::{Disruption, NodeShutdown, Scaled, ServiceSpec};
@@ -176,17 +176,7 @@ pub(super) fn check_rollouts(_: &RunSpec, service: &ServiceSpec) -> Result<(), S
 
 /// A node shutdown: of a node that exists, its critical share within the whole.
 fn check_shutdown(i: usize, d: &Disruption, n: NodeShutdown, nodes: u32) -> Result<(), ServiceProblem> {
-    let other = [
-        (Field::Rollout, d.rollout.is_some()),
-        (Field::DrainNode, d.drain.is_some()),
-        (Field::Every, d.every.is_some()),
-        (Field::GracePeriod, d.grace_period.is_some()),
-        (Field::Unready, d.unready.is_some()),
-        (Field::Crash, d.crash.is_some()),
-        (Field::ScaleTo, d.scale_to.is_some()),
-        (Field::Annotate, d.annotate.is_some()),
-    ];
-    if let Some(&(field, _)) = other.iter().find(|(_, written)| *written) {
+    if let Some(field) = written_beside(d, Field::NodeShutdown) {
         let kind = Field::NodeShutdown;
         return problem(field, Some(i), ServiceRule::BesideUnready { kind, field });
     }

@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use super::{ServiceProblem, ServiceRule, problem};
+use super::{ServiceProblem, ServiceRule, problem, written_beside};
 use crate::model::RunSpec;
 use crate::model::service::{Disruption, ServiceSpec};
 use crate::scenario::key::Field;
@@ -107,15 +107,7 @@ pub(super) fn check_node_failures(_: &RunSpec, service: &ServiceSpec) -> Result<
         };
         let kind = kind_of(d);
         let at = |field, rule| problem(field, Some(i), ServiceRule::LostNode(rule));
-        let here = [
-            (Field::Rollout, d.rollout.is_some()),
-            (Field::DrainNode, d.drain.is_some()),
-            (Field::Unready, d.unready.is_some()),
-            (Field::Crash, d.crash.is_some()),
-            (Field::Every, d.every.is_some()),
-            (Field::GracePeriod, d.grace_period.is_some()),
-        ];
-        if let Some(&(other, _)) = here.iter().find(|(_, written)| *written) {
+        if let Some(other) = written_beside(d, Field::NodeFailure) {
             let rule = NodeRule::Beside {
                 kind,
                 other,
