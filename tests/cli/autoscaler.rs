@@ -2,7 +2,7 @@
 //! annotation and as a grid's axes, its evictions in the JSON and the
 //! CSV's drain columns, worked by hand.
 
-use super::common::{TempDir, podsim, write};
+use super::common::{TempDir, podsim, rollout_yaml_json_with, write};
 
 #[test]
 fn a_scale_down_annotation_evicts_that_nodes_pod_and_the_replicaset_replaces_it() {
@@ -10,20 +10,9 @@ fn a_scale_down_annotation_evicts_that_nodes_pod_and_the_replicaset_replaces_it(
     // scale-down of node 1 of two: replica r is on node r mod 2, so node
     // 1 holds replica 1 alone. No budget: it is evicted at once, and the
     // ReplicaSet makes replica 3 on node 0 (node 1 is tainted).
-    let text = std::fs::read_to_string("scenarios/service/rollout.yaml")
-        .unwrap()
-        .replace(
-            "podsim.dev/disruptions.0.rollout: \"RollingUpdate\"",
-            "podsim.dev/disruptions.0.scale_down_node: \"1\"\n        podsim.dev/service.nodes: \"2\"",
-        );
-    let dir = TempDir::new();
-    let path = write(dir.path(), "scale-down.yaml", &text);
-    let out = podsim()
-        .args(["run", "--format", "json"])
-        .arg(&path)
-        .assert()
-        .success();
-    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let doc = rollout_yaml_json_with(
+        "podsim.dev/disruptions.0.scale_down_node: \"1\"\n        podsim.dev/service.nodes: \"2\"",
+    );
     let deleted: Vec<u64> = (doc["deleted"].as_array().unwrap().iter())
         .map(|d| d["replica"].as_u64().unwrap())
         .collect();

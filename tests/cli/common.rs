@@ -25,6 +25,24 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// `podsim run --format json` of the bundled `scenarios/service/rollout.yaml`
+/// with its rollout annotation replaced by `annotations` (one disruption
+/// kind's, written as the template's annotation lines), as a new user
+/// would edit it.
+pub fn rollout_yaml_json_with(annotations: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string("scenarios/service/rollout.yaml")
+        .unwrap()
+        .replace("podsim.dev/disruptions.0.rollout: \"RollingUpdate\"", annotations);
+    let dir = TempDir::new();
+    let path = write(dir.path(), "edited.yaml", &text);
+    let out = podsim()
+        .args(["run", "--format", "json"])
+        .arg(&path)
+        .assert()
+        .success();
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
 /// A fresh folder under the system's temporary folder, removed with what it
 /// holds when dropped. Written here rather than taken from the `tempfile`
 /// crate: that crate turns on features of `once_cell` and `rustix` that the

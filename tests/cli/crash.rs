@@ -2,7 +2,7 @@
 //! a grid's axis, its count in the JSON and the CSV's `crashes` column,
 //! worked by hand.
 
-use super::common::{TempDir, podsim, write};
+use super::common::{TempDir, podsim, rollout_yaml_json_with, write};
 
 #[test]
 fn a_crash_annotation_crashes_that_replica_once_and_deletes_nothing() {
@@ -10,20 +10,7 @@ fn a_crash_annotation_crashes_that_replica_once_and_deletes_nothing() {
     // crash of replica 1, 10 s after every replica is Ready: its app is
     // running then, so it crashes (1), restarts at once (the first
     // CrashLoopBackOff is 0: one restart) and no Pod is deleted.
-    let text = std::fs::read_to_string("scenarios/service/rollout.yaml")
-        .unwrap()
-        .replace(
-            "podsim.dev/disruptions.0.rollout: \"RollingUpdate\"",
-            "podsim.dev/disruptions.0.crash: \"1\"",
-        );
-    let dir = TempDir::new();
-    let path = write(dir.path(), "crash.yaml", &text);
-    let out = podsim()
-        .args(["run", "--format", "json"])
-        .arg(&path)
-        .assert()
-        .success();
-    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let doc = rollout_yaml_json_with("podsim.dev/disruptions.0.crash: \"1\"");
     assert_eq!(doc["metrics"]["crashes"], 1);
     assert_eq!(doc["deleted"], serde_json::json!([]));
     let restarts = |r: usize| doc["replicas"][r]["metrics"]["restarts"].clone();
