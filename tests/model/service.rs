@@ -9,12 +9,24 @@
 
 use podsim::engine::SimDuration;
 use podsim::model::service::{
-    Arrival, Cause, Connections, Disruption, OnSigterm, Propagation, Rate, ServiceMetrics, ServiceSimulator,
-    ServiceSpec, TrafficSpec, When, simulate_service,
+    Arrival, Cause, Connections, Disruption, OnSigterm, Propagation, Rate, ServiceHistory, ServiceMetrics,
+    ServiceSimulator, ServiceSpec, TrafficSpec, When, simulate_service,
 };
 use podsim::model::{ContainerKind, ContainerSpec, Dist, Drain, PodSpec, RunSpec, Stream};
 
 use super::common::{load, secs};
+
+/// One run of `service` with `pod` as each replica, with its typed history
+/// (what the hand-worked tests read instants and causes from).
+pub(super) fn observed_run(pod: PodSpec, service: ServiceSpec) -> (ServiceMetrics, ServiceHistory) {
+    let run = RunSpec {
+        service: Some(Box::new(service)),
+        ..RunSpec::new(pod)
+    };
+    let mut simulator = ServiceSimulator::observed_by(run, ServiceHistory::default());
+    let metrics = simulator.run();
+    (metrics, simulator.observer().clone())
+}
 
 pub(super) fn ms(n: u64) -> SimDuration {
     SimDuration::from_millis(n)

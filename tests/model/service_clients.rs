@@ -11,24 +11,14 @@
 //! (12.95 s). Traffic lasts 12.15 s: 121 requests, the last at 13.1 s.
 
 use podsim::engine::{SimDuration, SimTime};
+use podsim::model::RunSpec;
 use podsim::model::service::{
-    Cause, ClientPreset, Connections, OnClosed, OnSigterm, ServiceChange, ServiceHistory, ServiceMetrics,
-    ServiceSimulator, ServiceSpec, TrafficSpec,
+    Cause, ClientPreset, Connections, OnClosed, OnSigterm, ServiceChange, ServiceHistory, ServiceSimulator,
+    ServiceSpec, TrafficSpec,
 };
-use podsim::model::{PodSpec, RunSpec};
 
 use super::common::secs;
-use super::service::{ms, service, steady, web};
-
-fn run(pod: PodSpec, service: ServiceSpec) -> (ServiceMetrics, ServiceHistory) {
-    let run = RunSpec {
-        service: Some(Box::new(service)),
-        ..RunSpec::new(pod)
-    };
-    let mut simulator = ServiceSimulator::observed_by(run, ServiceHistory::default());
-    let metrics = simulator.run();
-    (metrics, simulator.observer().clone())
-}
+use super::service::{ms, observed_run as run, service, steady, web};
 
 /// The failures, each `(cause, when)`.
 fn failures(history: &ServiceHistory) -> Vec<(Cause, u64)> {

@@ -23,22 +23,11 @@
 use podsim::engine::SimDuration;
 use podsim::model::service::{
     Cause, ClientPreset, Connections, HopPreset, HopSpec, Propagation, ServiceChange, ServiceHistory,
-    ServiceMetrics, ServiceSimulator, ServiceSpec, TrafficSpec,
+    ServiceSpec, TrafficSpec,
 };
-use podsim::model::{PodSpec, RunSpec};
 
 use super::common::secs;
-use super::service::{ms, service, steady, web};
-
-fn run(pod: PodSpec, service: ServiceSpec) -> (ServiceMetrics, ServiceHistory) {
-    let run = RunSpec {
-        service: Some(Box::new(service)),
-        ..RunSpec::new(pod)
-    };
-    let mut simulator = ServiceSimulator::observed_by(run, ServiceHistory::default());
-    let metrics = simulator.run();
-    (metrics, simulator.observer().clone())
-}
+use super::service::{ms, observed_run as run, service, steady, web};
 
 /// The scenario above, the hop allowed `tries` tries, the client `client`.
 fn ingress(tries: u32, client: ClientPreset, status_retries: Option<u32>) -> ServiceSpec {

@@ -10,23 +10,12 @@
 
 use podsim::engine::SimDuration;
 use podsim::model::service::{
-    Balance, Cause, Connections, HopPreset, HopSpec, Propagation, ServiceChange, ServiceHistory,
-    ServiceMetrics, ServiceSimulator, ServiceSpec, TrafficSpec,
+    Balance, Cause, Connections, HopPreset, HopSpec, Propagation, ServiceChange, ServiceHistory, ServiceSpec,
+    TrafficSpec,
 };
-use podsim::model::{PodSpec, RunSpec};
 
 use super::common::secs;
-use super::service::{ms, service, steady, web};
-
-fn run(pod: PodSpec, service: ServiceSpec) -> (ServiceMetrics, ServiceHistory) {
-    let run = RunSpec {
-        service: Some(Box::new(service)),
-        ..RunSpec::new(pod)
-    };
-    let mut simulator = ServiceSimulator::observed_by(run, ServiceHistory::default());
-    let metrics = simulator.run();
-    (metrics, simulator.observer().clone())
-}
+use super::service::{ms, observed_run as run, service, steady, web};
 
 /// Two replicas behind `preset`, its view following the slice after a
 /// fixed `lag`, balancing by `balance`, `tries` tries; replica 0 deleted
