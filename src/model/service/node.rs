@@ -7,16 +7,20 @@
 //!   them); a partitioned one runs on, its Pods serving its own clients
 //!   through its kube-proxy's last rules, cut off from everything else.
 //!   Either way its kube-proxy hears of no slice change any more.
-//! - `--node-monitor-grace-period` later the node lifecycle controller
-//!   marks it `NotReady` (Ready `Unknown`) and its Pods not Ready
-//!   (`MarkPodsNotReady`, `pkg/controller/nodelifecycle`): their endpoints
-//!   stop serving, and every other node's rules drop them as they sync.
-//!   The `node.kubernetes.io/unreachable` taints are added with it: no new
-//!   Pod is scheduled there (`NoSchedule`), and the taint eviction
-//!   controller (`pkg/controller/tainteviction`) deletes each Pod once its
-//!   `tolerationSeconds` for the `NoExecute` one are over; the ReplicaSet
-//!   replaces them on the other nodes (`rollout`'s create path). No
-//!   budget is consulted: a taint eviction is a delete, not an eviction.
+//! - The node lifecycle controller (`pkg/controller/nodelifecycle`)
+//!   checks every `--node-monitor-period` when it last saw the node's
+//!   Lease renewed (every 10 s until the failure); at the first check
+//!   past `--node-monitor-grace-period` after that it marks the node
+//!   `NotReady` (Ready `Unknown`) and its Pods not Ready
+//!   (`MarkPodsNotReady`): their endpoints stop serving, and every other
+//!   node's rules drop them as they sync (`NodeFailure::not_ready_after`
+//!   has the instant). The `NoSchedule` unreachable taint comes with it
+//!   (no new Pod is scheduled there), the `NoExecute` one a check later,
+//!   and the taint eviction controller (`pkg/controller/tainteviction`)
+//!   deletes each Pod once its `tolerationSeconds` for that one are over;
+//!   the ReplicaSet replaces them on the other nodes (`rollout`'s create
+//!   path). No budget is consulted: a taint eviction is a delete, not an
+//!   eviction.
 //! - A spot reclaim (`notice`) first gives its notice: a node-termination
 //!   handler cordons the node and drains it through the Eviction API
 //!   (`drain`, so the budget applies and may hold Pods past the notice),
@@ -35,6 +39,7 @@ use super::history::{ServiceChange, ServiceObserver};
 use super::node_failure::NodeFailure;
 use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::draw::DrawKey;
 
 /// How long the kernel retransmits on an established connection no host
 /// answers before it gives up: `net.ipv4.tcp_retries2` = 15, "a
@@ -187,10 +192,31 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             _ => NodeState::Gone,
         };
         self.emit(now, ServiceChange::Node { node, state });
-        let grace = f.grace_under(self.run.pod().kubernetes.0);
+        let (age, lag) = self.lease_phases(f);
+        let not_ready = f.not_ready_after(self.run.pod().kubernetes.0, age, lag);
         let index = index as u32;
-        s.after(grace, ServiceEvent::NodeNotReady { index });
+        s.after(not_ready, ServiceEvent::NodeNotReady { index });
         self.maybe_settle(now);
+    }
+
+    /// The lost node's Lease age at the failure and the lag from that
+    /// renewal to the controller's check that saw it: the scenario's, or
+    /// drawn per replication (keyed by the node), uniform over the renew
+    /// interval and the monitor period. Nothing ties the instant a machine
+    /// fails to the kubelet's 10 s cycle or the controller's 5 s one, so a
+    /// sweep's replications spread the NotReady instant over both, and one
+    /// run stays reproducible by its seed.
+    fn lease_phases(&self, f: NodeFailure) -> (SimDuration, SimDuration) {
+        let draw = |fixed: Option<SimDuration>, span: SimDuration, key| {
+            fixed.unwrap_or_else(|| {
+                let u = self.stream.uniform(u64::from(f.node), key, 1);
+                SimDuration::from_millis((span.as_millis() as f64 * u) as u64)
+            })
+        };
+        (
+            draw(f.lease_age, f.renew_interval, DrawKey::LeaseAge),
+            draw(f.monitor_lag, f.monitor_period, DrawKey::MonitorLag),
+        )
     }
 
     /// The node controller marks the node NotReady and its Pods not
@@ -218,8 +244,17 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             self.slice.touch(r);
         }
         self.endpoints_changed(now, s);
+        // The NoExecute taint comes a check later: the check that marks
+        // the node Unknown hands `processTaintBaseEviction` the condition
+        // it saw before (Ready), and only the next one, seeing Unknown,
+        // queues the node for the unreachable taint (added within the
+        // 100 ms `NodeEvictionPeriod`, not modelled); the taint eviction
+        // controller counts `tolerationSeconds` from then.
         let index = index as u32;
-        s.after(f.toleration, ServiceEvent::TaintEviction { index });
+        s.after(
+            f.monitor_period + f.toleration,
+            ServiceEvent::TaintEviction { index },
+        );
     }
 
     /// The taint eviction controller deletes the lost node's Pods (no

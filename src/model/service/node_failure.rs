@@ -42,6 +42,20 @@ pub struct NodeFailure {
     pub toleration: SimDuration,
     /// `Some`: a spot reclaim, with its notice.
     pub spot: Option<Spot>,
+    /// How often the kubelet renews its Lease: a quarter of
+    /// `nodeLeaseDurationSeconds` (40 s), so 10 s
+    /// (`nodeLeaseRenewIntervalFraction`, pkg/kubelet/kubelet.go).
+    pub renew_interval: SimDuration,
+    /// kube-controller-manager's `--node-monitor-period`: how often the
+    /// node lifecycle controller checks each node's Lease (5 s, cloud-
+    /// provider's `SetDefaults_KubeCloudSharedConfiguration`).
+    pub monitor_period: SimDuration,
+    /// The Lease's age when the node fails (since its last renewal);
+    /// `None`: drawn per replication, uniform below `renew_interval`.
+    pub lease_age: Option<SimDuration>,
+    /// From that last renewal to the controller's check that saw it;
+    /// `None`: drawn per replication, uniform below `monitor_period`.
+    pub monitor_lag: Option<SimDuration>,
 }
 
 impl NodeFailure {
@@ -53,12 +67,37 @@ impl NodeFailure {
             grace: None,
             toleration: SimDuration::from_secs(300),
             spot: None,
+            renew_interval: SimDuration::from_secs(10),
+            monitor_period: SimDuration::from_secs(5),
+            lease_age: None,
+            monitor_lag: None,
         }
     }
 
     /// The grace period the node controller waits, under Kubernetes 1.`minor`.
     pub fn grace_under(&self, minor: u32) -> SimDuration {
         self.grace.unwrap_or_else(|| default_grace(minor))
+    }
+
+    /// Failure → the node controller's check that marks the node NotReady,
+    /// under Kubernetes 1.`minor`, the Lease `age` old at the failure and
+    /// its renewal seen `lag` after it was made.
+    ///
+    /// `tryUpdateNodeHealth` (pkg/controller/nodelifecycle) stamps its own
+    /// clock as the probe time at the check that first sees a newer Lease
+    /// `renewTime`, and marks the node Unknown at the first check with
+    /// `now.After(probeTimestamp + gracePeriod)`. The checks run on
+    /// `wait.Until`, which waits the period after each pass ends: the
+    /// check `grace` after the probe (grace a whole number of periods)
+    /// runs a pass's length after it and is already past. So: the last
+    /// renewal, plus the lag to the check that saw it, plus the grace
+    /// rounded up to whole periods. A grace shorter than the Lease's age
+    /// would have marked the live node NotReady between two renewals
+    /// already (flapping, not modelled): NotReady at the failure, then.
+    pub fn not_ready_after(&self, minor: u32, age: SimDuration, lag: SimDuration) -> SimDuration {
+        let period = self.monitor_period.as_millis().max(1);
+        let checks = self.grace_under(minor).as_millis().div_ceil(period);
+        SimDuration::from_millis(lag.as_millis() + checks * period) - age
     }
 }
 

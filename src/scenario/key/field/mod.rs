@@ -164,6 +164,14 @@ pub enum Field {
     Provider,
     /// `[[disruptions]] notice`: the spot notice, instead of the provider's.
     Notice,
+    /// `[[disruptions]] lease_renew_interval`: how often the kubelet renews its Lease.
+    LeaseRenewInterval,
+    /// `[[disruptions]] node_monitor_period`: how often the node controller checks.
+    NodeMonitorPeriod,
+    /// `[[disruptions]] lease_age`: the Lease's age when the node fails.
+    LeaseAge,
+    /// `[[disruptions]] monitor_lag`: that renewal → the check that saw it.
+    MonitorLag,
     /// `[[disruptions]] scale_to`: the Deployment is scaled to this many replicas.
     ScaleTo,
     /// `[[disruptions]] annotate`: this replica's Pod gets a deletion cost.
@@ -261,7 +269,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 141] = {
+    pub const ALL: [Field; 145] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -351,6 +359,10 @@ impl Field {
             Field::SpotReclaim,
             Field::Provider,
             Field::Notice,
+            Field::LeaseRenewInterval,
+            Field::NodeMonitorPeriod,
+            Field::LeaseAge,
+            Field::MonitorLag,
             Field::ScaleTo,
             Field::Annotate,
             Field::DeletionCost,

@@ -94,6 +94,10 @@ impl Field {
             | Field::SpotReclaim
             | Field::Provider
             | Field::Notice
+            | Field::LeaseRenewInterval
+            | Field::NodeMonitorPeriod
+            | Field::LeaseAge
+            | Field::MonitorLag
             | Field::ScaleTo
             | Field::Annotate
             | Field::DeletionCost

@@ -44,6 +44,10 @@ impl Field {
             | Field::NodeMonitorGracePeriod
             | Field::TolerationSeconds
             | Field::Notice
+            | Field::LeaseRenewInterval
+            | Field::NodeMonitorPeriod
+            | Field::LeaseAge
+            | Field::MonitorLag
             | Field::ActionAt
             | Field::ActionAfterReady
             | Field::ActionGracePeriod
