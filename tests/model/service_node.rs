@@ -33,7 +33,7 @@ use super::common::secs;
 use super::service::{ms, service, steady, web};
 
 /// `node` fails, its Lease 3 s old, that renewal seen 1 s after it.
-fn pinned(node: u32) -> NodeFailure {
+pub(super) fn pinned(node: u32) -> NodeFailure {
     NodeFailure {
         lease_age: Some(secs(3)),
         monitor_lag: Some(secs(1)),
@@ -43,7 +43,7 @@ fn pinned(node: u32) -> NodeFailure {
 
 /// Node 1 lost (`failure`) 5 s after traffic started, traffic lasting 60
 /// s (to 61.5 s), under Kubernetes 1.`minor`, with `pdb`.
-fn lose(failure: NodeFailure, minor: u32, pdb: Option<Pdb>) -> (ServiceMetrics, ServiceHistory) {
+pub(super) fn lose(failure: NodeFailure, minor: u32, pdb: Option<Pdb>) -> (ServiceMetrics, ServiceHistory) {
     lose_in(failure, minor, pdb, 0)
 }
 
@@ -75,7 +75,7 @@ fn lose_in(
 }
 
 /// When each change `pick` matches happened, in ms.
-fn when(h: &ServiceHistory, pick: impl Fn(ServiceChange) -> bool) -> Vec<u64> {
+pub(super) fn when(h: &ServiceHistory, pick: impl Fn(ServiceChange) -> bool) -> Vec<u64> {
     h.iter()
         .filter(|e| pick(e.what))
         .map(|e| e.at.as_millis())
@@ -149,7 +149,8 @@ fn a_failed_node_times_out_new_connections_until_the_other_rules_drop_its_pod() 
             Some(48_000),
             Some(48_500),
             Some(353_000),
-            Some(354_000)
+            Some(354_000),
+            None
         ]
     );
     assert_eq!(n.lost[0].rules_dropped_ms, [Some(48_500), None]);

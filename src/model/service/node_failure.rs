@@ -1,7 +1,8 @@
 //! A lost node as a scenario states it (issue 40 items 2 and 4): which
 //! node, a failure or a network partition, the node controller's grace
-//! period and the Pods' toleration of the unreachable taint, and for a
-//! spot reclaim the provider's notice; and the figures a run reports of
+//! period and the Pods' toleration of the unreachable taint, the Lease
+//! and node monitor timings, what garbage-collects the lost Pods, and for
+//! a spot reclaim the provider's notice; and the figures a run reports of
 //! it, for the CSV (after the Service's and the drain's columns) and JSON.
 //!
 //! Invariant: every default names its source here, and one that depends
@@ -56,6 +57,13 @@ pub struct NodeFailure {
     /// From that last renewal to the controller's check that saw it;
     /// `None`: drawn per replication, uniform below `monitor_period`.
     pub monitor_lag: Option<SimDuration>,
+    /// Whether the cloud node lifecycle controller deletes the Node
+    /// object (its instance gone); `None`: the kind's default
+    /// (`deletes_node`).
+    pub node_deleted: Option<bool>,
+    /// An operator taints the node `node.kubernetes.io/out-of-service`
+    /// this long after it failed (non-graceful node shutdown, GA in 1.28).
+    pub out_of_service: Option<SimDuration>,
 }
 
 impl NodeFailure {
@@ -71,7 +79,21 @@ impl NodeFailure {
             monitor_period: SimDuration::from_secs(5),
             lease_age: None,
             monitor_lag: None,
+            node_deleted: None,
+            out_of_service: None,
         }
+    }
+
+    /// Whether the Node object goes: the cloud node lifecycle controller
+    /// (cloud-provider's `controllers/nodelifecycle`) deletes a node that
+    /// is not Ready once its provider says the instance no longer exists.
+    /// An EC2 Spot interruption terminates the instance by default; a
+    /// Compute Engine Spot VM is stopped and an Azure Spot VM deallocated
+    /// by default, and a failed or partitioned machine still exists: those
+    /// keep their Node object unless the scenario says otherwise.
+    pub fn deletes_node(&self) -> bool {
+        let terminated = self.spot.is_some_and(|s| s.provider == Provider::Aws);
+        self.node_deleted.unwrap_or(terminated)
     }
 
     /// The grace period the node controller waits, under Kubernetes 1.`minor`.
@@ -193,6 +215,10 @@ pub struct LostNode {
     /// Failure → the slice has as many ready endpoints as replicas again,
     /// once the taint evicted its Pods (0: a drain had replaced them all).
     pub replaced_ms: Option<u64>,
+    /// Failure → PodGC force-deleted its Pods' objects (the Node object
+    /// deleted, or the out-of-service taint): they leave the slice and
+    /// `kubectl get`.
+    pub pods_gone_ms: Option<u64>,
 }
 
 impl LostNode {
@@ -206,17 +232,18 @@ impl LostNode {
 
 impl NodeFigures {
     /// The CSV columns, in row order.
-    pub const NAMES: [&'static str; 5] = [
+    pub const NAMES: [&'static str; 6] = [
         "failed_unreachable",
         "node_not_ready_ms",
         "last_rule_drop_ms",
         "evicted_ms",
         "replaced_ms",
+        "pods_gone_ms",
     ];
 
     /// The cells in `NAMES` order, the slowest lost node's; `None` for an
     /// empty one (an instant some node never reached within the run).
-    pub fn numbers(&self) -> [Option<u64>; 5] {
+    pub fn numbers(&self) -> [Option<u64>; 6] {
         let slowest = |f: &dyn Fn(&LostNode) -> Option<u64>| {
             (self.lost.iter())
                 .try_fold(0, |worst, l| f(l).map(|ms| worst.max(ms)))
@@ -228,6 +255,7 @@ impl NodeFigures {
             slowest(&LostNode::last_rule_drop_ms),
             slowest(&|l| l.evicted_ms),
             slowest(&|l| l.replaced_ms),
+            slowest(&|l| l.pods_gone_ms),
         ]
     }
 }
@@ -258,6 +286,7 @@ struct Lost {
     dropped: Vec<Option<SimTime>>,
     evicted: Option<SimTime>,
     replaced: Option<SimTime>,
+    gone: Option<SimTime>,
 }
 
 impl NodeMeter {
@@ -296,6 +325,7 @@ impl NodeMeter {
                     dropped: vec![None; rules.len()],
                     evicted: None,
                     replaced: None,
+                    gone: None,
                 };
                 match state {
                     NodeState::Reclaiming => self.lost.push(fresh(Some(at))),
@@ -326,6 +356,12 @@ impl NodeMeter {
                     l.evicted.get_or_insert(at);
                 }
             }
+            ServiceChange::PodGarbageCollected { replica } => {
+                let node = self.node_of(replica as usize);
+                if let Some(l) = self.entry(node) {
+                    l.gone.get_or_insert(at);
+                }
+            }
             ServiceChange::PodMade { node, .. } => self.made.push(node),
             ServiceChange::Synced { node } => {
                 let listed = &rules[node as usize];
@@ -345,7 +381,7 @@ impl NodeMeter {
                 for l in self
                     .lost
                     .iter_mut()
-                    .filter(|l| l.evicted.is_some() && ready >= self.replicas)
+                    .filter(|l| (l.evicted.is_some() || l.gone.is_some()) && ready >= self.replicas)
                 {
                     l.replaced.get_or_insert(at);
                 }
@@ -386,6 +422,7 @@ impl NodeMeter {
                     rules_dropped_ms: l.dropped.iter().map(|&t| since(t)).collect(),
                     evicted_ms: since(l.evicted),
                     replaced_ms: since(l.replaced),
+                    pods_gone_ms: since(l.gone),
                 }
             })
             .collect();

@@ -79,7 +79,9 @@ impl Field {
             | Field::LeaseRenewInterval
             | Field::NodeMonitorPeriod
             | Field::LeaseAge
-            | Field::MonitorLag => Some(DisruptionKind::Node),
+            | Field::MonitorLag
+            | Field::NodeDeleted
+            | Field::OutOfService => Some(DisruptionKind::Node),
             Field::Crash => Some(DisruptionKind::Crash),
             Field::ScaleDownNode
             | Field::MaxGracefulTerminationSec

@@ -237,6 +237,16 @@ impl Field {
                 "from that renewal to the node controller's check that saw it (below node_monitor_period); \
                  default drawn per replication, uniform below node_monitor_period"
             }
+            Field::NodeDeleted => {
+                "whether the cloud node lifecycle controller deletes the lost node's Node object (its instance gone), \
+                 a check after NotReady; PodGC then force-deletes its Pods after its 40s quarantine (the ReplicaSet \
+                 replaces any not yet evicted); default true for an aws spot_reclaim (terminated), else false"
+            }
+            Field::OutOfService => {
+                "an operator taints the lost node node.kubernetes.io/out-of-service this long after it failed \
+                 (non-graceful node shutdown, 1.28): its Pods are deleted at once and replaced, and PodGC \
+                 force-deletes them at its next pass once the node is NotReady; default never"
+            }
             Field::ScaleTo => {
                 "makes the disruption a scale-down of the Deployment to this many replicas (below replicas): \
                  its ReplicaSet deletes the Pods it ranks first (not Ready, lower deletion cost, … newer), \

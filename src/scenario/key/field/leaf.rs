@@ -88,6 +88,8 @@ impl Field {
             Field::NodeMonitorPeriod => "node_monitor_period",
             Field::LeaseAge => "lease_age",
             Field::MonitorLag => "monitor_lag",
+            Field::NodeDeleted => "node_deleted",
+            Field::OutOfService => "out_of_service",
             Field::ScaleTo => "scale_to",
             Field::Annotate => "annotate",
             Field::DeletionCost => "deletion_cost",

@@ -172,6 +172,10 @@ pub enum Field {
     LeaseAge,
     /// `[[disruptions]] monitor_lag`: that renewal → the check that saw it.
     MonitorLag,
+    /// `[[disruptions]] node_deleted`: the lost node's Node object is deleted.
+    NodeDeleted,
+    /// `[[disruptions]] out_of_service`: failure → an operator's out-of-service taint.
+    OutOfService,
     /// `[[disruptions]] scale_to`: the Deployment is scaled to this many replicas.
     ScaleTo,
     /// `[[disruptions]] annotate`: this replica's Pod gets a deletion cost.
@@ -269,7 +273,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 145] = {
+    pub const ALL: [Field; 147] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -363,6 +367,8 @@ impl Field {
             Field::NodeMonitorPeriod,
             Field::LeaseAge,
             Field::MonitorLag,
+            Field::NodeDeleted,
+            Field::OutOfService,
             Field::ScaleTo,
             Field::Annotate,
             Field::DeletionCost,

@@ -98,6 +98,8 @@ impl Field {
             | Field::NodeMonitorPeriod
             | Field::LeaseAge
             | Field::MonitorLag
+            | Field::NodeDeleted
+            | Field::OutOfService
             | Field::ScaleTo
             | Field::Annotate
             | Field::DeletionCost

@@ -57,6 +57,8 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::NodeMonitorPeriod
             | $crate::scenario::key::Field::LeaseAge
             | $crate::scenario::key::Field::MonitorLag
+            | $crate::scenario::key::Field::NodeDeleted
+            | $crate::scenario::key::Field::OutOfService
             | $crate::scenario::key::Field::ScaleTo
             | $crate::scenario::key::Field::Annotate
             | $crate::scenario::key::Field::DeletionCost
