@@ -62,6 +62,11 @@ pub enum DrawKey {
     /// request's gap, a dial's endpoint, a connection's last request
     /// (counter: the run's pool draw, and the uniform within it).
     Pool = 20,
+    /// A lost node's Lease age at its failure (name: the node).
+    LeaseAge = 21,
+    /// The lag from that Lease renewal to the node controller's check
+    /// that saw it (name: the node).
+    MonitorLag = 22,
 }
 
 /// The seed and the replication of one run: the part of a draw's counter

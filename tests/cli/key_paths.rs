@@ -297,7 +297,9 @@ fn a_misspelt_budget_key_lists_the_budgets_keys() {
 fn a_misspelt_disruption_key_lists_a_disruptions_keys() {
     let keys = "at, after_ready, delete, grace_period, every, rollout, max_surge, max_unavailable, \
                 min_ready_seconds, drain, unready, for, crash, node_failure, partition, \
-                node_monitor_grace_period, toleration_seconds, spot_reclaim, provider, notice, scale_to, \
+                node_monitor_grace_period, toleration_seconds, spot_reclaim, provider, notice, \
+                lease_renew_interval, node_monitor_period, lease_age, monitor_lag, node_deleted, \
+                out_of_service, scale_to, \
                 annotate, deletion_cost, node_shutdown, shutdown_grace_period, \
                 shutdown_grace_period_critical_pods, scale_down_node, max_graceful_termination_sec, \
                 max_pod_eviction_time, eviction_retry_time";

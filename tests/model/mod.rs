@@ -22,6 +22,7 @@
 //! - `service_unready`: one replica's readiness failing for a while (issue 39).
 //! - `service_crash`: one replica's app crashing and restarting (issue 40).
 //! - `service_node`: a lost node: a failure, a partition, a spot reclaim (issue 40).
+//! - `service_node_gc`: what removes a lost node's Pod objects: PodGC after the Node's deletion or an out-of-service taint (issue 40).
 //! - `service_autoscaler`: a cluster-autoscaler node scale-down through the budget (issue 40).
 //! - `service_scale`: a scale-down's victim by the ReplicaSet's ranking (issue 40).
 //! - `service_shutdown`: a graceful node shutdown's capped grace (issue 40).
@@ -69,6 +70,7 @@ mod service_hop;
 mod service_hop_balance;
 mod service_invariants;
 mod service_node;
+mod service_node_gc;
 mod service_scale;
 mod service_shutdown;
 mod service_unready;

@@ -109,6 +109,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             ServiceEvent::FullSync => self.full_sync(now, s),
             // Its work was the count before it.
             ServiceEvent::Counting => {}
+            ServiceEvent::NodeDeleted { index } => self.node_deleted(index as usize, now, s),
+            ServiceEvent::OutOfService { index } => self.out_of_service(index as usize, now, s),
+            ServiceEvent::PodGc { index } => self.pod_gc(index as usize, now, s),
         }
     }
 }

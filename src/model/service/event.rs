@@ -173,4 +173,20 @@ pub enum ServiceEvent {
     /// or timeouts are due, or the traffic ends; the run lasts until its
     /// last such instant, as the per-request model's last request does.
     Counting,
+    /// The cloud node lifecycle controller deletes disruption `index`'s
+    /// Node object (its instance gone).
+    NodeDeleted {
+        /// Which `[[disruptions]]` entry, from 0.
+        index: u32,
+    },
+    /// An operator taints disruption `index`'s node out-of-service.
+    OutOfService {
+        /// Which `[[disruptions]]` entry, from 0.
+        index: u32,
+    },
+    /// PodGC's pass force-deletes disruption `index`'s lost Pods.
+    PodGc {
+        /// Which `[[disruptions]]` entry, from 0.
+        index: u32,
+    },
 }

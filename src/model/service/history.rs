@@ -318,6 +318,13 @@ pub enum ServiceChange {
         /// What became of them.
         fate: Fate,
     },
+    /// PodGC force-deleted a lost node's Pod (its Node object gone, or
+    /// tainted out-of-service): its object leaves the slice and `kubectl
+    /// get`; its `PodFact::Gone` follows.
+    PodGarbageCollected {
+        /// The replica.
+        replica: u32,
+    },
 }
 
 /// What became of the requests a `ServiceChange::Counted` counts.
@@ -378,6 +385,7 @@ impl ServiceChange {
             ServiceChange::NodeShuttingDown { .. } => "node_shutting_down",
             ServiceChange::ScaleDownAborted { .. } => "scale_down_aborted",
             ServiceChange::Counted { .. } => "counted",
+            ServiceChange::PodGarbageCollected { .. } => "pod_garbage_collected",
         }
     }
 }

@@ -206,6 +206,7 @@ impl ServiceObserver for ServiceMeters {
                 self.node_saw(at, entry.what);
             }
             ServiceChange::Node { .. } => self.node_saw(at, entry.what),
+            ServiceChange::PodGarbageCollected { .. } => self.node_saw(at, entry.what),
             ServiceChange::Crashed { .. } => self.crashes += 1,
             ServiceChange::Counted { n, fate, .. } => {
                 self.requests += n;

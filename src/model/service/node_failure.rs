@@ -1,7 +1,8 @@
 //! A lost node as a scenario states it (issue 40 items 2 and 4): which
 //! node, a failure or a network partition, the node controller's grace
-//! period and the Pods' toleration of the unreachable taint, and for a
-//! spot reclaim the provider's notice; and the figures a run reports of
+//! period and the Pods' toleration of the unreachable taint, the Lease
+//! and node monitor timings, what garbage-collects the lost Pods, and for
+//! a spot reclaim the provider's notice; and the figures a run reports of
 //! it, for the CSV (after the Service's and the drain's columns) and JSON.
 //!
 //! Invariant: every default names its source here, and one that depends
@@ -42,6 +43,27 @@ pub struct NodeFailure {
     pub toleration: SimDuration,
     /// `Some`: a spot reclaim, with its notice.
     pub spot: Option<Spot>,
+    /// How often the kubelet renews its Lease: a quarter of
+    /// `nodeLeaseDurationSeconds` (40 s), so 10 s
+    /// (`nodeLeaseRenewIntervalFraction`, pkg/kubelet/kubelet.go).
+    pub renew_interval: SimDuration,
+    /// kube-controller-manager's `--node-monitor-period`: how often the
+    /// node lifecycle controller checks each node's Lease (5 s, cloud-
+    /// provider's `SetDefaults_KubeCloudSharedConfiguration`).
+    pub monitor_period: SimDuration,
+    /// The Lease's age when the node fails (since its last renewal);
+    /// `None`: drawn per replication, uniform below `renew_interval`.
+    pub lease_age: Option<SimDuration>,
+    /// From that last renewal to the controller's check that saw it;
+    /// `None`: drawn per replication, uniform below `monitor_period`.
+    pub monitor_lag: Option<SimDuration>,
+    /// Whether the cloud node lifecycle controller deletes the Node
+    /// object (its instance gone); `None`: the kind's default
+    /// (`deletes_node`).
+    pub node_deleted: Option<bool>,
+    /// An operator taints the node `node.kubernetes.io/out-of-service`
+    /// this long after it failed (non-graceful node shutdown, GA in 1.28).
+    pub out_of_service: Option<SimDuration>,
 }
 
 impl NodeFailure {
@@ -53,12 +75,51 @@ impl NodeFailure {
             grace: None,
             toleration: SimDuration::from_secs(300),
             spot: None,
+            renew_interval: SimDuration::from_secs(10),
+            monitor_period: SimDuration::from_secs(5),
+            lease_age: None,
+            monitor_lag: None,
+            node_deleted: None,
+            out_of_service: None,
         }
+    }
+
+    /// Whether the Node object goes: the cloud node lifecycle controller
+    /// (cloud-provider's `controllers/nodelifecycle`) deletes a node that
+    /// is not Ready once its provider says the instance no longer exists.
+    /// An EC2 Spot interruption terminates the instance by default; a
+    /// Compute Engine Spot VM is stopped and an Azure Spot VM deallocated
+    /// by default, and a failed or partitioned machine still exists: those
+    /// keep their Node object unless the scenario says otherwise.
+    pub fn deletes_node(&self) -> bool {
+        let terminated = self.spot.is_some_and(|s| s.provider == Provider::Aws);
+        self.node_deleted.unwrap_or(terminated)
     }
 
     /// The grace period the node controller waits, under Kubernetes 1.`minor`.
     pub fn grace_under(&self, minor: u32) -> SimDuration {
         self.grace.unwrap_or_else(|| default_grace(minor))
+    }
+
+    /// Failure → the node controller's check that marks the node NotReady,
+    /// under Kubernetes 1.`minor`, the Lease `age` old at the failure and
+    /// its renewal seen `lag` after it was made.
+    ///
+    /// `tryUpdateNodeHealth` (pkg/controller/nodelifecycle) stamps its own
+    /// clock as the probe time at the check that first sees a newer Lease
+    /// `renewTime`, and marks the node Unknown at the first check with
+    /// `now.After(probeTimestamp + gracePeriod)`. The checks run on
+    /// `wait.Until`, which waits the period after each pass ends: the
+    /// check `grace` after the probe (grace a whole number of periods)
+    /// runs a pass's length after it and is already past. So: the last
+    /// renewal, plus the lag to the check that saw it, plus the grace
+    /// rounded up to whole periods. A grace shorter than the Lease's age
+    /// would have marked the live node NotReady between two renewals
+    /// already (flapping, not modelled): NotReady at the failure, then.
+    pub fn not_ready_after(&self, minor: u32, age: SimDuration, lag: SimDuration) -> SimDuration {
+        let period = self.monitor_period.as_millis().max(1);
+        let checks = self.grace_under(minor).as_millis().div_ceil(period);
+        SimDuration::from_millis(lag.as_millis() + checks * period) - age
     }
 }
 
@@ -154,6 +215,10 @@ pub struct LostNode {
     /// Failure → the slice has as many ready endpoints as replicas again,
     /// once the taint evicted its Pods (0: a drain had replaced them all).
     pub replaced_ms: Option<u64>,
+    /// Failure → PodGC force-deleted its Pods' objects (the Node object
+    /// deleted, or the out-of-service taint): they leave the slice and
+    /// `kubectl get`.
+    pub pods_gone_ms: Option<u64>,
 }
 
 impl LostNode {
@@ -167,17 +232,18 @@ impl LostNode {
 
 impl NodeFigures {
     /// The CSV columns, in row order.
-    pub const NAMES: [&'static str; 5] = [
+    pub const NAMES: [&'static str; 6] = [
         "failed_unreachable",
         "node_not_ready_ms",
         "last_rule_drop_ms",
         "evicted_ms",
         "replaced_ms",
+        "pods_gone_ms",
     ];
 
     /// The cells in `NAMES` order, the slowest lost node's; `None` for an
     /// empty one (an instant some node never reached within the run).
-    pub fn numbers(&self) -> [Option<u64>; 5] {
+    pub fn numbers(&self) -> [Option<u64>; 6] {
         let slowest = |f: &dyn Fn(&LostNode) -> Option<u64>| {
             (self.lost.iter())
                 .try_fold(0, |worst, l| f(l).map(|ms| worst.max(ms)))
@@ -189,6 +255,7 @@ impl NodeFigures {
             slowest(&LostNode::last_rule_drop_ms),
             slowest(&|l| l.evicted_ms),
             slowest(&|l| l.replaced_ms),
+            slowest(&|l| l.pods_gone_ms),
         ]
     }
 }
@@ -219,6 +286,7 @@ struct Lost {
     dropped: Vec<Option<SimTime>>,
     evicted: Option<SimTime>,
     replaced: Option<SimTime>,
+    gone: Option<SimTime>,
 }
 
 impl NodeMeter {
@@ -257,6 +325,7 @@ impl NodeMeter {
                     dropped: vec![None; rules.len()],
                     evicted: None,
                     replaced: None,
+                    gone: None,
                 };
                 match state {
                     NodeState::Reclaiming => self.lost.push(fresh(Some(at))),
@@ -287,6 +356,12 @@ impl NodeMeter {
                     l.evicted.get_or_insert(at);
                 }
             }
+            ServiceChange::PodGarbageCollected { replica } => {
+                let node = self.node_of(replica as usize);
+                if let Some(l) = self.entry(node) {
+                    l.gone.get_or_insert(at);
+                }
+            }
             ServiceChange::PodMade { node, .. } => self.made.push(node),
             ServiceChange::Synced { node } => {
                 let listed = &rules[node as usize];
@@ -306,7 +381,7 @@ impl NodeMeter {
                 for l in self
                     .lost
                     .iter_mut()
-                    .filter(|l| l.evicted.is_some() && ready >= self.replicas)
+                    .filter(|l| (l.evicted.is_some() || l.gone.is_some()) && ready >= self.replicas)
                 {
                     l.replaced.get_or_insert(at);
                 }
@@ -347,6 +422,7 @@ impl NodeMeter {
                     rules_dropped_ms: l.dropped.iter().map(|&t| since(t)).collect(),
                     evicted_ms: since(l.evicted),
                     replaced_ms: since(l.replaced),
+                    pods_gone_ms: since(l.gone),
                 }
             })
             .collect();

@@ -101,9 +101,15 @@ pub(super) fn text(report: &ServiceReport, out: &mut String) {
                 after(replaced)
             ),
         };
+        let deleted = (l.failed_ms.zip(deleted_at(report, l.node))).map_or(String::new(), |(failed, at)| {
+            format!(", its Node object deleted +{}", SimTime(at - failed))
+        });
+        let gone = l.pods_gone_ms.map_or(String::new(), |ms| {
+            format!(", their objects garbage-collected +{}", SimTime(ms))
+        });
         let _ = writeln!(
             out,
-            "node {}: {notice}{failed}: NotReady {}, {pods}",
+            "node {}: {notice}{failed}: NotReady {}, {pods}{deleted}{gone}",
             l.node,
             after(l.not_ready_ms),
         );
@@ -119,6 +125,17 @@ pub(super) fn text(report: &ServiceReport, out: &mut String) {
     }
 }
 
+/// When `node`'s Node object was deleted, if it was, in ms.
+fn deleted_at(report: &ServiceReport, node: u32) -> Option<u64> {
+    (report.trace.entries().iter()).find_map(|e| match e.what {
+        ServiceChange::Node {
+            node: n,
+            state: NodeState::Deleted,
+        } if n == node => Some(e.at.as_millis()),
+        _ => None,
+    })
+}
+
 /// One lost node in JSON.
 fn lost_json(l: &LostNode) -> Value {
     json!({
@@ -129,6 +146,7 @@ fn lost_json(l: &LostNode) -> Value {
         "rules_dropped_ms": l.rules_dropped_ms,
         "evicted_ms": l.evicted_ms,
         "replaced_ms": l.replaced_ms,
+        "pods_gone_ms": l.pods_gone_ms,
     })
 }
 
@@ -244,6 +262,8 @@ pub(super) fn legend(svg: &mut Svg, mut cx: f64, top: f64, states: &[NodeState])
 /// The text's lines of the cluster-autoscaler's scale-downs: each start,
 /// each node deleted, each scale-down given up and why.
 pub(super) fn scale_down_text(report: &ServiceReport, out: &mut String) {
+    // A lost node's deletion is the cloud controller's: `text` tells it.
+    let lost = |node: u32| (report.metrics.node.iter()).any(|n| n.lost.iter().any(|l| l.node == node));
     for e in report.trace.entries() {
         let line = match e.what {
             ServiceChange::Node {
@@ -257,7 +277,7 @@ pub(super) fn scale_down_text(report: &ServiceReport, out: &mut String) {
             ServiceChange::Node {
                 node,
                 state: NodeState::Deleted,
-            } => format!("node {node} deleted by the cluster-autoscaler at {}", e.at),
+            } if !lost(node) => format!("node {node} deleted by the cluster-autoscaler at {}", e.at),
             ServiceChange::ScaleDownAborted { node, why } => format!(
                 "node {node} scale-down given up at {}: {}; its taint removed, the node stays",
                 e.at,

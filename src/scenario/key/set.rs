@@ -261,6 +261,12 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
                     Provider::ALL[word.min(Provider::ALL.len() - 1)]
             }
             Field::Notice => node(d).spot.get_or_insert_with(Spot::default).notice = Some(ms),
+            Field::LeaseRenewInterval => node(d).renew_interval = ms,
+            Field::NodeMonitorPeriod => node(d).monitor_period = ms,
+            Field::LeaseAge => node(d).lease_age = Some(ms),
+            Field::MonitorLag => node(d).monitor_lag = Some(ms),
+            Field::NodeDeleted => node(d).node_deleted = Some(value.flag()),
+            Field::OutOfService => node(d).out_of_service = Some(ms),
             Field::ScaleTo => d.scale_to = Some(count),
             // Either key makes the disruption an annotation.
             Field::Annotate => d.annotate.get_or_insert_with(Annotate::default).replica = count,

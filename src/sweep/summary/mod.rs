@@ -74,7 +74,7 @@ impl Table {
         const POD: [&str; 9] = pick(&Metrics::NAMES, [0, 1, 2, 3, 4, 5, 6, 7, 10]);
         const ROLLOUT: [&str; 20] = join(&SERVICE, &RolloutFigures::NAMES);
         const DRAIN: [&str; 19] = join(&SERVICE, &DrainFigures::NAMES);
-        const NODE: [&str; 24] = join(&DRAIN, &NodeFigures::NAMES);
+        const NODE: [&str; 25] = join(&DRAIN, &NodeFigures::NAMES);
         const CRASH: [&str; 17] = join(&SERVICE, &CrashFigures::NAMES);
         match self {
             Table::Pod => &POD,

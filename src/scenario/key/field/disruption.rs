@@ -75,7 +75,13 @@ impl Field {
             | Field::TolerationSeconds
             | Field::SpotReclaim
             | Field::Provider
-            | Field::Notice => Some(DisruptionKind::Node),
+            | Field::Notice
+            | Field::LeaseRenewInterval
+            | Field::NodeMonitorPeriod
+            | Field::LeaseAge
+            | Field::MonitorLag
+            | Field::NodeDeleted
+            | Field::OutOfService => Some(DisruptionKind::Node),
             Field::Crash => Some(DisruptionKind::Crash),
             Field::ScaleDownNode
             | Field::MaxGracefulTerminationSec

@@ -197,8 +197,8 @@ impl Field {
             }
             Field::NodeFailure => {
                 "makes the disruption a failure of this node, from 0: its kubelet stops posting status, the node controller \
-                 marks it NotReady after node_monitor_grace_period (its Pods' endpoints turn not ready), the unreachable \
-                 taint evicts its Pods after toleration_seconds (no budget asked), the ReplicaSet replaces them elsewhere; \
+                 marks it NotReady at its first check node_monitor_grace_period past the last Lease renewal it saw (its Pods' \
+                 endpoints turn not ready), the unreachable taint evicts its Pods after toleration_seconds (no budget asked), the ReplicaSet replaces them elsewhere; \
                  requests to its Pods time out (failed_unreachable)"
             }
             Field::Partition => {
@@ -206,11 +206,12 @@ impl Field {
                  clients on their own node through its kube-proxy's last rules; default false"
             }
             Field::NodeMonitorGracePeriod => {
-                "kube-controller-manager's --node-monitor-grace-period: failure → the node marked NotReady; default 40s \
-                 before Kubernetes 1.32, 50s from 1.32 (kubernetes#126287)"
+                "kube-controller-manager's --node-monitor-grace-period: the Lease's last renewal seen → the node marked \
+                 NotReady (at a check); default 40s before Kubernetes 1.32, 50s from 1.32 (kubernetes#126287)"
             }
             Field::TolerationSeconds => {
-                "the Pods' tolerationSeconds for node.kubernetes.io/unreachable: NotReady → evicted; default 300s \
+                "the Pods' tolerationSeconds for node.kubernetes.io/unreachable: its NoExecute taint (a \
+                 node_monitor_period after NotReady) → evicted; default 300s \
                  (the DefaultTolerationSeconds admission plugin)"
             }
             Field::SpotReclaim => {
@@ -219,6 +220,33 @@ impl Field {
             }
             Field::Provider => "whose spot notice: aws (2 min), gcp (30 s), azure (30 s); default aws",
             Field::Notice => "the spot reclaim's notice, instead of the provider's",
+            Field::LeaseRenewInterval => {
+                "how often the lost node's kubelet renewed its Lease: a quarter of nodeLeaseDurationSeconds (40s); \
+                 default 10s (pkg/kubelet nodeLeaseRenewIntervalFraction)"
+            }
+            Field::NodeMonitorPeriod => {
+                "kube-controller-manager's --node-monitor-period: how often the node controller checks the Leases; \
+                 NotReady comes at the first check node_monitor_grace_period past the one that saw the last renewal; \
+                 default 5s"
+            }
+            Field::LeaseAge => {
+                "how long before the failure the kubelet last renewed its Lease (below lease_renew_interval); \
+                 default drawn per replication, uniform below lease_renew_interval"
+            }
+            Field::MonitorLag => {
+                "from that renewal to the node controller's check that saw it (below node_monitor_period); \
+                 default drawn per replication, uniform below node_monitor_period"
+            }
+            Field::NodeDeleted => {
+                "whether the cloud node lifecycle controller deletes the lost node's Node object (its instance gone), \
+                 a check after NotReady; PodGC then force-deletes its Pods after its 40s quarantine (the ReplicaSet \
+                 replaces any not yet evicted); default true for an aws spot_reclaim (terminated), else false"
+            }
+            Field::OutOfService => {
+                "an operator taints the lost node node.kubernetes.io/out-of-service this long after it failed \
+                 (non-graceful node shutdown, 1.28): its Pods are deleted at once and replaced, and PodGC \
+                 force-deletes them at its next pass once the node is NotReady; default never"
+            }
             Field::ScaleTo => {
                 "makes the disruption a scale-down of the Deployment to this many replicas (below replicas): \
                  its ReplicaSet deletes the Pods it ranks first (not Ready, lower deletion cost, … newer), \

@@ -164,6 +164,18 @@ pub enum Field {
     Provider,
     /// `[[disruptions]] notice`: the spot notice, instead of the provider's.
     Notice,
+    /// `[[disruptions]] lease_renew_interval`: how often the kubelet renews its Lease.
+    LeaseRenewInterval,
+    /// `[[disruptions]] node_monitor_period`: how often the node controller checks.
+    NodeMonitorPeriod,
+    /// `[[disruptions]] lease_age`: the Lease's age when the node fails.
+    LeaseAge,
+    /// `[[disruptions]] monitor_lag`: that renewal → the check that saw it.
+    MonitorLag,
+    /// `[[disruptions]] node_deleted`: the lost node's Node object is deleted.
+    NodeDeleted,
+    /// `[[disruptions]] out_of_service`: failure → an operator's out-of-service taint.
+    OutOfService,
     /// `[[disruptions]] scale_to`: the Deployment is scaled to this many replicas.
     ScaleTo,
     /// `[[disruptions]] annotate`: this replica's Pod gets a deletion cost.
@@ -261,7 +273,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 141] = {
+    pub const ALL: [Field; 147] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -351,6 +363,12 @@ impl Field {
             Field::SpotReclaim,
             Field::Provider,
             Field::Notice,
+            Field::LeaseRenewInterval,
+            Field::NodeMonitorPeriod,
+            Field::LeaseAge,
+            Field::MonitorLag,
+            Field::NodeDeleted,
+            Field::OutOfService,
             Field::ScaleTo,
             Field::Annotate,
             Field::DeletionCost,

@@ -94,6 +94,12 @@ impl Field {
             | Field::SpotReclaim
             | Field::Provider
             | Field::Notice
+            | Field::LeaseRenewInterval
+            | Field::NodeMonitorPeriod
+            | Field::LeaseAge
+            | Field::MonitorLag
+            | Field::NodeDeleted
+            | Field::OutOfService
             | Field::ScaleTo
             | Field::Annotate
             | Field::DeletionCost

@@ -53,6 +53,12 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::SpotReclaim
             | $crate::scenario::key::Field::Provider
             | $crate::scenario::key::Field::Notice
+            | $crate::scenario::key::Field::LeaseRenewInterval
+            | $crate::scenario::key::Field::NodeMonitorPeriod
+            | $crate::scenario::key::Field::LeaseAge
+            | $crate::scenario::key::Field::MonitorLag
+            | $crate::scenario::key::Field::NodeDeleted
+            | $crate::scenario::key::Field::OutOfService
             | $crate::scenario::key::Field::ScaleTo
             | $crate::scenario::key::Field::Annotate
             | $crate::scenario::key::Field::DeletionCost

@@ -44,6 +44,11 @@ impl Field {
             | Field::NodeMonitorGracePeriod
             | Field::TolerationSeconds
             | Field::Notice
+            | Field::LeaseRenewInterval
+            | Field::NodeMonitorPeriod
+            | Field::LeaseAge
+            | Field::MonitorLag
+            | Field::OutOfService
             | Field::ActionAt
             | Field::ActionAfterReady
             | Field::ActionGracePeriod
@@ -118,7 +123,7 @@ impl Field {
             | Field::MaxGracefulTerminationSec
             | Field::MaxPodEvictionTime
             | Field::EvictionRetryTime => Unit::Millis,
-            Field::Partition => Unit::Flag,
+            Field::Partition | Field::NodeDeleted => Unit::Flag,
             Field::Provider => Unit::Word {
                 what: "provider",
                 names: &Provider::NAMES,

@@ -2,7 +2,8 @@
 //! a node that exists, lost once, a disruption of its own, and beside
 //! neither a rollout nor a kubectl delete (its replacements come from the
 //! Deployment's ReplicaSet, which would replace a deleted Pod too, as a
-//! drain's do); a partition is a failure's, never a spot reclaim's.
+//! drain's do); a partition is a failure's, never a spot reclaim's; the
+//! Lease phases fall within their cycles.
 //!
 //! Invariant: apart from `service`'s own table, so the lost node's rules
 //! read in one place; `check_node_failures` runs before the drain's and
@@ -11,8 +12,9 @@
 use std::fmt;
 
 use super::{ServiceProblem, ServiceRule, problem, written_beside};
+use crate::engine::SimDuration;
 use crate::model::RunSpec;
-use crate::model::service::{Disruption, ServiceSpec};
+use crate::model::service::{Disruption, NodeFailure, ServiceSpec};
 use crate::scenario::key::Field;
 
 /// A rule a lost node breaks.
@@ -46,6 +48,19 @@ pub enum NodeRule {
     },
     /// `partition = true` on a spot reclaim.
     SpotPartition,
+    /// `node_monitor_period = 0`: the controller would never check.
+    NoMonitorPeriod,
+    /// A Lease phase (`lease_age`, `monitor_lag`) not below its cycle.
+    PhaseBeyond {
+        /// The phase's key.
+        field: Field,
+        /// Its value.
+        value: SimDuration,
+        /// Its cycle's key.
+        cycle: Field,
+        /// The cycle's length.
+        length: SimDuration,
+    },
 }
 
 impl fmt::Display for NodeRule {
@@ -86,6 +101,23 @@ impl fmt::Display for NodeRule {
             NodeRule::SpotPartition => write!(
                 f,
                 "partition is a node failure's: a spot reclaim's machine is taken back, not cut off; drop it"
+            ),
+            NodeRule::NoMonitorPeriod => write!(
+                f,
+                "node_monitor_period = 0s: the node controller would never check the node; write a period above 0 \
+                 (default 5s)"
+            ),
+            NodeRule::PhaseBeyond {
+                field,
+                value,
+                cycle,
+                length,
+            } => write!(
+                f,
+                "{} = {value} is not below {} = {length}: the phase falls within one cycle; write less, or leave \
+                 it out to draw it",
+                field.leaf(),
+                cycle.leaf()
             ),
         }
     }
@@ -154,6 +186,42 @@ pub(super) fn check_node_failures(_: &RunSpec, service: &ServiceSpec) -> Result<
         if f.partition && f.spot.is_some() {
             return at(Field::Partition, NodeRule::SpotPartition);
         }
+        if let Some((field, rule)) = lease_rule(f) {
+            return at(field, rule);
+        }
     }
     Ok(())
+}
+
+/// The Lease timings' rule `f` breaks, with the key to blame.
+fn lease_rule(f: NodeFailure) -> Option<(Field, NodeRule)> {
+    if f.monitor_period == SimDuration::ZERO {
+        return Some((Field::NodeMonitorPeriod, NodeRule::NoMonitorPeriod));
+    }
+    let phases = [
+        (
+            Field::LeaseAge,
+            f.lease_age,
+            Field::LeaseRenewInterval,
+            f.renew_interval,
+        ),
+        (
+            Field::MonitorLag,
+            f.monitor_lag,
+            Field::NodeMonitorPeriod,
+            f.monitor_period,
+        ),
+    ];
+    for (field, value, cycle, length) in phases {
+        if let Some(value) = value.filter(|&v| v >= length) {
+            let rule = NodeRule::PhaseBeyond {
+                field,
+                value,
+                cycle,
+                length,
+            };
+            return Some((field, rule));
+        }
+    }
+    None
 }

@@ -317,3 +317,35 @@ fn a_lost_node_is_refused_beyond_the_nodes_beside_a_delete_and_as_a_partitioned_
         "{e}"
     );
 }
+
+#[test]
+fn a_lost_nodes_lease_phases_fall_within_their_cycles() {
+    // The Lease's age is below the 10 s renew interval, the lag below the
+    // 5 s check period (both written here, or drawn below them).
+    let e = error_of("[service]\n[[disruptions]]\nat = \"5s\"\nnode_failure = 1\nlease_age = \"10s\"\n");
+    assert_eq!(
+        e,
+        "s.toml:5:13: disruption 0: lease_age = 10s is not below lease_renew_interval = 10s: the phase falls \
+         within one cycle; write less, or leave it out to draw it"
+    );
+    let e = error_of(
+        "[service]\n[[disruptions]]\nat = \"5s\"\nnode_failure = 1\nnode_monitor_period = \"2s\"\nmonitor_lag = \"3s\"\n",
+    );
+    assert!(
+        e.contains("monitor_lag = 3s is not below node_monitor_period = 2s"),
+        "{e}"
+    );
+    let e =
+        error_of("[service]\n[[disruptions]]\nat = \"5s\"\nnode_failure = 1\nnode_monitor_period = \"0s\"\n");
+    assert!(
+        e.contains("node_monitor_period = 0s: the node controller would never check"),
+        "{e}"
+    );
+    let text =
+        format!("[service]\n[[disruptions]]\nat = \"5s\"\nnode_failure = 1\nlease_age = \"9.999s\"\n{POD}");
+    let s = Scenario::parse(&text, "s.toml").unwrap();
+    let f = s.run.service.as_deref().unwrap().disruptions[0]
+        .node_failure
+        .unwrap();
+    assert_eq!(f.lease_age, Some(crate::engine::SimDuration::from_millis(9999)));
+}
