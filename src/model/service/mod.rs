@@ -135,7 +135,7 @@ use self::rollout::Deploy;
 use self::router::HopState;
 use self::traffic::Requests;
 use crate::engine::{EventQueue, Model, Scheduler, SimTime};
-use crate::model::draw::{DrawKey, Stream};
+use crate::model::draw::{DrawKey, Seeded};
 use crate::model::pod::spec::PodRunSpec;
 use crate::model::pod::{PodEvent, PodModel, TraceEntry};
 
@@ -146,7 +146,8 @@ pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
     /// them (`ServiceRun`); `service` and `stream` are this run's copies.
     run: R,
     service: ServiceSpec,
-    stream: Stream,
+    /// Folded in once a run: the Service draws a few times a request.
+    stream: Seeded,
     pods: Vec<PodModel<Tap<O>>>,
     replicas: Vec<Replica>,
     /// When each replica's Pod last handled an event: where its own run ended.
@@ -187,7 +188,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     pub fn new(run: R, observer: O) -> Self {
         let mut model = ServiceModel {
             service: ServiceSpec::default(),
-            stream: *run.stream(),
+            stream: run.stream().seeded(),
             run,
             pods: Vec::new(),
             replicas: Vec::new(),
@@ -223,7 +224,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Back to replicas never created, for the current `run`.
     pub fn reset(&mut self) {
         self.service = self.run.service().cloned().unwrap_or_default();
-        self.stream = *self.run.stream();
+        self.stream = self.run.stream().seeded();
         let replicas = self.service.replicas.max(1);
         let nodes = self.service.nodes.max(1);
         let pod = replica_pod(self.run.pod(), self.service.app.on_sigterm);
