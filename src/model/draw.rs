@@ -25,7 +25,10 @@ pub enum DrawKey {
     Failure = 6,
     /// The Pod's deletion time (`stop_at`, `stop_after_ready`).
     Deletion = 7,
-    /// The gap before a Service request arrives (counter: request index).
+    /// The gap before a Service request arrives (counter: request index);
+    /// of a Poisson stream, the chain's next output picks which client
+    /// sends it (`Seeded::uniform_and_index`), uniformly: so each client's
+    /// requests are a Poisson stream of their own (thinning).
     ArrivalGap = 8,
     /// How long the app takes to answer a request (counter: request index).
     ServiceTime = 9,
@@ -54,10 +57,6 @@ pub enum DrawKey {
     /// constant routing state sent (counter: the run's count draw, and the
     /// uniform within it).
     Count = 18,
-    /// Which client sends a request of a Poisson stream (counter: request
-    /// index): each picks one uniformly, so each client's requests are a
-    /// Poisson stream of their own (thinning).
-    Client = 19,
     /// The counting model's keep-alive client (`counting::keepalive`): a
     /// request's gap, a dial's endpoint, a connection's last request
     /// (counter: the run's pool draw, and the uniform within it).
@@ -209,5 +208,27 @@ mod tests {
         for d in deciles {
             assert!((f64::from(d) - 10_000.0).abs() < 4.0 * 95.0, "{deciles:?}");
         }
+    }
+
+    #[test]
+    fn a_pair_is_the_uniform_and_an_independent_even_index() {
+        // 300,000 pairs over 3 indices: each of the 6 cells (u below or
+        // above 1/2, index 0–2) holds 50,000 ± 204 (binomial sd,
+        // sqrt(n·1/6·5/6)) if the index is uniform and independent of u.
+        let s = Stream {
+            seed: 9,
+            replication: 0,
+        }
+        .seeded();
+        let mut cells = [[0u32; 3]; 2];
+        for i in 0..300_000u64 {
+            let (u, index) = s.uniform_and_index(i, DrawKey::ArrivalGap, 1, 3);
+            assert_eq!(u, s.uniform(i, DrawKey::ArrivalGap, 1));
+            cells[usize::from(u >= 0.5)][index as usize] += 1;
+        }
+        for cell in cells.iter().flatten() {
+            assert!((f64::from(*cell) - 50_000.0).abs() < 4.0 * 204.0, "{cells:?}");
+        }
+        assert_eq!(s.uniform_and_index(5, DrawKey::ArrivalGap, 1, 1).1, 0);
     }
 }

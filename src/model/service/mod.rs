@@ -163,6 +163,8 @@ pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
     /// The next request's index: the counter of its draws.
     next_request: u32,
     next_arrival: f64,
+    /// The next request's client, of a Poisson stream: drawn with its gap.
+    next_client: u32,
     started: Option<SimTime>,
     traffic_end: Option<SimTime>,
     /// Disruptions that have happened: traffic settles once all have.
@@ -202,6 +204,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             requests: Requests::default(),
             next_request: 0,
             next_arrival: 0.0,
+            next_client: 0,
             started: None,
             traffic_end: None,
             disrupted: 0,
@@ -275,6 +278,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.requests.clear();
         self.next_request = 0;
         self.next_arrival = 0.0;
+        self.next_client = 0;
         self.started = None;
         self.traffic_end = None;
         self.disrupted = 0;
