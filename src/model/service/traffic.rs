@@ -162,7 +162,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             }
         };
         self.next_arrival += gap;
-        let at = SimTime(self.next_arrival.round().max(0.0) as u64);
+        let at = SimTime::nearest(self.next_arrival);
         s.at(at.max(now), ServiceEvent::Arrival);
     }
 
