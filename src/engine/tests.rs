@@ -231,7 +231,7 @@ fn nearest_rounds_as_f64_round_does() {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        let bits = f64::from_bits(state >> 2 & 0x43B0_0000_0000_0000_u64.wrapping_sub(1));
+        let bits = f64::from_bits((state >> 2) & 0x43B0_0000_0000_0000_u64.wrapping_sub(1));
         let day = (state >> 11) as f64 / (1u64 << 53) as f64 * 86_400_000.0;
         for x in [bits, day] {
             assert_eq!(SimTime::nearest(x), SimTime(reference(x)), "{x}");
