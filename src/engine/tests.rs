@@ -1,6 +1,7 @@
 //! The engine's own tests: a toy model (a ticker with generations) run
-//! through the clock, stale events, pauses, copies and the limits. Apart
-//! from `mod.rs` so the run loop reads without them.
+//! through the clock, stale events, pauses, copies and the limits, and
+//! `SimTime::nearest`'s rounding. Apart from `mod.rs` so the run loop
+//! reads without them.
 
 use super::*;
 
@@ -191,4 +192,49 @@ fn a_quiet_run_reports_quiet() {
     let mut sim = ticker(300);
     assert_eq!(sim.run(), RunEnd::Quiet);
     assert_eq!(sim.time(), SimTime::ZERO);
+}
+
+#[test]
+fn nearest_rounds_as_f64_round_does() {
+    // The reference is the expression it replaces; the edge cases are the
+    // ones a shortcut gets wrong: just below a half (floor(x + 0.5) gives
+    // 1 for 0.49999999999999994), halves, past 2^52 (every float an
+    // integer or a half) and 2^53, past u64, negatives, NaN, infinities.
+    let reference = |x: f64| x.round().max(0.0) as u64;
+    let edges = [
+        0.0,
+        -0.0,
+        0.49999999999999994,
+        0.5,
+        1.5,
+        2.5,
+        4_503_599_627_370_495.5,
+        4_503_599_627_370_497.0,
+        9_007_199_254_740_993.0,
+        1.8446744073709552e19,
+        1e30,
+        -0.5,
+        -0.49999999999999994,
+        -7.5,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::MIN_POSITIVE,
+    ];
+    for x in edges {
+        assert_eq!(SimTime::nearest(x), SimTime(reference(x)), "{x}");
+    }
+    // Arbitrary bit patterns of positive floats (exponent bits a subset
+    // of 2^59's), and instants of a day in ms with random fractions.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..200_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let bits = f64::from_bits((state >> 2) & 0x43B0_0000_0000_0000_u64.wrapping_sub(1));
+        let day = (state >> 11) as f64 / (1u64 << 53) as f64 * 86_400_000.0;
+        for x in [bits, day] {
+            assert_eq!(SimTime::nearest(x), SimTime(reference(x)), "{x}");
+        }
+    }
 }

@@ -25,7 +25,10 @@ pub enum DrawKey {
     Failure = 6,
     /// The Pod's deletion time (`stop_at`, `stop_after_ready`).
     Deletion = 7,
-    /// The gap before a Service request arrives (counter: request index).
+    /// The gap before a Service request arrives (counter: request index);
+    /// of a Poisson stream, the chain's next output picks which client
+    /// sends it (`Seeded::uniform_and_index`), uniformly: so each client's
+    /// requests are a Poisson stream of their own (thinning).
     ArrivalGap = 8,
     /// How long the app takes to answer a request (counter: request index).
     ServiceTime = 9,
@@ -54,10 +57,6 @@ pub enum DrawKey {
     /// constant routing state sent (counter: the run's count draw, and the
     /// uniform within it).
     Count = 18,
-    /// Which client sends a request of a Poisson stream (counter: request
-    /// index): each picks one uniformly, so each client's requests are a
-    /// Poisson stream of their own (thinning).
-    Client = 19,
     /// The counting model's keep-alive client (`counting::keepalive`): a
     /// request's gap, a dial's endpoint, a connection's last request
     /// (counter: the run's pool draw, and the uniform within it).
@@ -109,19 +108,62 @@ impl Stream {
     /// A uniform in the open interval (0, 1) for this draw; `name` is the
     /// container's `name_hash` (0 for the Pod), `attempt` counts from 1.
     pub fn uniform(self, name: u64, key: DrawKey, attempt: u32) -> f64 {
-        // Each input is folded in through the mixer, with a distinct odd
-        // constant, so equal inputs in different places never cancel.
-        let mut h = mix(self.seed ^ 0x9E37_79B9_7F4A_7C15);
-        for (word, salt) in [
-            (self.replication, 0xD1B5_4A32_D192_ED03),
-            (name, 0xAEF1_7502_108E_F2D9),
-            ((key as u64) << 32 | u64::from(attempt), 0x8CB9_2BA7_2F3D_8DD7),
-        ] {
-            h = mix(h ^ word.wrapping_mul(salt));
-        }
-        // The top 53 bits, centred in their cell: never 0, never 1.
-        ((h >> 11) as f64 + 0.5) * (1.0 / (1u64 << 53) as f64)
+        self.seeded().uniform(name, key, attempt)
     }
+
+    /// The first two rounds of every draw's hash chain, which only the
+    /// seed and the replication decide: a model that draws many times a
+    /// run (a Service, a request at a time) folds them in once.
+    pub fn seeded(self) -> Seeded {
+        let h = mix(self.seed ^ 0x9E37_79B9_7F4A_7C15);
+        Seeded(mix(h ^ self.replication.wrapping_mul(0xD1B5_4A32_D192_ED03)))
+    }
+}
+
+/// A `Stream` with its seed and replication folded in: the same draws,
+/// two rounds of the mixer fewer each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Seeded(u64);
+
+impl Seeded {
+    /// `Stream::uniform` of the stream this was made from.
+    #[inline]
+    pub fn uniform(self, name: u64, key: DrawKey, attempt: u32) -> f64 {
+        to_unit(mix(self.state(name, key, attempt)))
+    }
+
+    /// `uniform(name, key, attempt)` and, from the next output of the same
+    /// chain, an index uniform over `0..n` (`n` ≥ 1): two independent
+    /// draws for one round of the mixer more than the first alone. The
+    /// next output is SplitMix64's own step, the state moved by its odd
+    /// gamma and mixed again, so the two are successive outputs of that
+    /// generator (Steele, Lea, Flood 2014). The index is the high word of
+    /// that 64-bit output times `n` (Lemire 2019): each index has
+    /// ⌊2⁶⁴/n⌋ or ⌈2⁶⁴/n⌉ of the outputs, so its chance is within 2⁻⁶⁴ of
+    /// 1/`n` — not the first output's spare low 11 bits, whose 2¹¹ values
+    /// cannot split evenly three ways.
+    #[inline]
+    pub fn uniform_and_index(self, name: u64, key: DrawKey, attempt: u32, n: u32) -> (f64, u32) {
+        let state = self.state(name, key, attempt);
+        let next = mix(state.wrapping_add(0x9E37_79B9_7F4A_7C15));
+        let index = (u128::from(next) * u128::from(n)) >> 64;
+        (to_unit(mix(state)), index as u32)
+    }
+
+    /// The chain's state before its last round. Each input is folded in
+    /// through the mixer, with a distinct odd constant, so equal inputs in
+    /// different places never cancel.
+    #[inline]
+    fn state(self, name: u64, key: DrawKey, attempt: u32) -> u64 {
+        let h = mix(self.0 ^ name.wrapping_mul(0xAEF1_7502_108E_F2D9));
+        h ^ ((key as u64) << 32 | u64::from(attempt)).wrapping_mul(0x8CB9_2BA7_2F3D_8DD7)
+    }
+}
+
+/// The top 53 bits of `h`, centred in their cell: never 0, never 1.
+#[inline]
+fn to_unit(h: u64) -> f64 {
+    ((h >> 11) as f64 + 0.5) * (1.0 / (1u64 << 53) as f64)
 }
 
 #[cfg(test)]
@@ -171,5 +213,27 @@ mod tests {
         for d in deciles {
             assert!((f64::from(d) - 10_000.0).abs() < 4.0 * 95.0, "{deciles:?}");
         }
+    }
+
+    #[test]
+    fn a_pair_is_the_uniform_and_an_independent_even_index() {
+        // 300,000 pairs over 3 indices: each of the 6 cells (u below or
+        // above 1/2, index 0–2) holds 50,000 ± 204 (binomial sd,
+        // sqrt(n·1/6·5/6)) if the index is uniform and independent of u.
+        let s = Stream {
+            seed: 9,
+            replication: 0,
+        }
+        .seeded();
+        let mut cells = [[0u32; 3]; 2];
+        for i in 0..300_000u64 {
+            let (u, index) = s.uniform_and_index(i, DrawKey::ArrivalGap, 1, 3);
+            assert_eq!(u, s.uniform(i, DrawKey::ArrivalGap, 1));
+            cells[usize::from(u >= 0.5)][index as usize] += 1;
+        }
+        for cell in cells.iter().flatten() {
+            assert!((f64::from(*cell) - 50_000.0).abs() < 4.0 * 204.0, "{cells:?}");
+        }
+        assert_eq!(s.uniform_and_index(5, DrawKey::ArrivalGap, 1, 1).1, 0);
     }
 }

@@ -165,10 +165,10 @@ fn the_ready_line_never_dips_below_three_and_the_marks_sit_on_their_instants() {
             x(secs)
         );
     }
-    // Eight refused requests (seed 1's draws: `podsim run` says `refused
-    // 8`), each a red mark on the time axis.
+    // Twelve refused requests (seed 1's draws: `podsim run` says `refused
+    // 12`), each a red mark on the time axis.
     let failed = with_class(root, "failed");
-    assert_eq!(failed.len(), 8);
+    assert_eq!(failed.len(), 12);
     assert!(
         failed
             .iter()

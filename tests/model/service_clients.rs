@@ -185,20 +185,25 @@ fn an_idle_timeout_closes_the_client_s_connection_before_its_next_request() {
 }
 
 /// Connections a client held idle in its pool to `replica` when the app
-/// closed them at SIGTERM (`at`): opened to it, closed gracefully then.
+/// closed them at SIGTERM (`at`): opened to it, closed gracefully then,
+/// and not right after an answer — a connection busy at SIGTERM whose
+/// answer comes in that same millisecond is closed with it (`answered`
+/// emits the close just after the answer), and its client saw the close.
 fn idle_pinned_at(history: &ServiceHistory, replica: u32, at: SimTime) -> u64 {
     let mut to = std::collections::HashMap::new();
     let mut n = 0;
+    let mut after_answer = false;
     for e in history {
         match e.what {
             ServiceChange::ConnectionOpened { conn, replica: r, .. } => {
                 to.insert(conn, r);
             }
-            ServiceChange::ConnectionClosed { conn, reset: false } if e.at == at => {
+            ServiceChange::ConnectionClosed { conn, reset: false } if e.at == at && !after_answer => {
                 n += u64::from(to.get(&conn) == Some(&replica));
             }
             _ => {}
         }
+        after_answer = matches!(e.what, ServiceChange::Answered { .. });
     }
     n
 }

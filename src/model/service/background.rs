@@ -123,7 +123,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     fn next_churn(&mut self, rate: f64) -> SimTime {
         let u = self.stream.uniform(0, DrawKey::ChurnGap, self.churn_index);
         self.churn_next += -(1000.0 / rate) * (-u).ln_1p();
-        SimTime(self.churn_next.round().max(0.0) as u64)
+        SimTime::nearest(self.churn_next)
     }
 
     /// A background change is published now: every node hears of it after

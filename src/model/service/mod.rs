@@ -135,7 +135,7 @@ use self::rollout::Deploy;
 use self::router::HopState;
 use self::traffic::Requests;
 use crate::engine::{EventQueue, Model, Scheduler, SimTime};
-use crate::model::draw::{DrawKey, Stream};
+use crate::model::draw::{DrawKey, Seeded};
 use crate::model::pod::spec::PodRunSpec;
 use crate::model::pod::{PodEvent, PodModel, TraceEntry};
 
@@ -146,7 +146,8 @@ pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
     /// them (`ServiceRun`); `service` and `stream` are this run's copies.
     run: R,
     service: ServiceSpec,
-    stream: Stream,
+    /// Folded in once a run: the Service draws a few times a request.
+    stream: Seeded,
     pods: Vec<PodModel<Tap<O>>>,
     replicas: Vec<Replica>,
     /// When each replica's Pod last handled an event: where its own run ended.
@@ -162,6 +163,8 @@ pub struct ServiceModel<O: ServiceObserver, R: ServiceRun> {
     /// The next request's index: the counter of its draws.
     next_request: u32,
     next_arrival: f64,
+    /// The next request's client, of a Poisson stream: drawn with its gap.
+    next_client: u32,
     started: Option<SimTime>,
     traffic_end: Option<SimTime>,
     /// Disruptions that have happened: traffic settles once all have.
@@ -187,7 +190,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     pub fn new(run: R, observer: O) -> Self {
         let mut model = ServiceModel {
             service: ServiceSpec::default(),
-            stream: *run.stream(),
+            stream: run.stream().seeded(),
             run,
             pods: Vec::new(),
             replicas: Vec::new(),
@@ -201,6 +204,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             requests: Requests::default(),
             next_request: 0,
             next_arrival: 0.0,
+            next_client: 0,
             started: None,
             traffic_end: None,
             disrupted: 0,
@@ -223,7 +227,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Back to replicas never created, for the current `run`.
     pub fn reset(&mut self) {
         self.service = self.run.service().cloned().unwrap_or_default();
-        self.stream = *self.run.stream();
+        self.stream = self.run.stream().seeded();
         let replicas = self.service.replicas.max(1);
         let nodes = self.service.nodes.max(1);
         let pod = replica_pod(self.run.pod(), self.service.app.on_sigterm);
@@ -274,6 +278,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.requests.clear();
         self.next_request = 0;
         self.next_arrival = 0.0;
+        self.next_client = 0;
         self.started = None;
         self.traffic_end = None;
         self.disrupted = 0;

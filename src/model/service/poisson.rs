@@ -8,7 +8,7 @@
 //! function of its seed, its replication and the order of its own events,
 //! never of a thread or of what another run drew.
 
-use crate::model::draw::{DrawKey, Stream};
+use crate::model::draw::{DrawKey, Seeded};
 
 /// Below this mean a count is drawn by inversion (one uniform, at most a
 /// few dozen terms); at or above it by transformed rejection.
@@ -16,7 +16,7 @@ const INVERSION_BELOW: f64 = 10.0;
 
 /// The uniforms of one keyed draw.
 pub(super) struct Draw {
-    stream: Stream,
+    stream: Seeded,
     key: u64,
     next: u32,
     /// `DrawKey::Count`, or the keep-alive client's own `DrawKey::Pool`.
@@ -25,12 +25,12 @@ pub(super) struct Draw {
 
 impl Draw {
     /// Draw number `key` of a run on `stream`.
-    pub fn new(stream: Stream, key: u64) -> Self {
+    pub fn new(stream: Seeded, key: u64) -> Self {
         Draw::keyed(stream, key, DrawKey::Count)
     }
 
     /// Draw number `key` of a run's draws of `kind`.
-    pub fn keyed(stream: Stream, key: u64, kind: DrawKey) -> Self {
+    pub fn keyed(stream: Seeded, key: u64, kind: DrawKey) -> Self {
         Draw {
             stream,
             key,
@@ -138,6 +138,7 @@ fn ln_factorial(k: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::draw::Stream;
 
     #[test]
     fn ln_factorial_is_exact_on_small_and_large_numbers() {
@@ -160,7 +161,8 @@ mod tests {
             let stream = Stream {
                 seed: 7,
                 replication: 1,
-            };
+            }
+            .seeded();
             let draws: Vec<f64> = (0..n)
                 .map(|k| Draw::new(stream, k).poisson(mean) as f64)
                 .collect();
@@ -177,7 +179,7 @@ mod tests {
     fn small_means_give_the_poisson_probabilities() {
         // Mean 2: P(0) = e⁻² = 0.1353, P(1) = 0.2707, P(2) = 0.2707;
         // 100,000 draws, binomial sd ≤ 0.0015 each.
-        let stream = Stream::default();
+        let stream = Stream::default().seeded();
         let mut hist = [0u32; 3];
         for k in 0..100_000u64 {
             if let Some(h) = hist.get_mut(Draw::new(stream, k).poisson(2.0) as usize) {
@@ -196,7 +198,8 @@ mod tests {
         let stream = Stream {
             seed: 1,
             replication: 2,
-        };
+        }
+        .seeded();
         let a = Draw::new(stream, 5).poisson(1e6);
         assert_eq!(a, Draw::new(stream, 5).poisson(1e6));
         assert_ne!(a, Draw::new(stream, 6).poisson(1e6));

@@ -4,8 +4,9 @@
 //! (`client`: which failures, how many times, after what back-off).
 //!
 //! Invariant: every draw of a request is keyed by its index and its try
-//! (`DrawKey::ArrivalGap`, `Endpoint`, `ServiceTime`), never by the order
-//! in which things happened to be drawn, so a run is the same on any thread.
+//! (`DrawKey::ArrivalGap`, which gives its client too, `Endpoint`,
+//! `ServiceTime`), never by the order in which things happened to be
+//! drawn, so a run is the same on any thread.
 
 use super::client::OnClosed;
 use super::connection::ConnState;
@@ -114,7 +115,10 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let (clients, rate, arrival) = (t.clients.max(1), t.rate.get(), t.arrival);
         let index = self.next_request;
         self.next_request += 1;
-        let client = self.client_of(index, clients, arrival);
+        let client = match arrival {
+            Arrival::Constant => index % clients,
+            Arrival::Poisson => self.next_client,
+        };
         // A client on a machine that is off sends nothing.
         if !self.node_down.is_empty() && self.node_off(self.clients[client as usize].node) {
             return self.schedule_arrival(index + 1, rate, arrival, now, s);
@@ -131,25 +135,14 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.schedule_arrival(index + 1, rate, arrival, now, s);
     }
 
-    /// The client that sends request `index`. Of a Poisson stream, one
-    /// picked uniformly by a keyed draw: real clients send independently,
-    /// and each one's requests are then a Poisson stream of `1/clients`
-    /// the rate (thinning), so a node's are too and the counting model is
-    /// exact with clients on several nodes. A constant stream keeps round
-    /// robin, so a deterministic schedule stays deterministic.
-    #[inline]
-    fn client_of(&self, index: u32, clients: u32, arrival: Arrival) -> u32 {
-        match arrival {
-            _ if clients == 1 => 0,
-            Arrival::Constant => index % clients,
-            Arrival::Poisson => {
-                let u = self.stream.uniform(u64::from(index), DrawKey::Client, 1);
-                ((u * f64::from(clients)) as u32).min(clients - 1)
-            }
-        }
-    }
-
     /// Schedules request `index`'s arrival, a gap after the previous one.
+    /// Of a Poisson stream, its client is drawn here too, uniformly, from
+    /// the next output of the gap's own hash chain: real clients send
+    /// independently, and each one's requests are then a Poisson stream of
+    /// `1/clients` the rate (thinning), so a node's are too and the
+    /// counting model is exact with clients on several nodes. A constant
+    /// stream takes them in turn, so a deterministic schedule stays
+    /// deterministic.
     pub(super) fn schedule_arrival(
         &mut self,
         index: u32,
@@ -162,12 +155,14 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let gap = match arrival {
             Arrival::Constant => mean_ms,
             Arrival::Poisson => {
-                let u = self.stream.uniform(u64::from(index), DrawKey::ArrivalGap, 1);
+                let (clients, key) = (self.clients.len() as u32, DrawKey::ArrivalGap);
+                let (u, client) = self.stream.uniform_and_index(u64::from(index), key, 1, clients);
+                self.next_client = client;
                 -mean_ms * (-u).ln_1p()
             }
         };
         self.next_arrival += gap;
-        let at = SimTime(self.next_arrival.round().max(0.0) as u64);
+        let at = SimTime::nearest(self.next_arrival);
         s.at(at.max(now), ServiceEvent::Arrival);
     }
 
