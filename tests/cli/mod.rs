@@ -19,8 +19,9 @@
 //!   grace periods past the API, each answered with the fix;
 //! - `inputs`: several files, several workloads per file, standard input,
 //!   JSON, refusals listed after the rest ran, `report` reading the same;
-//! - `pictures`: `run --svg` and `plot` (SVG, PNG), and the helpers `report`
-//!   shares;
+//! - `pictures`: `run --svg` (SVG, PNG), and the helpers `plot` and
+//!   `report` share;
+//! - `plot`: `podsim plot`'s trade-off (SVG, PNG) and what it refuses;
 //! - `picture_layout`: runs of very different lengths on axes of their
 //!   own; the band chart exactly `--width` cells wide;
 //! - `report`: `podsim report`'s HTML page for runs, sweeps, summaries and Jobs;
@@ -77,6 +78,7 @@ mod mixed;
 mod node_rows;
 mod picture_layout;
 mod pictures;
+mod plot;
 mod replications;
 mod report;
 pub mod resume;
