@@ -60,6 +60,21 @@ pub(super) fn cells(row: Node) -> Vec<String> {
         .collect()
 }
 
+/// Each timeline band below `row` as (state, from ms, to ms), in the
+/// picture's order.
+pub(super) fn bands<'a>(row: Node<'a, '_>) -> Vec<(&'a str, u64, u64)> {
+    with_class(row, "band")
+        .iter()
+        .map(|b| {
+            (
+                b.attribute("data-state").unwrap(),
+                attr_u64(b, "data-from"),
+                attr_u64(b, "data-to"),
+            )
+        })
+        .collect()
+}
+
 pub(super) fn texts(root: Node) -> Vec<String> {
     root.descendants()
         .filter(|n| n.has_tag_name("text"))
@@ -150,18 +165,8 @@ fn timelines_show_the_seed_layouts_side_by_side() {
     }
     // Side by side, web: waiting 0–2 s, booting 2–3 s, running 3–10 s, draining 10–13 s.
     let web = with_class(blocks[1], "row")[2];
-    let bands: Vec<(&str, u64, u64)> = with_class(web, "band")
-        .iter()
-        .map(|b| {
-            (
-                b.attribute("data-state").unwrap(),
-                attr_u64(b, "data-from"),
-                attr_u64(b, "data-to"),
-            )
-        })
-        .collect();
     assert_eq!(
-        bands,
+        bands(web),
         [
             ("waiting", 0, 2000),
             ("booting", 2000, 3000),
