@@ -31,6 +31,8 @@
 //! - `drain`: a kubectl drain under a PodDisruptionBudget, worked by hand;
 //! - `crash`: `[[disruptions]] crash` from an annotation and a grid axis;
 //! - `autoscaler`: `[[disruptions]] scale_down_node` from an annotation and grid axes;
+//! - `disruption_inputs`: issue 40's kinds written wrong (a delete beside
+//!   another kind, a failure given a notice) in TOML, annotations and axes;
 //! - `node_rows`: the picture's node rows read back: shutting down, scaling down, deleted;
 //! - `rollout`: a Deployment rollout through `run` and `sweep`, worked by hand;
 //! - `rollout_view`: the rollout's stacked picture and `--watch` for its Pods;
@@ -66,6 +68,7 @@ mod advise_start;
 mod autoscaler;
 pub mod common;
 mod crash;
+mod disruption_inputs;
 mod distribution_inputs;
 mod drain;
 mod errors;

@@ -22,9 +22,11 @@ mod disruption;
 mod node;
 #[cfg(test)]
 mod tests;
+mod written;
 
 pub(crate) use disruption::one_replica_kind;
 pub use node::NodeRule;
+pub use written::check_written;
 
 /// A rule a Service breaks, with what its message needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
