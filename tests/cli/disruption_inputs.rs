@@ -88,3 +88,35 @@ fn a_manifests_delete_annotation_beside_a_crash_is_refused_at_the_delete() {
         "{e}"
     );
 }
+
+#[test]
+fn a_provider_axis_over_a_node_failure_is_refused_and_writes_nothing() {
+    let dir = TempDir::new();
+    node_failure_with(&dir, "node_failure = 1");
+    let grid = write(
+        dir.path(),
+        "grid.toml",
+        "base = \"lost.toml\"\n\n[axes]\n\"disruptions.0.provider\" = [\"aws\", \"gcp\"]\n",
+    );
+    let csv = dir.path().join("out.csv");
+    let out = podsim()
+        .args(["sweep", "--grid"])
+        .arg(&grid)
+        .arg("--out")
+        .arg(&csv)
+        .assert()
+        .code(1);
+    let e = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        e.contains(
+            "grid.toml:4:1: axis \"disruptions.0.provider\": disruption 0 of the base is a node failure"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("write spot_reclaim = <node> in the base"), "{e}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        2,
+        "only lost.toml and grid.toml"
+    );
+}
