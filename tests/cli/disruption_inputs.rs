@@ -1,7 +1,7 @@
 //! Issue 40's disruption kinds written as a new user writes them, wrong:
 //! a delete beside another kind's key, a node failure given a spot
-//! reclaim's notice, in a TOML scenario, in a real manifest's annotations
-//! and as a grid axis. Each is refused at its key (file:line:col), with
+//! reclaim's notice, a toleration in milliseconds, in a TOML scenario,
+//! in a real manifest's annotations and as a grid axis. Each is refused at its key (file:line:col), with
 //! what to write instead, exit 1 and no file written; before, each ran
 //! as another disruption than the one written.
 
@@ -118,5 +118,22 @@ fn a_provider_axis_over_a_node_failure_is_refused_and_writes_nothing() {
         std::fs::read_dir(dir.path()).unwrap().count(),
         2,
         "only lost.toml and grid.toml"
+    );
+}
+
+#[test]
+fn a_toleration_in_milliseconds_is_refused_with_the_whole_seconds_around_it() {
+    // core/v1 Toleration.tolerationSeconds is an int64 of seconds: 1500ms
+    // is none, and 1s and 2s are the two around it. Before, it ran (its
+    // Pods evicted 1.5 s after NotReady).
+    let dir = TempDir::new();
+    let path = node_failure_with(&dir, "node_failure = 1\ntoleration_seconds = \"1500ms\"");
+    let e = refused(&path);
+    assert!(
+        e.contains(
+            "lost.toml:22:22: disruption 0: toleration_seconds \"1.5s\" is not a whole number of seconds, and \
+             the Kubernetes API keeps a toleration's tolerationSeconds in whole seconds; write \"1s\" or \"2s\""
+        ),
+        "{e}"
     );
 }

@@ -224,6 +224,8 @@ impl fmt::Display for ServiceProblem {
             ServiceRule::NotWholeSeconds(field, length) => {
                 let api = match field {
                     Field::GracePeriod => "kubectl delete --grace-period",
+                    // core/v1 Toleration.TolerationSeconds is an *int64 of seconds.
+                    Field::TolerationSeconds => "a toleration's tolerationSeconds",
                     _ => "the Deployment's minReadySeconds",
                 };
                 let floor = length.floor_secs();
