@@ -137,3 +137,34 @@ fn a_toleration_in_milliseconds_is_refused_with_the_whole_seconds_around_it() {
         "{e}"
     );
 }
+
+#[test]
+fn a_scale_down_of_a_single_replica_offers_0_not_a_range_of_one() {
+    // tests/manifests/istio-frontend-service.yaml, Online Boutique's
+    // frontend with Istio's injected proxy: `replicas: 1`. Its timings
+    // file's rollout made `scale_to = 1`: not below 1, and 0 is the one
+    // value below (the message said "one of 0 to 0").
+    let timings = std::fs::read_to_string("tests/manifests/istio-frontend-service.timings.toml").unwrap();
+    let rollout = "rollout = \"RollingUpdate\"";
+    assert_eq!(timings.matches(rollout).count(), 1);
+    let timings = timings.replacen(rollout, "scale_to = 1", 1);
+    let line = 1 + timings
+        .lines()
+        .position(|l| l.starts_with("scale_to = 1"))
+        .unwrap();
+    let dir = TempDir::new();
+    let path = write(dir.path(), "frontend.timings.toml", &timings);
+    let out = podsim()
+        .args(["run", "tests/manifests/istio-frontend-service.yaml", "--timings"])
+        .arg(&path)
+        .assert()
+        .code(1);
+    let e = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        e.contains(&format!(
+            "frontend.timings.toml:{line}:1: disruption 0: scale_to = 1 is not below the replicas: with \
+             replicas = 1, scale down to 0\n"
+        )),
+        "{e}"
+    );
+}

@@ -32,7 +32,8 @@
 //! - `crash`: `[[disruptions]] crash` from an annotation and a grid axis;
 //! - `autoscaler`: `[[disruptions]] scale_down_node` from an annotation and grid axes;
 //! - `disruption_inputs`: issue 40's kinds written wrong (a delete beside
-//!   another kind, a failure given a notice) in TOML, annotations and axes;
+//!   another kind, a failure given a notice, a toleration in milliseconds,
+//!   a single replica scaled to 1) in TOML, annotations, timings and axes;
 //! - `node_rows`: the picture's node rows read back: shutting down, scaling down, deleted;
 //! - `rollout`: a Deployment rollout through `run` and `sweep`, worked by hand;
 //! - `rollout_view`: the rollout's stacked picture and `--watch` for its Pods;
