@@ -8,12 +8,16 @@
 //! that a container's exit when it restarts or backs off in the same instant
 //! (R70). What the
 //! API shows of a container (Running, started, Ready) is the model's word,
-//! never worked out here from the spec.
-
-use std::fmt::Write;
+//! never worked out here from the spec. How the lines are printed (the
+//! Pods' names, AGE, the padded columns) is `print`'s.
 
 use crate::engine::SimTime;
-use crate::model::{Change, ContainerKind, ExitReason, PodPhase, PodReport, PodSpec, TraceEntry, name_hash};
+use crate::model::{Change, ContainerKind, ExitReason, PodPhase, PodSpec, TraceEntry};
+
+mod print;
+
+pub(crate) use print::ALPHANUMS;
+pub use print::{human_age, name_suffix, pods, watch_text};
 
 /// A container's state as the API shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,44 +206,6 @@ fn terminated_reason(reason: ExitReason) -> &'static str {
     }
 }
 
-/// `k8s.io/apimachinery/pkg/util/rand`'s alphabet: no vowels, no 0, 1, 3.
-pub(crate) const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-
-/// The five characters the API server adds to a `generateName`, drawn from
-/// `seed` where the server draws at random, so a name is the same on every
-/// run.
-pub fn name_suffix(seed: &str) -> String {
-    let mut h = name_hash(seed);
-    (0..5)
-        .map(|_| {
-            let c = ALPHANUMS[(h % ALPHANUMS.len() as u64) as usize] as char;
-            h /= ALPHANUMS.len() as u64;
-            c
-        })
-        .collect()
-}
-
-/// Every Pod of `report` (a run of `spec`, named `name`) with its watch
-/// lines: the Pod, or each Pod a Job made, named as the Job controller's
-/// `generateName` and the API server name them (`<job>-<5 chars>`), each
-/// line's AGE from that Pod's creation. The Job's Pods come one after
-/// another, so Pod by Pod is the order `kubectl get pods -w` prints.
-pub fn pods(name: &str, spec: &PodSpec, report: &PodReport) -> Vec<(String, Vec<WatchLine>)> {
-    let Some(job) = &report.job else {
-        return vec![(name.to_string(), watch(spec, &report.trace))];
-    };
-    std::iter::once(&report.trace)
-        .chain(&job.later)
-        .enumerate()
-        .map(|(n, trace)| {
-            (
-                format!("{name}-{}", name_suffix(&format!("{name}/{n}"))),
-                watch(spec, trace),
-            )
-        })
-        .collect()
-}
-
 /// The watch lines of `trace`, the history of a run of `spec`.
 pub fn watch(spec: &PodSpec, trace: &[TraceEntry]) -> Vec<WatchLine> {
     let has_inits = spec.containers.iter().any(|c| c.kind != ContainerKind::App);
@@ -366,59 +332,6 @@ pub fn watch(spec: &PodSpec, trace: &[TraceEntry]) -> Vec<WatchLine> {
     lines
 }
 
-/// kubectl's AGE column (`duration.HumanDuration`).
-pub fn human_age(at: SimTime) -> String {
-    let seconds = at.as_millis() / 1000;
-    let (minutes, hours) = (seconds / 60, seconds / 3600);
-    match () {
-        _ if seconds < 120 => format!("{seconds}s"),
-        _ if minutes < 10 && seconds.is_multiple_of(60) => format!("{minutes}m"),
-        _ if minutes < 10 => format!("{minutes}m{}s", seconds % 60),
-        _ if minutes < 180 => format!("{minutes}m"),
-        _ if hours < 8 && minutes.is_multiple_of(60) => format!("{hours}h"),
-        _ if hours < 8 => format!("{hours}h{}m", minutes % 60),
-        _ if hours < 48 => format!("{hours}h"),
-        _ if hours.is_multiple_of(24) || hours >= 24 * 8 => format!("{}d", hours / 24),
-        _ => format!("{}d{}h", hours / 24, hours % 24),
-    }
-}
-
-/// The lines of several Pods as kubectl prints them: one header, columns
-/// padded to fit every Pod.
-pub fn watch_text(pods: &[(String, Vec<WatchLine>)]) -> String {
-    let name_width = pods.iter().map(|(n, _)| n.len()).max().unwrap_or(0).max(4);
-    let status_width = pods
-        .iter()
-        .flat_map(|(_, l)| l)
-        .map(|l| l.status.len())
-        .max()
-        .unwrap_or(0)
-        .max(6);
-    let restarts_width = pods
-        .iter()
-        .flat_map(|(_, l)| l)
-        .map(|l| l.restarts_column().len())
-        .max()
-        .unwrap_or(0)
-        .max(8);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<name_width$}   READY   {:<status_width$}   {:<restarts_width$}   AGE",
-        "NAME", "STATUS", "RESTARTS"
-    );
-    for (name, lines) in pods {
-        for l in lines {
-            let (ready, status, restarts, age) = (&l.ready, &l.status, l.restarts_column(), human_age(l.at));
-            let _ = writeln!(
-                out,
-                "{name:<name_width$}   {ready:<5}   {status:<status_width$}   {restarts:<restarts_width$}   {age}"
-            );
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -495,24 +408,6 @@ mod tests {
                 row(50, "0/1", "Error", "1 (10s ago)"),
                 row(50, "0/1", "CrashLoopBackOff", "1 (0s ago)"),
             ]
-        );
-    }
-
-    #[test]
-    fn ages_read_like_kubectl() {
-        let age = |s: u64| human_age(SimTime(s * 1000));
-        assert_eq!(
-            [
-                age(4),
-                age(119),
-                age(120),
-                age(150),
-                age(600),
-                age(3 * 3600),
-                age(3 * 3600 + 120),
-                age(50 * 3600)
-            ],
-            ["4s", "119s", "2m", "2m30s", "10m", "3h", "3h2m", "2d2h"]
         );
     }
 }

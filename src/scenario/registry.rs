@@ -186,6 +186,12 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
         let kind = match field.disruption_kind() {
             Some(DisruptionKind::Rollout) => "rollout = \"RollingUpdate\"\n",
             Some(DisruptionKind::Drain) => "drain = 0\n",
+            // A spot reclaim's own keys would make a node failure one.
+            Some(DisruptionKind::Node)
+                if matches!(field, Field::SpotReclaim | Field::Provider | Field::Notice) =>
+            {
+                "spot_reclaim = 0\n"
+            }
             Some(DisruptionKind::Node) => "node_failure = 0\n",
             Some(DisruptionKind::Crash) => "crash = 0\n",
             Some(DisruptionKind::ScaleDown) => "scale_down_node = 0\n",

@@ -19,8 +19,9 @@
 //!   grace periods past the API, each answered with the fix;
 //! - `inputs`: several files, several workloads per file, standard input,
 //!   JSON, refusals listed after the rest ran, `report` reading the same;
-//! - `pictures`: `run --svg` and `plot` (SVG, PNG), and the helpers `report`
-//!   shares;
+//! - `pictures`: `run --svg` (SVG, PNG), and the helpers `plot` and
+//!   `report` share;
+//! - `plot`: `podsim plot`'s trade-off (SVG, PNG) and what it refuses;
 //! - `picture_layout`: runs of very different lengths on axes of their
 //!   own; the band chart exactly `--width` cells wide;
 //! - `report`: `podsim report`'s HTML page for runs, sweeps, summaries and Jobs;
@@ -30,6 +31,9 @@
 //! - `drain`: a kubectl drain under a PodDisruptionBudget, worked by hand;
 //! - `crash`: `[[disruptions]] crash` from an annotation and a grid axis;
 //! - `autoscaler`: `[[disruptions]] scale_down_node` from an annotation and grid axes;
+//! - `disruption_inputs`: issue 40's kinds written wrong (a delete beside
+//!   another kind, a failure given a notice, a toleration in milliseconds,
+//!   a single replica scaled to 1) in TOML, annotations, timings and axes;
 //! - `node_rows`: the picture's node rows read back: shutting down, scaling down, deleted;
 //! - `rollout`: a Deployment rollout through `run` and `sweep`, worked by hand;
 //! - `rollout_view`: the rollout's stacked picture and `--watch` for its Pods;
@@ -65,6 +69,7 @@ mod advise_start;
 mod autoscaler;
 pub mod common;
 mod crash;
+mod disruption_inputs;
 mod distribution_inputs;
 mod drain;
 mod errors;
@@ -77,6 +82,7 @@ mod mixed;
 mod node_rows;
 mod picture_layout;
 mod pictures;
+mod plot;
 mod replications;
 mod report;
 pub mod resume;

@@ -17,7 +17,7 @@
 //!   find no endpoint (15); 1.4–3.4 s were answered (21).
 
 use super::common::{TempDir, podsim, write};
-use super::pictures::{attr_u64, parse, texts, with_class};
+use super::pictures::{attr_u64, bands, parse, texts, with_class};
 use roxmltree::Node;
 
 const HAND: &str = r#"
@@ -150,18 +150,8 @@ fn the_race_picture_of_a_run_worked_by_hand() {
     let blocks = with_class(doc.root(), "scenario");
     let names: Vec<&str> = blocks.iter().map(|b| b.attribute("data-name").unwrap()).collect();
     assert_eq!(names, ["replica 0 (deleted at 3.320s)"]);
-    let bands: Vec<(&str, u64, u64)> = with_class(blocks[0], "band")
-        .iter()
-        .map(|b| {
-            (
-                b.attribute("data-state").unwrap(),
-                attr_u64(b, "data-from"),
-                attr_u64(b, "data-to"),
-            )
-        })
-        .collect();
     assert_eq!(
-        bands,
+        bands(blocks[0]),
         [
             ("booting", 0, 1000),
             ("running", 1000, 3420),

@@ -11,7 +11,7 @@
 use super::container::{Condition, Killer, State, Stop};
 use super::event::PodEvent;
 use super::history::{Change, ExitReason, Observer, UpdateEffect};
-use super::spec::{ActionKind, ActionTime, ContainerId, ContainerKind, PodRun, ProbeKind};
+use super::spec::{ActionKind, ActionTime, ContainerId, ContainerKind, PodRun, PodSpec, ProbeKind};
 use super::{PodModel, Stage};
 use crate::engine::{Scheduler, SimDuration, SimTime};
 
@@ -286,14 +286,7 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
         let Some(index) = self.container_mut(id).image.take() else {
             return;
         };
-        let pod = self.run.pod_mut();
-        if let Some(ActionKind::UpdateImage {
-            container,
-            timings: Some(timings),
-        }) = pod.actions.get_mut(index as usize).map(|a| &mut a.kind)
-            && let Some(spec) = pod.containers.get_mut(container.index())
-        {
-            std::mem::swap(spec, timings.as_mut());
+        if swap_timings(self.run.pod_mut(), index) {
             self.swapped.push(index);
         }
     }
@@ -301,15 +294,24 @@ impl<O: Observer, R: PodRun> PodModel<O, R> {
     /// The scenario's own timings back in place, last swap first.
     pub(super) fn restore_images(&mut self) {
         while let Some(index) = self.swapped.pop() {
-            let pod = self.run.pod_mut();
-            if let Some(ActionKind::UpdateImage {
-                container,
-                timings: Some(timings),
-            }) = pod.actions.get_mut(index as usize).map(|a| &mut a.kind)
-                && let Some(spec) = pod.containers.get_mut(container.index())
-            {
-                std::mem::swap(spec, timings.as_mut());
-            }
+            swap_timings(self.run.pod_mut(), index);
         }
     }
+}
+
+/// Swaps action `index`'s image timings with its container's, both ways
+/// alike (a swap undoes itself), so the start and the end of a run cannot
+/// disagree on which timings go where; whether there was anything to swap.
+#[inline(always)]
+fn swap_timings(pod: &mut PodSpec, index: u32) -> bool {
+    if let Some(ActionKind::UpdateImage {
+        container,
+        timings: Some(timings),
+    }) = pod.actions.get_mut(index as usize).map(|a| &mut a.kind)
+        && let Some(spec) = pod.containers.get_mut(container.index())
+    {
+        std::mem::swap(spec, timings.as_mut());
+        return true;
+    }
+    false
 }

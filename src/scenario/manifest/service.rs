@@ -21,6 +21,7 @@ use crate::model::RunSpec;
 use crate::scenario::key::path::{self, Place, Spelling};
 use crate::scenario::key::{Field, Key, Scope, Value};
 use crate::scenario::rules::check_service;
+use crate::scenario::rules::service::check_written;
 
 use super::timings::Setting;
 
@@ -143,6 +144,11 @@ pub fn check(run: &RunSpec, settings: &[Setting]) -> Result<(), (usize, String)>
                     "disruption {d}: say when with one of disruptions.{d}.at or disruptions.{d}.after_ready"
                 ),
             ));
+        }
+        let keys: Vec<Field> = settings.iter().filter(|s| of(s)).map(|s| s.field).collect();
+        if let Err((key, message)) = check_written(&keys) {
+            let at = position(&|s| of(s) && s.field == key).unwrap_or(i);
+            return Err((at, format!("disruption {d}: {message}")));
         }
     }
     check_service(run).map_err(|p| {

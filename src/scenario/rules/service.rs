@@ -22,9 +22,11 @@ mod disruption;
 mod node;
 #[cfg(test)]
 mod tests;
+mod written;
 
 pub(crate) use disruption::one_replica_kind;
 pub use node::NodeRule;
+pub use written::check_written;
 
 /// A rule a Service breaks, with what its message needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,8 +180,8 @@ impl fmt::Display for ServiceProblem {
             ),
             ServiceRule::ReplicaBeyond { replica, replicas } => write!(
                 f,
-                "delete = {replica} is beyond the replicas: with replicas = {replicas}, delete one of 0 to {}",
-                replicas - 1
+                "delete = {replica} is beyond the replicas: with replicas = {replicas}, delete {}",
+                one_of(*replicas)
             ),
             ServiceRule::ReplicaTwice { replica, first } => {
                 write!(f, "replica {replica} is already deleted by disruption {first}")
@@ -192,8 +194,8 @@ impl fmt::Display for ServiceProblem {
             ),
             ServiceRule::NodeBeyond { node, nodes } => write!(
                 f,
-                "drain = {node} is beyond the nodes: with nodes = {nodes}, drain one of 0 to {}",
-                nodes - 1
+                "drain = {node} is beyond the nodes: with nodes = {nodes}, drain {}",
+                one_of(*nodes)
             ),
             ServiceRule::NodeTwice { node, first } => {
                 write!(f, "node {node} is already drained by disruption {first}")
@@ -222,6 +224,8 @@ impl fmt::Display for ServiceProblem {
             ServiceRule::NotWholeSeconds(field, length) => {
                 let api = match field {
                     Field::GracePeriod => "kubectl delete --grace-period",
+                    // core/v1 Toleration.TolerationSeconds is an *int64 of seconds.
+                    Field::TolerationSeconds => "a toleration's tolerationSeconds",
                     _ => "the Deployment's minReadySeconds",
                 };
                 let floor = length.floor_secs();
@@ -256,9 +260,8 @@ impl fmt::Display for ServiceProblem {
                 replicas,
             } => write!(
                 f,
-                "scale_to = {replica} is not below the replicas: with replicas = {replicas}, scale down to \
-                 one of 0 to {}",
-                replicas - 1
+                "scale_to = {replica} is not below the replicas: with replicas = {replicas}, scale down to {}",
+                one_of(*replicas)
             ),
             ServiceRule::UnreadyBeyond {
                 kind,
@@ -266,14 +269,14 @@ impl fmt::Display for ServiceProblem {
                 replicas,
             } => write!(
                 f,
-                "{} = {replica} is beyond the replicas: with replicas = {replicas}, name one of 0 to {}",
+                "{} = {replica} is beyond the replicas: with replicas = {replicas}, name {}",
                 kind.leaf(),
-                replicas - 1
+                one_of(*replicas)
             ),
             ServiceRule::ShutdownBeyond { node, nodes } => write!(
                 f,
-                "node_shutdown = {node} is beyond the nodes: with nodes = {nodes}, shut down one of 0 to {}",
-                nodes - 1
+                "node_shutdown = {node} is beyond the nodes: with nodes = {nodes}, shut down {}",
+                one_of(*nodes)
             ),
             ServiceRule::CriticalOverGrace { grace, critical } => write!(
                 f,
@@ -319,6 +322,15 @@ fn written_beside(d: &Disruption, own: Field) -> Option<Field> {
     .into_iter()
     .find(|&(field, written)| written && field != own)
     .map(|(field, _)| field)
+}
+
+/// The replicas or nodes that exist, of `count` (at least one), as a
+/// message offers them: `one of 0 to 2`, or `0` where 0 is the only one.
+fn one_of(count: u32) -> String {
+    match count {
+        1 => "0".into(),
+        n => format!("one of 0 to {}", n - 1),
+    }
 }
 
 fn problem(field: Field, index: Option<usize>, rule: ServiceRule) -> Result<(), ServiceProblem> {

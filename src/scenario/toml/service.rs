@@ -194,49 +194,14 @@ impl Reader<'_> {
                 }
             }
         }
-        let one_replica_key = [
-            Field::Unready,
-            Field::UnreadyFor,
-            Field::Crash,
-            Field::ScaleTo,
-            Field::Annotate,
-            Field::DeletionCost,
-            Field::NodeShutdown,
-            Field::ShutdownGracePeriod,
-            Field::ShutdownGracePeriodCriticalPods,
-            Field::ScaleDownNode,
-            Field::MaxGracefulTerminationSec,
-            Field::MaxPodEvictionTime,
-            Field::EvictionRetryTime,
-        ]
-        .into_iter()
-        .find_map(|f| written(f).map(|_| f));
-        if let Some(key) = one_replica_key {
-            let (unready, what) = (key.leaf(), crate::scenario::rules::service::one_replica_kind(key));
-            // `delete` has a default, so only its reader knows it was written.
-            if let Some(span) = written(Field::Delete) {
-                let other = Field::Delete.leaf();
-                return Err(self.error(
-                    span,
-                    format!(
-                        "{context}{unready} makes this disruption {what}, \
-                         and {other} a kubectl delete; write them as two disruptions"
-                    ),
-                ));
-            }
-        }
-        let node_key = [Field::NodeFailure, Field::SpotReclaim]
-            .into_iter()
-            .find(|&f| written(f).is_some());
-        if let (Some(key), Some(span)) = (node_key, written(Field::Delete)) {
-            return Err(self.error(
-                span,
-                format!(
-                    "{context}{} makes this disruption a lost node, and delete a kubectl delete; \
-                     write them as two disruptions",
-                    key.leaf()
-                ),
-            ));
+        // `delete` has a default, so only its reader knows it was written.
+        let keys: Vec<Field> = Field::ALL
+            .iter()
+            .copied()
+            .filter(|&f| f.scope() == Scope::Disruption && written(f).is_some())
+            .collect();
+        if let Err((key, message)) = crate::scenario::rules::service::check_written(&keys) {
+            return Err(self.error(written(key).unwrap_or_default(), format!("{context}{message}")));
         }
         let recreate = self
             .run

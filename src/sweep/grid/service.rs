@@ -1,6 +1,7 @@
 //! A Service grid's combinations against the Service's rules, before any
 //! row is written: each axis must fit the kind of disruption it sweeps (a
-//! rollout's keys a rollout of the base, a drain's a drain), a Recreate
+//! rollout's keys a rollout of the base, a drain's a drain, a spot
+//! reclaim's a spot reclaim, not a node failure), a Recreate
 //! never meets a swept `max_surge` or `max_unavailable` (the API refuses a
 //! `rollingUpdate` beside it), and `check_service` holds for every value of
 //! every axis and for every pair of values of two axes: `max_surge = 0`
@@ -97,6 +98,27 @@ impl Grid {
                     )),
                 ),
             )),
+            // A spot reclaim's key would make the base's node failure a
+            // spot reclaim: the same kind, another disruption.
+            _ if d.node_failure.is_some_and(|f| f.spot.is_none())
+                && matches!(
+                    axis.key.field,
+                    Field::SpotReclaim | Field::Provider | Field::Notice
+                ) =>
+            {
+                Err((
+                    a,
+                    Problem::at_axis(
+                        &axis.path,
+                        AxisWrong::Message(format!(
+                            "disruption {index} of the base is a node failure, which gives no notice, and {} \
+                             belongs to a spot reclaim; write spot_reclaim = <node> in the base instead of \
+                             node_failure to sweep it",
+                            axis.key.field.leaf()
+                        )),
+                    ),
+                ))
+            }
             _ => Ok(()),
         }
     }

@@ -5,6 +5,7 @@ use super::*;
 use crate::engine::SimDuration;
 use crate::model::{ContainerKind, Deletion, Drain, PodMode, RestartPolicy};
 
+mod documents;
 mod kinds;
 
 /// A Pod with every kind of container; lines are numbered for the

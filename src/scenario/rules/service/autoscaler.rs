@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use super::{ServiceProblem, ServiceRule, problem, written_beside};
+use super::{ServiceProblem, ServiceRule, one_of, problem, written_beside};
 use crate::engine::SimDuration;
 use crate::model::RunSpec;
 use crate::model::service::{Disruption, ServiceSpec};
@@ -49,8 +49,8 @@ impl fmt::Display for ScaleDownRule {
         match self {
             ScaleDownRule::Beyond { node, nodes } => write!(
                 f,
-                "scale_down_node = {node} is beyond the nodes: with nodes = {nodes}, name one of 0 to {}",
-                nodes - 1
+                "scale_down_node = {node} is beyond the nodes: with nodes = {nodes}, name {}",
+                one_of(*nodes)
             ),
             ScaleDownRule::Twice { node, first } => {
                 write!(f, "node {node} is already scaled down by disruption {first}")

@@ -123,6 +123,7 @@ pub(super) fn check_whole_seconds(_: &RunSpec, service: &ServiceSpec) -> Result<
         let lengths = [
             (Field::GracePeriod, d.grace_period),
             (Field::MinReadySeconds, d.rollout.as_ref().map(|r| r.min_ready)),
+            (Field::TolerationSeconds, d.node_failure.map(|f| f.toleration)),
         ];
         for (field, length) in lengths {
             if let Some(length) = length.filter(|l| l.floor_secs() != *l) {

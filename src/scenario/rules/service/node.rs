@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use super::{ServiceProblem, ServiceRule, problem, written_beside};
+use super::{ServiceProblem, ServiceRule, one_of, problem, written_beside};
 use crate::engine::SimDuration;
 use crate::model::RunSpec;
 use crate::model::service::{Disruption, NodeFailure, ServiceSpec};
@@ -68,9 +68,9 @@ impl fmt::Display for NodeRule {
         match self {
             NodeRule::Beyond { kind, node, nodes } => write!(
                 f,
-                "{} = {node} is beyond the nodes: with nodes = {nodes}, name one of 0 to {}",
+                "{} = {node} is beyond the nodes: with nodes = {nodes}, name {}",
                 kind.leaf(),
-                nodes - 1
+                one_of(*nodes)
             ),
             NodeRule::Twice { node, first } => write!(f, "node {node} is already lost by disruption {first}"),
             NodeRule::Beside {

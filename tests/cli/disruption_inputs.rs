@@ -1,0 +1,170 @@
+//! Issue 40's disruption kinds written as a new user writes them, wrong:
+//! a delete beside another kind's key, a node failure given a spot
+//! reclaim's notice, a toleration in milliseconds, in a TOML scenario,
+//! in a real manifest's annotations and as a grid axis. Each is refused at its key (file:line:col), with
+//! what to write instead, exit 1 and no file written; before, each ran
+//! as another disruption than the one written.
+
+use super::common::{TempDir, podsim, write};
+
+/// `podsim run` of `path`: its stderr, once it exits 1 with stdout empty.
+fn refused(path: &std::path::Path) -> String {
+    let out = podsim().arg("run").arg(path).assert().code(1);
+    let output = out.get_output();
+    assert!(
+        output.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+/// The bundled node failure with its `node_failure = 1` (line 21) made `with`.
+fn node_failure_with(dir: &TempDir, with: &str) -> std::path::PathBuf {
+    let base = std::fs::read_to_string("scenarios/service/disruptions/node-failure.toml").unwrap();
+    assert_eq!(base.lines().nth(20), Some("node_failure = 1"));
+    write(
+        dir.path(),
+        "lost.toml",
+        &base.replacen("node_failure = 1", with, 1),
+    )
+}
+
+#[test]
+fn a_delete_beside_a_spot_reclaims_provider_is_refused_not_run_as_a_spot_reclaim() {
+    // Before: `delete = 2` set replica 2 (the default kind's key) and
+    // `provider` made the entry a spot reclaim of node 0, the delete gone.
+    let dir = TempDir::new();
+    let path = node_failure_with(&dir, "delete = 2\nprovider = \"gcp\"");
+    let e = refused(&path);
+    assert!(
+        e.contains(
+            "lost.toml:21:1: disruption 0: provider makes this disruption a lost node, and delete a kubectl \
+             delete; write them as two disruptions"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_node_failure_given_a_notice_is_refused_at_the_notice() {
+    // Before: the notice made the node failure a spot reclaim (cordoned and
+    // drained for 30 s), which the user did not write.
+    let dir = TempDir::new();
+    let path = node_failure_with(&dir, "node_failure = 1\nnotice = \"30s\"");
+    let e = refused(&path);
+    assert!(
+        e.contains("lost.toml:22:1: disruption 0: notice is a spot reclaim's"),
+        "{e}"
+    );
+    assert!(e.contains("write spot_reclaim instead of node_failure"), "{e}");
+    let both = node_failure_with(&dir, "node_failure = 1\nspot_reclaim = 1");
+    assert!(refused(&both).contains("lost.toml:22:1: disruption 0: node_failure and spot_reclaim both name"));
+}
+
+#[test]
+fn a_manifests_delete_annotation_beside_a_crash_is_refused_at_the_delete() {
+    // tests/manifests/kubernetes-website-nginx.yaml (the Kubernetes
+    // website's nginx Deployment) with two annotations of one disruption
+    // on its Pod template. Before, the annotations' reader, unlike the
+    // TOML's, ran the crash and dropped the delete.
+    let text = std::fs::read_to_string("tests/manifests/kubernetes-website-nginx.yaml").unwrap();
+    let labels = "    metadata:\n      labels:\n        app.kubernetes.io/name: nginx\n";
+    assert_eq!(text.matches(labels).count(), 1);
+    let annotations = "      annotations:\n        podsim.dev/disruptions.0.after_ready: \"10s\"\n        \
+                       podsim.dev/disruptions.0.delete: \"2\"\n        podsim.dev/disruptions.0.crash: \"1\"\n";
+    let text = text.replacen(labels, &format!("{labels}{annotations}"), 1);
+    let line = 1 + text
+        .lines()
+        .position(|l| l.contains("disruptions.0.delete"))
+        .unwrap();
+    let dir = TempDir::new();
+    let e = refused(&write(dir.path(), "nginx.yaml", &text));
+    assert!(
+        e.contains(&format!(
+            "nginx.yaml:{line}:9: disruption 0: crash makes this disruption a crash of its app (its Pod stays), \
+             and delete a kubectl delete"
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_provider_axis_over_a_node_failure_is_refused_and_writes_nothing() {
+    let dir = TempDir::new();
+    node_failure_with(&dir, "node_failure = 1");
+    let grid = write(
+        dir.path(),
+        "grid.toml",
+        "base = \"lost.toml\"\n\n[axes]\n\"disruptions.0.provider\" = [\"aws\", \"gcp\"]\n",
+    );
+    let csv = dir.path().join("out.csv");
+    let out = podsim()
+        .args(["sweep", "--grid"])
+        .arg(&grid)
+        .arg("--out")
+        .arg(&csv)
+        .assert()
+        .code(1);
+    let e = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        e.contains(
+            "grid.toml:4:1: axis \"disruptions.0.provider\": disruption 0 of the base is a node failure"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("write spot_reclaim = <node> in the base"), "{e}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        2,
+        "only lost.toml and grid.toml"
+    );
+}
+
+#[test]
+fn a_toleration_in_milliseconds_is_refused_with_the_whole_seconds_around_it() {
+    // core/v1 Toleration.tolerationSeconds is an int64 of seconds: 1500ms
+    // is none, and 1s and 2s are the two around it. Before, it ran (its
+    // Pods evicted 1.5 s after NotReady).
+    let dir = TempDir::new();
+    let path = node_failure_with(&dir, "node_failure = 1\ntoleration_seconds = \"1500ms\"");
+    let e = refused(&path);
+    assert!(
+        e.contains(
+            "lost.toml:22:22: disruption 0: toleration_seconds \"1.5s\" is not a whole number of seconds, and \
+             the Kubernetes API keeps a toleration's tolerationSeconds in whole seconds; write \"1s\" or \"2s\""
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_scale_down_of_a_single_replica_offers_0_not_a_range_of_one() {
+    // tests/manifests/istio-frontend-service.yaml, Online Boutique's
+    // frontend with Istio's injected proxy: `replicas: 1`. Its timings
+    // file's rollout made `scale_to = 1`: not below 1, and 0 is the one
+    // value below (the message said "one of 0 to 0").
+    let timings = std::fs::read_to_string("tests/manifests/istio-frontend-service.timings.toml").unwrap();
+    let rollout = "rollout = \"RollingUpdate\"";
+    assert_eq!(timings.matches(rollout).count(), 1);
+    let timings = timings.replacen(rollout, "scale_to = 1", 1);
+    let line = 1 + timings
+        .lines()
+        .position(|l| l.starts_with("scale_to = 1"))
+        .unwrap();
+    let dir = TempDir::new();
+    let path = write(dir.path(), "frontend.timings.toml", &timings);
+    let out = podsim()
+        .args(["run", "tests/manifests/istio-frontend-service.yaml", "--timings"])
+        .arg(&path)
+        .assert()
+        .code(1);
+    let e = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        e.contains(&format!(
+            "frontend.timings.toml:{line}:1: disruption 0: scale_to = 1 is not below the replicas: with \
+             replicas = 1, scale down to 0\n"
+        )),
+        "{e}"
+    );
+}
