@@ -248,6 +248,7 @@ fn a_misspelt_service_key_lists_the_services_keys() {
         "kubelet_delay",
         "min_sync_period",
         "cleanup",
+        "pod_priority",
     ];
     service_table("service", "replica", "replicas", &keys);
 }

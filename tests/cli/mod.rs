@@ -30,6 +30,7 @@
 //! - `drain`: a kubectl drain under a PodDisruptionBudget, worked by hand;
 //! - `crash`: `[[disruptions]] crash` from an annotation and a grid axis;
 //! - `autoscaler`: `[[disruptions]] scale_down_node` from an annotation and grid axes;
+//! - `node_shutdown`: a node shutdown's priority groups from a manifest's class, an annotation, TOML and a grid axis;
 //! - `node_rows`: the picture's node rows read back: shutting down, scaling down, deleted;
 //! - `rollout`: a Deployment rollout through `run` and `sweep`, worked by hand;
 //! - `rollout_view`: the rollout's stacked picture and `--watch` for its Pods;
@@ -75,6 +76,7 @@ mod key_paths;
 mod manifest;
 mod mixed;
 mod node_rows;
+mod node_shutdown;
 mod picture_layout;
 mod pictures;
 mod replications;

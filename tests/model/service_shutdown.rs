@@ -19,8 +19,14 @@ use super::service::{service, steady, web};
 /// Node 0 shuts down with a 20 s shutdownGracePeriod, 5 s of it for
 /// critical Pods; the Pod's own grace is `grace`.
 fn shutdown(grace: SimDuration) -> ServiceMetrics {
+    shutdown_of(grace, 0)
+}
+
+/// The same, the replicas' priority `priority`.
+fn shutdown_of(grace: SimDuration, priority: u32) -> ServiceMetrics {
     let mut s = service(2, SimDuration::ZERO, secs(5), steady(secs(40)));
     s.nodes = 2;
+    s.pod_priority = priority;
     s.disruptions = vec![Disruption {
         when: When::AfterReady(secs(5)),
         node_shutdown: Some(NodeShutdown {
@@ -62,4 +68,37 @@ fn a_grace_within_the_budget_is_the_pods_own() {
     // 10 s is below the 15 s budget: SIGKILL 10 s after the kill.
     let m = shutdown(secs(10));
     assert_eq!(m.deleted[0].termination_ms, Some(10_000));
+}
+
+#[test]
+fn a_critical_replica_gets_the_critical_share() {
+    // system-cluster-critical (2000000000) is `migrateConfig`'s critical
+    // group: its seconds are the critical share, 5 s. The regular group
+    // before it holds none of node 0's Pods, so the kubelet skips it
+    // without waiting: SIGTERM at 6 s, SIGKILL 5 s later, not 15 or 30.
+    let m = shutdown_of(secs(30), 2_000_000_000);
+    let d = &m.deleted;
+    assert_eq!(
+        (d[0].replica, d[0].deleted_ms, d[0].termination_ms),
+        (0, 6000, Some(5000))
+    );
+    // system-node-critical (2000001000) is in the same group.
+    assert_eq!(
+        shutdown_of(secs(30), 2_000_001_000).deleted[0].termination_ms,
+        Some(5000)
+    );
+}
+
+#[test]
+fn a_priority_just_below_critical_is_regular() {
+    // 1999999999 < 2000000000: the regular group, 20 − 5 = 15 s.
+    let m = shutdown_of(secs(30), 1_999_999_999);
+    assert_eq!(m.deleted[0].termination_ms, Some(15_000));
+}
+
+#[test]
+fn a_critical_grace_within_the_share_is_its_own() {
+    // 3 s is below the critical share of 5 s: the Pod's own grace stands.
+    let m = shutdown_of(secs(3), 2_000_000_000);
+    assert_eq!(m.deleted[0].termination_ms, Some(3000));
 }

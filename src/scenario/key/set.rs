@@ -299,6 +299,7 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
         Field::KubeletDelay => service.kubelet_delay = ms,
         Field::MinSyncPeriod => service.min_sync_period = ms,
         Field::Cleanup => service.cleanup = ms,
+        Field::PodPriority => service.pod_priority = count,
         Field::OnSigterm => service.app.on_sigterm = OnSigterm::ALL[word.min(4)],
         Field::DrainDelay => service.app.drain_delay = ms,
         _ => {}

@@ -109,6 +109,11 @@ impl Field {
             Field::Cleanup => {
                 "last container exit → the Pod object is gone (endpoint removed, IP silent); default 1s"
             }
+            Field::PodPriority => {
+                "the replicas' resolved spec.priority (their PriorityClass's value), 0 or more; from 2000000000 \
+                 (system-cluster-critical; system-node-critical is 2000001000) a graceful node shutdown kills \
+                 them as critical Pods; default 0"
+            }
             Field::Rate => "requests per second to the whole Service, above 0",
             Field::Arrival => "poisson (default) or constant",
             Field::Connections => {
@@ -396,6 +401,10 @@ impl Field {
                 "of a Deployment, its `spec.strategy.rollingUpdate.maxUnavailable` (default 25%)"
             }
             Field::MinReadySeconds => "of a Deployment, its `spec.minReadySeconds` (default 0)",
+            Field::PodPriority => {
+                "of the Pod template, its `spec.priority`, or its `spec.priorityClassName` if that is \
+                 system-cluster-critical or system-node-critical"
+            }
             Field::MinAvailable => "with a PodDisruptionBudget document, its `spec.minAvailable`",
             Field::PdbMaxUnavailable => "with a PodDisruptionBudget document, its `spec.maxUnavailable`",
             Field::UnhealthyPodEvictionPolicy => {

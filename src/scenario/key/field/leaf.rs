@@ -44,6 +44,7 @@ impl Field {
             Field::KubeletDelay => "kubelet_delay",
             Field::MinSyncPeriod => "min_sync_period",
             Field::Cleanup => "cleanup",
+            Field::PodPriority => "pod_priority",
             Field::Rate => "rate",
             Field::Arrival => "arrival",
             Field::Connections => "connections",

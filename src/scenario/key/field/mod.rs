@@ -84,6 +84,8 @@ pub enum Field {
     MinSyncPeriod,
     /// `[service] cleanup`: last container exit to the Pod object gone.
     Cleanup,
+    /// `[service] pod_priority`: the replicas' resolved `spec.priority`.
+    PodPriority,
     /// `[traffic] rate`: requests per second to the Service.
     Rate,
     /// `[traffic] arrival`: poisson or constant.
@@ -261,7 +263,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 141] = {
+    pub const ALL: [Field; 142] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -311,6 +313,7 @@ impl Field {
             Field::KubeletDelay,
             Field::MinSyncPeriod,
             Field::Cleanup,
+            Field::PodPriority,
             Field::Rate,
             Field::Arrival,
             Field::Connections,

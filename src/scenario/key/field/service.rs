@@ -13,6 +13,7 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::KubeletDelay
             | $crate::scenario::key::Field::MinSyncPeriod
             | $crate::scenario::key::Field::Cleanup
+            | $crate::scenario::key::Field::PodPriority
             | $crate::scenario::key::Field::Rate
             | $crate::scenario::key::Field::Arrival
             | $crate::scenario::key::Field::Connections

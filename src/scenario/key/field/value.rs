@@ -95,7 +95,9 @@ impl Field {
                 names: &TrafficModel::NAMES,
             },
             Field::Rate | Field::Churn => Unit::Rate,
-            Field::ClusterServices | Field::ClusterEndpoints | Field::Rolling => Unit::Count,
+            Field::ClusterServices | Field::ClusterEndpoints | Field::Rolling | Field::PodPriority => {
+                Unit::Count
+            }
             Field::ProxyMode => Unit::Word {
                 what: "proxy_mode",
                 names: &ProxyMode::NAMES,
