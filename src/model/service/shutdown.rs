@@ -21,7 +21,8 @@
 //! len(group.Pods) == 0 { continue }`), so the groups below theirs cost
 //! no time and every replica of the node is killed in the same instant,
 //! with min(its grace, its group's seconds). Critical replicas get the
-//! critical share.
+//! critical share. `NodeShutdown::by_priority` holds the kubelet's own
+//! list (`shutdownGracePeriodByPodPriority`) in place of the two settings.
 
 use super::history::{ServiceChange, ServiceObserver};
 use super::node::NodeState;
@@ -31,7 +32,7 @@ use crate::engine::{Scheduler, SimDuration, SimTime};
 impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Node `n.node` starts shutting down now: not Ready, every Pod on it
     /// killed with min(its grace, its priority group's seconds).
-    pub(super) fn shut_down(&mut self, n: NodeShutdown, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+    pub(super) fn shut_down(&mut self, n: &NodeShutdown, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let Some(d) = &mut self.deploy else {
             return;
         };
@@ -55,45 +56,86 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
 }
 
 /// A node's graceful shutdown as the scenario states it: the node and the
-/// kubelet's two settings (KubeletConfiguration `shutdownGracePeriod`,
-/// `shutdownGracePeriodCriticalPods`; both 0, the feature off, unless set).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// kubelet's settings, either the two plain ones (KubeletConfiguration
+/// `shutdownGracePeriod`, `shutdownGracePeriodCriticalPods`) or its
+/// `shutdownGracePeriodByPodPriority`; the rules refuse both at once, as
+/// the kubelet's validation does.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct NodeShutdown {
     /// The node, from 0.
     pub node: u32,
-    /// shutdownGracePeriod: how long the kubelet holds the shutdown.
-    pub grace_period: SimDuration,
-    /// shutdownGracePeriodCriticalPods: its share kept for critical Pods.
-    pub critical_pods: SimDuration,
+    /// shutdownGracePeriod, if written: how long the kubelet holds the shutdown.
+    pub grace_period: Option<SimDuration>,
+    /// shutdownGracePeriodCriticalPods, if written: its share kept for critical Pods.
+    pub critical_pods: Option<SimDuration>,
+    /// shutdownGracePeriodByPodPriority, if written: the groups, in any
+    /// order (the kubelet sorts them by priority).
+    pub by_priority: Option<Box<[PriorityGroup]>>,
 }
 
-impl Default for NodeShutdown {
-    /// The Kubernetes documentation's example (Graceful node shutdown):
-    /// 30 s in all, the last 10 s for critical Pods, so 20 s for the rest.
-    fn default() -> Self {
-        NodeShutdown {
-            node: 0,
-            grace_period: SimDuration::from_secs(30),
-            critical_pods: SimDuration::from_secs(10),
+/// One entry of shutdownGracePeriodByPodPriority: the Pods from
+/// `priority` up to the next group's get `seconds` between them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PriorityGroup {
+    /// The group's lowest priority.
+    pub priority: u32,
+    /// shutdownGracePeriodSeconds: the kubelet's wait for the group, and
+    /// the most grace each of its Pods gets.
+    pub seconds: SimDuration,
+}
+
+/// Written as the two plain settings were before the by-priority list
+/// existed (their defaults filled in), the list only when written: a
+/// grid's hash is taken over its base's `Debug` text.
+impl std::fmt::Debug for NodeShutdown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("NodeShutdown");
+        d.field("node", &self.node)
+            .field("grace_period", &self.grace_period())
+            .field("critical_pods", &self.critical_pods());
+        if let Some(groups) = &self.by_priority {
+            d.field("by_priority", groups);
         }
+        d.finish()
     }
 }
 
 impl NodeShutdown {
+    /// shutdownGracePeriod, 30 s unless written: the Kubernetes
+    /// documentation's example (Graceful node shutdown), 30 s in all, the
+    /// last 10 s for critical Pods (the kubelet's own defaults are 0,
+    /// which turns the feature off).
+    pub fn grace_period(&self) -> SimDuration {
+        self.grace_period.unwrap_or(SimDuration::from_secs(30))
+    }
+
+    /// shutdownGracePeriodCriticalPods, 10 s unless written (the same example).
+    pub fn critical_pods(&self) -> SimDuration {
+        self.critical_pods.unwrap_or(SimDuration::from_secs(10))
+    }
+
     /// The regular Pods' budget: shutdownGracePeriod −
     /// shutdownGracePeriodCriticalPods (`migrateConfig`), the most grace
     /// the kubelet gives any of them.
     pub fn regular_pods(&self) -> SimDuration {
-        SimDuration(self.grace_period.0.saturating_sub(self.critical_pods.0))
+        SimDuration(self.grace_period().0.saturating_sub(self.critical_pods().0))
     }
 
     /// The seconds of the group a Pod of `priority` falls in, the most
-    /// grace the kubelet gives it: `migrateConfig`'s critical group from
-    /// `SYSTEM_CRITICAL` up, its regular group (priority 0) below.
+    /// grace the kubelet gives it (`groupByPriority`): the group of the
+    /// highest priority at or below the Pod's, the lowest group for a Pod
+    /// below every group. Without a list, `migrateConfig`'s two groups:
+    /// critical from `SYSTEM_CRITICAL` up, regular (priority 0) below.
     pub fn budget(&self, priority: u32) -> SimDuration {
-        match priority >= SYSTEM_CRITICAL {
-            true => self.critical_pods,
-            false => self.regular_pods(),
+        match &self.by_priority {
+            Some(groups) => {
+                let at_or_below = groups.iter().filter(|g| g.priority <= priority);
+                let group = at_or_below.max_by_key(|g| g.priority);
+                let lowest = || groups.iter().min_by_key(|g| g.priority);
+                group.or_else(lowest).map_or(SimDuration::ZERO, |g| g.seconds)
+            }
+            None if priority >= SYSTEM_CRITICAL => self.critical_pods(),
+            None => self.regular_pods(),
         }
     }
 }

@@ -270,12 +270,12 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             Field::ShutdownGracePeriod => {
                 d.node_shutdown
                     .get_or_insert_with(NodeShutdown::default)
-                    .grace_period = ms
+                    .grace_period = Some(ms)
             }
             Field::ShutdownGracePeriodCriticalPods => {
                 d.node_shutdown
                     .get_or_insert_with(NodeShutdown::default)
-                    .critical_pods = ms
+                    .critical_pods = Some(ms)
             }
             // Any of the four makes the disruption an autoscaler's scale-down.
             Field::ScaleDownNode => d.scale_down_node.get_or_insert_with(ScaleDown::default).node = count,

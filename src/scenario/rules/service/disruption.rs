@@ -18,7 +18,7 @@ use crate::scenario::key::Field;
 /// each replica once; each unready window and crash: of a replica that exists.
 pub(super) fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
     for (i, d) in service.disruptions.iter().enumerate() {
-        if let Some(n) = d.node_shutdown {
+        if let Some(n) = &d.node_shutdown {
             check_shutdown(i, d, n, service.nodes)?;
             continue;
         }
@@ -175,7 +175,7 @@ pub(super) fn check_rollouts(_: &RunSpec, service: &ServiceSpec) -> Result<(), S
 }
 
 /// A node shutdown: of a node that exists, its critical share within the whole.
-fn check_shutdown(i: usize, d: &Disruption, n: NodeShutdown, nodes: u32) -> Result<(), ServiceProblem> {
+fn check_shutdown(i: usize, d: &Disruption, n: &NodeShutdown, nodes: u32) -> Result<(), ServiceProblem> {
     if let Some(field) = written_beside(d, Field::NodeShutdown) {
         let kind = Field::NodeShutdown;
         return problem(field, Some(i), ServiceRule::BesideUnready { kind, field });
@@ -184,10 +184,10 @@ fn check_shutdown(i: usize, d: &Disruption, n: NodeShutdown, nodes: u32) -> Resu
         let rule = ServiceRule::ShutdownBeyond { node: n.node, nodes };
         return problem(Field::NodeShutdown, Some(i), rule);
     }
-    if n.critical_pods > n.grace_period {
+    if n.critical_pods() > n.grace_period() {
         let rule = ServiceRule::CriticalOverGrace {
-            grace: n.grace_period,
-            critical: n.critical_pods,
+            grace: n.grace_period(),
+            critical: n.critical_pods(),
         };
         return problem(Field::ShutdownGracePeriodCriticalPods, Some(i), rule);
     }
