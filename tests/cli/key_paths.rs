@@ -300,7 +300,7 @@ fn a_misspelt_disruption_key_lists_a_disruptions_keys() {
                 min_ready_seconds, drain, unready, for, crash, node_failure, partition, \
                 node_monitor_grace_period, toleration_seconds, spot_reclaim, provider, notice, scale_to, \
                 annotate, deletion_cost, node_shutdown, shutdown_grace_period, \
-                shutdown_grace_period_critical_pods, scale_down_node, max_graceful_termination_sec, \
+                shutdown_grace_period_critical_pods, shutdown_grace_period_by_pod_priority, scale_down_node, max_graceful_termination_sec, \
                 max_pod_eviction_time, eviction_retry_time";
     // The bundled Service has one disruption.
     assert_eq!(

@@ -1,6 +1,7 @@
 //! A graceful node shutdown's priority groups end to end (issue 40 item
 //! 3): `pod_priority` from a manifest's `priorityClassName` or
-//! `spec.priority`, from an annotation, and as a grid axis, each read back
+//! `spec.priority`, from an annotation, and as a grid axis, and the
+//! kubelet's by-priority list from TOML, an annotation and a grid axis, each read back
 //! as the killed replica's termination, worked by hand.
 //!
 //! The manifest is the bundled `scenarios/service/rollout.yaml` with its
@@ -146,4 +147,89 @@ fn a_toml_pod_priority_reaches_the_shutdown() {
         .success();
     let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(killed(&doc), (0, 10_000));
+}
+
+/// `node-shutdown.toml` with its two plain settings replaced by `with`
+/// (lines of its `[[disruptions]]`), as `name`; its path's folder kept.
+fn shutdown_toml(dir: &TempDir, name: &str, with: &str) -> std::path::PathBuf {
+    let base = std::fs::read_to_string("scenarios/service/disruptions/node-shutdown.toml").unwrap();
+    let text = base.replace(
+        "shutdown_grace_period = \"30s\"\nshutdown_grace_period_critical_pods = \"10s\"\n",
+        with,
+    );
+    assert_ne!(text, base);
+    write(dir.path(), name, &text)
+}
+
+#[test]
+fn a_by_priority_list_from_toml_puts_a_pod_below_its_lowest_group_there() {
+    // Groups 100 up: 8 s, 1000 up: 12 s, 2000000000 up: 4 s; the replicas'
+    // priority 0 is below them all, so the lowest group: web (draining
+    // 25 s, grace 30 s) is SIGKILLed after 8 s.
+    let dir = TempDir::new();
+    let groups = "shutdown_grace_period_by_pod_priority = \"100:8s, 1000:12s, 2000000000:4s\"\n";
+    let path = shutdown_toml(&dir, "three.toml", groups);
+    let out = podsim()
+        .args(["run", "--format", "json"])
+        .arg(&path)
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(killed(&doc), (0, 8000));
+}
+
+#[test]
+fn a_by_priority_list_beside_a_plain_setting_or_misspelt_is_refused_at_its_line() {
+    let dir = TempDir::new();
+    // node-shutdown.toml's [[disruptions]] starts on line 19: after_ready,
+    // node_shutdown, then the two lines written here, 22 and 23.
+    let both = "shutdown_grace_period = \"30s\"\nshutdown_grace_period_by_pod_priority = \"0:20s\"\n";
+    let path = shutdown_toml(&dir, "both.toml", both);
+    let out = podsim().arg("run").arg(&path).assert().failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("both.toml:22:")
+            && stderr
+                .contains("shutdown_grace_period and shutdown_grace_period_by_pod_priority are both set"),
+        "{stderr}"
+    );
+    let bad = "shutdown_grace_period_by_pod_priority = \"0=20s\"\n";
+    let path = shutdown_toml(&dir, "bad.toml", bad);
+    let out = podsim().arg("run").arg(&path).assert().failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("bad.toml:22:")
+            && stderr.contains("shutdown_grace_period_by_pod_priority")
+            && stderr.contains("such as \"0:20s, 2000000000:10s\"")
+            && stderr.contains("\"0=20s\" has no ':'"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_by_priority_list_from_an_annotation_and_as_a_grid_axis() {
+    // The manifest's replica 0 (priority 0) in a one-group list of 7 s.
+    let annotation = "\n        podsim.dev/disruptions.0.shutdown_grace_period_by_pod_priority: \"0:7s\"";
+    assert_eq!(killed(&shut_down("", annotation).0), (0, 7000));
+    // An axis of whole lists: 20 s, then 5 s for the one group.
+    let dir = TempDir::new();
+    shutdown_toml(&dir, "base.toml", "");
+    let grid = write(
+        dir.path(),
+        "grid.toml",
+        "base = 'base.toml'\n[axes]\n\"disruptions.0.shutdown_grace_period_by_pod_priority\" = [\"0:20s\", \"0:5s, 2000000000:1s\"]\n",
+    );
+    let out = podsim()
+        .args(["sweep", "--out", "-", "--grid"])
+        .arg(grid)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // The list's cell is quoted, its comma inside: one cell.
+    assert!(text.contains("\"0:5s, 2000000000:1s\""), "{text}");
+    let text = text.replace("\"0:5s, 2000000000:1s\"", "list");
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    let termination = rows[0].iter().position(|&c| c == "termination_ms").unwrap();
+    let cells: Vec<&str> = rows[1..].iter().map(|r| r[termination]).collect();
+    assert_eq!(cells, ["20000", "5000"]);
 }

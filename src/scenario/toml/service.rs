@@ -204,6 +204,7 @@ impl Reader<'_> {
             Field::NodeShutdown,
             Field::ShutdownGracePeriod,
             Field::ShutdownGracePeriodCriticalPods,
+            Field::ShutdownGracePeriodByPodPriority,
             Field::ScaleDownNode,
             Field::MaxGracefulTerminationSec,
             Field::MaxPodEvictionTime,

@@ -245,6 +245,11 @@ impl Field {
                 "the kubelet's shutdownGracePeriodCriticalPods: the share of shutdown_grace_period kept for \
                  critical Pods; regular Pods get the rest; default 10s"
             }
+            Field::ShutdownGracePeriodByPodPriority => {
+                "the kubelet's shutdownGracePeriodByPodPriority, instead of the two above: priority:seconds \
+                 groups such as \"0:20s, 2000000000:10s\"; a Pod gets the seconds of the group of the highest \
+                 priority at or below its pod_priority (the lowest group's below them all)"
+            }
             Field::ScaleDownNode => {
                 "makes the disruption the cluster-autoscaler's scale-down of this node, from 0: tainted \
                  ToBeDeletedByClusterAutoscaler, every Pod on it evicted through the budget (given up, the taint \

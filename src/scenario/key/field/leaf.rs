@@ -91,6 +91,7 @@ impl Field {
             Field::NodeShutdown => "node_shutdown",
             Field::ShutdownGracePeriod => "shutdown_grace_period",
             Field::ShutdownGracePeriodCriticalPods => "shutdown_grace_period_critical_pods",
+            Field::ShutdownGracePeriodByPodPriority => "shutdown_grace_period_by_pod_priority",
             Field::ScaleDownNode => "scale_down_node",
             Field::MaxGracefulTerminationSec => "max_graceful_termination_sec",
             Field::MaxPodEvictionTime => "max_pod_eviction_time",

@@ -178,6 +178,9 @@ pub enum Field {
     ShutdownGracePeriod,
     /// `[[disruptions]] shutdown_grace_period_critical_pods`: its critical share.
     ShutdownGracePeriodCriticalPods,
+    /// `[[disruptions]] shutdown_grace_period_by_pod_priority`: the
+    /// kubelet's shutdownGracePeriodByPodPriority, instead of the two.
+    ShutdownGracePeriodByPodPriority,
     /// `[[disruptions]] scale_down_node`: the cluster-autoscaler removes this node.
     ScaleDownNode,
     /// `[[disruptions]] max_graceful_termination_sec`: the autoscaler's grace cap.
@@ -263,7 +266,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 142] = {
+    pub const ALL: [Field; 143] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -360,6 +363,7 @@ impl Field {
             Field::NodeShutdown,
             Field::ShutdownGracePeriod,
             Field::ShutdownGracePeriodCriticalPods,
+            Field::ShutdownGracePeriodByPodPriority,
             Field::ScaleDownNode,
             Field::MaxGracefulTerminationSec,
             Field::MaxPodEvictionTime,

@@ -101,6 +101,7 @@ impl Field {
             | Field::NodeShutdown
             | Field::ShutdownGracePeriod
             | Field::ShutdownGracePeriodCriticalPods
+            | Field::ShutdownGracePeriodByPodPriority
             | Field::ScaleDownNode
             | Field::MaxGracefulTerminationSec
             | Field::MaxPodEvictionTime

@@ -60,6 +60,7 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::NodeShutdown
             | $crate::scenario::key::Field::ShutdownGracePeriod
             | $crate::scenario::key::Field::ShutdownGracePeriodCriticalPods
+            | $crate::scenario::key::Field::ShutdownGracePeriodByPodPriority
             | $crate::scenario::key::Field::ScaleDownNode
             | $crate::scenario::key::Field::MaxGracefulTerminationSec
             | $crate::scenario::key::Field::MaxPodEvictionTime

@@ -120,6 +120,7 @@ impl Field {
             | Field::MaxGracefulTerminationSec
             | Field::MaxPodEvictionTime
             | Field::EvictionRetryTime => Unit::Millis,
+            Field::ShutdownGracePeriodByPodPriority => Unit::PriorityGroups,
             Field::Partition => Unit::Flag,
             Field::Provider => Unit::Word {
                 what: "provider",

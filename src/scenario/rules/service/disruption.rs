@@ -184,6 +184,18 @@ fn check_shutdown(i: usize, d: &Disruption, n: &NodeShutdown, nodes: u32) -> Res
         let rule = ServiceRule::ShutdownBeyond { node: n.node, nodes };
         return problem(Field::NodeShutdown, Some(i), rule);
     }
+    // ValidateKubeletConfiguration (pkg/kubelet/apis/config/validation):
+    // the list beside a plain setting above 0 is refused.
+    if n.by_priority.is_some() {
+        let above_0 = |d: Option<SimDuration>| d.is_some_and(|d| d > SimDuration::ZERO);
+        let plain = [
+            (Field::ShutdownGracePeriod, above_0(n.grace_period)),
+            (Field::ShutdownGracePeriodCriticalPods, above_0(n.critical_pods)),
+        ];
+        if let Some(&(field, _)) = plain.iter().find(|(_, written)| *written) {
+            return problem(field, Some(i), ServiceRule::PlainBesideByPriority { field });
+        }
+    }
     if n.critical_pods() > n.grace_period() {
         let rule = ServiceRule::CriticalOverGrace {
             grace: n.grace_period(),
@@ -201,7 +213,10 @@ pub(crate) fn one_replica_kind(key: Field) -> &'static str {
         Field::Crash => "a crash of its app (its Pod stays)",
         Field::ScaleTo => "a scale-down (its ReplicaSet picks the Pods)",
         Field::Annotate | Field::DeletionCost => "an annotation of a Pod's deletion cost",
-        Field::NodeShutdown | Field::ShutdownGracePeriod | Field::ShutdownGracePeriodCriticalPods => {
+        Field::NodeShutdown
+        | Field::ShutdownGracePeriod
+        | Field::ShutdownGracePeriodCriticalPods
+        | Field::ShutdownGracePeriodByPodPriority => {
             "a graceful shutdown of a node (its kubelet kills its Pods)"
         }
         Field::ScaleDownNode
