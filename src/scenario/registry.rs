@@ -60,6 +60,7 @@ fn sample(field: Field) -> (&'static str, &'static str) {
             _ => ("\"never\"", "never"),
         },
         Unit::Pulls => ("2", "2"),
+        Unit::PriorityGroups => ("\"0:20s, 2000000000:10s\"", "0:20s, 2000000000:10s"),
     }
 }
 

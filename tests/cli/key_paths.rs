@@ -248,6 +248,7 @@ fn a_misspelt_service_key_lists_the_services_keys() {
         "kubelet_delay",
         "min_sync_period",
         "cleanup",
+        "pod_priority",
     ];
     service_table("service", "replica", "replicas", &keys);
 }
@@ -301,7 +302,7 @@ fn a_misspelt_disruption_key_lists_a_disruptions_keys() {
                 lease_renew_interval, node_monitor_period, lease_age, monitor_lag, node_deleted, \
                 out_of_service, scale_to, \
                 annotate, deletion_cost, node_shutdown, shutdown_grace_period, \
-                shutdown_grace_period_critical_pods, scale_down_node, max_graceful_termination_sec, \
+                shutdown_grace_period_critical_pods, shutdown_grace_period_by_pod_priority, scale_down_node, max_graceful_termination_sec, \
                 max_pod_eviction_time, eviction_retry_time";
     // The bundled Service has one disruption.
     assert_eq!(

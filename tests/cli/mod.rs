@@ -34,6 +34,7 @@
 //! - `disruption_inputs`: issue 40's kinds written wrong (a delete beside
 //!   another kind, a failure given a notice, a toleration in milliseconds,
 //!   a single replica scaled to 1) in TOML, annotations, timings and axes;
+//! - `node_shutdown`: a node shutdown's priority groups from a manifest's class, an annotation, TOML and a grid axis;
 //! - `node_rows`: the picture's node rows read back: shutting down, scaling down, deleted;
 //! - `rollout`: a Deployment rollout through `run` and `sweep`, worked by hand;
 //! - `rollout_view`: the rollout's stacked picture and `--watch` for its Pods;
@@ -80,6 +81,7 @@ mod key_paths;
 mod manifest;
 mod mixed;
 mod node_rows;
+mod node_shutdown;
 mod picture_layout;
 mod pictures;
 mod plot;

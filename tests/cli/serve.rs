@@ -448,10 +448,11 @@ fn a_view_offers_each_scenario_the_axis_paths_its_sweep_takes() {
     // with its two settings; issue 41's traffic model; issue 40's
     // scale_down_node with its three settings; issue 40's lost node's
     // Lease timings: renew interval, monitor period, age and lag; and
-    // its Pods' garbage collection: node_deleted, out_of_service.
+    // its Pods' garbage collection: node_deleted, out_of_service; issue
+    // 40's pod_priority and shutdown_grace_period_by_pod_priority.
     assert_eq!(
         service.len(),
-        2 + 9 + 44 + 20 + 10 + 8 + 2 + 1 + 7 + 1 + 7 + 4 + 8 + 1 + 3 + 3 + 1 + 4 + 4 + 2,
+        2 + 9 + 44 + 20 + 10 + 8 + 2 + 1 + 7 + 1 + 7 + 4 + 8 + 1 + 3 + 3 + 1 + 4 + 4 + 2 + 1 + 1,
         "{service:?}"
     );
     for path in ["traffic.rate", "disruptions.0.after_ready", "pdb.min_available"] {

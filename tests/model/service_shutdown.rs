@@ -10,7 +10,9 @@
 //! grace. Node 0 shuts down 5 s after traffic started: at 6 s.
 
 use podsim::engine::SimDuration;
-use podsim::model::service::{Disruption, NodeShutdown, ServiceMetrics, ServiceSimulator, When};
+use podsim::model::service::{
+    Disruption, NodeShutdown, PriorityGroup, ServiceMetrics, ServiceSimulator, When,
+};
 use podsim::model::{Drain, RunSpec};
 
 use super::common::secs;
@@ -19,14 +21,34 @@ use super::service::{service, steady, web};
 /// Node 0 shuts down with a 20 s shutdownGracePeriod, 5 s of it for
 /// critical Pods; the Pod's own grace is `grace`.
 fn shutdown(grace: SimDuration) -> ServiceMetrics {
+    shutdown_of(grace, 0)
+}
+
+/// The same, the replicas' priority `priority`.
+fn shutdown_of(grace: SimDuration, priority: u32) -> ServiceMetrics {
+    shutdown_with(grace, priority, None)
+}
+
+/// The same, the kubelet's shutdownGracePeriodByPodPriority `groups` if any.
+fn shutdown_with(grace: SimDuration, priority: u32, groups: Option<&[(u32, u64)]>) -> ServiceMetrics {
     let mut s = service(2, SimDuration::ZERO, secs(5), steady(secs(40)));
     s.nodes = 2;
+    s.pod_priority = priority;
+    let by_priority = groups.map(|g| {
+        g.iter()
+            .map(|&(priority, seconds)| PriorityGroup {
+                priority,
+                seconds: secs(seconds),
+            })
+            .collect()
+    });
     s.disruptions = vec![Disruption {
         when: When::AfterReady(secs(5)),
         node_shutdown: Some(NodeShutdown {
             node: 0,
-            grace_period: secs(20),
-            critical_pods: secs(5),
+            grace_period: by_priority.is_none().then_some(secs(20)),
+            critical_pods: by_priority.is_none().then_some(secs(5)),
+            by_priority,
         }),
         ..Disruption::default()
     }];
@@ -62,4 +84,71 @@ fn a_grace_within_the_budget_is_the_pods_own() {
     // 10 s is below the 15 s budget: SIGKILL 10 s after the kill.
     let m = shutdown(secs(10));
     assert_eq!(m.deleted[0].termination_ms, Some(10_000));
+}
+
+#[test]
+fn a_critical_replica_gets_the_critical_share() {
+    // system-cluster-critical (2000000000) is `migrateConfig`'s critical
+    // group: its seconds are the critical share, 5 s. The regular group
+    // before it holds none of node 0's Pods, so the kubelet skips it
+    // without waiting: SIGTERM at 6 s, SIGKILL 5 s later, not 15 or 30.
+    let m = shutdown_of(secs(30), 2_000_000_000);
+    let d = &m.deleted;
+    assert_eq!(
+        (d[0].replica, d[0].deleted_ms, d[0].termination_ms),
+        (0, 6000, Some(5000))
+    );
+    // system-node-critical (2000001000) is in the same group.
+    assert_eq!(
+        shutdown_of(secs(30), 2_000_001_000).deleted[0].termination_ms,
+        Some(5000)
+    );
+}
+
+#[test]
+fn a_priority_just_below_critical_is_regular() {
+    // 1999999999 < 2000000000: the regular group, 20 − 5 = 15 s.
+    let m = shutdown_of(secs(30), 1_999_999_999);
+    assert_eq!(m.deleted[0].termination_ms, Some(15_000));
+}
+
+#[test]
+fn a_critical_grace_within_the_share_is_its_own() {
+    // 3 s is below the critical share of 5 s: the Pod's own grace stands.
+    let m = shutdown_of(secs(3), 2_000_000_000);
+    assert_eq!(m.deleted[0].termination_ms, Some(3000));
+}
+
+/// shutdownGracePeriodByPodPriority of three groups: priority 100 up gets
+/// 8 s, 1000 up 12 s, 2000000000 up 4 s.
+const THREE: &[(u32, u64)] = &[(100, 8), (1000, 12), (2_000_000_000, 4)];
+
+#[test]
+fn by_priority_a_pod_gets_the_seconds_of_the_highest_group_at_or_below_it() {
+    // `groupByPriority`: the group of the highest priority <= the Pod's.
+    // The node holds replica 0 alone, so the groups below its own are
+    // empty and skipped: it is killed at 6 s, SIGKILLed (its 30 s grace
+    // cut) after its group's seconds.
+    let termination = |priority| {
+        let m = shutdown_with(secs(30), priority, Some(THREE));
+        assert_eq!((m.deleted[0].replica, m.deleted[0].deleted_ms), (0, 6000));
+        m.deleted[0].termination_ms
+    };
+    assert_eq!(termination(100), Some(8000));
+    assert_eq!(termination(999), Some(8000));
+    // At a group's own priority, that group.
+    assert_eq!(termination(1000), Some(12_000));
+    assert_eq!(termination(1_999_999_999), Some(12_000));
+    // Above the highest group, the highest.
+    assert_eq!(termination(2_000_001_000), Some(4000));
+}
+
+#[test]
+fn by_priority_a_pod_below_the_lowest_group_falls_in_the_lowest() {
+    // Priority 0 < 100: the kubelet puts it in the lowest group, 8 s.
+    let m = shutdown_with(secs(30), 0, Some(THREE));
+    assert_eq!(m.deleted[0].termination_ms, Some(8000));
+    // Its own grace below the group's seconds stands: 5 s.
+    let m = shutdown_with(secs(5), 0, Some(THREE));
+    assert_eq!(m.deleted[0].termination_ms, Some(5000));
 }

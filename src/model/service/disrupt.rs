@@ -51,9 +51,9 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         if d.scale_down_node.is_some() {
             return self.start_scale_down(index, now, s);
         }
-        if let Some(shutdown) = d.node_shutdown {
+        if let Some(shutdown) = d.node_shutdown.clone() {
             self.disrupted += 1;
-            return self.shut_down(shutdown, now, s);
+            return self.shut_down(&shutdown, now, s);
         }
         if d.scale_to.is_some() || d.annotate.is_some() {
             self.disrupted += 1;

@@ -114,7 +114,7 @@ pub use pdb::{Budget, Candidate, EvictionPolicy, Pdb};
 pub use rollout::ReplicaSet;
 pub use scale::Annotate;
 pub use sent::SentTimes;
-pub use shutdown::NodeShutdown;
+pub use shutdown::{BUILT_IN_CLASSES, NodeShutdown, PriorityGroup, SYSTEM_CRITICAL};
 pub use simulator::{ServiceReport, ServiceRun, ServiceSimulator, simulate_service, simulate_service_within};
 pub use spec::{AUTO_RATE, TrafficModel};
 pub use spec::{

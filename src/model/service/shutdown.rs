@@ -4,19 +4,25 @@
 //! pkg/kubelet/nodeshutdown). systemd tells the kubelet the machine is
 //! going down; the kubelet holds it for `shutdownGracePeriod`, reports
 //! its node not Ready ("node is shutting down"), and kills every Pod on
-//! it itself: regular Pods within `shutdownGracePeriod −
-//! shutdownGracePeriodCriticalPods` (`migrateConfig` turns the two into
-//! a priority group each), each Pod's own grace capped by that budget
-//! (`killPods`: the group's seconds override a longer
-//! terminationGracePeriodSeconds). The Deployment's ReplicaSet replaces
-//! them on the other nodes: the scheduler places nothing on a node that
-//! is not Ready.
+//! it itself, group by group (`killPods`): `migrateConfig` turns the two
+//! settings into two priority groups, regular Pods (priority 0 up) with
+//! `shutdownGracePeriod − shutdownGracePeriodCriticalPods` and critical
+//! ones (from `scheduling.SystemCriticalPriority`, 2000000000) with the
+//! critical share; each Pod's own grace is capped by its group's seconds
+//! (the group's seconds override a longer terminationGracePeriodSeconds).
+//! The Deployment's ReplicaSet replaces them on the other nodes: the
+//! scheduler places nothing on a node that is not Ready.
 //!
 //! Invariant: the kubelet starts the kills itself, so they reach the Pods
-//! at once (no watch of the API in between, as a delete's `kubelet_delay`);
-//! every replica of the node is killed in the same instant, and the
-//! critical share is never spent on a replica (no Service replica is
-//! system-critical).
+//! at once (no watch of the API in between, as a delete's `kubelet_delay`).
+//! The node holds only the Service's replicas, all of the one priority of
+//! their template (`pod_priority`), so all of them fall in one group; the
+//! kubelet skips a group with no Pods without waiting (`killPods`: `if
+//! len(group.Pods) == 0 { continue }`), so the groups below theirs cost
+//! no time and every replica of the node is killed in the same instant,
+//! with min(its grace, its group's seconds). Critical replicas get the
+//! critical share. `NodeShutdown::by_priority` holds the kubelet's own
+//! list (`shutdownGracePeriodByPodPriority`) in place of the two settings.
 
 use super::history::{ServiceChange, ServiceObserver};
 use super::node::NodeState;
@@ -25,8 +31,8 @@ use crate::engine::{Scheduler, SimDuration, SimTime};
 
 impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Node `n.node` starts shutting down now: not Ready, every Pod on it
-    /// killed with min(its grace, the regular Pods' budget).
-    pub(super) fn shut_down(&mut self, n: NodeShutdown, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+    /// killed with min(its grace, its priority group's seconds).
+    pub(super) fn shut_down(&mut self, n: &NodeShutdown, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let Some(d) = &mut self.deploy else {
             return;
         };
@@ -37,7 +43,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             .filter(|&r| d.members[r].node == n.node)
             .filter(|&r| !self.replicas[r].deleted && !self.replicas[r].object_gone)
             .collect();
-        let budget = n.regular_pods();
+        let budget = n.budget(self.service.pod_priority);
         self.emit(now, ServiceChange::NodeShuttingDown { node: n.node, budget });
         let state = NodeState::ShuttingDown;
         self.emit(now, ServiceChange::Node { node: n.node, state });
@@ -50,35 +56,100 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
 }
 
 /// A node's graceful shutdown as the scenario states it: the node and the
-/// kubelet's two settings (KubeletConfiguration `shutdownGracePeriod`,
-/// `shutdownGracePeriodCriticalPods`; both 0, the feature off, unless set).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// kubelet's settings, either the two plain ones (KubeletConfiguration
+/// `shutdownGracePeriod`, `shutdownGracePeriodCriticalPods`) or its
+/// `shutdownGracePeriodByPodPriority`; the rules refuse both at once, as
+/// the kubelet's validation does.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct NodeShutdown {
     /// The node, from 0.
     pub node: u32,
-    /// shutdownGracePeriod: how long the kubelet holds the shutdown.
-    pub grace_period: SimDuration,
-    /// shutdownGracePeriodCriticalPods: its share kept for critical Pods.
-    pub critical_pods: SimDuration,
+    /// shutdownGracePeriod, if written: how long the kubelet holds the shutdown.
+    pub grace_period: Option<SimDuration>,
+    /// shutdownGracePeriodCriticalPods, if written: its share kept for critical Pods.
+    pub critical_pods: Option<SimDuration>,
+    /// shutdownGracePeriodByPodPriority, if written: the groups, in any
+    /// order (the kubelet sorts them by priority).
+    pub by_priority: Option<Box<[PriorityGroup]>>,
 }
 
-impl Default for NodeShutdown {
-    /// The Kubernetes documentation's example (Graceful node shutdown):
-    /// 30 s in all, the last 10 s for critical Pods, so 20 s for the rest.
-    fn default() -> Self {
-        NodeShutdown {
-            node: 0,
-            grace_period: SimDuration::from_secs(30),
-            critical_pods: SimDuration::from_secs(10),
+/// One entry of shutdownGracePeriodByPodPriority: the Pods from
+/// `priority` up to the next group's get `seconds` between them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PriorityGroup {
+    /// The group's lowest priority.
+    pub priority: u32,
+    /// shutdownGracePeriodSeconds: the kubelet's wait for the group, and
+    /// the most grace each of its Pods gets.
+    pub seconds: SimDuration,
+}
+
+/// Written as the two plain settings were before the by-priority list
+/// existed (their defaults filled in), the list only when written: a
+/// grid's hash is taken over its base's `Debug` text.
+impl std::fmt::Debug for NodeShutdown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("NodeShutdown");
+        d.field("node", &self.node)
+            .field("grace_period", &self.grace_period())
+            .field("critical_pods", &self.critical_pods());
+        if let Some(groups) = &self.by_priority {
+            d.field("by_priority", groups);
         }
+        d.finish()
     }
 }
 
 impl NodeShutdown {
+    /// shutdownGracePeriod, 30 s unless written: the Kubernetes
+    /// documentation's example (Graceful node shutdown), 30 s in all, the
+    /// last 10 s for critical Pods (the kubelet's own defaults are 0,
+    /// which turns the feature off).
+    pub fn grace_period(&self) -> SimDuration {
+        self.grace_period.unwrap_or(SimDuration::from_secs(30))
+    }
+
+    /// shutdownGracePeriodCriticalPods, 10 s unless written (the same example).
+    pub fn critical_pods(&self) -> SimDuration {
+        self.critical_pods.unwrap_or(SimDuration::from_secs(10))
+    }
+
     /// The regular Pods' budget: shutdownGracePeriod −
     /// shutdownGracePeriodCriticalPods (`migrateConfig`), the most grace
     /// the kubelet gives any of them.
     pub fn regular_pods(&self) -> SimDuration {
-        SimDuration(self.grace_period.0.saturating_sub(self.critical_pods.0))
+        SimDuration(self.grace_period().0.saturating_sub(self.critical_pods().0))
+    }
+
+    /// The seconds of the group a Pod of `priority` falls in, the most
+    /// grace the kubelet gives it (`groupByPriority`): the group of the
+    /// highest priority at or below the Pod's, the lowest group for a Pod
+    /// below every group. Without a list, `migrateConfig`'s two groups:
+    /// critical from `SYSTEM_CRITICAL` up, regular (priority 0) below.
+    pub fn budget(&self, priority: u32) -> SimDuration {
+        match &self.by_priority {
+            Some(groups) => {
+                let at_or_below = groups.iter().filter(|g| g.priority <= priority);
+                let group = at_or_below.max_by_key(|g| g.priority);
+                let lowest = || groups.iter().min_by_key(|g| g.priority);
+                group.or_else(lowest).map_or(SimDuration::ZERO, |g| g.seconds)
+            }
+            None if priority >= SYSTEM_CRITICAL => self.critical_pods(),
+            None => self.regular_pods(),
+        }
     }
 }
+
+/// `scheduling.SystemCriticalPriority` (kubernetes/kubernetes
+/// pkg/apis/scheduling/types.go: 2 × HighestUserDefinablePriority): the
+/// priority from which `migrateConfig` counts a Pod critical.
+pub const SYSTEM_CRITICAL: u32 = 2_000_000_000;
+
+/// The built-in PriorityClasses and their values (pkg/apis/scheduling:
+/// types.go names them, helpers.go's `systemPriorityClasses` gives
+/// `system-cluster-critical` SystemCriticalPriority and
+/// `system-node-critical` 1000 more); any other class is the cluster's own.
+pub const BUILT_IN_CLASSES: [(&str, u32); 2] = [
+    ("system-cluster-critical", SYSTEM_CRITICAL),
+    ("system-node-critical", SYSTEM_CRITICAL + 1000),
+];

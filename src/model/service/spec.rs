@@ -47,9 +47,14 @@ pub struct ServiceSpec {
     /// The other Services every node's kube-proxy syncs too, if any
     /// (`None`: ours is alone, and a sync takes no time).
     pub cluster: Option<ClusterSpec>,
+    /// The replicas' resolved `spec.priority` (their PriorityClass's
+    /// value; 0 without one): one value, as the Deployment's replicas share
+    /// one template. A graceful node shutdown groups its Pods by it.
+    pub pod_priority: u32,
 }
 
-/// Written as derived, but without `pdb`, `hop` or `cluster` when there is none: a grid's hash
+/// Written as derived, but without `pdb`, `hop` or `cluster` when there is none (nor
+/// `pod_priority` when it is 0): a grid's hash
 /// is taken over its base's `Debug` text, and a Service grid written before
 /// budgets existed keeps the hash its shards carry. The destructuring has no
 /// `..`, so a new field must be written here too.
@@ -68,6 +73,7 @@ impl std::fmt::Debug for ServiceSpec {
             pdb,
             hop,
             cluster,
+            pod_priority,
         } = self;
         let mut d = f.debug_struct("ServiceSpec");
         d.field("replicas", replicas)
@@ -88,6 +94,9 @@ impl std::fmt::Debug for ServiceSpec {
         if let Some(cluster) = cluster {
             d.field("cluster", cluster);
         }
+        if *pod_priority != 0 {
+            d.field("pod_priority", pod_priority);
+        }
         d.finish()
     }
 }
@@ -107,6 +116,7 @@ impl Default for ServiceSpec {
             pdb: None,
             hop: None,
             cluster: None,
+            pod_priority: 0,
         }
     }
 }

@@ -26,7 +26,7 @@ pub use field::{DisruptionKind, Field, WhenRead};
 pub use limit::{Limit, SCALABILITY};
 pub use path::{KeyPath, PathError, Place, Reader, Spelling};
 pub use set::{Key, default_backoff_cap};
-pub use unit::{Unit, Value, parse_kube_version, parse_rate, unknown_preset, word};
+pub use unit::{Unit, Value, parse_kube_version, parse_rate, priority_groups_text, unknown_preset, word};
 
 use crate::model::{Probe, ProbeKind, RunSpec};
 

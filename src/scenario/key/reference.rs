@@ -152,6 +152,7 @@ fn value(field: Field) -> String {
         Unit::DistOrWord { word, .. } => format!("duration, distribution or \"{word}\""),
         Unit::Scaled => "count or percentage".to_string(),
         Unit::Pulls => "count or \"fails\"".to_string(),
+        Unit::PriorityGroups => "priority:seconds groups".to_string(),
     };
     match field.limit() {
         Some(limit) => format!("{written}, {}", limit.reference()),

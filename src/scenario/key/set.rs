@@ -271,17 +271,22 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
             // Either key makes the disruption an annotation.
             Field::Annotate => d.annotate.get_or_insert_with(Annotate::default).replica = count,
             Field::DeletionCost => d.annotate.get_or_insert_with(Annotate::default).deletion_cost = count,
-            // Any of the three makes the disruption a node shutdown.
+            // Any of the four makes the disruption a node shutdown.
             Field::NodeShutdown => d.node_shutdown.get_or_insert_with(NodeShutdown::default).node = count,
             Field::ShutdownGracePeriod => {
                 d.node_shutdown
                     .get_or_insert_with(NodeShutdown::default)
-                    .grace_period = ms
+                    .grace_period = Some(ms)
             }
             Field::ShutdownGracePeriodCriticalPods => {
                 d.node_shutdown
                     .get_or_insert_with(NodeShutdown::default)
-                    .critical_pods = ms
+                    .critical_pods = Some(ms)
+            }
+            Field::ShutdownGracePeriodByPodPriority => {
+                d.node_shutdown
+                    .get_or_insert_with(NodeShutdown::default)
+                    .by_priority = Some(value.priority_groups())
             }
             // Any of the four makes the disruption an autoscaler's scale-down.
             Field::ScaleDownNode => d.scale_down_node.get_or_insert_with(ScaleDown::default).node = count,
@@ -305,6 +310,7 @@ fn set_service(field: Field, index: Option<usize>, run: &mut RunSpec, value: &Va
         Field::KubeletDelay => service.kubelet_delay = ms,
         Field::MinSyncPeriod => service.min_sync_period = ms,
         Field::Cleanup => service.cleanup = ms,
+        Field::PodPriority => service.pod_priority = count,
         Field::OnSigterm => service.app.on_sigterm = OnSigterm::ALL[word.min(4)],
         Field::DrainDelay => service.app.drain_delay = ms,
         _ => {}

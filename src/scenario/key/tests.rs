@@ -42,6 +42,8 @@ fn every_scalar_value_survives_encoding() {
             Unit::Scaled => Value::Scaled(Scaled::Percent(30)),
             Unit::DistOrWord { .. } => Value::TheWord,
             Unit::Pulls => Value::Pulls(ImagePull::FailsFirst(2)),
+            // Never encoded: an axis holds each list whole (its own test below).
+            Unit::PriorityGroups => continue,
         };
         assert_eq!(unit.decode(value.encode().unwrap()), value, "{field:?}");
         if unit == Unit::Pulls {
@@ -101,4 +103,41 @@ fn the_service_field_pattern_is_the_services_scopes() {
         let listed = matches!(field, service_field!());
         assert_eq!(listed, Scope::SERVICE.contains(&field.scope()), "{field:?}");
     }
+}
+
+#[test]
+fn priority_groups_read_sorted_and_bad_ones_say_what_to_write() {
+    use crate::model::service::PriorityGroup;
+    let unit = Field::ShutdownGracePeriodByPodPriority.unit();
+    let key = "shutdown_grace_period_by_pod_priority";
+    let group = |priority, s| PriorityGroup {
+        priority,
+        seconds: SimDuration::from_secs(s),
+    };
+    // Sorted by priority, as the kubelet sorts them.
+    assert_eq!(
+        unit.parse_text(key, "2000000000:10s, 0:20s,100000:1m"),
+        Ok(Value::PriorityGroups(
+            vec![group(0, 20), group(100_000, 60), group(2_000_000_000, 10)].into()
+        ))
+    );
+    let why = |text: &str| unit.parse_text(key, text).unwrap_err();
+    let head = "shutdown_grace_period_by_pod_priority must be priority:seconds groups between commas, \
+                such as \"0:20s, 2000000000:10s\" (the kubelet's shutdownGracePeriodByPodPriority), not";
+    assert_eq!(
+        why("0=20s"),
+        format!("{head} \"0=20s\": \"0=20s\" has no ':' between a priority and its seconds")
+    );
+    assert_eq!(
+        why("-1:20s"),
+        format!("{head} \"-1:20s\": \"-1\" is no priority: write a whole number, 0 or more")
+    );
+    assert_eq!(
+        why("0:1500ms"),
+        format!("{head} \"0:1500ms\": \"1.5s\" is not whole seconds, as the kubelet's are")
+    );
+    assert_eq!(
+        why("0:20s, 0:10s"),
+        format!("{head} \"0:20s, 0:10s\": priority 0 has two groups; give each priority one")
+    );
 }

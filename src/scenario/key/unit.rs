@@ -4,7 +4,7 @@
 use crate::engine::SimDuration;
 use crate::model::{Dist, Drain, ImagePull, KubeVersion, PostStart, Probability};
 
-use crate::model::service::{Preset, Rate, Scaled};
+use crate::model::service::{Preset, PriorityGroup, Rate, Scaled};
 
 use crate::scenario::dist::{parse_dist_list_text, parse_dist_text, parse_probability};
 use crate::scenario::duration::parse_duration;
@@ -55,6 +55,10 @@ pub enum Unit {
     /// How many image pulls fail before one succeeds (`2`), or `"fails"`
     /// for every one (R67).
     Pulls,
+    /// A node shutdown's priority groups, `"0:20s, 2000000000:10s"`: one
+    /// string, so a TOML scenario, an annotation and a grid axis (a list
+    /// of such strings) write it alike; as an axis, each list whole.
+    PriorityGroups,
 }
 
 /// A value of some `Unit`, parsed and checked.
@@ -87,6 +91,8 @@ pub enum Value {
     TheWord,
     /// Whether image pulls fail.
     Pulls(ImagePull),
+    /// A node shutdown's priority groups, as written.
+    PriorityGroups(Box<[PriorityGroup]>),
 }
 
 /// Marks a preset in an encoded `Unit::Propagation` value (a duration never reaches it).
@@ -144,6 +150,7 @@ impl Unit {
                 .map(Value::from_dist)
                 .map_err(|m| format!("{m}; or write \"{word}\" {meaning}")),
             Unit::Pulls => parse_pulls(key, trimmed).map(Value::Pulls),
+            Unit::PriorityGroups => parse_priority_groups(key, trimmed).map(Value::PriorityGroups),
         }
     }
 
@@ -163,6 +170,8 @@ impl Unit {
             Unit::DistOrWord { .. } if encoded == WORD_CODE => Value::TheWord,
             Unit::DistOrWord { .. } => Value::Millis(SimDuration::from_millis(encoded)),
             Unit::Pulls => Value::Pulls(decode_pulls(encoded)),
+            // Never encoded: an axis holds the lists whole (`Values::Whole`).
+            Unit::PriorityGroups => Value::PriorityGroups(Box::default()),
         }
     }
 
@@ -190,6 +199,8 @@ impl Unit {
                 ImagePull::Fails => format!("\"{FAILS}\""),
                 _ => encoded.to_string(),
             },
+            // Never encoded (see `decode`).
+            Unit::PriorityGroups => String::new(),
         }
     }
 
@@ -220,6 +231,8 @@ impl Unit {
             Unit::DistOrWord { .. } => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
             Unit::Pulls if encoded == PULLS_FAIL => buf.extend_from_slice(FAILS.as_bytes()),
             Unit::Pulls => buf.extend_from_slice(itoa::Buffer::new().format(encoded).as_bytes()),
+            // Never encoded (see `decode`).
+            Unit::PriorityGroups => {}
         }
     }
 }
@@ -259,6 +272,57 @@ pub fn parse_pulls(key: &str, text: &str) -> Result<ImagePull, String> {
             )),
         },
     }
+}
+
+/// The kubelet's shutdownGracePeriodByPodPriority written as
+/// `priority:seconds` groups between commas (`"0:20s, 2000000000:10s"`):
+/// each priority a whole number, once; each duration whole seconds, as
+/// the kubelet's shutdownGracePeriodSeconds.
+pub fn parse_priority_groups(key: &str, text: &str) -> Result<Box<[PriorityGroup]>, String> {
+    let bad = |why: String| {
+        format!(
+            "{key} must be priority:seconds groups between commas, such as \"0:20s, 2000000000:10s\" \
+             (the kubelet's shutdownGracePeriodByPodPriority), not \"{text}\": {why}"
+        )
+    };
+    let mut groups: Vec<PriorityGroup> = Vec::new();
+    for item in text.split(',').map(str::trim) {
+        let Some((priority, seconds)) = item.split_once(':') else {
+            return Err(bad(format!(
+                "\"{item}\" has no ':' between a priority and its seconds"
+            )));
+        };
+        let priority: u32 = priority.trim().parse().map_err(|_| {
+            bad(format!(
+                "\"{}\" is no priority: write a whole number, 0 or more",
+                priority.trim()
+            ))
+        })?;
+        let seconds = parse_duration(seconds).map_err(&bad)?;
+        if seconds.as_millis() % 1000 != 0 {
+            return Err(bad(format!(
+                "\"{}\" is not whole seconds, as the kubelet's are",
+                seconds
+            )));
+        }
+        if groups.iter().any(|g| g.priority == priority) {
+            return Err(bad(format!(
+                "priority {priority} has two groups; give each priority one"
+            )));
+        }
+        groups.push(PriorityGroup { priority, seconds });
+    }
+    groups.sort_by_key(|g| g.priority);
+    Ok(groups.into())
+}
+
+/// Priority groups as `parse_priority_groups` reads them, sorted.
+pub fn priority_groups_text(groups: &[PriorityGroup]) -> String {
+    let items: Vec<String> = groups
+        .iter()
+        .map(|g| format!("{}:{}", g.priority, g.seconds))
+        .collect();
+    items.join(", ")
 }
 
 fn decode_pulls(encoded: u64) -> ImagePull {
@@ -325,6 +389,15 @@ impl Value {
             Value::Pulls(ImagePull::Pulls) => Some(0),
             Value::Pulls(ImagePull::FailsFirst(n)) => Some(u64::from(*n)),
             Value::Pulls(ImagePull::Fails) => Some(PULLS_FAIL),
+            Value::PriorityGroups(_) => None,
+        }
+    }
+
+    /// A `Unit::PriorityGroups` value's groups (none, for any other value).
+    pub(super) fn priority_groups(&self) -> Box<[PriorityGroup]> {
+        match self {
+            Value::PriorityGroups(groups) => groups.clone(),
+            _ => Box::default(),
         }
     }
 

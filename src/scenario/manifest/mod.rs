@@ -352,7 +352,7 @@ fn workload(
         labels: read.pod_meta.as_ref().and_then(|m| m.labels.as_ref()),
         deployment: read.deployment.as_ref(),
     };
-    let derived = behind::behind(stream, objects, &this, peers, &mut notices)?;
+    let mut derived = behind::behind(stream, objects, &this, peers, &mut notices)?;
     // Behind a Service every replica is simulated.
     let behind_service = derived
         .iter()
@@ -422,6 +422,9 @@ fn workload(
             Problem::missing("", dotted(&at), format!("the {} has no Pod spec", kind.name())),
         ));
     };
+    let template: Vec<&str> = prefix.iter().map(String::as_str).collect();
+    let priority = service::priority::read(stream, doc, &template, spec);
+    derived.extend(priority.derived);
     let mapper = pod::Mapper {
         stream,
         doc,
@@ -432,6 +435,11 @@ fn workload(
     let mapped = mapper.map(spec, annotations, timings, &derived)?;
     notices.extend(mapper.notices(spec, annotations, &mapped));
     let mut run = mapped.run;
+    // Only a Service's node shutdown reads the priority; an annotation
+    // that set it has answered the notice.
+    if run.service.as_deref().is_some_and(|s| s.pod_priority == 0) {
+        notices.extend(priority.notice);
+    }
     if let Some((at, job)) = &read.job {
         let at: Vec<&str> = object
             .root

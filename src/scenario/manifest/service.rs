@@ -12,10 +12,12 @@
 //!
 //! The room of Services and budgets: the file's own `v1` Services and
 //! PodDisruptionBudgets and what they select are in `behind`, the
-//! Deployment's and the budget's fields as keys in `fields`.
+//! Deployment's and the budget's fields as keys in `fields`, the Pod
+//! template's priority in `priority`.
 
 pub(super) mod behind;
 mod fields;
+pub(super) mod priority;
 
 use crate::model::RunSpec;
 use crate::scenario::key::path::{self, Place, Spelling};
@@ -77,8 +79,12 @@ pub fn derive(run: &mut RunSpec, settings: &[Setting], derived: &[Derived]) -> R
         }
     }
     // The Service's own keys (a Service document) make a Service
-    // scenario; a Deployment's rollout keys and a budget's only fill one.
-    if derived.iter().any(|d| d.field.scope() == Scope::Service) {
+    // scenario; a Deployment's rollout keys, a budget's and the Pod
+    // template's priority only fill one.
+    if derived
+        .iter()
+        .any(|d| d.field.scope() == Scope::Service && d.field != Field::PodPriority)
+    {
         run.service.get_or_insert_with(Default::default);
     }
     let Some(service) = run.service.as_deref() else {

@@ -143,6 +143,12 @@ pub enum ServiceRule {
         /// shutdownGracePeriodCriticalPods.
         critical: SimDuration,
     },
+    /// A node shutdown's plain setting beside the by-priority list: the
+    /// kubelet's ValidateKubeletConfiguration refuses the two together.
+    PlainBesideByPriority {
+        /// The plain key written.
+        field: Field,
+    },
 }
 
 /// A rule a Service breaks: the field to point at (with the disruption's
@@ -283,6 +289,13 @@ impl fmt::Display for ServiceProblem {
                 "shutdown_grace_period_critical_pods \"{critical}\" is above shutdown_grace_period \"{grace}\": \
                  the critical Pods' share is part of the whole (the kubelet runs no graceful shutdown then); \
                  write at most \"{grace}\""
+            ),
+            ServiceRule::PlainBesideByPriority { field } => write!(
+                f,
+                "{} and shutdown_grace_period_by_pod_priority are both set: the kubelet refuses \
+                 shutdownGracePeriod or shutdownGracePeriodCriticalPods beside shutdownGracePeriodByPodPriority; \
+                 keep the list (with a group from 2000000000 for critical Pods), or the two plain settings",
+                field.leaf()
             ),
             ServiceRule::ScaleBesideRollout { rollout } => write!(
                 f,

@@ -131,6 +131,9 @@ pub fn value(unit: Unit, item: &DeValue) -> Result<Value, ValueError> {
         (Unit::Version, DeValue::String(s)) => crate::scenario::key::parse_kube_version(s)
             .map(Value::Version)
             .map_err(ValueError::UnknownWord),
+        (Unit::PriorityGroups, DeValue::String(s)) => crate::scenario::key::Unit::PriorityGroups
+            .parse_text("", s)
+            .map_err(|m| ValueError::Invalid(m.trim_start().to_string())),
         (_, other) => Err(ValueError::Mismatch {
             expected: one_value(unit),
             found: found(other),
@@ -172,6 +175,7 @@ pub fn one_value(unit: Unit) -> String {
             "a count of Pods such as 1 (no quotes) or a percentage in quotes such as \"25%\"".into()
         }
         Unit::Pulls => "a count of failed pulls such as 2 (no quotes), or \"fails\"".into(),
+        Unit::PriorityGroups => "priority:seconds groups in quotes such as \"0:20s, 2000000000:10s\"".into(),
         Unit::Propagation => format!(
             "a preset in quotes ({}), a duration such as \"2s\" or a distribution",
             crate::model::service::Preset::NAMES.join(", ")

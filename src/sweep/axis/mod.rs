@@ -59,6 +59,8 @@ pub enum Values {
     List(Vec<u64>),
     /// Durations and distributions (`boot = ["1s", { dist = … }]`).
     Dists(Vec<Dist>),
+    /// Values no `u64` holds, each whole (a node shutdown's priority groups).
+    Whole(Vec<Value>),
     /// `from`, `from + step`, … (`len` values), kept lazy so a fine range costs nothing.
     Range {
         /// The first value.
@@ -76,6 +78,7 @@ impl Values {
         match self {
             Values::List(list) => list.len() as u64,
             Values::Dists(list) => list.len() as u64,
+            Values::Whole(list) => list.len() as u64,
             Values::Range { len, .. } => *len,
         }
     }
@@ -89,7 +92,7 @@ impl Values {
     pub fn get(&self, index: u64) -> u64 {
         match self {
             Values::List(list) => list[index as usize],
-            Values::Dists(_) => index,
+            Values::Dists(_) | Values::Whole(_) => index,
             Values::Range { from, step, .. } => from + step * index,
         }
     }
@@ -118,6 +121,17 @@ impl Axis {
                     csv::push_text(&mut cell, &dist.to_string());
                     Listed {
                         value: Value::from_dist(dist.clone()),
+                        cell: cell.into(),
+                    }
+                })
+                .collect(),
+            Values::Whole(list) => list
+                .iter()
+                .map(|value| {
+                    let mut cell = vec![b','];
+                    csv::push_text(&mut cell, &whole_text(value));
+                    Listed {
+                        value: value.clone(),
                         cell: cell.into(),
                     }
                 })
@@ -180,6 +194,7 @@ impl Axis {
     pub(super) fn describe(&self, index: u64) -> String {
         match &self.values {
             Values::Dists(list) => list[index as usize].to_string(),
+            Values::Whole(list) => format!("\"{}\"", whole_text(&list[index as usize])),
             values => self.unit().describe(values.get(index)),
         }
     }
@@ -191,6 +206,14 @@ impl Axis {
             Values::Dists(list) => u64::from(!list[index as usize].is_zero()),
             values => values.get(index),
         }
+    }
+}
+
+/// A whole value as its grid spells it (without quotes).
+fn whole_text(value: &Value) -> String {
+    match value {
+        Value::PriorityGroups(groups) => crate::scenario::key::priority_groups_text(groups),
+        other => format!("{other:?}"),
     }
 }
 

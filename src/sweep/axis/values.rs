@@ -47,6 +47,16 @@ pub(in crate::sweep) fn parse_values(value: &Spanned<DeValue>, field: Field) -> 
                     .collect::<Result<Vec<Dist>, _>>()?;
                 return Ok(Values::Dists(list));
             }
+            if unit == Unit::PriorityGroups {
+                let list = items
+                    .iter()
+                    .map(|item| {
+                        crate::scenario::toml::value(unit, item.get_ref())
+                            .map_err(|e| (item.span(), e.problem("", "")))
+                    })
+                    .collect::<Result<Vec<Value>, _>>()?;
+                return Ok(Values::Whole(list));
+            }
             let list = items
                 .iter()
                 .map(|item| scalar(item, unit, field).map_err(|m| (item.span(), m)))
@@ -153,6 +163,7 @@ fn list_example(unit: Unit) -> String {
         Unit::Propagation => "[\"tiny\", \"medium\", \"2s\"]".into(),
         Unit::Scaled => "[0, 1, \"25%\"]".into(),
         Unit::Pulls => "[0, 2, \"fails\"]".into(),
+        Unit::PriorityGroups => "[\"0:20s, 2000000000:10s\", \"0:30s\"]".into(),
         Unit::Word { names, .. } => format!(
             "[{}]",
             names

@@ -279,7 +279,7 @@ impl Grid {
                 // under 1 s or not, 0/1/more): its first two values and its
                 // last show every class it has.
                 let scan: Vec<u64> = match axis.values {
-                    Values::List(_) | Values::Dists(_) => (0..axis.values.len()).collect(),
+                    Values::List(_) | Values::Dists(_) | Values::Whole(_) => (0..axis.values.len()).collect(),
                     Values::Range { len, .. } => [0, 1, len.saturating_sub(1)]
                         .into_iter()
                         .filter(|&i| i < len)
@@ -395,6 +395,9 @@ impl Grid {
                 _ if let Values::Dists(list) = &axis.values => {
                     list.iter().for_each(|d| hash.update(format!("{d:?};")));
                 }
+                _ if let Values::Whole(list) = &axis.values => {
+                    list.iter().for_each(|v| hash.update(format!("{v:?};")));
+                }
                 Some(numbers) => {
                     hash.update(b"range");
                     numbers.iter().for_each(|n| hash.update(n.to_le_bytes()));
@@ -414,7 +417,7 @@ fn arithmetic(values: &Values) -> Option<[u64; 3]> {
     match values {
         Values::Range { from, step, len } if *len > 1 => Some([*from, *step, *len]),
         Values::Range { from, .. } => Some([*from, 0, 1]),
-        Values::Dists(_) => None,
+        Values::Dists(_) | Values::Whole(_) => None,
         Values::List(list) => {
             let step = match list.as_slice() {
                 [] => return None,

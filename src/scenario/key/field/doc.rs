@@ -109,6 +109,11 @@ impl Field {
             Field::Cleanup => {
                 "last container exit → the Pod object is gone (endpoint removed, IP silent); default 1s"
             }
+            Field::PodPriority => {
+                "the replicas' resolved spec.priority (their PriorityClass's value), 0 or more; from 2000000000 \
+                 (system-cluster-critical; system-node-critical is 2000001000) a graceful node shutdown kills \
+                 them as critical Pods; default 0"
+            }
             Field::Rate => "requests per second to the whole Service, above 0",
             Field::Arrival => "poisson (default) or constant",
             Field::Connections => {
@@ -268,6 +273,11 @@ impl Field {
                 "the kubelet's shutdownGracePeriodCriticalPods: the share of shutdown_grace_period kept for \
                  critical Pods; regular Pods get the rest; default 10s"
             }
+            Field::ShutdownGracePeriodByPodPriority => {
+                "the kubelet's shutdownGracePeriodByPodPriority, instead of the two above: priority:seconds \
+                 groups such as \"0:20s, 2000000000:10s\"; a Pod gets the seconds of the group of the highest \
+                 priority at or below its pod_priority (the lowest group's below them all)"
+            }
             Field::ScaleDownNode => {
                 "makes the disruption the cluster-autoscaler's scale-down of this node, from 0: tainted \
                  ToBeDeletedByClusterAutoscaler, every Pod on it evicted through the budget (given up, the taint \
@@ -424,6 +434,10 @@ impl Field {
                 "of a Deployment, its `spec.strategy.rollingUpdate.maxUnavailable` (default 25%)"
             }
             Field::MinReadySeconds => "of a Deployment, its `spec.minReadySeconds` (default 0)",
+            Field::PodPriority => {
+                "of the Pod template, its `spec.priority`, or its `spec.priorityClassName` if that is \
+                 system-cluster-critical or system-node-critical"
+            }
             Field::MinAvailable => "with a PodDisruptionBudget document, its `spec.minAvailable`",
             Field::PdbMaxUnavailable => "with a PodDisruptionBudget document, its `spec.maxUnavailable`",
             Field::UnhealthyPodEvictionPolicy => {

@@ -84,6 +84,8 @@ pub enum Field {
     MinSyncPeriod,
     /// `[service] cleanup`: last container exit to the Pod object gone.
     Cleanup,
+    /// `[service] pod_priority`: the replicas' resolved `spec.priority`.
+    PodPriority,
     /// `[traffic] rate`: requests per second to the Service.
     Rate,
     /// `[traffic] arrival`: poisson or constant.
@@ -188,6 +190,9 @@ pub enum Field {
     ShutdownGracePeriod,
     /// `[[disruptions]] shutdown_grace_period_critical_pods`: its critical share.
     ShutdownGracePeriodCriticalPods,
+    /// `[[disruptions]] shutdown_grace_period_by_pod_priority`: the
+    /// kubelet's shutdownGracePeriodByPodPriority, instead of the two.
+    ShutdownGracePeriodByPodPriority,
     /// `[[disruptions]] scale_down_node`: the cluster-autoscaler removes this node.
     ScaleDownNode,
     /// `[[disruptions]] max_graceful_termination_sec`: the autoscaler's grace cap.
@@ -273,7 +278,7 @@ pub enum Field {
 
 impl Field {
     /// Every field, in the order the key reference (docs/keys.md) lists them.
-    pub const ALL: [Field; 147] = {
+    pub const ALL: [Field; 149] = {
         use ProbeField as P;
         use ProbeKind::{Liveness as L, Readiness as R, Startup as S};
         [
@@ -323,6 +328,7 @@ impl Field {
             Field::KubeletDelay,
             Field::MinSyncPeriod,
             Field::Cleanup,
+            Field::PodPriority,
             Field::Rate,
             Field::Arrival,
             Field::Connections,
@@ -375,6 +381,7 @@ impl Field {
             Field::NodeShutdown,
             Field::ShutdownGracePeriod,
             Field::ShutdownGracePeriodCriticalPods,
+            Field::ShutdownGracePeriodByPodPriority,
             Field::ScaleDownNode,
             Field::MaxGracefulTerminationSec,
             Field::MaxPodEvictionTime,

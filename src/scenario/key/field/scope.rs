@@ -42,7 +42,8 @@ impl Field {
             | Field::Propagation
             | Field::KubeletDelay
             | Field::MinSyncPeriod
-            | Field::Cleanup => Scope::Service,
+            | Field::Cleanup
+            | Field::PodPriority => Scope::Service,
             Field::Rate
             | Field::Arrival
             | Field::Connections
@@ -106,6 +107,7 @@ impl Field {
             | Field::NodeShutdown
             | Field::ShutdownGracePeriod
             | Field::ShutdownGracePeriodCriticalPods
+            | Field::ShutdownGracePeriodByPodPriority
             | Field::ScaleDownNode
             | Field::MaxGracefulTerminationSec
             | Field::MaxPodEvictionTime

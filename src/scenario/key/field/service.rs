@@ -13,6 +13,7 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::KubeletDelay
             | $crate::scenario::key::Field::MinSyncPeriod
             | $crate::scenario::key::Field::Cleanup
+            | $crate::scenario::key::Field::PodPriority
             | $crate::scenario::key::Field::Rate
             | $crate::scenario::key::Field::Arrival
             | $crate::scenario::key::Field::Connections
@@ -65,6 +66,7 @@ macro_rules! service_field {
             | $crate::scenario::key::Field::NodeShutdown
             | $crate::scenario::key::Field::ShutdownGracePeriod
             | $crate::scenario::key::Field::ShutdownGracePeriodCriticalPods
+            | $crate::scenario::key::Field::ShutdownGracePeriodByPodPriority
             | $crate::scenario::key::Field::ScaleDownNode
             | $crate::scenario::key::Field::MaxGracefulTerminationSec
             | $crate::scenario::key::Field::MaxPodEvictionTime

@@ -100,7 +100,9 @@ impl Field {
                 names: &TrafficModel::NAMES,
             },
             Field::Rate | Field::Churn => Unit::Rate,
-            Field::ClusterServices | Field::ClusterEndpoints | Field::Rolling => Unit::Count,
+            Field::ClusterServices | Field::ClusterEndpoints | Field::Rolling | Field::PodPriority => {
+                Unit::Count
+            }
             Field::ProxyMode => Unit::Word {
                 what: "proxy_mode",
                 names: &ProxyMode::NAMES,
@@ -123,6 +125,7 @@ impl Field {
             | Field::MaxGracefulTerminationSec
             | Field::MaxPodEvictionTime
             | Field::EvictionRetryTime => Unit::Millis,
+            Field::ShutdownGracePeriodByPodPriority => Unit::PriorityGroups,
             Field::Partition | Field::NodeDeleted => Unit::Flag,
             Field::Provider => Unit::Word {
                 what: "provider",

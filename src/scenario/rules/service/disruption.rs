@@ -18,7 +18,7 @@ use crate::scenario::key::Field;
 /// each replica once; each unready window and crash: of a replica that exists.
 pub(super) fn check_deletes(_: &RunSpec, service: &ServiceSpec) -> Result<(), ServiceProblem> {
     for (i, d) in service.disruptions.iter().enumerate() {
-        if let Some(n) = d.node_shutdown {
+        if let Some(n) = &d.node_shutdown {
             check_shutdown(i, d, n, service.nodes)?;
             continue;
         }
@@ -176,7 +176,7 @@ pub(super) fn check_rollouts(_: &RunSpec, service: &ServiceSpec) -> Result<(), S
 }
 
 /// A node shutdown: of a node that exists, its critical share within the whole.
-fn check_shutdown(i: usize, d: &Disruption, n: NodeShutdown, nodes: u32) -> Result<(), ServiceProblem> {
+fn check_shutdown(i: usize, d: &Disruption, n: &NodeShutdown, nodes: u32) -> Result<(), ServiceProblem> {
     if let Some(field) = written_beside(d, Field::NodeShutdown) {
         let kind = Field::NodeShutdown;
         return problem(field, Some(i), ServiceRule::BesideUnready { kind, field });
@@ -185,10 +185,22 @@ fn check_shutdown(i: usize, d: &Disruption, n: NodeShutdown, nodes: u32) -> Resu
         let rule = ServiceRule::ShutdownBeyond { node: n.node, nodes };
         return problem(Field::NodeShutdown, Some(i), rule);
     }
-    if n.critical_pods > n.grace_period {
+    // ValidateKubeletConfiguration (pkg/kubelet/apis/config/validation):
+    // the list beside a plain setting above 0 is refused.
+    if n.by_priority.is_some() {
+        let above_0 = |d: Option<SimDuration>| d.is_some_and(|d| d > SimDuration::ZERO);
+        let plain = [
+            (Field::ShutdownGracePeriod, above_0(n.grace_period)),
+            (Field::ShutdownGracePeriodCriticalPods, above_0(n.critical_pods)),
+        ];
+        if let Some(&(field, _)) = plain.iter().find(|(_, written)| *written) {
+            return problem(field, Some(i), ServiceRule::PlainBesideByPriority { field });
+        }
+    }
+    if n.critical_pods() > n.grace_period() {
         let rule = ServiceRule::CriticalOverGrace {
-            grace: n.grace_period,
-            critical: n.critical_pods,
+            grace: n.grace_period(),
+            critical: n.critical_pods(),
         };
         return problem(Field::ShutdownGracePeriodCriticalPods, Some(i), rule);
     }
@@ -202,7 +214,10 @@ pub(crate) fn one_replica_kind(key: Field) -> &'static str {
         Field::Crash => "a crash of its app (its Pod stays)",
         Field::ScaleTo => "a scale-down (its ReplicaSet picks the Pods)",
         Field::Annotate | Field::DeletionCost => "an annotation of a Pod's deletion cost",
-        Field::NodeShutdown | Field::ShutdownGracePeriod | Field::ShutdownGracePeriodCriticalPods => {
+        Field::NodeShutdown
+        | Field::ShutdownGracePeriod
+        | Field::ShutdownGracePeriodCriticalPods
+        | Field::ShutdownGracePeriodByPodPriority => {
             "a graceful shutdown of a node (its kubelet kills its Pods)"
         }
         Field::ScaleDownNode

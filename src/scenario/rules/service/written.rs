@@ -15,7 +15,7 @@ use super::one_replica_kind;
 
 /// The keys of a disruption that affects one replica or one node, other
 /// than a lost node's: each makes the disruption its kind.
-const ONE_REPLICA: [Field; 13] = [
+const ONE_REPLICA: [Field; 14] = [
     Field::Unready,
     Field::UnreadyFor,
     Field::Crash,
@@ -25,6 +25,7 @@ const ONE_REPLICA: [Field; 13] = [
     Field::NodeShutdown,
     Field::ShutdownGracePeriod,
     Field::ShutdownGracePeriodCriticalPods,
+    Field::ShutdownGracePeriodByPodPriority,
     Field::ScaleDownNode,
     Field::MaxGracefulTerminationSec,
     Field::MaxPodEvictionTime,
