@@ -19,10 +19,15 @@ fn refused(path: &std::path::Path) -> String {
     String::from_utf8(output.stderr.clone()).unwrap()
 }
 
-/// The bundled node failure with its `node_failure = 1` (line 21) made `with`.
+/// The bundled node failure's line `node_failure = 1`, from 1.
+fn failure_line() -> usize {
+    let base = std::fs::read_to_string("scenarios/service/disruptions/node-failure.toml").unwrap();
+    1 + base.lines().position(|l| l == "node_failure = 1").unwrap()
+}
+
+/// The bundled node failure with its `node_failure = 1` (`failure_line`) made `with`.
 fn node_failure_with(dir: &TempDir, with: &str) -> std::path::PathBuf {
     let base = std::fs::read_to_string("scenarios/service/disruptions/node-failure.toml").unwrap();
-    assert_eq!(base.lines().nth(20), Some("node_failure = 1"));
     write(
         dir.path(),
         "lost.toml",
@@ -38,10 +43,11 @@ fn a_delete_beside_a_spot_reclaims_provider_is_refused_not_run_as_a_spot_reclaim
     let path = node_failure_with(&dir, "delete = 2\nprovider = \"gcp\"");
     let e = refused(&path);
     assert!(
-        e.contains(
-            "lost.toml:21:1: disruption 0: provider makes this disruption a lost node, and delete a kubectl \
-             delete; write them as two disruptions"
-        ),
+        e.contains(&format!(
+            "lost.toml:{}:1: disruption 0: provider makes this disruption a lost node, and delete a kubectl \
+             delete; write them as two disruptions",
+            failure_line()
+        )),
         "{e}"
     );
 }
@@ -54,12 +60,20 @@ fn a_node_failure_given_a_notice_is_refused_at_the_notice() {
     let path = node_failure_with(&dir, "node_failure = 1\nnotice = \"30s\"");
     let e = refused(&path);
     assert!(
-        e.contains("lost.toml:22:1: disruption 0: notice is a spot reclaim's"),
+        e.contains(&format!(
+            "lost.toml:{}:1: disruption 0: notice is a spot reclaim's",
+            failure_line() + 1
+        )),
         "{e}"
     );
     assert!(e.contains("write spot_reclaim instead of node_failure"), "{e}");
     let both = node_failure_with(&dir, "node_failure = 1\nspot_reclaim = 1");
-    assert!(refused(&both).contains("lost.toml:22:1: disruption 0: node_failure and spot_reclaim both name"));
+    let e = refused(&both);
+    let at = format!(
+        "lost.toml:{}:1: disruption 0: node_failure and spot_reclaim both name",
+        failure_line() + 1
+    );
+    assert!(e.contains(&at), "{e}");
 }
 
 #[test]
@@ -130,10 +144,11 @@ fn a_toleration_in_milliseconds_is_refused_with_the_whole_seconds_around_it() {
     let path = node_failure_with(&dir, "node_failure = 1\ntoleration_seconds = \"1500ms\"");
     let e = refused(&path);
     assert!(
-        e.contains(
-            "lost.toml:22:22: disruption 0: toleration_seconds \"1.5s\" is not a whole number of seconds, and \
-             the Kubernetes API keeps a toleration's tolerationSeconds in whole seconds; write \"1s\" or \"2s\""
-        ),
+        e.contains(&format!(
+            "lost.toml:{}:22: disruption 0: toleration_seconds \"1.5s\" is not a whole number of seconds, and \
+             the Kubernetes API keeps a toleration's tolerationSeconds in whole seconds; write \"1s\" or \"2s\"",
+            failure_line() + 1
+        )),
         "{e}"
     );
 }
