@@ -183,3 +183,41 @@ fn a_scale_down_of_a_single_replica_offers_0_not_a_range_of_one() {
         "{e}"
     );
 }
+
+#[test]
+fn a_lost_nodes_setting_without_the_node_is_refused_at_the_setting() {
+    // Before: `partition = true` alone made a node failure of node 0, which
+    // the user did not name.
+    let dir = TempDir::new();
+    let path = node_failure_with(&dir, "partition = true");
+    let e = refused(&path);
+    assert!(
+        e.contains(&format!(
+            "lost.toml:{}:1: disruption 0: partition is a setting of a lost node, which this disruption does \
+             not name; write node_failure = <node> (or spot_reclaim = <node>) beside it",
+            failure_line()
+        )),
+        "{e}"
+    );
+    let shutdown = node_failure_with(&dir, "shutdown_grace_period = \"20s\"");
+    assert!(
+        refused(&shutdown).contains("write node_shutdown = <node> beside it"),
+        "a node shutdown's setting alone"
+    );
+}
+
+#[test]
+fn a_node_shutdown_of_0s_is_refused_as_the_kubelets_feature_off() {
+    // shutdownGracePeriod 0 (with no by-priority list) leaves the kubelet's
+    // graceful node shutdown off: the machine goes as a failed one does.
+    // Before, every Pod was killed within 0 s by a kubelet that runs no
+    // shutdown manager then.
+    let dir = TempDir::new();
+    let path = node_failure_with(&dir, "node_shutdown = 1\nshutdown_grace_period = \"0s\"");
+    let e = refused(&path);
+    assert!(
+        e.contains("shutdown_grace_period \"0s\" turns the kubelet's graceful node shutdown off"),
+        "{e}"
+    );
+    assert!(e.contains("write node_failure = <node> for that"), "{e}");
+}

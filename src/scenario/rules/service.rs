@@ -143,6 +143,11 @@ pub enum ServiceRule {
         /// shutdownGracePeriodCriticalPods.
         critical: SimDuration,
     },
+    /// A node shutdown with `shutdown_grace_period` 0 and no list: the
+    /// kubelet's graceful node shutdown is then off (its manager is
+    /// built only for a period above 0), and the machine goes down under
+    /// its Pods as a failed one does.
+    ShutdownOff,
     /// A node shutdown's plain setting beside the by-priority list: the
     /// kubelet's ValidateKubeletConfiguration refuses the two together.
     PlainBesideByPriority {
@@ -289,6 +294,12 @@ impl fmt::Display for ServiceProblem {
                 "shutdown_grace_period_critical_pods \"{critical}\" is above shutdown_grace_period \"{grace}\": \
                  the critical Pods' share is part of the whole (the kubelet runs no graceful shutdown then); \
                  write at most \"{grace}\""
+            ),
+            ServiceRule::ShutdownOff => write!(
+                f,
+                "shutdown_grace_period \"0s\" turns the kubelet's graceful node shutdown off, and the machine \
+                 then goes down under its Pods as a failed one does; write node_failure = <node> for that, \
+                 or a shutdown_grace_period above 0s"
             ),
             ServiceRule::PlainBesideByPriority { field } => write!(
                 f,

@@ -197,6 +197,14 @@ fn check_shutdown(i: usize, d: &Disruption, n: &NodeShutdown, nodes: u32) -> Res
             return problem(field, Some(i), ServiceRule::PlainBesideByPriority { field });
         }
     }
+    // The kubelet runs its shutdown manager only with a period above 0:
+    // "both configuration options ... are set to zero, thus not activating
+    // the graceful node shutdown functionality" (kubernetes.io, Node
+    // Shutdowns); pkg/kubelet/nodeshutdown's manager test "feature gate
+    // enabled; shutdownGracePeriodRequested > 0; enables feature".
+    if n.by_priority.is_none() && n.grace_period() == SimDuration::ZERO {
+        return problem(Field::ShutdownGracePeriod, Some(i), ServiceRule::ShutdownOff);
+    }
     if n.critical_pods() > n.grace_period() {
         let rule = ServiceRule::CriticalOverGrace {
             grace: n.grace_period(),

@@ -32,6 +32,45 @@ const ONE_REPLICA: [Field; 14] = [
     Field::EvictionRetryTime,
 ];
 
+/// The keys that name a kind, each with its own settings: a setting
+/// written alone would make a disruption of node 0 that nobody asked
+/// for (a lost node's settings are the registry's, `disruption_kind`).
+const SETTINGS: [(&[Field], &[Field]); 2] = [
+    (
+        &[Field::NodeShutdown],
+        &[
+            Field::ShutdownGracePeriod,
+            Field::ShutdownGracePeriodCriticalPods,
+            Field::ShutdownGracePeriodByPodPriority,
+        ],
+    ),
+    (
+        &[Field::ScaleDownNode],
+        &[
+            Field::MaxGracefulTerminationSec,
+            Field::MaxPodEvictionTime,
+            Field::EvictionRetryTime,
+        ],
+    ),
+];
+
+/// A setting written without the key that names its kind, and that key.
+fn setting_alone(written: &[Field]) -> Option<(Field, Field)> {
+    let has = |f: &Field| written.contains(f);
+    let lost_named = [Field::NodeFailure, Field::SpotReclaim];
+    let lost = written
+        .iter()
+        .copied()
+        .filter(|f| f.disruption_kind() == Some(DisruptionKind::Node) && !lost_named.contains(f))
+        .map(|f| (&lost_named[..], f));
+    let others = SETTINGS
+        .iter()
+        .flat_map(|&(named, settings)| settings.iter().filter(|f| has(f)).map(move |&f| (named, f)));
+    lost.chain(others)
+        .find(|(named, _)| !named.iter().any(has))
+        .map(|(named, f)| (f, named[0]))
+}
+
 /// `written`, the keys of one disruption, against the rules above: the key
 /// to point at and the message (without the `disruption N: ` context).
 pub fn check_written(written: &[Field]) -> Result<(), (Field, String)> {
@@ -51,6 +90,20 @@ pub fn check_written(written: &[Field]) -> Result<(), (Field, String)> {
             format!(
                 "{} makes this disruption {what}, and delete a kubectl delete; write them as two disruptions",
                 key.leaf()
+            ),
+        ));
+    }
+    if let Some((setting, named)) = setting_alone(written) {
+        let how = match named {
+            Field::NodeFailure => "node_failure = <node> (or spot_reclaim = <node>)".to_string(),
+            _ => format!("{} = <node>", named.leaf()),
+        };
+        return Err((
+            setting,
+            format!(
+                "{} is a setting of {}, which this disruption does not name; write {how} beside it",
+                setting.leaf(),
+                one_replica_kind_or_lost(setting)
             ),
         ));
     }
@@ -79,6 +132,14 @@ pub fn check_written(written: &[Field]) -> Result<(), (Field, String)> {
     }
 }
 
+/// A key's kind as a message names it: a lost node, or a one-replica kind.
+fn one_replica_kind_or_lost(key: Field) -> &'static str {
+    match key.disruption_kind() {
+        Some(DisruptionKind::Node) => DisruptionKind::Node.name(),
+        _ => one_replica_kind(key),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,8 +163,21 @@ mod tests {
         // The node monitor's and the garbage collection's keys are a lost node's too.
         assert_eq!(e(&[Field::Delete, Field::OutOfService]).0, Field::Delete);
         assert_eq!(e(&[Field::LeaseAge, Field::Delete]).0, Field::Delete);
+        // A setting without the key that names its kind.
+        let alone = e(&[Field::Partition]);
+        assert_eq!(alone.0, Field::Partition);
+        assert!(alone.1.contains("write node_failure = <node>"), "{}", alone.1);
+        assert_eq!(e(&[Field::ShutdownGracePeriod]).0, Field::ShutdownGracePeriod);
+        assert!(
+            e(&[Field::EvictionRetryTime])
+                .1
+                .ends_with("write scale_down_node = <node> beside it")
+        );
         for fine in [
-            &[Field::Delete, Field::GracePeriod][..],
+            &[Field::NodeShutdown, Field::ShutdownGracePeriod][..],
+            &[Field::ScaleDownNode, Field::MaxPodEvictionTime],
+            &[Field::SpotReclaim, Field::LeaseAge],
+            &[Field::Delete, Field::GracePeriod],
             &[Field::SpotReclaim, Field::Provider, Field::Notice],
             &[Field::NodeFailure, Field::Partition, Field::TolerationSeconds],
         ] {
