@@ -12,6 +12,21 @@ use super::manifest::{self, Timings};
 use super::*;
 use crate::sweep::Grid;
 
+/// The key that names the kind of a disruption's setting (`None` for
+/// none): a setting alone is refused (`rules::service::named_by`); a spot
+/// reclaim's own for its provider and notice.
+fn naming_key(field: Field) -> Option<&'static str> {
+    match (field, rules::service::named_by(field)) {
+        (Field::Provider | Field::Notice, _) => Some("spot_reclaim"),
+        (_, named) => named.map(|n| n[0].leaf()),
+    }
+}
+
+/// A node shutdown's setting, swept over a base that shuts node 0 down.
+fn named_by_shutdown(field: Field) -> bool {
+    rules::service::named_by(field) == Some(&[Field::NodeShutdown][..])
+}
+
 /// A value of `field` as TOML and as annotation text, valid for the Pod below.
 fn sample(field: Field) -> (&'static str, &'static str) {
     match field.unit() {
@@ -142,8 +157,11 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
                     }
                 };
                 let when = match field {
-                    Field::At | Field::AfterReady => "",
-                    _ => "after_ready = \"1s\"\n",
+                    Field::At | Field::AfterReady => String::new(),
+                    _ => {
+                        let named = naming_key(field).map(|k| format!("{k} = 0\n"));
+                        format!("after_ready = \"1s\"\n{}", named.unwrap_or_default())
+                    }
                 };
                 let rate = if field == Field::Rate { "" } else { "rate = 1\n" };
                 format!(
@@ -158,7 +176,7 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
                         _ => String::new(),
                     },
                     table(Scope::Cluster, ""),
-                    table(Scope::Disruption, when),
+                    table(Scope::Disruption, &when),
                     base.replace("restart_policy = \"Never\"\n", "")
                 )
             }
@@ -196,6 +214,7 @@ fn every_key_is_read_by_toml_and_swept_as_an_axis() {
             Some(DisruptionKind::Node) => "node_failure = 0\n",
             Some(DisruptionKind::Crash) => "crash = 0\n",
             Some(DisruptionKind::ScaleDown) => "scale_down_node = 0\n",
+            Some(DisruptionKind::Delete) | None if named_by_shutdown(field) => "node_shutdown = 0\n",
             Some(DisruptionKind::Delete) | None => "",
         };
         let service_base = format!(
@@ -268,6 +287,11 @@ fn every_key_is_read_by_annotations_and_the_overlay_or_sent_to_the_manifest() {
             let line = format!("    podsim.dev/{path}: '{}'\n", value.trim_matches('"'));
             yaml = yaml.replace("spec:\n", &format!("{line}spec:\n"));
             overlay.push_str(&format!("{key} = {value}\n"));
+        }
+        if let (Scope::Disruption, Some(named)) = (field.scope(), naming_key(field)) {
+            let line = format!("    podsim.dev/disruptions.0.{named}: '0'\n");
+            yaml = yaml.replace("spec:\n", &format!("{line}spec:\n"));
+            overlay.push_str(&format!("{named} = 0\n"));
         }
         let by_annotation = manifest::parse(&yaml, "k.yaml", None)
             .map(|_| ())

@@ -221,3 +221,34 @@ fn a_node_shutdown_of_0s_is_refused_as_the_kubelets_feature_off() {
     );
     assert!(e.contains("write node_failure = <node> for that"), "{e}");
 }
+
+#[test]
+fn a_node_shutdown_setting_swept_over_a_delete_is_refused_and_writes_nothing() {
+    // Before: the axis set a shutdown budget that nothing read, two equal rows.
+    let dir = TempDir::new();
+    let base = std::fs::read_to_string("scenarios/service/no-prestop.toml").unwrap();
+    write(dir.path(), "delete.toml", &base);
+    let grid = write(
+        dir.path(),
+        "grid.toml",
+        "base = \"delete.toml\"\n\n[axes]\n\"disruptions.0.shutdown_grace_period\" = [\"20s\", \"30s\"]\n",
+    );
+    let csv = dir.path().join("out.csv");
+    let out = podsim()
+        .args(["sweep", "--grid"])
+        .arg(&grid)
+        .arg("--out")
+        .arg(&csv)
+        .assert()
+        .code(1);
+    let e = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        e.contains(
+            "grid.toml:4:1: axis \"disruptions.0.shutdown_grace_period\": disruption 0 of the base shuts no \
+             node down"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("write node_shutdown = <node> in the base"), "{e}");
+    assert!(!csv.exists());
+}

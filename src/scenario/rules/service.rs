@@ -26,7 +26,7 @@ mod written;
 
 pub(crate) use disruption::one_replica_kind;
 pub use node::NodeRule;
-pub use written::check_written;
+pub use written::{check_written, named_by};
 
 /// A rule a Service breaks, with what its message needs.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -98,6 +98,24 @@ impl Grid {
                     )),
                 ),
             )),
+            // A node shutdown's setting over a base that shuts no node
+            // down would set what nothing reads.
+            _ if crate::scenario::rules::service::named_by(axis.key.field)
+                == Some(&[Field::NodeShutdown][..])
+                && d.node_shutdown.is_none() =>
+            {
+                Err((
+                    a,
+                    Problem::at_axis(
+                        &axis.path,
+                        AxisWrong::Message(format!(
+                            "disruption {index} of the base shuts no node down, and {} is a node shutdown's \
+                             setting; write node_shutdown = <node> in the base to sweep it",
+                            axis.key.field.leaf()
+                        )),
+                    ),
+                ))
+            }
             // A spot reclaim's key would make the base's node failure a
             // spot reclaim: the same kind, another disruption.
             _ if d.node_failure.is_some_and(|f| f.spot.is_none())

@@ -54,21 +54,25 @@ const SETTINGS: [(&[Field], &[Field]); 2] = [
     ),
 ];
 
+/// The keys that name the kind `setting` belongs to, if it is a setting
+/// of a kind that must be named (`None` for a naming key or any other).
+pub fn named_by(setting: Field) -> Option<&'static [Field]> {
+    const LOST_NAMED: [Field; 2] = [Field::NodeFailure, Field::SpotReclaim];
+    if setting.disruption_kind() == Some(DisruptionKind::Node) {
+        return (!LOST_NAMED.contains(&setting)).then_some(&LOST_NAMED[..]);
+    }
+    SETTINGS
+        .iter()
+        .find(|(_, settings)| settings.contains(&setting))
+        .map(|&(named, _)| named)
+}
+
 /// A setting written without the key that names its kind, and that key.
 fn setting_alone(written: &[Field]) -> Option<(Field, Field)> {
-    let has = |f: &Field| written.contains(f);
-    let lost_named = [Field::NodeFailure, Field::SpotReclaim];
-    let lost = written
-        .iter()
-        .copied()
-        .filter(|f| f.disruption_kind() == Some(DisruptionKind::Node) && !lost_named.contains(f))
-        .map(|f| (&lost_named[..], f));
-    let others = SETTINGS
-        .iter()
-        .flat_map(|&(named, settings)| settings.iter().filter(|f| has(f)).map(move |&f| (named, f)));
-    lost.chain(others)
-        .find(|(named, _)| !named.iter().any(has))
-        .map(|(named, f)| (f, named[0]))
+    written.iter().find_map(|&f| match named_by(f) {
+        Some(named) if !named.iter().any(|n| written.contains(n)) => Some((f, named[0])),
+        _ => None,
+    })
 }
 
 /// `written`, the keys of one disruption, against the rules above: the key
