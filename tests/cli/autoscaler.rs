@@ -2,7 +2,7 @@
 //! annotation and as a grid's axes, its evictions in the JSON and the
 //! CSV's drain columns, worked by hand.
 
-use super::common::{TempDir, podsim, rollout_yaml_json_with, write};
+use super::common::{TempDir, rollout_yaml_json_with, sweep_csv, write};
 
 #[test]
 fn a_scale_down_annotation_evicts_that_nodes_pod_and_the_replicaset_replaces_it() {
@@ -40,12 +40,7 @@ fn scale_down_axes_count_the_refusals_until_the_replacement_is_ready_or_the_evic
         "base = 'base.toml'\n[axes]\n\"pdb.min_available\" = [2, 3]\n\
          \"disruptions.0.max_pod_eviction_time\" = [\"2m\", \"5s\"]\n",
     );
-    let out = podsim()
-        .args(["sweep", "--out", "-", "--grid"])
-        .arg(grid)
-        .assert()
-        .success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let text = sweep_csv(&grid);
     let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
     let column = |name: &str| rows[0].iter().position(|&c| c == name).unwrap();
     let (refused, drain) = (column("evictions_refused"), column("drain_ms"));

@@ -18,6 +18,16 @@ pub fn podsim_process() -> std::process::Command {
     cmd
 }
 
+/// `podsim sweep --grid GRID --out -`, once it succeeds: the CSV it wrote.
+pub fn sweep_csv(grid: &Path) -> String {
+    let out = podsim()
+        .args(["sweep", "--out", "-", "--grid"])
+        .arg(grid)
+        .assert()
+        .success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
 /// Writes `text` to `name` in `dir` and returns the path.
 pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);

@@ -2,7 +2,7 @@
 //! a grid's axis, its count in the JSON and the CSV's `crashes` column,
 //! worked by hand.
 
-use super::common::{TempDir, podsim, rollout_yaml_json_with, write};
+use super::common::{TempDir, rollout_yaml_json_with, sweep_csv, write};
 
 #[test]
 fn a_crash_annotation_crashes_that_replica_once_and_deletes_nothing() {
@@ -38,12 +38,7 @@ fn a_crash_axis_counts_only_the_crashes_that_found_a_running_app() {
         "grid.toml",
         "base = 'crash.toml'\n[axes]\n\"disruptions.2.crash\" = [0, 1]\n",
     );
-    let out = podsim()
-        .args(["sweep", "--out", "-", "--grid"])
-        .arg(grid)
-        .assert()
-        .success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let text = sweep_csv(&grid);
     let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
     assert_eq!(rows[0].last(), Some(&"crashes"), "{:?}", rows[0]);
     assert_eq!([1, 2].map(|r| *rows[r].last().unwrap()), ["2", "3"]);

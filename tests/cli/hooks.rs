@@ -2,7 +2,7 @@
 //! numbers of the axes reach the CSV as written, and each row's figure is
 //! the one worked out by hand.
 
-use super::common::{TempDir, podsim, write};
+use super::common::{TempDir, podsim, sweep_csv, write};
 
 #[test]
 fn post_start_and_image_pull_are_sweep_axes_with_rows_worked_by_hand() {
@@ -20,12 +20,7 @@ fn post_start_and_image_pull_are_sweep_axes_with_rows_worked_by_hand() {
         "base = \"base.toml\"\n[axes]\n\"containers.proxy.image_pull\" = [0, 2, \"fails\"]\n\
          \"containers.proxy.post_start\" = [\"0s\", \"2s\"]\n",
     );
-    let out = podsim()
-        .args(["sweep", "--out", "-", "--grid"])
-        .arg(&grid)
-        .assert()
-        .success();
-    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let csv = sweep_csv(&grid);
     let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').take(4).collect()).collect();
     assert_eq!(
         rows[0],

@@ -11,7 +11,7 @@
 //! a regular Pod, 10 s for a critical one, and nginx, still draining, is
 //! SIGKILLed then.
 
-use super::common::{TempDir, podsim, write};
+use super::common::{TempDir, podsim, sweep_csv, write};
 
 /// `rollout.yaml` shut down as above, `spec` lines added to the Pod
 /// template's spec and `annotations` to its annotations; the run's JSON
@@ -121,12 +121,7 @@ fn a_pod_priority_axis_gives_the_critical_replica_the_critical_share() {
         "grid.toml",
         "base = 'base.toml'\n[axes]\n\"service.pod_priority\" = [0, 2000000000]\n",
     );
-    let out = podsim()
-        .args(["sweep", "--out", "-", "--grid"])
-        .arg(grid)
-        .assert()
-        .success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let text = sweep_csv(&grid);
     let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
     let column = |name: &str| rows[0].iter().position(|&c| c == name).unwrap();
     let (priority, termination) = (column("service.pod_priority"), column("termination_ms"));
@@ -219,12 +214,7 @@ fn a_by_priority_list_from_an_annotation_and_as_a_grid_axis() {
         "grid.toml",
         "base = 'base.toml'\n[axes]\n\"disruptions.0.shutdown_grace_period_by_pod_priority\" = [\"0:20s\", \"0:5s, 2000000000:1s\"]\n",
     );
-    let out = podsim()
-        .args(["sweep", "--out", "-", "--grid"])
-        .arg(grid)
-        .assert()
-        .success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let text = sweep_csv(&grid);
     // The list's cell is quoted, its comma inside: one cell.
     assert!(text.contains("\"0:5s, 2000000000:1s\""), "{text}");
     let text = text.replace("\"0:5s, 2000000000:1s\"", "list");
