@@ -173,11 +173,16 @@ impl CrashFigures {
     }
 }
 
-/// One disruption's deleted Pod, as the Service saw it go.
+/// One disruption's deleted Pod, as the Service saw it go (or one its
+/// node's kubelet killed in a graceful shutdown: `shut_down`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deleted {
     /// The replica deleted, from 0.
     pub replica: u32,
+    /// Not deleted: killed by its node's kubelet in a graceful shutdown,
+    /// its phase Failed once its containers stopped (`deleted_ms` is the
+    /// kill, and the instants below count from it).
+    pub shut_down: bool,
     /// When `kubectl delete` ran.
     pub deleted_ms: u64,
     /// Deletion → last container exited.

@@ -93,7 +93,7 @@ pub fn watch_lines(deployment: &str, pod: &PodSpec, report: &ServiceReport) -> V
             PodFact::Created(rs) => a.created = Some((at, rs)),
             PodFact::Deleted => a.deleted = Some(at),
             PodFact::Gone => a.gone = Some(at),
-            PodFact::Serving(_) => {}
+            PodFact::Serving(_) | PodFact::ShutDown | PodFact::Failed => {}
         }
     }
     // What caused replica r's line at instant t: its creation for the ADDED
