@@ -195,6 +195,18 @@ pub struct Deleted {
     pub hop_dropped_ms: Option<u64>,
 }
 
+impl Deleted {
+    /// How its Pod ended, as the run's text says it: a shut-down Pod was
+    /// never deleted.
+    pub fn how(&self) -> &'static str {
+        if self.shut_down {
+            "failed by node shutdown"
+        } else {
+            "deleted"
+        }
+    }
+}
+
 /// The figures of one Service run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServiceMetrics {

@@ -136,6 +136,10 @@ pub fn run_document(name: &str, pod: &PodSpec, report: &ServiceReport) -> Value 
                 "last_request_ms": d.last_request_ms,
                 "rules_dropped_ms": d.rules_dropped_ms,
             });
+            // A shut-down Pod's entry says so; a deleted one's keeps its fields.
+            if let (true, Some(o)) = (d.shut_down, doc.as_object_mut()) {
+                o.insert("node_shutdown".into(), true.into());
+            }
             if let (Some(_), Some(o)) = (&m.hop, doc.as_object_mut()) {
                 o.insert("hop_dropped_ms".into(), d.hop_dropped_ms.into());
             }
@@ -260,8 +264,9 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
         let after = |ms: Option<u64>| ms.map_or("never".to_string(), |ms| format!("+{}", at(ms)));
         let _ = writeln!(
             out,
-            "replica {} deleted at {}: terminated {}, last request routed to it {}",
+            "replica {} {} at {}: terminated {}, last request routed to it {}",
             d.replica,
+            d.how(),
             at(d.deleted_ms),
             after(d.termination_ms),
             after(d.last_request_ms)
@@ -346,9 +351,8 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
         }
     }
     for (r, replica) in replica_reports(report).enumerate() {
-        let deleted = m.deleted.iter().any(|d| d.replica as usize == r);
-        if deleted {
-            let _ = writeln!(out, "\n-- replica {r} (deleted)\n");
+        if let Some(d) = m.deleted.iter().find(|d| d.replica as usize == r) {
+            let _ = writeln!(out, "\n-- replica {r} ({})\n", d.how());
             let _ = write!(out, "{}", timeline::event_lines(pod, &replica));
         }
     }

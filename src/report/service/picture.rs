@@ -48,7 +48,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     let runs: Vec<_> = replica_reports(report).collect();
     let titles: Vec<String> = (0..runs.len())
         .map(|r| match m.deleted.iter().find(|d| d.replica as usize == r) {
-            Some(d) => format!("replica {r} (deleted at {})", SimTime(d.deleted_ms)),
+            Some(d) => format!("replica {r} ({} at {})", d.how(), SimTime(d.deleted_ms)),
             None => format!("replica {r}"),
         })
         .collect();
