@@ -189,12 +189,24 @@ fn deleted_by(report: &ServiceReport) -> &'static str {
     let m = &report.metrics;
     let scaled = || (report.trace.entries().iter()).any(|e| matches!(e.what, ServiceChange::Scaled { .. }));
     match (&m.rollout, &m.drain) {
+        _ if shut_down(report) => "node shutdown",
         (Some(_), _) => "scale-down",
         _ if m.node.is_some() => "eviction",
         (_, Some(_)) => "eviction",
         _ if scaled() => "scale-down",
         _ => "kubectl delete",
     }
+}
+
+/// Whether the run's disrupted Pods were killed by a node shutdown, not deleted.
+fn shut_down(report: &ServiceReport) -> bool {
+    report.metrics.deleted.iter().any(|d| d.shut_down)
+}
+
+/// What the views call the run's disrupted Pods: `deleted`, or
+/// `shut-down` when a node shutdown's kubelet killed them (never deleted).
+fn ended_word(report: &ServiceReport) -> &'static str {
+    if shut_down(report) { "shut-down" } else { "deleted" }
 }
 
 fn at(ms: u64) -> SimTime {
