@@ -98,6 +98,12 @@ impl Replica {
         }
     }
 
+    /// Its deletion timestamp is set or its node's kubelet killed it: the
+    /// meters time the last request routed to it.
+    pub fn ending(&self) -> bool {
+        self.deleted || self.shut_down
+    }
+
     /// A new connection to it is accepted.
     pub fn accepting(&self) -> bool {
         self.app_listening && self.proxy_listening && self.answering()
