@@ -265,7 +265,7 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
         if let ServiceChange::NodeShuttingDown { node, budget } = e.what {
             let _ = writeln!(
                 out,
-                "node {node} shutting down at {}: not Ready, its kubelet kills its Pods, each within {budget} \
+                "node {node} shutting down at {}: not Ready, its kubelet kills its Pods (no deletion), each within {budget} \
                  (shutdownGracePeriod − shutdownGracePeriodCriticalPods)",
                 e.at
             );
