@@ -48,6 +48,8 @@ fn killed(doc: &serde_json::Value) -> (u64, u64) {
     let deleted = doc["deleted"].as_array().unwrap();
     assert_eq!(deleted.len(), 1, "{deleted:?}");
     let d = &deleted[0];
+    // Killed by its kubelet, never deleted: the entry says so.
+    assert_eq!(d["node_shutdown"], true, "{d}");
     (
         d["replica"].as_u64().unwrap(),
         d["termination_ms"].as_u64().unwrap(),
@@ -222,4 +224,37 @@ fn a_by_priority_list_from_an_annotation_and_as_a_grid_axis() {
     let termination = rows[0].iter().position(|&c| c == "termination_ms").unwrap();
     let cells: Vec<&str> = rows[1..].iter().map(|r| r[termination]).collect();
     assert_eq!(cells, ["20000", "5000"]);
+}
+
+#[test]
+fn the_watch_shows_the_shut_down_pod_failed_at_its_sigkill_and_never_terminating_or_deleted() {
+    // The bundled scenario: every replica Ready at 3.056 s, node 0 shut
+    // down 10 s later (13.056 s) with 30 − 10 = 20 s for regular Pods; web
+    // drains 25 s, so the SIGKILL at 33.056 s ends it (exit 137): Failed,
+    // `0/1 Error` at AGE 33s (created at 0), then nothing more of it (the
+    // object stays), and no `Terminating` (no deletion timestamp). Its
+    // replacement is created only then: its ADDED line comes right after.
+    let out = podsim()
+        .args([
+            "run",
+            "--watch",
+            "scenarios/service/disruptions/node-shutdown.toml",
+        ])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(!text.contains("Terminating"), "{text}");
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let error = rows.iter().position(|r| r[2] == "Error").expect("an Error row");
+    let name = rows[error][0];
+    assert_eq!(rows[error][1..], ["0/1", "Error", "0", "33s"], "{text}");
+    assert!(rows[error + 1..].iter().all(|r| r[0] != name), "{text}");
+    let next = &rows[error + 1];
+    assert_ne!(next[0], name);
+    assert_eq!(next[1..], ["0/1", "Pending", "0", "0s"], "{text}");
+    assert_eq!(rows.iter().filter(|r| r[2] == "Pending").count(), 3, "{text}");
 }

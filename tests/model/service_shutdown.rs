@@ -1,7 +1,9 @@
 //! A graceful node shutdown (issue 40 item 3, KEP-2000) worked by hand:
 //! the kubelet kills the node's Pods itself, each with its own grace
-//! capped by shutdownGracePeriod − shutdownGracePeriodCriticalPods, and
-//! the ReplicaSet replaces them on the other node.
+//! capped by shutdownGracePeriod − shutdownGracePeriodCriticalPods,
+//! without deleting them: each stays serving until the node controller's
+//! check (or its exit), turns Failed when its containers stop, and only
+//! then does the ReplicaSet replace it on the other node.
 //!
 //! The runs are `service`'s with two nodes: two replicas of a web app
 //! booting in 1 s with no probes (replica r on node r mod 2), Ready at
@@ -9,9 +11,10 @@
 //! ignores SIGTERM (R55), so it exits only at the SIGKILL that ends its
 //! grace. Node 0 shuts down 5 s after traffic started: at 6 s.
 
-use podsim::engine::SimDuration;
+use podsim::engine::{SimDuration, SimTime};
 use podsim::model::service::{
-    Disruption, NodeShutdown, PriorityGroup, ServiceMetrics, ServiceSimulator, When,
+    Disruption, NodeShutdown, PodFact, PriorityGroup, ReplicaSet, ServiceMetrics, ServiceSimulator, When,
+    simulate_service,
 };
 use podsim::model::{Drain, RunSpec};
 
@@ -31,6 +34,16 @@ fn shutdown_of(grace: SimDuration, priority: u32) -> ServiceMetrics {
 
 /// The same, the kubelet's shutdownGracePeriodByPodPriority `groups` if any.
 fn shutdown_with(grace: SimDuration, priority: u32, groups: Option<&[(u32, u64)]>) -> ServiceMetrics {
+    ServiceSimulator::new(run_of(grace, priority, groups, Some(secs(2)))).run()
+}
+
+/// The run: the node controller's check `lag` after the shutdown began.
+fn run_of(
+    grace: SimDuration,
+    priority: u32,
+    groups: Option<&[(u32, u64)]>,
+    lag: Option<SimDuration>,
+) -> RunSpec {
     let mut s = service(2, SimDuration::ZERO, secs(5), steady(secs(40)));
     s.nodes = 2;
     s.pod_priority = priority;
@@ -49,17 +62,56 @@ fn shutdown_with(grace: SimDuration, priority: u32, groups: Option<&[(u32, u64)]
             grace_period: by_priority.is_none().then_some(secs(20)),
             critical_pods: by_priority.is_none().then_some(secs(5)),
             by_priority,
+            monitor_lag: lag,
         }),
         ..Disruption::default()
     }];
     let mut pod = web(secs(0));
     pod.containers[0].drain = Drain::Never;
     pod.termination_grace_period = grace;
-    let run = RunSpec {
+    RunSpec {
         service: Some(Box::new(s)),
         ..RunSpec::new(pod)
-    };
-    ServiceSimulator::new(run).run()
+    }
+}
+
+/// What the API and the slice showed of `replica` from `from` on, in ms.
+fn facts_of(grace: SimDuration, lag: SimDuration, replica: u32, from: u64) -> Vec<(u64, PodFact)> {
+    let report = simulate_service(&run_of(grace, 0, None, Some(lag)));
+    (report.trace.pod_facts())
+        .filter(|&(at, r, _)| r == replica && at >= SimTime(from))
+        .map(|(at, _, fact)| (at.as_millis(), fact))
+        .collect()
+}
+
+#[test]
+fn a_shut_down_pod_serves_until_the_node_controllers_check_and_fails_at_its_sigkill() {
+    // Killed at 6 s with 15 s of grace (30 s cut), not deleted; the node
+    // controller's check 2 s later marks it not Ready (8 s); its app
+    // ignores SIGTERM, so the SIGKILL at 21 s stops it: Failed then, and
+    // the ReplicaSet creates replica 2 only then. The object stays.
+    let facts = facts_of(secs(30), secs(2), 0, 2000);
+    let expected = [
+        (6000, PodFact::ShutDown),
+        (8000, PodFact::Serving(false)),
+        (21_000, PodFact::Failed),
+    ];
+    assert_eq!(facts, expected);
+    let made = facts_of(secs(30), secs(2), 2, 0);
+    assert_eq!(made.first(), Some(&(21_000, PodFact::Created(ReplicaSet::Old))));
+}
+
+#[test]
+fn a_shut_down_pod_that_exits_before_the_check_serves_until_its_exit() {
+    // The check 20 s after the kill (26 s) comes after the SIGKILL (21 s):
+    // the exit ends its serving, and its phase turns Failed the same instant.
+    let facts = facts_of(secs(30), secs(20), 0, 2000);
+    let expected = [
+        (6000, PodFact::ShutDown),
+        (21_000, PodFact::Serving(false)),
+        (21_000, PodFact::Failed),
+    ];
+    assert_eq!(facts, expected);
 }
 
 #[test]
@@ -71,8 +123,8 @@ fn a_30s_grace_is_cut_to_the_regular_pods_15s() {
     let d = &m.deleted;
     assert_eq!(d.len(), 1);
     assert_eq!(
-        (d[0].replica, d[0].deleted_ms, d[0].termination_ms),
-        (0, 6000, Some(15_000))
+        (d[0].replica, d[0].shut_down, d[0].deleted_ms, d[0].termination_ms),
+        (0, true, 6000, Some(15_000))
     );
     assert_eq!(m.replicas[0].sigkilled, 1);
     // Its replacement, replica 2, goes to node 1 (node 0 is not Ready).

@@ -54,6 +54,13 @@ pub(super) struct Replica {
     pub deleted: bool,
     /// The Pod object is gone: its IP answers nothing.
     pub object_gone: bool,
+    /// Its node's kubelet killed it in a graceful shutdown: no deletion
+    /// timestamp, so it stays active (its endpoint not terminating) until
+    /// its containers stop.
+    pub shut_down: bool,
+    /// Its phase turned Failed (a shut-down Pod whose containers stopped):
+    /// out of the slice and of the ReplicaSet's count; its object stays.
+    pub failed: bool,
     /// Its readiness probe fails for a while (a `[[disruptions]] unready`
     /// window) while its app serves on.
     pub failing_readiness: bool,
@@ -89,6 +96,12 @@ impl Replica {
             open: Vec::new(),
             ..Replica::default()
         }
+    }
+
+    /// Its deletion timestamp is set or its node's kubelet killed it: the
+    /// meters time the last request routed to it.
+    pub fn ending(&self) -> bool {
+        self.deleted || self.shut_down
     }
 
     /// A new connection to it is accepted.
@@ -152,6 +165,8 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
                     self.service.cleanup,
                     ServiceEvent::ObjectDeleted { replica: r as u32 },
                 );
+            } else if entry.what == Change::ContainersStopped && rep.shut_down {
+                self.pod_failed(r, now, s);
             }
             return;
         };

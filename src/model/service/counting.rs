@@ -240,7 +240,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             let last = b - gap;
             let rep = &self.replicas[r];
             let (replica, gone, accepting, deleted) =
-                (r as u32, rep.object_gone, rep.accepting(), rep.deleted);
+                (r as u32, rep.object_gone, rep.accepting(), rep.ending());
             let last_at = SimTime(last.round() as u64);
             if deleted {
                 let routed = ServiceChange::Routed {

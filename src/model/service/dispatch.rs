@@ -97,6 +97,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             ServiceEvent::Evict { replica } => self.evict(replica as usize, now, s),
             ServiceEvent::NodeLost { index } => self.lose_node(index as usize, now, s),
             ServiceEvent::NodeNotReady { index } => self.node_not_ready(index as usize, now, s),
+            ServiceEvent::ShutdownNotReady { node } => self.shutdown_not_ready(node, now, s),
             ServiceEvent::TaintEviction { index } => self.taint_evict(index as usize, now, s),
             ServiceEvent::NoAnswer { request, .. } => self.no_answer(request, now, s),
             ServiceEvent::SyncStart { node } => self.sync_start(node, s),

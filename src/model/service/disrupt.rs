@@ -3,8 +3,8 @@
 //! `scale`, `app`'s crash, `autoscaler`), and what the hand-written kinds do
 //! here: a kubectl delete (and its repeats), an unready window. Deleting
 //! a Pod is here too, because a delete, a drain's eviction, a lost node's
-//! taint eviction, a ReplicaSet scaling down and a node shutdown's kubelet
-//! all delete through it.
+//! taint eviction and a ReplicaSet scaling down all delete through it (a
+//! node shutdown's kubelet kills without deleting: `shutdown`).
 //!
 //! Invariant: every disruption counts itself done (`disrupted`) exactly
 //! once (here, or in its room when it starts there), a repeating delete
@@ -110,19 +110,6 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         now: SimTime,
         s: &mut Scheduler<'_, ServiceEvent>,
     ) {
-        self.delete_pod_after(r, grace, self.service.kubelet_delay, now, s);
-    }
-
-    /// `delete_pod`, the kubelet hearing of it `heard` later (at once when
-    /// it kills the Pod itself, as a node shutdown's).
-    pub(super) fn delete_pod_after(
-        &mut self,
-        r: usize,
-        grace: Option<SimDuration>,
-        heard: SimDuration,
-        now: SimTime,
-        s: &mut Scheduler<'_, ServiceEvent>,
-    ) {
         self.replicas[r].deleted = true;
         let fact = PodFact::Deleted;
         self.emit(
@@ -141,7 +128,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.slice.terminate(r);
         self.endpoints_changed(now, s);
         s.after(
-            heard,
+            self.service.kubelet_delay,
             ServiceEvent::Pod {
                 replica: r as u32,
                 event: PodEvent::DeletionRequested,

@@ -125,6 +125,13 @@ pub enum ServiceEvent {
         /// Which `[[disruptions]]` entry, from 0.
         index: u32,
     },
+    /// The node lifecycle controller's first check since node `node`
+    /// reported itself NotReady for its graceful shutdown: its Pods not
+    /// Ready (`MarkPodsNotReady`).
+    ShutdownNotReady {
+        /// The node, from 0.
+        node: u32,
+    },
     /// The lost node's Pods' toleration of the unreachable taint is over.
     TaintEviction {
         /// Which `[[disruptions]]` entry, from 0.

@@ -36,6 +36,12 @@ pub enum PodFact {
     Deleted,
     /// Its object is gone: it leaves the slice and `kubectl get`.
     Gone,
+    /// Its node's kubelet killed it in a graceful shutdown: no deletion
+    /// timestamp, its endpoint serving until the node controller's check.
+    ShutDown,
+    /// Its phase turned Failed (a shut-down Pod whose containers stopped):
+    /// it leaves the slice, its object stays.
+    Failed,
 }
 
 /// Something that changed at one instant in a Service run.
@@ -348,6 +354,8 @@ impl ServiceChange {
                 PodFact::Serving(_) => "serving",
                 PodFact::Deleted => "pod_deleted",
                 PodFact::Gone => "pod_gone",
+                PodFact::ShutDown => "pod_shut_down",
+                PodFact::Failed => "pod_failed",
             },
             ServiceChange::ReadyEndpoints { .. } => "ready_endpoints",
             ServiceChange::RuleAdded { .. } => "rule_added",

@@ -169,7 +169,11 @@ impl ServiceObserver for ServiceMeters {
             ServiceChange::Api {
                 replica,
                 fact: PodFact::Deleted,
-            } => self.deleted(at, replica),
+            } => self.deleted(at, replica, false),
+            ServiceChange::Api {
+                replica,
+                fact: PodFact::ShutDown,
+            } => self.deleted(at, replica, true),
             ServiceChange::Api {
                 fact: PodFact::Gone, ..
             } => c.live -= 1,
@@ -287,8 +291,9 @@ impl ServiceMeters {
         }
     }
 
-    /// Replica `replica`'s deletion timestamp was set at `at`.
-    fn deleted(&mut self, at: SimTime, replica: u32) {
+    /// Replica `replica`'s deletion timestamp was set at `at` (or, if
+    /// `shut_down`, its node's kubelet killed it then).
+    fn deleted(&mut self, at: SimTime, replica: u32, shut_down: bool) {
         let r = replica as usize;
         if self.deletion_of.len() <= r {
             self.deletion_of.resize(r + 1, None);
@@ -296,6 +301,7 @@ impl ServiceMeters {
         self.deletion_of[r] = Some(self.deleted.len() as u32);
         self.deleted.push(Deleted {
             replica,
+            shut_down,
             deleted_ms: at.as_millis(),
             termination_ms: None,
             last_request_ms: None,

@@ -379,7 +379,12 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// the rules change, heard by each node after its propagation delay.
     fn endpoints_changed(&mut self, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
         let (replicas, observers) = (&self.replicas, &mut self.observers);
-        let state = |r: usize| (replicas[r].serving(), replicas[r].object_gone);
+        let state = |r: usize| {
+            (
+                replicas[r].serving(),
+                replicas[r].object_gone || replicas[r].failed,
+            )
+        };
         let ready = self.slice.update(state, |replica, serving| {
             let fact = PodFact::Serving(serving);
             observers.emit(now, ServiceChange::Api { replica, fact });
@@ -476,7 +481,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             && self
                 .replicas
                 .iter()
-                .all(|r| !r.deleted || r.object_gone || r.unreachable)
+                .all(|r| (!r.deleted || r.object_gone || r.unreachable) && (!r.shut_down || r.failed))
             && (self.proxies.iter().enumerate())
                 .all(|(n, p)| p.applied == self.slice.version() || self.node_down(n))
             && self.hop_in_sync(&self.slice)

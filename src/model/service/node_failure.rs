@@ -76,7 +76,7 @@ impl NodeFailure {
             toleration: SimDuration::from_secs(300),
             spot: None,
             renew_interval: SimDuration::from_secs(10),
-            monitor_period: SimDuration::from_secs(5),
+            monitor_period: NODE_MONITOR_PERIOD,
             lease_age: None,
             monitor_lag: None,
             node_deleted: None,
@@ -122,6 +122,10 @@ impl NodeFailure {
         SimDuration::from_millis(lag.as_millis() + checks * period) - age
     }
 }
+
+/// kube-controller-manager's `--node-monitor-period` default, 5 s
+/// (cloud-provider's `SetDefaults_KubeCloudSharedConfiguration`).
+pub const NODE_MONITOR_PERIOD: SimDuration = SimDuration::from_secs(5);
 
 /// `--node-monitor-grace-period`'s default: 40 s before 1.32, 50 s from
 /// 1.32 on (kubernetes/kubernetes#126287, for #121793: 40 s was shorter

@@ -173,11 +173,16 @@ impl CrashFigures {
     }
 }
 
-/// One disruption's deleted Pod, as the Service saw it go.
+/// One disruption's deleted Pod, as the Service saw it go (or one its
+/// node's kubelet killed in a graceful shutdown: `shut_down`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deleted {
     /// The replica deleted, from 0.
     pub replica: u32,
+    /// Not deleted: killed by its node's kubelet in a graceful shutdown,
+    /// its phase Failed once its containers stopped (`deleted_ms` is the
+    /// kill, and the instants below count from it).
+    pub shut_down: bool,
     /// When `kubectl delete` ran.
     pub deleted_ms: u64,
     /// Deletion → last container exited.
@@ -188,6 +193,18 @@ pub struct Deleted {
     pub rules_dropped_ms: Vec<Option<u64>>,
     /// Deletion → the hop's view no longer lists the Pod (a run with a hop).
     pub hop_dropped_ms: Option<u64>,
+}
+
+impl Deleted {
+    /// How its Pod ended, as the run's text says it: a shut-down Pod was
+    /// never deleted.
+    pub fn how(&self) -> &'static str {
+        if self.shut_down {
+            "failed by node shutdown"
+        } else {
+            "deleted"
+        }
+    }
 }
 
 /// The figures of one Service run.

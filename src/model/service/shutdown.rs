@@ -23,11 +23,25 @@
 //! with min(its grace, its group's seconds). Critical replicas get the
 //! critical share. `NodeShutdown::by_priority` holds the kubelet's own
 //! list (`shutdownGracePeriodByPodPriority`) in place of the two settings.
+//!
+//! The kubelet kills; it deletes nothing (`SyncTerminatingPod` under
+//! `killPods`' status function): the Pods get no deletion timestamp, so
+//! they stay active and their endpoints not terminating. Their endpoints
+//! stay serving until the node lifecycle controller's first check after
+//! the node reported NotReady marks them not Ready (`MarkPodsNotReady`,
+//! kubernetes#105780), or until their containers exit, whichever comes
+//! first. The status manager holds the terminal phase back until the
+//! containers have stopped (`mergePodStatus`): only then is the Pod
+//! Failed, out of the slice and of the ReplicaSet's count, which replaces
+//! it; the object stays (PodGC's terminated-Pod threshold is far off).
 
-use super::history::{ServiceChange, ServiceObserver};
+use super::history::{PodFact, ServiceChange, ServiceObserver};
 use super::node::NodeState;
+use super::node_failure::NODE_MONITOR_PERIOD;
 use super::{ServiceEvent, ServiceModel, ServiceRun};
 use crate::engine::{Scheduler, SimDuration, SimTime};
+use crate::model::draw::DrawKey;
+use crate::model::pod::PodEvent;
 
 impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
     /// Node `n.node` starts shutting down now: not Ready, every Pod on it
@@ -49,9 +63,66 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         self.emit(now, ServiceChange::Node { node: n.node, state });
         for r in pods {
             let own = self.pods[r].run_spec().pod.termination_grace_period;
-            self.delete_pod_after(r, Some(own.min(budget)), SimDuration::ZERO, now, s);
+            self.kill_for_shutdown(r, own.min(budget), s);
+            let (replica, fact) = (r as u32, PodFact::ShutDown);
+            self.emit(now, ServiceChange::Api { replica, fact });
         }
-        self.rollout_sync(now, s);
+        let lag = n.monitor_lag.unwrap_or_else(|| {
+            let u = self.stream.uniform(u64::from(n.node), DrawKey::MonitorLag, 1);
+            SimDuration::from_millis((NODE_MONITOR_PERIOD.as_millis() as f64 * u) as u64)
+        });
+        s.after(lag, ServiceEvent::ShutdownNotReady { node: n.node });
+    }
+
+    /// The kubelet kills replica `r` with `grace`, hearing of nothing
+    /// first: no deletion timestamp, its endpoint untouched.
+    fn kill_for_shutdown(&mut self, r: usize, grace: SimDuration, s: &mut Scheduler<'_, ServiceEvent>) {
+        self.replicas[r].shut_down = true;
+        self.pods[r]
+            .run_spec_mut_keeping_shape()
+            .pod
+            .termination_grace_period = grace;
+        let event = PodEvent::DeletionRequested;
+        s.after(
+            SimDuration::ZERO,
+            ServiceEvent::Pod {
+                replica: r as u32,
+                event,
+            },
+        );
+    }
+
+    /// The node controller's check saw node `node` NotReady: its shut-down
+    /// Pods not Ready, their endpoints no longer serving.
+    pub(super) fn shutdown_not_ready(
+        &mut self,
+        node: u32,
+        now: SimTime,
+        s: &mut Scheduler<'_, ServiceEvent>,
+    ) {
+        let Some(d) = &self.deploy else {
+            return;
+        };
+        let pods: Vec<usize> = (0..d.members.len())
+            .filter(|&r| d.members[r].node == node && self.replicas[r].shut_down)
+            .collect();
+        for r in pods {
+            self.replicas[r].node_not_ready = true;
+            self.slice.touch(r);
+        }
+        self.endpoints_changed(now, s);
+    }
+
+    /// Shut-down replica `r`'s containers have all stopped: its phase
+    /// turns Failed, its endpoint leaves the slice, and the ReplicaSet
+    /// (told by `pod_changed`) replaces it. Its object stays.
+    pub(super) fn pod_failed(&mut self, r: usize, now: SimTime, s: &mut Scheduler<'_, ServiceEvent>) {
+        self.replicas[r].failed = true;
+        let (replica, fact) = (r as u32, PodFact::Failed);
+        self.emit(now, ServiceChange::Api { replica, fact });
+        self.slice.touch(r);
+        self.endpoints_changed(now, s);
+        self.maybe_settle(now);
     }
 }
 
@@ -71,6 +142,11 @@ pub struct NodeShutdown {
     /// shutdownGracePeriodByPodPriority, if written: the groups, in any
     /// order (the kubelet sorts them by priority).
     pub by_priority: Option<Box<[PriorityGroup]>>,
+    /// From the node reporting NotReady (the shutdown's start) to the node
+    /// lifecycle controller's check that sees it; `None`: drawn per
+    /// replication (keyed by the node), uniform below the 5 s
+    /// `--node-monitor-period`, as a lost node's lag is.
+    pub monitor_lag: Option<SimDuration>,
 }
 
 /// One entry of shutdownGracePeriodByPodPriority: the Pods from
@@ -95,6 +171,9 @@ impl std::fmt::Debug for NodeShutdown {
             .field("critical_pods", &self.critical_pods());
         if let Some(groups) = &self.by_priority {
             d.field("by_priority", groups);
+        }
+        if let Some(lag) = &self.monitor_lag {
+            d.field("monitor_lag", lag);
         }
         d.finish()
     }

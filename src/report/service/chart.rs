@@ -113,7 +113,8 @@ pub fn chart(pod: &PodSpec, report: &ServiceReport, columns: u64) -> String {
     };
     let _ = writeln!(
         out,
-        "= rules still route to a deleted Pod  · answered{retried}  failed: {}  T traffic starts  D {}{crashed}",
+        "= rules still route to a {} Pod  · answered{retried}  failed: {}  T traffic starts  D {}{crashed}",
+        super::ended_word(report),
         causes.join("  "),
         super::deleted_by(report)
     );

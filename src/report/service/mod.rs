@@ -136,6 +136,10 @@ pub fn run_document(name: &str, pod: &PodSpec, report: &ServiceReport) -> Value 
                 "last_request_ms": d.last_request_ms,
                 "rules_dropped_ms": d.rules_dropped_ms,
             });
+            // A shut-down Pod's entry says so; a deleted one's keeps its fields.
+            if let (true, Some(o)) = (d.shut_down, doc.as_object_mut()) {
+                o.insert("node_shutdown".into(), true.into());
+            }
             if let (Some(_), Some(o)) = (&m.hop, doc.as_object_mut()) {
                 o.insert("hop_dropped_ms".into(), d.hop_dropped_ms.into());
             }
@@ -185,12 +189,24 @@ fn deleted_by(report: &ServiceReport) -> &'static str {
     let m = &report.metrics;
     let scaled = || (report.trace.entries().iter()).any(|e| matches!(e.what, ServiceChange::Scaled { .. }));
     match (&m.rollout, &m.drain) {
+        _ if shut_down(report) => "node shutdown",
         (Some(_), _) => "scale-down",
         _ if m.node.is_some() => "eviction",
         (_, Some(_)) => "eviction",
         _ if scaled() => "scale-down",
         _ => "kubectl delete",
     }
+}
+
+/// Whether the run's disrupted Pods were killed by a node shutdown, not deleted.
+fn shut_down(report: &ServiceReport) -> bool {
+    report.metrics.deleted.iter().any(|d| d.shut_down)
+}
+
+/// What the views call the run's disrupted Pods: `deleted`, or
+/// `shut-down` when a node shutdown's kubelet killed them (never deleted).
+fn ended_word(report: &ServiceReport) -> &'static str {
+    if shut_down(report) { "shut-down" } else { "deleted" }
 }
 
 fn at(ms: u64) -> SimTime {
@@ -249,7 +265,7 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
         if let ServiceChange::NodeShuttingDown { node, budget } = e.what {
             let _ = writeln!(
                 out,
-                "node {node} shutting down at {}: not Ready, its kubelet kills its Pods, each within {budget} \
+                "node {node} shutting down at {}: not Ready, its kubelet kills its Pods (no deletion), each within {budget} \
                  (shutdownGracePeriod − shutdownGracePeriodCriticalPods)",
                 e.at
             );
@@ -260,8 +276,9 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
         let after = |ms: Option<u64>| ms.map_or("never".to_string(), |ms| format!("+{}", at(ms)));
         let _ = writeln!(
             out,
-            "replica {} deleted at {}: terminated {}, last request routed to it {}",
+            "replica {} {} at {}: terminated {}, last request routed to it {}",
             d.replica,
+            d.how(),
             at(d.deleted_ms),
             after(d.termination_ms),
             after(d.last_request_ms)
@@ -346,9 +363,8 @@ pub fn text(pod: &PodSpec, report: &ServiceReport, max_failures: usize, width: u
         }
     }
     for (r, replica) in replica_reports(report).enumerate() {
-        let deleted = m.deleted.iter().any(|d| d.replica as usize == r);
-        if deleted {
-            let _ = writeln!(out, "\n-- replica {r} (deleted)\n");
+        if let Some(d) = m.deleted.iter().find(|d| d.replica as usize == r) {
+            let _ = writeln!(out, "\n-- replica {r} ({})\n", d.how());
             let _ = write!(out, "{}", timeline::event_lines(pod, &replica));
         }
     }

@@ -35,7 +35,14 @@ pub const MAX_MARKS: usize = 5000;
 const TITLE_ROW: f64 = 24.0;
 /// One row of the deletions' labels.
 const LABEL_ROW: f64 = 13.0;
-const NODES_TITLE: &str = "kube-proxy: new connections still sent to the deleted Pod";
+/// The nodes' section title: a node shutdown's Pods were never deleted.
+fn nodes_title(deleted: &[Deleted]) -> &'static str {
+    if deleted.iter().any(|d| d.shut_down) {
+        "kube-proxy: new connections still sent to the shut-down Pod"
+    } else {
+        "kube-proxy: new connections still sent to the deleted Pod"
+    }
+}
 /// The colour of a node's stretch still routing to a deleted Pod.
 const STILL_ROUTED: &str = "#f4b183";
 /// The third legend line (outcomes, the node rows).
@@ -48,7 +55,7 @@ pub fn service_svg(title: &str, pod: &PodSpec, report: &ServiceReport) -> String
     let runs: Vec<_> = replica_reports(report).collect();
     let titles: Vec<String> = (0..runs.len())
         .map(|r| match m.deleted.iter().find(|d| d.replica as usize == r) {
-            Some(d) => format!("replica {r} (deleted at {})", SimTime(d.deleted_ms)),
+            Some(d) => format!("replica {r} ({} at {})", d.how(), SimTime(d.deleted_ms)),
             None => format!("replica {r}"),
         })
         .collect();
@@ -185,7 +192,7 @@ fn deletion_label_rows(
     // The title is bold, about a tenth wider. The labels are 11 px, but
     // `text_width` runs short of DejaVu's lowercase (`scale-down` is 62 px
     // at 11 px, not 59): measured at 12 px they keep a visible gap.
-    let title = (10.0, 10.0 + text_width(NODES_TITLE) * 1.1);
+    let title = (10.0, 10.0 + text_width(nodes_title(&m.deleted)) * 1.1);
     let label = text_width(deleted_by);
     let spans: Vec<(f64, f64)> = std::iter::once(title)
         .chain(m.deleted.iter().map(|d| {
@@ -272,7 +279,7 @@ fn draw_nodes(
     if nodes == 0 {
         return;
     }
-    section_title(svg, top, NODES_TITLE);
+    section_title(svg, top, nodes_title(deleted));
     let right = axis.right_px;
     for (node, row) in states.iter().enumerate() {
         let band_y = top + TITLE_ROW + ROW * node as f64 + (ROW - BAND) / 2.0;

@@ -123,8 +123,9 @@ pub fn steps(history: &[ServiceEntry]) -> Vec<Step> {
                 s.was_ready |= on;
             }
             (PodFact::Deleted, Some(s)) => s.deleted = true,
-            (PodFact::Gone, Some(s)) => s.gone = true,
-            (_, None) => {}
+            // A Failed Pod's object stays, but it is in none of the states.
+            (PodFact::Gone | PodFact::Failed, Some(s)) => s.gone = true,
+            (PodFact::ShutDown, _) | (_, None) => {}
         }
         if facts.peek().is_some_and(|next| next.0 == at) {
             continue;

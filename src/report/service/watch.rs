@@ -17,7 +17,12 @@
 //!   once more: `kubectl get -w` prints every watch event's object and says
 //!   nothing else of a deletion (kubernetes/kubectl#185). Since v1.27 the
 //!   kubelet moves a deleted Pod to a terminal phase first, so that row
-//!   reads `Completed` (exit 0) or `Error`, not `Terminating` (R48, R50).
+//!   reads `Completed` (exit 0) or `Error`, not `Terminating` (R48, R50);
+//! - a Pod its node's kubelet killed in a graceful shutdown was never
+//!   deleted: no `Terminating` (the Pod model's own deletion is the
+//!   kubelet's kill, not the API's), its row turns `Error` or `Completed`
+//!   when its containers stop, and no DELETED line follows (the Failed
+//!   object stays).
 //!
 //! Names are deterministic: the hash is `SafeEncodeString` of an FNV-32a
 //! of the Deployment's name and ReplicaSet, as `ComputeHash` makes one of
@@ -68,6 +73,7 @@ struct Api {
     created: Option<(SimTime, ReplicaSet)>,
     deleted: Option<SimTime>,
     gone: Option<SimTime>,
+    shut_down: bool,
 }
 
 /// One line with what orders it among every Pod's.
@@ -93,7 +99,8 @@ pub fn watch_lines(deployment: &str, pod: &PodSpec, report: &ServiceReport) -> V
             PodFact::Created(rs) => a.created = Some((at, rs)),
             PodFact::Deleted => a.deleted = Some(at),
             PodFact::Gone => a.gone = Some(at),
-            PodFact::Serving(_) => {}
+            PodFact::ShutDown => a.shut_down = true,
+            PodFact::Serving(_) | PodFact::Failed => {}
         }
     }
     // What caused replica r's line at instant t: its creation for the ADDED
@@ -112,7 +119,7 @@ pub fn watch_lines(deployment: &str, pod: &PodSpec, report: &ServiceReport) -> V
             continue;
         };
         let name = pod_name(deployment, rs, r as u32);
-        let mut lines = kubectl::watch(pod, &pod_history(run, created, a.deleted).trace);
+        let mut lines = kubectl::watch(pod, &pod_history(run, created, a).trace);
         if let Some(first) = lines.first().cloned() {
             let added = WatchLine {
                 status: "Pending".to_string(),
@@ -145,13 +152,16 @@ pub fn watch_lines(deployment: &str, pod: &PodSpec, report: &ServiceReport) -> V
 
 /// A replica's run with its history from its creation on (times since
 /// then), and the API's deletion instant folded in as the deletion kubectl
-/// sees.
-fn pod_history(mut run: PodReport, created: SimTime, deleted: Option<SimTime>) -> PodReport {
+/// sees; a shut-down Pod's kill, no deletion, left out.
+fn pod_history(mut run: PodReport, created: SimTime, api: &Api) -> PodReport {
     let since = |at: SimTime| SimTime(at.since(created).as_millis());
     for e in &mut run.trace {
         e.at = since(e.at);
     }
-    if let Some(deleted) = deleted {
+    if api.shut_down {
+        (run.trace).retain(|e| !matches!(e.what, Change::DeletionRequested { .. }));
+    }
+    if let Some(deleted) = api.deleted {
         let grace = (run.trace.iter())
             .find_map(|e| match e.what {
                 Change::DeletionRequested { grace } => Some(grace),

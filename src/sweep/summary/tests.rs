@@ -75,6 +75,7 @@ fn service(failed: u64, termination: u64, sigkilled: u32) -> ServiceMetrics {
         zero_endpoints_ms: 0,
         deleted: vec![Deleted {
             replica: 0,
+            shut_down: false,
             deleted_ms: 13_000,
             termination_ms: Some(termination),
             last_request_ms: None,

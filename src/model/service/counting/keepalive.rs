@@ -159,7 +159,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
         let rules = &self.proxies[node as usize].rules;
         let replica = rules[((u * rules.len() as f64) as usize).min(rules.len() - 1)];
         let rep = &self.replicas[replica as usize];
-        let (gone, accepting, deleted) = (rep.object_gone, rep.accepting(), rep.deleted);
+        let (gone, accepting, deleted) = (rep.object_gone, rep.accepting(), rep.ending());
         if deleted {
             let routed = ServiceChange::Routed {
                 request: NONE,
@@ -216,7 +216,7 @@ impl<O: ServiceObserver, R: ServiceRun> ServiceModel<O, R> {
             return;
         }
         let last = b - gap;
-        if self.replicas[replica as usize].deleted {
+        if self.replicas[replica as usize].ending() {
             let routed = ServiceChange::Routed {
                 request: NONE,
                 tries: 1,
