@@ -43,14 +43,22 @@ pub fn rollout_yaml_json_with(annotations: &str) -> serde_json::Value {
     let text = std::fs::read_to_string("scenarios/service/rollout.yaml")
         .unwrap()
         .replace("podsim.dev/disruptions.0.rollout: \"RollingUpdate\"", annotations);
+    run_json("edited.yaml", &text).0
+}
+
+/// `podsim run --format json` of `text` written to `name` in a fresh
+/// folder, once it succeeds: the JSON, and what it said on stderr.
+pub fn run_json(name: &str, text: &str) -> (serde_json::Value, String) {
     let dir = TempDir::new();
-    let path = write(dir.path(), "edited.yaml", &text);
+    let path = write(dir.path(), name, text);
     let out = podsim()
         .args(["run", "--format", "json"])
         .arg(&path)
         .assert()
         .success();
-    serde_json::from_slice(&out.get_output().stdout).unwrap()
+    let output = out.get_output();
+    let doc = serde_json::from_slice(&output.stdout).unwrap();
+    (doc, String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
 /// A fresh folder under the system's temporary folder, removed with what it

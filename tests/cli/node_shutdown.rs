@@ -11,7 +11,7 @@
 //! a regular Pod, 10 s for a critical one, and nginx, still draining, is
 //! SIGKILLed then.
 
-use super::common::{TempDir, podsim, sweep_csv, write};
+use super::common::{TempDir, podsim, run_json, sweep_csv, write};
 
 /// `rollout.yaml` shut down as above, `spec` lines added to the Pod
 /// template's spec and `annotations` to its annotations; the run's JSON
@@ -31,16 +31,7 @@ fn shut_down(spec: &str, annotations: &str) -> (serde_json::Value, String) {
             "terminationGracePeriodSeconds: 30",
             &format!("terminationGracePeriodSeconds: 30{spec}"),
         );
-    let dir = TempDir::new();
-    let path = write(dir.path(), "edited.yaml", &text);
-    let out = podsim()
-        .args(["run", "--format", "json"])
-        .arg(&path)
-        .assert()
-        .success();
-    let output = out.get_output();
-    let doc = serde_json::from_slice(&output.stdout).unwrap();
-    (doc, String::from_utf8_lossy(&output.stderr).into_owned())
+    run_json("edited.yaml", &text)
 }
 
 /// The killed replica and its termination (ms from the kill).
@@ -135,14 +126,7 @@ fn a_pod_priority_axis_gives_the_critical_replica_the_critical_share() {
 fn a_toml_pod_priority_reaches_the_shutdown() {
     let base = std::fs::read_to_string("scenarios/service/disruptions/node-shutdown.toml").unwrap();
     let text = base.replace("replicas = 2\n", "replicas = 2\npod_priority = 2000001000\n");
-    let dir = TempDir::new();
-    let path = write(dir.path(), "critical.toml", &text);
-    let out = podsim()
-        .args(["run", "--format", "json"])
-        .arg(&path)
-        .assert()
-        .success();
-    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let (doc, _) = run_json("critical.toml", &text);
     assert_eq!(killed(&doc), (0, 10_000));
 }
 
